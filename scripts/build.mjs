@@ -1,0 +1,36 @@
+// Bundles the CLI into dist/deep-acp.js. The startup path (ACP SDK, zod, our code) is bundled so
+// `initialize` is answered without resolving hundreds of modules; heavy, lazily used packages stay
+// external and are loaded with dynamic import() only when a session needs them.
+import { build } from "esbuild";
+import { chmodSync, rmSync } from "node:fs";
+
+const external = [
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/sdk/*",
+  "quickjs-emscripten-core",
+  "@jitl/quickjs-wasmfile-release-sync",
+  "chokidar",
+  "sucrase",
+];
+
+rmSync("dist", { recursive: true, force: true });
+const result = await build({
+  entryPoints: { "deep-acp": "src/cli/main.ts" },
+  outdir: "dist",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  chunkNames: "chunks/[name]-[hash]",
+  external,
+  minifySyntax: true,
+  sourcemap: "linked",
+  legalComments: "none",
+  banner: { js: "#!/usr/bin/env node" },
+  logLevel: "warning",
+  metafile: true,
+});
+chmodSync("dist/deep-acp.js", 0o755);
+const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+process.stderr.write(`built dist/deep-acp.js (${Math.round(bytes / 1024)} KiB with chunks)\n`);

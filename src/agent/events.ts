@@ -1,0 +1,55 @@
+import type { PlanEntry, ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
+import type { Usage } from "../model/types.js";
+
+export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
+
+/**
+ * Everything a turn produces, in order. `acp/` translates these with pure functions; headless
+ * mode prints them. Events of a subagent's own tool calls carry `parentToolCallId`.
+ */
+export type AgentEvent =
+  | { type: "message_chunk"; messageId: string; text: string }
+  | { type: "thought_chunk"; messageId: string; text: string }
+  | {
+      type: "tool_call";
+      toolCallId: string;
+      /** Model-facing tool name. */
+      name: string;
+      title: string;
+      kind: ToolKind;
+      status: ToolCallStatus;
+      locations: ToolLocation[];
+      rawInput: unknown;
+      /** Set for shell commands that run locally: output arrives as `tool_output` events. */
+      liveTerminal?: { terminalId: string; cwd: string };
+      parentToolCallId?: string;
+    }
+  | {
+      type: "tool_call_update";
+      toolCallId: string;
+      status?: ToolCallStatus;
+      title?: string;
+      content?: ToolDisplay[];
+      locations?: ToolLocation[];
+      rawInput?: unknown;
+      rawOutput?: unknown;
+      /** Exit of a live terminal started with `liveTerminal`. */
+      terminalExit?: { terminalId: string; exitCode: number | null; signal: string | null };
+      parentToolCallId?: string;
+    }
+  | { type: "tool_output"; toolCallId: string; terminalId: string; data: string; parentToolCallId?: string }
+  | { type: "plan"; entries: PlanEntry[] }
+  | { type: "usage"; used: number; size: number; usage: Usage }
+  /** Something the user should see that is not part of the answer (retries, hook messages, reload hints). */
+  | { type: "notice"; severity: "info" | "warning" | "error"; title: string; description?: string }
+  | { type: "compaction"; compactionId: string; status: "in_progress" | "completed" | "failed"; summary?: string; error?: string };
+
+export type AgentEventSink = (event: AgentEvent) => void;
+
+export type TurnStopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+
+export type TurnResult = {
+  stopReason: TurnStopReason;
+  /** Set when the turn ended because the model provider failed (after retries). */
+  error?: string;
+};

@@ -1,0 +1,139 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import type { Diagnostic } from "../util/diagnostics.js";
+import { errorMessage } from "../util/errors.js";
+
+// ~/.deepagents/config.toml. Every section has defaults, so a missing or broken file still yields a
+// usable config; problems (bad TOML, wrong types, unknown keys) become diagnostics.
+
+const permissionRule = z.strictObject({
+  operations: z.array(z.enum(["read", "write"])).min(1),
+  paths: z.array(z.string().min(1)).min(1),
+  mode: z.enum(["allow", "deny", "ask"]).default("allow"),
+});
+export type FilePermissionRule = z.infer<typeof permissionRule>;
+
+const sections = {
+  model: z.strictObject({
+    default: z.string().optional(),
+    /** Extra `provider:model` entries for the editor's model picker. */
+    options: z.array(z.string()).default([]),
+    max_output_tokens: z.number().int().positive().optional(),
+    context_window: z.number().int().positive().optional(),
+  }),
+  agent: z.strictObject({
+    /** Model requests per prompt turn before the turn stops with `max_turn_requests`. */
+    max_turn_requests: z.number().int().positive().default(200),
+  }),
+  shell: z.strictObject({
+    timeout_seconds: z.number().positive().default(120),
+    output_chars: z.number().int().positive().default(30_000),
+  }),
+  sandbox: z.strictObject({
+    kind: z.enum(["none", "bwrap"]).default("none"),
+    network: z.boolean().default(false),
+    /** Extra host paths visible read-only inside the sandbox. */
+    read_only_paths: z.array(z.string()).default([]),
+    /** Extra host paths writable inside the sandbox. */
+    writable_paths: z.array(z.string()).default([]),
+  }),
+  skills: z.strictObject({
+    extra_allowed_dirs: z.array(z.string()).default([]),
+  }),
+  interpreter: z.strictObject({
+    enabled: z.boolean().default(true),
+    memory_limit_mb: z.number().positive().default(64),
+    max_stack_kb: z.number().positive().default(256),
+    timeout_ms: z.number().int().positive().default(5000),
+    max_output_chars: z.number().int().positive().default(4000),
+    max_tool_calls: z.number().int().positive().default(256),
+    /** Tools callable from code as `tools.<name>()`. */
+    tools: z.array(z.string()).default(["read_file", "ls", "glob", "grep"]),
+    /** Expose Date.now()/new Date() inside the sandbox. */
+    allow_clock: z.boolean().default(false),
+  }),
+  backends: z.strictObject({
+    /** Route prefix -> "state" | "store" | "filesystem:<abs dir>". */
+    routes: z.record(z.string(), z.string()).default({
+      "/large_tool_results/": "state",
+      "/conversation_history/": "state",
+      "/memories/": "store",
+    }),
+  }),
+  compaction: z.strictObject({
+    /** Fraction of the context window that triggers summarization. */
+    trigger_fraction: z.number().gt(0).lte(1).default(0.85),
+    /** Messages kept verbatim after a summary. */
+    keep_messages: z.number().int().nonnegative().default(6),
+  }),
+  offload: z.strictObject({
+    /** Tool results longer than this many characters are saved to /large_tool_results/. */
+    tool_result_chars: z.number().int().positive().default(80_000),
+  }),
+  mcp: z.strictObject({
+    disabled_servers: z.array(z.string()).default([]),
+    call_timeout_seconds: z.number().positive().default(120),
+    connect_timeout_seconds: z.number().positive().default(30),
+  }),
+};
+
+const configSchema = z.object({
+  model: sections.model.default(sections.model.parse({})),
+  agent: sections.agent.default(sections.agent.parse({})),
+  shell: sections.shell.default(sections.shell.parse({})),
+  permissions: z.array(permissionRule).default([]),
+  sandbox: sections.sandbox.default(sections.sandbox.parse({})),
+  skills: sections.skills.default(sections.skills.parse({})),
+  interpreter: sections.interpreter.default(sections.interpreter.parse({})),
+  backends: sections.backends.default(sections.backends.parse({})),
+  compaction: sections.compaction.default(sections.compaction.parse({})),
+  offload: sections.offload.default(sections.offload.parse({})),
+  mcp: sections.mcp.default(sections.mcp.parse({})),
+});
+
+export type DeepAcpConfig = z.infer<typeof configSchema>;
+export type ConfigLoad = { config: DeepAcpConfig; diagnostics: Diagnostic[]; found: boolean };
+
+export function defaultConfig(): DeepAcpConfig {
+  return configSchema.parse({});
+}
+
+/** Reads and validates config.toml. Never throws: a broken section falls back to its defaults. */
+export async function loadConfigFile(path: string): Promise<ConfigLoad> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return {
+      config: defaultConfig(),
+      found: false,
+      diagnostics: missing ? [] : [{ severity: "error", source: path, message: `cannot read: ${errorMessage(error)}` }],
+    };
+  }
+  const { parse } = await import("smol-toml");
+  let raw: Record<string, unknown>;
+  try {
+    raw = parse(text) as Record<string, unknown>;
+  } catch (error) {
+    return { config: defaultConfig(), found: true, diagnostics: [{ severity: "error", source: path, message: `invalid TOML: ${errorMessage(error)}` }] };
+  }
+  return { ...parseConfigObject(raw, path), found: true };
+}
+
+/** Validates section by section so one bad key does not discard the rest. */
+export function parseConfigObject(raw: Record<string, unknown>, source: string): { config: DeepAcpConfig; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const accepted: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(key in configSchema.shape)) {
+      diagnostics.push({ severity: "warning", source, message: `unknown key "${key}" (ignored)` });
+      continue;
+    }
+    const fieldSchema = configSchema.shape[key as keyof typeof configSchema.shape];
+    const parsed = fieldSchema.safeParse(value);
+    if (parsed.success) accepted[key] = value;
+    else diagnostics.push({ severity: "error", source, message: `[${key}] ${z.prettifyError(parsed.error).replace(/\n/g, "; ")} (section uses defaults)` });
+  }
+  return { config: configSchema.parse(accepted), diagnostics };
+}

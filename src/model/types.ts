@@ -1,0 +1,84 @@
+// One normalized conversation and streaming format for every provider. Providers translate to and
+// from their wire format; nothing above model/ sees Anthropic or OpenAI shapes.
+
+export type TextPart = { type: "text"; text: string };
+/** Base64 image data, as the model APIs take it. */
+export type ImagePart = { type: "image"; mimeType: string; data: string };
+export type UserContent = TextPart | ImagePart;
+
+export type ThinkingPart = {
+  type: "thinking";
+  text: string;
+  /** Provider signature that must be sent back unchanged with the thinking block (Anthropic). */
+  signature?: string;
+  /** Opaque redacted thinking payload (Anthropic `redacted_thinking`). */
+  redacted?: string;
+};
+export type ToolCallPart = { type: "tool_call"; id: string; name: string; input: unknown };
+export type AssistantContent = TextPart | ThinkingPart | ToolCallPart;
+
+export type UserMessage = { role: "user"; content: UserContent[] };
+export type AssistantMessage = { role: "assistant"; content: AssistantContent[] };
+export type ToolResultMessage = {
+  role: "tool";
+  toolCallId: string;
+  toolName: string;
+  content: UserContent[];
+  isError: boolean;
+};
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+export type ModelToolSpec = {
+  name: string;
+  description: string;
+  /** JSON Schema (draft 2020-12 subset) of the tool's input object. */
+  inputSchema: Record<string, unknown>;
+};
+
+export type ModelRequest = {
+  system: string;
+  messages: Message[];
+  tools: ModelToolSpec[];
+  maxOutputTokens?: number;
+  signal: AbortSignal;
+};
+
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+};
+
+export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal";
+
+export type ModelEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  /** A tool call began streaming; its arguments arrive later. Lets the editor show it early. */
+  | { type: "tool_call_start"; id: string; name: string }
+  | { type: "usage"; usage: Usage }
+  /** A retryable failure; the provider waits `delayMs` and tries again. */
+  | { type: "retry"; attempt: number; delayMs: number; reason: string }
+  | { type: "done"; stopReason: ModelStopReason; message: AssistantMessage; usage: Usage }
+  /** Terminal failure. `aborted` is true when the request's signal fired. */
+  | { type: "error"; message: string; aborted: boolean; status?: number };
+
+/**
+ * A configured model. Contract: `stream()` never throws and never rejects once called; every
+ * failure (network, HTTP status, bad stream, abort) ends the iteration with an `error` event, and
+ * success ends it with exactly one `done` event.
+ */
+export interface ModelClient {
+  /** `provider:model`, as written in `--model`. */
+  readonly id: string;
+  readonly provider: ProviderName;
+  readonly model: string;
+  /** Context window in tokens (used for usage_update and compaction). */
+  readonly contextWindow: number;
+  readonly supportsImages: boolean;
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}
+
+export type ProviderName = "anthropic" | "openai" | "openai-compatible" | "ollama";
+export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai", "openai-compatible", "ollama"];

@@ -1,0 +1,136 @@
+import type { z } from "zod";
+import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
+import type { UserContent } from "../model/types.js";
+
+/** Same strings as ACP's ToolKind; tools choose theirs at definition time. */
+export type ToolKind =
+  | "read"
+  | "edit"
+  | "delete"
+  | "move"
+  | "search"
+  | "execute"
+  | "think"
+  | "fetch"
+  | "switch_mode"
+  | "other";
+
+/**
+ * What a call can do to the user's machine; the approval policy and `plan` mode decide from this.
+ * - read: reads files (asks only outside the session roots)
+ * - edit / delete: changes files
+ * - execute: runs commands
+ * - external: anything else with side effects (non-read-only MCP tools, eval with a write allowlist)
+ * - none: no effect outside the conversation (todos; subagents ask for their own actions)
+ */
+export type ToolEffect = "read" | "edit" | "delete" | "execute" | "external" | "none";
+
+export type ToolLocation = { path: string; /** 1-based */ line?: number };
+
+/** What the editor shows for a call; richer than what the model sees. */
+export type ToolDisplay =
+  | { type: "text"; text: string }
+  | { type: "image"; mimeType: string; data: string }
+  | { type: "diff"; path: string; oldText: string | null; newText: string }
+  | { type: "terminal"; terminalId: string };
+
+export type ToolPresentation = {
+  title: string;
+  locations?: ToolLocation[];
+  /** Absolute paths the call touches, checked against the session roots and file rules. */
+  paths?: string[];
+};
+
+export type ToolResult = {
+  /** Sent to the model. */
+  content: UserContent[];
+  isError?: boolean;
+  /** Shown in the editor; defaults to `content`. */
+  display?: ToolDisplay[];
+  locations?: ToolLocation[];
+  rawOutput?: unknown;
+};
+
+export type PlanEntry = {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority: "high" | "medium" | "low";
+};
+
+/** Live progress a running tool reports; the agent forwards it as events. */
+export type ToolProgress =
+  | { type: "output"; data: string }
+  | { type: "terminal"; terminalId: string }
+  | { type: "plan"; entries: PlanEntry[] };
+
+export type ToolLimits = {
+  /** Default `execute` timeout. */
+  shellTimeoutMs: number;
+  /** Characters of command output kept (head and tail). */
+  shellOutputChars: number;
+};
+
+/** Per-turn scratch space: the interpreter keeps its QuickJS state here between `eval` calls. */
+export interface TurnScope {
+  readonly id: string;
+  readonly state: Map<string, unknown>;
+  /** Runs when the turn ends (normally or cancelled); used to free per-turn resources. */
+  onEnd(dispose: () => void): void;
+}
+
+export type SubagentRequest = {
+  description: string;
+  subagentType: string;
+  /** JSON Schema the subagent's final answer must follow; the answer is returned as JSON text. */
+  responseSchema?: Record<string, unknown>;
+};
+
+export interface ToolContext {
+  sessionId: string;
+  toolCallId: string;
+  /** Session working directory; relative paths resolve against it. */
+  cwd: string;
+  /** `[cwd, ...additionalDirectories]`. */
+  roots: readonly string[];
+  backend: BackendProtocol;
+  /** Command execution; absent when the session cannot run commands. */
+  executor?: SandboxBackendProtocol;
+  signal: AbortSignal;
+  limits: ToolLimits;
+  turn: TurnScope;
+  progress(event: ToolProgress): void;
+  /**
+   * Runs another tool through the agent's whole pipeline (validation, file rules, approvals,
+   * hooks, editor events) as a child of this call. Used by `eval` for programmatic tool calling.
+   */
+  callTool?(name: string, input: unknown): Promise<ToolResult>;
+  /** Runs a subagent as a child of this call and returns its final answer. */
+  runSubagent?(request: SubagentRequest): Promise<ToolResult>;
+}
+
+export type ValidationResult<T> = { success: true; data: T } | { success: false; error: string };
+
+export interface ToolDefinition<Input = unknown> {
+  /** Model-facing name. */
+  name: string;
+  /** Claude-compatible wire name used by hooks (`Bash`, `Write`, `mcp__srv__tool`, ...). */
+  hookName: string;
+  description: string;
+  /** JSON Schema of the input object, as sent to the model. */
+  jsonSchema: Record<string, unknown>;
+  kind: ToolKind;
+  effect: ToolEffect;
+  validate(raw: unknown): ValidationResult<Input>;
+  present(input: Input, ctx: Pick<ToolContext, "cwd" | "roots">): ToolPresentation;
+  execute(input: Input, ctx: ToolContext): Promise<ToolResult>;
+  /** What the user should see in the approval dialog (a diff for edits, the code for eval). */
+  preview?(input: Input, ctx: ToolContext): Promise<ToolDisplay[]>;
+  /** Claude-compatible `tool_input` for hook payloads; defaults to the input itself. */
+  hookInput?(input: Input): Record<string, unknown>;
+}
+
+// Tool registries hold tools of different input types; callers only pass validated input back.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDefinition<any>;
+
+export type ZodTool<S extends z.ZodType> = ToolDefinition<z.infer<S>>;
