@@ -62,7 +62,7 @@ export interface BackendProtocol {
   readRaw(filePath: string): Promise<ReadRawResult>;
   /** Create or overwrite. Strings are UTF-8 text; bytes are written as is. */
   write(filePath: string, content: string | Uint8Array): Promise<WriteResult>;
-  /** Literal string replacement with the semantics of performStringReplacement (tools/edit-semantics). */
+  /** Literal string replacement with the semantics of performStringReplacement (backends/edit-semantics). */
   edit(filePath: string, oldString: string, newString: string, replaceAll?: boolean): Promise<EditResult>;
   /** Literal (not regex) search. `glob` filters file basenames. */
   grep(pattern: string, path?: string | null, glob?: string | null, maxCount?: number | null): Promise<GrepResult>;
@@ -92,12 +92,19 @@ export type ExecuteResponse = {
   signal?: string | null;
   truncated: boolean;
   timedOut?: boolean;
+  /** True when the command was stopped because the caller's signal aborted. */
+  aborted?: boolean;
   /** Set when the output lives in an editor terminal the user can see. */
   terminalId?: string;
 };
 
 export interface SandboxBackendProtocol extends BackendProtocol {
   readonly id: string;
+  /**
+   * "stream" (default): output arrives through `onOutput` as the command runs.
+   * "editor-terminal": the command runs in an editor terminal the user watches; `onTerminal` gives its id.
+   */
+  readonly outputMode?: "stream" | "editor-terminal";
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResponse>;
 }
 

@@ -108,6 +108,8 @@ export interface ToolContext {
   runSubagent?(request: SubagentRequest): Promise<ToolResult>;
 }
 
+export type PresentContext = Pick<ToolContext, "cwd" | "roots" | "executor">;
+
 export type ValidationResult<T> = { success: true; data: T } | { success: false; error: string };
 
 export interface ToolDefinition<Input = unknown> {
@@ -120,8 +122,12 @@ export interface ToolDefinition<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   kind: ToolKind;
   effect: ToolEffect;
+  /** Reports command output through `progress({type:"output"})` while it runs (shown as a live terminal). */
+  streamsOutput?: boolean;
+  /** At most one call per model message (several in one message all fail), e.g. write_todos. */
+  singletonPerMessage?: boolean;
   validate(raw: unknown): ValidationResult<Input>;
-  present(input: Input, ctx: Pick<ToolContext, "cwd" | "roots">): ToolPresentation;
+  present(input: Input, ctx: PresentContext): ToolPresentation;
   execute(input: Input, ctx: ToolContext): Promise<ToolResult>;
   /** What the user should see in the approval dialog (a diff for edits, the code for eval). */
   preview?(input: Input, ctx: ToolContext): Promise<ToolDisplay[]>;

@@ -1,0 +1,34 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { SESSION_MODES, type SessionMode } from "../agent/modes.js";
+import type { ModelChoice } from "../model/resolve.js";
+
+export function modeState(mode: SessionMode): acp.SessionModeState {
+  return {
+    currentModeId: mode,
+    availableModes: SESSION_MODES.map((m) => ({ id: m.id, name: m.name, description: m.description })),
+  };
+}
+
+/** The full option list; ACP requires every response and update to carry all of them. */
+export function configOptions(mode: SessionMode, modelSpec: string, choices: readonly ModelChoice[]): acp.SessionConfigOption[] {
+  const models = choices.some((c) => c.spec === modelSpec) ? choices : [{ spec: modelSpec, name: modelSpec, description: "" }, ...choices];
+  return [
+    {
+      id: "mode",
+      name: "Mode",
+      description: "What the agent may do without asking",
+      category: "mode",
+      type: "select",
+      currentValue: mode,
+      options: SESSION_MODES.map((m) => ({ value: m.id, name: m.name, description: m.description })),
+    },
+    {
+      id: "model",
+      name: "Model",
+      category: "model",
+      type: "select",
+      currentValue: modelSpec,
+      options: models.map((c) => ({ value: c.spec, name: c.name, ...(c.description ? { description: c.description } : {}) })),
+    },
+  ];
+}

@@ -1,0 +1,49 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { ApprovalOutcome, ApprovalRequest, Approver } from "../agent/approver.js";
+import type { Logger } from "../util/logger.js";
+import { META_KEY, toToolCallContent } from "./translate.js";
+
+export type PermissionRequester = (params: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<acp.RequestPermissionResponse>;
+
+const OPTION_IDS = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
+
+/** The agent's Approver as an editor dialog (`session/request_permission`). */
+export function createPermissionDialog(sessionId: string, request: PermissionRequester, logger: Logger): Approver {
+  return {
+    async requestApproval(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+      if (signal.aborted) return "cancelled";
+      try {
+        const response = await request(permissionParams(sessionId, req), signal);
+        if (signal.aborted || response.outcome.outcome === "cancelled") return "cancelled";
+        const id = response.outcome.optionId;
+        return (OPTION_IDS as readonly string[]).includes(id) ? (id as ApprovalOutcome) : "reject_once";
+      } catch (error) {
+        if (signal.aborted) return "cancelled";
+        // An editor that cannot show the dialog must not let the call through.
+        logger.warn("permission request failed; treating it as a rejection", error);
+        return "reject_once";
+      }
+    },
+  };
+}
+
+export function permissionParams(sessionId: string, req: ApprovalRequest): acp.RequestPermissionRequest {
+  const options: acp.PermissionOption[] = [{ optionId: "allow_once", name: "Allow", kind: "allow_once" }];
+  if (req.alwaysLabel) options.push({ optionId: "allow_always", name: req.alwaysLabel, kind: "allow_always" });
+  options.push({ optionId: "reject_once", name: "Reject", kind: "reject_once" });
+  if (req.alwaysLabel) options.push({ optionId: "reject_always", name: "Always reject", kind: "reject_always" });
+  return {
+    sessionId,
+    toolCall: {
+      toolCallId: req.toolCallId,
+      title: req.title,
+      kind: req.kind,
+      status: "pending",
+      rawInput: req.rawInput,
+      locations: req.locations,
+      ...(req.preview && req.preview.length > 0 ? { content: toToolCallContent(req.preview) } : {}),
+      _meta: { [META_KEY]: { reason: req.reason, ...(req.parentToolCallId ? { parentToolCallId: req.parentToolCallId } : {}) } },
+    },
+    options,
+  };
+}

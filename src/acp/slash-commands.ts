@@ -1,0 +1,74 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { Session } from "../session/session.js";
+import type { PromptBlock } from "../session/prompt-input.js";
+
+export type CommandResult = { kind: "reply"; text: string } | { kind: "prompt"; blocks: PromptBlock[] };
+
+export type SlashCommand = {
+  name: string;
+  description: string;
+  hint?: string;
+  run(session: Session, args: string): Promise<CommandResult>;
+};
+
+export type ParsedCommand = { name: string; args: string };
+
+/** A prompt is a command when its first text starts with `/name`; the rest of the text is the input. */
+export function parseSlashCommand(blocks: readonly PromptBlock[]): ParsedCommand | undefined {
+  const first = blocks[0];
+  if (!first || first.type !== "text") return undefined;
+  const match = /^\/([A-Za-z][\w:@.-]*)(?:\s+([\s\S]*))?$/.exec(first.text.trim());
+  if (!match) return undefined;
+  return { name: match[1]!, args: (match[2] ?? "").trim() };
+}
+
+export function toAvailableCommands(commands: readonly SlashCommand[]): acp.AvailableCommand[] {
+  return commands.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) }));
+}
+
+export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[] {
+  return [
+    {
+      name: "help",
+      description: "List the available commands",
+      async run() {
+        const lines = list().map((c) => `- \`/${c.name}${c.hint ? ` <${c.hint}>` : ""}\` — ${c.description}`);
+        return { kind: "reply", text: `**Commands**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "status",
+      description: "Show the session's model, mode, directories and context use",
+      async run(session) {
+        const lines = [
+          `- Session: \`${session.id}\``,
+          `- Working directory: \`${session.cwd}\``,
+          ...(session.additionalDirectories.length ? [`- Additional directories: ${session.additionalDirectories.map((d) => `\`${d}\``).join(", ")}`] : []),
+          `- Project root: \`${session.projectRoot}\``,
+          `- Model: \`${session.modelSpec}\``,
+          `- Mode: \`${session.mode}\``,
+          `- Messages in context: ${session.history.length}`,
+        ];
+        return { kind: "reply", text: `**Status**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "clear",
+      description: "Start over: forget the conversation so far",
+      async run(session) {
+        await session.clear();
+        return { kind: "reply", text: "Conversation cleared. The next message starts a fresh context." };
+      },
+    },
+    {
+      name: "permissions",
+      description: "List the choices you asked deep-acp to remember",
+      async run(session) {
+        const entries = session.rememberedApprovals();
+        if (entries.length === 0) return { kind: "reply", text: "No remembered permission choices in this session." };
+        const lines = entries.map((e) => `- ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}`);
+        return { kind: "reply", text: `**Remembered choices**\n\n${lines.join("\n")}` };
+      },
+    },
+  ];
+}

@@ -1,0 +1,60 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+
+export type UpdateStreamOptions = {
+  send: (update: acp.SessionUpdate) => Promise<void>;
+  /** How long text chunks may wait to be merged with the next ones. Default 12 ms. */
+  coalesceMs?: number;
+  /** Merged text never grows past this many characters. Default 8192. */
+  maxChunkChars?: number;
+  onError?: (error: unknown) => void;
+};
+
+/**
+ * Sends a session's updates in order. Consecutive text chunks of one message are merged for a few
+ * milliseconds (far fewer notifications for a long answer, no visible delay); any other update
+ * flushes them first. `flush()` resolves once everything pushed so far has been written.
+ */
+export function createUpdateStream(options: UpdateStreamOptions) {
+  const coalesceMs = options.coalesceMs ?? 12;
+  const maxChars = options.maxChunkChars ?? 8192;
+  let pending: (acp.SessionUpdate & { sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" }) | undefined;
+  let pendingText = "";
+  let timer: NodeJS.Timeout | undefined;
+  let chain: Promise<void> = Promise.resolve();
+
+  const write = (update: acp.SessionUpdate) => {
+    chain = chain.then(() => options.send(update)).catch((error) => options.onError?.(error));
+  };
+  const flushPending = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (!pending) return;
+    write({ ...pending, content: { type: "text", text: pendingText } });
+    pending = undefined;
+    pendingText = "";
+  };
+
+  return {
+    push(update: acp.SessionUpdate): void {
+      const isText = (update.sessionUpdate === "agent_message_chunk" || update.sessionUpdate === "agent_thought_chunk") && update.content.type === "text";
+      if (isText) {
+        const text = (update.content as { text: string }).text;
+        if (pending && pending.sessionUpdate === update.sessionUpdate && pending.messageId === update.messageId && pendingText.length + text.length <= maxChars) {
+          pendingText += text;
+          return;
+        }
+        flushPending();
+        pending = update as typeof pending;
+        pendingText = text;
+        timer = setTimeout(flushPending, coalesceMs);
+        return;
+      }
+      flushPending();
+      write(update);
+    },
+    flush(): Promise<void> {
+      flushPending();
+      return chain;
+    },
+  };
+}

@@ -1,0 +1,222 @@
+import { randomUUID } from "node:crypto";
+import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
+import type { AnyTool } from "../tools/types.js";
+import { createMutex } from "../util/mutex.js";
+import type { ApprovalMemory } from "./approval-policy.js";
+import type { Approver } from "./approver.js";
+import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
+import { NO_HOOKS, type AgentHooks } from "./hooks.js";
+import type { SessionMode } from "./modes.js";
+import { announceToolCall, runToolCall, type PathRuleCheck, type ToolRunEnv } from "./tool-runner.js";
+import { createTurnScope, type OwnedTurnScope } from "./turn-scope.js";
+
+/** Hard cap on Stop-hook continuations per turn (system-inventory §8). */
+export const MAX_STOP_CONTINUATIONS = 8;
+/** After a cancel, tools get this long to wind down before the turn answers `cancelled` anyway. */
+const CANCEL_GRACE_MS = 3000;
+
+export type TurnOptions = {
+  model: ModelClient;
+  system: string;
+  tools: readonly AnyTool[];
+  /** Shared tool context for the turn (backend, executor, roots, limits). */
+  context: Omit<ToolRunEnv["context"], "turn">;
+  mode: SessionMode;
+  virtualPrefixes: readonly string[];
+  approver: Approver;
+  memory: ApprovalMemory;
+  hooks?: AgentHooks;
+  pathRules?: PathRuleCheck;
+  /** Model requests allowed in this turn. */
+  maxRequests: number;
+  maxOutputTokens?: number;
+  signal: AbortSignal;
+  emit: AgentEventSink;
+  /** Receives every message of the turn as it is completed, in order (for history and persistence). */
+  onMessage: (message: Message) => void;
+  /** Rewrites the request's messages before each model call (compaction). */
+  prepareMessages?: (messages: Message[], signal: AbortSignal) => Promise<Message[]>;
+  finalizeResult?: ToolRunEnv["finalizeResult"];
+  runSubagent?: ToolRunEnv["runSubagent"];
+  /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
+  parentToolCallId?: string;
+  newId?: () => string;
+};
+
+/**
+ * Runs one prompt turn: model request, tool calls (in parallel), repeat until the model stops.
+ * Never throws. After the signal aborts nothing more is emitted, and the turn resolves `cancelled`
+ * with every started tool call given a result so the conversation stays valid for the next turn.
+ */
+export async function runTurn(history: readonly Message[], prompt: UserMessage, options: TurnOptions): Promise<TurnResult> {
+  const { model, signal } = options;
+  const newId = options.newId ?? (() => randomUUID());
+  const emit: AgentEventSink = (event: AgentEvent) => {
+    if (!signal.aborted) options.emit(event);
+  };
+  const turn: OwnedTurnScope = createTurnScope(newId());
+  const messages: Message[] = [...history, prompt];
+  options.onMessage(prompt);
+  const record = (message: Message) => {
+    messages.push(message);
+    options.onMessage(message);
+  };
+
+  const env: ToolRunEnv = {
+    tools: new Map(options.tools.map((t) => [t.name, t])),
+    context: { ...options.context, turn },
+    mode: options.mode,
+    virtualPrefixes: options.virtualPrefixes,
+    memory: options.memory,
+    approver: options.approver,
+    hooks: options.hooks ?? NO_HOOKS,
+    pathRules: options.pathRules,
+    dialogLock: createMutex(),
+    emit,
+    signal,
+    parentToolCallId: options.parentToolCallId,
+    finalizeResult: options.finalizeResult,
+    runSubagent: options.runSubagent,
+    newToolCallId: newId,
+  };
+
+  let requests = 0;
+  let stopContinuations = 0;
+  try {
+    for (;;) {
+      if (signal.aborted) return { stopReason: "cancelled" };
+      if (requests >= options.maxRequests) return { stopReason: "max_turn_requests" };
+      requests++;
+      const outgoing = options.prepareMessages ? await options.prepareMessages(messages, signal) : messages;
+      if (signal.aborted) return { stopReason: "cancelled" };
+
+      const streamed = await streamModel(model, outgoing, options, env, emit, newId);
+      if (streamed.kind === "aborted") {
+        if (streamed.partial) record(streamed.partial);
+        return { stopReason: "cancelled" };
+      }
+      if (streamed.kind === "error") {
+        if (streamed.partial) record(streamed.partial);
+        return { stopReason: "end_turn", error: streamed.message };
+      }
+      const { message, stopReason, usage, toolIds } = streamed;
+      record(message);
+      emit({ type: "usage", used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0), size: model.contextWindow, usage });
+
+      const calls = message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
+      if (calls.length === 0) {
+        if (stopReason === "max_tokens") return { stopReason: "max_tokens" };
+        if (stopReason === "refusal") return { stopReason: "refusal" };
+        const stop = await options.hooks?.stop?.({ lastAssistantText: textOf(message), stopHookActive: stopContinuations > 0 }, signal);
+        for (const text of stop?.systemMessages ?? []) emit({ type: "notice", severity: "info", title: text });
+        if (stop?.continueWith && stopContinuations < MAX_STOP_CONTINUATIONS && !signal.aborted) {
+          stopContinuations++;
+          record({ role: "user", content: [{ type: "text", text: stop.continueWith }] });
+          continue;
+        }
+        options.hooks?.notify?.("idle_prompt", "deep-acp is waiting for your input");
+        return { stopReason: "end_turn" };
+      }
+
+      const outcomes = await runCalls(env, calls, toolIds, signal);
+      for (const outcome of outcomes) record(outcome.message);
+      if (signal.aborted || outcomes.some((o) => o.cancelled)) return { stopReason: "cancelled" };
+    }
+  } finally {
+    turn.end();
+  }
+}
+
+async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<string, string>, signal: AbortSignal) {
+  const singletons = new Map<string, number>();
+  for (const call of calls) {
+    if (env.tools.get(call.name)?.singletonPerMessage) singletons.set(call.name, (singletons.get(call.name) ?? 0) + 1);
+  }
+  const pending = calls.map((call) => {
+    const known = toolIds.get(call.id);
+    const toolCallId = known ?? env.newToolCallId();
+    const request = { toolCallId, name: call.name, input: call.input, modelCallId: call.id };
+    if ((singletons.get(call.name) ?? 0) > 1) {
+      const text = `Error: ${call.name} may be called only once per message; send one call with the complete list.`;
+      if (!known) announceToolCall(env, toolCallId, call.name);
+      env.emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text }], parentToolCallId: env.parentToolCallId });
+      return Promise.resolve({ message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, content: [{ type: "text" as const, text }], isError: true }, cancelled: false });
+    }
+    return runToolCall(env, request, known !== undefined);
+  });
+  if (!signal.aborted) {
+    const all = Promise.all(pending);
+    const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    const first = await Promise.race([all.then(() => "done" as const), aborted.then(() => "aborted" as const)]);
+    if (first === "done") return all;
+  }
+  // Cancelled: give tools a moment to kill their processes, then answer for the ones still hanging.
+  const settled = await Promise.race([Promise.all(pending), delay(CANCEL_GRACE_MS).then(() => null)]);
+  if (settled) return settled;
+  return calls.map((call) => ({
+    message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, content: [{ type: "text" as const, text: "Cancelled by the user." }], isError: true },
+    cancelled: true,
+  }));
+}
+
+type Streamed =
+  | { kind: "done"; message: AssistantMessage; stopReason: string; usage: Usage; toolIds: Map<string, string> }
+  | { kind: "error"; message: string; partial?: AssistantMessage }
+  | { kind: "aborted"; partial?: AssistantMessage };
+
+async function streamModel(model: ModelClient, messages: Message[], options: TurnOptions, env: ToolRunEnv, emit: AgentEventSink, newId: () => string): Promise<Streamed> {
+  const messageId = newId();
+  const thoughtId = newId();
+  const toolIds = new Map<string, string>();
+  let text = "";
+  const showText = options.parentToolCallId === undefined;
+  const stream = model.stream({
+    system: options.system,
+    messages,
+    tools: options.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.jsonSchema })),
+    maxOutputTokens: options.maxOutputTokens,
+    signal: options.signal,
+  });
+  for await (const event of stream) {
+    switch (event.type) {
+      case "text_delta":
+        text += event.text;
+        if (showText) emit({ type: "message_chunk", messageId, text: event.text });
+        break;
+      case "thinking_delta":
+        if (showText) emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
+        break;
+      case "tool_call_start": {
+        const toolCallId = newId();
+        toolIds.set(event.id, toolCallId);
+        announceToolCall(env, toolCallId, event.name);
+        break;
+      }
+      case "retry":
+        emit({ type: "notice", severity: "warning", title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})` });
+        break;
+      case "usage":
+        break;
+      case "done":
+        return { kind: "done", message: event.message, stopReason: event.stopReason, usage: event.usage, toolIds };
+      case "error": {
+        const partial: AssistantMessage | undefined = text ? { role: "assistant", content: [{ type: "text", text }] } : undefined;
+        if (event.aborted || options.signal.aborted) return { kind: "aborted", partial };
+        // Calls the editor already shows will never run now.
+        for (const toolCallId of toolIds.values()) {
+          emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text: "The model request failed before this call was complete." }], parentToolCallId: options.parentToolCallId });
+        }
+        return { kind: "error", message: event.message, partial };
+      }
+    }
+  }
+  return { kind: "error", message: "the model stream ended without a result" };
+}
+
+function textOf(message: AssistantMessage): string {
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,249 @@
+import type { SandboxBackendProtocol } from "../backends/protocol.js";
+import type { ToolResultMessage, UserContent } from "../model/types.js";
+import type { AnyTool, ToolContext, ToolDisplay, ToolPresentation, ToolResult } from "../tools/types.js";
+import { errorMessage, isAbortError } from "../util/errors.js";
+import type { Mutex } from "../util/mutex.js";
+import { decideByMode, type ApprovalMemory, type GateDecision } from "./approval-policy.js";
+import type { ApprovalOutcome, Approver } from "./approver.js";
+import type { AgentEventSink } from "./events.js";
+import type { AgentHooks, HookedToolCall } from "./hooks.js";
+import type { SessionMode } from "./modes.js";
+
+/** Checks the paths a call touches against the user's file rules (permissions/); undefined = no opinion. */
+export type PathRuleCheck = (tool: AnyTool, presentation: ToolPresentation) => GateDecision | undefined;
+
+/** Everything a tool call needs from its turn. Built once per turn by the loop. */
+export type ToolRunEnv = {
+  tools: ReadonlyMap<string, AnyTool>;
+  /** The parts of ToolContext shared by every call of the turn. */
+  context: Omit<ToolContext, "toolCallId" | "signal" | "progress" | "callTool" | "runSubagent">;
+  mode: SessionMode;
+  virtualPrefixes: readonly string[];
+  memory: ApprovalMemory;
+  approver: Approver;
+  hooks: AgentHooks;
+  pathRules?: PathRuleCheck;
+  /** Serializes permission dialogs: parallel calls run together but ask one at a time. */
+  dialogLock: Mutex;
+  emit: AgentEventSink;
+  signal: AbortSignal;
+  parentToolCallId?: string;
+  /** Last step before a result reaches the model (large results are offloaded here). */
+  finalizeResult?: (call: { toolCallId: string; tool: AnyTool }, result: ToolResult) => Promise<ToolResult>;
+  runSubagent?: ToolContext["runSubagent"];
+  newToolCallId: () => string;
+};
+
+export type ToolCallRequest = { toolCallId: string; name: string; input: unknown; modelCallId: string };
+
+export type ToolRunOutcome = { message: ToolResultMessage; cancelled: boolean };
+
+export function liveTerminalFor(tool: AnyTool | undefined, executor: SandboxBackendProtocol | undefined, toolCallId: string, cwd: string) {
+  if (!tool?.streamsOutput || !executor || executor.outputMode === "editor-terminal") return undefined;
+  return { terminalId: toolCallId, cwd };
+}
+
+/** Announces a call to the editor as soon as the model starts it; arguments follow in `runToolCall`. */
+export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: string): void {
+  const tool = env.tools.get(name);
+  env.emit({
+    type: "tool_call",
+    toolCallId,
+    name,
+    title: name,
+    kind: tool?.kind ?? "other",
+    status: "pending",
+    locations: [],
+    rawInput: {},
+    liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
+    parentToolCallId: env.parentToolCallId,
+  });
+}
+
+/**
+ * One tool call from validation to result: present, hooks, rules and approval, execution, post hooks.
+ * Never throws: every failure becomes a failed call with a message the model can act on.
+ */
+export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, announced: boolean): Promise<ToolRunOutcome> {
+  const { toolCallId } = request;
+  const parent = env.parentToolCallId;
+  const fail = (text: string, extra: Partial<ToolResult> = {}): ToolRunOutcome => {
+    env.emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text }], parentToolCallId: parent, ...(extra.rawOutput ? { rawOutput: extra.rawOutput } : {}) });
+    return { message: toolMessage(request, [{ type: "text", text }], true), cancelled: false };
+  };
+
+  const tool = env.tools.get(request.name);
+  if (!tool) {
+    if (!announced) announceToolCall(env, toolCallId, request.name);
+    return fail(`Error: unknown tool '${request.name}'. Available tools: ${[...env.tools.keys()].join(", ")}`);
+  }
+  const validation = tool.validate(unwrapRawInput(request.input));
+  if (!validation.success) {
+    if (!announced) announceToolCall(env, toolCallId, request.name);
+    env.emit({ type: "tool_call_update", toolCallId, rawInput: request.input, parentToolCallId: parent });
+    return fail(`Error: invalid arguments for ${tool.name}:\n${validation.error}`);
+  }
+  const input = validation.data;
+  let presentation: ToolPresentation;
+  try {
+    presentation = tool.present(input, env.context);
+  } catch (error) {
+    presentation = { title: tool.name };
+    void error;
+  }
+  const locations = presentation.locations ?? [];
+  if (announced) {
+    env.emit({ type: "tool_call_update", toolCallId, title: presentation.title, locations, rawInput: input, parentToolCallId: parent });
+  } else {
+    env.emit({
+      type: "tool_call", toolCallId, name: tool.name, title: presentation.title, kind: tool.kind, status: "pending", locations, rawInput: input,
+      liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd), parentToolCallId: parent,
+    });
+  }
+
+  const hooked: HookedToolCall = { toolCallId, tool, input };
+  const signal = env.signal;
+  const context = { ...env.context, toolCallId, signal, progress: progressSink(env, toolCallId), runSubagent: env.runSubagent };
+
+  const permitted = await authorize(env, hooked, presentation, context);
+  if (permitted === "cancelled") return { message: toolMessage(request, [{ type: "text", text: "Cancelled by the user." }], true), cancelled: true };
+  if (permitted !== "allow") return fail(permitted.message);
+
+  env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
+  let result: ToolResult;
+  try {
+    result = await tool.execute(input, context);
+  } catch (error) {
+    if (signal.aborted || isAbortError(error)) return { message: toolMessage(request, [{ type: "text", text: "Cancelled by the user." }], true), cancelled: true };
+    result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };
+  }
+  if (signal.aborted) return { message: toolMessage(request, [{ type: "text", text: "Cancelled by the user." }], true), cancelled: true };
+
+  const failed = result.isError === true;
+  const post = await env.hooks.postToolUse?.(hooked, result, failed, signal);
+  emitSystemMessages(env, post?.systemMessages);
+  if (post?.context?.length) result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
+  if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
+
+  env.emit({
+    type: "tool_call_update",
+    toolCallId,
+    status: failed ? "failed" : "completed",
+    content: result.display ?? toDisplay(result.content),
+    ...(result.locations ? { locations: result.locations } : {}),
+    ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
+    parentToolCallId: parent,
+  });
+  return { message: toolMessage(request, result.content, failed), cancelled: false };
+}
+
+type Authorization = "allow" | "cancelled" | { message: string };
+
+async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: ToolPresentation, context: ToolContext): Promise<Authorization> {
+  const { tool } = call;
+  const ruleDecision = env.pathRules?.(tool, presentation);
+  if (ruleDecision?.action === "deny") return { message: `Error: ${ruleDecision.reason}` };
+
+  const pre = await env.hooks.preToolUse?.(call, env.signal);
+  emitSystemMessages(env, pre?.systemMessages);
+  if (env.signal.aborted) return "cancelled";
+  if (pre?.decision === "deny") return { message: `${tool.hookName} blocked by hook: ${pre.reason ?? "no reason given"}` };
+
+  let decision: GateDecision = decideByMode({ tool, input: call.input, presentation, mode: env.mode, roots: env.context.roots, virtualPrefixes: env.virtualPrefixes });
+  if (decision.action === "deny") return { message: `Error: ${tool.name} is not available: ${decision.reason}` };
+  // A file rule that asks wins over a mode that would allow; bypass only skips our own dialogs.
+  if (ruleDecision?.action === "ask" && env.mode !== "bypass") decision = ruleDecision;
+  if (pre?.decision === "ask" && decision.action === "allow") decision = { action: "ask", reason: pre.reason ?? "a hook asked for confirmation", alwaysKey: null, alwaysLabel: null };
+  if (pre?.decision === "allow" && decision.action === "ask" && ruleDecision?.action !== "ask") return "allow";
+  if (decision.action === "allow") return "allow";
+
+  if (decision.alwaysKey) {
+    const remembered = env.memory.lookup(decision.alwaysKey);
+    if (remembered === "allow") return "allow";
+    if (remembered === "deny") return { message: `The user has denied ${tool.name} for this (remembered choice: ${decision.alwaysLabel ?? decision.alwaysKey}).` };
+  }
+  return env.dialogLock(() => askUser(env, call, presentation, context, decision as Extract<GateDecision, { action: "ask" }>));
+}
+
+async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: ToolPresentation, context: ToolContext, decision: Extract<GateDecision, { action: "ask" }>): Promise<Authorization> {
+  if (env.signal.aborted) return "cancelled";
+  // A remembered choice may have been made while this call waited for the dialog lock.
+  if (decision.alwaysKey && env.memory.lookup(decision.alwaysKey) === "allow") return "allow";
+  const permissionHook = await env.hooks.permissionRequest?.(call, env.signal);
+  emitSystemMessages(env, permissionHook?.systemMessages);
+  if (permissionHook?.decision === "allow") return "allow";
+  if (permissionHook?.decision === "deny") return { message: `Permission denied by hook: ${permissionHook.message ?? "no reason given"}` };
+
+  let preview: ToolDisplay[] | undefined;
+  try {
+    preview = await call.tool.preview?.(call.input, context);
+  } catch {
+    preview = undefined;
+  }
+  env.hooks.notify?.("permission_prompt", `deep-acp needs your permission to use ${call.tool.hookName}`);
+  const outcome: ApprovalOutcome = await env.approver.requestApproval(
+    {
+      toolCallId: call.toolCallId,
+      toolName: call.tool.name,
+      title: presentation.title,
+      kind: call.tool.kind,
+      rawInput: call.input,
+      locations: presentation.locations ?? [],
+      preview,
+      reason: decision.reason,
+      alwaysLabel: decision.alwaysKey ? decision.alwaysLabel : null,
+      parentToolCallId: env.parentToolCallId,
+    },
+    env.signal,
+  );
+  switch (outcome) {
+    case "allow_once":
+      return "allow";
+    case "allow_always":
+      if (decision.alwaysKey) env.memory.remember(decision.alwaysKey, "allow", decision.alwaysLabel ?? decision.alwaysKey);
+      return "allow";
+    case "reject_always":
+      if (decision.alwaysKey) env.memory.remember(decision.alwaysKey, "deny", decision.alwaysLabel ?? decision.alwaysKey);
+      return { message: `The user rejected this ${call.tool.name} call and asked not to be asked again. Do not retry it; continue another way or ask the user.` };
+    case "reject_once":
+      return { message: `The user rejected this ${call.tool.name} call. Do not retry it as is; adjust the approach or ask the user what they want.` };
+    case "cancelled":
+      return "cancelled";
+  }
+}
+
+function progressSink(env: ToolRunEnv, toolCallId: string): ToolContext["progress"] {
+  return (event) => {
+    switch (event.type) {
+      case "output":
+        env.emit({ type: "tool_output", toolCallId, terminalId: toolCallId, data: event.data, parentToolCallId: env.parentToolCallId });
+        return;
+      case "terminal":
+        env.emit({ type: "tool_call_update", toolCallId, content: [{ type: "terminal", terminalId: event.terminalId }], parentToolCallId: env.parentToolCallId });
+        return;
+      case "plan":
+        if (!env.parentToolCallId) env.emit({ type: "plan", entries: event.entries });
+        return;
+    }
+  };
+}
+
+function emitSystemMessages(env: ToolRunEnv, messages: string[] | undefined): void {
+  for (const message of messages ?? []) env.emit({ type: "notice", severity: "info", title: message });
+}
+
+function toolMessage(request: ToolCallRequest, content: UserContent[], isError: boolean): ToolResultMessage {
+  return { role: "tool", toolCallId: request.modelCallId, toolName: request.name, content, isError };
+}
+
+function toDisplay(content: readonly UserContent[]): ToolDisplay[] {
+  return content.map((part) => (part.type === "text" ? { type: "text", text: part.text } : { type: "image", mimeType: part.mimeType, data: part.data }));
+}
+
+/** Providers keep unparsable argument JSON as `{__raw}`; show the model what it sent. */
+function unwrapRawInput(input: unknown): unknown {
+  if (input && typeof input === "object" && "__raw" in input) {
+    return { __invalid_json: (input as { __raw: unknown }).__raw };
+  }
+  return input;
+}

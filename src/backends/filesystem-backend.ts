@@ -1,0 +1,365 @@
+import { constants } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { writeFileAtomic } from "../util/atomic-file.js";
+import { performStringReplacement } from "./edit-semantics.js";
+import { FsOpError, shownPath, toFsOpError } from "./fs-errors.js";
+import { globTree, grepTree, type SearchContext } from "./fs-search.js";
+import { createLineWindowCollector, windowLines } from "./line-window.js";
+import { detectMimeType, isTextMimeType, looksBinary, SNIFF_BYTES } from "./mime.js";
+import { createPathGuard, nodeFsOps, type FsOps, type ResolvedPath } from "./path-guard.js";
+import type {
+  BackendProtocol,
+  DeleteResult,
+  EditResult,
+  FileData,
+  FileDownloadResponse,
+  FileInfo,
+  FileUploadResponse,
+  GlobResult,
+  GrepResult,
+  LsResult,
+  ReadRawResult,
+  ReadResult,
+  WriteResult,
+} from "./protocol.js";
+import { findExecutable, type SpawnFn } from "./ripgrep.js";
+
+// Files on disk. Real mode (default) is the session's view of the user's machine; virtual mode
+// (used by the store backend) confines every operation to rootDir, see path-guard.ts.
+
+export type FilesystemBackendOptions = {
+  /** Relative paths resolve against it; in virtual mode nothing outside it is reachable. */
+  rootDir: string;
+  /** Default false: absolute paths are used as they are. */
+  virtualMode?: boolean;
+  /** Default 10. Larger files are streamed for text reads and skipped by grep, edit and binary reads. */
+  maxFileSizeMb?: number;
+  /** ripgrep binary for grep/glob. Default: `rg` on PATH; `false` forces the JS walk. */
+  ripgrep?: string | false;
+  /** Default 30000. A grep/glob still running then returns what it found, marked truncated. */
+  searchTimeoutMs?: number;
+  /** Default 100000. Most paths one glob returns. */
+  globLimit?: number;
+  /** Default "in-place" (keeps inode, mode, hard links). "atomic": temp file + rename, 0600 files in 0700 dirs. */
+  writeMode?: "in-place" | "atomic";
+  /** Default false. Create rootDir (0700) on first use instead of reporting it missing. */
+  createRoot?: boolean;
+  /** Default node:fs/promises. */
+  fs?: FsOps;
+  /** Default node:child_process spawn (used for ripgrep). */
+  spawn?: SpawnFn;
+};
+
+export interface FilesystemBackend extends BackendProtocol {
+  readonly rootDir: string;
+  readonly virtualMode: boolean;
+  delete(filePath: string): Promise<DeleteResult>;
+  uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]>;
+  downloadFiles(paths: string[]): Promise<FileDownloadResponse[]>;
+}
+
+export function createFilesystemBackend(options: FilesystemBackendOptions): FilesystemBackend {
+  const fs = options.fs ?? nodeFsOps;
+  const guard = createPathGuard({
+    rootDir: options.rootDir,
+    virtualMode: options.virtualMode ?? false,
+    createRoot: options.createRoot ?? false,
+    fs,
+  });
+  const maxBytes = Math.floor((options.maxFileSizeMb ?? 10) * 1024 * 1024);
+  const atomic = options.writeMode === "atomic";
+  const search: SearchContext = {
+    guard,
+    rgPath: options.ripgrep === false ? undefined : (options.ripgrep ?? findExecutable("rg")),
+    maxFileSizeBytes: maxBytes,
+    timeoutMs: options.searchTimeoutMs ?? 30_000,
+    globLimit: options.globLimit ?? 100_000,
+    ...(options.spawn ? { spawn: options.spawn } : {}),
+  };
+  const tooLarge = (display: string, size: number, what: string) =>
+    new FsOpError(
+      `File '${shownPath(display)}' is too large to ${what} (${(size / 1048576).toFixed(1)} MB exceeds the ${maxBytes / 1048576} MB limit)`,
+      "invalid_path",
+    );
+
+  async function openExisting(path: string, flags: number): Promise<{ target: ResolvedPath; handle: FileHandle }> {
+    const target = guard.resolve(path);
+    const real = await guard.existing(target);
+    const handle = await guard.openChecked(real, flags, target.display);
+    return { target, handle };
+  }
+
+  async function readHead(handle: FileHandle, size: number): Promise<Buffer> {
+    const buffer = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  }
+
+  /** Whole content of an open regular file, text or bytes by MIME type. */
+  async function readWhole(handle: FileHandle, display: string, what: string) {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new FsOpError(`'${shownPath(display)}' is a directory`, "is_directory");
+    if (info.size > maxBytes) throw tooLarge(display, info.size, what);
+    const bytes = await handle.readFile();
+    const mimeType = detectMimeType(display, bytes);
+    return { bytes, mimeType, info, text: isTextMimeType(mimeType) ? bytes.toString("utf8") : undefined };
+  }
+
+  async function read(filePath: string, offset?: number, limit?: number): Promise<ReadResult> {
+    try {
+      const { target, handle } = await openExisting(filePath, constants.O_RDONLY);
+      try {
+        const info = await handle.stat();
+        if (info.isDirectory()) throw new FsOpError(`'${shownPath(target.display)}' is a directory`, "is_directory");
+        const mimeType = detectMimeType(target.display, await readHead(handle, info.size));
+        if (!isTextMimeType(mimeType)) {
+          if (info.size > maxBytes) throw tooLarge(target.display, info.size, "read");
+          return { content: toBytes(await handle.readFile()), mimeType };
+        }
+        const window = info.size <= maxBytes ? windowLines((await handle.readFile()).toString("utf8"), offset, limit) : await streamWindow(handle, offset, limit);
+        if (window.error !== undefined) return { error: window.error };
+        return { content: window.content, mimeType, totalLines: window.totalLines };
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      return { error: toFsOpError(error, filePath).message };
+    }
+  }
+
+  async function readRaw(filePath: string): Promise<ReadRawResult> {
+    try {
+      const { target, handle } = await openExisting(filePath, constants.O_RDONLY);
+      try {
+        const whole = await readWhole(handle, target.display, "read");
+        const data: FileData = {
+          content: whole.text ?? toBytes(whole.bytes),
+          mimeType: whole.mimeType,
+          createdAt: whole.info.birthtime.toISOString(),
+          modifiedAt: whole.info.mtime.toISOString(),
+        };
+        return { data };
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      return { error: toFsOpError(error, filePath).message };
+    }
+  }
+
+  /** Writes and returns the previous text (null when the file is new, undefined when binary/huge). */
+  async function writeInternal(filePath: string, content: string | Uint8Array): Promise<{ display: string; before: string | null | undefined }> {
+    const target = guard.resolve(filePath);
+    if (guard.virtualMode && target.display === "/") throw new FsOpError("'/' is a directory", "is_directory");
+    const real = await guard.forCreate(target);
+    const data = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+    if (atomic) {
+      const before = await previousText(real, target.display);
+      await writeFileAtomic(real, data, { mode: 0o600, dirMode: 0o700 }).catch((error: unknown) => {
+        throw toFsOpError(error, target.display);
+      });
+      return { display: target.display, before };
+    }
+    await fs.mkdir(dirname(real), { recursive: true }).catch((error: unknown) => {
+      throw toFsOpError(error, target.display);
+    });
+    let handle: FileHandle;
+    let before: string | null | undefined = null;
+    try {
+      handle = await guard.openChecked(real, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, target.display, 0o666);
+    } catch (error) {
+      if (!(error instanceof FsOpError) || error.errno !== "EEXIST") throw error;
+      handle = await guard.openChecked(real, constants.O_RDWR, target.display);
+      before = undefined;
+    }
+    try {
+      const info = await handle.stat();
+      if (info.isDirectory()) throw new FsOpError(`'${shownPath(target.display)}' is a directory`, "is_directory");
+      if (before === undefined && info.size <= maxBytes) {
+        const old = await handle.readFile();
+        if (isTextMimeType(detectMimeType(target.display, old))) before = old.toString("utf8");
+      }
+      await handle.truncate(0);
+      await handle.write(data, 0, data.length, 0);
+    } finally {
+      await handle.close();
+    }
+    return { display: target.display, before };
+  }
+
+  async function previousText(real: string, display: string): Promise<string | null | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await guard.openChecked(real, constants.O_RDONLY, display);
+    } catch (error) {
+      if (toFsOpError(error, display).code === "file_not_found") return null;
+      throw error;
+    }
+    try {
+      const info = await handle.stat();
+      if (info.isDirectory()) throw new FsOpError(`'${shownPath(display)}' is a directory`, "is_directory");
+      if (info.size > maxBytes) return undefined;
+      const old = await handle.readFile();
+      return isTextMimeType(detectMimeType(display, old)) ? old.toString("utf8") : undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async function write(filePath: string, content: string | Uint8Array): Promise<WriteResult> {
+    try {
+      const { display, before } = await writeInternal(filePath, content);
+      return before === undefined ? { path: display } : { path: display, before };
+    } catch (error) {
+      return { error: toFsOpError(error, filePath).message };
+    }
+  }
+
+  async function edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
+    try {
+      const flags = atomic ? constants.O_RDONLY : constants.O_RDWR;
+      const { target, handle } = await openExisting(filePath, flags);
+      let after: string;
+      let before: string;
+      let occurrences: number;
+      try {
+        const whole = await readWhole(handle, target.display, "edit");
+        if (whole.text === undefined || looksBinary(whole.bytes)) {
+          return { error: `Cannot edit binary file '${shownPath(target.display)}'` };
+        }
+        before = whole.text;
+        const replaced = performStringReplacement(before, oldString, newString, replaceAll);
+        if (!replaced.ok) return { error: replaced.error };
+        after = replaced.content;
+        occurrences = replaced.occurrences;
+        if (!atomic) {
+          const data = Buffer.from(after, "utf8");
+          await handle.truncate(0);
+          await handle.write(data, 0, data.length, 0);
+        }
+      } finally {
+        await handle.close();
+      }
+      if (atomic) await writeInternal(filePath, after);
+      return { path: target.display, occurrences, before, after };
+    } catch (error) {
+      return { error: toFsOpError(error, filePath).message };
+    }
+  }
+
+  async function ls(path: string): Promise<LsResult> {
+    try {
+      const target = guard.resolve(path);
+      const real = await guard.existing(target);
+      const info = await fs.stat(real);
+      if (!info.isDirectory()) return { error: `'${shownPath(target.display)}' is not a directory` };
+      const entries = await fs.readdir(real, { withFileTypes: true });
+      const root = guard.virtualMode ? await guard.realRoot() : undefined;
+      const files = await Promise.all(
+        entries.map(async (entry): Promise<FileInfo> => {
+          const host = join(real, entry.name);
+          const shown = target.display === "/" ? `/${entry.name}` : `${target.display.replace(/\/+$/, "")}/${entry.name}`;
+          try {
+            let stats = await fs.lstat(host);
+            if (stats.isSymbolicLink()) {
+              // Virtual mode never reports what lies behind a link leaving the root.
+              if (root && !(await guard.existing({ full: host, display: shown }).then(() => true, () => false))) {
+                return { path: shown, isDir: false };
+              }
+              stats = await fs.stat(host);
+            }
+            const dir = stats.isDirectory();
+            return { path: dir ? `${shown}/` : shown, isDir: dir, size: dir ? 0 : stats.size, modifiedAt: stats.mtime.toISOString() };
+          } catch {
+            return { path: shown, isDir: false };
+          }
+        }),
+      );
+      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return { files };
+    } catch (error) {
+      return { error: toFsOpError(error, path).message };
+    }
+  }
+
+  async function remove(filePath: string): Promise<DeleteResult> {
+    try {
+      const target = guard.resolve(filePath);
+      if (guard.virtualMode && target.display === "/") {
+        const root = await guard.realRoot();
+        for (const entry of await fs.readdir(root, { withFileTypes: true })) await fs.rm(join(root, entry.name), { recursive: true, force: true });
+        return { path: "/" };
+      }
+      if (target.full === "/") return { error: "Refusing to delete the filesystem root" };
+      let host = target.full;
+      if (guard.virtualMode) {
+        // The parent must resolve inside the root; the entry itself is removed, never followed.
+        const parent = await guard.existing({ full: dirname(target.full), display: dirname(target.display) });
+        host = join(parent, basename(target.full));
+      }
+      await fs.lstat(host);
+      await fs.rm(host, { recursive: true, force: false });
+      return { path: target.display };
+    } catch (error) {
+      return { error: toFsOpError(error, filePath).message };
+    }
+  }
+
+  async function uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
+    const responses: FileUploadResponse[] = [];
+    for (const [path, bytes] of files) {
+      try {
+        await writeInternal(path, bytes);
+        responses.push({ path, error: null });
+      } catch (error) {
+        responses.push({ path, error: toFsOpError(error, path).code });
+      }
+    }
+    return responses;
+  }
+
+  async function downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
+    const responses: FileDownloadResponse[] = [];
+    for (const path of paths) {
+      try {
+        const { target, handle } = await openExisting(path, constants.O_RDONLY);
+        try {
+          const whole = await readWhole(handle, target.display, "download");
+          responses.push({ path, content: toBytes(whole.bytes), error: null });
+        } finally {
+          await handle.close();
+        }
+      } catch (error) {
+        responses.push({ path, content: null, error: toFsOpError(error, path).code });
+      }
+    }
+    return responses;
+  }
+
+  return {
+    rootDir: guard.rootDir,
+    virtualMode: guard.virtualMode,
+    ls,
+    read,
+    readRaw,
+    write,
+    edit,
+    grep: (pattern, path, glob, maxCount): Promise<GrepResult> => grepTree(search, pattern, path, glob, maxCount),
+    glob: (pattern, path): Promise<GlobResult> => globTree(search, pattern, path),
+    delete: remove,
+    uploadFiles,
+    downloadFiles,
+  };
+}
+
+function toBytes(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+async function streamWindow(handle: FileHandle, offset?: number, limit?: number) {
+  const collector = createLineWindowCollector(offset, limit);
+  const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
+  for await (const chunk of stream) collector.push(chunk as string);
+  return collector.finish();
+}

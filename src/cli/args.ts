@@ -1,0 +1,117 @@
+import { parseArgs } from "node:util";
+
+export type CliOptions = {
+  command: string[];
+  prompt?: string;
+  model?: string;
+  agent: string;
+  mcpConfig?: string;
+  noMcp: boolean;
+  trustProjectMcp: boolean;
+  trustProjectHooks: boolean;
+  sandbox?: "none" | "bwrap";
+  yes: boolean;
+  /** `--resume` alone = the latest session for this directory (""), `--resume ID` = that one. */
+  resume?: string;
+  json: boolean;
+  project: boolean;
+  force: boolean;
+  help: boolean;
+  version: boolean;
+};
+
+export class UsageError extends Error {}
+
+/** Parses argv (without node and script). Throws UsageError with a message meant for the user. */
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+  const normalized = normalizeOptionalValues(argv);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: normalized,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        "non-interactive": { type: "string", short: "n" },
+        model: { type: "string", short: "m" },
+        agent: { type: "string" },
+        "mcp-config": { type: "string" },
+        "no-mcp": { type: "boolean" },
+        "trust-project-mcp": { type: "boolean" },
+        "trust-project-hooks": { type: "boolean" },
+        sandbox: { type: "string" },
+        yes: { type: "boolean", short: "y" },
+        resume: { type: "string" },
+        json: { type: "boolean" },
+        project: { type: "boolean" },
+        force: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const v = parsed.values;
+  if (v["mcp-config"] !== undefined && v["no-mcp"]) throw new UsageError("--mcp-config and --no-mcp cannot be used together");
+  if (v.sandbox !== undefined && v.sandbox !== "none" && v.sandbox !== "bwrap") throw new UsageError(`--sandbox must be "none" or "bwrap" (got "${v.sandbox}")`);
+  const agent = v.agent ?? "agent";
+  if (!/^[A-Za-z0-9_-]+$/.test(agent)) throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
+  if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "") throw new UsageError("-n needs a prompt");
+  return {
+    command: parsed.positionals,
+    prompt: v["non-interactive"],
+    model: v.model,
+    agent,
+    mcpConfig: v["mcp-config"],
+    noMcp: v["no-mcp"] ?? false,
+    trustProjectMcp: v["trust-project-mcp"] ?? false,
+    trustProjectHooks: v["trust-project-hooks"] ?? false,
+    sandbox: v.sandbox as CliOptions["sandbox"],
+    yes: v.yes ?? false,
+    resume: v.resume,
+    json: v.json ?? false,
+    project: v.project ?? false,
+    force: v.force ?? false,
+    help: v.help ?? false,
+    version: v.version ?? false,
+  };
+}
+
+/** `--resume` may stand alone; give it an explicit empty value so parseArgs accepts it. */
+function normalizeOptionalValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (arg === "--resume" && (next === undefined || next.startsWith("-"))) out.push("--resume=");
+    else out.push(arg);
+  }
+  return out;
+}
+
+export const HELP = `deep-acp — a coding agent for editors, over the Agent Client Protocol (ACP v1) on stdio
+
+Usage:
+  deep-acp                         serve ACP on stdio (what editors launch)
+  deep-acp -n "PROMPT" [--yes]     run one turn in the current directory; answer on stdout
+  deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
+  deep-acp logout                  delete the stored key
+  deep-acp --version | --help
+
+Options:
+  --model PROVIDER:MODEL    anthropic:, openai:, openai-compatible:, ollama: (default: DEEP_ACP_MODEL,
+                            then config.toml [model].default, then the first provider with a key)
+  --agent NAME              agent name for memory, skills and subagents (default "agent")
+  --mcp-config PATH         highest-priority MCP config file (not with --no-mcp)
+  --no-mcp                  disable every MCP server
+  --trust-project-mcp       run the project's MCP servers without asking (this run only)
+  --trust-project-hooks     run the project's hooks without asking (this run only)
+  --sandbox none|bwrap      run shell commands inside bubblewrap
+  -y, --yes                 headless: approve everything that would ask
+
+Environment:
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_COMPATIBLE_BASE_URL,
+  OPENAI_COMPATIBLE_API_KEY, OPENAI_COMPATIBLE_MODEL, OLLAMA_BASE_URL, DEEP_ACP_MODEL,
+  DEEP_ACP_LOG=debug|info|warn|error (logs go to stderr)
+`;

@@ -1,0 +1,82 @@
+import type { Approver } from "../agent/approver.js";
+import { Session } from "../session/session.js";
+import type { SessionEvent } from "../session/services.js";
+import type { Logger } from "../util/logger.js";
+import type { CliOptions } from "./args.js";
+import { createServices } from "./services.js";
+
+export type HeadlessIo = {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+};
+
+const defaultIo: HeadlessIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+/**
+ * `deep-acp -n "PROMPT"`: one turn in the current directory with the same agent the editor gets.
+ * The answer streams to stdout, tool activity to stderr. Without --yes anything that would ask is
+ * refused. Exit code 0 when the turn ends normally, 1 otherwise.
+ */
+export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessIo = defaultIo, cwd = process.cwd()): Promise<number> {
+  const services = createServices({ cli, env: process.env, logger });
+  services.flags.autoApprove = cli.yes;
+  const resolved = await services.models.resolveDefault();
+  if ("error" in resolved) {
+    io.stderr(`deep-acp: ${resolved.error}\n`);
+    return 1;
+  }
+  const approver: Approver = {
+    async requestApproval(request) {
+      io.stderr(`deep-acp: refused "${request.title}" (${request.reason}); it needs approval: rerun with --yes to allow\n`);
+      return "reject_once";
+    },
+  };
+  const session = new Session({ cwd, modelSpec: resolved.spec, services, approver });
+  const interrupt = () => session.cancel();
+  process.once("SIGINT", interrupt);
+  let endsWithNewline = true;
+  try {
+    const result = await session.prompt([{ type: "text", text: cli.prompt ?? "" }], (event) => {
+      const text = describe(event);
+      if (text.stdout) {
+        io.stdout(text.stdout);
+        endsWithNewline = text.stdout.endsWith("\n");
+      }
+      if (text.stderr) io.stderr(text.stderr);
+    });
+    if (!endsWithNewline) io.stdout("\n");
+    if (result.error) io.stderr(`deep-acp: ${result.error}\n`);
+    else if (result.stopReason !== "end_turn") io.stderr(`deep-acp: turn ended: ${result.stopReason}\n`);
+    return result.stopReason === "end_turn" && !result.error ? 0 : 1;
+  } finally {
+    process.removeListener("SIGINT", interrupt);
+    await session.close();
+  }
+}
+
+function describe(event: SessionEvent): { stdout?: string; stderr?: string } {
+  switch (event.type) {
+    case "message_chunk":
+      return { stdout: event.text };
+    case "tool_call":
+      return event.rawInput && Object.keys(event.rawInput as object).length > 0 ? { stderr: `● ${event.title}\n` } : {};
+    case "tool_call_update":
+      if (event.title) return { stderr: `● ${event.title}\n` };
+      if (event.status === "failed") {
+        const first = event.content?.find((c) => c.type === "text");
+        return { stderr: `  ✗ ${first && first.type === "text" ? first.text.split("\n")[0] : "failed"}\n` };
+      }
+      return {};
+    case "tool_output":
+      return { stderr: event.data };
+    case "plan":
+      return { stderr: event.entries.map((e) => `  [${e.status === "completed" ? "x" : e.status === "in_progress" ? "~" : " "}] ${e.content}\n`).join("") };
+    case "notice":
+      return { stderr: `deep-acp: ${event.title}${event.description ? `: ${event.description}` : ""}\n` };
+    default:
+      return {};
+  }
+}

@@ -1,0 +1,58 @@
+import { createLogger } from "../util/logger.js";
+import { HELP, parseCliArgs, UsageError } from "./args.js";
+import { VERSION } from "./version.js";
+
+/** Entry point. Subcommands are imported on demand so serving ACP loads as little as possible. */
+async function main(argv: string[]): Promise<number> {
+  const logger = createLogger();
+  let cli;
+  try {
+    cli = parseCliArgs(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`deep-acp: ${error.message}\nRun deep-acp --help for usage.\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (cli.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (cli.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (cli.prompt !== undefined) {
+    const { runHeadless } = await import("./headless.js");
+    return runHeadless(cli, logger);
+  }
+  const [command, ...rest] = cli.command;
+  switch (command) {
+    case undefined: {
+      const { serve } = await import("./serve.js");
+      return serve(cli, VERSION, logger);
+    }
+    case "login": {
+      const { runLogin } = await import("./login.js");
+      return runLogin(cli);
+    }
+    case "logout": {
+      const { runLogout } = await import("./login.js");
+      return runLogout(cli);
+    }
+    default:
+      process.stderr.write(`deep-acp: unknown command "${[command, ...rest].join(" ")}"\nRun deep-acp --help for usage.\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`deep-acp: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

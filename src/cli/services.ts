@@ -1,0 +1,47 @@
+import { homedir } from "node:os";
+import { loadConfigFile, type DeepAcpConfig } from "../config/config-file.js";
+import { userPaths } from "../config/paths.js";
+import { createModelService } from "../session/model-service.js";
+import type { SessionServices } from "../session/services.js";
+import type { Diagnostic } from "../util/diagnostics.js";
+import { formatDiagnostic } from "../util/diagnostics.js";
+import type { Logger } from "../util/logger.js";
+import type { CliOptions } from "./args.js";
+
+export type ServicesOptions = {
+  cli: CliOptions;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Default: os.homedir() (so HOME=/tmp/x isolates everything). */
+  home?: string;
+};
+
+/** The composition root's shared services. Nothing here touches the disk until first use. */
+export function createServices({ cli, env, logger, home = homedir() }: ServicesOptions): SessionServices {
+  const paths = userPaths(cli.agent, home);
+  let config: Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }> | undefined;
+  const load = () =>
+    loadConfigFile(paths.configFile).then((result) => {
+      for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
+      return result;
+    });
+  const services: SessionServices = {
+    logger,
+    paths,
+    agentName: cli.agent,
+    env,
+    config: () => (config ??= load()),
+    reloadConfig: () => (config = load()),
+    models: createModelService({ env, flag: cli.model, stateDir: paths.stateDir, config: () => services.config(), logger }),
+    now: () => new Date(),
+    flags: {
+      sandbox: cli.sandbox,
+      trustProjectMcp: cli.trustProjectMcp,
+      trustProjectHooks: cli.trustProjectHooks,
+      mcpConfigPath: cli.mcpConfig,
+      noMcp: cli.noMcp,
+      autoApprove: false,
+    },
+  };
+  return services;
+}

@@ -1,0 +1,223 @@
+// One live connection to one MCP server: transport + SDK Client + its tool list.
+
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../util/logger.js";
+import { errorMessage } from "../util/errors.js";
+import { stdioServerEnvironment } from "./environment.js";
+import { createMcpTokenStore } from "./oauth-store.js";
+import { CONNECT_MODE_REDIRECT, createOAuthProvider, type DeepAcpOAuthProvider } from "./oauth-provider.js";
+import type { McpSdk } from "./sdk.js";
+import { createStdioTransport, type SpawnFunction, type StdioTransport } from "./stdio-transport.js";
+import type { McpServerDefinition } from "./types.js";
+
+export type FetchFunction = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+export type McpConnectionOptions = {
+  /** Definition with `${VAR}`s already expanded. */
+  server: McpServerDefinition;
+  sdk: McpSdk;
+  cwd: string;
+  parentEnv: Record<string, string | undefined>;
+  clientInfo: { name: string; version: string };
+  stateDir: string;
+  connectTimeoutMs: number;
+  signal?: AbortSignal;
+  spawn?: SpawnFunction;
+  fetch?: FetchFunction;
+  stdinGraceMs?: number;
+  termGraceMs?: number;
+  logger: Logger;
+  /** The server went away on its own (exit, crash, dropped stream). Not called after close(). */
+  onLost(reason: string): void;
+  /** The server announced a new tool list (already fetched). */
+  onToolsChanged(tools: Tool[]): void;
+};
+
+export interface McpConnection {
+  readonly client: Client;
+  readonly tools: Tool[];
+  readonly serverName?: string;
+  readonly serverVersion?: string;
+  readonly instructions?: string;
+  /** stdio only. */
+  readonly pid: number | null;
+  /** Why the server went away, with exit code and stderr tail for stdio servers. */
+  lostReason(): string;
+  close(): Promise<void>;
+}
+
+/** A failed connection attempt; `unauthenticated` means a login (or new credentials) would fix it. */
+export class McpConnectError extends Error {
+  override name = "McpConnectError";
+  constructor(
+    message: string,
+    readonly status: "error" | "unauthenticated",
+  ) {
+    super(message);
+  }
+}
+
+export async function connectMcpServer(options: McpConnectionOptions): Promise<McpConnection> {
+  const { server, sdk, logger } = options;
+  const { Client } = await sdk.client();
+  let stdio: StdioTransport | undefined;
+  let oauth: DeepAcpOAuthProvider | undefined;
+  let transport: Transport;
+
+  if (server.transport === "stdio") {
+    const { deserializeMessage } = await sdk.stdio();
+    stdio = createStdioTransport({
+      command: server.command,
+      args: server.args,
+      env: stdioServerEnvironment(options.parentEnv, server.env),
+      cwd: options.cwd,
+      deserialize: deserializeMessage,
+      ...(options.spawn ? { spawn: options.spawn } : {}),
+      ...(options.stdinGraceMs !== undefined ? { stdinGraceMs: options.stdinGraceMs } : {}),
+      ...(options.termGraceMs !== undefined ? { termGraceMs: options.termGraceMs } : {}),
+      onStderr: (text) => logger.debug(`stderr: ${text.trimEnd()}`),
+      onInvalidLine: (line) => logger.debug(`ignored non-JSON-RPC stdout line: ${line.slice(0, 200)}`),
+    });
+    transport = stdio;
+  } else {
+    if (server.auth === "oauth") {
+      const store = createMcpTokenStore({ stateDir: options.stateDir, server: server.name, url: server.url });
+      const stored = await store.load();
+      if (!stored?.tokens) {
+        throw new McpConnectError(`not logged in: run \`deep-acp mcp login ${server.name}\`, then /reload`, "unauthenticated");
+      }
+      oauth = createOAuthProvider({ store, mode: "connect", redirectUrl: CONNECT_MODE_REDIRECT });
+    }
+    const common = {
+      requestInit: { headers: server.headers },
+      ...(oauth ? { authProvider: oauth } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    };
+    const url = new URL(server.url);
+    transport =
+      server.transport === "http"
+        ? new (await sdk.http()).StreamableHTTPClientTransport(url, common)
+        : new (await sdk.sse()).SSEClientTransport(url, common);
+  }
+
+  const client = new Client(options.clientInfo, { capabilities: {} });
+  let closing = false;
+  let lost: string | null = null;
+  let tools: Tool[] = [];
+
+  const describeLoss = (fallback: string): string => {
+    if (!stdio) return fallback;
+    const exit = stdio.exit;
+    const how = exit ? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`) : fallback;
+    const tail = stdio.stderrTail();
+    return tail ? `${how}; stderr: ${lastLines(tail, 5)}` : how;
+  };
+
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${Math.round(options.connectTimeoutMs / 100) / 10}s`)), options.connectTimeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error("connection cancelled"));
+    if (signal.aborted) fail();
+    else signal.addEventListener("abort", fail, { once: true });
+  });
+  aborted.catch(() => undefined);
+
+  try {
+    await Promise.race([
+      (async () => {
+        await client.connect(transport, { signal });
+        tools = await listAllTools(client, signal);
+      })(),
+      aborted,
+    ]);
+  } catch (error) {
+    clearTimeout(timer);
+    closing = true;
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    throw classifyConnectError(error, server, oauth, describeLoss);
+  }
+  clearTimeout(timer);
+
+  client.onclose = () => {
+    if (closing) return;
+    lost = describeLoss("connection closed");
+    options.onLost(lost);
+  };
+  client.onerror = (error) => logger.debug(`transport error: ${errorMessage(error)}`);
+  if (client.getServerCapabilities()?.tools?.listChanged) {
+    const { ToolListChangedNotificationSchema } = await sdk.types();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      try {
+        tools = await listAllTools(client);
+        options.onToolsChanged(tools);
+      } catch (error) {
+        logger.warn(`could not refresh tools after list_changed`, errorMessage(error));
+      }
+    });
+  }
+  const version = client.getServerVersion();
+  const instructions = client.getInstructions();
+
+  return {
+    client,
+    get tools() {
+      return tools;
+    },
+    ...(version?.name ? { serverName: version.name } : {}),
+    ...(version?.version ? { serverVersion: version.version } : {}),
+    ...(instructions ? { instructions } : {}),
+    get pid() {
+      return stdio?.pid ?? null;
+    },
+    lostReason: () => lost ?? describeLoss("connection closed"),
+    async close() {
+      closing = true;
+      await client.close().catch(() => undefined);
+      // Client.close() closes the transport; calling again waits for the stdio shutdown to finish.
+      await transport.close().catch(() => undefined);
+    },
+  };
+}
+
+async function listAllTools(client: Client, signal?: AbortSignal): Promise<Tool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const all: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await client.listTools(cursor ? { cursor } : {}, signal ? { signal } : {});
+    all.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return all;
+}
+
+function classifyConnectError(
+  error: unknown,
+  server: McpServerDefinition,
+  oauth: DeepAcpOAuthProvider | undefined,
+  describeLoss: (fallback: string) => string,
+): McpConnectError {
+  if (error instanceof McpConnectError) return error;
+  const message = errorMessage(error);
+  const name = error instanceof Error ? error.name : "";
+  const code = (error as { code?: unknown }).code;
+  if (oauth && (oauth.loginRequired || name === "UnauthorizedError" || /unauthorized|invalid_grant/i.test(message))) {
+    return new McpConnectError(`login expired or refresh failed: run \`deep-acp mcp login ${server.name}\`, then /reload`, "unauthenticated");
+  }
+  if (code === 401 || /\b401\b/.test(message)) {
+    return new McpConnectError(`server requires authentication (HTTP 401): add "auth": "oauth" or an Authorization header`, "unauthenticated");
+  }
+  if (server.transport === "stdio" && /connection closed/i.test(message)) {
+    return new McpConnectError(`server ${describeLoss("closed the connection")} before initializing`, "error");
+  }
+  return new McpConnectError(message, "error");
+}
+
+function lastLines(text: string, count: number): string {
+  return text.split(/\r?\n/).filter(Boolean).slice(-count).join(" | ");
+}

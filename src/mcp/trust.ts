@@ -1,0 +1,226 @@
+// Decides whether a server may start. User, flag, editor and plugin servers are trusted like the
+// user's own config; project servers (.deepagents/.mcp.json, .mcp.json) are untrusted until the
+// human approves them. The "never" list beats everything, including --trust-project-mcp.
+
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Logger } from "../util/logger.js";
+import { silentLogger } from "../util/logger.js";
+import { errorMessage } from "../util/errors.js";
+import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
+import type { McpServerEntry, McpSource, McpTransport } from "./types.js";
+import { UNTRUSTED_SOURCES } from "./types.js";
+
+export type McpTrustDecision = "allow_once" | "allow_always" | "reject" | "never";
+
+export type McpTrustState =
+  /** Not a project server. */
+  | "trusted"
+  /** A saved approval matches this exact definition. */
+  | "approved"
+  /** Allowed for this session only. */
+  | "approved-once"
+  /** Allowed by --trust-project-mcp for this run. */
+  | "flag"
+  /** On the persisted "never" list. */
+  | "denied"
+  /** Rejected in this session. */
+  | "rejected"
+  /** Needs a decision; headless runs skip it. */
+  | "pending";
+
+export type McpTrustVerdict = { state: McpTrustState; allowed: boolean; reason: string };
+
+/** What the approval dialog must show: where the server came from and exactly what it runs. */
+export type McpTrustRequest = {
+  name: string;
+  source: McpSource;
+  /** The config file that defines the server. */
+  origin: string;
+  projectRoot: string;
+  transport: McpTransport | "unknown";
+  /** stdio: the command and arguments as written (placeholders unexpanded, so no secret leaks). */
+  command?: string;
+  args?: string[];
+  /** stdio: names of the environment variables it sets (values never shown). */
+  envNames?: string[];
+  /** http/sse: the URL as written. */
+  url?: string;
+  /** http/sse: header names only. */
+  headerNames?: string[];
+  oauth?: boolean;
+  fingerprint: string;
+  /** A saved approval exists for this name, but for a different definition. */
+  changed: boolean;
+  /** Dialog title, e.g. `Start project MCP server "db"?`. */
+  title: string;
+  /** Multi-line plain text with everything above, for the dialog body. */
+  detail: string;
+};
+
+/**
+ * Shows the request to the human and returns the choice. Resolve `"cancelled"` when the dialog
+ * was dismissed or `signal` aborted: the server stays off and is asked about again next time.
+ */
+export type McpTrustDecider = (request: McpTrustRequest, signal: AbortSignal) => Promise<McpTrustDecision | "cancelled">;
+
+export interface McpTrustResolver {
+  /** The verdict without asking anybody. */
+  check(entry: McpServerEntry): Promise<McpTrustVerdict>;
+  /** Like `check`, but a pending project server is put to `decide` (one dialog at a time). */
+  resolve(entry: McpServerEntry, signal?: AbortSignal): Promise<McpTrustVerdict>;
+  /** Applies a decision made elsewhere (the dialog, a slash command). */
+  record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict>;
+  request(entry: McpServerEntry): Promise<McpTrustRequest>;
+  readonly projectRoot: string;
+}
+
+export type McpTrustResolverOptions = {
+  store: McpTrustStore;
+  /** Project root the approvals are bound to (findProjectRoot(cwd)); resolved through symlinks. */
+  projectRoot: string;
+  /** --trust-project-mcp for this run; never persisted and beaten by the "never" list. Default: false. */
+  trustProjectServers?: boolean;
+  /** The editor dialog; absent in headless runs, where pending servers are skipped. */
+  decide?: McpTrustDecider;
+  /** Default: silent. */
+  logger?: Logger;
+};
+
+export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTrustResolver {
+  const projectRoot = canonicalRoot(options.projectRoot);
+  const logger = options.logger ?? silentLogger;
+  // Session memory: `name\0fingerprint` of definitions allowed once or rejected in this session.
+  const allowedOnce = new Set<string>();
+  const rejected = new Set<string>();
+  let dialogs: Promise<unknown> = Promise.resolve();
+  const key = (entry: McpServerEntry) => `${entry.name}\0${entry.fingerprint}`;
+
+  async function verdictFrom(entry: McpServerEntry, snapshot: McpTrustSnapshot): Promise<McpTrustVerdict> {
+    if (!UNTRUSTED_SOURCES.has(entry.source)) return { state: "trusted", allowed: true, reason: `${entry.source} config` };
+    const mine = (row: { projectRoot: string; name: string }) => row.projectRoot === projectRoot && row.name === entry.name;
+    if (snapshot.denied.some(mine)) return { state: "denied", allowed: false, reason: "on the never-allow list" };
+    if (rejected.has(key(entry))) return { state: "rejected", allowed: false, reason: "rejected for this session" };
+    if (allowedOnce.has(key(entry))) return { state: "approved-once", allowed: true, reason: "allowed for this session" };
+    if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === entry.fingerprint)) {
+      return { state: "approved", allowed: true, reason: "approved" };
+    }
+    if (snapshot.error) {
+      return { state: "pending", allowed: false, reason: `trust store unreadable (${snapshot.error}); project servers need approval` };
+    }
+    if (options.trustProjectServers) return { state: "flag", allowed: true, reason: "--trust-project-mcp" };
+    const changed = snapshot.approvals.some(mine);
+    return {
+      state: "pending",
+      allowed: false,
+      reason: changed ? "definition changed since it was approved" : "project server not approved (approve it in the editor or pass --trust-project-mcp)",
+    };
+  }
+
+  async function request(entry: McpServerEntry): Promise<McpTrustRequest> {
+    const snapshot = await options.store.load();
+    const changed = snapshot.approvals.some((row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== entry.fingerprint);
+    return describeTrustRequest(entry, projectRoot, changed);
+  }
+
+  async function record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict> {
+    const persist = async (write: () => Promise<void>) => {
+      try {
+        await write();
+      } catch (error) {
+        logger.warn(`could not save MCP trust decision for "${entry.name}"`, errorMessage(error));
+      }
+    };
+    switch (decision) {
+      case "allow_once":
+        rejected.delete(key(entry));
+        allowedOnce.add(key(entry));
+        break;
+      case "allow_always":
+        rejected.delete(key(entry));
+        // Also remembered for the session, so a store that cannot be written still lets it run now.
+        allowedOnce.add(key(entry));
+        await persist(() => options.store.approve(projectRoot, entry.name, entry.fingerprint));
+        break;
+      case "reject":
+        allowedOnce.delete(key(entry));
+        rejected.add(key(entry));
+        break;
+      case "never":
+        allowedOnce.delete(key(entry));
+        rejected.add(key(entry));
+        await persist(() => options.store.deny(projectRoot, entry.name));
+        break;
+    }
+    return verdictFrom(entry, await options.store.load());
+  }
+
+  async function check(entry: McpServerEntry): Promise<McpTrustVerdict> {
+    if (!UNTRUSTED_SOURCES.has(entry.source)) return verdictFrom(entry, { approvals: [], denied: [] });
+    return verdictFrom(entry, await options.store.load());
+  }
+
+  async function resolveOne(entry: McpServerEntry, signal?: AbortSignal): Promise<McpTrustVerdict> {
+    const first = await check(entry);
+    if (first.state !== "pending" || !options.decide) return first;
+    const decide = options.decide;
+    const turn = dialogs.then(async () => {
+      // Another dialog may have settled this server (same definition listed twice, or a reload).
+      const again = await check(entry);
+      if (again.state !== "pending") return again;
+      if (signal?.aborted) return again;
+      const choice = await decide(await request(entry), signal ?? new AbortController().signal).catch((error: unknown) => {
+        logger.warn(`MCP trust dialog for "${entry.name}" failed`, errorMessage(error));
+        return "cancelled" as const;
+      });
+      if (choice === "cancelled") return { ...again, reason: "approval dialog dismissed" };
+      return record(entry, choice);
+    });
+    dialogs = turn.catch(() => undefined);
+    return turn;
+  }
+
+  return { check, resolve: resolveOne, record, request, projectRoot };
+}
+
+export function describeTrustRequest(entry: McpServerEntry, projectRoot: string, changed: boolean): McpTrustRequest {
+  const raw = (typeof entry.raw === "object" && entry.raw !== null ? entry.raw : {}) as Record<string, unknown>;
+  const definition = entry.definition;
+  const base = { name: entry.name, source: entry.source, origin: entry.origin, projectRoot, fingerprint: entry.fingerprint, changed };
+  const lines = [`Defined in: ${entry.origin}`];
+  let request: McpTrustRequest;
+  if (definition?.transport === "stdio") {
+    const envNames = Object.keys(definition.env);
+    lines.push(`Runs: ${[definition.command, ...definition.args].map(quoteArg).join(" ")}`);
+    if (envNames.length > 0) lines.push(`Environment: ${envNames.join(", ")} (values hidden)`);
+    request = { ...base, transport: "stdio", command: definition.command, args: definition.args, envNames, title: "", detail: "" };
+  } else if (definition) {
+    const headerNames = Object.keys(definition.headers);
+    lines.push(`Connects to: ${definition.url} (${definition.transport === "sse" ? "SSE" : "Streamable HTTP"})`);
+    if (headerNames.length > 0) lines.push(`Headers: ${headerNames.join(", ")} (values hidden)`);
+    if (definition.auth) lines.push("Authentication: OAuth");
+    request = { ...base, transport: definition.transport, url: definition.url, headerNames, oauth: definition.auth === "oauth", title: "", detail: "" };
+  } else {
+    lines.push(`Definition: ${JSON.stringify(Object.keys(raw))} (invalid)`);
+    request = { ...base, transport: "unknown", title: "", detail: "" };
+  }
+  if (changed) lines.push("The definition changed since you last approved this server.");
+  lines.push(`Project: ${projectRoot}`);
+  request.title = `Start project MCP server "${entry.name}"?`;
+  request.detail = lines.join("\n");
+  return request;
+}
+
+function quoteArg(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./${}-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Approvals bind to the real path, so a symlinked checkout does not get a second identity. */
+export function canonicalRoot(projectRoot: string): string {
+  const absolute = resolve(projectRoot);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}

@@ -1,0 +1,37 @@
+import type { ProviderName } from "./types.js";
+
+export type ModelConfigErrorCode = "missing_credentials" | "invalid_spec";
+
+/** A model cannot be set up from the given spec and environment. The message says what to change. */
+export class ModelConfigError extends Error {
+  override readonly name = "ModelConfigError";
+  constructor(
+    readonly code: ModelConfigErrorCode,
+    message: string,
+    readonly provider?: ProviderName,
+  ) {
+    super(message);
+  }
+}
+
+export type ModelApiErrorOptions = {
+  /** HTTP status, when the failure was an HTTP response (or an in-stream error mapped to one). */
+  status?: number;
+  retryable: boolean;
+  /** Server-requested wait before retrying (retry-after / retry-after-ms). */
+  retryAfterMs?: number;
+};
+
+/** One failed attempt to talk to a provider. The retry loop decides whether to try again. */
+export class ModelApiError extends Error {
+  override readonly name = "ModelApiError";
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: ModelApiErrorOptions) {
+    super(message);
+    this.status = options.status;
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}

@@ -1,0 +1,42 @@
+import type { AgentEvent } from "../agent/events.js";
+import type { UserPaths } from "../config/paths.js";
+import type { DeepAcpConfig } from "../config/config-file.js";
+import type { ModelService } from "./model-service.js";
+import type { Diagnostic } from "../util/diagnostics.js";
+import type { Logger } from "../util/logger.js";
+
+/** Everything a session shares with the rest of the process; built once by the composition root (cli/). */
+export type SessionServices = {
+  logger: Logger;
+  paths: UserPaths;
+  /** `--agent` name (memory, skills and subagent dirs live under ~/.deepagents/<agent>). */
+  agentName: string;
+  env: NodeJS.ProcessEnv;
+  /** User config (config.toml), loaded once and reloaded by /reload. */
+  config(): Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }>;
+  reloadConfig(): Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }>;
+  models: ModelService;
+  /** Today's date and platform for the system prompt; injectable for tests. */
+  now(): Date;
+  /** Overrides from the command line (take precedence over config.toml). */
+  flags: SessionFlags;
+};
+
+export type SessionFlags = {
+  sandbox?: "none" | "bwrap";
+  trustProjectMcp?: boolean;
+  trustProjectHooks?: boolean;
+  mcpConfigPath?: string;
+  noMcp?: boolean;
+  /** Headless `--yes`: approve everything that would ask. */
+  autoApprove?: boolean;
+};
+
+/** What a session reports beyond the agent's own events. */
+export type SessionEvent =
+  | AgentEvent
+  | { type: "session_info"; title?: string; updatedAt: string }
+  | { type: "mode_changed"; mode: string }
+  | { type: "config_changed" };
+
+export type SessionEventSink = (event: SessionEvent) => void;

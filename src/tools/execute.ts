@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { defineTool } from "./define-tool.js";
+import type { ExecuteResponse, SandboxBackendProtocol } from "../backends/protocol.js";
+import type { ToolResult } from "./types.js";
+
+const MAX_TIMEOUT_SECONDS = 600;
+
+const schema = z.object({
+  command: z.string().min(1).describe("Shell command line to run"),
+  timeout: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe("Timeout in seconds (default 120, max 600)"),
+});
+
+/** Whether output reaches us chunk by chunk (local or sandboxed shell) rather than living in an editor terminal. */
+export function streamsOutput(executor: SandboxBackendProtocol | undefined): boolean {
+  return executor !== undefined && executor.outputMode !== "editor-terminal";
+}
+
+export function createExecuteTool() {
+  return defineTool({
+    name: "execute",
+    hookName: "Bash",
+    kind: "execute",
+    effect: "execute",
+    streamsOutput: true,
+    schema,
+    description: [
+      "Runs a shell command in the working directory and returns its output (stdout and stderr interleaved) and exit code.",
+      "Each call starts a fresh shell: `cd` does not persist; chain with && instead. Avoid interactive commands.",
+      "Prefer read_file/grep/glob for reading and searching files.",
+    ].join("\n"),
+    present(input, ctx) {
+      return { title: input.command, locations: [{ path: ctx.cwd }] };
+    },
+    async execute(input, ctx): Promise<ToolResult> {
+      if (!ctx.executor) {
+        return { content: [{ type: "text", text: "Error: Execution not available. This session cannot run commands." }], isError: true };
+      }
+      const timeoutMs = (input.timeout ?? ctx.limits.shellTimeoutMs / 1000) * 1000;
+      const response = await ctx.executor.execute(input.command, {
+        cwd: ctx.cwd,
+        timeoutMs,
+        signal: ctx.signal,
+        onOutput: (data) => ctx.progress({ type: "output", data }),
+        onTerminal: (terminalId) => ctx.progress({ type: "terminal", terminalId }),
+      });
+      return executeResult(response, timeoutMs);
+    },
+  });
+}
+
+export function formatExecuteOutput(response: ExecuteResponse, timeoutMs: number): string {
+  const parts = [response.output === "" ? "<no output>" : response.output];
+  if (response.timedOut) parts.push(`[Command timed out after ${(timeoutMs / 1000).toFixed(1)} seconds and was killed]`);
+  else if (response.exitCode !== null) {
+    parts.push(response.exitCode === 0 ? "[Command succeeded with exit code 0]" : `[Command failed with exit code ${response.exitCode}]`);
+  } else if (response.signal) parts.push(`[Command was killed by ${response.signal}]`);
+  if (response.truncated) parts.push("[Output was truncated due to size limits]");
+  return parts.join("\n");
+}
+
+function executeResult(response: ExecuteResponse, timeoutMs: number): ToolResult {
+  const text = formatExecuteOutput(response, timeoutMs);
+  const failed = response.timedOut === true || (response.exitCode !== null && response.exitCode !== 0) || (response.exitCode === null && !!response.signal);
+  return {
+    content: [{ type: "text", text }],
+    isError: failed,
+    display: response.terminalId ? [{ type: "terminal", terminalId: response.terminalId }] : [{ type: "text", text: "```\n" + text + "\n```" }],
+    rawOutput: { exitCode: response.exitCode, signal: response.signal ?? null, timedOut: response.timedOut ?? false, truncated: response.truncated },
+  };
+}

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { defineTool } from "./define-tool.js";
+import { truncateListOutput } from "./format.js";
+import { displayPath, resolveToolPath } from "./paths.js";
+
+const schema = z.object({
+  pattern: z.string().min(1).describe("Glob pattern, e.g. **/*.ts (a bare *.ts matches only the top directory)"),
+  path: z.string().optional().describe("Directory to search from (default: the working directory)"),
+});
+
+export function createGlobTool() {
+  return defineTool({
+    name: "glob",
+    hookName: "Glob",
+    kind: "search",
+    effect: "read",
+    schema,
+    description: "Finds files by name pattern. Returns absolute paths, sorted. Honours .gitignore and skips .git.",
+    present(input, ctx) {
+      const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
+      return { title: `Find ${input.pattern} in ${displayPath(path, ctx.roots)}`, locations: [{ path }], paths: [path] };
+    },
+    async execute(input, ctx) {
+      const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
+      const result = await ctx.backend.glob(input.pattern, path);
+      if (result.error) return { content: [{ type: "text", text: `Error finding files: ${result.error}` }], isError: true };
+      const files = result.files ?? [];
+      if (files.length === 0) return { content: [{ type: "text", text: `No files found matching pattern '${input.pattern}'` }] };
+      return { content: [{ type: "text", text: truncateListOutput(files.map((f) => f.path)) }] };
+    },
+  });
+}

@@ -1,0 +1,158 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { recordRequest } from "./record.js";
+import { errorBody, renderAnthropic, renderOpenAi, type Rendered } from "./render.js";
+import type { FakeApi, FakeTurn, FakeTurnHandler, RecordedRequest } from "./types.js";
+
+export type FakeModelServerOptions = {
+  /** Turns answered in order before the handler is asked. Default none. */
+  turns?: FakeTurn[];
+  /** Answers requests once the queue is empty. Default: a fixed text turn. */
+  handler?: FakeTurnHandler;
+};
+
+export type FakeModelServer = {
+  /** `http://127.0.0.1:PORT`: give to the Anthropic client (it appends /v1/messages). */
+  anthropicBaseUrl: string;
+  /** `http://127.0.0.1:PORT/v1`: give to an OpenAI-style client (it appends /chat/completions). */
+  openaiBaseUrl: string;
+  requests: RecordedRequest[];
+  enqueue(...turns: FakeTurn[]): void;
+  setHandler(handler: FakeTurnHandler | undefined): void;
+  /** Resolves once at least `count` requests have arrived. */
+  waitForRequests(count: number): Promise<RecordedRequest[]>;
+  close(): Promise<void>;
+};
+
+export const NO_SCRIPT_TEXT = "(fake model: no scripted turn)";
+const BATCH_BYTES = 64 * 1024;
+
+export function textTurn(text: string, extra: Omit<FakeTurn, "parts"> = {}): FakeTurn {
+  return { parts: [{ type: "text", text }], ...extra };
+}
+
+export function toolTurn(name: string, input: unknown, extra: Omit<FakeTurn, "parts"> & { id?: string } = {}): FakeTurn {
+  const { id, ...rest } = extra;
+  return { parts: [{ type: "tool_call", name, input, ...(id !== undefined && { id }) }], ...rest };
+}
+
+export async function createFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+  const queue: FakeTurn[] = [...(options.turns ?? [])];
+  let handler = options.handler;
+  const requests: RecordedRequest[] = [];
+  const waiters: Array<{ count: number; resolve: (r: RecordedRequest[]) => void }> = [];
+  let sequence = 0;
+
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const api: FakeApi | undefined =
+      path === "/v1/messages" ? "anthropic" : path === "/v1/chat/completions" || path === "/chat/completions" ? "openai" : undefined;
+    if (req.method !== "POST" || !api) return sendJson(res, 404, { error: { type: "not_found_error", message: `no route ${req.method} ${path}` } });
+    const raw = await readBody(req);
+    let body: Record<string, any>;
+    try {
+      body = JSON.parse(raw) as Record<string, any>;
+    } catch {
+      return sendJson(res, 400, errorBody(api, 400));
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]));
+    const recorded = recordRequest(api, path, headers, body);
+    requests.push(recorded);
+    for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(requests);
+    }
+    const turn = queue.shift() ?? (handler ? await handler(recorded) : textTurn(NO_SCRIPT_TEXT));
+    sequence += 1;
+    if (turn.httpError) {
+      const { status, body: errBody, headers: extra } = turn.httpError;
+      return sendJson(res, status, errBody ?? errorBody(api, status), extra);
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    if (turn.raw !== undefined) return void res.end(turn.raw);
+    const ctx = { model: String(body.model), requestBytes: raw.length, includeUsage: body.stream_options?.include_usage === true, sequence };
+    const rendered: Rendered = api === "anthropic" ? renderAnthropic(turn, ctx) : renderOpenAi(turn, ctx);
+    const frames = turn.hangAfterParts ? rendered.parts : [...rendered.parts, ...rendered.tail];
+    await writeFrames(res, frames, turn.chunkDelayMs ?? 0);
+    if (turn.hangAfterParts) await closed(res);
+    else if (!res.destroyed) res.end();
+  };
+
+  const server = createServer((req, res) => {
+    res.on("error", () => undefined);
+    route(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { type: "api_error", message: String(error) } });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    anthropicBaseUrl: origin,
+    openaiBaseUrl: `${origin}/v1`,
+    requests,
+    enqueue: (...turns) => void queue.push(...turns),
+    setHandler: (next) => void (handler = next),
+    waitForRequests: (count) =>
+      requests.length >= count ? Promise.resolve(requests) : new Promise((resolve) => waiters.push({ count, resolve })),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(typeof body === "string" ? body : JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function closed(res: ServerResponse): Promise<void> {
+  return res.destroyed || res.closed ? Promise.resolve() : new Promise((resolve) => res.once("close", () => resolve()));
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/** Writes frames one by one with a delay, or in large batches without one; stops when the client leaves. */
+async function writeFrames(res: ServerResponse, frames: string[], delayMs: number): Promise<void> {
+  let batch = "";
+  const flush = async () => {
+    if (batch === "" || res.destroyed) return;
+    const ok = res.write(batch);
+    batch = "";
+    if (!ok) await drained(res);
+  };
+  for (const frame of frames) {
+    if (res.destroyed) return;
+    batch += frame;
+    if (delayMs > 0) {
+      await flush();
+      await new Promise((r) => setTimeout(r, delayMs));
+    } else if (batch.length >= BATCH_BYTES) {
+      await flush();
+    }
+  }
+  await flush();
+}
