@@ -2,7 +2,7 @@ import { silentLogger, type Logger } from "../util/logger.js";
 import { addCacheBreakpoints, toAnthropicMessages, toAnthropicTools, type AnthropicBlock } from "./anthropic-messages.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
 import { ModelApiError } from "./errors.js";
-import { joinUrl, postForStream, readSse, type FetchLike } from "./http.js";
+import { joinUrl, streamSse, type FetchLike } from "./http.js";
 import { withRetry, type RetryOptions } from "./retry.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
@@ -24,6 +24,8 @@ export type AnthropicClientOptions = {
   promptCaching?: boolean;
   /** Extra request headers, e.g. `anthropic-beta`. Default none. */
   headers?: Record<string, string>;
+  /** Fail (retryably) when the connection is silent this long. Default 600 000 ms. */
+  idleTimeoutMs?: number;
   /** Default: global fetch. */
   fetch?: FetchLike;
   /** Default: see RetryOptions. */
@@ -57,16 +59,17 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   };
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const stream = await postForStream({
+    const events = streamSse({
       fetch: fetchImpl,
       url,
       headers: { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", ...options.headers },
       body,
       signal,
       label: LABEL,
+      ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
     });
     const assembler = createAnthropicAssembler();
-    for await (const sse of readSse(stream, LABEL)) {
+    for await (const sse of events) {
       for (const event of assembler.push(sse.event, sse.data)) yield event;
       if (assembler.finished) return;
     }

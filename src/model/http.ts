@@ -38,18 +38,53 @@ export async function postForStream(request: PostStreamRequest): Promise<Readabl
   return response.body;
 }
 
-/** SSE events of a response body; a connection that breaks mid-body becomes a retryable ModelApiError. */
-export async function* readSse(body: ReadableStream<Uint8Array>, label: string): AsyncGenerator<SseEvent> {
-  const events = parseSse(body);
-  for (;;) {
-    let next: IteratorResult<SseEvent>;
+export type SseRequest = PostStreamRequest & {
+  /** A silent connection (no bytes, including while waiting for headers) fails after this long. Default 600 000 ms. */
+  idleTimeoutMs?: number;
+};
+
+/**
+ * POSTs and yields the response's SSE events. A connection that breaks or stays silent past the idle
+ * timeout becomes a retryable ModelApiError; the caller's own abort passes through as an AbortError.
+ */
+export async function* streamSse(request: SseRequest): AsyncGenerator<SseEvent> {
+  const timeoutMs = request.idleTimeoutMs ?? 600_000;
+  const idle = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => idle.abort(), timeoutMs);
+  };
+  const translate = (error: unknown) =>
+    idle.signal.aborted && !request.signal.aborted
+      ? new ModelApiError(`${request.label} sent nothing for ${formatDuration(timeoutMs)}`, { retryable: true })
+      : asNetworkError(error, request.label);
+  let events: AsyncGenerator<SseEvent> | undefined;
+  try {
+    arm();
+    let body: ReadableStream<Uint8Array>;
     try {
-      next = await events.next();
+      body = await postForStream({ ...request, signal: AbortSignal.any([request.signal, idle.signal]) });
     } catch (error) {
-      throw asNetworkError(error, label);
+      throw translate(error);
     }
-    if (next.done) return;
-    yield next.value;
+    events = parseSse(body);
+    for (;;) {
+      arm();
+      let next: IteratorResult<SseEvent>;
+      try {
+        next = await events.next();
+      } catch (error) {
+        throw translate(error);
+      }
+      // The consumer's own pace must not count as silence.
+      clearTimeout(timer);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    clearTimeout(timer);
+    await events?.return(undefined);
   }
 }
 
@@ -87,6 +122,10 @@ function asNetworkError(error: unknown, label: string): unknown {
   if (isAbortError(error) || error instanceof ModelApiError) return error;
   const cause = error instanceof Error && error.cause !== undefined ? ` (${errorMessage(error.cause)})` : "";
   return new ModelApiError(`Network error talking to ${label}: ${errorMessage(error)}${cause}`, { retryable: true });
+}
+
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /** Joins a base URL and a path without doubling or dropping slashes. */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { lookupModel } from "./catalog.js";
 import { ModelApiError, ModelConfigError } from "./errors.js";
-import { joinUrl, postForStream, readSse, type FetchLike } from "./http.js";
+import { joinUrl, streamSse, type FetchLike } from "./http.js";
 import { toChatMessages, toChatTools } from "./openai-messages.js";
 import { isRetryableStatus, withRetry, type RetryOptions } from "./retry.js";
 import { parseToolInput } from "./tool-input.js";
@@ -28,6 +28,8 @@ export type OpenAiChatClientOptions = {
   supportsImages?: boolean;
   /** Extra request headers. Default none. */
   headers?: Record<string, string>;
+  /** Fail (retryably) when the connection is silent this long. Default 600 000 ms. */
+  idleTimeoutMs?: number;
   /** Default: global fetch. */
   fetch?: FetchLike;
   /** Default: see RetryOptions. */
@@ -77,9 +79,9 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   };
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const stream = await postForStream({ fetch: fetchImpl, url, headers, body, signal, label });
+    const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createChatAssembler(label);
-    for await (const sse of readSse(stream, label)) {
+    for await (const sse of streamSse({ fetch: fetchImpl, url, headers, body, signal, label, ...idle })) {
       for (const event of assembler.push(sse.data)) yield event;
       if (assembler.finished) return;
     }

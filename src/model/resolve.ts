@@ -85,6 +85,8 @@ export type CreateModelClientOptions = {
   contextWindow?: number;
   /** Default: catalog value (see lookupModel). */
   supportsImages?: boolean;
+  /** Fail (retryably) when a connection is silent this long. Default 600 000 ms. */
+  idleTimeoutMs?: number;
   /** Anthropic extended thinking budget. Default: off. */
   thinkingBudgetTokens?: number;
 };
@@ -103,6 +105,7 @@ export async function createModelClient(spec: string | ModelSpec, options: Creat
     ...(options.retry && { retry: options.retry }),
     ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
     ...(options.supportsImages !== undefined && { supportsImages: options.supportsImages }),
+    ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
   };
   if (provider === "anthropic") {
     if (!settings.apiKey) throw missing(provider, `${provider}:${model} needs an API key: set ANTHROPIC_API_KEY`);

@@ -76,21 +76,23 @@ export function createSseLineParser(): SseLineParser {
         if (text.charCodeAt(0) === 10) start = 1;
         skipLeadingLf = false;
       }
-      for (let i = start; i < text.length; i++) {
-        const code = text.charCodeAt(i);
-        if (code !== 10 && code !== 13) continue;
-        partial.push(text.slice(start, i));
+      // indexOf scans natively; SSE streams are mostly long lines, so this beats a char loop.
+      let lf = text.indexOf("\n", start);
+      let cr = text.indexOf("\r", start);
+      for (;;) {
+        if (lf !== -1 && lf < start) lf = text.indexOf("\n", start);
+        if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
+        const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+        if (end === -1) break;
+        partial.push(text.slice(start, end));
         const line = partial.length === 1 ? partial[0]! : partial.join("");
         partial = [];
         processLine(line, out);
-        if (code === 13) {
-          if (i + 1 < text.length) {
-            if (text.charCodeAt(i + 1) === 10) i++;
-          } else {
-            skipLeadingLf = true;
-          }
+        start = end + 1;
+        if (end === cr) {
+          if (end + 1 === text.length) skipLeadingLf = true;
+          else if (end + 1 === lf) start = end + 2;
         }
-        start = i + 1;
       }
       if (start < text.length) partial.push(text.slice(start));
       return out;

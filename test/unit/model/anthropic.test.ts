@@ -238,6 +238,28 @@ describe("anthropic client", () => {
     expect(events.filter((e) => e.type === "done")).toHaveLength(0);
   });
 
+  it("fails a silent connection after the idle timeout, retrying only before content", async () => {
+    let release = () => {};
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    server.setHandler(async () => {
+      if (++calls === 1) await stalled;
+      return { ...textTurn("late but whole"), hangAfterParts: calls === 2 };
+    });
+    try {
+      const events = await collect(client({ idleTimeoutMs: 300 }).stream(request([userText("hi")])));
+      expect(events[0]).toEqual({ type: "retry", attempt: 1, delayMs: 500, reason: "Anthropic API sent nothing for 300 ms" });
+      expect(texts(events).join("")).toBe("late but whole");
+      expect(lastEvent(events)).toEqual({
+        type: "error",
+        message: "Anthropic API sent nothing for 300 ms (the response was interrupted)",
+        aborted: false,
+      });
+    } finally {
+      release();
+    }
+  });
+
   it("answers an already-aborted request without calling the server", async () => {
     const controller = new AbortController();
     controller.abort();
