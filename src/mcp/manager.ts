@@ -170,7 +170,9 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     slot.trust = first.state;
     if (!first.allowed) {
       set(slot, "untrusted", first.state === "pending" ? "waiting for approval" : first.reason);
-      const verdict = await options.trust.resolve(entry, slot.abort.signal);
+      // The dialog is the lead's code: do not let one that ignores the abort hang close().
+      const verdict = await untilAborted(options.trust.resolve(entry, slot.abort.signal), slot.abort.signal);
+      if (!verdict) return;
       slot.trust = verdict.state;
       if (!verdict.allowed) return set(slot, "untrusted", verdict.reason);
     }
@@ -351,6 +353,18 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       return () => listeners.delete(listener);
     },
   };
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error)),
+    );
+  });
 }
 
 /** What makes a running server "the same" across reloads: its definition, source and variables. */

@@ -5,6 +5,7 @@
 // leader left behind.
 
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -91,7 +92,11 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
         resolve();
       });
       proc.on("error", (error: NodeJS.ErrnoException) => {
-        const friendly = error.code === "ENOENT" ? new Error(`command not found: ${options.command}`) : error;
+        // spawn reports a missing cwd as ENOENT too; name the right culprit.
+        const friendly =
+          error.code === "ENOENT"
+            ? new Error(existsSync(options.cwd) ? `command not found: ${options.command}` : `working directory not found: ${options.cwd}`)
+            : error;
         if (!spawned) reject(friendly);
         else transport.onerror?.(friendly);
       });
@@ -202,12 +207,30 @@ function killGroup(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-function groupAlive(pid: number): boolean {
+/** True while the group has a member that is not a zombie (zombies wait for init to reap them). */
+function groupAlive(pgid: number): boolean {
   try {
-    process.kill(-pid, 0);
-    return true;
+    process.kill(-pgid, 0);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  if (process.platform !== "linux") return true;
+  try {
+    for (const name of readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pgrp) === pgid && state !== "Z") return true;
+    }
+    return false;
+  } catch {
+    return true;
   }
 }
 

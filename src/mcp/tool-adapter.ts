@@ -30,7 +30,7 @@ export function adaptMcpTool(server: string, tool: Tool, modelName: string, call
       if (typeof raw !== "object" || Array.isArray(raw)) return { success: false, error: "arguments must be a JSON object" };
       return { success: true, data: raw as Record<string, unknown> };
     },
-    present: () => ({ title: `${server}: ${tool.title ?? tool.name}` }),
+    present: () => ({ title: `${server}: ${tool.name}` }),
     execute: (input: Record<string, unknown>, ctx) => call(tool.name, input, ctx),
   };
   return { tool: definition, mcpName: tool.name, readOnly };
