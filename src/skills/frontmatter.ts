@@ -17,12 +17,14 @@ export type FrontmatterOptions = {
 
 /** Splits `---` YAML frontmatter from the markdown body. Never throws. */
 export function parseFrontmatter(content: string, options: FrontmatterOptions = {}): FrontmatterResult {
-  const text = content.startsWith("\uFEFF") ? content.slice(1) : content;
+  // Windows line endings would otherwise leave a stray \r on the last frontmatter value.
+  const text = (content.startsWith("\uFEFF") ? content.slice(1) : content).replace(/\r\n?/g, "\n");
   const match = (options.lenient ? LENIENT_FRONTMATTER : SKILL_FRONTMATTER).exec(text);
   if (!match) return { ok: false, error: "no YAML frontmatter (the file must start with a '---' delimited block)" };
   let data: unknown;
   try {
-    data = parse(match[1] ?? "");
+    // "error": malformed YAML throws, but yaml's warnings stay off stderr (one per file per load).
+    data = parse(match[1] ?? "", { logLevel: "error" });
   } catch (error) {
     return { ok: false, error: `invalid YAML frontmatter: ${errorMessage(error)}` };
   }

@@ -25,5 +25,6 @@ export function defaultSkillSources(options: SkillSourcesOptions): SkillSource[]
     if (projectSkills) sources.push({ dir: projectSkills, scope: "project", label: "Project" });
     if (projectShared) sources.push({ dir: projectShared, scope: "project", label: "Project (.agents)" });
   }
-  return sources;
+  // A project at ~ makes <root>/.agents/skills the user's own dir: keep only the higher-priority entry.
+  return sources.filter((source, index) => !sources.slice(index + 1).some((later) => later.dir === source.dir));
 }
