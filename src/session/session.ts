@@ -6,7 +6,7 @@ import type { TurnResult } from "../agent/events.js";
 import { runTurn } from "../agent/loop.js";
 import type { SessionMode } from "../agent/modes.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
-import type { EditorBridge } from "../backends/editor-backend.js";
+import type { EditorBridge } from "../backends/editor-bridge.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
 import type { PlanEntry } from "../tools/types.js";

@@ -1,6 +1,6 @@
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
-import { createEditorBackend, type EditorBridge } from "../backends/editor-backend.js";
-import { createFilesystemBackend } from "../backends/filesystem-backend.js";
+import { createEditorBackend } from "../backends/editor-backend.js";
+import type { EditorBridge } from "../backends/editor-bridge.js";
 import { createLocalShellBackend } from "../backends/local-shell.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { UserPaths } from "../config/paths.js";
@@ -27,21 +27,29 @@ export type WorkspaceOptions = {
   logger: Logger;
 };
 
+/**
+ * Files: through the editor when it offers fs (unsaved buffers, edit review), else the local disk.
+ * Commands: in editor terminals when offered, else a local shell that streams output.
+ */
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const { cwd, roots, config, editor } = options;
-  const local = createFilesystemBackend({ rootDir: cwd });
-  const shell = createLocalShellBackend({ rootDir: cwd, defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.output_chars });
-  const useEditorFiles = editor !== undefined && (editor.canReadFiles || editor.canWriteFiles);
-  const useEditorTerminal = editor !== undefined && editor.canRunTerminals;
-  const editorBackend = editor && (useEditorFiles || useEditorTerminal) ? createEditorBackend({ bridge: editor, roots, fallback: local, fallbackExecutor: shell }) : undefined;
-  const backend: BackendProtocol = useEditorFiles && editorBackend ? editorBackend : local;
-  const executor: SandboxBackendProtocol = useEditorTerminal && editorBackend ? editorBackend : shell;
+  const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.output_chars };
+  const shell = createLocalShellBackend({ rootDir: cwd, ...limits });
+  let backend: BackendProtocol = shell;
+  let executor: SandboxBackendProtocol = shell;
+  if (editor) {
+    const viaEditor = createEditorBackend({ bridge: editor, roots, fallback: shell, ...limits });
+    if (editor.canReadFiles || editor.canWriteFiles) backend = viaEditor;
+    if (editor.canRunTerminals && viaEditor.canExecute) {
+      executor = Object.assign(viaEditor as unknown as SandboxBackendProtocol, { outputMode: "editor-terminal" as const });
+    }
+  }
   return {
     backend,
     executor,
     virtualPrefixes: [],
     async dispose() {
-      // Local processes are owned by their tool calls and die with the turn; nothing else is held.
+      // Processes belong to their tool calls and die with the turn; nothing else is held here.
     },
   };
 }
