@@ -25,12 +25,15 @@ export type HarnessOptions = {
     write?: (request: acp.WriteTextFileRequest) => Promise<void>;
   };
   api?: "anthropic" | "openai";
+  /** Prepares the temporary HOME (config.toml, skills, ...) before the agent starts. */
+  setupHome?: (home: string) => Promise<void>;
 };
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
 export async function startHarness(options: HarnessOptions = {}) {
   const home = await mkdtemp(join(tmpdir(), "deep-acp-home-"));
+  await options.setupHome?.(home);
   const model: FakeModelServer = await createFakeModelServer();
   const env: NodeJS.ProcessEnv =
     options.api === "openai"
