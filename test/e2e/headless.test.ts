@@ -1,0 +1,71 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BINARY } from "../support/agent-process.js";
+import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+
+let model: FakeModelServer;
+let home: string;
+let project: string;
+beforeAll(async () => {
+  model = await createFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "deep-acp-headless-home-"));
+  project = await mkdtemp(join(tmpdir(), "deep-acp-headless-project-"));
+});
+afterAll(async () => {
+  await model.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(project, { recursive: true, force: true });
+});
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BINARY, ...args], {
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("headless -n", () => {
+  it("prints the answer on stdout, tool activity on stderr, and exits 0", async () => {
+    model.enqueue(toolTurn("ls", { path: project }), textTurn("The project is empty."));
+    const result = await run(["-n", "what is here?"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("The project is empty.\n");
+    expect(result.stderr).toContain("List .");
+  });
+
+  it("refuses anything that would ask, unless --yes", async () => {
+    model.enqueue(toolTurn("execute", { command: "echo made > made.txt" }), textTurn("tried"));
+    const refused = await run(["-n", "make a file"]);
+    expect(refused.stderr).toContain("rerun with --yes");
+    await expect(readFile(join(project, "made.txt"))).rejects.toThrow();
+    model.enqueue(toolTurn("execute", { command: "echo made > made.txt" }), textTurn("made it"));
+    const allowed = await run(["-n", "make a file", "--yes"]);
+    expect(allowed.code).toBe(0);
+    expect(await readFile(join(project, "made.txt"), "utf8")).toBe("made\n");
+  });
+
+  it("exits 1 with a clear message when no model is configured", async () => {
+    const result = await run(["-n", "hi"], { ANTHROPIC_API_KEY: "" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("No model configured");
+  });
+
+  it("prints help and version, and rejects bad flags with exit 2", async () => {
+    expect((await run(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect((await run(["--help"])).stdout).toContain("deep-acp -n");
+    const bad = await run(["--no-mcp", "--mcp-config", "x.json"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("cannot be used together");
+  });
+});
