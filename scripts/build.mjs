@@ -24,7 +24,9 @@ const result = await build({
   target: "node20",
   chunkNames: "chunks/[name]-[hash]",
   external,
-  minifySyntax: true,
+  // Smaller code parses faster, and parsing is most of the cold start.
+  minify: true,
+  keepNames: false,
   sourcemap: "linked",
   legalComments: "none",
   banner: { js: "#!/usr/bin/env node" },

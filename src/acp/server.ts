@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
 import { isSessionMode, type SessionMode } from "../agent/modes.js";
-import { Session } from "../session/session.js";
+import type { Session } from "../session/session.js";
 import type { SessionServices } from "../session/services.js";
 import type { Logger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
@@ -19,6 +19,12 @@ export type AcpServerOptions = {
   version: string;
   logger: Logger;
 };
+
+// The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so the
+// handshake only pays for the protocol library.
+type SessionModule = typeof import("../session/session.js");
+let sessionModule: Promise<SessionModule> | undefined;
+const loadSessionModule = () => (sessionModule ??= import("../session/session.js"));
 
 type LiveSession = {
   session: Session;
@@ -76,8 +82,11 @@ export function createAcpServer(options: AcpServerOptions) {
         notices: clientCapabilities.session?.notices != null,
         compaction: clientCapabilities.session?.compaction != null,
       };
-      // Warm the caches session/new needs while the editor finishes its handshake.
-      void services.config().then(() => services.models.choices()).catch(() => undefined);
+      // Warm what session/new needs once this answer is on its way.
+      setTimeout(() => {
+        void loadSessionModule();
+        void services.config().then(() => services.models.choices()).catch(() => undefined);
+      }, 0);
       return buildInitializeResponse({ version: options.version, clientCapabilities });
     })
     .onRequest(acp.methods.agent.authenticate, async () => {
@@ -95,6 +104,7 @@ export function createAcpServer(options: AcpServerOptions) {
       const resolved = await services.models.resolveDefault();
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
 
+      const { Session } = await loadSessionModule();
       const sessionId = crypto.randomUUID();
       const session = new Session({
         id: sessionId,

@@ -1,0 +1,72 @@
+// Small helpers shared by the benchmarks: timing, medians, and a raw ndjson child process.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+export type BenchResult = { name: string; value: number; unit: string; baseline?: number; ratio?: number; target?: string; note?: string };
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** A child speaking newline-delimited JSON; `next(predicate)` resolves with the first matching line. */
+export function ndjsonChild(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+  const child: ChildProcess = spawn(command, args, { env, cwd, stdio: ["pipe", "pipe", "inherit"] });
+  let buffer = "";
+  const waiting: Array<{ predicate: (m: any) => boolean; resolve: (m: any) => void }> = [];
+  const seen: any[] = [];
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      let message: any;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      seen.push(message);
+      for (const w of [...waiting]) {
+        if (w.predicate(message)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.resolve(message);
+        }
+      }
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return {
+    child,
+    seen,
+    send: (message: unknown) => child.stdin!.write(JSON.stringify(message) + "\n"),
+    next: (predicate: (m: any) => boolean) =>
+      new Promise<any>((resolve) => {
+        const found = seen.find(predicate);
+        if (found) resolve(found);
+        else waiting.push({ predicate, resolve });
+      }),
+    async stop() {
+      child.stdin!.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Resident set size of a process, from procfs (Linux). */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,25 @@
+// `npm run bench`: every benchmark, printed as a table and as JSON lines. Times are medians; ratios
+// compare against a baseline measured in the same run, because these machines are noisy.
+import { runStartupBench } from "./startup.bench.js";
+import { runStreamBench } from "./stream.bench.js";
+import type { BenchResult } from "./lib.js";
+
+const suites: Array<[string, () => Promise<BenchResult[]>]> = [
+  ["startup", () => runStartupBench()],
+  ["stream", () => runStreamBench()],
+];
+
+const only = process.argv.slice(2);
+const results: BenchResult[] = [];
+for (const [name, run] of suites) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`running ${name}...\n`);
+  results.push(...(await run()));
+}
+const rows = results.map((r) => [r.name, `${r.value} ${r.unit}`, r.baseline !== undefined ? `${r.baseline} ${r.unit}` : "", r.ratio !== undefined ? `${r.ratio}x` : "", r.target ?? "", r.note ?? ""]);
+const header = ["benchmark", "value", "baseline", "ratio", "target", "note"];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
+console.log(line(header));
+for (const row of rows) console.log(line(row));
+for (const r of results) console.log(JSON.stringify(r));

@@ -1,0 +1,81 @@
+// Cold start: spawn -> initialize response, against a bare Node process answering the same line;
+// RSS after initialize; session/new latency.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { median, ndjsonChild, round, rssMb, sleep, type BenchResult } from "./lib.js";
+
+const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
+const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
+
+// The floor: a Node process that reads one JSON line and answers it, nothing else.
+const BARE_AGENT = `
+process.stdin.setEncoding("utf8");
+let buf = "";
+process.stdin.on("data", (c) => {
+  buf += c;
+  const i = buf.indexOf("\\n");
+  if (i < 0) return;
+  const msg = JSON.parse(buf.slice(0, i));
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: 1 } }) + "\\n");
+});
+process.stdin.on("end", () => process.exit(0));
+`;
+
+async function timeInitialize(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; rss: number }> {
+  const start = performance.now();
+  const child = ndjsonChild(command, args, env);
+  child.send(INITIALIZE);
+  await child.next((m) => m.id === 1);
+  const ms = performance.now() - start;
+  await sleep(200);
+  const rss = rssMb(child.child.pid!);
+  await child.stop();
+  return { ms, rss };
+}
+
+export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
+  const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
+  const project = mkdtempSync(join(tmpdir(), "deep-acp-bench-project-"));
+  const bare = join(home, "bare-agent.mjs");
+  writeFileSync(bare, BARE_AGENT);
+  const env = { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" };
+  try {
+    // Warm the file cache once for both so the first spawn does not skew either median.
+    await timeInitialize(process.execPath, [bare], env);
+    await timeInitialize(process.execPath, [BINARY], env);
+    const bareTimes: number[] = [];
+    const agentTimes: number[] = [];
+    const rss: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      bareTimes.push((await timeInitialize(process.execPath, [bare], env)).ms);
+      const agent = await timeInitialize(process.execPath, [BINARY], env);
+      agentTimes.push(agent.ms);
+      rss.push(agent.rss);
+    }
+    const sessionNew: number[] = [];
+    const agent = ndjsonChild(process.execPath, [BINARY], env);
+    agent.send(INITIALIZE);
+    await agent.next((m) => m.id === 1);
+    await sleep(300); // let the background config/model prefetch settle, as an editor's handshake would
+    for (let i = 0; i < runs; i++) {
+      const id = 100 + i;
+      const start = performance.now();
+      agent.send({ jsonrpc: "2.0", id, method: "session/new", params: { cwd: project, mcpServers: [] } });
+      await agent.next((m) => m.id === id);
+      sessionNew.push(performance.now() - start);
+    }
+    await agent.stop();
+    const bareMs = median(bareTimes);
+    const agentMs = median(agentTimes);
+    return [
+      { name: "startup.initialize", value: round(agentMs), unit: "ms", baseline: round(bareMs), ratio: round(agentMs / bareMs, 2), target: "<= 3x bare Node" },
+      { name: "startup.rss-after-initialize", value: round(median(rss)), unit: "MB", target: "<= 90 MB" },
+      { name: "session-new.latency", value: round(median(sessionNew), 2), unit: "ms", target: "<= 50 ms" },
+    ];
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  }
+}
