@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { isAlive, waitForExit } from "../support/processes.js";
 import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
 import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
 
@@ -26,14 +27,6 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function startWith(onRequest?: (m: JsonRpcMessage) => unknown) {
   agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, onRequest });
@@ -55,8 +48,8 @@ describe("cancellation", () => {
     agent.notify("session/cancel", { sessionId });
     const response = await pending;
     expect(response.result.stopReason).toBe("cancelled");
-    expect(isAlive(shellPid)).toBe(false);
-    expect(isAlive(childPid)).toBe(false);
+    expect(await waitForExit(shellPid, 1000)).toBe(true);
+    expect(await waitForExit(childPid, 1000)).toBe(true);
     const after = agent.messages.length;
     await new Promise((r) => setTimeout(r, 300));
     expect(agent.messages.slice(after).filter((m) => m.method === "session/update")).toEqual([]);
@@ -100,7 +93,7 @@ describe("cancellation", () => {
     const closed = await agent.request("session/close", { sessionId });
     expect(closed.result).toEqual({});
     expect((await pending).result.stopReason).toBe("cancelled");
-    expect(isAlive(shellPid)).toBe(false);
+    expect(await waitForExit(shellPid, 1000)).toBe(true);
     expect((await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "x" }] })).error?.code).toBe(-32002);
   });
 
@@ -112,6 +105,6 @@ describe("cancellation", () => {
     const shellPid = Number((await readFile(join(project, "shell.pid"), "utf8")).trim());
     const exit = await agent.stop();
     expect(exit.code).toBe(0);
-    expect(isAlive(shellPid)).toBe(false);
+    expect(await waitForExit(shellPid, 1000)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,20 @@ describe("checkBwrapAvailable", () => {
   it("says bwrap is not installed when the binary is missing", async () => {
     expect(await checkBwrapAvailable({ bwrapPath: "/nonexistent/bin/bwrap" })).toEqual({ ok: false, reason: BWRAP_NOT_INSTALLED });
     expect(await checkBwrapAvailable({ bwrapPath: "no-such-bwrap-binary" })).toEqual({ ok: false, reason: BWRAP_NOT_INSTALLED });
+  });
+
+  it("tells missing user namespaces apart from a missing binary by running a sandbox", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "deep-acp-fakebwrap-"));
+    try {
+      const fake = join(dir, "bwrap");
+      await writeFile(fake, "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n");
+      await chmod(fake, 0o755);
+      const result = await checkBwrapAvailable({ bwrapPath: fake });
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.reason).toMatch(/^user namespaces unavailable: bwrap: No permissions/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("a sandbox whose bwrap is missing answers with a failed-to-start result", async () => {

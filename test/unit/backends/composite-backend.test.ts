@@ -6,6 +6,7 @@ import { createCompositeBackend, InvalidRouteError } from "../../../src/backends
 import { createFilesystemBackend } from "../../../src/backends/filesystem-backend.js";
 import { createLocalShellBackend } from "../../../src/backends/local-shell.js";
 import { isSandboxBackend } from "../../../src/backends/protocol.js";
+import { buildRouteBackends } from "../../../src/backends/route-config.js";
 import { createStateBackend } from "../../../src/backends/state-backend.js";
 
 let dir: string;
@@ -123,5 +124,36 @@ describe("composite backend", () => {
     for (const prefix of ["memories/", "/", "/a/../b/", "/mem*/", "/~/"]) {
       expect(() => createCompositeBackend(createStateBackend(), { [prefix]: createStateBackend() })).toThrow(InvalidRouteError);
     }
+  });
+});
+
+describe("route config", () => {
+  it("builds one backend per valid route and reports the rest", async () => {
+    const made: string[] = [];
+    const { items, diagnostics } = buildRouteBackends(
+      {
+        "/large_tool_results/": "state",
+        "/conversation_history": "state",
+        "/memories/": "store",
+        "/disk/": `filesystem:${dir}`,
+        "/bad/": "s3",
+        "relative/": "state",
+        "/rel-fs/": "filesystem:relative/dir",
+      },
+      {
+        state: (prefix) => (made.push(`state ${prefix}`), createStateBackend()),
+        store: (prefix) => (made.push(`store ${prefix}`), createStateBackend()),
+      },
+    );
+    expect(Object.keys(items)).toEqual(["/large_tool_results/", "/conversation_history/", "/memories/", "/disk/"]);
+    expect(made).toEqual(["state /large_tool_results/", "state /conversation_history/", "store /memories/"]);
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      'route /bad/: unknown backend "s3"; use "state", "store" or "filesystem:<absolute dir>" (route ignored)',
+      'invalid route prefix "relative/": use an absolute directory such as "/memories/" (route ignored)',
+      'route /rel-fs/: unknown backend "filesystem:relative/dir"; use "state", "store" or "filesystem:<absolute dir>" (route ignored)',
+    ]);
+    await writeFile(join(dir, "on-disk.txt"), "disk route");
+    const composite = createCompositeBackend(createStateBackend(), items);
+    expect((await composite.read("/disk/on-disk.txt")).content).toBe("disk route");
   });
 });

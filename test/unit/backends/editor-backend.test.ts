@@ -166,4 +166,11 @@ describe("editor backend terminals", () => {
     expect(result).toMatchObject({ output: "from-host\n", exitCode: 0 });
     expect(bridge.calls).toEqual([]);
   });
+
+  it("keeps commands on the fallback (e.g. a sandbox) when editor terminals are turned off", async () => {
+    const bridge = createFakeEditorBridge({ canRunTerminals: true });
+    const backend = createEditorBackend({ bridge, roots: [root], fallback: createLocalShellBackend({ rootDir: root }), useEditorTerminals: false });
+    expect((await asSandbox(backend).execute("echo local")).output).toBe("local\n");
+    expect(bridge.terminals).toEqual([]);
+  });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +42,13 @@ describe.each([
       expect((await b.grep("needle", dir)).matches!.map((m) => m.path)).toEqual([join(dir, "shared.txt")]);
       expect((await b.glob("*.txt", dir)).files!.map((f) => f.path)).toEqual([join(dir, "shared.txt")]);
     }
+  });
+
+  it("refuses FIFOs and devices instead of hanging on them", async () => {
+    execFileSync("mkfifo", [join(dir, "pipe")]);
+    expect((await backend().read(join(dir, "pipe"))).error).toMatch(/not a regular file/);
+    expect((await backend().edit(join(dir, "pipe"), "a", "b")).error).toMatch(/not a regular file/);
+    expect((await backend().read("/dev/zero")).error).toMatch(/not a regular file/);
   });
 
   it("clips very long matching lines", async () => {

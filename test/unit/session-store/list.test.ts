@@ -1,0 +1,127 @@
+import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidCursorError, type SessionStore } from "../../../src/session/store/index.js";
+import { tempStore, type TempStore } from "./helpers.js";
+
+let t: TempStore;
+afterEach(async () => t?.cleanup());
+
+async function collect(store: SessionStore, options: { cwd?: string; limit?: number }, between?: (page: number) => Promise<void>) {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  let page = 0;
+  do {
+    const result = await store.list({ ...options, ...(cursor ? { cursor } : {}) });
+    expect(result.sessions.length).toBeLessThanOrEqual(options.limit ?? 50);
+    ids.push(...result.sessions.map((s) => s.id));
+    cursor = result.nextCursor;
+    if (between) await between(page++);
+  } while (cursor);
+  return ids;
+}
+
+describe("session store: list", () => {
+  it("filters by exact cwd and returns the newest updatedAt first with list fields", async () => {
+    t = await tempStore();
+    await t.store.create({ id: "a", cwd: "/p", additionalDirectories: ["/lib"] });
+    await t.store.create({ id: "b", cwd: "/q" });
+    await t.store.create({ id: "c", cwd: "/p/sub" });
+    await t.store.create({ id: "d", cwd: "/p", extra: { mode: "plan" } });
+    await t.store.updateMeta("a", { title: "Refactor parser" });
+
+    const all = await t.store.list();
+    expect(all.sessions.map((s) => s.id)).toEqual(["a", "d", "c", "b"]);
+    expect(all.nextCursor).toBeUndefined();
+    const inP = await t.store.list({ cwd: "/p" });
+    expect(inP.sessions.map((s) => s.id)).toEqual(["a", "d"]);
+    expect(inP.sessions[0]).toMatchObject({ id: "a", cwd: "/p", additionalDirectories: ["/lib"], title: "Refactor parser" });
+    expect(inP.sessions[1]).toMatchObject({ extra: { mode: "plan" } });
+    expect(Date.parse(inP.sessions[0]!.updatedAt)).toBeGreaterThan(Date.parse(inP.sessions[0]!.createdAt));
+    expect((await t.store.list({ cwd: "/nowhere" })).sessions).toEqual([]);
+  });
+
+  it("breaks updatedAt ties by id", async () => {
+    t = await tempStore(() => new Date("2026-01-01T00:00:00Z"));
+    for (const id of ["m", "b", "z", "a"]) await t.store.create({ id, cwd: "/p" });
+    expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["a", "b", "m", "z"]);
+  });
+
+  it("pages through 250 sessions 20 at a time, each exactly once in order, while new sessions appear", async () => {
+    t = await tempStore();
+    const created: string[] = [];
+    for (let i = 0; i < 250; i += 1) {
+      const id = `s${String(i).padStart(3, "0")}`;
+      created.push(id);
+      await t.store.create({ id, cwd: i % 2 === 0 ? "/even" : "/odd" });
+    }
+    const newestFirst = [...created].reverse();
+
+    const ids = await collect(t.store, { limit: 20 }, async (page) => {
+      await t.store.create({ id: `new${page}`, cwd: "/even" });
+    });
+    expect(ids).toEqual(newestFirst);
+
+    const even = await collect(t.store, { cwd: "/even", limit: 20 });
+    expect(even).toEqual([...Array.from({ length: 13 }, (_, p) => `new${12 - p}`), ...newestFirst.filter((id) => Number(id.slice(1)) % 2 === 0)]);
+  });
+
+  it("rejects cursors it did not make", async () => {
+    t = await tempStore();
+    await t.store.create({ id: "a", cwd: "/p" });
+    for (const cursor of ["", "!!!", "bm90IGpzb24", Buffer.from(JSON.stringify({ v: 1, t: "x", id: "a" })).toString("base64url")]) {
+      await expect(t.store.list({ cursor })).rejects.toBeInstanceOf(InvalidCursorError);
+    }
+  });
+
+  it("rebuilds a deleted or corrupted index from the logs", async () => {
+    t = await tempStore();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.create({ id: "b", cwd: "/p" });
+    await t.store.updateMeta("a", { title: "Alpha" });
+    const expected = (await t.store.list()).sessions;
+    const indexFile = join(t.dir, "index.json");
+    expect(JSON.parse(await readFile(indexFile, "utf8")).sessions).toHaveProperty("a");
+
+    await rm(indexFile);
+    expect((await t.open().list()).sessions).toEqual(expected);
+    await writeFile(indexFile, "{ this is not json");
+    expect((await t.open().list()).sessions).toEqual(expected);
+    await writeFile(indexFile, JSON.stringify({ v: 1, sessions: { a: { ino: 1, birthtimeMs: 0, size: 1, mtimeMs: 0, offset: 0, meta: { cwd: "/wrong" } } } }));
+    expect((await t.open().list()).sessions).toEqual(expected);
+  });
+
+  it("does not list a session whose log was deleted behind the index's back", async () => {
+    t = await tempStore();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.create({ id: "b", cwd: "/p" });
+    await t.store.list();
+    await rm(join(t.dir, "a.jsonl"));
+    expect((await t.open().list()).sessions.map((s) => s.id)).toEqual(["b"]);
+  });
+
+  it("sees meta written by another store after its own index was built", async () => {
+    t = await tempStore();
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.create({ id: "b", cwd: "/p" });
+    expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["b", "a"]);
+    await other.updateMeta("a", { title: "renamed elsewhere" });
+    await other.append("b", { type: "user", text: "records do not change the listing" });
+    const after = await t.store.list();
+    expect(after.sessions.map((s) => [s.id, s.title])).toEqual([
+      ["a", "renamed elsewhere"],
+      ["b", undefined],
+    ]);
+  });
+
+  it("ignores a meta line that is torn and picks it up once a writer completes another", async () => {
+    t = await tempStore();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    await appendFile(join(t.dir, "a.jsonl"), '{"$store":"meta","patch":{"title":"half');
+    expect((await t.store.list()).sessions[0]).not.toHaveProperty("title");
+    await t.store.updateMeta("a", { title: "whole" });
+    expect((await t.store.list()).sessions[0]).toMatchObject({ title: "whole" });
+  });
+});
