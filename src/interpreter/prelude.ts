@@ -191,7 +191,11 @@ export const PRELUDE_SOURCE = String.raw`(function (host, configJson) {
       const result = await completion;
       return await result.value;
     },
-    format: function format(value) { return safeFormat(value, 2); },
+    // Indented JSON while it fits the output budget, compact JSON when it would not.
+    format: function format(value, budget) {
+      const pretty = safeFormat(value, 2);
+      return pretty.length <= budget || typeof value === "string" ? pretty : safeFormat(value, undefined);
+    },
     errorInfo: function errorInfo(e) {
       if (e instanceof ErrorCtor || (e !== null && typeof e === "object" && typeof e.name === "string" && typeof e.message === "string")) {
         let stack = "";

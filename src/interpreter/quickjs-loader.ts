@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import type { QuickJSWASMModule } from "quickjs-emscripten-core";
+import type { EmscriptenModuleLoaderOptions, QuickJSSyncVariant, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 
@@ -8,10 +8,17 @@ import { silentLogger } from "../util/logger.js";
 // the first interpreter a session asks for, then reused by every later one in the process.
 
 type Core = typeof import("quickjs-emscripten-core");
-type Variant = Parameters<Core["newVariant"]>[0];
-type EmscriptenOverrides = NonNullable<Parameters<Core["newVariant"]>[1]["emscriptenModule"]>;
 
-type LoadedQuickJS = { core: Core; variant: Variant; wasm: WebAssembly.Module };
+// The project compiles without DOM typings, so the few WebAssembly members used are typed here.
+type WasmModule = object;
+export type WasmMemory = { readonly buffer: ArrayBuffer };
+type WasmApi = {
+  compile(bytes: Uint8Array): Promise<WasmModule>;
+  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+};
+const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+type LoadedQuickJS = { core: Core; variant: QuickJSSyncVariant; wasm: WasmModule };
 
 let loading: Promise<LoadedQuickJS> | undefined;
 
@@ -27,8 +34,8 @@ export function loadQuickJS(): Promise<LoadedQuickJS> {
       import("@jitl/quickjs-wasmfile-release-sync"),
     ]);
     const wasmPath = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
-    const wasm = await WebAssembly.compile(await readFile(wasmPath));
-    return { core, variant: unwrapDefault(variantModule) as Variant, wasm };
+    const wasm = await wasmApi.compile(await readFile(wasmPath));
+    return { core, variant: unwrapDefault(variantModule) as QuickJSSyncVariant, wasm };
   })();
   // A failed load (missing package, unreadable file) must not poison later attempts.
   loading.catch(() => {
@@ -39,7 +46,7 @@ export function loadQuickJS(): Promise<LoadedQuickJS> {
 
 export type EngineInstance = {
   module: QuickJSWASMModule;
-  memory: WebAssembly.Memory;
+  memory: WasmMemory;
   core: Core;
   /** Bytes the memory may grow to. */
   maxBytes: number;
@@ -60,14 +67,15 @@ export async function createEngineInstance(options: EngineInstanceOptions): Prom
   const { core, variant, wasm } = await loadQuickJS();
   const logger = options.logger ?? silentLogger;
   const maximum = Math.max(INITIAL_PAGES, Math.floor(options.memoryLimitBytes / WASM_PAGE));
-  const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum });
+  const memory = new wasmApi.Memory({ initial: INITIAL_PAGES, maximum });
   // Emscripten's default print goes to console.log, i.e. stdout, which belongs to the ACP stream.
   const emscriptenModule = {
     print: (text: string) => logger.debug(`quickjs: ${text}`),
     printErr: (text: string) => logger.debug(`quickjs: ${text}`),
-  } as EmscriptenOverrides;
+  } as EmscriptenModuleLoaderOptions;
   const module = await core.newQuickJSWASMModuleFromVariant(
-    core.newVariant(variant, { wasmModule: wasm, wasmMemory: memory, emscriptenModule }),
+    // The library's option types name WebAssembly.Module/Memory, which this project's libs lack.
+    core.newVariant(variant, { wasmModule: wasm, wasmMemory: memory, emscriptenModule } as Parameters<Core["newVariant"]>[1]),
   );
   return { module, memory, core, maxBytes: maximum * WASM_PAGE };
 }

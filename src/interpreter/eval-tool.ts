@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { defineTool } from "../tools/define-tool.js";
+import type { AnyTool, ToolContext, ToolDefinition, ToolDisplay, ToolResult } from "../tools/types.js";
+import { errorMessage } from "../util/errors.js";
+import type { Logger } from "../util/logger.js";
+import type { InterpreterLimits } from "./limits.js";
+import { effectiveAllowlist, isReadOnlyTool } from "./ptc.js";
+import type { SandboxFactory } from "./sandbox.js";
+import { createInterpreterSession, type EvalOutcome, type InterpreterSession } from "./session.js";
+import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker-client.js";
+
+export type EvalToolOptions = {
+  limits: InterpreterLimits;
+  /** Tools code may call as `tools.<camelCaseName>()`; `eval` and `task` are ignored here. */
+  allowlist: readonly AnyTool[];
+  /** Plan mode: tools that are not read-only are dropped from the allowlist. */
+  readOnly: boolean;
+  /** Install `task()`; the calling context must provide `runSubagent`. */
+  hasSubagents: boolean;
+  /** Default: silent. */
+  logger?: Logger;
+  /**
+   * Where interpreters run. Default: a worker thread owned by this tool (started by the first
+   * eval, stopped after 30 s without interpreters), each interpreter a capped QuickJS WASM instance.
+   */
+  createSandbox?: SandboxFactory;
+};
+
+export type EvalInput = { code: string };
+
+/** The eval tool, plus a hint to start its engine early. */
+export type EvalTool = ToolDefinition<EvalInput> & {
+  /**
+   * Starts the worker and loads QuickJS in the background (~0.3 s), e.g. right after session/new,
+   * so the first eval of the session answers at once. Never throws; does nothing with a custom factory.
+   */
+  prewarm(): void;
+};
+
+const schema = z.object({
+  code: z.string().min(1).describe("JavaScript or TypeScript to run; the value of the last expression is returned"),
+});
+
+/**
+ * The model-facing `eval` tool. Kind `other`: the code is not a shell command, and `execute` would
+ * make editors render it as one (terminal styling, "Run command" wording in dialogs).
+ *
+ * Approval: calls made from code do not pass through the normal tool-call gate one by one, so the
+ * gate is `eval` itself: its effect is `none` when every callable tool only reads, and `external`
+ * otherwise, which makes the approval policy ask (showing the code from `preview`). Each call from
+ * code still goes through `ctx.callTool`, i.e. file rules, deny decisions, hooks and editor events.
+ */
+export function createEvalTool(options: EvalToolOptions): EvalTool {
+  const allowlist = effectiveAllowlist(options.allowlist, options.readOnly);
+  const effect = allowlist.every(isReadOnlyTool) ? "none" : "external";
+  // Tools created with the same configuration share a turn's interpreter (the agent may rebuild its
+  // tool list mid-turn); a different allowlist or limits get their own.
+  const stateKey = `interpreter:${JSON.stringify({ tools: allowlist.map((t) => t.name), subagents: options.hasSubagents, limits: options.limits })}`;
+  let workers: WorkerSandboxFactory | undefined;
+  const ownWorkers = () => (workers ??= createWorkerSandboxFactory({ logger: options.logger }));
+  const sandboxFactory: SandboxFactory = (sandboxOptions) => (options.createSandbox ?? ownWorkers().create)(sandboxOptions);
+
+  const sessionFor = (ctx: ToolContext): InterpreterSession => {
+    const existing = ctx.turn.state.get(stateKey) as InterpreterSession | undefined;
+    if (existing) return existing;
+    const session = createInterpreterSession({
+      limits: options.limits,
+      tools: allowlist,
+      subagents: options.hasSubagents,
+      logger: options.logger,
+      createSandbox: sandboxFactory,
+    });
+    ctx.turn.state.set(stateKey, session);
+    ctx.turn.onEnd(() => {
+      session.dispose();
+      ctx.turn.state.delete(stateKey);
+    });
+    return session;
+  };
+
+  const tool = defineTool({
+    name: "eval",
+    hookName: "Eval",
+    description: describeEval(options),
+    schema,
+    kind: "other",
+    effect,
+    present: (input) => ({ title: `eval: ${firstLine(input.code)}` }),
+    preview: async (input): Promise<ToolDisplay[]> => [{ type: "text", text: fenced(input.code) }],
+    async execute(input, ctx): Promise<ToolResult> {
+      let outcome: EvalOutcome;
+      try {
+        outcome = await sessionFor(ctx).run(input.code, {
+          signal: ctx.signal,
+          callTool: ctx.callTool ? (name, toolInput) => ctx.callTool!(name, toolInput) : undefined,
+          runSubagent: ctx.runSubagent ? (request) => ctx.runSubagent!(request) : undefined,
+        });
+      } catch (error) {
+        // The engine could not start or answer (e.g. the QuickJS package is missing): a tool error, not a crash of the turn.
+        options.logger?.warn("eval failed to run", error);
+        return { content: [{ type: "text", text: `InternalError: the interpreter is unavailable: ${errorMessage(error)}` }], isError: true };
+      }
+      return {
+        content: [{ type: "text", text: outcome.output }],
+        isError: outcome.status !== "ok",
+        rawOutput: { status: outcome.status, toolCalls: outcome.toolCalls, interpreterReset: outcome.lostState },
+      };
+    },
+  });
+  return Object.assign(tool, {
+    prewarm() {
+      if (options.createSandbox) return;
+      ownWorkers()
+        .prewarm(options.limits)
+        .catch((error: unknown) => options.logger?.debug("interpreter prewarm failed", error));
+    },
+  });
+}
+
+function describeEval(options: EvalToolOptions): string {
+  const parts = [
+    "Run JavaScript (TypeScript syntax allowed) in a sandboxed QuickJS interpreter and return console output plus the value of the last expression.",
+    "Top-level await works; top-level variables persist across eval calls within this turn.",
+    "No network, modules, process or clock; see the Interpreter section of the system prompt for limits",
+  ];
+  const tail = options.hasSubagents ? ", the `tools` API and `task()`." : " and the `tools` API.";
+  return parts.join(" ") + tail;
+}
+
+function firstLine(code: string): string {
+  const lines = code.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const first = lines[0] ?? "";
+  const clipped = first.length > 60 ? `${first.slice(0, 59)}…` : first;
+  return lines.length > 1 && clipped === first ? `${clipped} …` : clipped;
+}
+
+function fenced(code: string): string {
+  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}js\n${code}\n${fence}`;
+}

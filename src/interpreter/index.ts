@@ -1,0 +1,16 @@
+// Public surface of the interpreter. Importing this module loads neither QuickJS nor sucrase:
+// both are imported dynamically by the first eval.
+
+export { createEvalTool, type EvalInput, type EvalTool, type EvalToolOptions } from "./eval-tool.js";
+export { interpreterPromptSection, type InterpreterPromptOptions } from "./prompt.js";
+export { resolveInterpreterTools } from "./allowlist.js";
+export { DEFAULT_INTERPRETER_LIMITS, limitsFromConfig, resolveLimits, type InterpreterLimits } from "./limits.js";
+export { createInterpreterSession, type EvalOutcome, type InterpreterSession, type InterpreterSessionOptions } from "./session.js";
+export { createSandbox, warmUp, type EngineOutcome, type EvalStatus, type Sandbox, type SandboxFactory, type SandboxOptions } from "./sandbox.js";
+export { createWorkerSandboxFactory, type WorkerSandboxFactory, type WorkerSandboxFactoryOptions } from "./worker-client.js";
+export type { EvalIO } from "./host-calls.js";
+export type { EngineHost } from "./eval-run.js";
+export { loadQuickJS } from "./quickjs-loader.js";
+export { preloadTransform } from "./transform.js";
+export { effectiveAllowlist, toCamelCase } from "./ptc.js";
+export { schemaToTypeScript, toolSignature } from "./signatures.js";
