@@ -33,7 +33,7 @@ export interface CompositeBackend extends BackendProtocol {
   downloadFiles(paths: string[]): Promise<FileDownloadResponse[]>;
 }
 
-export interface CompositeSandboxBackend extends CompositeBackend, SandboxBackendProtocol {}
+export type CompositeSandboxBackend = CompositeBackend & SandboxBackendProtocol;
 
 /** "/memories" or "/memories/" -> "/memories/"; throws InvalidRouteError for anything else. */
 export function normaliseRoutePrefix(prefix: string): string {
@@ -73,27 +73,32 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
 
   const outer = (route: Route | undefined, inner: string) => (route ? route.prefix.slice(0, -1) + (inner.startsWith("/") ? inner : `/${inner}`) : inner);
 
-  /** Routes strictly below an absolute directory path. */
-  function routesUnder(path: string | null | undefined): Route[] {
+  /** Routes mounted strictly below an absolute directory path (deeper than the route owning it). */
+  function routesUnder(path: string | null | undefined, owner: Route | undefined): Route[] {
     if (!path || !path.startsWith("/")) return [];
     const dir = dirOf(path);
     const base = dir === "/" ? "/" : `${dir}/`;
-    return routes.filter((r) => r.prefix.startsWith(base) && r.prefix !== base).sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
+    return routes
+      .filter((r) => r.prefix.startsWith(base) && r.prefix !== base && r !== owner && (!owner || r.prefix.startsWith(owner.prefix)))
+      .sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
   }
+
+  /** The backend owning `path` (the default when no route matches, or when path is omitted). */
+  function owner(path: string | null | undefined): Target {
+    return path ? target(path) : { backend: defaultBackend, path: "" };
+  }
+  const innerPath = (t: Target, path: string | null | undefined) => (t.route ? t.path : (path ?? undefined));
 
   async function ls(path: string): Promise<LsResult> {
     const t = target(path);
-    if (t.route) {
-      const result = await t.backend.ls(t.path);
-      return result.files ? { files: result.files.map((f) => ({ ...f, path: outer(t.route, f.path) })) } : result;
-    }
-    const mounted = routesUnder(path);
-    const result = await defaultBackend.ls(path);
-    if (mounted.length === 0) return result;
+    const result = await t.backend.ls(t.path);
+    const files = result.files?.map((f) => ({ ...f, path: outer(t.route, f.path) }));
+    const mounted = routesUnder(path, t.route);
+    if (mounted.length === 0) return files ? { files } : result;
     const dir = dirOf(path);
     const base = dir === "/" ? "/" : `${dir}/`;
     const entries = new Map<string, FileInfo>();
-    for (const file of result.files ?? []) entries.set(file.path, file);
+    for (const file of files ?? []) entries.set(file.path, file);
     for (const route of mounted) {
       const child = `${base}${route.prefix.slice(base.length).split("/")[0]}/`;
       entries.set(child, { path: child, isDir: true });
@@ -102,18 +107,12 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
   }
 
   async function grep(pattern: string, path?: string | null, glob?: string | null, maxCount?: number | null): Promise<GrepResult> {
-    if (path) {
-      const t = target(path);
-      if (t.route) {
-        const result = await t.backend.grep(pattern, t.path, glob, maxCount);
-        return result.matches ? { ...result, matches: result.matches.map((m) => ({ ...m, path: outer(t.route, m.path) })) } : result;
-      }
-    }
+    const t = owner(path);
     const limit = maxCount ?? DEFAULT_GREP_MAX_COUNT;
-    const mounted = routesUnder(path);
-    const first = await defaultBackend.grep(pattern, path, glob, limit);
+    const mounted = routesUnder(path, t.route);
+    const first = await t.backend.grep(pattern, innerPath(t, path), glob, limit);
     if (first.error && (mounted.length === 0 || !/not found/i.test(first.error))) return first;
-    const matches: GrepMatch[] = [...(first.matches ?? [])];
+    const matches: GrepMatch[] = (first.matches ?? []).map((m) => ({ ...m, path: outer(t.route, m.path) }));
     let truncated = first.truncated === true;
     for (const route of mounted) {
       if (truncated || matches.length >= limit) {
@@ -139,17 +138,11 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
       searchPath = `/${segments.slice(0, first).join("/")}`;
       searchPattern = segments.slice(first).join("/");
     }
-    if (searchPath) {
-      const t = target(searchPath);
-      if (t.route) {
-        const result = await t.backend.glob(searchPattern, t.path);
-        return result.files ? { ...result, files: result.files.map((f) => ({ ...f, path: outer(t.route, f.path) })) } : result;
-      }
-    }
-    const mounted = routesUnder(searchPath);
-    const first = await defaultBackend.glob(searchPattern, searchPath);
-    if (mounted.length === 0) return first;
-    const files: FileInfo[] = [...(first.files ?? [])];
+    const t = owner(searchPath);
+    const mounted = routesUnder(searchPath, t.route);
+    const first = await t.backend.glob(searchPattern, innerPath(t, searchPath));
+    const files: FileInfo[] = (first.files ?? []).map((f) => ({ ...f, path: outer(t.route, f.path) }));
+    if (mounted.length === 0) return first.files ? { ...first, files } : first;
     const base = dirOf(searchPath!);
     const matcher = relativeMatcher(searchPattern);
     for (const route of mounted) {
@@ -166,15 +159,11 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
 
   async function remove(filePath: string): Promise<DeleteResult> {
     const t = target(filePath);
-    if (t.route) {
-      if (!t.backend.delete) return { error: `delete is not supported under ${t.route.prefix}` };
-      const result = await t.backend.delete(t.path);
-      return result.error ? result : { path: filePath };
-    }
-    const mounted = routesUnder(filePath);
+    const label = t.route ? t.route.prefix : filePath;
+    if (!t.backend.delete) return { error: `delete is not supported under ${label}` };
+    const mounted = routesUnder(filePath, t.route);
     const done: string[] = [];
-    if (!defaultBackend.delete) return { error: "delete is not supported by this backend" };
-    const first = await defaultBackend.delete(filePath);
+    const first = await t.backend.delete(t.path);
     if (first.error && (mounted.length === 0 || !/not found/i.test(first.error))) return first;
     if (!first.error) done.push(filePath);
     for (const route of mounted) {

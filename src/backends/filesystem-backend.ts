@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-file.js";
@@ -35,8 +35,14 @@ export type FilesystemBackendOptions = {
   virtualMode?: boolean;
   /** Default 10. Larger files are streamed for text reads and skipped by grep, edit and binary reads. */
   maxFileSizeMb?: number;
-  /** ripgrep binary for grep/glob. Default: `rg` on PATH; `false` forces the JS walk. */
+  /** ripgrep binary. Default: `rg` on PATH; `false` forces the JS search. */
   ripgrep?: string | false;
+  /**
+   * Default "walk": glob lists files with the JS walk, which beat spawning `rg --files` on the
+   * 50k-file benchmark tree (no process start; same ignore rules). "ripgrep" uses `rg --files`.
+   * grep always uses ripgrep when available.
+   */
+  globWith?: "walk" | "ripgrep";
   /** Default 30000. A grep/glob still running then returns what it found, marked truncated. */
   searchTimeoutMs?: number;
   /** Default 100000. Most paths one glob returns. */
@@ -75,6 +81,7 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     maxFileSizeBytes: maxBytes,
     timeoutMs: options.searchTimeoutMs ?? 30_000,
     globLimit: options.globLimit ?? 100_000,
+    globEngine: options.globWith ?? "walk",
     ...(options.spawn ? { spawn: options.spawn } : {}),
   };
   const tooLarge = (display: string, size: number, what: string) =>
@@ -99,7 +106,7 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
   /** Whole content of an open regular file, text or bytes by MIME type. */
   async function readWhole(handle: FileHandle, display: string, what: string) {
     const info = await handle.stat();
-    if (info.isDirectory()) throw new FsOpError(`'${shownPath(display)}' is a directory`, "is_directory");
+    assertRegularFile(info, display);
     if (info.size > maxBytes) throw tooLarge(display, info.size, what);
     const bytes = await handle.readFile();
     const mimeType = detectMimeType(display, bytes);
@@ -108,10 +115,10 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
 
   async function read(filePath: string, offset?: number, limit?: number): Promise<ReadResult> {
     try {
-      const { target, handle } = await openExisting(filePath, constants.O_RDONLY);
+      const { target, handle } = await openExisting(filePath, READ_FLAGS);
       try {
         const info = await handle.stat();
-        if (info.isDirectory()) throw new FsOpError(`'${shownPath(target.display)}' is a directory`, "is_directory");
+        assertRegularFile(info, target.display);
         const mimeType = detectMimeType(target.display, await readHead(handle, info.size));
         if (!isTextMimeType(mimeType)) {
           if (info.size > maxBytes) throw tooLarge(target.display, info.size, "read");
@@ -130,7 +137,7 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
 
   async function readRaw(filePath: string): Promise<ReadRawResult> {
     try {
-      const { target, handle } = await openExisting(filePath, constants.O_RDONLY);
+      const { target, handle } = await openExisting(filePath, READ_FLAGS);
       try {
         const whole = await readWhole(handle, target.display, "read");
         const data: FileData = {
@@ -167,21 +174,20 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     let handle: FileHandle;
     let before: string | null | undefined = null;
     try {
-      handle = await guard.openChecked(real, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, target.display, 0o666);
+      handle = await guard.openChecked(real, WRITE_FLAGS | constants.O_CREAT | constants.O_EXCL, target.display, 0o666);
     } catch (error) {
       if (!(error instanceof FsOpError) || error.errno !== "EEXIST") throw error;
-      handle = await guard.openChecked(real, constants.O_RDWR, target.display);
+      handle = await guard.openChecked(real, WRITE_FLAGS, target.display);
       before = undefined;
     }
     try {
       const info = await handle.stat();
-      if (info.isDirectory()) throw new FsOpError(`'${shownPath(target.display)}' is a directory`, "is_directory");
+      assertRegularFile(info, target.display);
       if (before === undefined && info.size <= maxBytes) {
         const old = await handle.readFile();
         if (isTextMimeType(detectMimeType(target.display, old))) before = old.toString("utf8");
       }
-      await handle.truncate(0);
-      await handle.write(data, 0, data.length, 0);
+      await overwrite(handle, data);
     } finally {
       await handle.close();
     }
@@ -191,14 +197,14 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
   async function previousText(real: string, display: string): Promise<string | null | undefined> {
     let handle: FileHandle;
     try {
-      handle = await guard.openChecked(real, constants.O_RDONLY, display);
+      handle = await guard.openChecked(real, READ_FLAGS, display);
     } catch (error) {
       if (toFsOpError(error, display).code === "file_not_found") return null;
       throw error;
     }
     try {
       const info = await handle.stat();
-      if (info.isDirectory()) throw new FsOpError(`'${shownPath(display)}' is a directory`, "is_directory");
+      assertRegularFile(info, display);
       if (info.size > maxBytes) return undefined;
       const old = await handle.readFile();
       return isTextMimeType(detectMimeType(display, old)) ? old.toString("utf8") : undefined;
@@ -218,7 +224,7 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
 
   async function edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
     try {
-      const flags = atomic ? constants.O_RDONLY : constants.O_RDWR;
+      const flags = atomic ? READ_FLAGS : WRITE_FLAGS;
       const { target, handle } = await openExisting(filePath, flags);
       let after: string;
       let before: string;
@@ -234,9 +240,7 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
         after = replaced.content;
         occurrences = replaced.occurrences;
         if (!atomic) {
-          const data = Buffer.from(after, "utf8");
-          await handle.truncate(0);
-          await handle.write(data, 0, data.length, 0);
+          await overwrite(handle, Buffer.from(after, "utf8"));
         }
       } finally {
         await handle.close();
@@ -323,7 +327,7 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     const responses: FileDownloadResponse[] = [];
     for (const path of paths) {
       try {
-        const { target, handle } = await openExisting(path, constants.O_RDONLY);
+        const { target, handle } = await openExisting(path, READ_FLAGS);
         try {
           const whole = await readWhole(handle, target.display, "download");
           responses.push({ path, content: toBytes(whole.bytes), error: null });
@@ -351,6 +355,26 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     uploadFiles,
     downloadFiles,
   };
+}
+
+// O_NONBLOCK changes nothing for regular files but keeps opening a FIFO from blocking forever; the
+// fstat that follows then refuses it.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+const WRITE_FLAGS = constants.O_RDWR | constants.O_NONBLOCK;
+
+function assertRegularFile(info: Stats, display: string): void {
+  if (info.isDirectory()) throw new FsOpError(`'${shownPath(display)}' is a directory`, "is_directory");
+  if (!info.isFile()) throw new FsOpError(`'${shownPath(display)}' is not a regular file`, "invalid_path");
+}
+
+/** Replaces an open file's content in place (same inode, so mode, owner and hard links survive). */
+async function overwrite(handle: FileHandle, data: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < data.length) {
+    const { bytesWritten } = await handle.write(data, written, data.length - written, written);
+    written += bytesWritten;
+  }
+  await handle.truncate(data.length);
 }
 
 function toBytes(buffer: Buffer): Uint8Array {

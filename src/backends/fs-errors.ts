@@ -56,7 +56,3 @@ function describe(error: unknown, path: string): FsOpError {
     }
   }
 }
-
-export function errorText(error: unknown, path: string): string {
-  return toFsOpError(error, path).message;
-}

@@ -34,13 +34,18 @@ export function planGlob(pattern: string, basePath: string): GlobPlan | { error:
   return { base, rest: restPart.join("/"), maxDepth };
 }
 
-/** Matcher for paths relative to the glob base (dotfiles included). */
+/** Matcher for paths relative to the glob base (dotfiles included). A bare regex: it runs once per file. */
 export function relativeMatcher(rest: string): (relativePath: string) => boolean {
-  return picomatch(rest, { dot: true });
+  if (rest === "**" || rest === "**/*") return () => true;
+  const regex = picomatch.makeRe(rest, { dot: true });
+  return (path) => regex.test(path);
 }
 
 /** grep's `glob` filter: a file-name pattern (`*.py`), or a relative path pattern when it has a "/". */
 export function fileFilter(glob: string | null | undefined): ((relativePath: string) => boolean) | undefined {
   if (!glob) return undefined;
-  return picomatch(glob, { dot: true, basename: !glob.includes("/") });
+  const regex = picomatch.makeRe(glob, { dot: true });
+  if (glob.includes("/")) return (path) => regex.test(path);
+  return (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
 }
+

@@ -30,14 +30,6 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-export function countLines(text: string): number {
-  if (text === "") return 0;
-  let count = 0;
-  let index = -1;
-  while ((index = text.indexOf("\n", index + 1)) !== -1) count++;
-  return text.endsWith("\n") ? count : count + 1;
-}
-
 /** Window over a whole text held in memory. */
 export function windowLines(text: string, offset?: number, limit?: number): LineWindowResult {
   const window = normaliseWindow(offset, limit);

@@ -118,10 +118,12 @@ export function runCommand(options: RunCommandOptions): Promise<ExecuteResponse>
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal };
-      if (options.killBackgroundOnExit) void terminate();
       // Output still buffered in the pipes arrives before "close"; a process that left the group
-      // and kept the pipes must not hold the result hostage.
-      drainTimer = setTimeout(() => void finish(), DRAIN_MS + (options.killBackgroundOnExit ? options.killGraceMs : 0));
+      // (setsid) and kept the pipes open must not hold the result hostage.
+      const cleanup = options.killBackgroundOnExit ? terminate() : Promise.resolve();
+      void cleanup.then(() => {
+        if (!settled) drainTimer = setTimeout(() => void finish(), DRAIN_MS);
+      });
       maybeFinish();
     });
   });

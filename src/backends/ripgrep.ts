@@ -1,11 +1,12 @@
 import { spawn as nodeSpawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
+import { clipMatchText } from "./grep-files.js";
 import type { GrepMatch } from "./protocol.js";
 
-// ripgrep does the heavy lifting for grep and glob when it is installed: it walks in parallel,
-// honours .gitignore and skips binary files. We read its output as a stream and stop it as soon as
-// we have enough, so a search over a huge tree costs what ripgrep costs.
+// ripgrep does the heavy lifting for grep (and, on request, glob's file listing) when installed: it
+// walks in parallel, honours .gitignore and skips binary files. We read its output as a stream and
+// stop it as soon as we have enough, so a search over a huge tree costs what ripgrep costs.
 
 export type SpawnFn = (command: string, args: string[], options: { stdio: ["ignore", "pipe", "pipe"] }) => ChildProcess;
 
@@ -32,10 +33,15 @@ export type RipgrepGrepOptions = {
   pattern: string;
   /** Host path searched (file or directory). */
   base: string;
-  glob?: string | null;
+  /**
+   * File-name filter (`*.py`). Applied as a ripgrep file type, not `--glob`: a `--glob` whitelist
+   * would override .gitignore and bring ignored files back.
+   */
+  nameGlob?: string | null;
+  /** Further filter on matched host paths (for path-shaped globs); rejected matches do not count. */
+  accept?: (path: string) => boolean;
   /** Stop after this many matching lines; `truncated` says whether more existed. */
   maxCount: number;
-  maxFileSizeBytes: number;
   timeoutMs: number;
   spawn?: SpawnFn;
 };
@@ -43,9 +49,9 @@ export type RipgrepGrepOptions = {
 export type RipgrepGrepResult = { matches: GrepMatch[]; truncated: boolean; error?: string };
 
 export function ripgrepGrep(options: RipgrepGrepOptions): Promise<RipgrepGrepResult> {
-  const args = ["--json", "--fixed-strings", ...WALK_FLAGS, "--max-filesize", String(options.maxFileSizeBytes)];
+  const args = ["--json", "--fixed-strings", ...WALK_FLAGS];
   args.push("--max-count", String(options.maxCount + 1));
-  if (options.glob) args.push("--glob", options.glob);
+  if (options.nameGlob) args.push("--type-add", `deepacpfilter:${options.nameGlob}`, "--type", "deepacpfilter");
   args.push("--", options.pattern, options.base);
   const matches: GrepMatch[] = [];
   let truncated = false;
@@ -54,7 +60,9 @@ export function ripgrepGrep(options: RipgrepGrepOptions): Promise<RipgrepGrepRes
     if (!line.startsWith('{"type":"match"')) return;
     const record = JSON.parse(line) as { data: RgMatchData };
     const data = record.data;
-    matches.push({ path: rgText(data.path), line: data.line_number, text: stripNewline(rgText(data.lines)) });
+    const path = rgText(data.path);
+    if (options.accept && !options.accept(path)) return;
+    matches.push({ path, line: data.line_number, text: clipMatchText(stripNewline(rgText(data.lines))) });
     if (matches.length > options.maxCount) {
       truncated = true;
       stop();

@@ -1,6 +1,7 @@
 import { performStringReplacement } from "./edit-semantics.js";
 import { FsOpError, shownPath, toFsOpError } from "./fs-errors.js";
-import { DEFAULT_GREP_MAX_COUNT, searchText } from "./fs-search.js";
+import { DEFAULT_GREP_MAX_COUNT } from "./fs-search.js";
+import { searchText } from "./grep-files.js";
 import { fileFilter, planGlob, relativeMatcher } from "./glob-plan.js";
 import { windowLines } from "./line-window.js";
 import { detectMimeType, getMimeType, isTextMimeType, TEXT_PLAIN } from "./mime.js";

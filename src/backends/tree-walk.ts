@@ -4,8 +4,8 @@ import ignore, { type Ignore } from "ignore";
 
 // The JS walk used when ripgrep is not installed. It mirrors ripgrep's defaults that matter to us:
 // hidden files included, `.git` skipped, symlinks not followed, and .gitignore / .ignore / .rgignore
-// honoured in the searched tree and its parent directories (the nearest file wins, negations work).
-// Not mirrored: .git/info/exclude and the user's global excludes file.
+// honoured in the searched tree and its parent directories (the nearest file wins, negations work),
+// plus a repository's .git/info/exclude. Not mirrored: the user's global excludes file.
 
 const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"];
 const DIR_CONCURRENCY = 16;
@@ -48,10 +48,9 @@ export async function walkTree(options: WalkOptions): Promise<void> {
       } catch {
         return; // unreadable directories are skipped, as ripgrep does with --no-messages
       }
-      const names = new Set(entries.map((e) => e.name));
-      const own = await loadIgnore(job.dir, names);
+      const isRepo = entries.some((e) => e.name === ".git");
+      const own = isRepo || entries.some((e) => IGNORE_FILES.includes(e.name)) ? await loadIgnore(job.dir, isRepo) : undefined;
       const levels = own ? [...job.levels, own] : job.levels;
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
         if (stopped) return;
         if (entry.name === ".git" || entry.isSymbolicLink()) continue;
@@ -82,10 +81,10 @@ function isIgnored(levels: IgnoreLevel[], path: string, isDir: boolean): boolean
   return false;
 }
 
-async function loadIgnore(dir: string, names?: Set<string>): Promise<IgnoreLevel | undefined> {
+async function loadIgnore(dir: string, isRepo = false): Promise<IgnoreLevel | undefined> {
   let matcher: Ignore | undefined;
-  for (const file of IGNORE_FILES) {
-    if (names && !names.has(file)) continue;
+  // A repository's own exclude file ranks below its .gitignore, so it is added first.
+  for (const file of isRepo ? [join(".git", "info", "exclude"), ...IGNORE_FILES] : IGNORE_FILES) {
     let text: string;
     try {
       text = await readFile(join(dir, file), "utf8");
@@ -107,6 +106,6 @@ async function parentIgnoreLevels(base: string, stopAt: string): Promise<IgnoreL
     if (parent === dir) break;
     dir = parent;
   }
-  const levels = await Promise.all(dirs.map((d) => loadIgnore(d)));
+  const levels = await Promise.all(dirs.map((d) => loadIgnore(d, true)));
   return levels.filter((l): l is IgnoreLevel => l !== undefined);
 }

@@ -1,0 +1,92 @@
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+
+// The bubblewrap command line. The sandbox's "/" is an empty tmpfs, remounted read-only once every
+// mount point exists: bind targets can then be created anywhere (binding onto a new path under a
+// read-only "/" fails with "Can't mkdir"), and nothing of the host shows except what is listed here:
+// system directories read-only, the session roots (and configured writable paths) read-write at
+// their own paths, a fresh /tmp, /proc, /dev, and an empty scratch tmpfs at $HOME so tools that
+// write caches work without seeing the user's real home.
+
+/** Host directories needed to run programs, mounted read-only when present. Symlinks (/bin -> usr/bin) are recreated. */
+export const DEFAULT_SYSTEM_PATHS = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/opt",
+  "/nix",
+  "/gnu",
+  "/run/current-system",
+];
+
+export type BwrapMounts = {
+  /** Read-write, same path inside. */
+  roots: readonly string[];
+  readOnlyPaths: readonly string[];
+  writablePaths: readonly string[];
+  network: boolean;
+  /** Replaced by an empty tmpfs; undefined to skip. */
+  homeDir: string | undefined;
+  systemPaths: readonly string[];
+};
+
+type Mount = { dest: string; args: string[] };
+
+const depth = (path: string) => path.split("/").filter(Boolean).length;
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Everything before `--` (the command follows it). Paths that do not exist are skipped. */
+export function buildBwrapArgs(mounts: BwrapMounts, cwd: string): string[] {
+  const args = ["--die-with-parent", "--new-session", "--unshare-all"];
+  if (mounts.network) args.push("--share-net");
+  args.push("--tmpfs", "/");
+
+  const system = mounts.systemPaths.filter((p) => existsSync(p) || isSymlink(p));
+  for (const path of system) {
+    if (isSymlink(path)) args.push("--symlink", readlinkSync(path), path);
+    else args.push("--ro-bind", path, path);
+  }
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+
+  const nested: Mount[] = [];
+  if (mounts.homeDir && mounts.homeDir !== "/") nested.push({ dest: resolve(mounts.homeDir), args: ["--tmpfs", resolve(mounts.homeDir)] });
+  if (mounts.network) {
+    // resolv.conf is often a symlink into /run, which is not mounted.
+    const resolv = realOrUndefined("/etc/resolv.conf");
+    if (resolv && !system.some((p) => resolv === p || resolv.startsWith(`${p}/`))) nested.push({ dest: resolv, args: ["--ro-bind", resolv, resolv] });
+  }
+  for (const path of mounts.readOnlyPaths) {
+    const real = realOrUndefined(path);
+    if (real) nested.push({ dest: resolve(path), args: ["--ro-bind", real, resolve(path)] });
+  }
+  for (const path of [...mounts.writablePaths, ...mounts.roots]) {
+    const real = realOrUndefined(path);
+    if (real) nested.push({ dest: resolve(path), args: ["--bind", real, resolve(path)] });
+  }
+  // Parents before children, so a root under $HOME or /tmp is not hidden by the tmpfs over them.
+  nested.sort((a, b) => depth(a.dest) - depth(b.dest));
+  for (const mount of nested) args.push(...mount.args);
+
+  args.push("--remount-ro", "/", "--chdir", cwd);
+  return args;
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
