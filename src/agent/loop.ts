@@ -140,7 +140,8 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
       const text = `Error: ${call.name} may be called only once per message; send one call with the complete list.`;
       if (!known) announceToolCall(env, toolCallId, call.name);
       env.emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text }], parentToolCallId: env.parentToolCallId });
-      return Promise.resolve({ message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, content: [{ type: "text" as const, text }], isError: true }, cancelled: false });
+      const result = { content: [{ type: "text" as const, text }], isError: true };
+      return Promise.resolve({ message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, ...result }, result, cancelled: false });
     }
     return runToolCall(env, request, known !== undefined);
   });
@@ -153,10 +154,8 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
   // Cancelled: give tools a moment to kill their processes, then answer for the ones still hanging.
   const settled = await Promise.race([Promise.all(pending), delay(CANCEL_GRACE_MS).then(() => null)]);
   if (settled) return settled;
-  return calls.map((call) => ({
-    message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, content: [{ type: "text" as const, text: "Cancelled by the user." }], isError: true },
-    cancelled: true,
-  }));
+  const result = { content: [{ type: "text" as const, text: "Cancelled by the user." }], isError: true };
+  return calls.map((call) => ({ message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, ...result }, result, cancelled: true }));
 }
 
 type Streamed =

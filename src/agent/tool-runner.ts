@@ -1,6 +1,6 @@
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolResultMessage, UserContent } from "../model/types.js";
-import type { AnyTool, ToolContext, ToolDisplay, ToolPresentation, ToolResult } from "../tools/types.js";
+import type { AnyTool, SubagentRequest, ToolContext, ToolDisplay, ToolPresentation, ToolResult } from "../tools/types.js";
 import { errorMessage, isAbortError } from "../util/errors.js";
 import type { Mutex } from "../util/mutex.js";
 import { decideByMode, type ApprovalMemory, type GateDecision } from "./approval-policy.js";
@@ -30,13 +30,19 @@ export type ToolRunEnv = {
   parentToolCallId?: string;
   /** Last step before a result reaches the model (large results are offloaded here). */
   finalizeResult?: (call: { toolCallId: string; tool: AnyTool }, result: ToolResult) => Promise<ToolResult>;
-  runSubagent?: ToolContext["runSubagent"];
+  /** Runs a subagent for the `task` call `parentToolCallId`. */
+  runSubagent?: (request: SubagentRequest, parentToolCallId: string, signal: AbortSignal) => Promise<ToolResult>;
   newToolCallId: () => string;
+  /**
+   * Set for calls made from code inside an approved `eval`: the eval was the gate, so the mode does
+   * not ask again; file rules, hook decisions and remembered rejections still apply.
+   */
+  preApproved?: boolean;
 };
 
 export type ToolCallRequest = { toolCallId: string; name: string; input: unknown; modelCallId: string };
 
-export type ToolRunOutcome = { message: ToolResultMessage; cancelled: boolean };
+export type ToolRunOutcome = { message: ToolResultMessage; result: ToolResult; cancelled: boolean };
 
 export function liveTerminalFor(tool: AnyTool | undefined, executor: SandboxBackendProtocol | undefined, toolCallId: string, cwd: string) {
   if (!tool?.streamsOutput || !executor || executor.outputMode === "editor-terminal") return undefined;
@@ -67,10 +73,11 @@ export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: stri
 export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, announced: boolean): Promise<ToolRunOutcome> {
   const { toolCallId } = request;
   const parent = env.parentToolCallId;
-  const fail = (text: string, extra: Partial<ToolResult> = {}): ToolRunOutcome => {
-    env.emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text }], parentToolCallId: parent, ...(extra.rawOutput ? { rawOutput: extra.rawOutput } : {}) });
-    return { message: toolMessage(request, [{ type: "text", text }], true), cancelled: false };
+  const fail = (text: string): ToolRunOutcome => {
+    env.emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text }], parentToolCallId: parent });
+    return outcome(request, { content: [{ type: "text", text }], isError: true }, false);
   };
+  const cancelled = (): ToolRunOutcome => outcome(request, { content: [{ type: "text", text: "Cancelled by the user." }], isError: true }, true);
 
   const tool = env.tools.get(request.name);
   if (!tool) {
@@ -103,10 +110,17 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
 
   const hooked: HookedToolCall = { toolCallId, tool, input };
   const signal = env.signal;
-  const context = { ...env.context, toolCallId, signal, progress: progressSink(env, toolCallId), runSubagent: env.runSubagent };
+  const context: ToolContext = {
+    ...env.context,
+    toolCallId,
+    signal,
+    progress: progressSink(env, toolCallId),
+    callTool: (name, nestedInput) => runNestedCall(env, toolCallId, name, nestedInput),
+    ...(env.runSubagent ? { runSubagent: (req: SubagentRequest) => env.runSubagent!(req, toolCallId, signal) } : {}),
+  };
 
   const permitted = await authorize(env, hooked, presentation, context);
-  if (permitted === "cancelled") return { message: toolMessage(request, [{ type: "text", text: "Cancelled by the user." }], true), cancelled: true };
+  if (permitted === "cancelled") return cancelled();
   if (permitted !== "allow") return fail(permitted.message);
 
   env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
@@ -114,10 +128,10 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
   try {
     result = await tool.execute(input, context);
   } catch (error) {
-    if (signal.aborted || isAbortError(error)) return { message: toolMessage(request, [{ type: "text", text: "Cancelled by the user." }], true), cancelled: true };
+    if (signal.aborted || isAbortError(error)) return cancelled();
     result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };
   }
-  if (signal.aborted) return { message: toolMessage(request, [{ type: "text", text: "Cancelled by the user." }], true), cancelled: true };
+  if (signal.aborted) return cancelled();
 
   const failed = result.isError === true;
   const post = await env.hooks.postToolUse?.(hooked, result, failed, signal);
@@ -134,7 +148,15 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
     ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
     parentToolCallId: parent,
   });
-  return { message: toolMessage(request, result.content, failed), cancelled: false };
+  return outcome(request, result, false);
+}
+
+/** A tool call made from code (eval's `tools.x()`), shown in the editor under the eval call. */
+async function runNestedCall(env: ToolRunEnv, parentToolCallId: string, name: string, input: unknown): Promise<ToolResult> {
+  const toolCallId = env.newToolCallId();
+  const nested: ToolRunEnv = { ...env, parentToolCallId, preApproved: true };
+  const result = await runToolCall(nested, { toolCallId, name, input, modelCallId: toolCallId }, false);
+  return result.result;
 }
 
 type Authorization = "allow" | "cancelled" | { message: string };
@@ -149,7 +171,7 @@ async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: To
   if (env.signal.aborted) return "cancelled";
   if (pre?.decision === "deny") return { message: `${tool.hookName} blocked by hook: ${pre.reason ?? "no reason given"}` };
 
-  let decision: GateDecision = decideByMode({ tool, input: call.input, presentation, mode: env.mode, roots: env.context.roots, virtualPrefixes: env.virtualPrefixes });
+  let decision: GateDecision = env.preApproved ? { action: "allow", reason: "approved with its eval" } : decideByMode({ tool, input: call.input, presentation, mode: env.mode, roots: env.context.roots, virtualPrefixes: env.virtualPrefixes });
   if (decision.action === "deny") return { message: `Error: ${tool.name} is not available: ${decision.reason}` };
   // A file rule that asks wins over a mode that would allow; bypass only skips our own dialogs.
   if (ruleDecision?.action === "ask" && env.mode !== "bypass") decision = ruleDecision;
@@ -232,8 +254,9 @@ function emitSystemMessages(env: ToolRunEnv, messages: string[] | undefined): vo
   for (const message of messages ?? []) env.emit({ type: "notice", severity: "info", title: message });
 }
 
-function toolMessage(request: ToolCallRequest, content: UserContent[], isError: boolean): ToolResultMessage {
-  return { role: "tool", toolCallId: request.modelCallId, toolName: request.name, content, isError };
+function outcome(request: ToolCallRequest, result: ToolResult, wasCancelled: boolean): ToolRunOutcome {
+  const message: ToolResultMessage = { role: "tool", toolCallId: request.modelCallId, toolName: request.name, content: result.content, isError: result.isError === true };
+  return { message, result, cancelled: wasCancelled };
 }
 
 function toDisplay(content: readonly UserContent[]): ToolDisplay[] {

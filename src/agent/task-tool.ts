@@ -1,0 +1,36 @@
+import { z } from "zod";
+import type { SubagentDefinition } from "../subagents/types.js";
+import { subagentTypeDescription, taskToolDescription, unknownSubagentMessage } from "../subagents/task-description.js";
+import { defineTool } from "../tools/define-tool.js";
+
+/**
+ * `task {description, subagent_type}`: runs a subagent in its own context. The run itself is the
+ * turn's business (ctx.runSubagent): it shares the parent's tools, file rules and approval pipeline,
+ * and its tool calls appear in the editor under this call.
+ */
+export function createTaskTool(subagents: readonly SubagentDefinition[]) {
+  const schema = z.object({
+    description: z.string().min(1).describe("The complete task for the subagent, with every detail it needs"),
+    subagent_type: z.string().min(1).describe(subagentTypeDescription(subagents)),
+  });
+  return defineTool({
+    name: "task",
+    hookName: "Task",
+    kind: "think",
+    // The subagent's own calls are checked one by one; launching it changes nothing by itself.
+    effect: "none",
+    schema,
+    description: taskToolDescription(subagents),
+    present(input) {
+      const firstLine = input.description.split("\n")[0]!.slice(0, 80);
+      return { title: `${input.subagent_type}: ${firstLine}` };
+    },
+    async execute(input, ctx) {
+      if (!subagents.some((s) => s.name === input.subagent_type)) {
+        return { content: [{ type: "text", text: `Error: ${unknownSubagentMessage(input.subagent_type, subagents)}` }], isError: true };
+      }
+      if (!ctx.runSubagent) return { content: [{ type: "text", text: "Error: subagents are not available here" }], isError: true };
+      return ctx.runSubagent({ description: input.description, subagentType: input.subagent_type });
+    },
+  });
+}
