@@ -1,4 +1,4 @@
-import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidCursorError, type SessionStore } from "../../../src/session/store/index.js";
@@ -113,6 +113,36 @@ describe("session store: list", () => {
       ["a", "renamed elsewhere"],
       ["b", undefined],
     ]);
+  });
+
+  it("follows logs replaced by rewrite or fork in another store", async () => {
+    t = await tempStore();
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    for (let n = 0; n < 20; n += 1) await t.store.append("a", { n, text: "x".repeat(100) });
+    await t.store.list();
+    await other.updateMeta("a", { title: "before rewind" });
+    await other.rewrite("a", [{ n: 0 }]);
+    await other.updateMeta("a", { extra: { rewound: true } });
+    await other.fork("a", { id: "f", cwd: "/q" });
+    const sessions = (await t.store.list()).sessions;
+    expect(sessions.map((s) => [s.id, s.cwd, s.title, s.extra])).toEqual([
+      ["f", "/q", "before rewind", { rewound: true }],
+      ["a", "/p", "before rewind", { rewound: true }],
+    ]);
+  });
+
+  it("removes temp files abandoned by a crashed rewrite, not ones in progress", async () => {
+    t = await tempStore();
+    await t.store.create({ id: "a", cwd: "/p" });
+    const abandoned = join(t.dir, ".a.jsonl.0123456789ab.tmp");
+    const fresh = join(t.dir, ".a.jsonl.ba9876543210.tmp");
+    await writeFile(abandoned, "partial");
+    await writeFile(fresh, "partial");
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(abandoned, hourAgo, hourAgo);
+    expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["a"]);
+    expect((await readdir(t.dir)).sort()).toEqual([".a.jsonl.ba9876543210.tmp", "a.jsonl", "index.json"]);
   });
 
   it("ignores a meta line that is torn and picks it up once a writer completes another", async () => {

@@ -87,6 +87,7 @@ describe("session store: create, append, read", () => {
     await expect(t.store.create({ id: "s1", cwd: "/q" })).rejects.toBeInstanceOf(SessionExistsError);
     await expect(t.store.append("s1", { $store: "meta" })).rejects.toBeInstanceOf(InvalidRecordError);
     await expect(t.store.append("s1", [1, 2] as unknown as Record<string, unknown>)).rejects.toBeInstanceOf(InvalidRecordError);
+    await expect(t.store.append("s1", { toJSON: () => "not an object" })).rejects.toBeInstanceOf(InvalidRecordError);
     expect(await readdir(t.dir)).toEqual(["s1.jsonl"]);
   });
 
