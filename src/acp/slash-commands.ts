@@ -62,12 +62,21 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
     },
     {
       name: "permissions",
-      description: "List the choices you asked deep-acp to remember",
-      async run(session) {
+      description: "List remembered permission choices for this project; `/permissions revoke N` forgets one",
+      hint: "revoke N",
+      async run(session, args) {
         const entries = session.rememberedApprovals();
-        if (entries.length === 0) return { kind: "reply", text: "No remembered permission choices in this session." };
-        const lines = entries.map((e) => `- ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}`);
-        return { kind: "reply", text: `**Remembered choices**\n\n${lines.join("\n")}` };
+        const revoke = /^(?:revoke|forget)\s+(\d+)$/.exec(args);
+        if (revoke) {
+          const entry = entries[Number(revoke[1]) - 1];
+          if (!entry) return { kind: "reply", text: `There is no remembered choice number ${revoke[1]}. Run /permissions to see the list.` };
+          await session.forgetApproval(entry.key);
+          return { kind: "reply", text: `Forgot: ${entry.decision === "allow" ? "allowed" : "rejected"} — ${entry.label}. deep-acp will ask again.` };
+        }
+        if (args) return { kind: "reply", text: "Usage: `/permissions` to list, `/permissions revoke N` to forget choice N." };
+        if (entries.length === 0) return { kind: "reply", text: `No remembered permission choices for ${session.projectRoot}.` };
+        const lines = entries.map((e, i) => `${i + 1}. ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}`);
+        return { kind: "reply", text: `**Remembered choices for \`${session.projectRoot}\`**\n\n${lines.join("\n")}\n\nForget one with \`/permissions revoke N\`.` };
       },
     },
   ];

@@ -2,6 +2,8 @@ import { homedir } from "node:os";
 import { loadConfigFile, type DeepAcpConfig } from "../config/config-file.js";
 import { userPaths } from "../config/paths.js";
 import { createModelService } from "../session/model-service.js";
+import { createApprovalStore } from "../permissions/approval-store.js";
+import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../session/approval-memory.js";
 import type { SessionServices } from "../session/services.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { formatDiagnostic } from "../util/diagnostics.js";
@@ -25,6 +27,8 @@ export function createServices({ cli, env, logger, home = homedir() }: ServicesO
       for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
       return result;
     });
+  const approvalStore = createApprovalStore({ stateDir: paths.stateDir });
+  const approvalMemories = new Map<string, PersistentApprovalMemory>();
   const services: SessionServices = {
     logger,
     paths,
@@ -34,6 +38,14 @@ export function createServices({ cli, env, logger, home = homedir() }: ServicesO
     reloadConfig: () => (config = load()),
     models: createModelService({ env, flag: cli.model, stateDir: paths.stateDir, config: () => services.config(), logger }),
     now: () => new Date(),
+    approvalMemory(projectRoot) {
+      let memory = approvalMemories.get(projectRoot);
+      if (!memory) {
+        memory = createPersistentApprovalMemory(approvalStore, projectRoot, logger);
+        approvalMemories.set(projectRoot, memory);
+      }
+      return memory;
+    },
     flags: {
       sandbox: cli.sandbox,
       trustProjectMcp: cli.trustProjectMcp,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { platform, arch } from "node:os";
-import { createSessionApprovalMemory } from "../agent/approval-policy.js";
+import type { PersistentApprovalMemory } from "./approval-memory.js";
+import { createPathRuleCheck } from "./path-rules.js";
 import type { Approver } from "../agent/approver.js";
 import type { TurnResult } from "../agent/events.js";
 import { runTurn } from "../agent/loop.js";
@@ -47,7 +48,7 @@ export class Session {
   updatedAt: Date;
   plan: PlanEntry[] = [];
   readonly history: Message[] = [];
-  readonly approvals = createSessionApprovalMemory();
+  readonly approvals: PersistentApprovalMemory;
 
   private readonly services: SessionServices;
   private readonly approver: Approver;
@@ -59,6 +60,8 @@ export class Session {
   /** Bumped by cancel(): prompts queued before it end `cancelled` without running. */
   private cancelEpoch = 0;
   private closed = false;
+  /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
+  private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
 
   constructor(options: SessionOptions) {
     this.id = options.id ?? randomUUID();
@@ -71,6 +74,7 @@ export class Session {
     this.approver = options.approver;
     this.editor = options.editor;
     this.updatedAt = options.services.now();
+    this.approvals = options.services.approvalMemory(this.projectRoot);
   }
 
   get additionalDirectories(): string[] {
@@ -116,6 +120,10 @@ export class Session {
     return this.approvals.entries();
   }
 
+  forgetApproval(key: string): Promise<boolean> {
+    return this.approvals.forget(key);
+  }
+
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
   async clear(): Promise<void> {
     this.cancel();
@@ -157,6 +165,7 @@ export class Session {
   private async executeTurn(blocks: readonly PromptBlock[], sink: SessionEventSink, signal: AbortSignal): Promise<TurnResult> {
     const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
     if (signal.aborted) return { stopReason: "cancelled" };
+    for (const notice of this.pendingNotices.splice(0)) sink({ type: "notice", ...notice });
     const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages);
     const tools = toolsForMode(builtinTools({ supportsImages: model.supportsImages, canExecute: workspace.executor !== undefined }), this.mode);
     const system = buildSystemPrompt({
@@ -184,6 +193,7 @@ export class Session {
       virtualPrefixes: workspace.virtualPrefixes,
       approver: this.services.flags.autoApprove ? autoApprover : this.approver,
       memory: this.approvals,
+      pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed),
       maxRequests: config.agent.max_turn_requests,
       maxOutputTokens: config.model.max_output_tokens,
       signal,
@@ -201,9 +211,14 @@ export class Session {
   }
 
   private ensureWorkspace(): Promise<Workspace> {
-    this.workspace ??= this.services.config().then(({ config }) =>
-      createWorkspace({ cwd: this.cwd, roots: this.roots, config, flags: this.services.flags, paths: this.services.paths, editor: this.editor, logger: this.services.logger }),
-    );
+    this.workspace ??= this.services.config().then(async ({ config }) => {
+      const [workspace] = await Promise.all([
+        createWorkspace({ cwd: this.cwd, roots: this.roots, config, flags: this.services.flags, paths: this.services.paths, editor: this.editor, logger: this.services.logger }),
+        this.approvals.load(),
+      ]);
+      for (const d of workspace.diagnostics) this.pendingNotices.push({ severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
+      return workspace;
+    });
     return this.workspace;
   }
 

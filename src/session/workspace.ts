@@ -1,19 +1,34 @@
-import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
+import { checkBwrapAvailable, createBwrapSandboxBackend } from "../backends/bwrap-sandbox.js";
+import { createCompositeBackend } from "../backends/composite-backend.js";
 import { createEditorBackend } from "../backends/editor-backend.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
 import { createLocalShellBackend } from "../backends/local-shell.js";
+import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
+import { buildRouteBackends } from "../backends/route-config.js";
+import { createStateBackend, type StateBackend } from "../backends/state-backend.js";
+import { createStoreBackend } from "../backends/store-backend.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { UserPaths } from "../config/paths.js";
+import { compileFileRules, type CompiledFileRules } from "../permissions/file-rules.js";
+import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
+import { createGuardedBackend } from "./guarded-backend.js";
 import type { SessionFlags } from "./services.js";
 
 /** Where a session's file tools and commands go. */
 export type Workspace = {
+  /** Every file operation: routes for the agent's own storage over the user's files, under the file rules. */
   backend: BackendProtocol;
-  /** Absent when the session cannot run commands. */
+  /** Absent when the session cannot run commands (a sandbox was asked for but is unavailable). */
   executor?: SandboxBackendProtocol;
-  /** Route prefixes of the agent's own storage (/memories/, ...). */
+  /** Route prefixes of the agent's own storage (/memories/, /large_tool_results/, ...). */
   virtualPrefixes: string[];
+  /** Session-scoped stores by route prefix; their files are saved with the session. */
+  stateBackends: Map<string, StateBackend>;
+  rules: CompiledFileRules;
+  /** Commands run inside bubblewrap. */
+  sandboxed: boolean;
+  diagnostics: Diagnostic[];
   dispose(): Promise<void>;
 };
 
@@ -28,26 +43,71 @@ export type WorkspaceOptions = {
 };
 
 /**
- * Files: through the editor when it offers fs (unsaved buffers, edit review), else the local disk.
- * Commands: in editor terminals when offered, else a local shell that streams output.
+ * Files go through the editor when it offers fs (unsaved buffers, edit review), else to disk.
+ * Commands run in editor terminals when offered, else in a local shell that streams output, or in
+ * bubblewrap when the sandbox is on (never in an editor terminal then: those are not sandboxed).
  */
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
-  const { cwd, roots, config, editor } = options;
+  const { cwd, roots, config, editor, paths } = options;
+  const diagnostics: Diagnostic[] = [];
   const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.output_chars };
-  const shell = createLocalShellBackend({ rootDir: cwd, ...limits });
-  let backend: BackendProtocol = shell;
-  let executor: SandboxBackendProtocol = shell;
+  const sandboxKind = options.flags.sandbox ?? config.sandbox.kind;
+
+  let shell: SandboxBackendProtocol | undefined;
+  if (sandboxKind === "bwrap") {
+    const availability = await checkBwrapAvailable();
+    if (availability.ok) {
+      shell = createBwrapSandboxBackend({
+        roots: [...roots],
+        network: config.sandbox.network,
+        readOnlyPaths: config.sandbox.read_only_paths,
+        writablePaths: config.sandbox.writable_paths,
+        ...limits,
+      });
+    } else {
+      // Never fall back to an unsandboxed shell: the user asked for isolation.
+      diagnostics.push({ severity: "error", source: "sandbox", message: `bubblewrap sandbox unavailable: ${availability.reason}; shell commands are disabled` });
+    }
+  } else {
+    shell = createLocalShellBackend({ rootDir: cwd, ...limits });
+  }
+  const local = shell ?? createLocalShellBackend({ rootDir: cwd, ...limits });
+
+  let files: BackendProtocol = local;
+  let executor: SandboxBackendProtocol | undefined = shell;
   if (editor) {
-    const viaEditor = createEditorBackend({ bridge: editor, roots, fallback: shell, ...limits });
-    if (editor.canReadFiles || editor.canWriteFiles) backend = viaEditor;
-    if (editor.canRunTerminals && viaEditor.canExecute) {
+    const viaEditor = createEditorBackend({ bridge: editor, roots, fallback: local, useEditorTerminals: sandboxKind !== "bwrap", ...limits });
+    if (editor.canReadFiles || editor.canWriteFiles) files = viaEditor;
+    if (shell && editor.canRunTerminals && sandboxKind !== "bwrap" && viaEditor.canExecute) {
       executor = Object.assign(viaEditor as unknown as SandboxBackendProtocol, { outputMode: "editor-terminal" as const });
     }
   }
+
+  const stateBackends = new Map<string, StateBackend>();
+  const routes = buildRouteBackends(config.backends.routes, {
+    state: (prefix) => {
+      const state = createStateBackend();
+      stateBackends.set(prefix, state);
+      return state;
+    },
+    // /memories/x is ~/.deepagents/<agent>/memories/x, the directory memory is loaded from.
+    store: () => createStoreBackend({ dir: paths.agentDir, namespace: ["memories"] }),
+  });
+  diagnostics.push(...routes.diagnostics);
+  const composite = createCompositeBackend(files, routes.items);
+
+  const rules = compileFileRules(config.permissions);
+  diagnostics.push(...rules.diagnostics);
+  for (const d of diagnostics) options.logger.warn(`${d.source}: ${d.message}`);
+
   return {
-    backend,
+    backend: createGuardedBackend(composite, rules.items),
     executor,
-    virtualPrefixes: [],
+    virtualPrefixes: [...composite.routePrefixes],
+    stateBackends,
+    rules: rules.items,
+    sandboxed: sandboxKind === "bwrap" && shell !== undefined,
+    diagnostics,
     async dispose() {
       // Processes belong to their tool calls and die with the turn; nothing else is held here.
     },

@@ -20,7 +20,7 @@ describe("ACP basics", () => {
     h = await startHarness();
     expect(h.init.protocolVersion).toBe(1);
     expect(h.init.agentInfo?.name).toBe("deep-acp");
-    expect(h.init.authMethods?.some((m) => !("type" in m) || m.type === undefined || m.type === "agent")).toBe(true);
+    expect(h.init.authMethods?.some((m) => !("type" in m) || (m as { type?: string }).type === "agent")).toBe(true);
     expect(h.init.authMethods?.some((m) => "type" in m && m.type === "terminal")).toBe(false);
   });
 

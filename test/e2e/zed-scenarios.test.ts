@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
+import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
 import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
 import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
 
@@ -34,7 +34,7 @@ const texts = (updates: any[]) => updates.filter((u) => u.sessionUpdate === "age
 
 for (const api of ["anthropic", "openai"] as const) {
   describe(`Zed scenarios (${api} wire format)`, () => {
-    async function connect(permission?: Parameters<typeof createFakeEditor>[0]["permission"]) {
+    async function connect(permission?: (m: JsonRpcMessage) => unknown) {
       const client = createFakeEditor({ permission });
       const env =
         api === "anthropic"

@@ -1,0 +1,90 @@
+import { statSync } from "node:fs";
+import type { BackendProtocol } from "../backends/protocol.js";
+import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRules } from "../permissions/file-rules.js";
+
+/**
+ * Enforces the user's file rules on every access, whoever makes it (a tool, code in eval, a
+ * subagent, a mentioned file): denied reads and writes fail, and listings and searches leave out
+ * what may not be read. The "ask" decision is taken earlier, by the approval gate, so here only
+ * `deny` blocks and "ask" entries stay visible in listings.
+ */
+export function createGuardedBackend(inner: BackendProtocol, rules: CompiledFileRules): BackendProtocol {
+  if (rules.rules.length === 0) return inner;
+  const denied = (op: "read" | "write", path: string): string | undefined => {
+    const check = checkToolPath(rules, op, path);
+    return check.ok ? undefined : check.error;
+  };
+  const visible = <T>(items: readonly T[] | undefined, pathOf: (item: T) => string): T[] | undefined =>
+    items && filterAllowed(rules, "read", items, pathOf, { askAllowed: true });
+  const guarded: BackendProtocol = {
+    async ls(path) {
+      const error = denied("read", path);
+      if (error) return { error };
+      const result = await inner.ls(path);
+      return { ...result, files: visible(result.files, (f) => f.path.replace(/\/$/, "")) };
+    },
+    async read(path, offset, limit) {
+      return denyOr(denied("read", path), () => inner.read(path, offset, limit));
+    },
+    async readRaw(path) {
+      return denyOr(denied("read", path), () => inner.readRaw(path));
+    },
+    async write(path, content) {
+      return denyOr(denied("write", path), () => inner.write(path, content));
+    },
+    async edit(path, oldString, newString, replaceAll) {
+      return denyOr(denied("read", path) ?? denied("write", path), () => inner.edit(path, oldString, newString, replaceAll));
+    },
+    async grep(pattern, path, glob, maxCount) {
+      const error = path ? denied("read", path) : undefined;
+      if (error) return { error };
+      const result = await inner.grep(pattern, path, glob, maxCount);
+      return { ...result, matches: visible(result.matches, (m) => m.path) };
+    },
+    async glob(pattern, path) {
+      const error = path ? denied("read", path) : undefined;
+      if (error) return { error };
+      const result = await inner.glob(pattern, path);
+      return { ...result, files: visible(result.files, (f) => f.path) };
+    },
+  };
+  if (inner.delete) {
+    const remove = inner.delete.bind(inner);
+    guarded.delete = async (path) => {
+      const decision = decideDeleteAccess(rules, path, { isDirectory: isDirectory(path) });
+      if (decision.decision === "deny") return { error: decision.error ?? `permission denied for write on ${path}` };
+      return remove(path);
+    };
+  }
+  if (inner.uploadFiles) {
+    const upload = inner.uploadFiles.bind(inner);
+    guarded.uploadFiles = async (files) => {
+      const allowed = files.filter(([path]) => !denied("write", path));
+      const results = await upload(allowed);
+      const denials = files.filter(([path]) => denied("write", path)).map(([path]) => ({ path, error: "permission_denied" as const }));
+      return [...results, ...denials];
+    };
+  }
+  if (inner.downloadFiles) {
+    const download = inner.downloadFiles.bind(inner);
+    guarded.downloadFiles = async (paths) => {
+      const allowed = paths.filter((p) => !denied("read", p));
+      const results = await download(allowed);
+      return [...results, ...paths.filter((p) => denied("read", p)).map((path) => ({ path, content: null, error: "permission_denied" as const }))];
+    };
+  }
+  // Keep sandbox identity and execute (commands are not path-checked; see the approval policy).
+  return Object.assign(Object.create(inner) as BackendProtocol, guarded);
+}
+
+async function denyOr<T extends { error?: string }>(error: string | undefined, run: () => Promise<T>): Promise<T> {
+  return error ? ({ error } as T) : run();
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

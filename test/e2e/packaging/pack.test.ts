@@ -1,0 +1,148 @@
+import { execFile, spawn } from "node:child_process";
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
+import { probeInitialize } from "./support/initialize.js";
+import { REPO, stagePackage, type StagedPackage } from "./support/stage.js";
+
+// What `npm publish` would ship, installed the way `npx deep-acp` installs it: production
+// dependencies only, from the tarball, offline. The npm cache is copied so the real one is untouched.
+
+const run = promisify(execFile);
+const ALLOWED = /^(package\.json|README\.md|LICENSE|acp-manifest\.json|icon\.svg|dist\/.+\.js(\.map)?)$/;
+
+let root: string;
+let staged: StagedPackage;
+/** Environment for every npm call: private HOME and cache, no network, no notices. */
+let npmEnv: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-pack-")));
+  const realCache = (await run("npm", ["config", "get", "cache"], { cwd: root })).stdout.trim();
+  const cache = join(root, "npm-cache");
+  await cp(join(realCache, "_cacache"), join(cache, "_cacache"), { recursive: true });
+  const home = join(root, "home");
+  await mkdir(home);
+  npmEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    npm_config_cache: cache,
+    npm_config_offline: "true",
+    npm_config_update_notifier: "false",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+  };
+  staged = await stagePackage(root);
+}, 60_000);
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+type PackResult = { filename: string; files: Array<{ path: string }> };
+
+async function npmPack(cwd: string, args: string[]): Promise<PackResult> {
+  const { stdout } = await run("npm", ["pack", "--json", ...args], { cwd, env: npmEnv });
+  return (JSON.parse(stdout) as PackResult[])[0]!;
+}
+
+describe("npm pack", () => {
+  it("the repository publishes only package.json, README, LICENSE, the manifest, the icon and dist/", async () => {
+    const dryRun = await npmPack(REPO, ["--dry-run"]);
+    const unexpected = dryRun.files.map((f) => f.path).filter((path) => !ALLOWED.test(path));
+    expect(unexpected).toEqual([]);
+  });
+
+  it("the built package holds the bundled entry and nothing from src/ or test/", async () => {
+    const packed = await npmPack(staged.dir, ["--pack-destination", root]);
+    const paths = packed.files.map((f) => f.path);
+    expect(paths.filter((path) => !ALLOWED.test(path))).toEqual([]);
+    expect(paths).toEqual(expect.arrayContaining(["package.json", "acp-manifest.json", "icon.svg", staged.pkg.bin["deep-acp"]]));
+    const entry = await readFile(staged.entry, "utf8");
+    expect(entry.startsWith("#!/usr/bin/env node\n")).toBe(true);
+  });
+
+  it("the bundle imports nothing but Node built-ins, its own chunks and production dependencies", async () => {
+    const dependencies = Object.keys(staged.pkg.dependencies);
+    const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+    const dist = join(staged.dir, "dist");
+    const files = (await readdir(dist, { recursive: true })).filter((file) => file.endsWith(".js"));
+    const outside: string[] = [];
+    for (const file of files) {
+      const code = await readFile(join(dist, file), "utf8");
+      for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g)) {
+        if (specifier!.startsWith("./") || specifier!.startsWith("../")) continue;
+        if (builtins.has(specifier!)) continue;
+        if (dependencies.some((dep) => specifier === dep || specifier!.startsWith(`${dep}/`))) continue;
+        outside.push(`${file}: ${specifier}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+});
+
+describe("installing the tarball without dev dependencies", () => {
+  let app: string;
+  let model: FakeModelServer;
+
+  beforeAll(async () => {
+    model = await createFakeModelServer({ handler: () => textTurn("Installed and answering.") });
+    const packed = await npmPack(staged.dir, ["--pack-destination", root]);
+    app = join(root, "app");
+    await mkdir(app);
+    await writeFile(join(app, "package.json"), JSON.stringify({ name: "pack-test-app", private: true }));
+    try {
+      await run("npm", ["install", "--omit=dev", "--no-package-lock", join(root, packed.filename)], { cwd: app, env: npmEnv });
+    } catch (error) {
+      const { stderr } = error as { stderr?: string };
+      throw new Error(`offline install of the tarball failed (is every production dependency in the npm cache?):\n${stderr ?? String(error)}`);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await model.close();
+  });
+
+  it("installs production dependencies only", async () => {
+    const installed = await readdir(join(app, "node_modules"));
+    expect(installed).toContain("deep-acp");
+    for (const dev of ["typescript", "vitest", "esbuild", "acpx", "tsx"]) expect(installed).not.toContain(dev);
+  });
+
+  it("node_modules/.bin/deep-acp answers initialize and exits 0", async () => {
+    const probe = await probeInitialize(join(app, "node_modules", ".bin", "deep-acp"), [], { cwd: app, env: { PATH: process.env.PATH, HOME: npmEnv.HOME } });
+    expect(probe.response.result).toMatchObject({ protocolVersion: 1, agentInfo: { name: "deep-acp", version: staged.pkg.version } });
+    expect(probe.code).toBe(0);
+  });
+
+  it("the editors' literal command `npx -y deep-acp` runs the installed package, offline", async () => {
+    const probe = await probeInitialize("npx", ["-y", "deep-acp"], { cwd: app, env: npmEnv });
+    expect(probe.response.result, probe.stderr).toMatchObject({ protocolVersion: 1, agentInfo: { name: "deep-acp" } });
+    for (const line of probe.lines) expect(() => JSON.parse(line), `non-JSON stdout line: ${line}`).not.toThrow();
+    expect(probe.code).toBe(0);
+  });
+
+  it("runs a whole prompt turn (deep-acp -n) with the lazily loaded dependencies", async () => {
+    const project = join(root, "project");
+    await mkdir(project, { recursive: true });
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(join(app, "node_modules", ".bin", "deep-acp"), ["-n", "say something"], {
+        cwd: project,
+        env: { PATH: process.env.PATH, HOME: npmEnv.HOME, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(result.stdout, result.stderr).toBe("Installed and answering.\n");
+    expect(result.code).toBe(0);
+    expect(model.requests.at(-1)?.lastUserText).toContain("say something");
+  });
+});
