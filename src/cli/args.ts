@@ -97,6 +97,7 @@ Usage:
   deep-acp -n "PROMPT" [--yes]     run one turn in the current directory; answer on stdout
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
+  deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)
   deep-acp --version | --help
 
 Options:

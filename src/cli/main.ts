@@ -37,6 +37,10 @@ async function main(argv: string[]): Promise<number> {
       const { runLogin } = await import("./login.js");
       return runLogin(cli);
     }
+    case "doctor": {
+      const { runDoctorCommand } = await import("./doctor.js");
+      return runDoctorCommand(cli);
+    }
     case "logout": {
       const { runLogout } = await import("./login.js");
       return runLogout(cli);

@@ -1,0 +1,18 @@
+-- deep-acp as an avante.nvim ACP provider. Merge into your avante `opts` (lazy.nvim) or pass to
+-- `require("avante").setup(...)`.
+require("avante").setup({
+  provider = "deep-acp",
+  acp_providers = {
+    ["deep-acp"] = {
+      command = "npx",
+      args = { "-y", "deep-acp" },
+      env = {
+        NODE_NO_WARNINGS = "1",
+        -- Forward whichever model key you use; unset ones are simply left out.
+        ANTHROPIC_API_KEY = os.getenv("ANTHROPIC_API_KEY"),
+        OPENAI_API_KEY = os.getenv("OPENAI_API_KEY"),
+        DEEP_ACP_MODEL = os.getenv("DEEP_ACP_MODEL"),
+      },
+    },
+  },
+})
