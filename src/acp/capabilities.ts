@@ -24,11 +24,15 @@ export function buildInitializeResponse({ version, clientCapabilities }: Initial
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
-      loadSession: false,
+      loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: false, sse: false },
       sessionCapabilities: {
+        list: {},
+        resume: {},
         close: {},
+        delete: {},
+        fork: {},
         additionalDirectories: {},
       },
     },

@@ -48,3 +48,23 @@ export function filePathOf(uri: string, cwd: string): string | undefined {
   if (/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(uri)) return undefined;
   return isAbsolute(uri) ? uri : resolve(cwd, uri);
 }
+
+/** Session prompt blocks back to ACP content, for replaying user messages on session/load. */
+export function toContentBlocks(blocks: readonly PromptBlock[]): acp.ContentBlock[] {
+  return blocks.map((block): acp.ContentBlock => {
+    switch (block.type) {
+      case "text":
+        return { type: "text", text: block.text };
+      case "image":
+        return { type: "image", mimeType: block.mimeType, data: block.data, ...(block.uri ? { uri: block.uri } : {}) };
+      case "file":
+        return { type: "resource_link", uri: block.uri, name: block.name };
+      case "link":
+        return { type: "resource_link", uri: block.uri, name: block.name };
+      case "resource":
+        return block.text !== undefined
+          ? { type: "resource", resource: { uri: block.uri, text: block.text, ...(block.mimeType ? { mimeType: block.mimeType } : {}) } }
+          : { type: "resource", resource: { uri: block.uri, blob: block.blob ?? "", ...(block.mimeType ? { mimeType: block.mimeType } : {}) } };
+    }
+  });
+}

@@ -1,14 +1,20 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Session } from "../session/session.js";
 import type { PromptBlock } from "../session/prompt-input.js";
+import type { SessionEventSink } from "../session/services.js";
 
-export type CommandResult = { kind: "reply"; text: string } | { kind: "prompt"; blocks: PromptBlock[] };
+export type CommandResult =
+  | { kind: "reply"; text: string; stopReason?: "end_turn" | "cancelled" }
+  | { kind: "prompt"; blocks: PromptBlock[] };
+
+/** What a command can use besides the session: a sink for progress events (shown like a turn's). */
+export type CommandContext = { events: SessionEventSink };
 
 export type SlashCommand = {
   name: string;
   description: string;
   hint?: string;
-  run(session: Session, args: string): Promise<CommandResult>;
+  run(session: Session, args: string, context: CommandContext): Promise<CommandResult>;
 };
 
 export type ParsedCommand = { name: string; args: string };
@@ -50,6 +56,15 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
           `- Messages in context: ${session.history.length}`,
         ];
         return { kind: "reply", text: `**Status**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "compact",
+      description: "Summarize the older part of the conversation to free context",
+      hint: "what to keep (optional)",
+      async run(session, args, context) {
+        const result = await session.compact(args, context.events);
+        return { kind: "reply", text: "message" in result && result.message ? result.message : "", stopReason: result.stopReason === "cancelled" ? "cancelled" : "end_turn" };
       },
     },
     {

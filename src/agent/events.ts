@@ -33,6 +33,11 @@ export type AgentEvent =
       locations?: ToolLocation[];
       rawInput?: unknown;
       rawOutput?: unknown;
+      /**
+       * What a transcript should keep instead of `content` (e.g. the command output as text when
+       * `content` points at an editor terminal that will not exist after a restart).
+       */
+      transcript?: ToolDisplay[];
       /** Exit of a live terminal started with `liveTerminal`. */
       terminalExit?: { terminalId: string; exitCode: number | null; signal: string | null };
       parentToolCallId?: string;

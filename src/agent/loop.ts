@@ -32,10 +32,17 @@ export type TurnOptions = {
   maxOutputTokens?: number;
   signal: AbortSignal;
   emit: AgentEventSink;
-  /** Receives every message of the turn as it is completed, in order (for history and persistence). */
-  onMessage: (message: Message) => void;
-  /** Rewrites the request's messages before each model call (compaction). */
+  /**
+   * Receives every message of the turn as it is completed, in order (for history and persistence);
+   * assistant messages come with the id their streamed chunks carried.
+   */
+  onMessage: (message: Message, messageId?: string) => void;
+  /**
+   * Runs before each model call (compaction). Returning a different list means "this is the
+   * conversation now": the turn adopts it and `onHistoryReplaced` hands it to the session.
+   */
   prepareMessages?: (messages: Message[], signal: AbortSignal) => Promise<Message[]>;
+  onHistoryReplaced?: (messages: Message[]) => void;
   finalizeResult?: ToolRunEnv["finalizeResult"];
   runSubagent?: ToolRunEnv["runSubagent"];
   /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
@@ -57,9 +64,9 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
   const turn: OwnedTurnScope = createTurnScope(newId());
   const messages: Message[] = [...history, prompt];
   options.onMessage(prompt);
-  const record = (message: Message) => {
+  const record = (message: Message, messageId?: string) => {
     messages.push(message);
-    options.onMessage(message);
+    options.onMessage(message, messageId);
   };
 
   const env: ToolRunEnv = {
@@ -87,20 +94,26 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
       if (signal.aborted) return { stopReason: "cancelled" };
       if (requests >= options.maxRequests) return { stopReason: "max_turn_requests" };
       requests++;
-      const outgoing = options.prepareMessages ? await options.prepareMessages(messages, signal) : messages;
-      if (signal.aborted) return { stopReason: "cancelled" };
+      if (options.prepareMessages) {
+        const prepared = await options.prepareMessages(messages, signal);
+        if (signal.aborted) return { stopReason: "cancelled" };
+        if (prepared !== messages) {
+          messages.splice(0, messages.length, ...prepared);
+          options.onHistoryReplaced?.([...prepared]);
+        }
+      }
 
-      const streamed = await streamModel(model, outgoing, options, env, emit, newId);
+      const streamed = await streamModel(model, messages, options, env, emit, newId);
       if (streamed.kind === "aborted") {
-        if (streamed.partial) record(streamed.partial);
+        if (streamed.partial) record(streamed.partial, streamed.messageId);
         return { stopReason: "cancelled" };
       }
       if (streamed.kind === "error") {
-        if (streamed.partial) record(streamed.partial);
+        if (streamed.partial) record(streamed.partial, streamed.messageId);
         return { stopReason: "end_turn", error: streamed.message };
       }
       const { message, stopReason, usage, toolIds } = streamed;
-      record(message);
+      record(message, streamed.messageId);
       emit({ type: "usage", used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0), size: model.contextWindow, usage });
 
       const calls = message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
@@ -159,9 +172,9 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
 }
 
 type Streamed =
-  | { kind: "done"; message: AssistantMessage; stopReason: string; usage: Usage; toolIds: Map<string, string> }
-  | { kind: "error"; message: string; partial?: AssistantMessage }
-  | { kind: "aborted"; partial?: AssistantMessage };
+  | { kind: "done"; message: AssistantMessage; messageId: string; stopReason: string; usage: Usage; toolIds: Map<string, string> }
+  | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage }
+  | { kind: "aborted"; messageId: string; partial?: AssistantMessage };
 
 async function streamModel(model: ModelClient, messages: Message[], options: TurnOptions, env: ToolRunEnv, emit: AgentEventSink, newId: () => string): Promise<Streamed> {
   const messageId = newId();
@@ -197,19 +210,19 @@ async function streamModel(model: ModelClient, messages: Message[], options: Tur
       case "usage":
         break;
       case "done":
-        return { kind: "done", message: event.message, stopReason: event.stopReason, usage: event.usage, toolIds };
+        return { kind: "done", message: event.message, messageId, stopReason: event.stopReason, usage: event.usage, toolIds };
       case "error": {
         const partial: AssistantMessage | undefined = text ? { role: "assistant", content: [{ type: "text", text }] } : undefined;
-        if (event.aborted || options.signal.aborted) return { kind: "aborted", partial };
+        if (event.aborted || options.signal.aborted) return { kind: "aborted", messageId, partial };
         // Calls the editor already shows will never run now.
         for (const toolCallId of toolIds.values()) {
           emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text: "The model request failed before this call was complete." }], parentToolCallId: options.parentToolCallId });
         }
-        return { kind: "error", message: event.message, partial };
+        return { kind: "error", message: event.message, messageId, partial };
       }
     }
   }
-  return { kind: "error", message: "the model stream ended without a result" };
+  return { kind: "error", message: "the model stream ended without a result", messageId };
 }
 
 function textOf(message: AssistantMessage): string {

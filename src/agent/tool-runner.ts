@@ -139,11 +139,13 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
   if (post?.context?.length) result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
   if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
 
+  const display = result.display ?? toDisplay(result.content);
   env.emit({
     type: "tool_call_update",
     toolCallId,
     status: failed ? "failed" : "completed",
-    content: result.display ?? toDisplay(result.content),
+    content: display,
+    ...(display.some((d) => d.type === "terminal") ? { transcript: toDisplay(result.content) } : {}),
     ...(result.locations ? { locations: result.locations } : {}),
     ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
     parentToolCallId: parent,

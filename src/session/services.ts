@@ -3,6 +3,7 @@ import type { UserPaths } from "../config/paths.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { ModelService } from "./model-service.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
+import type { SessionStore } from "./store/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
 
@@ -17,6 +18,8 @@ export type SessionServices = {
   config(): Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }>;
   reloadConfig(): Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }>;
   models: ModelService;
+  /** Where conversations are kept (~/.deepagents/sessions). */
+  sessions: SessionStore;
   /** Remembered "always" choices for a project root, shared by every session on that root. */
   approvalMemory(projectRoot: string): PersistentApprovalMemory;
   /** Today's date and platform for the system prompt; injectable for tests. */

@@ -5,7 +5,7 @@ import type { EditorBridge } from "../backends/editor-bridge.js";
 import { createLocalShellBackend } from "../backends/local-shell.js";
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import { buildRouteBackends } from "../backends/route-config.js";
-import { createStateBackend, type StateBackend } from "../backends/state-backend.js";
+import { createStateBackend, type StateBackend, type StateSnapshot } from "../backends/state-backend.js";
 import { createStoreBackend } from "../backends/store-backend.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { UserPaths } from "../config/paths.js";
@@ -40,6 +40,8 @@ export type WorkspaceOptions = {
   paths: UserPaths;
   editor?: EditorBridge;
   logger: Logger;
+  /** Files of the session-scoped routes, saved with the session (by route prefix). */
+  stateSnapshots?: Record<string, StateSnapshot>;
 };
 
 /**
@@ -86,7 +88,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const stateBackends = new Map<string, StateBackend>();
   const routes = buildRouteBackends(config.backends.routes, {
     state: (prefix) => {
-      const state = createStateBackend();
+      const initial = options.stateSnapshots?.[prefix];
+      const state = createStateBackend(initial ? { initial } : {});
       stateBackends.set(prefix, state);
       return state;
     },

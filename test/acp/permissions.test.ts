@@ -114,12 +114,12 @@ describe("remembered choices", () => {
     expect(listing).toContain("1. Allowed: Always allow `git status` commands");
 
     expect(agentText((await h.prompt(second.sessionId, "/permissions revoke 1")).updates)).toContain("Forgot");
+    const stored = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "approvals.json"), "utf8"));
+    expect(JSON.stringify(stored)).not.toContain("git status");
     const third = await h.newSession(project);
     h.model.enqueue(toolTurn("execute", { command: "git status" }), textTurn("ok"));
     await h.prompt(third.sessionId, "status once more");
     expect(h.permissions).toHaveLength(2);
-    const stored = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "approvals.json"), "utf8"));
-    expect(JSON.stringify(stored)).not.toContain("git status");
   });
 
   it("remembers 'always reject' and fails later calls without asking", async () => {

@@ -25,6 +25,8 @@ export type HarnessOptions = {
     write?: (request: acp.WriteTextFileRequest) => Promise<void>;
   };
   api?: "anthropic" | "openai";
+  /** Reuse this HOME (e.g. a second "process" on the same sessions); it is not deleted on close. */
+  home?: string;
   /** Prepares the temporary HOME (config.toml, skills, ...) before the agent starts. */
   setupHome?: (home: string) => Promise<void>;
 };
@@ -32,7 +34,8 @@ export type HarnessOptions = {
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
 export async function startHarness(options: HarnessOptions = {}) {
-  const home = await mkdtemp(join(tmpdir(), "deep-acp-home-"));
+  const ownsHome = options.home === undefined;
+  const home = options.home ?? (await mkdtemp(join(tmpdir(), "deep-acp-home-")));
   await options.setupHome?.(home);
   const model: FakeModelServer = await createFakeModelServer();
   const env: NodeJS.ProcessEnv =
@@ -130,7 +133,7 @@ export async function startHarness(options: HarnessOptions = {}) {
       connection.close();
       await server.shutdown();
       await model.close();
-      await rm(home, { recursive: true, force: true });
+      if (ownsHome) await rm(home, { recursive: true, force: true });
     },
   };
 }

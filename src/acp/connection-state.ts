@@ -1,0 +1,104 @@
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import type { Session } from "../session/session.js";
+import type { SessionServices } from "../session/services.js";
+import type { ReplayItem } from "../session/transcript.js";
+import type { Logger } from "../util/logger.js";
+import { configOptions, modeState } from "./config-options.js";
+import { createEditorBridge } from "./editor-bridge.js";
+import { createPermissionDialog } from "./permission-dialog.js";
+import { toContentBlocks } from "./prompt-content.js";
+import { toAvailableCommands, type SlashCommand } from "./slash-commands.js";
+import { createTranslator, type ClientFeatures } from "./translate.js";
+import { createUpdateStream } from "./update-stream.js";
+
+// The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
+// the handshake only pays for the protocol library.
+type SessionModules = {
+  session: typeof import("../session/session.js");
+  manager: typeof import("../session/manager.js");
+};
+let sessionModules: Promise<SessionModules> | undefined;
+export function loadSessionModules(): Promise<SessionModules> {
+  sessionModules ??= Promise.all([import("../session/session.js"), import("../session/manager.js")]).then(([session, manager]) => ({ session, manager }));
+  return sessionModules;
+}
+
+export type LiveSession = {
+  session: Session;
+  stream: ReturnType<typeof createUpdateStream>;
+  translate: ReturnType<typeof createTranslator>;
+};
+
+/** Everything the handlers of one ACP connection share. */
+export class ConnectionState {
+  readonly sessions = new Map<string, LiveSession>();
+  clientCapabilities: acp.ClientCapabilities = {};
+  features: ClientFeatures = { terminalOutput: false, notices: false, compaction: false };
+  commands: SlashCommand[] = [];
+
+  constructor(
+    readonly services: SessionServices,
+    readonly logger: Logger,
+  ) {}
+
+  live(sessionId: string): LiveSession {
+    const entry = this.sessions.get(sessionId);
+    if (!entry) throw acp.RequestError.sessionNotFound(sessionId);
+    return entry;
+  }
+
+  /** What a Session needs from this connection: the dialog and the editor's fs/terminals. */
+  attachments(client: acp.AgentContext, sessionId: string) {
+    return {
+      approver: createPermissionDialog(
+        sessionId,
+        (request, signal) => client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        this.logger,
+      ),
+      editor: createEditorBridge(client, sessionId, this.clientCapabilities),
+    };
+  }
+
+  register(client: acp.AgentContext, session: Session): LiveSession {
+    const entry: LiveSession = {
+      session,
+      stream: createUpdateStream({
+        send: (update) => client.notify(acp.methods.client.session.update, { sessionId: session.id, update }),
+        onError: (error) => this.logger.debug("session/update failed", error),
+      }),
+      translate: createTranslator(this.features),
+    };
+    this.sessions.set(session.id, entry);
+    return entry;
+  }
+
+  async config(session: Session) {
+    const choices = await this.services.models.choices(session.modelSpec).catch(() => []);
+    return { modes: modeState(session.mode), configOptions: configOptions(session.mode, session.modelSpec, choices) };
+  }
+
+  /** Sends the slash commands once the editor has registered the session (the next tick). */
+  announceCommands(entry: LiveSession): void {
+    setTimeout(() => entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands: toAvailableCommands(this.commands) }), 0);
+  }
+
+  /** Replays a stored conversation as session updates (load). Never sends a terminal id. */
+  replay(entry: LiveSession, items: readonly ReplayItem[]): void {
+    const translate = createTranslator({ ...this.features, terminalOutput: false });
+    for (const item of items) {
+      if (item.type === "user") {
+        for (const content of toContentBlocks(item.blocks)) entry.stream.push({ sessionUpdate: "user_message_chunk", messageId: item.messageId, content });
+        continue;
+      }
+      for (const update of translate(item)) entry.stream.push(update);
+    }
+  }
+
+  async close(sessionId: string): Promise<void> {
+    const entry = this.sessions.get(sessionId);
+    if (!entry) return;
+    this.sessions.delete(sessionId);
+    await entry.session.close();
+    await entry.stream.flush();
+  }
+}

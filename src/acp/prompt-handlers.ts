@@ -1,0 +1,78 @@
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { randomUUID } from "node:crypto";
+import { isSessionMode, type SessionMode } from "../agent/modes.js";
+import { errorMessage } from "../util/errors.js";
+import type { ConnectionState, LiveSession } from "./connection-state.js";
+import { toPromptBlocks } from "./prompt-content.js";
+import { parseSlashCommand } from "./slash-commands.js";
+import { META_KEY } from "./translate.js";
+
+async function applyMode(entry: LiveSession, modeId: string) {
+  if (!isSessionMode(modeId)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"`);
+  await entry.session.setMode(modeId as SessionMode);
+}
+
+/** session/prompt, cancel, set_mode and set_config_option. */
+export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState): acp.AgentApp {
+  return app
+    .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
+      const entry = state.live(params.sessionId);
+      const { session, stream, translate } = entry;
+      const blocks = toPromptBlocks(params.prompt, session.cwd);
+      const parsed = parseSlashCommand(blocks);
+      const command = parsed && state.commands.find((c) => c.name === parsed.name);
+      let promptBlocks = blocks;
+      if (command && parsed) {
+        const result = await command.run(session, parsed.args, {
+          events: (event) => {
+            for (const update of translate(event)) stream.push(update);
+          },
+        });
+        if (result.kind === "reply") {
+          if (result.text) stream.push({ sessionUpdate: "agent_message_chunk", messageId: randomUUID(), content: { type: "text", text: result.text } });
+          await stream.flush();
+          return { stopReason: result.stopReason ?? "end_turn" };
+        }
+        promptBlocks = result.blocks;
+      }
+      const userMessageId = randomUUID();
+      const result = await session.prompt(
+        promptBlocks,
+        (event) => {
+          for (const update of translate(event)) stream.push(update);
+        },
+        userMessageId,
+      );
+      await stream.flush();
+      if (result.error && result.stopReason !== "cancelled") throw acp.RequestError.internalError(undefined, result.error);
+      // The id lets an editor rewind to this message (_deep-acp/session/rewind).
+      return { stopReason: result.stopReason, _meta: { [META_KEY]: { userMessageId } } };
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      state.sessions.get(params.sessionId)?.session.cancel();
+    })
+    .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+      const entry = state.live(params.sessionId);
+      await applyMode(entry, params.modeId);
+      const { configOptions } = await state.config(entry.session);
+      entry.stream.push({ sessionUpdate: "config_option_update", configOptions });
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+      const entry = state.live(params.sessionId);
+      if (typeof params.value !== "string") throw acp.RequestError.invalidParams({ configId: params.configId }, "this option takes a string value");
+      if (params.configId === "mode") {
+        await applyMode(entry, params.value);
+        entry.stream.push({ sessionUpdate: "current_mode_update", currentModeId: entry.session.mode });
+      } else if (params.configId === "model") {
+        try {
+          await entry.session.setModel(params.value);
+        } catch (error) {
+          throw acp.RequestError.invalidParams({ configId: "model", value: params.value }, errorMessage(error));
+        }
+      } else {
+        throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown config option "${params.configId}"`);
+      }
+      return { configOptions: (await state.config(entry.session)).configOptions };
+    });
+}

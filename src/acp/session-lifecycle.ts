@@ -1,0 +1,150 @@
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { isAbsolute } from "node:path";
+import { z } from "zod";
+import { ForkPointError, RewindError } from "../session/errors.js";
+import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../session/store/index.js";
+import { loadSessionModules, type ConnectionState, type LiveSession } from "./connection-state.js";
+import { META_KEY } from "./translate.js";
+
+/** Extension method: truncate a conversation before a user message and restore the files since. */
+export const REWIND_METHOD = "_deep-acp/session/rewind";
+const rewindParams = z.object({ sessionId: z.string().min(1), messageId: z.string().min(1) });
+
+function checkPaths(cwd: string, extra: readonly string[] = []) {
+  for (const dir of [cwd, ...extra]) {
+    if (!isAbsolute(dir)) throw acp.RequestError.invalidParams({ path: dir }, `paths must be absolute: "${dir}"`);
+  }
+}
+
+/** session/new, load, resume, fork, list, delete, close and rewind. */
+export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionState): acp.AgentApp {
+  const { services } = state;
+
+  /** Opens a stored session into this connection, or reuses it when it is already live. */
+  async function attach(client: acp.AgentContext, sessionId: string, cwd: string, additionalDirectories: string[] | undefined, replay: boolean): Promise<LiveSession> {
+    const existing = state.sessions.get(sessionId);
+    if (existing) {
+      if (replay) {
+        const { restoreSession } = await import("../session/transcript.js");
+        state.replay(existing, restoreSession(await existing.session.records()).replay);
+      }
+      return existing;
+    }
+    const { manager } = await loadSessionModules();
+    let opened;
+    try {
+      opened = await manager.openSession(services, sessionId, { cwd, additionalDirectories, ...state.attachments(client, sessionId) });
+    } catch (error) {
+      if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(sessionId);
+      throw error;
+    }
+    const entry = state.register(client, opened.session);
+    opened.session.warmUp();
+    if (replay) state.replay(entry, opened.replay);
+    for (const d of opened.diagnostics) state.logger.warn(`session ${sessionId}: ${d.message}`);
+    return entry;
+  }
+
+  async function respond(entry: LiveSession) {
+    await entry.stream.flush();
+    state.announceCommands(entry);
+    return state.config(entry.session);
+  }
+
+  return app
+    .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
+      checkPaths(params.cwd, params.additionalDirectories ?? []);
+      const resolved = await services.models.resolveDefault();
+      if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
+      const { session: sessionModule } = await loadSessionModules();
+      const sessionId = crypto.randomUUID();
+      const session = new sessionModule.Session({
+        id: sessionId,
+        cwd: params.cwd,
+        additionalDirectories: params.additionalDirectories ?? [],
+        modelSpec: resolved.spec,
+        services,
+        ...state.attachments(client, sessionId),
+      });
+      const entry = state.register(client, session);
+      session.warmUp();
+      const config = await state.config(session);
+      // Zed registers the session only when it has this response, so updates wait for the next tick.
+      state.announceCommands(entry);
+      return { sessionId, ...config };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+      checkPaths(params.cwd, params.additionalDirectories ?? []);
+      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, true);
+      return respond(entry);
+    })
+    .onRequest(acp.methods.agent.session.resume, async ({ params, client }) => {
+      checkPaths(params.cwd, params.additionalDirectories ?? []);
+      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, false);
+      return respond(entry);
+    })
+    .onRequest(acp.methods.agent.session.fork, async ({ params, client }) => {
+      checkPaths(params.cwd, params.additionalDirectories ?? []);
+      const meta = (params._meta ?? {}) as Record<string, unknown>;
+      const own = (meta[META_KEY] ?? {}) as Record<string, unknown>;
+      const messageId = typeof own.messageId === "string" ? own.messageId : typeof meta.messageId === "string" ? meta.messageId : undefined;
+      await state.sessions.get(params.sessionId)?.session.records(); // flush a live source first
+      const { manager } = await loadSessionModules();
+      let opened;
+      try {
+        const sessionId = crypto.randomUUID();
+        opened = await manager.forkSession(services, params.sessionId, { cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId, ...state.attachments(client, sessionId) });
+      } catch (error) {
+        if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(params.sessionId);
+        if (error instanceof ForkPointError) throw acp.RequestError.invalidParams({ messageId }, error.message);
+        throw error;
+      }
+      const entry = state.register(client, opened.session);
+      opened.session.warmUp();
+      state.announceCommands(entry);
+      return { sessionId: opened.session.id, ...(await state.config(opened.session)) };
+    })
+    .onRequest(acp.methods.agent.session.list, async ({ params }) => {
+      try {
+        const page = await services.sessions.list({ ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) });
+        return {
+          sessions: page.sessions.map((s) => ({
+            sessionId: s.id,
+            cwd: s.cwd,
+            ...(s.additionalDirectories.length ? { additionalDirectories: s.additionalDirectories } : {}),
+            ...(s.title ? { title: s.title } : {}),
+            updatedAt: s.updatedAt,
+          })),
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+        };
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw acp.RequestError.invalidParams({ cursor: params.cursor }, "invalid cursor");
+        throw error;
+      }
+    })
+    .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
+      await state.close(params.sessionId);
+      try {
+        await services.sessions.delete(params.sessionId);
+      } catch (error) {
+        // Deleting what does not exist succeeds (idempotent); a malformed id cannot exist.
+        if (!(error instanceof InvalidSessionIdError)) throw error;
+      }
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+      if (!state.sessions.has(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
+      await state.close(params.sessionId);
+      return {};
+    })
+    .onRequest(REWIND_METHOD, rewindParams, async ({ params }) => {
+      const entry = state.live(params.sessionId);
+      try {
+        const report = await entry.session.rewind(params.messageId);
+        return { restoredFiles: report.restored, notRestored: report.notRestored };
+      } catch (error) {
+        if (error instanceof RewindError) throw acp.RequestError.invalidParams({ messageId: params.messageId }, error.message);
+        throw error;
+      }
+    });
+}
