@@ -2,11 +2,21 @@
 // compare against a baseline measured in the same run, because these machines are noisy.
 import { runStartupBench } from "./startup.bench.js";
 import { runStreamBench } from "./stream.bench.js";
+import { runSessionsBench } from "./sessions.bench.js";
+import { runSearchBench } from "./search.bench.js";
+import { runSessionStoreBench } from "./session-store.bench.js";
 import type { BenchResult } from "./lib.js";
 
 const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   ["startup", () => runStartupBench()],
   ["stream", () => runStreamBench()],
+  ["sessions", () => runSessionsBench()],
+  [
+    "session-store",
+    async () =>
+      (await runSessionStoreBench({ report: () => undefined })).map((r) => ({ name: r.name, value: Math.round(r.ms * 10) / 10, unit: "ms", note: "store only, in-process" })),
+  ],
+  ["search", () => runSearchBench()],
 ];
 
 const only = process.argv.slice(2);

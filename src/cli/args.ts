@@ -95,6 +95,8 @@ export const HELP = `deep-acp — a coding agent for editors, over the Agent Cli
 Usage:
   deep-acp                         serve ACP on stdio (what editors launch)
   deep-acp -n "PROMPT" [--yes]     run one turn in the current directory; answer on stdout
+           [--resume [ID]]         ...continuing the latest (or the given) session of this directory
+  deep-acp sessions list [--json] [--project] | show ID | delete ID
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
   deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)

@@ -1,4 +1,5 @@
 import type { Approver } from "../agent/approver.js";
+import { openSession } from "../session/manager.js";
 import { Session } from "../session/session.js";
 import type { SessionEvent } from "../session/services.js";
 import type { Logger } from "../util/logger.js";
@@ -34,7 +35,23 @@ export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessI
       return "reject_once";
     },
   };
-  const session = new Session({ cwd, modelSpec: resolved.spec, services, approver });
+  let session: Session;
+  if (cli.resume !== undefined) {
+    const id = cli.resume || (await services.sessions.list({ cwd, limit: 1 })).sessions[0]?.id;
+    if (!id) {
+      io.stderr(`deep-acp: no session to resume in ${cwd}\n`);
+      return 1;
+    }
+    try {
+      session = (await openSession(services, id, { cwd, approver })).session;
+    } catch (error) {
+      io.stderr(`deep-acp: cannot resume session ${id}: ${(error as Error).message}\n`);
+      return 1;
+    }
+    io.stderr(`deep-acp: resuming session ${id}\n`);
+  } else {
+    session = new Session({ cwd, modelSpec: resolved.spec, services, approver });
+  }
   const interrupt = () => session.cancel();
   process.once("SIGINT", interrupt);
   let endsWithNewline = true;

@@ -37,6 +37,10 @@ async function main(argv: string[]): Promise<number> {
       const { runLogin } = await import("./login.js");
       return runLogin(cli);
     }
+    case "sessions": {
+      const { runSessionsCommand } = await import("./sessions.js");
+      return runSessionsCommand(cli, rest, logger);
+    }
     case "doctor": {
       const { runDoctorCommand } = await import("./doctor.js");
       return runDoctorCommand(cli);

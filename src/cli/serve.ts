@@ -1,9 +1,10 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import { createAcpServer } from "../acp/server.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";
+import { batchedWritable } from "./stdout-writer.js";
 
 /** Serves ACP on stdio until stdin closes, then closes every session and exits 0. */
 export async function serve(cli: CliOptions, version: string, logger: Logger): Promise<number> {
@@ -16,7 +17,7 @@ export async function serve(cli: CliOptions, version: string, logger: Logger): P
   const services = createServices({ cli, env: process.env, logger });
   const server = createAcpServer({ services, version, logger });
   const stream = acp.ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    batchedWritable(process.stdout),
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
   const connection = server.app.connect(stream);

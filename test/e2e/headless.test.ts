@@ -68,4 +68,23 @@ describe("headless -n", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("cannot be used together");
   });
+
+  it("continues the latest session of the directory with --resume, and lists and shows sessions", async () => {
+    model.enqueue(textTurn("Noted: the password hint is 'blue'."));
+    expect((await run(["-n", "remember the hint blue"])).code).toBe(0);
+    model.enqueue(textTurn("It was blue."));
+    const resumed = await run(["-n", "what was the hint?", "--resume"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain("resuming session");
+    expect(JSON.stringify(model.requests.at(-1)!.body)).toContain("remember the hint blue");
+    const list = await run(["sessions", "list", "--json"]);
+    const sessions = JSON.parse(list.stdout) as Array<{ id: string; cwd: string; title: string }>;
+    expect(sessions.some((s) => s.title === "remember the hint blue" && s.cwd === project)).toBe(true);
+    const id = sessions.find((s) => s.title === "remember the hint blue")!.id;
+    const shown = await run(["sessions", "show", id]);
+    expect(shown.stdout).toContain("It was blue.");
+    expect((await run(["sessions", "delete", id])).code).toBe(0);
+    expect((await run(["sessions", "show", id])).code).toBe(1);
+    expect((await run(["-n", "x", "--resume", "no-such-id"])).code).toBe(1);
+  });
 });
