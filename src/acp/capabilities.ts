@@ -26,7 +26,7 @@ export function buildInitializeResponse({ version, clientCapabilities }: Initial
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
+      mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: {
         list: {},
         resume: {},

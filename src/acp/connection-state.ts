@@ -6,6 +6,9 @@ import type { Logger } from "../util/logger.js";
 import { configOptions, modeState } from "./config-options.js";
 import { createEditorBridge } from "./editor-bridge.js";
 import { createPermissionDialog } from "./permission-dialog.js";
+import { createTrustDialog } from "./trust-dialog.js";
+import { editorServersFromNameValueLists } from "../mcp/editor-servers.js";
+import type { SessionEvent } from "../session/services.js";
 import { toContentBlocks } from "./prompt-content.js";
 import { toAvailableCommands, type SlashCommand } from "./slash-commands.js";
 import { createTranslator, type ClientFeatures } from "./translate.js";
@@ -47,15 +50,28 @@ export class ConnectionState {
     return entry;
   }
 
-  /** What a Session needs from this connection: the dialog and the editor's fs/terminals. */
-  attachments(client: acp.AgentContext, sessionId: string) {
+  /**
+   * What a Session needs from this connection: the dialogs, the editor's fs/terminals, the MCP
+   * servers the editor passed, and a way to reach the editor outside a turn.
+   */
+  attachments(client: acp.AgentContext, sessionId: string, mcpServers: readonly acp.McpServer[] = []) {
+    const push = (update: acp.SessionUpdate) => this.sessions.get(sessionId)?.stream.push(update);
     return {
       approver: createPermissionDialog(
         sessionId,
         (request, signal) => client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
         this.logger,
       ),
+      trustPrompter: createTrustDialog(client, sessionId, push, this.logger),
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
+      editorMcpServers: editorServersFromNameValueLists(mcpServers as never),
+      notify: (event: SessionEvent) => {
+        // Outside a turn only notices are safe: editors append stray chunks to the last message.
+        const entry = this.sessions.get(sessionId);
+        if (!entry || event.type !== "notice" || !this.features.notices) return false;
+        for (const update of entry.translate(event)) entry.stream.push(update);
+        return true;
+      },
     };
   }
 
@@ -77,9 +93,20 @@ export class ConnectionState {
     return { modes: modeState(session.mode), configOptions: configOptions(session.mode, session.modelSpec, choices) };
   }
 
-  /** Sends the slash commands once the editor has registered the session (the next tick). */
+  /**
+   * Sends the slash commands once the editor has registered the session (the next tick), and again
+   * with the session's skills once they have loaded.
+   */
   announceCommands(entry: LiveSession): void {
     setTimeout(() => entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands: toAvailableCommands(this.commands) }), 0);
+    void this.refreshCommands(entry);
+  }
+
+  async refreshCommands(entry: LiveSession): Promise<void> {
+    const skills = await entry.session.skills().catch(() => []);
+    if (skills.length === 0 || !this.sessions.has(entry.session.id)) return;
+    const commands = [...toAvailableCommands(this.commands), ...skills.map((s) => ({ name: `skill:${s.name}`, description: s.description.slice(0, 200), input: { hint: "request (optional)" } }))];
+    entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands: commands });
   }
 
   /** Replays a stored conversation as session updates (load). Never sends a terminal id. */

@@ -4,7 +4,7 @@ import { isSessionMode, type SessionMode } from "../agent/modes.js";
 import { errorMessage } from "../util/errors.js";
 import type { ConnectionState, LiveSession } from "./connection-state.js";
 import { toPromptBlocks } from "./prompt-content.js";
-import { parseSlashCommand } from "./slash-commands.js";
+import { parseSlashCommand, skillPrompt, type CommandResult } from "./slash-commands.js";
 import { META_KEY } from "./translate.js";
 
 async function applyMode(entry: LiveSession, modeId: string) {
@@ -21,22 +21,27 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       const blocks = toPromptBlocks(params.prompt, session.cwd);
       const parsed = parseSlashCommand(blocks);
       const command = parsed && state.commands.find((c) => c.name === parsed.name);
+      const context = {
+        events: (event: Parameters<typeof translate>[0]) => {
+          for (const update of translate(event)) stream.push(update);
+        },
+        refreshCommands: () => state.refreshCommands(entry),
+      };
       let promptBlocks = blocks;
-      if (command && parsed) {
-        const result = await command.run(session, parsed.args, {
-          events: (event) => {
-            for (const update of translate(event)) stream.push(update);
-          },
-        });
+      let result: CommandResult | undefined;
+      if (parsed?.name.startsWith("skill:")) result = await skillPrompt(session, parsed.name.slice("skill:".length), parsed.args);
+      else if (command && parsed) result = await command.run(session, parsed.args, context);
+      if (result) {
         if (result.kind === "reply") {
           if (result.text) stream.push({ sessionUpdate: "agent_message_chunk", messageId: randomUUID(), content: { type: "text", text: result.text } });
           await stream.flush();
           return { stopReason: result.stopReason ?? "end_turn" };
         }
-        promptBlocks = result.blocks;
+        // Text after the command's own line (attachments, mentions) still goes to the model.
+        promptBlocks = [...result.blocks, ...blocks.slice(1)];
       }
       const userMessageId = randomUUID();
-      const result = await session.prompt(
+      const turn = await session.prompt(
         promptBlocks,
         (event) => {
           for (const update of translate(event)) stream.push(update);
@@ -44,9 +49,9 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         userMessageId,
       );
       await stream.flush();
-      if (result.error && result.stopReason !== "cancelled") throw acp.RequestError.internalError(undefined, result.error);
+      if (turn.error && turn.stopReason !== "cancelled") throw acp.RequestError.internalError(undefined, turn.error);
       // The id lets an editor rewind to this message (_deep-acp/session/rewind).
-      return { stopReason: result.stopReason, _meta: { [META_KEY]: { userMessageId } } };
+      return { stopReason: turn.stopReason, _meta: { [META_KEY]: { userMessageId } } };
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       state.sessions.get(params.sessionId)?.session.cancel();

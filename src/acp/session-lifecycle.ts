@@ -21,7 +21,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
   const { services } = state;
 
   /** Opens a stored session into this connection, or reuses it when it is already live. */
-  async function attach(client: acp.AgentContext, sessionId: string, cwd: string, additionalDirectories: string[] | undefined, replay: boolean): Promise<LiveSession> {
+  async function attach(client: acp.AgentContext, sessionId: string, cwd: string, additionalDirectories: string[] | undefined, mcpServers: acp.McpServer[] | undefined, replay: boolean): Promise<LiveSession> {
     const existing = state.sessions.get(sessionId);
     if (existing) {
       if (replay) {
@@ -33,7 +33,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     const { manager } = await loadSessionModules();
     let opened;
     try {
-      opened = await manager.openSession(services, sessionId, { cwd, additionalDirectories, ...state.attachments(client, sessionId) });
+      opened = await manager.openSession(services, sessionId, { cwd, additionalDirectories, ...state.attachments(client, sessionId, mcpServers) });
     } catch (error) {
       if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(sessionId);
       throw error;
@@ -64,7 +64,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         additionalDirectories: params.additionalDirectories ?? [],
         modelSpec: resolved.spec,
         services,
-        ...state.attachments(client, sessionId),
+        ...state.attachments(client, sessionId, params.mcpServers),
       });
       const entry = state.register(client, session);
       session.warmUp();
@@ -75,12 +75,12 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
-      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, true);
+      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, params.mcpServers, true);
       return respond(entry);
     })
     .onRequest(acp.methods.agent.session.resume, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
-      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, false);
+      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, params.mcpServers, false);
       return respond(entry);
     })
     .onRequest(acp.methods.agent.session.fork, async ({ params, client }) => {
@@ -93,7 +93,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       let opened;
       try {
         const sessionId = crypto.randomUUID();
-        opened = await manager.forkSession(services, params.sessionId, { cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId, ...state.attachments(client, sessionId) });
+        opened = await manager.forkSession(services, params.sessionId, { cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId, ...state.attachments(client, sessionId, params.mcpServers) });
       } catch (error) {
         if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(params.sessionId);
         if (error instanceof ForkPointError) throw acp.RequestError.invalidParams({ messageId }, error.message);

@@ -7,8 +7,15 @@ export type CommandResult =
   | { kind: "reply"; text: string; stopReason?: "end_turn" | "cancelled" }
   | { kind: "prompt"; blocks: PromptBlock[] };
 
-/** What a command can use besides the session: a sink for progress events (shown like a turn's). */
-export type CommandContext = { events: SessionEventSink };
+/** What a command can use besides the session: a sink for progress events, and a commands refresh. */
+export type CommandContext = { events: SessionEventSink; refreshCommands: () => Promise<void> };
+
+/** `/skill:<name> [args]`: the skill's instructions and the request, sent as the prompt. */
+export async function skillPrompt(session: Session, name: string, args: string): Promise<CommandResult> {
+  const invocation = await session.skillInvocation(name, args);
+  if (!invocation.ok) return { kind: "reply", text: invocation.error };
+  return { kind: "prompt", blocks: [{ type: "text", text: invocation.text }] };
+}
 
 export type SlashCommand = {
   name: string;
@@ -56,6 +63,47 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
           `- Messages in context: ${session.history.length}`,
         ];
         return { kind: "reply", text: `**Status**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "reload",
+      description: "Re-read skills, memory, subagents, plugins, hooks, MCP config and config.toml",
+      async run(session, _args, context) {
+        const summary = await session.reload();
+        await context.refreshCommands();
+        return { kind: "reply", text: summary };
+      },
+    },
+    {
+      name: "remember",
+      description: "Save what was learned in this conversation to memory (runs the remember skill)",
+      hint: "what to remember (optional)",
+      async run(session, args) {
+        return skillPrompt(session, "remember", args);
+      },
+    },
+    {
+      name: "skills",
+      description: "List the available skills",
+      async run(session) {
+        const skills = await session.skills();
+        if (skills.length === 0) return { kind: "reply", text: "No skills are loaded." };
+        const lines = skills.map((s) => `- \`/skill:${s.name}\` — ${s.description} _(${s.source})_`);
+        return { kind: "reply", text: `**Skills**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "mcp",
+      description: "Show MCP servers, their status, tools and problems",
+      async run(session) {
+        return { kind: "reply", text: await session.describeMcp() };
+      },
+    },
+    {
+      name: "hooks",
+      description: "Show the loaded hooks by event, with their source and last problems",
+      async run(session) {
+        return { kind: "reply", text: await session.describeHooks() };
       },
     },
     {

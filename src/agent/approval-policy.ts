@@ -39,15 +39,18 @@ export type PolicyInput = {
   roots: readonly string[];
   /** Backend route prefixes ("/memories/", ...): the agent's own storage, treated as inside the project. */
   virtualPrefixes: readonly string[];
+  /** Extra directories the agent may read without asking (skill folders); writes there still ask. */
+  readRoots?: readonly string[];
 };
 
 /**
  * What the session's mode and the call's effect say about a tool call, before hooks, file rules and
  * remembered choices. Deterministic and side-effect free.
  */
-export function decideByMode({ tool, input, presentation, mode, roots, virtualPrefixes }: PolicyInput): GateDecision {
+export function decideByMode({ tool, input, presentation, mode, roots, virtualPrefixes, readRoots = [] }: PolicyInput): GateDecision {
   if (mode === "bypass") return { action: "allow", reason: "bypass mode" };
-  const outside = (presentation.paths ?? []).filter((p) => !isInsideRoots(p, roots) && !isVirtualPath(p, virtualPrefixes));
+  const readable = tool.effect === "read" ? [...roots, ...readRoots] : roots;
+  const outside = (presentation.paths ?? []).filter((p) => !isInsideRoots(p, readable) && !isVirtualPath(p, virtualPrefixes));
   const outsideNote = outside.length > 0 ? ` outside the project (${outside[0]})` : "";
   switch (tool.effect) {
     case "none":

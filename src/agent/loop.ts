@@ -23,6 +23,8 @@ export type TurnOptions = {
   context: Omit<ToolRunEnv["context"], "turn">;
   mode: SessionMode;
   virtualPrefixes: readonly string[];
+  /** Directories readable without asking besides the session roots (skill folders). */
+  readRoots?: readonly string[];
   approver: Approver;
   memory: ApprovalMemory;
   hooks?: AgentHooks;
@@ -74,6 +76,7 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
     context: { ...options.context, turn },
     mode: options.mode,
     virtualPrefixes: options.virtualPrefixes,
+    readRoots: options.readRoots,
     memory: options.memory,
     approver: options.approver,
     hooks: options.hooks ?? NO_HOOKS,

@@ -12,14 +12,17 @@ export type SystemPromptInput = {
   mode: SessionMode;
   /** Extra sections (memory, skills, subagents, interpreter, MCP), already formatted. */
   sections?: readonly string[];
+  /** Replaces the opening paragraph (a subagent's own system prompt). */
+  intro?: string;
 };
 
 /** The base prompt is deliberately short: where the agent is, what it has, how to behave. */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const extraRoots = input.roots.filter((root) => root !== input.cwd);
   const lines = [
-    "You are deep-acp, a coding agent working inside the user's editor. You help with software engineering tasks by",
-    "reading, searching and changing files and running commands on the user's machine, then reporting clearly.",
+    input.intro ??
+      "You are deep-acp, a coding agent working inside the user's editor. You help with software engineering tasks by\n" +
+        "reading, searching and changing files and running commands on the user's machine, then reporting clearly.",
     "",
     "# Environment",
     `- Working directory: ${input.cwd}`,

@@ -19,6 +19,7 @@ export type ToolRunEnv = {
   context: Omit<ToolContext, "toolCallId" | "signal" | "progress" | "callTool" | "runSubagent">;
   mode: SessionMode;
   virtualPrefixes: readonly string[];
+  readRoots?: readonly string[];
   memory: ApprovalMemory;
   approver: Approver;
   hooks: AgentHooks;
@@ -173,7 +174,7 @@ async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: To
   if (env.signal.aborted) return "cancelled";
   if (pre?.decision === "deny") return { message: `${tool.hookName} blocked by hook: ${pre.reason ?? "no reason given"}` };
 
-  let decision: GateDecision = env.preApproved ? { action: "allow", reason: "approved with its eval" } : decideByMode({ tool, input: call.input, presentation, mode: env.mode, roots: env.context.roots, virtualPrefixes: env.virtualPrefixes });
+  let decision: GateDecision = env.preApproved ? { action: "allow", reason: "approved with its eval" } : decideByMode({ tool, input: call.input, presentation, mode: env.mode, roots: env.context.roots, virtualPrefixes: env.virtualPrefixes, readRoots: env.readRoots });
   if (decision.action === "deny") return { message: `Error: ${tool.name} is not available: ${decision.reason}` };
   // A file rule that asks wins over a mode that would allow; bypass only skips our own dialogs.
   if (ruleDecision?.action === "ask" && env.mode !== "bypass") decision = ruleDecision;

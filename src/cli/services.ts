@@ -5,6 +5,7 @@ import { createModelService } from "../session/model-service.js";
 import { createApprovalStore } from "../permissions/approval-store.js";
 import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../session/approval-memory.js";
 import { createSessionStore } from "../session/store/index.js";
+import { createConfigWatcherHub } from "../watch/index.js";
 import type { SessionServices } from "../session/services.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { formatDiagnostic } from "../util/diagnostics.js";
@@ -40,6 +41,7 @@ export function createServices({ cli, env, logger, home = homedir() }: ServicesO
     models: createModelService({ env, flag: cli.model, stateDir: paths.stateDir, config: () => services.config(), logger }),
     now: () => new Date(),
     sessions: createSessionStore({ dir: paths.sessionsDir, logger: logger.child("sessions") }),
+    watchHub: createConfigWatcherHub({ logger: logger.child("watch") }),
     approvalMemory(projectRoot) {
       let memory = approvalMemories.get(projectRoot);
       if (!memory) {

@@ -4,7 +4,9 @@ import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { ForkPointError } from "./errors.js";
-import type { SessionServices } from "./services.js";
+import type { SessionEvent, SessionServices } from "./services.js";
+import type { EditorMcpServer } from "../mcp/index.js";
+import type { TrustPrompter } from "./trust-queue.js";
 import { Session, STATE_ATTACHMENT } from "./session.js";
 import type { SessionMeta } from "./store/index.js";
 import { restoreSession, type ReplayItem, type SessionRecord } from "./transcript.js";
@@ -14,6 +16,9 @@ export type AttachOptions = {
   additionalDirectories?: string[];
   approver: Approver;
   editor?: EditorBridge;
+  editorMcpServers?: EditorMcpServer[];
+  trustPrompter?: TrustPrompter;
+  notify?: (event: SessionEvent) => boolean;
 };
 
 export type OpenedSession = {
@@ -43,6 +48,9 @@ export async function openSession(services: SessionServices, id: string, options
     services,
     approver: options.approver,
     editor: options.editor,
+    editorMcpServers: options.editorMcpServers,
+    trustPrompter: options.trustPrompter,
+    notify: options.notify,
     restored: { ...restored, title: meta.title, stateSnapshots: snapshots },
     persisted: true,
   });

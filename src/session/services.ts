@@ -4,6 +4,7 @@ import type { DeepAcpConfig } from "../config/config-file.js";
 import type { ModelService } from "./model-service.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
 import type { SessionStore } from "./store/index.js";
+import type { ConfigWatcherHub } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
 
@@ -20,6 +21,8 @@ export type SessionServices = {
   models: ModelService;
   /** Where conversations are kept (~/.deepagents/sessions). */
   sessions: SessionStore;
+  /** Watches config files for every session; sessions on one project root share a watcher set. */
+  watchHub: ConfigWatcherHub;
   /** Remembered "always" choices for a project root, shared by every session on that root. */
   approvalMemory(projectRoot: string): PersistentApprovalMemory;
   /** Today's date and platform for the system prompt; injectable for tests. */

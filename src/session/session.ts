@@ -4,8 +4,12 @@ import type { AgentEvent, TurnResult } from "../agent/events.js";
 import { createCompactor, type Compactor } from "../agent/compaction.js";
 import { createResultOffloader } from "../agent/offload.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
-import { runTurn } from "../agent/loop.js";
-import { isSessionMode, type SessionMode } from "../agent/modes.js";
+import { runTurn, type TurnOptions } from "../agent/loop.js";
+import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
+import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
+import { renderMcpStatus } from "../mcp/index.js";
+import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
+import type { Extensions } from "./extensions.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
@@ -20,7 +24,13 @@ import { promptText } from "./prompt-input.js";
 import { createRecorder, type Recorder } from "./recorder.js";
 import { resolvePrompt } from "./resolve-prompt.js";
 import { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
-import type { SessionEventSink, SessionServices } from "./services.js";
+import type { SessionEvent, SessionEventSink, SessionServices } from "./services.js";
+import type { EditorMcpServer } from "../mcp/index.js";
+import { ExtensionHost } from "./extension-host.js";
+import { createHookBridge } from "./hook-bridge.js";
+import { createSubagentRunner } from "./subagent-runner.js";
+import type { TrustPrompter } from "./trust-queue.js";
+import { join } from "node:path";
 import { assembleTurn } from "./turn-assembly.js";
 import type { RestoredSession, SessionRecord } from "./transcript.js";
 import { restoreSession } from "./transcript.js";
@@ -40,6 +50,15 @@ export type SessionOptions = {
   restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
   /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
   persisted?: boolean;
+  /** MCP servers the editor passed in session/new or session/load. */
+  editorMcpServers?: EditorMcpServer[];
+  /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
+  trustPrompter?: TrustPrompter;
+  /**
+   * Delivers an event outside a turn (a config file changed, a hook started). Returns false when
+   * the editor cannot show it now; it is then shown at the start of the next turn.
+   */
+  notify?: (event: SessionEvent) => boolean;
 };
 
 const STATE_ATTACHMENT = "state.json";
@@ -74,6 +93,9 @@ export class Session {
   private closed = false;
   private persisted: boolean;
   private recorder: Recorder | undefined;
+  private readonly extensions: ExtensionHost;
+  /** SessionStart hooks run before this live session's first turn ("startup", or "resume" when loaded). */
+  private sessionStartSource: "startup" | "resume" | "clear" | undefined;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
   private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
 
@@ -96,6 +118,18 @@ export class Session {
     this.approvals = options.services.approvalMemory(this.projectRoot);
     this.persisted = options.persisted ?? false;
     if (this.persisted) this.recorder = createRecorder(options.services.sessions, this.id, options.services.logger);
+    this.sessionStartSource = this.persisted ? "resume" : "startup";
+    this.extensions = new ExtensionHost({
+      sessionId: this.id,
+      cwd: this.cwd,
+      projectRoot: this.projectRoot,
+      services: options.services,
+      editorMcpServers: options.editorMcpServers ?? [],
+      prompter: options.trustPrompter,
+      transcriptPath: join(options.services.paths.sessionsDir, `${this.id}.jsonl`),
+      permissionMode: () => hookPermissionMode(this.mode),
+      notify: options.notify ?? (() => false),
+    });
   }
 
   get additionalDirectories(): string[] {
@@ -110,6 +144,39 @@ export class Session {
   warmUp(): void {
     void this.ensureWorkspace().catch((error) => this.services.logger.warn(`session ${this.id}: workspace setup failed`, error));
     void this.ensureModel().catch(() => undefined);
+    void this.extensions.start().catch((error) => this.services.logger.warn(`session ${this.id}: loading extensions failed`, error));
+  }
+
+  /** /reload: re-reads skills, memory, subagents, plugins, hooks, MCP config and config.toml. */
+  async reload(): Promise<string> {
+    await this.stopTurns();
+    const summary = await this.extensions.reload();
+    this.workspace = undefined; // file rules, sandbox and routes come from config.toml too
+    return summary;
+  }
+
+  /** Loaded skills (name and description), for /skills and the /skill: commands. */
+  async skills(): Promise<Array<{ name: string; description: string; source: string }>> {
+    return (await this.extensions.start()).skills.items.map((s) => ({ name: s.name, description: s.description, source: s.source }));
+  }
+
+  /** The prompt text of `/skill:<name> [args]`, or why it cannot be used. */
+  async skillInvocation(name: string, args: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+    const { skills } = await this.extensions.start();
+    const skill = skills.items.find((s) => s.name === name);
+    if (!skill) return { ok: false, error: `There is no skill named "${name}". Run /skills to see them.` };
+    const content = await readSkillContent(skill, skills.roots);
+    return content.ok ? { ok: true, text: skillInvocationPrompt(skill, content.content, args) } : { ok: false, error: content.error };
+  }
+
+  /** Markdown for /mcp: servers, status, tools and reasons. */
+  async describeMcp(): Promise<string> {
+    return renderMcpStatus((await this.extensions.start()).mcp.describe());
+  }
+
+  /** Markdown for /hooks: loaded hooks by event, with their source and last diagnostics. */
+  async describeHooks(): Promise<string> {
+    return formatHooksDescription((await this.extensions.hooks()).describe());
   }
 
   /** Runs a prompt turn (after any turn already running). `messageId` names the user message. */
@@ -134,7 +201,8 @@ export class Session {
     return this.exclusive(async (signal) => {
       const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
       await this.ensurePersisted();
-      const compactor = this.compactor(workspace, model, config, (event) => this.observe(event, sink));
+      const hooks = await this.extensions.hooks();
+      const compactor = this.compactor(workspace, model, config, (event) => this.observe(event, sink), 0, () => hooks);
       const result = await compactor.compact(this.history, "manual", signal, instructions ? { instructions } : {});
       if (result.kind === "cancelled" || signal.aborted) return { stopReason: "cancelled" as const };
       if (result.kind === "compacted") {
@@ -179,6 +247,9 @@ export class Session {
     this.history = [];
     this.plan = [];
     this.recorder?.record({ t: "compacted", history: [], summary: "" });
+    const hooks = await this.extensions.hooks();
+    if (hooks.hasHandlers("SessionEnd")) await hooks.run("SessionEnd", { reason: "clear" });
+    this.sessionStartSource = "clear";
   }
 
   /**
@@ -214,6 +285,7 @@ export class Session {
     this.closed = true;
     await this.stopTurns();
     await this.recorder?.flush().catch(() => undefined);
+    await this.extensions.close();
     const workspace = await this.workspace?.catch(() => undefined);
     await workspace?.dispose();
   }
@@ -262,8 +334,19 @@ export class Session {
     this.recorder?.record({ t: "compacted", history: this.history, summary });
   }
 
-  private compactor(workspace: Workspace, model: ModelClient, config: DeepAcpConfig, emit: (event: AgentEvent) => void, fixedChars = 0): Compactor {
+  private compactor(workspace: Workspace, model: ModelClient, config: DeepAcpConfig, emit: (event: AgentEvent) => void, fixedChars = 0, hooks?: () => HookEngine): Compactor {
     return createCompactor({
+      // PreCompact hooks may refuse a compaction (exit 2 / decision "block").
+      ...(hooks
+        ? {
+            preCompact: async (trigger: "auto" | "manual", signal: AbortSignal, instructions?: string) => {
+              const engine = hooks();
+              if (!engine.hasHandlers("PreCompact", trigger)) return { blocked: false };
+              const result = await engine.run("PreCompact", { trigger, custom_instructions: instructions ?? "" }, { signal });
+              return { blocked: result.blocked, ...(result.reason ? { reason: result.reason } : {}) };
+            },
+          }
+        : {}),
       // The system prompt and tool schemas take context too.
       baseTokens: () => Math.ceil(fixedChars / 4),
       model,
@@ -280,15 +363,45 @@ export class Session {
     if (signal.aborted) return { stopReason: "cancelled" };
     await this.ensurePersisted();
     for (const notice of this.pendingNotices.splice(0)) sink({ type: "notice", ...notice });
+    try {
+      const extensions = await this.extensions.forTurn(signal, sink);
+      if (signal.aborted) return { stopReason: "cancelled" };
+      return await this.runWithExtensions(blocks, sink, signal, messageId, { workspace, model, config, extensions });
+    } finally {
+      this.extensions.endTurn();
+    }
+  }
 
+  private async runWithExtensions(
+    blocks: readonly PromptBlock[],
+    sink: SessionEventSink,
+    signal: AbortSignal,
+    messageId: string,
+    { workspace, model, config, extensions }: { workspace: Workspace; model: ModelClient; config: DeepAcpConfig; extensions: Extensions },
+  ): Promise<TurnResult> {
+    const hooks = () => extensions.hooks;
     const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages);
+    const text = promptText(blocks);
+    const submitted = hooks().hasHandlers("UserPromptSubmit") ? await hooks().run("UserPromptSubmit", { prompt: text }, { signal }) : undefined;
+    if (submitted?.blocked || submitted?.continue === false) {
+      const why = submitted.reason ?? submitted.stopReason ?? "a UserPromptSubmit hook stopped it";
+      sink({ type: "message_chunk", messageId: randomUUID(), text: `Prompt blocked by a hook: ${why}` });
+      return { stopReason: "end_turn" };
+    }
+    for (const message of submitted?.systemMessages ?? []) sink({ type: "notice", severity: "info", title: message });
+    const context = [...(submitted?.additionalContext ?? []), ...(await this.sessionStartContext(hooks(), model, signal))];
+    if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
     this.recorder?.user(messageId, [...blocks], prompt);
-    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now() });
+
+    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), extensions, interpreterSandboxes: this.extensions.sandboxes });
+    for (const d of turn.diagnostics) sink({ type: "notice", severity: "warning", title: d.message, description: d.source });
     const isFirstExchange = !this.title;
     const emit = (event: AgentEvent) => this.observe(event, sink);
-    const compactor = this.compactor(workspace, model, config, emit, turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length);
-    const result = await runTurn(this.history, prompt, {
-      ...turn,
+    const compactor = this.compactor(workspace, model, config, emit, turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length, hooks);
+    const options: TurnOptions = {
+      system: turn.system,
+      tools: turn.tools,
+      hooks: createHookBridge(hooks),
       prepareMessages: compactor.prepareMessages,
       onHistoryReplaced: (messages) => this.replaceHistory(messages),
       finalizeResult: createResultOffloader({ backend: workspace.backend, thresholdChars: config.offload.tool_result_chars }),
@@ -303,6 +416,7 @@ export class Session {
       },
       mode: this.mode,
       virtualPrefixes: workspace.virtualPrefixes,
+      readRoots: extensions.skills.roots,
       approver: this.services.flags.autoApprove ? autoApprover : this.approver,
       memory: this.approvals,
       pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed),
@@ -315,12 +429,32 @@ export class Session {
         if (message !== prompt) this.recorder?.message(message, mid);
         this.history.push(message);
       },
+    };
+    options.runSubagent = createSubagentRunner({
+      subagents: extensions.subagents,
+      parent: options,
+      parentModel: model,
+      tools: turn.subagentTools,
+      createModel: (spec) => this.services.models.create(spec),
+      systemPrompt: turn.subagentSystem,
+      hooks,
     });
+    const result = await runTurn(this.history, prompt, options);
     if (isFirstExchange && !signal.aborted) {
-      this.title = titleFrom(promptText(blocks));
+      this.title = titleFrom(text);
       sink({ type: "session_info", title: this.title, updatedAt: this.services.now().toISOString() });
     }
     return result;
+  }
+
+  /** SessionStart hooks' context joins the first model request of this live session. */
+  private async sessionStartContext(hooks: HookEngine, model: ModelClient, signal: AbortSignal): Promise<string[]> {
+    const source = this.sessionStartSource;
+    if (!source) return [];
+    this.sessionStartSource = undefined;
+    if (!hooks.hasHandlers("SessionStart", source)) return [];
+    const result = await hooks.run("SessionStart", { source, model: model.id }, { signal });
+    return result.additionalContext;
   }
 
   /** Saves the end of a turn: the stop reason, the title and time for session/list, the scratch files. */

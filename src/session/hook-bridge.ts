@@ -1,0 +1,75 @@
+import type { AgentHooks } from "../agent/hooks.js";
+import { DEFAULT_BLOCK_REASON, hookFeedbackText, toHookToolInput, toHookToolResponse, type HookEngine, type ReducedHookResult } from "../hooks/index.js";
+import type { AnyTool, ToolResult } from "../tools/types.js";
+
+/** Claude-compatible `tool_input` for a call: the tool's own mapping, else the shared table. */
+export function hookToolInput(tool: AnyTool, input: unknown): Record<string, unknown> {
+  return tool.hookInput ? tool.hookInput(input) : (toHookToolInput(tool.name, input) as Record<string, unknown>);
+}
+
+function notices(result: ReducedHookResult): string[] {
+  const warnings = result.diagnostics.filter((d) => d.severity === "error" || d.severity === "warning").map((d) => `Hook ${d.event ?? ""}: ${d.message}`.trim());
+  return [...result.systemMessages, ...warnings];
+}
+
+/**
+ * The agent's lifecycle seams, answered by the hooks engine. `engine()` is read at each call because
+ * trusting project hooks mid-session swaps the engine. `agent` marks the calls of a subagent.
+ */
+export function createHookBridge(engine: () => HookEngine, agent?: { id: string; type: string }): AgentHooks {
+  const extra = agent ? { agent_id: agent.id, agent_type: agent.type } : {};
+  return {
+    async preToolUse({ toolCallId, tool, input }, signal) {
+      const hooks = engine();
+      if (!hooks.hasHandlers("PreToolUse", tool.hookName)) return {};
+      const result = await hooks.run("PreToolUse", { tool_name: tool.hookName, tool_input: hookToolInput(tool, input) as never, tool_use_id: toolCallId, ...extra }, { signal });
+      const denied = result.blocked || result.permissionDecision === "deny";
+      return {
+        ...(denied ? { decision: "deny" as const, reason: result.reason ?? DEFAULT_BLOCK_REASON } : result.permissionDecision ? { decision: result.permissionDecision, ...(result.reason ? { reason: result.reason } : {}) } : {}),
+        context: result.additionalContext,
+        systemMessages: notices(result),
+      };
+    },
+    async permissionRequest({ tool, input }, signal) {
+      const hooks = engine();
+      if (!hooks.hasHandlers("PermissionRequest", tool.hookName)) return {};
+      const result = await hooks.run("PermissionRequest", { tool_name: tool.hookName, tool_input: hookToolInput(tool, input) as never, permission_suggestions: [], ...extra }, { signal });
+      const decision = result.permissionRequestDecision?.behavior ?? (result.blocked ? "deny" : undefined);
+      return {
+        ...(decision ? { decision } : {}),
+        ...(result.permissionRequestDecision?.message || result.reason ? { message: result.permissionRequestDecision?.message ?? result.reason } : {}),
+        systemMessages: notices(result),
+      };
+    },
+    async postToolUse({ toolCallId, tool, input }, result: ToolResult, failed, signal) {
+      const hooks = engine();
+      const event = failed ? "PostToolUseFailure" : "PostToolUse";
+      if (!hooks.hasHandlers(event, tool.hookName)) return {};
+      const toolInput = hookToolInput(tool, input) as never;
+      const reduced = failed
+        ? await hooks.run("PostToolUseFailure", { tool_name: tool.hookName, tool_input: toolInput, tool_use_id: toolCallId, error: textOf(result), is_interrupt: signal.aborted, ...extra }, { signal })
+        : await hooks.run("PostToolUse", { tool_name: tool.hookName, tool_input: toolInput, tool_use_id: toolCallId, tool_response: toHookToolResponse(result), ...extra }, { signal });
+      const feedback = hookFeedbackText(reduced);
+      return { ...(feedback ? { context: [feedback] } : {}), systemMessages: notices(reduced) };
+    },
+    async stop({ lastAssistantText, stopHookActive }, signal) {
+      const hooks = engine();
+      if (agent || !hooks.hasHandlers("Stop")) return {};
+      const result = await hooks.run("Stop", { stop_hook_active: stopHookActive, last_assistant_message: lastAssistantText }, { signal });
+      const wants = !result.cancelled && result.continue && (result.blocked || result.additionalContext.length > 0);
+      return {
+        ...(wants ? { continueWith: hookFeedbackText(result) ?? result.stopReason ?? "Continue working." } : {}),
+        systemMessages: notices(result),
+      };
+    },
+    notify(type, message) {
+      const hooks = engine();
+      if (agent || !hooks.hasHandlers("Notification", type)) return;
+      void hooks.run("Notification", { message, notification_type: type, title: "deep-acp" });
+    },
+  };
+}
+
+function textOf(result: ToolResult): string {
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}

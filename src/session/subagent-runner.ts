@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto";
+import type { TurnOptions } from "../agent/loop.js";
+import { runTurn } from "../agent/loop.js";
+import { hookFeedbackText, type HookEngine } from "../hooks/index.js";
+import type { AssistantMessage, Message, ModelClient } from "../model/types.js";
+import type { SubagentDefinition } from "../subagents/index.js";
+import type { AnyTool, SubagentRequest, ToolResult } from "../tools/types.js";
+import { createHookBridge } from "./hook-bridge.js";
+
+export type SubagentRunnerOptions = {
+  subagents: readonly SubagentDefinition[];
+  /** The parent turn's options; a subagent shares its approvals, file rules, backends and events. */
+  parent: Omit<TurnOptions, "system" | "tools" | "model" | "onMessage" | "signal" | "parentToolCallId">;
+  parentModel: ModelClient;
+  /** Tools a subagent gets: the parent's, minus `task` (no recursion). */
+  tools: readonly AnyTool[];
+  createModel: (spec: string) => Promise<ModelClient>;
+  systemPrompt: (subagent: SubagentDefinition) => string;
+  hooks: () => HookEngine;
+};
+
+/**
+ * Runs `task` calls: each subagent gets a fresh context, its own system prompt and (optionally)
+ * model, and the parent's tools and approval pipeline. Its tool calls reach the editor tagged with
+ * the task call's id; its text does not (the parent reports it).
+ */
+export function createSubagentRunner(options: SubagentRunnerOptions) {
+  return async function runSubagent(request: SubagentRequest, parentToolCallId: string, signal: AbortSignal): Promise<ToolResult> {
+    const definition = options.subagents.find((s) => s.name === request.subagentType);
+    if (!definition) return { content: [{ type: "text", text: `Error: unknown subagent type ${request.subagentType}` }], isError: true };
+    const agentId = randomUUID();
+    const hooks = options.hooks();
+    const start = hooks.hasHandlers("SubagentStart", definition.name)
+      ? await hooks.run("SubagentStart", { agent_id: agentId, agent_type: definition.name }, { signal })
+      : undefined;
+    let description = request.description;
+    if (start?.additionalContext.length) description += `\n\n${start.additionalContext.join("\n\n")}`;
+    if (request.responseSchema) {
+      description += `\n\nYour final message must be only a JSON value that matches this JSON Schema, with no other text:\n${JSON.stringify(request.responseSchema)}`;
+    }
+    let model: ModelClient;
+    try {
+      model = definition.model ? await options.createModel(definition.model) : options.parentModel;
+    } catch (error) {
+      return { content: [{ type: "text", text: `Error: subagent ${definition.name} cannot use model ${definition.model}: ${(error as Error).message}` }], isError: true };
+    }
+    const messages: Message[] = [];
+    const result = await runTurn([], { role: "user", content: [{ type: "text", text: description }] }, {
+      ...options.parent,
+      model,
+      system: options.systemPrompt(definition),
+      tools: options.tools,
+      hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
+      // A subagent's history lives only for its run; compaction would write into the parent's file.
+      prepareMessages: undefined,
+      onHistoryReplaced: undefined,
+      onMessage: (message) => messages.push(message),
+      signal,
+      parentToolCallId,
+    });
+    const answer = lastAssistantText(messages);
+    const stop = hooks.hasHandlers("SubagentStop", definition.name)
+      ? await hooks.run("SubagentStop", { stop_hook_active: false, agent_id: agentId, agent_type: definition.name, last_assistant_message: answer }, { signal })
+      : undefined;
+    const feedback = stop ? hookFeedbackText(stop) : undefined;
+    if (signal.aborted || result.stopReason === "cancelled") return { content: [{ type: "text", text: "Cancelled by the user." }], isError: true };
+    if (result.error) return { content: [{ type: "text", text: `Error: the subagent failed: ${result.error}` }], isError: true };
+    const text = answer || `(the subagent ended with ${result.stopReason} and no answer)`;
+    const full = feedback ? `${text}\n\n${feedback}` : text;
+    return { content: [{ type: "text", text: full }], display: [{ type: "text", text: full }], rawOutput: { subagentType: definition.name, stopReason: result.stopReason } };
+  };
+}
+
+function lastAssistantText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    const text = (m as AssistantMessage).content.map((p) => (p.type === "text" ? p.text : "")).join("").trim();
+    if (text) return text;
+  }
+  return "";
+}
