@@ -44,23 +44,29 @@ export type ExtensionInputs = {
   hookGrants: Set<string>;
 };
 
-let builtinSkillsDir: Promise<string> | undefined;
+/** Built-in skills are written once per state dir and process (they only change with a new version). */
+const builtinSkillDirs = new Map<string, Promise<string>>();
 
 /** Loads everything in parallel; broken pieces become diagnostics, never failures. */
 export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensions): Promise<Extensions> {
   const { services, projectRoot, config } = inputs;
   const paths = services.paths;
   const diagnostics: Diagnostic[] = [];
-  builtinSkillsDir ??= materializeBuiltinSkills(join(paths.stateDir, "builtin-skills"), {
-    userMemoryFile: paths.agentMemoryFile,
-    userSkillsDir: paths.skillsDirs[0],
-    sharedUserSkillsDir: paths.skillsDirs[1],
-  }).then((result) => result.dir);
+  let builtinSkillsDir = builtinSkillDirs.get(paths.stateDir);
+  if (!builtinSkillsDir) {
+    builtinSkillsDir = materializeBuiltinSkills(join(paths.stateDir, "builtin-skills"), {
+      userMemoryFile: paths.agentMemoryFile,
+      userSkillsDir: paths.skillsDirs[0],
+      sharedUserSkillsDir: paths.skillsDirs[1],
+    }).then((result) => result.dir);
+    builtinSkillDirs.set(paths.stateDir, builtinSkillsDir);
+  }
+  const builtinDir = builtinSkillsDir;
 
   const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
   diagnostics.push(...plugins.diagnostics);
   const [skills, memory, subagents, hookLoad, discovery] = await Promise.all([
-    loadSkillSet(inputs, plugins.items, await builtinSkillsDir.catch(() => undefined)),
+    loadSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined)),
     loadMemory({ userFile: paths.agentMemoryFile, projectRoot }),
     loadSubagents({ userDir: paths.subagentsDir, projectDir: projectPaths(projectRoot).subagentsDir, projectRoot }),
     loadHooksConfig([{ scope: "project", file: projectPaths(projectRoot).hooksFile }, { scope: "user", file: paths.hooksFile }, ...plugins.items.flatMap((p) => p.hooks as HookSource[])]),
@@ -146,7 +152,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
   });
   const symlinks = approveSkillSymlinks(inputs, skills.pendingSymlinks).then(async (approved) => {
     if (!approved) return;
-    const reloaded = await loadSkillSet(inputs, plugins.items, await builtinSkillsDir!.catch(() => undefined));
+    const reloaded = await loadSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined));
     extensions.skills = { items: reloaded.items, sources: reloaded.sources, roots: reloaded.roots };
   });
   extensions.settled = Promise.all([hookTrust, symlinks]).then(
