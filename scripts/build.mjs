@@ -29,7 +29,8 @@ const result = await build({
   keepNames: false,
   sourcemap: "linked",
   legalComments: "none",
-  banner: { js: "#!/usr/bin/env node" },
+  // Bundled CommonJS dependencies call require() for Node built-ins; give ESM chunks a real one.
+  banner: { js: '#!/usr/bin/env node\nimport { createRequire as __deepAcpCreateRequire } from "node:module";\nconst require = __deepAcpCreateRequire(import.meta.url);' },
   logLevel: "warning",
   metafile: true,
 });

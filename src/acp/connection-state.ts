@@ -23,6 +23,8 @@ type SessionModules = {
 let sessionModules: Promise<SessionModules> | undefined;
 export function loadSessionModules(): Promise<SessionModules> {
   sessionModules ??= Promise.all([import("../session/session.js"), import("../session/manager.js")]).then(([session, manager]) => ({ session, manager }));
+  // A failed load is retried by the next request instead of failing every request for good.
+  sessionModules.catch(() => (sessionModules = undefined));
   return sessionModules;
 }
 

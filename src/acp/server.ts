@@ -32,7 +32,7 @@ export function createAcpServer(options: AcpServerOptions) {
       };
       // Warm what session/new needs once this answer is on its way.
       setTimeout(() => {
-        void loadSessionModules();
+        loadSessionModules().catch((error) => logger.error("cannot load the session layer", error));
         void services.config().then(() => services.models.choices()).catch(() => undefined);
       }, 0);
       return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });

@@ -34,11 +34,11 @@ describe("MCP", () => {
 
   it("asks before starting a project server; allow once works for this session only", async () => {
     await writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
-    h = await startHarness({ onPermission: (request) => (request.toolCall.title.includes("proj") ? "allow_once" : "allow_once") });
+    h = await startHarness({ onPermission: () => "allow_once" });
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
-    const dialog = h.permissions.find((p) => p.toolCall.title.includes("proj"));
+    const dialog = h.permissions.find((p) => p.toolCall.title?.includes("proj"));
     expect(dialog).toBeDefined();
     expect(JSON.stringify(dialog!.toolCall.content)).toContain(EVERYTHING);
     expect(dialog!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
@@ -54,7 +54,7 @@ describe("MCP", () => {
     expect(h.model.requests[0]!.toolNames).not.toContain("proj_echo");
     const second = await h.newSession(project);
     await h.prompt(second.sessionId, "hi again");
-    expect(h.permissions.filter((p) => p.toolCall.title.includes("proj"))).toHaveLength(1);
+    expect(h.permissions.filter((p) => p.toolCall.title?.includes("proj"))).toHaveLength(1);
   });
 });
 
@@ -105,11 +105,11 @@ describe("hooks", () => {
     await mkdir(join(project, ".deepagents"), { recursive: true });
     await writeFile(join(project, ".deepagents", "hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: "echo 'project hook says no' >&2; exit 2" }] }] } }));
     await writeFile(join(project, "a.txt"), "a");
-    h = await startHarness({ onPermission: (request) => (request.toolCall.title.includes("hooks") ? "reject_once" : "allow_once") });
+    h = await startHarness({ onPermission: (request) => (request.toolCall.title?.includes("hooks") ? "reject_once" : "allow_once") });
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(toolTurn("read_file", { file_path: join(project, "a.txt") }), textTurn("read"));
     await h.prompt(sessionId, "read a");
-    const dialog = h.permissions.find((p) => p.toolCall.title.includes("hooks"));
+    const dialog = h.permissions.find((p) => p.toolCall.title?.includes("hooks"));
     expect(JSON.stringify(dialog!.toolCall.content)).toContain("project hook says no");
     // Rejected: the hook did not run and the read succeeded.
     expect(JSON.stringify(h.model.requests[1]!.body)).not.toContain("project hook says no");
