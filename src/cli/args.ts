@@ -100,6 +100,9 @@ Usage:
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
   deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)
+  deep-acp mcp list | login NAME | logout NAME
+  deep-acp skills list | info NAME | create NAME [--project] | delete NAME --force
+  deep-acp plugins add SOURCE | list | enable ID --force | disable ID | remove ID
   deep-acp --version | --help
 
 Options:

@@ -37,6 +37,18 @@ async function main(argv: string[]): Promise<number> {
       const { runLogin } = await import("./login.js");
       return runLogin(cli);
     }
+    case "mcp": {
+      const { runMcpCommand } = await import("./extension-commands.js");
+      return runMcpCommand(cli, rest);
+    }
+    case "skills": {
+      const { runSkillsCommand } = await import("./extension-commands.js");
+      return runSkillsCommand(cli, rest);
+    }
+    case "plugins": {
+      const { runPluginsCommand } = await import("./extension-commands.js");
+      return runPluginsCommand(cli, rest);
+    }
     case "sessions": {
       const { runSessionsCommand } = await import("./sessions.js");
       return runSessionsCommand(cli, rest, logger);
