@@ -13,6 +13,19 @@ const external = [
   "sucrase",
 ];
 
+// zod re-exports every message locale (~260 KB, more than half of zod) for `z.locales.*`; nothing
+// here uses them and the default (English) is imported directly, so they are left out of the bundle.
+const onlyEnglishZodLocales = {
+  name: "only-english-zod-locales",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";',
+      loader: "js",
+      resolveDir: "node_modules/zod/v4/locales",
+    }));
+  },
+};
+
 rmSync("dist", { recursive: true, force: true });
 const result = await build({
   entryPoints: { "deep-acp": "src/cli/main.ts" },
@@ -24,8 +37,9 @@ const result = await build({
   target: "node20",
   chunkNames: "chunks/[name]-[hash]",
   external,
+  plugins: [onlyEnglishZodLocales],
   // Smaller code parses faster, and parsing is most of the cold start.
-  minify: true,
+  minify: process.env.DEEP_ACP_NO_MINIFY !== "1",
   keepNames: false,
   sourcemap: "linked",
   legalComments: "none",

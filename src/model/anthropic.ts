@@ -3,7 +3,8 @@ import { addCacheBreakpoints, toAnthropicMessages, toAnthropicTools, type Anthro
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
 import { ModelApiError } from "./errors.js";
 import { joinUrl, streamSse, type FetchLike } from "./http.js";
-import { withRetry, type RetryOptions } from "./retry.js";
+import { withRetryBatches, type RetryOptions } from "./retry.js";
+import { flattenBatches } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
 
@@ -58,7 +59,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     return body;
   };
 
-  async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const events = streamSse({
       fetch: fetchImpl,
       url,
@@ -69,8 +70,13 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
     });
     const assembler = createAnthropicAssembler();
-    for await (const sse of events) {
-      for (const event of assembler.push(sse.event, sse.data)) yield event;
+    for await (const batch of events) {
+      const out: ModelEvent[] = [];
+      for (const sse of batch) {
+        for (const event of assembler.push(sse.event, sse.data)) out.push(event);
+        if (assembler.finished) break;
+      }
+      if (out.length > 0) yield out;
       if (assembler.finished) return;
     }
     throw new ModelApiError(`${LABEL} stream ended before message_stop`, { retryable: true });
@@ -90,7 +96,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         yield { type: "error", message: `Could not build the Anthropic request: ${String(error)}`, aborted: false };
         return;
       }
-      yield* withRetry(() => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger });
+      yield* flattenBatches(withRetryBatches(() => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }));
     },
   };
 }

@@ -1,7 +1,7 @@
 import { errorMessage, isAbortError } from "../util/errors.js";
 import { ModelApiError } from "./errors.js";
 import { isRetryableStatus, parseRetryAfter } from "./retry.js";
-import { parseSse, type SseEvent } from "./sse.js";
+import { parseSseBatches, type SseEvent } from "./sse.js";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -47,19 +47,29 @@ export type SseRequest = PostStreamRequest & {
  * POSTs and yields the response's SSE events. A connection that breaks or stays silent past the idle
  * timeout becomes a retryable ModelApiError; the caller's own abort passes through as an AbortError.
  */
-export async function* streamSse(request: SseRequest): AsyncGenerator<SseEvent> {
+/** Yields the events of each network read together (see parseSseBatches). */
+export async function* streamSse(request: SseRequest): AsyncGenerator<SseEvent[]> {
   const timeoutMs = request.idleTimeoutMs ?? 600_000;
   const idle = new AbortController();
+  // One timer for the whole stream: re-arming a timer per event cost more than parsing the event.
+  // `waitingSince` is set while we wait for the network and cleared while the consumer works.
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let waitingSince: number | undefined;
+  const check = () => {
+    if (waitingSince === undefined) return void (timer = setTimeout(check, timeoutMs));
+    const silent = Date.now() - waitingSince;
+    if (silent >= timeoutMs) idle.abort();
+    else timer = setTimeout(check, timeoutMs - silent);
+  };
   const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => idle.abort(), timeoutMs);
+    waitingSince = Date.now();
+    timer ??= setTimeout(check, timeoutMs);
   };
   const translate = (error: unknown) =>
     idle.signal.aborted && !request.signal.aborted
       ? new ModelApiError(`${request.label} sent nothing for ${formatDuration(timeoutMs)}`, { retryable: true })
       : asNetworkError(error, request.label);
-  let events: AsyncGenerator<SseEvent> | undefined;
+  let events: AsyncGenerator<SseEvent[]> | undefined;
   try {
     arm();
     let body: ReadableStream<Uint8Array>;
@@ -68,17 +78,17 @@ export async function* streamSse(request: SseRequest): AsyncGenerator<SseEvent> 
     } catch (error) {
       throw translate(error);
     }
-    events = parseSse(body);
+    events = parseSseBatches(body);
     for (;;) {
       arm();
-      let next: IteratorResult<SseEvent>;
+      let next: IteratorResult<SseEvent[]>;
       try {
         next = await events.next();
       } catch (error) {
         throw translate(error);
       }
       // The consumer's own pace must not count as silence.
-      clearTimeout(timer);
+      waitingSince = undefined;
       if (next.done) return;
       yield next.value;
     }

@@ -4,7 +4,8 @@ import { lookupModel } from "./catalog.js";
 import { ModelApiError, ModelConfigError } from "./errors.js";
 import { joinUrl, streamSse, type FetchLike } from "./http.js";
 import { toChatMessages, toChatTools } from "./openai-messages.js";
-import { isRetryableStatus, withRetry, type RetryOptions } from "./retry.js";
+import { isRetryableStatus, withRetryBatches, type RetryOptions } from "./retry.js";
+import { flattenBatches } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
 
@@ -78,14 +79,19 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
     return body;
   };
 
-  async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createChatAssembler(label);
-    for await (const sse of streamSse({ fetch: fetchImpl, url, headers, body, signal, label, ...idle })) {
-      for (const event of assembler.push(sse.data)) yield event;
+    for await (const batch of streamSse({ fetch: fetchImpl, url, headers, body, signal, label, ...idle })) {
+      const out: ModelEvent[] = [];
+      for (const sse of batch) {
+        for (const event of assembler.push(sse.data)) out.push(event);
+        if (assembler.finished) break;
+      }
+      if (out.length > 0) yield out;
       if (assembler.finished) return;
     }
-    yield* assembler.end();
+    yield [...assembler.end()];
   }
 
   return {
@@ -102,7 +108,7 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
         yield { type: "error", message: `Could not build the ${label} request: ${String(error)}`, aborted: false };
         return;
       }
-      yield* withRetry(() => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger });
+      yield* flattenBatches(withRetryBatches(() => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }));
     },
   };
 }

@@ -70,10 +70,16 @@ export type RetryContext = {
  * terminal `error` event. An attempt that already emitted content is never retried, so streamed
  * text is never duplicated. `attempt` signals failure by throwing.
  */
-export async function* withRetry(
-  attempt: () => AsyncIterable<ModelEvent>,
-  context: RetryContext,
-): AsyncGenerator<ModelEvent> {
+export async function* withRetry(attempt: () => AsyncIterable<ModelEvent>, context: RetryContext): AsyncGenerator<ModelEvent> {
+  for await (const batch of withRetryBatches(() => singles(attempt()), context)) yield* batch;
+}
+
+async function* singles(events: AsyncIterable<ModelEvent>): AsyncGenerator<ModelEvent[]> {
+  for await (const event of events) yield [event];
+}
+
+/** withRetry over batches of events (one per network read), the form providers stream in. */
+export async function* withRetryBatches(attempt: () => AsyncIterable<ModelEvent[]>, context: RetryContext): AsyncGenerator<ModelEvent[]> {
   const { signal } = context;
   const options = context.retry ?? {};
   const maxRetries = options.maxRetries ?? 4;
@@ -84,16 +90,16 @@ export async function* withRetry(
     let emittedContent = false;
     try {
       if (signal.aborted) throw signal.reason;
-      for await (const event of attempt()) {
-        if (event.type === "text_delta" || event.type === "thinking_delta" || event.type === "tool_call_start") {
+      for await (const batch of attempt()) {
+        if (!emittedContent && batch.some((e) => e.type === "text_delta" || e.type === "thinking_delta" || e.type === "tool_call_start")) {
           emittedContent = true;
         }
-        yield event;
+        yield batch;
       }
       return;
     } catch (error) {
       if (signal.aborted || isAbortError(error)) {
-        yield { type: "error", message: "Request aborted", aborted: true };
+        yield [{ type: "error", message: "Request aborted", aborted: true }];
         return;
       }
       const failure = toApiError(error);
@@ -102,15 +108,15 @@ export async function* withRetry(
         failure.retryable && !emittedContent && retries < maxRetries && (hint === undefined || hint <= maxRetryAfter);
       if (!canRetry) {
         logger.debug("model request failed", { message: failure.message, status: failure.status, retries });
-        yield failureEvent(failure, emittedContent && failure.retryable);
+        yield [failureEvent(failure, emittedContent && failure.retryable)];
         return;
       }
       const delayMs = hint ?? backoffDelayMs(retries + 1, options);
       logger.info(`model request failed, retrying in ${delayMs} ms`, failure.message);
-      yield { type: "retry", attempt: retries + 1, delayMs, reason: failure.message };
+      yield [{ type: "retry", attempt: retries + 1, delayMs, reason: failure.message }];
       await sleep(delayMs, signal);
       if (signal.aborted) {
-        yield { type: "error", message: "Request aborted", aborted: true };
+        yield [{ type: "error", message: "Request aborted", aborted: true }];
         return;
       }
     }
