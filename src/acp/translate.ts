@@ -117,10 +117,6 @@ export function createTranslator(features: ClientFeatures) {
         return [textChunk(`compaction-${event.compactionId}`, event.status === "completed" ? "_Conversation compacted: older messages were summarized to free context._\n\n" : `_Compaction failed: ${event.error ?? "unknown error"}_\n\n`)];
       case "session_info":
         return [{ sessionUpdate: "session_info_update", ...(event.title !== undefined ? { title: event.title } : {}), updatedAt: event.updatedAt }];
-      case "mode_changed":
-      case "config_changed":
-        // Sent by the server with the full option list; see acp/config-options.ts.
-        return [];
     }
   };
 }

@@ -83,10 +83,10 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
   diagnostics.push(...skills.diagnostics, ...memory.diagnostics, ...subagents.diagnostics, ...hookLoad.diagnostics, ...discovery.diagnostics);
 
   // Hooks start without project handlers until their trust is settled (a dialog at the next turn).
-  const buildEngine = (items: typeof hookLoad.items, extra: Diagnostic[] = []) =>
+  const buildEngine = (items: typeof hookLoad.items, extra: typeof hookLoad.diagnostics = []) =>
     createHookEngine({
       config: items,
-      loadDiagnostics: [...hookLoad.diagnostics, ...extra] as never,
+      loadDiagnostics: [...hookLoad.diagnostics, ...extra],
       files: hookLoad.files,
       projectRoot,
       sessionId: inputs.sessionId,
@@ -147,8 +147,8 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     sessionGrants: inputs.hookGrants,
     ...(inputs.interactive ? { ask: (request) => askHookTrust(inputs.trust, request.file, formatHookTrustRequest(request)) } : {}),
   }).then((resolved) => {
-    extensions.hooks = buildEngine(resolved.items, resolved.diagnostics as Diagnostic[]);
-    diagnostics.push(...(resolved.diagnostics as Diagnostic[]).filter((d) => d.severity !== "info"));
+    extensions.hooks = buildEngine(resolved.items, resolved.diagnostics);
+    diagnostics.push(...resolved.diagnostics.filter((d) => d.severity !== "info"));
   });
   const symlinks = approveSkillSymlinks(inputs, skills.pendingSymlinks).then(async (approved) => {
     if (!approved) return;

@@ -44,8 +44,6 @@ export type SessionFlags = {
 /** What a session reports beyond the agent's own events. */
 export type SessionEvent =
   | AgentEvent
-  | { type: "session_info"; title?: string; updatedAt: string }
-  | { type: "mode_changed"; mode: string }
-  | { type: "config_changed" };
+  | { type: "session_info"; title?: string; updatedAt: string };
 
 export type SessionEventSink = (event: SessionEvent) => void;
