@@ -40,6 +40,8 @@ export class ConnectionState {
   clientCapabilities: acp.ClientCapabilities = {};
   features: ClientFeatures = { terminalOutput: false, notices: false, compaction: false };
   commands: SlashCommand[] = [];
+  /** The command list last sent to each session. */
+  private readonly advertised = new WeakMap<LiveSession, string>();
 
   constructor(
     readonly services: SessionServices,
@@ -104,10 +106,17 @@ export class ConnectionState {
     void this.refreshCommands(entry);
   }
 
-  async refreshCommands(entry: LiveSession): Promise<void> {
+  /**
+   * Sends the commands with the session's current skills. With `onlyIfChanged` (after a turn, where
+   * an approved skill link may have added one) nothing is sent when the list is what was sent last.
+   */
+  async refreshCommands(entry: LiveSession, options: { onlyIfChanged?: boolean } = {}): Promise<void> {
     const skills = await entry.session.skills().catch(() => []);
     if (skills.length === 0 || !this.sessions.has(entry.session.id)) return;
     const commands = [...toAvailableCommands(this.commands), ...skills.map((s) => ({ name: `skill:${s.name}`, description: s.description.slice(0, 200), input: { hint: "request (optional)" } }))];
+    const key = JSON.stringify(commands);
+    if (options.onlyIfChanged && this.advertised.get(entry) === key) return;
+    this.advertised.set(entry, key);
     entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands: commands });
   }
 

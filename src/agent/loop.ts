@@ -130,6 +130,9 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
           record({ role: "user", content: [{ type: "text", text: stop.continueWith }] });
           continue;
         }
+        if (stop?.continueWith && !signal.aborted) {
+          emit({ type: "notice", severity: "warning", title: `Stop hooks asked to continue ${MAX_STOP_CONTINUATIONS} times in a row; the turn ends here` });
+        }
         options.hooks?.notify?.("idle_prompt", "deep-acp is waiting for your input");
         return { stopReason: "end_turn" };
       }

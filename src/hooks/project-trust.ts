@@ -89,11 +89,12 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
 
   const grantKey = `${await canonicalRoot(options.projectRoot)}\0${request.sha256}`;
   const trusted = (status: HookTrustStatus): ResolvedHookTrust => ({ items: [...loaded.items], status, request, diagnostics: [] });
+  // A rejection is the user's own answer, so it is only listed (/hooks), not raised as a warning.
   const skipped = (status: HookTrustStatus, message: string): ResolvedHookTrust => ({
     items: withoutProject,
     status,
     request,
-    diagnostics: [{ severity: "warning", source: request.file, code: "untrusted", message }],
+    diagnostics: [{ severity: status === "rejected" ? "info" : "warning", source: request.file, code: "untrusted", message }],
   });
 
   if (options.trustFlag) return trusted("flag");

@@ -83,16 +83,23 @@ export function toHookToolInput(nativeName: string, input: unknown): HookToolInp
 }
 
 /**
- * `tool_response` for PostToolUse: the tool's structured `rawOutput` when it has one, else the text
- * the model saw.
+ * `tool_response` for PostToolUse, in Claude Code's shape where hook scripts commonly read it: Bash
+ * gets `{stdout, stderr, interrupted, isImage}` (our shell merges both streams into `stdout`, as the
+ * model sees them) and Task `{content: [{type: "text", text}]}`, each plus our structured fields.
+ * Other tools give their structured `rawOutput` when they have one, else the text the model saw.
  */
-export function toHookToolResponse(result: { content: readonly unknown[]; isError?: boolean; rawOutput?: unknown }): unknown {
-  if (isRecord(result.rawOutput)) return result.rawOutput;
+export function toHookToolResponse(result: { content: readonly unknown[]; isError?: boolean; rawOutput?: unknown }, nativeName?: string): unknown {
+  const raw = isRecord(result.rawOutput) ? result.rawOutput : undefined;
   const text = result.content
     .map((part) => (isRecord(part) && part.type === "text" && typeof part.text === "string" ? part.text : ""))
     .filter((part) => part !== "")
     .join("\n");
-  return text;
+  if (nativeName === "execute") {
+    const interrupted = raw?.timedOut === true || (raw?.signal !== undefined && raw.signal !== null);
+    return { stdout: text, stderr: "", interrupted, isImage: false, ...raw };
+  }
+  if (nativeName === "task") return { content: [{ type: "text", text }], ...raw };
+  return raw ?? text;
 }
 
 export function escapeRegex(text: string): string {

@@ -48,7 +48,7 @@ export function createHookBridge(engine: () => HookEngine, agent?: { id: string;
       const toolInput = hookToolInput(tool, input) as never;
       const reduced = failed
         ? await hooks.run("PostToolUseFailure", { tool_name: tool.hookName, tool_input: toolInput, tool_use_id: toolCallId, error: textOf(result), is_interrupt: signal.aborted, ...extra }, { signal })
-        : await hooks.run("PostToolUse", { tool_name: tool.hookName, tool_input: toolInput, tool_use_id: toolCallId, tool_response: toHookToolResponse(result), ...extra }, { signal });
+        : await hooks.run("PostToolUse", { tool_name: tool.hookName, tool_input: toolInput, tool_use_id: toolCallId, tool_response: toHookToolResponse(result, tool.name), ...extra }, { signal });
       const feedback = hookFeedbackText(reduced);
       return { ...(feedback ? { context: [feedback] } : {}), systemMessages: notices(reduced) };
     },

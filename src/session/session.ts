@@ -96,6 +96,8 @@ export class Session {
   private readonly extensions: ExtensionHost;
   /** SessionStart hooks run before this live session's first turn ("startup", or "resume" when loaded). */
   private sessionStartSource: "startup" | "resume" | "clear" | undefined;
+  /** SessionStart context not yet sent to the model. */
+  private startContext: string[] = [];
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
   private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
 
@@ -382,6 +384,8 @@ export class Session {
     const hooks = () => extensions.hooks;
     const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages);
     const text = promptText(blocks);
+    // As in Claude Code, SessionStart comes before the first UserPromptSubmit.
+    const startContext = await this.sessionStartContext(hooks(), model, signal);
     const submitted = hooks().hasHandlers("UserPromptSubmit") ? await hooks().run("UserPromptSubmit", { prompt: text }, { signal }) : undefined;
     if (submitted?.blocked || submitted?.continue === false) {
       const why = submitted.reason ?? submitted.stopReason ?? "a UserPromptSubmit hook stopped it";
@@ -389,7 +393,8 @@ export class Session {
       return { stopReason: "end_turn" };
     }
     for (const message of submitted?.systemMessages ?? []) sink({ type: "notice", severity: "info", title: message });
-    const context = [...(submitted?.additionalContext ?? []), ...(await this.sessionStartContext(hooks(), model, signal))];
+    this.startContext = [];
+    const context = [...startContext, ...(submitted?.additionalContext ?? [])];
     if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
     this.recorder?.user(messageId, [...blocks], prompt);
 
@@ -447,14 +452,18 @@ export class Session {
     return result;
   }
 
-  /** SessionStart hooks' context joins the first model request of this live session. */
+  /**
+   * SessionStart hooks run once, before the first turn of this live session (or after /clear); their
+   * context joins the first prompt that reaches the model, even when a hook blocked an earlier one.
+   */
   private async sessionStartContext(hooks: HookEngine, model: ModelClient, signal: AbortSignal): Promise<string[]> {
     const source = this.sessionStartSource;
-    if (!source) return [];
+    if (!source) return this.startContext;
     this.sessionStartSource = undefined;
-    if (!hooks.hasHandlers("SessionStart", source)) return [];
+    if (!hooks.hasHandlers("SessionStart", source)) return this.startContext;
     const result = await hooks.run("SessionStart", { source, model: model.id }, { signal });
-    return result.additionalContext;
+    this.startContext = [...this.startContext, ...result.additionalContext];
+    return this.startContext;
   }
 
   /** Saves the end of a turn: the stop reason, the title and time for session/list, the scratch files. */
