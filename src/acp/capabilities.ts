@@ -1,26 +1,29 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 
+/** How to start this agent again: the terminal-auth command is this plus `login`. */
+export type LaunchCommand = { command: string; args: string[] };
+
 export type InitializeInput = {
   version: string;
   clientCapabilities: acp.ClientCapabilities;
+  /** Default: process.execPath with the script path of this process (process.argv[1]). */
+  launch?: LaunchCommand;
 };
+
+/** `authenticate` re-reads the stored credentials; the same for both ids. */
+export const AUTH_METHOD_IDS = { agent: "deep-acp-login", terminal: "deep-acp-terminal-login" } as const;
+
+const LOGIN_ARGS = ["login"];
+
+export function currentLaunch(): LaunchCommand {
+  return { command: process.execPath, args: process.argv[1] ? [process.argv[1]] : [] };
+}
 
 /**
  * The handshake answer. Every capability listed here is implemented; the protocol version is always
  * 1 (the only stable version), whatever the client asked for.
  */
-export function buildInitializeResponse({ version, clientCapabilities }: InitializeInput): acp.InitializeResponse {
-  const authMethods: acp.AuthMethod[] = [
-    {
-      id: "deep-acp-login",
-      name: "Use a model API key",
-      description:
-        "Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_COMPATIBLE_BASE_URL) for the agent, or run `deep-acp login` in a terminal, then retry.",
-    },
-  ];
-  if (clientCapabilities.auth?.terminal === true) {
-    authMethods.push({ type: "terminal", id: "deep-acp-terminal-login", name: "Log in from a terminal", description: "Store an API key with `deep-acp login`", args: ["login"] });
-  }
+export function buildInitializeResponse({ version, clientCapabilities, launch = currentLaunch() }: InitializeInput): acp.InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
@@ -35,8 +38,36 @@ export function buildInitializeResponse({ version, clientCapabilities }: Initial
         fork: {},
         additionalDirectories: {},
       },
+      auth: { logout: {} },
     },
     agentInfo: { name: "deep-acp", title: "deep-acp", version },
-    authMethods,
+    authMethods: authMethods(clientCapabilities, launch),
   };
+}
+
+/**
+ * Always an agent method (set a key, or log in elsewhere, then `authenticate` re-reads it). A
+ * `terminal` method only for clients that can run one (TCK AUTH-002). Clients that predate it read
+ * the legacy `_meta["terminal-auth"]` descriptor, which names the full command line.
+ */
+function authMethods(capabilities: acp.ClientCapabilities, launch: LaunchCommand): acp.AuthMethod[] {
+  const methods: acp.AuthMethod[] = [
+    {
+      id: AUTH_METHOD_IDS.agent,
+      name: "Use a model API key",
+      description:
+        "Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_COMPATIBLE_BASE_URL) in the agent's environment, or run `deep-acp login` in a terminal, then retry.",
+    },
+  ];
+  const terminal = capabilities.auth?.terminal === true;
+  const legacy = (capabilities._meta as Record<string, unknown> | null | undefined)?.["terminal-auth"] === true;
+  if (!terminal && !legacy) return methods;
+  const login = {
+    id: AUTH_METHOD_IDS.terminal,
+    name: "Log in from a terminal",
+    description: "Choose a provider and enter its API key; deep-acp stores it in ~/.deepagents/.state/credentials.json.",
+    _meta: { "terminal-auth": { label: "deep-acp login", command: launch.command, args: [...launch.args, ...LOGIN_ARGS], env: {} } },
+  };
+  methods.push(terminal ? { type: "terminal", ...login, args: LOGIN_ARGS } : login);
+  return methods;
 }

@@ -2,6 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Session } from "../session/session.js";
 import type { SessionServices } from "../session/services.js";
 import type { Logger } from "../util/logger.js";
+import { registerAuthHandlers } from "./auth-handlers.js";
 import { buildInitializeResponse } from "./capabilities.js";
 import { ConnectionState, loadSessionModules } from "./connection-state.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
@@ -36,13 +37,8 @@ export function createAcpServer(options: AcpServerOptions) {
         void services.config().then(() => services.models.choices()).catch(() => undefined);
       }, 0);
       return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
-    })
-    .onRequest(acp.methods.agent.authenticate, async () => {
-      await services.models.reload();
-      const resolved = await services.models.resolveDefault();
-      if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
-      return {};
     });
+  app = registerAuthHandlers(app, state);
   app = registerSessionLifecycle(app, state);
   app = registerPromptHandlers(app, state);
 

@@ -1,121 +1,219 @@
-import { readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { access, readFile, rm } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import { userPaths } from "../config/paths.js";
-import type { StoredCredentials } from "../model/credentials.js";
-import { writeFileAtomic } from "../util/atomic-file.js";
+import { envValue, type EnvLike, type StoredCredentials } from "../model/credentials.js";
+import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
 import { errorMessage } from "../util/errors.js";
 import type { CliOptions } from "./args.js";
+import { createTerminalPrompter, LoginCancelled, type LoginPrompter } from "./terminal-prompter.js";
 
 type Provider = "anthropic" | "openai" | "openai-compatible";
 
-export type LoginIo = {
-  /** Reads one line; `secret` lines are not echoed on a terminal. */
-  ask(question: string, secret?: boolean): Promise<string>;
-  say(text: string): void;
-  fetch: typeof fetch;
+const PROVIDERS: ReadonlyArray<{ name: Provider; label: string }> = [
+  { name: "anthropic", label: "Anthropic (Claude)" },
+  { name: "openai", label: "OpenAI" },
+  { name: "openai-compatible", label: "an OpenAI-compatible server (vLLM, LM Studio, llama.cpp, OpenRouter, ...)" },
+];
+
+const KEY_VARS: Record<Provider, string> = {
+  anthropic: "ANTHROPIC_API_KEY",
+  openai: "OPENAI_API_KEY",
+  "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL",
 };
 
-export function credentialsPath(home?: string): string {
-  return join(userPaths("agent", home).stateDir, "credentials.json");
+export type LoginOptions = {
+  /** Default: createTerminalPrompter() on stdin/stderr. */
+  prompter?: LoginPrompter;
+  /** Default: process.env. Decides the base URLs for the key check and which variables override the stored key. */
+  env?: EnvLike;
+  /** Default: os.homedir(). */
+  home?: string;
+  /** Default: globalThis.fetch. */
+  fetch?: typeof fetch;
+  /** How long the key check may take; default 10 000 ms. */
+  checkTimeoutMs?: number;
+};
+
+/** `~/.deepagents/.state/credentials.json`, the file the model service reads keys from. */
+export function credentialsPath(home: string = homedir()): string {
+  return userPaths("agent", home).credentialsFile;
 }
 
-/** `deep-acp login`: pick a provider, enter a key (not echoed), check it, store it 0600. */
-export async function runLogin(_cli: CliOptions, io: LoginIo = terminalIo(), home?: string): Promise<number> {
-  const choice = (await io.ask("Provider [anthropic | openai | openai-compatible] (anthropic): ")).trim() || "anthropic";
-  if (choice !== "anthropic" && choice !== "openai" && choice !== "openai-compatible") {
-    io.say(`Unknown provider "${choice}".\n`);
-    return 1;
-  }
-  const provider: Provider = choice;
-  let baseUrl: string | undefined;
-  let model: string | undefined;
-  if (provider === "openai-compatible") {
-    baseUrl = (await io.ask("Server URL (e.g. http://127.0.0.1:8000/v1): ")).trim();
-    model = (await io.ask("Model name: ")).trim() || undefined;
-    if (!baseUrl) {
-      io.say("A server URL is required.\n");
-      return 1;
+/**
+ * `deep-acp login`: pick a provider, type the key (not echoed on a terminal), check it with one cheap
+ * request, store it 0600 next to the other providers' keys. Also the ACP terminal-auth command, so it
+ * exits 0 only when a key was stored.
+ */
+export async function runLogin(cli: CliOptions, options: LoginOptions = {}): Promise<number> {
+  const prompter = options.prompter ?? createTerminalPrompter();
+  try {
+    if (cli.command.length > 1) {
+      prompter.say(`deep-acp login takes no arguments (got "${cli.command.slice(1).join(" ")}").\n`);
+      return 2;
     }
-  }
-  const apiKey = (await io.ask(provider === "openai-compatible" ? "API key (empty for none): " : "API key: ", true)).trim();
-  if (!apiKey && provider !== "openai-compatible") {
-    io.say("No key entered; nothing stored.\n");
-    return 1;
-  }
-  const check = await checkKey(provider, apiKey, baseUrl, io.fetch);
-  if (check === "rejected") {
-    io.say("The provider rejected this key; nothing stored.\n");
-    return 1;
-  }
-  if (check !== "ok") io.say(`Could not verify the key (${check}); storing it anyway.\n`);
-
-  const path = credentialsPath(home);
-  const current = await readCredentials(path);
-  const next: StoredCredentials = { ...current };
-  if (provider === "openai-compatible") next["openai-compatible"] = { baseUrl: baseUrl!, ...(apiKey ? { apiKey } : {}), ...(model ? { model } : {}) };
-  else next[provider] = { apiKey };
-  await writeFileAtomic(path, JSON.stringify(next, null, 2) + "\n");
-  io.say(`Stored the ${provider} key in ${path}. Environment variables still take precedence.\n`);
-  return 0;
-}
-
-export async function runLogout(_cli: CliOptions, io: Pick<LoginIo, "say"> = terminalIo(), home?: string): Promise<number> {
-  const path = credentialsPath(home);
-  await rm(path, { force: true });
-  io.say(`Removed ${path}.\n`);
-  return 0;
-}
-
-async function readCredentials(path: string): Promise<StoredCredentials> {
-  try {
-    return JSON.parse(await readFile(path, "utf8")) as StoredCredentials;
-  } catch {
-    return {};
-  }
-}
-
-/** One cheap authenticated request (list models). */
-async function checkKey(provider: Provider, apiKey: string, baseUrl: string | undefined, fetchImpl: typeof fetch): Promise<"ok" | "rejected" | string> {
-  const url =
-    provider === "anthropic"
-      ? `${(process.env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com").replace(/\/+$/, "").replace(/\/v1$/, "")}/v1/models`
-      : provider === "openai"
-        ? `${(process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1").replace(/\/+$/, "")}/models`
-        : `${baseUrl!.replace(/\/+$/, "")}/models`;
-  const headers: Record<string, string> =
-    provider === "anthropic" ? { "x-api-key": apiKey, "anthropic-version": "2023-06-01" } : apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-  try {
-    const response = await fetchImpl(url, { headers, signal: AbortSignal.timeout(10_000) });
-    if (response.status === 401 || response.status === 403) return "rejected";
-    return response.ok ? "ok" : `HTTP ${response.status}`;
+    return await login(prompter, options);
   } catch (error) {
-    return errorMessage(error);
+    if (error instanceof LoginCancelled) {
+      prompter.say("Cancelled; nothing stored.\n");
+      return 130;
+    }
+    throw error;
+  } finally {
+    prompter.close();
   }
 }
 
-function terminalIo(): LoginIo {
-  return {
-    say: (text) => void process.stderr.write(text),
-    fetch: globalThis.fetch,
-    ask: (question, secret = false) => askLine(question, secret),
-  };
+async function login(prompter: LoginPrompter, options: LoginOptions): Promise<number> {
+  const env = options.env ?? process.env;
+  const path = credentialsPath(options.home);
+  const current = await readStoredCredentials(path);
+  if ("error" in current) {
+    prompter.say(`${path} is not a valid credentials file (${current.error}). Fix or delete it, then run deep-acp login again.\n`);
+    return 1;
+  }
+
+  prompter.say(`Store a model API key for deep-acp. Which provider?\n${PROVIDERS.map((p, i) => `  ${i + 1}) ${p.name.padEnd(18)} ${p.label}\n`).join("")}`);
+  const answer = await prompter.ask("Provider [1]: ");
+  if (answer === undefined) return nothingStored(prompter, "no provider chosen");
+  const provider = pickProvider(answer.trim() || "1");
+  if (!provider) {
+    prompter.say(`Unknown provider "${answer.trim()}": answer 1-${PROVIDERS.length} or a name (${PROVIDERS.map((p) => p.name).join(", ")}).\n`);
+    return 1;
+  }
+
+  const entry = provider === "openai-compatible" ? await askCompatible(prompter, options, current.credentials) : await askKey(prompter, options, env, provider, current.credentials);
+  if (typeof entry === "number") return entry;
+
+  const next: StoredCredentials = { ...current.credentials, ...entry };
+  await ensurePrivateDir(dirname(path));
+  await writeFileAtomic(path, JSON.stringify(next, null, 2) + "\n");
+  prompter.say(`Saved to ${path} (readable only by you).\n`);
+  const override = envValue(env, KEY_VARS[provider]);
+  if (override !== undefined) prompter.say(`Note: ${KEY_VARS[provider]} is set in this environment and takes precedence over what was stored.\n`);
+  return 0;
 }
 
-function askLine(question: string, secret: boolean): Promise<string> {
-  return new Promise((resolve) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true });
-    if (secret && process.stdin.isTTY) {
-      // Mute the echo of the typed key; readline still handles editing keys.
-      const writable = rl as unknown as { _writeToOutput: (s: string) => void };
-      writable._writeToOutput = (s: string) => {
-        if (s.startsWith(question)) process.stderr.write(question);
-      };
-    }
-    rl.question(question, (answer) => {
-      if (secret && process.stdin.isTTY) process.stderr.write("\n");
-      rl.close();
-      resolve(answer);
-    });
-  });
+async function askKey(prompter: LoginPrompter, options: LoginOptions, env: EnvLike, provider: "anthropic" | "openai", stored: StoredCredentials): Promise<StoredCredentials | number> {
+  const apiKey = (await prompter.ask(`${provider === "anthropic" ? "Anthropic" : "OpenAI"} API key (input hidden): `, { secret: true }))?.trim();
+  if (!apiKey) return nothingStored(prompter, "no key entered");
+  const baseEnv = provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+  const base = envValue(env, baseEnv) ?? stored[provider]?.baseUrl ?? (provider === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1");
+  const url = provider === "anthropic" ? anthropicModelsUrl(base) : joinUrl(base, "models");
+  const headers: Record<string, string> = provider === "anthropic" ? { "x-api-key": apiKey, "anthropic-version": "2023-06-01" } : { authorization: `Bearer ${apiKey}` };
+  const check = await checkKey(url, headers, options);
+  if (!reportCheck(prompter, check, url)) return 1;
+  // A base URL stored earlier (e.g. a proxy) stays with the new key.
+  return { [provider]: { ...stored[provider], apiKey } };
+}
+
+async function askCompatible(prompter: LoginPrompter, options: LoginOptions, stored: StoredCredentials): Promise<StoredCredentials | number> {
+  const previous = stored["openai-compatible"];
+  const hint = previous?.baseUrl ?? "e.g. http://127.0.0.1:8000/v1";
+  const typed = (await prompter.ask(`Server URL (the one ending in /v1) [${hint}]: `))?.trim();
+  if (typed === undefined) return nothingStored(prompter, "no server URL given");
+  const baseUrl = typed || previous?.baseUrl;
+  if (!baseUrl || !isHttpUrl(baseUrl)) return nothingStored(prompter, baseUrl ? `"${baseUrl}" is not an http(s) URL` : "no server URL given");
+  const apiKey = (await prompter.ask("API key (input hidden; empty if the server needs none): ", { secret: true }))?.trim();
+  const url = joinUrl(baseUrl, "models");
+  const check = await checkKey(url, apiKey ? { authorization: `Bearer ${apiKey}` } : {}, options);
+  if (!reportCheck(prompter, check, url, Boolean(apiKey))) return 1;
+  const fallback = previous?.model ?? (check.status === "ok" ? check.models[0] : undefined);
+  const models = check.status === "ok" && check.models.length > 0 ? ` (the server lists ${check.models.slice(0, 5).join(", ")}${check.models.length > 5 ? ", ..." : ""})` : "";
+  const model = (await prompter.ask(`Model${models}${fallback ? ` [${fallback}]` : ""}: `))?.trim() || fallback;
+  if (!model) prompter.say("No model named: start deep-acp with --model openai-compatible:<model> or set OPENAI_COMPATIBLE_MODEL.\n");
+  return { "openai-compatible": { baseUrl, ...(apiKey ? { apiKey } : {}), ...(model ? { model } : {}) } };
+}
+
+/** `deep-acp logout`: deletes every stored key. Keys in environment variables are not affected. */
+export async function runLogout(cli: CliOptions, options: Pick<LoginOptions, "home" | "env"> & { say?: (text: string) => void } = {}): Promise<number> {
+  const say = options.say ?? ((text: string) => void process.stderr.write(text));
+  if (cli.command.length > 1) {
+    say(`deep-acp logout takes no arguments (got "${cli.command.slice(1).join(" ")}").\n`);
+    return 2;
+  }
+  const path = credentialsPath(options.home);
+  const existed = await access(path).then(
+    () => true,
+    () => false,
+  );
+  await rm(path, { force: true });
+  say(existed ? `Removed ${path}.\n` : `No stored keys (${path} does not exist).\n`);
+  const env = options.env ?? process.env;
+  const stillSet = Object.values(KEY_VARS).filter((name) => envValue(env, name) !== undefined);
+  if (stillSet.length > 0) say(`Still set in this environment: ${stillSet.join(", ")}.\n`);
+  return 0;
+}
+
+function pickProvider(answer: string): Provider | undefined {
+  const byNumber = PROVIDERS[Number(answer) - 1];
+  if (/^\d+$/.test(answer) && byNumber) return byNumber.name;
+  return PROVIDERS.find((p) => p.name === answer.toLowerCase())?.name;
+}
+
+function nothingStored(prompter: LoginPrompter, why: string): number {
+  prompter.say(`Nothing stored: ${why}.\n`);
+  return 1;
+}
+
+async function readStoredCredentials(path: string): Promise<{ credentials: StoredCredentials } | { error: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { credentials: {} };
+    return { error: errorMessage(error) };
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "not a JSON object" };
+    return { credentials: parsed as StoredCredentials };
+  } catch (error) {
+    return { error: errorMessage(error) };
+  }
+}
+
+type CheckResult = { status: "ok"; models: string[] } | { status: "rejected"; detail: string } | { status: "unchecked"; detail: string };
+
+/** One authenticated GET of the model list: the cheapest request every provider API answers. */
+async function checkKey(url: string, headers: Record<string, string>, options: LoginOptions): Promise<CheckResult> {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  try {
+    const response = await fetchImpl(url, { headers, signal: AbortSignal.timeout(options.checkTimeoutMs ?? 10_000) });
+    if (response.status === 401 || response.status === 403) return { status: "rejected", detail: `HTTP ${response.status}` };
+    if (!response.ok) return { status: "unchecked", detail: `HTTP ${response.status}` };
+    const body = (await response.json().catch(() => undefined)) as { data?: Array<{ id?: unknown }> } | undefined;
+    const models = Array.isArray(body?.data) ? body.data.map((m) => m?.id).filter((id): id is string => typeof id === "string") : [];
+    return { status: "ok", models };
+  } catch (error) {
+    return { status: "unchecked", detail: errorMessage(error) };
+  }
+}
+
+/** Tells the user what the check found; false when the key must not be stored. */
+function reportCheck(prompter: LoginPrompter, check: CheckResult, url: string, hasKey = true): boolean {
+  if (check.status === "rejected") {
+    prompter.say(`${url} rejected the key (${check.detail}); nothing stored.\n`);
+    return false;
+  }
+  prompter.say(check.status === "ok" ? (hasKey ? "The key works.\n" : "The server answers.\n") : `Could not check the key at ${url} (${check.detail}); storing it anyway.\n`);
+  return true;
+}
+
+function anthropicModelsUrl(base: string): string {
+  const trimmed = base.replace(/\/+$/, "");
+  return trimmed.endsWith("/v1") ? `${trimmed}/models` : `${trimmed}/v1/models`;
+}
+
+function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, "")}/${path}`;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
 }

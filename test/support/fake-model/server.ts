@@ -45,6 +45,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "GET" && (path === "/v1/models" || path === "/models")) return listModels(req, res);
     const api: FakeApi | undefined =
       path === "/v1/messages" ? "anthropic" : path === "/v1/chat/completions" || path === "/chat/completions" ? "openai" : undefined;
     if (req.method !== "POST" || !api) return sendJson(res, 404, { error: { type: "not_found_error", message: `no route ${req.method} ${path}` } });
@@ -103,6 +104,13 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
         server.close(() => resolve());
       }),
   };
+}
+
+/** The model list `deep-acp login` checks a key with; the key "bad-key" is rejected. */
+function listModels(req: IncomingMessage, res: ServerResponse): void {
+  const key = req.headers["x-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
+  if (key === "bad-key") return sendJson(res, 401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
+  sendJson(res, 200, { data: [{ id: "fake-model-1", type: "model" }, { id: "fake-model-2", type: "model" }], has_more: false });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
