@@ -3,6 +3,7 @@
 // external and are loaded with dynamic import() only when a session needs them.
 import { build } from "esbuild";
 import { chmodSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 const external = [
   "@modelcontextprotocol/sdk",
@@ -21,7 +22,7 @@ const onlyEnglishZodLocales = {
     build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
       contents: 'export { default as en } from "./en.js";',
       loader: "js",
-      resolveDir: "node_modules/zod/v4/locales",
+      resolveDir: fileURLToPath(new URL("../node_modules/zod/v4/locales", import.meta.url)),
     }));
   },
 };

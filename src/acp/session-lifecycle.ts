@@ -54,7 +54,12 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
   return app
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
-      const resolved = await services.models.resolveDefault();
+      let resolved = await services.models.resolveDefault();
+      if ("error" in resolved) {
+        // A key stored by `deep-acp login` in another process since we last looked counts too.
+        await services.models.reload();
+        resolved = await services.models.resolveDefault();
+      }
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
       const { session: sessionModule } = await loadSessionModules();
       const sessionId = crypto.randomUUID();

@@ -60,7 +60,7 @@ export async function runMcpCommand(cli: CliOptions, args: string[], io: Command
     case "logout": {
       if (!name) return usage(io, "deep-acp mcp logout NAME");
       const result = await mcpLogout(name, { stateDir: paths.stateDir });
-      io.stdout(result.removed ? `Logged out of ${name}.\n` : `No stored login for ${name}.\n`);
+      io.stdout(result.removed.length > 0 ? `Logged out of ${name}.\n` : `No stored login for ${name}.\n`);
       return 0;
     }
     default:

@@ -1,10 +1,8 @@
-import * as acp from "@agentclientprotocol/sdk/unstable";
-import { Readable } from "node:stream";
 import { createAcpServer } from "../acp/server.js";
+import { stdioStream } from "../acp/stdio.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";
-import { batchedWritable } from "./stdout-writer.js";
 
 /** Serves ACP on stdio until stdin closes, then closes every session and exits 0. */
 export async function serve(cli: CliOptions, version: string, logger: Logger): Promise<number> {
@@ -16,11 +14,7 @@ export async function serve(cli: CliOptions, version: string, logger: Logger): P
   }
   const services = createServices({ cli, env: process.env, logger });
   const server = createAcpServer({ services, version, logger });
-  const stream = acp.ndJsonStream(
-    batchedWritable(process.stdout),
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-  );
-  const connection = server.app.connect(stream);
+  const connection = server.app.connect(stdioStream(process.stdin, process.stdout));
   await connection.closed;
   await server.shutdown();
   return 0;

@@ -38,7 +38,7 @@ export function createServices({ cli, env, logger, home = homedir() }: ServicesO
     env,
     config: () => (config ??= load()),
     reloadConfig: () => (config = load()),
-    models: createModelService({ env, flag: cli.model, stateDir: paths.stateDir, config: () => services.config(), logger }),
+    models: createModelService({ env, flag: cli.model, credentialsFile: paths.credentialsFile, config: () => services.config(), logger }),
     now: () => new Date(),
     sessions: createSessionStore({ dir: paths.sessionsDir, logger: logger.child("sessions") }),
     watchHub: createConfigWatcherHub({ logger: logger.child("watch") }),

@@ -19,6 +19,8 @@ export type UserPaths = {
   storeDir: string;
   /** ~/.deepagents/.state (0700; approvals, trust, tokens, credentials) */
   stateDir: string;
+  /** API keys stored by `deep-acp login` (0600). */
+  credentialsFile: string;
   sessionsDir: string;
 };
 
@@ -39,6 +41,7 @@ export function userPaths(agent = "agent", home = homedir()): UserPaths {
     pluginsDir: join(root, "plugins"),
     storeDir: join(agentDir, "store"),
     stateDir: join(root, ".state"),
+    credentialsFile: join(root, ".state", "credentials.json"),
     sessionsDir: join(root, "sessions"),
   };
 }

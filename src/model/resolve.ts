@@ -63,7 +63,7 @@ export function resolveModelSpec(input: ResolveModelSpecInput): ResolvedModelSpe
   return {
     error:
       "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, set OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_MODEL, " +
-      `or pass --model provider:model (providers: ${PROVIDER_NAMES.join(", ")}).`,
+      `run \`deep-acp login\`, or pass --model provider:model (providers: ${PROVIDER_NAMES.join(", ")}).`,
   };
 }
 

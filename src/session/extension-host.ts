@@ -1,4 +1,4 @@
-import type { EditorMcpServer } from "../mcp/index.js";
+import type { EditorMcpServer, McpManager } from "../mcp/index.js";
 import type { HookEngine } from "../hooks/index.js";
 import { createWorkerSandboxFactory, limitsFromConfig, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { sessionWatchTargets } from "../watch/index.js";
@@ -33,10 +33,14 @@ export class ExtensionHost {
   private loading: Promise<Extensions> | undefined;
   private readonly trust = createTrustQueue();
   private readonly hookGrants = new Set<string>();
+  /** Project MCP servers a headless run has already said it skipped. */
+  private readonly skippedReported = new Set<string>();
   private unwatch: (() => void) | undefined;
   private stale = false;
   private turnSink: ((event: SessionEvent) => void) | undefined;
   private readonly unshown: Diagnostic[] = [];
+  /** Load diagnostics already shown in a turn (each load makes new ones). */
+  private readonly shown = new WeakSet<Diagnostic>();
   readonly sandboxes: WorkerSandboxFactory;
 
   constructor(private readonly options: ExtensionHostOptions) {
@@ -64,6 +68,13 @@ export class ExtensionHost {
     else this.trust.refuseAll("cancelled");
     await Promise.race([extensions.settled, aborted(signal)]);
     await Promise.race([extensions.mcp.ready(signal), aborted(signal), delay(MCP_READY_WAIT_MS)]);
+    if (!this.options.prompter) this.reportSkippedProjectServers(extensions, sink);
+    // Trust decisions add diagnostics after loading (e.g. "project hooks not loaded: not trusted").
+    for (const d of extensions.diagnostics) {
+      if (d.severity === "info" || this.shown.has(d)) continue;
+      this.shown.add(d);
+      this.unshown.push(d);
+    }
     for (const d of this.unshown.splice(0)) sink({ type: "notice", severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
     return extensions;
   }
@@ -73,15 +84,21 @@ export class ExtensionHost {
     this.turnSink = undefined;
   }
 
-  /** Re-reads everything; MCP servers whose definitions changed reconnect. Returns a summary for the user. */
+  /**
+   * Re-reads everything; MCP servers whose definitions changed, or that were not `ok` (e.g. waiting
+   * for `deep-acp mcp login`), reconnect. Waits briefly for them, as the first turn does, so the
+   * summary can say whether they came back. Returns a summary for the user.
+   */
   async reload(): Promise<string> {
     const before = await this.start();
+    const mcpBefore = new Map(before.mcp.describe().map((server) => [server.name, server.status]));
     await this.options.services.reloadConfig();
     await this.options.services.approvalMemory(this.options.projectRoot).reload();
     this.loading = this.load(before);
     const after = await this.loading;
     this.stale = false;
-    return summarizeReload(before, after);
+    await connectionsSettled(after.mcp, MCP_READY_WAIT_MS);
+    return summarizeReload(before, after) + mcpStatusChanges(mcpBefore, after);
   }
 
   async close(): Promise<void> {
@@ -113,7 +130,6 @@ export class ExtensionHost {
       },
       previous,
     );
-    this.unshown.push(...extensions.diagnostics.filter((d) => d.severity !== "info"));
     this.watch(extensions);
     return extensions;
   }
@@ -130,6 +146,23 @@ export class ExtensionHost {
     });
   }
 
+  /**
+   * Headless runs cannot ask about project MCP servers: say once which ones were left off and how to
+   * allow them, rather than leave the user wondering why their tools are missing.
+   */
+  private reportSkippedProjectServers(extensions: Extensions, sink: (event: SessionEvent) => void): void {
+    const skipped = extensions.mcp.describe().filter((server) => server.status === "untrusted" && server.trust === "pending" && !this.skippedReported.has(server.name));
+    if (skipped.length === 0) return;
+    for (const server of skipped) this.skippedReported.add(server.name);
+    const names = skipped.map((server) => `"${server.name}"`).join(", ");
+    sink({
+      type: "notice",
+      severity: "warning",
+      title: `Project MCP server${skipped.length === 1 ? "" : "s"} ${names} not started (not approved)`,
+      description: "approve in an editor session, or pass --trust-project-mcp for this run",
+    });
+  }
+
   /** A running hook with a status message shows in the editor while it runs. */
   private hookStatus(phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }): void {
     if (!status.statusMessage) return;
@@ -141,6 +174,36 @@ export class ExtensionHost {
     if (this.turnSink) this.turnSink(event);
     else this.options.notify(event);
   }
+}
+
+/**
+ * Resolves once no server is still connecting, or after `ms`. Unlike `ready()` it does not wait for
+ * trust decisions: their dialogs only open at the next turn.
+ */
+function connectionsSettled(mcp: McpManager, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    };
+    const check = () => {
+      if (!mcp.describe().some((server) => server.status === "connecting")) finish();
+    };
+    const timer = setTimeout(finish, ms);
+    timer.unref();
+    const unsubscribe = mcp.onChange(check);
+    check();
+  });
+}
+
+/** `- MCP secure: unauthenticated → ok` lines for servers whose status changed across a reload. */
+function mcpStatusChanges(before: ReadonlyMap<string, string>, after: Extensions): string {
+  const lines = after.mcp
+    .describe()
+    .filter((server) => before.has(server.name) && before.get(server.name) !== server.status)
+    .map((server) => `- MCP ${server.name}: ${before.get(server.name)} → ${server.status}${server.reason ? ` (${server.reason})` : ""}`);
+  return lines.length > 0 ? `\n${lines.join("\n")}` : "";
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "../model/resolve.js";
 import type { ModelClient } from "../model/types.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
@@ -20,15 +19,16 @@ export type ModelServiceOptions = {
   env: NodeJS.ProcessEnv;
   /** `--model` flag. */
   flag?: string;
-  stateDir: string;
+  /** `deep-acp login`'s credentials file (UserPaths.credentialsFile). */
+  credentialsFile: string;
   config: () => Promise<{ config: DeepAcpConfig }>;
   logger: Logger;
-  /** Injectable for tests; default reads `<stateDir>/credentials.json`. */
+  /** Injectable for tests; default reads `credentialsFile`. */
   readCredentials?: () => Promise<StoredCredentials>;
 };
 
 export function createModelService(options: ModelServiceOptions): ModelService {
-  const readCredentials = options.readCredentials ?? (() => readCredentialsFile(join(options.stateDir, "credentials.json")));
+  const readCredentials = options.readCredentials ?? (() => readCredentialsFile(options.credentialsFile));
   let credentials: Promise<StoredCredentials> | undefined;
   const clients = new Map<string, Promise<ModelClient>>();
   const loadCredentials = () => (credentials ??= readCredentials().catch(() => ({})));

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { link, open, readFile, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../../util/atomic-file.js";
@@ -62,6 +62,30 @@ export async function appendToLog(path: string, id: string, text: string): Promi
     await writeAll(handle, data);
   } finally {
     await handle.close();
+  }
+}
+
+/** appendToLog without waiting: a handful of small syscalls, so the line is in the page cache at return. */
+export function appendToLogSync(path: string, id: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDWR | constants.O_APPEND);
+  } catch (error) {
+    if (isNotFound(error)) throw new SessionNotFoundError(id);
+    throw error;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    let data = Buffer.from(text);
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== NEWLINE) data = Buffer.concat([Buffer.from("\n"), data]);
+    }
+    let offset = 0;
+    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+  } finally {
+    closeSync(fd);
   }
 }
 

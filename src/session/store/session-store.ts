@@ -16,7 +16,7 @@ import {
 import { decodeCursor, pageSize, paginate, sortSessions } from "./cursor.js";
 import { InvalidRecordError, InvalidSessionIdError, SessionExistsError, SessionNotFoundError, isNotFound } from "./errors.js";
 import { headerLine, metaLine, newSessionMeta, normalizePatch, parseLog, recordLine } from "./log-format.js";
-import { appendToLog, createLog, logPath, publishNewLog, readLog, replaceLog } from "./log-file.js";
+import { appendToLog, appendToLogSync, createLog, logPath, publishNewLog, readLog, replaceLog } from "./log-file.js";
 import { createSessionIndex } from "./session-index.js";
 import type { ReadResult, SessionMeta, SessionStore, SessionStoreOptions, StoreRecord } from "./types.js";
 
@@ -120,6 +120,16 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         line = recordLine(record);
       } catch (error) {
         return reported("append to", String(id), Promise.reject(error));
+      }
+      // With nothing queued for this session the line is written before append returns, so once an
+      // event has reached the editor it is also in the log (a SIGKILL right after cannot lose it).
+      if (!tails.has(id)) {
+        try {
+          appendToLogSync(path(id), id, line);
+          return Promise.resolve();
+        } catch (error) {
+          return reported("append to", id, Promise.reject(error));
+        }
       }
       return reported("append to", id, enqueue(id, () => appendToLog(path(id), id, line)));
     },
