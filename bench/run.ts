@@ -4,6 +4,7 @@ import { runStartupBench } from "./startup.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 import { runSessionsBench } from "./sessions.bench.js";
 import { runSearchBench } from "./search.bench.js";
+import { runInterpreterBench } from "./interpreter.bench.js";
 import { runSessionStoreBench } from "./session-store.bench.js";
 import type { BenchResult } from "./lib.js";
 
@@ -17,6 +18,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
       (await runSessionStoreBench({ report: () => undefined })).map((r) => ({ name: r.name, value: Math.round(r.ms * 10) / 10, unit: "ms", note: "store only, in-process" })),
   ],
   ["search", () => runSearchBench()],
+  ["interpreter", () => runInterpreterBench()],
 ];
 
 const only = process.argv.slice(2);
