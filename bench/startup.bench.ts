@@ -1,5 +1,6 @@
 // Cold start: spawn -> initialize response, against a bare Node process answering the same line;
 // RSS after initialize; session/new latency.
+import { build } from "esbuild";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -23,6 +24,28 @@ process.stdin.on("data", (c) => {
 process.stdin.on("end", () => process.exit(0));
 `;
 
+// The SDK's own floor: an agent that only answers initialize through @agentclientprotocol/sdk, bundled
+// and minified like dist/deep-acp.js. Most of it is building the SDK's zod schemas at import.
+const SDK_AGENT = `
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { Readable, Writable } from "node:stream";
+acp.agent({ name: "floor" })
+  .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: 1 }))
+  .connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+`;
+
+async function bundleSdkAgent(outfile: string): Promise<void> {
+  await build({
+    stdin: { contents: SDK_AGENT, resolveDir: resolve(import.meta.dirname, ".."), loader: "js" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    minify: true,
+    outfile,
+    logLevel: "warning",
+  });
+}
+
 async function timeInitialize(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; rss: number }> {
   const start = performance.now();
   const child = ndjsonChild(command, args, env);
@@ -40,16 +63,21 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
   const project = mkdtempSync(join(tmpdir(), "deep-acp-bench-project-"));
   const bare = join(home, "bare-agent.mjs");
   writeFileSync(bare, BARE_AGENT);
+  const sdkOnly = join(home, "sdk-agent.mjs");
+  await bundleSdkAgent(sdkOnly);
   const env = { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" };
   try {
     // Warm the file cache once for both so the first spawn does not skew either median.
     await timeInitialize(process.execPath, [bare], env);
     await timeInitialize(process.execPath, [BINARY], env);
+    await timeInitialize(process.execPath, [sdkOnly], env);
     const bareTimes: number[] = [];
+    const sdkTimes: number[] = [];
     const agentTimes: number[] = [];
     const rss: number[] = [];
     for (let i = 0; i < runs; i++) {
       bareTimes.push((await timeInitialize(process.execPath, [bare], env)).ms);
+      sdkTimes.push((await timeInitialize(process.execPath, [sdkOnly], env)).ms);
       const agent = await timeInitialize(process.execPath, [BINARY], env);
       agentTimes.push(agent.ms);
       rss.push(agent.rss);
@@ -68,9 +96,18 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
     }
     await agent.stop();
     const bareMs = median(bareTimes);
+    const sdkMs = median(sdkTimes);
     const agentMs = median(agentTimes);
     return [
       { name: "startup.initialize", value: round(agentMs), unit: "ms", baseline: round(bareMs), ratio: round(agentMs / bareMs, 2), target: "<= 3x bare Node" },
+      {
+        name: "startup.initialize-vs-sdk-floor",
+        value: round(agentMs),
+        unit: "ms",
+        baseline: round(sdkMs),
+        ratio: round(agentMs / sdkMs, 2),
+        note: `an SDK-only agent is ${round(sdkMs / bareMs, 2)}x bare Node`,
+      },
       { name: "startup.rss-after-initialize", value: round(median(rss)), unit: "MB", target: "<= 90 MB" },
       { name: "session-new.latency", value: round(median(sessionNew), 2), unit: "ms", target: "<= 50 ms" },
     ];
