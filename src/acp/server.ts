@@ -9,6 +9,8 @@ import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
 import { coreCommands } from "./slash-commands.js";
 
+const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
+
 export type AcpServerOptions = {
   services: SessionServices;
   version: string;
@@ -31,11 +33,12 @@ export function createAcpServer(options: AcpServerOptions) {
         notices: state.clientCapabilities.session?.notices != null,
         compaction: state.clientCapabilities.session?.compaction != null,
       };
-      // Warm what session/new needs once this answer is on its way.
-      setTimeout(() => {
-        loadSessionModules().catch((error) => logger.error("cannot load the session layer", error));
-        void services.config().then(() => services.models.choices()).catch(() => undefined);
-      }, 0);
+      // Warm what session/new needs once this answer is on its way. Compiling the session layer
+      // holds the thread for tens of milliseconds, so it waits a moment: a session/list or
+      // session/new sent straight after initialize is answered first (session/new loads the
+      // layer itself), and an editor that pauses finds it warm.
+      void services.config().then(() => services.models.choices()).catch(() => undefined);
+      setTimeout(() => loadSessionModules().catch((error) => logger.error("cannot load the session layer", error)), SESSION_LAYER_PREFETCH_DELAY_MS).unref();
       return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
     });
   app = registerAuthHandlers(app, state);
