@@ -42,7 +42,7 @@ export type HookEngineOptions = {
   transcriptPath?: string;
   /** Payload `cwd` (the session cwd). Default projectRoot. */
   cwd?: string;
-  /** Payload `permission_mode`, read at each run (Claude names; see toHookPermissionMode). Default omitted. */
+  /** Payload `permission_mode`, read at each run (Claude names: HookPermissionMode). Default omitted. */
   permissionMode?: () => string | undefined;
   /** Base environment, scrubbed of secrets before use. Default process.env. */
   env?: Readonly<Record<string, string | undefined>>;

@@ -64,20 +64,8 @@ export function isHookEventName(value: string): value is HookEventName {
   return Object.hasOwn(HOOK_EVENTS, value);
 }
 
-/** Claude Code's permission mode names; see `toHookPermissionMode`. */
+/** Claude Code's permission mode names (the session maps its modes with agent/modes.ts `hookPermissionMode`). */
 export type HookPermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
-
-/** Our session modes (DESIGN.md §1) as Claude Code names them. Unknown modes pass through. */
-export function toHookPermissionMode(mode: string): HookPermissionMode | string {
-  switch (mode) {
-    case "accept-edits":
-      return "acceptEdits";
-    case "bypass":
-      return "bypassPermissions";
-    default:
-      return mode;
-  }
-}
 
 /** Fields every payload carries; the engine fills the first four. */
 export type HookBasePayload = {

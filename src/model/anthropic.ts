@@ -3,8 +3,8 @@ import { addCacheBreakpoints, toAnthropicMessages, toAnthropicTools, type Anthro
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
 import { ModelApiError } from "./errors.js";
 import { joinUrl, streamSse, type FetchLike } from "./http.js";
-import { withRetryBatches, type RetryOptions } from "./retry.js";
-import { flattenBatches } from "./flatten.js";
+import { type RetryOptions } from "./retry.js";
+import { streamAttempts } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
 
@@ -88,16 +88,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     model: options.model,
     contextWindow: options.contextWindow ?? info.contextWindow,
     supportsImages: options.supportsImages ?? info.supportsImages,
-    async *stream(request) {
-      let body: Record<string, unknown>;
-      try {
-        body = buildBody(request);
-      } catch (error) {
-        yield { type: "error", message: `Could not build the Anthropic request: ${String(error)}`, aborted: false };
-        return;
-      }
-      yield* flattenBatches(withRetryBatches(() => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }));
-    },
+    stream: (request) =>
+      streamAttempts(LABEL, () => buildBody(request), (body) => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { withRetryBatches, type RetryContext } from "./retry.js";
 import type { ModelEvent } from "./types.js";
 
 /**
@@ -26,4 +27,28 @@ export function flattenBatches(batches: AsyncGenerator<ModelEvent[]>): AsyncIter
     },
   };
   return iterator;
+}
+
+/**
+ * A provider's `stream`: builds the request body (a failure is one `error` event, nothing is sent),
+ * then runs `attempt` with retries. Returned as the flattened iterator itself, without another
+ * generator around it, to keep the per-event cost of a burst low.
+ */
+export function streamAttempts<Body>(
+  label: string,
+  buildBody: () => Body,
+  attempt: (body: Body) => AsyncIterable<ModelEvent[]>,
+  context: RetryContext,
+): AsyncIterableIterator<ModelEvent> {
+  let body: Body;
+  try {
+    body = buildBody();
+  } catch (error) {
+    return flattenBatches(single([{ type: "error", message: `Could not build the ${label} request: ${String(error)}`, aborted: false }]));
+  }
+  return flattenBatches(withRetryBatches(() => attempt(body), context));
+}
+
+async function* single(batch: ModelEvent[]): AsyncGenerator<ModelEvent[]> {
+  yield batch;
 }

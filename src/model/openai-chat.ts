@@ -4,8 +4,8 @@ import { lookupModel } from "./catalog.js";
 import { ModelApiError, ModelConfigError } from "./errors.js";
 import { joinUrl, streamSse, type FetchLike } from "./http.js";
 import { toChatMessages, toChatTools } from "./openai-messages.js";
-import { isRetryableStatus, withRetryBatches, type RetryOptions } from "./retry.js";
-import { flattenBatches } from "./flatten.js";
+import { isRetryableStatus, type RetryOptions } from "./retry.js";
+import { streamAttempts } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
 
@@ -100,16 +100,8 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
     model: options.model,
     contextWindow: options.contextWindow ?? info.contextWindow,
     supportsImages: options.supportsImages ?? info.supportsImages,
-    async *stream(request) {
-      let body: Record<string, unknown>;
-      try {
-        body = buildBody(request);
-      } catch (error) {
-        yield { type: "error", message: `Could not build the ${label} request: ${String(error)}`, aborted: false };
-        return;
-      }
-      yield* flattenBatches(withRetryBatches(() => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }));
-    },
+    stream: (request) =>
+      streamAttempts(label, () => buildBody(request), (body) => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }),
   };
 }
 
