@@ -1,11 +1,11 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ENV_VARS, envValue, providerSettings, type EnvLike, type StoredCredentials } from "../model/credentials.js";
 import { createModelClient, ModelConfigError, resolveModelSpec, type ResolvedModelSpec } from "../model/resolve.js";
 import { PROVIDER_NAMES, type ProviderName } from "../model/types.js";
 import type { Diagnostic } from "../util/diagnostics.js";
-import { errorMessage } from "../util/errors.js";
 import type { DoctorFile, DoctorModelFacts } from "./doctor-types.js";
+import { readJsonObjectFile } from "../util/json-file.js";
 
 /** Every variable that influences model choice, in the order `deep-acp --help` lists them. */
 export const MODEL_ENV_VARS = [
@@ -77,20 +77,10 @@ type StoredFile = { file: DoctorFile & { providers: string[] }; credentials: Sto
 
 /** Unlike the session, which quietly ignores a broken file, doctor says why the stored key is not used. */
 async function readCredentials(path: string): Promise<StoredFile> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { file: { path, state: "missing", providers: [] }, credentials: {}, diagnostics: [] };
-    return invalid(path, `cannot read: ${errorMessage(error)}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return invalid(path, `invalid JSON: ${errorMessage(error)} (run deep-acp login again)`);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return invalid(path, "not a JSON object (run deep-acp login again)");
+  const found = await readJsonObjectFile(path);
+  if (found.state === "missing") return { file: { path, state: "missing", providers: [] }, credentials: {}, diagnostics: [] };
+  if (found.state === "invalid") return invalid(path, `${found.reason} (run deep-acp login again)`);
+  const parsed = found.value;
   const diagnostics: Diagnostic[] = [];
   const providers = Object.keys(parsed).filter((key): key is ProviderName => (PROVIDER_NAMES as readonly string[]).includes(key));
   for (const key of Object.keys(parsed)) {

@@ -1,10 +1,11 @@
-import { access, readFile, rm } from "node:fs/promises";
+import { access, rm } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { userPaths } from "../config/paths.js";
 import { envValue, type EnvLike, type StoredCredentials } from "../model/credentials.js";
 import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
 import { errorMessage } from "../util/errors.js";
+import { readJsonObjectFile } from "../util/json-file.js";
 import type { CliOptions } from "./args.js";
 import { createTerminalPrompter, LoginCancelled, type LoginPrompter } from "./terminal-prompter.js";
 
@@ -157,20 +158,9 @@ function nothingStored(prompter: LoginPrompter, why: string): number {
 }
 
 async function readStoredCredentials(path: string): Promise<{ credentials: StoredCredentials } | { error: string }> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { credentials: {} };
-    return { error: errorMessage(error) };
-  }
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "not a JSON object" };
-    return { credentials: parsed as StoredCredentials };
-  } catch (error) {
-    return { error: errorMessage(error) };
-  }
+  const found = await readJsonObjectFile(path);
+  if (found.state === "invalid") return { error: found.reason };
+  return { credentials: found.state === "ok" ? (found.value as StoredCredentials) : {} };
 }
 
 type CheckResult = { status: "ok"; models: string[] } | { status: "rejected"; detail: string } | { status: "unchecked"; detail: string };

@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-file.js";
 import type { Diagnostic } from "../util/diagnostics.js";
-import { errorMessage } from "../util/errors.js";
+import { readJsonObjectFile } from "../util/json-file.js";
 import { isPlainObject } from "./manifest.js";
 
 // Three state files under ~/.deepagents/.state (0600 in a 0700 dir, written atomically):
@@ -44,20 +43,10 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
   };
 
   async function readJson(path: string, strict: boolean, diagnostics: Diagnostic[]): Promise<Record<string, unknown>> {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-      return bad(`cannot read: ${errorMessage(error)}`);
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      return bad(`invalid JSON: ${errorMessage(error)}`);
-    }
-    if (!isPlainObject(raw)) return bad("not a JSON object");
+    const read = await readJsonObjectFile(path);
+    if (read.state === "missing") return {};
+    if (read.state === "invalid") return bad(read.reason);
+    const raw = read.value;
     if (raw.version !== undefined && (typeof raw.version !== "number" || raw.version > VERSION)) return bad(`unsupported version ${JSON.stringify(raw.version)}`);
     return raw;
 

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readJsonObjectFile } from "../util/json-file.js";
 import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "../model/resolve.js";
 import type { ModelClient } from "../model/types.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
@@ -68,11 +68,8 @@ export function createModelService(options: ModelServiceOptions): ModelService {
   };
 }
 
+/** A missing or broken file means no stored keys here; `deep-acp doctor` says why. */
 async function readCredentialsFile(path: string): Promise<StoredCredentials> {
-  try {
-    const parsed = JSON.parse(await readFile(path, "utf8")) as unknown;
-    return parsed && typeof parsed === "object" ? (parsed as StoredCredentials) : {};
-  } catch {
-    return {};
-  }
+  const found = await readJsonObjectFile(path);
+  return found.state === "ok" ? (found.value as StoredCredentials) : {};
 }

@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-file.js";
 import type { Diagnostic, Loaded } from "../util/diagnostics.js";
-import { errorMessage } from "../util/errors.js";
+import { readJsonObjectFile } from "../util/json-file.js";
 import { tryRealpath, verifiedTargets } from "./containment.js";
 
 // <stateDir>/skill_trust.json: {"version": 1, "dirs": {"<canonical dir>": {"trusted_at": ISO}}}.
@@ -45,21 +44,10 @@ export function createSkillTrustStore(options: SkillTrustStoreOptions): SkillTru
   /** `strict` refuses to continue on a corrupt store so a write cannot erase other approvals. */
   async function read(strict: boolean): Promise<{ data: StoreData; diagnostics: Diagnostic[] }> {
     const empty: StoreData = { version: STORE_VERSION, dirs: {} };
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { data: empty, diagnostics: [] };
-      return fail(`cannot read: ${errorMessage(error)}`);
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      return fail(`invalid JSON: ${errorMessage(error)}`);
-    }
-    if (!raw || typeof raw !== "object" || Array.isArray(raw)) return fail("not a JSON object");
-    const record = raw as Record<string, unknown>;
+    const found = await readJsonObjectFile(file);
+    if (found.state === "missing") return { data: empty, diagnostics: [] };
+    if (found.state === "invalid") return fail(found.reason);
+    const record = found.value;
     const version = record.version;
     if (version !== undefined && (typeof version !== "number" || !Number.isInteger(version) || version > STORE_VERSION)) {
       return fail(`unsupported version ${JSON.stringify(version)}`);

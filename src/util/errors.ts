@@ -7,3 +7,8 @@ export function errorMessage(error: unknown): string {
 export function isAbortError(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
 }
+
+/** A missing file or directory (ENOENT). */
+export function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === "ENOENT";
+}

@@ -73,6 +73,4 @@ export class InvalidAttachmentNameError extends SessionStoreError {
   }
 }
 
-export function isNotFound(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | null)?.code === "ENOENT";
-}
+export { isNotFound } from "../../util/errors.js";

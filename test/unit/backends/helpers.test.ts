@@ -4,7 +4,7 @@ import { planGlob } from "../../../src/backends/glob-plan.js";
 import { createLineWindowCollector, windowLines } from "../../../src/backends/line-window.js";
 import { detectMimeType, getMimeType, isTextMimeType, looksBinary } from "../../../src/backends/mime.js";
 import { createOutputBuffer } from "../../../src/backends/output-buffer.js";
-import { clipMatchText, searchText } from "../../../src/backends/grep-files.js";
+import { searchText } from "../../../src/backends/grep-files.js";
 
 describe("performStringReplacement", () => {
   it("renders the reference error texts once prefixed by the tool", () => {
