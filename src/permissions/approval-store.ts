@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
+import { createMutex } from "../util/mutex.js";
 
 // "Always allow" / "always reject" answers, remembered per project root in
 // `<stateDir>/approvals.json` (0600 in a 0700 directory, written atomically). The file is re-read on
@@ -41,14 +42,8 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
   const path = join(resolve(options.stateDir), "approvals.json");
   const clock = options.clock ?? (() => new Date());
   let lastDiagnostics: Diagnostic[] = [];
-  let queue: Promise<unknown> = Promise.resolve();
-
   /** Serialises read-modify-write cycles within this process. */
-  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
-    const run = queue.then(task, task);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  const exclusive = createMutex();
 
   async function load(): Promise<{ file: ApprovalsFile; corrupt: boolean }> {
     const empty: ApprovalsFile = { version: 1, projects: {} };
