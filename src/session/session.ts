@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { createCompactor, type Compactor } from "../agent/compaction.js";
 import { createResultOffloader } from "../agent/offload.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { runTurn, type TurnOptions } from "../agent/loop.js";
@@ -22,6 +21,7 @@ import { createPathRuleCheck } from "./path-rules.js";
 import type { PromptBlock } from "./prompt-input.js";
 import { promptText } from "./prompt-input.js";
 import { createRecorder, type Recorder } from "./recorder.js";
+import { createSessionCompactor } from "./session-compactor.js";
 import { resolvePrompt } from "./resolve-prompt.js";
 import { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
 import type { SessionEvent, SessionEventSink, SessionServices } from "./services.js";
@@ -204,7 +204,7 @@ export class Session {
       const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
       await this.ensurePersisted();
       const hooks = await this.extensions.hooks();
-      const compactor = this.compactor(workspace, model, config, (event) => this.observe(event, sink), 0, () => hooks);
+      const compactor = createSessionCompactor({ sessionId: this.id, workspace, model, config, emit: (event) => this.observe(event, sink), fixedChars: 0, hooks: () => hooks });
       const result = await compactor.compact(this.history, "manual", signal, instructions ? { instructions } : {});
       if (result.kind === "cancelled" || signal.aborted) return { stopReason: "cancelled" as const };
       if (result.kind === "compacted") {
@@ -336,30 +336,6 @@ export class Session {
     this.recorder?.record({ t: "compacted", history: this.history, summary });
   }
 
-  private compactor(workspace: Workspace, model: ModelClient, config: DeepAcpConfig, emit: (event: AgentEvent) => void, fixedChars = 0, hooks?: () => HookEngine): Compactor {
-    return createCompactor({
-      // PreCompact hooks may refuse a compaction (exit 2 / decision "block").
-      ...(hooks
-        ? {
-            preCompact: async (trigger: "auto" | "manual", signal: AbortSignal, instructions?: string) => {
-              const engine = hooks();
-              if (!engine.hasHandlers("PreCompact", trigger)) return { blocked: false };
-              const result = await engine.run("PreCompact", { trigger, custom_instructions: instructions ?? "" }, { signal });
-              return { blocked: result.blocked, ...(result.reason ? { reason: result.reason } : {}) };
-            },
-          }
-        : {}),
-      // The system prompt and tool schemas take context too.
-      baseTokens: () => Math.ceil(fixedChars / 4),
-      model,
-      backend: workspace.backend,
-      sessionId: this.id,
-      emit,
-      triggerFraction: config.compaction.trigger_fraction,
-      keepMessages: config.compaction.keep_messages,
-    });
-  }
-
   private async executeTurn(blocks: readonly PromptBlock[], sink: SessionEventSink, signal: AbortSignal, messageId: string): Promise<TurnResult> {
     const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
     if (signal.aborted) return { stopReason: "cancelled" };
@@ -402,7 +378,8 @@ export class Session {
     for (const d of turn.diagnostics) sink({ type: "notice", severity: "warning", title: d.message, description: d.source });
     const isFirstExchange = !this.title;
     const emit = (event: AgentEvent) => this.observe(event, sink);
-    const compactor = this.compactor(workspace, model, config, emit, turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length, hooks);
+    const fixedChars = turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length;
+    const compactor = createSessionCompactor({ sessionId: this.id, workspace, model, config, emit, fixedChars, hooks });
     const options: TurnOptions = {
       system: turn.system,
       tools: turn.tools,
