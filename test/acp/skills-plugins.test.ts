@@ -1,7 +1,6 @@
 // Skills, memory, subagents, plugins and the config watcher, end to end over ACP: what the editor is
 // offered and told, and what the fake model receives. Plugins are installed with the built binary
 // (`deep-acp plugins ...`) into the same HOME the in-process agent then uses.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentText, startHarness, type Harness, type HarnessOptions } from "../support/acp-harness.js";
 import { BINARY } from "../support/agent-process.js";
 import { textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
-import { waitForExit } from "../support/processes.js";
+import { waitForExit, runCommand, type CommandResult } from "../support/processes.js";
 
 const MARKET = resolve(__dirname, "../fixtures/e2e-plugins/market");
 const MCP_SERVER = join(MARKET, "plugins", "kit", "mcp-server.mjs");
@@ -73,15 +72,8 @@ async function editUntilNoticed(sessionIds: string[], pattern: RegExp, edit: () 
   expect(sessionIds.map((id) => changeNotices(id).filter((n) => pattern.test(n)).length)).toEqual(sessionIds.map(() => 1));
 }
 
-function runCli(args: string[], home: string, cwd = project): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BINARY, ...args], { cwd, env: { PATH: process.env.PATH, HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => done({ code, stdout, stderr }));
-  });
+function runCli(args: string[], home: string, cwd = project): Promise<CommandResult> {
+  return runCommand(process.execPath, [BINARY, ...args], { cwd, env: { PATH: process.env.PATH, HOME: home } });
 }
 
 describe("skills", () => {

@@ -1,7 +1,6 @@
 // The built binary's extension commands and headless hooks: `deep-acp skills ...`, `deep-acp plugins
 // ...`, `deep-acp doctor` on a broken hooks.json, and `deep-acp -n` with and without
 // --trust-project-hooks. Each run gets a fresh HOME; the model is the fake server on 127.0.0.1.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,6 +8,7 @@ import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BINARY } from "../support/agent-process.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { runCommand, type CommandResult } from "../support/processes.js";
 
 const MARKET = resolve(__dirname, "../fixtures/e2e-plugins/market");
 const RECORD = resolve(__dirname, "../fixtures/e2e-hooks/record.mjs");
@@ -32,18 +32,10 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BINARY, ...args], {
-      cwd: project,
-      env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => done({ code, stdout, stderr }));
+function run(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
+  return runCommand(process.execPath, [BINARY, ...args], {
+    cwd: project,
+    env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
   });
 }
 

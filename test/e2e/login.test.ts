@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BINARY, startAgentProcess, type AgentProcess } from "../support/agent-process.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { runCommand, type CommandResult } from "../support/processes.js";
 
 let model: FakeModelServer;
 let home: string;
@@ -35,19 +36,9 @@ const credentials = () => join(stateDir(), "credentials.json");
 /** The environment an editor without any key would give the agent: only where the provider lives. */
 const baseEnv = () => ({ PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
 /** Runs `command args` with `input` piped to stdin, as a terminal-auth client would after the user typed. */
-function run(command: string, args: string[], input: string, env: Record<string, string | undefined> = baseEnv()): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: project, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+function run(command: string, args: string[], input: string, env: Record<string, string | undefined> = baseEnv()): Promise<CommandResult> {
+  return runCommand(command, args, { cwd: project, env: env as NodeJS.ProcessEnv, input });
 }
 
 const login = (input: string, env?: Record<string, string | undefined>) => run(process.execPath, [BINARY, "login"], input, env);

@@ -1,7 +1,6 @@
 // MCP (and the interpreter that can call MCP tools) through the built binary: `deep-acp mcp
 // list|login|logout`, OAuth with /reload in an open editor session, headless project trust, no
 // orphan servers after stdin EOF, and an eval whose worker thread loads from the bundle.
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startOAuthFixture, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
 import { BINARY, startAgentProcess, type AgentProcess } from "../support/agent-process.js";
 import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer, type RecordedRequest } from "../support/fake-model/index.js";
-import { isAlive, waitForExit } from "../support/processes.js";
+import { isAlive, waitForExit, runCommand, type CommandResult } from "../support/processes.js";
 import { EVERYTHING, FIXTURES, NODE } from "../unit/mcp/helpers.js";
 
 let model: FakeModelServer;
@@ -47,21 +46,9 @@ async function writeJson(path: string, value: unknown): Promise<void> {
 }
 const userMcp = (servers: Record<string, unknown>) => writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: servers });
 
-type Cli = { code: number | null; stdout: string; stderr: string };
-
 /** Runs `deep-acp ARGS` in the project; `onStderr` sees stderr as it arrives (e.g. the login URL). */
-function runCli(args: string[], onStderr?: (text: string) => void): Promise<Cli> {
-  return new Promise((resolve) => {
-    const child = spawn(NODE, [BINARY, ...args], { cwd: project, env: { PATH: process.env.PATH, ...baseEnv() }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => {
-      stderr += d;
-      onStderr?.(stderr);
-    });
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
+function runCli(args: string[], onStderr?: (text: string) => void): Promise<CommandResult> {
+  return runCommand(NODE, [BINARY, ...args], { cwd: project, env: { PATH: process.env.PATH, ...baseEnv() }, ...(onStderr ? { onStderr } : {}) });
 }
 
 /** Starts the binary as an editor would and opens a session in the project. */
@@ -129,7 +116,7 @@ describe("OAuth", () => {
     await (await fetch(back)).text();
   }
 
-  function login(name: string): Promise<Cli> {
+  function login(name: string): Promise<CommandResult> {
     let opened = false;
     return runCli(["mcp", "login", name], (stderr) => {
       const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(stderr)?.[1];

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 /**
@@ -27,4 +28,32 @@ export async function waitForExit(pid: number, timeoutMs = 5000): Promise<boolea
     await new Promise((r) => setTimeout(r, 25));
   }
   return !isAlive(pid);
+}
+
+export type CommandResult = { code: number | null; stdout: string; stderr: string };
+
+export type RunCommandOptions = {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Piped to stdin, then stdin is closed; without it stdin is /dev/null. */
+  input?: string;
+  /** Sees stderr so far each time more arrives (e.g. to act on a printed URL). */
+  onStderr?: (stderr: string) => void;
+};
+
+/** Runs a command to completion and collects its output ("close", so no output is lost after "exit"). */
+export function runCommand(command: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      options.onStderr?.(stderr);
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    if (options.input !== undefined) child.stdin!.end(options.input);
+  });
 }

@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
 import { probeInitialize } from "./support/initialize.js";
 import { REPO, stagePackage, type StagedPackage } from "./support/stage.js";
+import { runCommand } from "../../support/processes.js";
 
 // What `npm publish` would ship, installed the way `npx deep-acp` installs it: production
 // dependencies only, from the tarball, offline. The npm cache is copied so the real one is untouched.
@@ -129,17 +130,9 @@ describe("installing the tarball without dev dependencies", () => {
   it("runs a whole prompt turn (deep-acp -n) with the lazily loaded dependencies", async () => {
     const project = join(root, "project");
     await mkdir(project, { recursive: true });
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(join(app, "node_modules", ".bin", "deep-acp"), ["-n", "say something"], {
-        cwd: project,
-        env: { PATH: process.env.PATH, HOME: npmEnv.HOME, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    const result = await runCommand(join(app, "node_modules", ".bin", "deep-acp"), ["-n", "say something"], {
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: npmEnv.HOME, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
     });
     expect(result.stdout, result.stderr).toBe("Installed and answering.\n");
     expect(result.code).toBe(0);
