@@ -12,6 +12,10 @@ const external = [
   "@jitl/quickjs-wasmfile-release-sync",
   "chokidar",
   "sucrase",
+  // Model provider SDKs, imported only when a bedrock: or vertex: model is used.
+  "@aws-sdk/*",
+  "@smithy/*",
+  "google-auth-library",
 ];
 
 // zod re-exports every message locale (~260 KB, more than half of zod) for `z.locales.*`; nothing
