@@ -70,6 +70,12 @@ const sections = {
     /** Tool results longer than this many characters are saved to /large_tool_results/. */
     tool_result_chars: z.number().int().positive().default(80_000),
   }),
+  acp: z.strictObject({
+    /** Longest line accepted from the editor; longer ones are refused with -32600 (the connection stays up). */
+    max_message_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    /** Deepest nesting of objects/arrays accepted in one message. */
+    max_json_depth: z.number().int().min(8).max(10_000).default(256),
+  }),
   mcp: z.strictObject({
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
@@ -89,6 +95,7 @@ const configSchema = z.object({
   compaction: sections.compaction.default(sections.compaction.parse({})),
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
+  acp: sections.acp.default(sections.acp.parse({})),
 });
 
 export type DeepAcpConfig = z.infer<typeof configSchema>;
