@@ -16,6 +16,10 @@ export type CliOptions = {
   json: boolean;
   project: boolean;
   force: boolean;
+  /** setup: print the entry instead of writing it. */
+  print: boolean;
+  /** setup: show what would be written, write nothing. */
+  dryRun: boolean;
   help: boolean;
   version: boolean;
   /** Overrides config.toml [acp] max_message_bytes. */
@@ -49,6 +53,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         json: { type: "boolean" },
         project: { type: "boolean" },
         force: { type: "boolean" },
+        print: { type: "boolean" },
+        "dry-run": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         "max-message-bytes": { type: "string" },
         "max-json-depth": { type: "string" },
@@ -81,6 +87,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     json: v.json ?? false,
     project: v.project ?? false,
     force: v.force ?? false,
+    print: v.print ?? false,
+    dryRun: v["dry-run"] ?? false,
     help: v.help ?? false,
     version: v.version ?? false,
     ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
@@ -117,6 +125,8 @@ Usage:
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
   deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)
+  deep-acp setup zed|jetbrains|vscode|neovim|emacs [--print] [--dry-run]
+                                   add this installation to an editor's settings (backup kept)
   deep-acp mcp list | login NAME | logout NAME
   deep-acp skills list | info NAME | create NAME [--project] | delete NAME --force
   deep-acp plugins add SOURCE | list | enable ID --force | disable ID | remove ID

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
+import { parseCidr } from "../util/cidr.js";
 
 // ~/.deepagents/config.toml. Every section has defaults, so a missing or broken file still yields a
 // usable config; problems (bad TOML, wrong types, unknown keys) become diagnostics.
@@ -76,6 +77,15 @@ const sections = {
     /** Deepest nesting of objects/arrays accepted in one message. */
     max_json_depth: z.number().int().min(8).max(10_000).default(256),
   }),
+  web_fetch: z.strictObject({
+    enabled: z.boolean().default(true),
+    timeout_seconds: z.number().positive().default(30),
+    /** Bytes of (decompressed) body read; the rest of a page is cut. */
+    max_bytes: z.number().int().positive().default(5_000_000),
+    max_redirects: z.number().int().nonnegative().default(5),
+    /** CIDRs ("127.0.0.1/32") that may be fetched although loopback, link-local or private. */
+    allow_private_networks: z.array(z.string().refine((entry) => parseCidr(entry) !== undefined, "must be an IP address or CIDR")).default([]),
+  }),
   mcp: z.strictObject({
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
@@ -96,6 +106,7 @@ const configSchema = z.object({
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
   acp: sections.acp.default(sections.acp.parse({})),
+  web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
 });
 
 export type DeepAcpConfig = z.infer<typeof configSchema>;
