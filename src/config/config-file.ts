@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
+import { parseCidr } from "../util/cidr.js";
 
 // ~/.deepagents/config.toml. Every section has defaults, so a missing or broken file still yields a
 // usable config; problems (bad TOML, wrong types, unknown keys) become diagnostics.
@@ -70,6 +71,15 @@ const sections = {
     /** Tool results longer than this many characters are saved to /large_tool_results/. */
     tool_result_chars: z.number().int().positive().default(80_000),
   }),
+  web_fetch: z.strictObject({
+    enabled: z.boolean().default(true),
+    timeout_seconds: z.number().positive().default(30),
+    /** Bytes of (decompressed) body read; the rest of a page is cut. */
+    max_bytes: z.number().int().positive().default(5_000_000),
+    max_redirects: z.number().int().nonnegative().default(5),
+    /** CIDRs ("127.0.0.1/32") that may be fetched although loopback, link-local or private. */
+    allow_private_networks: z.array(z.string().refine((entry) => parseCidr(entry) !== undefined, "must be an IP address or CIDR")).default([]),
+  }),
   mcp: z.strictObject({
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
@@ -89,6 +99,7 @@ const configSchema = z.object({
   compaction: sections.compaction.default(sections.compaction.parse({})),
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
+  web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
 });
 
 export type DeepAcpConfig = z.infer<typeof configSchema>;
