@@ -21,6 +21,22 @@ const sections = {
     options: z.array(z.string()).default([]),
     max_output_tokens: z.number().int().positive().optional(),
     context_window: z.number().int().positive().optional(),
+    /** Per-model limits and prices (USD per million tokens), keyed by `provider:model`; override the built-in catalog. */
+    catalog: z
+      .record(
+        z.string(),
+        z.strictObject({
+          name: z.string().min(1).optional(),
+          context_window: z.number().int().positive().optional(),
+          max_output_tokens: z.number().int().positive().optional(),
+          supports_images: z.boolean().optional(),
+          input_price: z.number().nonnegative().optional(),
+          output_price: z.number().nonnegative().optional(),
+          cache_read_price: z.number().nonnegative().optional(),
+          cache_write_price: z.number().nonnegative().optional(),
+        }),
+      )
+      .default({}),
   }),
   agent: z.strictObject({
     /** Model requests per prompt turn before the turn stops with `max_turn_requests`. */
