@@ -41,6 +41,8 @@ const result = await build({
   chunkNames: "chunks/[name]-[hash]",
   external,
   plugins: [onlyEnglishZodLocales],
+  // jsonc-parser's "main" is a UMD build whose inner require()s esbuild cannot follow; use its ESM build.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   // Smaller code parses faster, and parsing is most of the cold start.
   minify: process.env.DEEP_ACP_NO_MINIFY !== "1",
   keepNames: false,
