@@ -2,7 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { BindCollaborators, SessionCollaborators } from "../session/factory.js";
 import type { Session } from "../session/session.js";
 import type { SessionServices } from "../session/services.js";
-import type { ReplayItem } from "../session/transcript.js";
+import type { ReplayItem } from "../transcript/restore.js";
 import type { Logger } from "../util/logger.js";
 import { configOptions, modeState } from "./config-options.js";
 import { createEditorBridge } from "./editor-bridge.js";
@@ -11,7 +11,7 @@ import { createTrustDialog } from "./trust-dialog.js";
 import { editorServersFromNameValueLists } from "../mcp/editor-servers.js";
 import type { SessionEvent } from "../session/services.js";
 import { toContentBlocks } from "./prompt-content.js";
-import { toAvailableCommands, type SlashCommand } from "./slash-commands.js";
+import { toAvailableCommands, type SlashCommand } from "../commands/slash-commands.js";
 import { createTranslator, type ClientFeatures } from "./translate.js";
 import { createUpdateStream } from "./update-stream.js";
 

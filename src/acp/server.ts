@@ -7,7 +7,7 @@ import { buildInitializeResponse } from "./capabilities.js";
 import { ConnectionState, loadSessionModules } from "./connection-state.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
-import { coreCommands } from "./slash-commands.js";
+import { coreCommands } from "../commands/slash-commands.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
 

@@ -2,7 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { ForkPointError, RewindError } from "../session/errors.js";
-import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../session/store/index.js";
+import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../transcript/store/index.js";
 import { loadSessionModules, type ConnectionState, type LiveSession } from "./connection-state.js";
 import { META_KEY } from "./translate.js";
 
@@ -25,7 +25,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     const existing = state.sessions.get(sessionId);
     if (existing) {
       if (replay) {
-        const { restoreSession } = await import("../session/transcript.js");
+        const { restoreSession } = await import("../transcript/restore.js");
         state.replay(existing, restoreSession(await existing.session.records()).replay);
       }
       return existing;

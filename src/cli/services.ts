@@ -4,7 +4,7 @@ import { userPaths } from "../config/paths.js";
 import { createModelService } from "../session/model-service.js";
 import { createApprovalStore } from "../permissions/approval-store.js";
 import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../session/approval-memory.js";
-import { createSessionStore } from "../session/store/index.js";
+import { createSessionStore } from "../transcript/store/index.js";
 import { createConfigWatcherHub } from "../watch/index.js";
 import type { SessionServices } from "../session/services.js";
 import type { Diagnostic } from "../util/diagnostics.js";

@@ -3,7 +3,7 @@ import type { UserPaths } from "../config/paths.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { ModelService } from "./model-service.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
-import type { SessionStore } from "./store/index.js";
+import type { SessionStore } from "../transcript/store/index.js";
 import type { ConfigWatcherHub } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";

@@ -1,9 +1,9 @@
-import { createCompactor, type Compactor } from "../agent/compaction.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import type { HookEngine } from "../hooks/index.js";
-import type { ModelClient } from "../model/types.js";
-import type { Workspace } from "./workspace.js";
+import { createCompactor, type Compactor } from "./compactor.js";
+import type { AgentEvent } from "../../agent/events.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
+import type { HookEngine } from "../../hooks/index.js";
+import type { ModelClient } from "../../model/types.js";
+import type { Workspace } from "../../session/workspace.js";
 
 export type SessionCompactorOptions = {
   sessionId: string;

@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Session } from "../session/session.js";
-import type { PromptBlock } from "../session/prompt-input.js";
+import type { PromptBlock } from "../turn/prompt-input.js";
 import type { SessionEventSink } from "../session/services.js";
 
 export type CommandResult =

@@ -1,10 +1,10 @@
 import type { Message, UserMessage } from "../model/types.js";
 import type { ToolDisplay } from "../tools/types.js";
 import type { Logger } from "../util/logger.js";
-import type { PromptBlock } from "./prompt-input.js";
-import type { SessionEvent } from "./services.js";
+import type { PromptBlock } from "../turn/prompt-input.js";
+import type { SessionEvent } from "../session/services.js";
 import type { SessionStore } from "./store/index.js";
-import type { SessionRecord, ToolCallRecord } from "./transcript.js";
+import type { SessionRecord, ToolCallRecord } from "./restore.js";
 
 /** Streamed text is written in pieces at most this old, so a crash loses at most this much. */
 const TEXT_FLUSH_MS = 150;

@@ -3,9 +3,9 @@ import type { HookEngine } from "../hooks/index.js";
 import { createWorkerSandboxFactory, limitsFromConfig, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { sessionWatchTargets } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
-import { closeExtensions, loadExtensions, type Extensions } from "./extensions.js";
+import { closeExtensions, loadExtensions, type Extensions } from "./load.js";
 import { summarizeReload } from "./reload-summary.js";
-import type { SessionEvent, SessionServices } from "./services.js";
+import type { SessionEvent, SessionServices } from "../session/services.js";
 import { createTrustQueue, type TrustPrompter } from "./trust-queue.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
