@@ -10,17 +10,18 @@ import type { ModelClient } from "../model/types.js";
 import { skillsPromptSection } from "../skills/index.js";
 import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool } from "../tools/types.js";
+import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { Diagnostic } from "../util/diagnostics.js";
-import type { Extensions } from "../extensions/load.js";
+import type { Extensions } from "../extensions/index.js";
 import { builtinTools, toolsForMode } from "./tool-set.js";
-import type { Workspace } from "../session/workspace.js";
 
 /** The parts of a session a turn is assembled from. */
 export type SessionView = { id: string; cwd: string; roots: readonly string[]; mode: SessionMode };
 
 export type TurnAssemblyInput = {
   session: SessionView;
-  workspace: Workspace;
+  /** The session's files and, when it can run commands, its shell. */
+  workspace: { backend: BackendProtocol; executor?: SandboxBackendProtocol };
   model: ModelClient;
   config: DeepAcpConfig;
   now: Date;

@@ -3,11 +3,11 @@ import type { AgentEvent } from "../../agent/events.js";
 import type { DeepAcpConfig } from "../../config/config-file.js";
 import type { HookEngine } from "../../hooks/index.js";
 import type { ModelClient } from "../../model/types.js";
-import type { Workspace } from "../../session/workspace.js";
+import type { BackendProtocol } from "../../backends/protocol.js";
 
 export type SessionCompactorOptions = {
   sessionId: string;
-  workspace: Workspace;
+  workspace: { backend: BackendProtocol };
   model: ModelClient;
   config: DeepAcpConfig;
   emit: (event: AgentEvent) => void;
