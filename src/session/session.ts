@@ -367,7 +367,7 @@ export class Session {
     if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
     this.recorder?.user(messageId, [...blocks], prompt);
 
-    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), extensions, interpreterSandboxes: this.extensions.sandboxes });
+    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
     for (const d of turn.diagnostics) sink({ type: "notice", severity: "warning", title: d.message, description: d.source });
     const isFirstExchange = !this.title;
     const emit = (event: AgentEvent) => this.observe(event, sink);

@@ -27,6 +27,7 @@ const RANK: Record<string, number> = {
   plugins: 10,
   skills: 11,
   backends: 11,
+  web: 11,
   permissions: 11,
   config: 12,
   util: 13,
