@@ -21,6 +21,22 @@ const sections = {
     options: z.array(z.string()).default([]),
     max_output_tokens: z.number().int().positive().optional(),
     context_window: z.number().int().positive().optional(),
+    /** Per-model limits and prices (USD per million tokens), keyed by `provider:model`; override the built-in catalog. */
+    catalog: z
+      .record(
+        z.string(),
+        z.strictObject({
+          name: z.string().min(1).optional(),
+          context_window: z.number().int().positive().optional(),
+          max_output_tokens: z.number().int().positive().optional(),
+          supports_images: z.boolean().optional(),
+          input_price: z.number().nonnegative().optional(),
+          output_price: z.number().nonnegative().optional(),
+          cache_read_price: z.number().nonnegative().optional(),
+          cache_write_price: z.number().nonnegative().optional(),
+        }),
+      )
+      .default({}),
   }),
   agent: z.strictObject({
     /** Model requests per prompt turn before the turn stops with `max_turn_requests`. */
@@ -71,6 +87,12 @@ const sections = {
     /** Tool results longer than this many characters are saved to /large_tool_results/. */
     tool_result_chars: z.number().int().positive().default(80_000),
   }),
+  acp: z.strictObject({
+    /** Longest line accepted from the editor; longer ones are refused with -32600 (the connection stays up). */
+    max_message_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    /** Deepest nesting of objects/arrays accepted in one message. */
+    max_json_depth: z.number().int().min(8).max(10_000).default(256),
+  }),
   web_fetch: z.strictObject({
     enabled: z.boolean().default(true),
     timeout_seconds: z.number().positive().default(30),
@@ -99,6 +121,7 @@ const configSchema = z.object({
   compaction: sections.compaction.default(sections.compaction.parse({})),
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
+  acp: sections.acp.default(sections.acp.parse({})),
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
 });
 
