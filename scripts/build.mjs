@@ -12,6 +12,8 @@ const external = [
   "@jitl/quickjs-wasmfile-release-sync",
   "chokidar",
   "sucrase",
+  // SSH remote workspaces only; imported when a session connects.
+  "ssh2",
 ];
 
 // zod re-exports every message locale (~260 KB, more than half of zod) for `z.locales.*`; nothing
