@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import type { BindCollaborators, SessionCollaborators } from "../session/factory.js";
 import type { Session } from "../session/session.js";
 import type { SessionServices } from "../session/services.js";
 import type { ReplayItem } from "../session/transcript.js";
@@ -17,12 +18,11 @@ import { createUpdateStream } from "./update-stream.js";
 // The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
 // the handshake only pays for the protocol library.
 type SessionModules = {
-  session: typeof import("../session/session.js");
-  manager: typeof import("../session/manager.js");
+  factory: typeof import("../session/factory.js");
 };
 let sessionModules: Promise<SessionModules> | undefined;
 export function loadSessionModules(): Promise<SessionModules> {
-  sessionModules ??= Promise.all([import("../session/session.js"), import("../session/manager.js")]).then(([session, manager]) => ({ session, manager }));
+  sessionModules ??= import("../session/factory.js").then((factory) => ({ factory }));
   // A failed load is retried by the next request instead of failing every request for good.
   sessionModules.catch(() => (sessionModules = undefined));
   return sessionModules;
@@ -56,9 +56,14 @@ export class ConnectionState {
 
   /**
    * What a Session needs from this connection: the dialogs, the editor's fs/terminals, the MCP
-   * servers the editor passed, and a way to reach the editor outside a turn.
+   * servers the editor passed, and a way to reach the editor outside a turn. The session factory
+   * calls the result with the id it gives the session, so all of them speak under that id.
    */
-  attachments(client: acp.AgentContext, sessionId: string, mcpServers: readonly acp.McpServer[] = []) {
+  bind(client: acp.AgentContext, mcpServers: readonly acp.McpServer[] = []): BindCollaborators {
+    return (sessionId) => this.collaborators(client, sessionId, mcpServers);
+  }
+
+  private collaborators(client: acp.AgentContext, sessionId: string, mcpServers: readonly acp.McpServer[]): SessionCollaborators {
     const push = (update: acp.SessionUpdate) => this.sessions.get(sessionId)?.stream.push(update);
     return {
       approver: createPermissionDialog(

@@ -47,6 +47,10 @@ export function createAcpServer(options: AcpServerOptions) {
 
   return {
     app,
+    /** Cancels every running turn: each prompt answers with stopReason "cancelled". */
+    cancelTurns(): void {
+      for (const { session } of state.sessions.values()) session.cancel();
+    },
     /** Closes every session (cancelling turns and killing their processes). */
     async shutdown(): Promise<void> {
       await Promise.all([...state.sessions.keys()].map((id) => state.close(id)));

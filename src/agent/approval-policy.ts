@@ -1,5 +1,6 @@
 import type { AnyTool, ToolPresentation } from "../tools/types.js";
 import { isInsideRoots } from "../tools/paths.js";
+import { fetchHost } from "../tools/web-fetch.js";
 import { commandPrefix } from "./command-prefix.js";
 import type { SessionMode } from "./modes.js";
 
@@ -73,6 +74,11 @@ export function decideByMode({ tool, input, presentation, mode, roots, virtualPr
       return prefix
         ? ask("runs a shell command", `execute:${prefix}`, `Always allow \`${prefix}\` commands`)
         : ask("runs a shell command", null, null);
+    }
+    case "network": {
+      // Fetching changes nothing locally, so plan mode offers it too; every new host still asks.
+      const host = fetchHost(input);
+      return host ? ask(`fetches from ${host}`, `fetch:${host}`, `Always allow fetching from ${host}`) : ask("fetches from the network", null, null);
     }
     case "external":
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };

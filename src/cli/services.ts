@@ -56,7 +56,6 @@ export function createServices({ cli, env, logger, home = homedir() }: ServicesO
       trustProjectHooks: cli.trustProjectHooks,
       mcpConfigPath: cli.mcpConfig,
       noMcp: cli.noMcp,
-      autoApprove: false,
     },
   };
   return services;

@@ -40,7 +40,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
     },
     async choices(current) {
       const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
-      return listModelChoices({ env: options.env, credentials: stored, configOptions: config.model.options, current });
+      return listModelChoices({ env: options.env, credentials: stored, configOptions: config.model.options, current, catalog: config.model.catalog });
     },
     create(spec) {
       let client = clients.get(spec);
@@ -53,6 +53,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
             logger: options.logger.child("model"),
             maxOutputTokens: config.model.max_output_tokens,
             contextWindow: config.model.context_window,
+            catalog: config.model.catalog,
           });
         })();
         // A failure (missing key) must not stick: the user may log in and retry.

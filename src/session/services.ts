@@ -37,8 +37,6 @@ export type SessionFlags = {
   trustProjectHooks?: boolean;
   mcpConfigPath?: string;
   noMcp?: boolean;
-  /** Headless `--yes`: approve everything that would ask. */
-  autoApprove?: boolean;
 };
 
 /** What a session reports beyond the agent's own events. */

@@ -36,21 +36,12 @@ import type { RestoredSession, SessionRecord } from "./transcript.js";
 import { restoreSession } from "./transcript.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
 
-export type SessionOptions = {
-  id?: string;
-  cwd: string;
-  additionalDirectories?: string[];
-  mode?: SessionMode;
-  modelSpec: string;
-  services: SessionServices;
+/** What a session uses to reach its client: every one of them speaks under the session's id. */
+export type SessionCollaborators = {
   approver: Approver;
   /** The editor's file system and terminals, when the client offers them. */
   editor?: EditorBridge;
-  /** A session read back from disk (load, resume, fork). */
-  restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
-  /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
-  persisted?: boolean;
-  /** MCP servers the editor passed in session/new or session/load. */
+  /** MCP servers the editor passed in session/new, load, resume or fork. */
   editorMcpServers?: EditorMcpServer[];
   /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
   trustPrompter?: TrustPrompter;
@@ -59,6 +50,20 @@ export type SessionOptions = {
    * the editor cannot show it now; it is then shown at the start of the next turn.
    */
   notify?: (event: SessionEvent) => boolean;
+};
+
+/** Built only by createSession (factory.ts), which binds the collaborators to `id`. */
+export type SessionOptions = SessionCollaborators & {
+  id: string;
+  cwd: string;
+  additionalDirectories?: string[];
+  mode?: SessionMode;
+  modelSpec: string;
+  services: SessionServices;
+  /** A session read back from disk (load, resume, fork). */
+  restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
+  /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
+  persisted?: boolean;
 };
 
 const STATE_ATTACHMENT = "state.json";
@@ -102,7 +107,7 @@ export class Session {
   private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
 
   constructor(options: SessionOptions) {
-    this.id = options.id ?? randomUUID();
+    this.id = options.id;
     this.cwd = options.cwd;
     this.roots = [options.cwd, ...(options.additionalDirectories ?? []).filter((d) => d !== options.cwd)];
     this.projectRoot = findProjectRoot(options.cwd);
@@ -374,7 +379,7 @@ export class Session {
     if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
     this.recorder?.user(messageId, [...blocks], prompt);
 
-    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), extensions, interpreterSandboxes: this.extensions.sandboxes });
+    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
     for (const d of turn.diagnostics) sink({ type: "notice", severity: "warning", title: d.message, description: d.source });
     const isFirstExchange = !this.title;
     const emit = (event: AgentEvent) => this.observe(event, sink);
@@ -399,7 +404,7 @@ export class Session {
       mode: this.mode,
       virtualPrefixes: workspace.virtualPrefixes,
       readRoots: extensions.skills.roots,
-      approver: this.services.flags.autoApprove ? autoApprover : this.approver,
+      approver: this.approver,
       memory: this.approvals,
       pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed),
       maxRequests: config.agent.max_turn_requests,
@@ -497,8 +502,6 @@ export class Session {
     return model;
   }
 }
-
-const autoApprover: Approver = { requestApproval: async () => "allow_once" };
 
 /** A short title from the first prompt; no model call needed. */
 export function titleFrom(text: string): string {

@@ -12,7 +12,7 @@ import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool } from "../tools/types.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Extensions } from "./extensions.js";
-import { builtinTools, toolsForMode } from "./tool-set.js";
+import { builtinTools, toolsForMode, webFetchTool } from "./tool-set.js";
 import type { Workspace } from "./workspace.js";
 
 /** The parts of a session a turn is assembled from. */
@@ -25,6 +25,8 @@ export type TurnAssemblyInput = {
   config: DeepAcpConfig;
   now: Date;
   extensions?: Extensions;
+  /** The process environment (HTTPS_PROXY / NO_PROXY for web_fetch). */
+  env?: NodeJS.ProcessEnv;
   /** Where `eval` runs its interpreters (one worker per session). */
   interpreterSandboxes?: WorkerSandboxFactory;
 };
@@ -47,6 +49,7 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
   const { session, workspace, model, config, extensions } = input;
   const diagnostics: Diagnostic[] = [];
   const builtin = builtinTools({ supportsImages: model.supportsImages, canExecute: workspace.executor !== undefined });
+  if (config.web_fetch.enabled) builtin.push(webFetchTool(config, input.env ?? {}));
   const mcpTools = extensions?.mcp.tools() ?? [];
   const available = [...builtin, ...mcpTools];
   const subagents = extensions?.subagents ?? [];

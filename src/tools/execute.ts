@@ -29,7 +29,9 @@ export function createExecuteTool() {
       "Prefer read_file/grep/glob for reading and searching files.",
     ].join("\n"),
     present(input, ctx) {
-      return { title: input.command, locations: [{ path: ctx.cwd }] };
+      // No location: editors label a call by its single location (Zed shows its file name, CodeCompanion
+      // its path), so the working directory would hide the command line (docs/editors.md).
+      return { title: input.command, locations: [] };
     },
     async execute(input, ctx): Promise<ToolResult> {
       if (!ctx.executor) {

@@ -21,9 +21,10 @@ export type ToolKind =
  * - edit / delete: changes files
  * - execute: runs commands
  * - external: anything else with side effects (non-read-only MCP tools, eval with a write allowlist)
+ * - network: reads from the network (web_fetch); asks per host
  * - none: no effect outside the conversation (todos; subagents ask for their own actions)
  */
-export type ToolEffect = "read" | "edit" | "delete" | "execute" | "external" | "none";
+export type ToolEffect = "read" | "edit" | "delete" | "execute" | "external" | "network" | "none";
 
 export type ToolLocation = { path: string; /** 1-based */ line?: number };
 

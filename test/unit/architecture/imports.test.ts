@@ -21,6 +21,7 @@ const RANK: Record<string, number> = {
   plugins: 6,
   skills: 7,
   backends: 7,
+  web: 7,
   permissions: 7,
   config: 8,
   util: 9,
