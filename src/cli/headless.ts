@@ -1,7 +1,5 @@
 import type { Approver } from "../agent/approver.js";
-import { createSession, type SessionSource } from "../session/factory.js";
-import type { Session } from "../session/session.js";
-import type { SessionEvent } from "../session/services.js";
+import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";

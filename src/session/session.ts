@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { createResultOffloader } from "../agent/offload.js";
+import { createResultOffloader, type PromptBlock, promptText, createSessionCompactor, resolvePrompt, createHookBridge, createSubagentRunner, assembleTurn } from "../turn/index.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { runTurn, type TurnOptions } from "../agent/loop.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
-import { renderMcpStatus } from "../mcp/index.js";
+import { renderMcpStatus, type EditorMcpServer } from "../mcp/index.js";
 import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
-import type { Extensions } from "./extensions.js";
+import { type Extensions, ExtensionHost, type TrustPrompter } from "../extensions/index.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
@@ -18,22 +18,9 @@ import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
 import { createPathRuleCheck } from "./path-rules.js";
-import type { PromptBlock } from "./prompt-input.js";
-import { promptText } from "./prompt-input.js";
-import { createRecorder, type Recorder } from "./recorder.js";
-import { createSessionCompactor } from "./session-compactor.js";
-import { resolvePrompt } from "./resolve-prompt.js";
-import { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
+import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type RestoredSession, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEvent, SessionEventSink, SessionServices } from "./services.js";
-import type { EditorMcpServer } from "../mcp/index.js";
-import { ExtensionHost } from "./extension-host.js";
-import { createHookBridge } from "./hook-bridge.js";
-import { createSubagentRunner } from "./subagent-runner.js";
-import type { TrustPrompter } from "./trust-queue.js";
 import { join } from "node:path";
-import { assembleTurn } from "./turn-assembly.js";
-import type { RestoredSession, SessionRecord } from "./transcript.js";
-import { restoreSession } from "./transcript.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
 
 /** What a session uses to reach its client: every one of them speaks under the session's id. */
@@ -157,6 +144,7 @@ export class Session {
   /** /reload: re-reads skills, memory, subagents, plugins, hooks, MCP config and config.toml. */
   async reload(): Promise<string> {
     await this.stopTurns();
+    await this.approvals.reload();
     const summary = await this.extensions.reload();
     this.workspace = undefined; // file rules, sandbox and routes come from config.toml too
     return summary;

@@ -9,7 +9,7 @@ import { createSkillTrustStore, defaultSkillSources, loadSkills, materializeBuil
 import { loadSubagents, type SubagentDefinition } from "../subagents/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
-import type { SessionServices } from "./services.js";
+import type { ExtensionServices } from "./services.js";
 import type { TrustQueue } from "./trust-queue.js";
 
 /** Everything a session loads beyond its files: the extension surface of the seeds. */
@@ -33,7 +33,7 @@ export type ExtensionInputs = {
   sessionId: string;
   cwd: string;
   projectRoot: string;
-  services: SessionServices;
+  services: ExtensionServices;
   config: DeepAcpConfig;
   editorMcpServers: readonly EditorMcpServer[];
   trust: TrustQueue;
