@@ -13,7 +13,7 @@ import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
-import type { PlanEntry } from "../tools/types.js";
+import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
@@ -26,6 +26,8 @@ import { createWorkspace, type Workspace } from "./workspace.js";
 /** What a session uses to reach its client: every one of them speaks under the session's id. */
 export type SessionCollaborators = {
   approver: Approver;
+  /** Shows ask_user questions (and MCP servers' elicitations); absent = ask in the conversation. */
+  questioner?: Questioner;
   /** The editor's file system and terminals, when the client offers them. */
   editor?: EditorBridge;
   /** MCP servers the editor passed in session/new, load, resume or fork. */
@@ -74,6 +76,7 @@ export class Session {
 
   private readonly services: SessionServices;
   private readonly approver: Approver;
+  private readonly questioner: Questioner | undefined;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
@@ -107,6 +110,7 @@ export class Session {
     this.stateSnapshots = restored?.stateSnapshots;
     this.services = options.services;
     this.approver = options.approver;
+    this.questioner = options.questioner;
     this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
@@ -393,6 +397,7 @@ export class Session {
       virtualPrefixes: workspace.virtualPrefixes,
       readRoots: extensions.skills.roots,
       approver: this.approver,
+      questioner: this.questioner,
       memory: this.approvals,
       pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed),
       maxRequests: config.agent.max_turn_requests,
