@@ -44,7 +44,13 @@ const sections = {
   }),
   shell: z.strictObject({
     timeout_seconds: z.number().positive().default(120),
+    /** What the editor's tool view shows of a command's output (head and tail) when it has no terminal. */
     output_chars: z.number().int().positive().default(30_000),
+    /**
+     * Output kept for the model, whole up to this size (head and tail beyond it, to bound memory).
+     * Results over [offload] tool_result_chars go to /large_tool_results/, so the model can read all of it.
+     */
+    capture_chars: z.number().int().positive().default(2_000_000),
   }),
   sandbox: z.strictObject({
     kind: z.enum(["none", "bwrap"]).default("none"),
