@@ -165,6 +165,12 @@ export interface ToolDefinition<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   kind: ToolKind;
   effect: ToolEffect;
+  /**
+   * What a remembered "always allow" of this tool is bound to. Default: `name`. MCP tools of project
+   * servers include their source and definition fingerprint, so a same-named tool from another
+   * definition never inherits the approval.
+   */
+  approvalId?: string;
   /** Reports command output through `progress({type:"output"})` while it runs (shown as a live terminal). */
   streamsOutput?: boolean;
   /** At most one call per model message (several in one message all fail), e.g. write_todos. */
