@@ -112,6 +112,12 @@ const sections = {
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
     connect_timeout_seconds: z.number().positive().default(30),
+    /** Variables project MCP servers may read through `${VAR}` (model keys never). */
+    project_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).default([]),
+  }),
+  hooks: z.strictObject({
+    /** Variables hooks receive beyond the base allowlist (model keys never). */
+    pass_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).default([]),
   }),
 };
 
@@ -127,6 +133,7 @@ const configSchema = z.object({
   compaction: sections.compaction.default(sections.compaction.parse({})),
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
+  hooks: sections.hooks.default(sections.hooks.parse({})),
   acp: sections.acp.default(sections.acp.parse({})),
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
 });
