@@ -235,6 +235,8 @@ async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: Tool
       return { message: `The user rejected this ${call.tool.name} call and asked not to be asked again. Do not retry it; continue another way or ask the user.` };
     case "reject_once":
       return { message: `The user rejected this ${call.tool.name} call. Do not retry it as is; adjust the approach or ask the user what they want.` };
+    case "unattended":
+      return { message: `This ${call.tool.name} call needs approval (${decision.reason}) and this run cannot ask for it (headless, without --yes), so it was not run. No user rejected it. Do not retry it; finish what you can without it and say that rerunning with --yes would allow it.` };
     case "cancelled":
       return "cancelled";
   }

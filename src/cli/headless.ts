@@ -33,7 +33,7 @@ export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessI
     : {
         async requestApproval(request) {
           io.stderr(`deep-acp: refused "${request.title}" (${request.reason}); it needs approval: rerun with --yes to allow\n`);
-          return "reject_once";
+          return "unattended";
         },
       };
   let source: SessionSource = { kind: "new", cwd, modelSpec: resolved.spec };

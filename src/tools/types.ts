@@ -85,6 +85,8 @@ export type FormAnswer =
 
 /** Shows questions to the user: an editor form or choice, or answers typed on stdin (headless). */
 export interface Questioner {
+  /** Whether `form` can show anything (decides whether MCP servers are told we support elicitation). */
+  readonly forms: boolean;
   ask(question: UserQuestion, where: { toolCallId: string }, signal: AbortSignal): Promise<UserAnswer>;
   /** Shows a form as given (flat JSON Schema of primitive fields, as MCP and ACP define it). */
   form(request: { message: string; schema: Record<string, unknown> }, where: { toolCallId?: string }, signal: AbortSignal): Promise<FormAnswer>;
@@ -163,6 +165,12 @@ export interface ToolDefinition<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   kind: ToolKind;
   effect: ToolEffect;
+  /**
+   * What a remembered "always allow" of this tool is bound to. Default: `name`. MCP tools of project
+   * servers include their source and definition fingerprint, so a same-named tool from another
+   * definition never inherits the approval.
+   */
+  approvalId?: string;
   /** Reports command output through `progress({type:"output"})` while it runs (shown as a live terminal). */
   streamsOutput?: boolean;
   /** At most one call per model message (several in one message all fail), e.g. write_todos. */
