@@ -5,6 +5,7 @@ import type { Logger } from "../util/logger.js";
 import { configOptions, modeState } from "./config-options.js";
 import { createEditorBridge } from "./editor-bridge.js";
 import { createPermissionDialog } from "./permission-dialog.js";
+import { createQuestionDialog } from "./question-dialog.js";
 import { createTrustDialog } from "./trust-dialog.js";
 import { editorServersFromNameValueLists } from "../mcp/editor-servers.js";
 import { toContentBlocks } from "./prompt-content.js";
@@ -66,6 +67,13 @@ export class ConnectionState {
         (request, signal) => client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
         this.logger,
       ),
+      questioner: createQuestionDialog({
+        sessionId,
+        capabilities: this.clientCapabilities,
+        elicit: (params, signal) => client.request(acp.methods.client.elicitation.create, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        choose: (params, signal) => client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        logger: this.logger,
+      }),
       trustPrompter: createTrustDialog(client, sessionId, push, this.logger),
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
       editorMcpServers: editorServersFromNameValueLists(mcpServers as never),

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { projectPaths } from "../config/paths.js";
 import { createHookEngine, createHookTrustStore, formatHookTrustRequest, loadHooksConfig, resolveProjectHookTrust, type HookEngine, type HookSource, type HookTrustAnswer } from "../hooks/index.js";
-import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpTrustDecision } from "../mcp/index.js";
+import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpEnvPolicy, type McpTrustDecision } from "../mcp/index.js";
 import { loadMemory, type MemoryLoad } from "../memory/index.js";
 import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
 import { createSkillTrustStore, defaultSkillSources, loadSkills, materializeBuiltinSkills, type Skill, type SkillSource } from "../skills/index.js";
@@ -22,6 +22,8 @@ export type Extensions = {
   hooks: HookEngine;
   mcp: McpManager;
   mcpEntries: McpServerEntry[];
+  /** `[mcp] project_env`, shared with the MCP manager and updated on /reload. */
+  mcpEnvPolicy: McpEnvPolicy;
   diagnostics: Diagnostic[];
   /** Resolves when every background decision (hook trust, symlinks) has been applied. */
   settled: Promise<void>;
@@ -94,13 +96,18 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       cwd: inputs.cwd,
       permissionMode: inputs.permissionMode,
       env: services.env,
+      passEnv: config.hooks.pass_env,
       logger: services.logger.child("hooks"),
       onHookStart: (s) => inputs.onHookStatus?.("start", s),
       onHookEnd: (s) => inputs.onHookStatus?.("end", s),
     });
   const userAndPluginHooks = hookLoad.items.filter((item) => item.source.scope !== "project");
 
+  const mcpEnvPolicy = previous?.mcpEnvPolicy ?? { projectEnv: [] };
+  mcpEnvPolicy.projectEnv = [...config.mcp.project_env];
   const mcpTrust = createMcpTrustResolver({
+    env: services.env,
+    envPolicy: mcpEnvPolicy,
     store: createMcpTrustStore({ stateDir: paths.stateDir }),
     projectRoot,
     trustProjectServers: services.flags.trustProjectMcp,
@@ -118,6 +125,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       stateDir: paths.stateDir,
       cwd: projectRoot,
       env: services.env,
+      envPolicy: mcpEnvPolicy,
       disabledServers: config.mcp.disabled_servers,
       reservedToolNames: ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos", "task", "eval"],
       connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
@@ -135,6 +143,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     hooks: buildEngine(userAndPluginHooks),
     mcp,
     mcpEntries: discovery.items,
+    mcpEnvPolicy,
     diagnostics,
     settled: Promise.resolve(),
   };

@@ -1,6 +1,7 @@
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
+import type { Questioner } from "../tools/types.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import type { SessionMode } from "../agent/modes.js";
 import type { EditorMcpServer } from "../mcp/index.js";
@@ -37,6 +38,8 @@ export type SessionEventSink = (event: SessionEvent) => void;
 /** What a session uses to reach its client: every one of them speaks under the session's id. */
 export type SessionCollaborators = {
   approver: Approver;
+  /** Shows ask_user questions (and MCP servers' elicitations); absent = ask in the conversation. */
+  questioner?: Questioner;
   /** The editor's file system and terminals, when the client offers them. */
   editor?: EditorBridge;
   /** MCP servers the editor passed in session/new, load, resume or fork. */

@@ -11,7 +11,7 @@ import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
-import type { PlanEntry } from "../tools/types.js";
+import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
@@ -43,6 +43,7 @@ export class Session {
 
   private readonly services: SessionServices;
   private readonly approver: Approver;
+  private readonly questioner: Questioner | undefined;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
@@ -72,6 +73,7 @@ export class Session {
     this.stateSnapshots = restored?.stateSnapshots;
     this.services = options.services;
     this.approver = options.approver;
+    this.questioner = options.questioner;
     this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
@@ -286,6 +288,7 @@ export class Session {
         now: this.services.now(),
         env: this.services.env,
         gate: { approver: this.approver, memory: this.approvals, pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed) },
+        questioner: this.questioner,
         record: {
           prompt: (message, shown) => {
             this.recorder?.user(messageId, [...shown], message);

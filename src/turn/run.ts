@@ -42,6 +42,8 @@ export type PromptTurnInput = {
   now: Date;
   env: NodeJS.ProcessEnv;
   gate: TurnGate;
+  /** Shows ask_user questions; absent = the model asks in the conversation. */
+  questioner?: TurnOptions["questioner"];
   record: TurnRecord;
   /** The turn's events (recorded and shown). */
   emit(event: AgentEvent): void;
@@ -95,6 +97,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     virtualPrefixes: workspace.virtualPrefixes,
     readRoots: extensions.skills.roots,
     ...input.gate,
+    questioner: input.questioner,
     maxRequests: config.agent.max_turn_requests,
     maxOutputTokens: config.model.max_output_tokens,
     signal,
