@@ -90,6 +90,7 @@ export class Session {
       transcriptPath: join(options.services.paths.sessionsDir, `${this.id}.jsonl`),
       permissionMode: () => hookPermissionMode(this.mode),
       notify: options.notify ?? (() => false),
+      ...(options.questioner ? { questioner: options.questioner } : {}),
     });
   }
 
