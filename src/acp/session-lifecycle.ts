@@ -1,9 +1,10 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { ForkPointError, RewindError } from "../session/errors.js";
-import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../session/store/index.js";
-import { loadSessionModules, type ConnectionState, type LiveSession } from "./connection-state.js";
+import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../transcript/index.js";
+import { loadSessionLayer, type ConnectionState, type LiveSession } from "./connection-state.js";
 import { META_KEY } from "./translate.js";
 
 /** Extension method: truncate a conversation before a user message and restore the files since. */
@@ -12,8 +13,20 @@ const rewindParams = z.object({ sessionId: z.string().min(1), messageId: z.strin
 
 function checkPaths(cwd: string, extra: readonly string[] = []) {
   for (const dir of [cwd, ...extra]) {
-    if (!isAbsolute(dir)) throw acp.RequestError.invalidParams({ path: dir }, `paths must be absolute: "${dir}"`);
+    if (!isAbsolute(dir)) throw acp.RequestError.invalidParams({ path: shown(dir) }, `paths must be absolute: "${shown(dir)}"`);
   }
+}
+
+const shown = (path: string) => (path.length > 200 ? `${path.slice(0, 200)}…` : path);
+
+/** A new session's cwd must be a directory here: watching and tools anchor on it. */
+async function checkWorkingDirectory(cwd: string): Promise<void> {
+  const info = await stat(cwd).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error) {
+    const why = info.code === "ENOENT" ? "does not exist" : `cannot be used (${info.code ?? info.message})`;
+    throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd ${why}: "${shown(cwd)}"`);
+  }
+  if (!info.isDirectory()) throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd is not a directory: "${shown(cwd)}"`);
 }
 
 /** session/new, load, resume, fork, list, delete, close and rewind. */
@@ -25,15 +38,15 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     const existing = state.sessions.get(sessionId);
     if (existing) {
       if (replay) {
-        const { restoreSession } = await import("../session/transcript.js");
+        const { restoreSession } = await import("../transcript/index.js");
         state.replay(existing, restoreSession(await existing.session.records()).replay);
       }
       return existing;
     }
-    const { factory } = await loadSessionModules();
+    const { createSession } = await loadSessionLayer();
     let opened;
     try {
-      opened = await factory.createSession(services, { kind: "open", id: sessionId, cwd, additionalDirectories }, state.bind(client, mcpServers));
+      opened = await createSession(services, { kind: "open", id: sessionId, cwd, additionalDirectories }, state.bind(client, mcpServers));
     } catch (error) {
       if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(sessionId);
       throw error;
@@ -54,6 +67,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
   return app
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
+      await checkWorkingDirectory(params.cwd);
       let resolved = await services.models.resolveDefault();
       if ("error" in resolved) {
         // A key stored by `deep-acp login` in another process since we last looked counts too.
@@ -61,9 +75,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         resolved = await services.models.resolveDefault();
       }
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
-      const { factory } = await loadSessionModules();
+      const { createSession } = await loadSessionLayer();
       const source = { kind: "new" as const, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], modelSpec: resolved.spec };
-      const { session } = await factory.createSession(services, source, state.bind(client, params.mcpServers));
+      const { session } = await createSession(services, source, state.bind(client, params.mcpServers));
       const entry = state.register(client, session);
       session.warmUp();
       const config = await state.config(session);
@@ -87,11 +101,11 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const own = (meta[META_KEY] ?? {}) as Record<string, unknown>;
       const messageId = typeof own.messageId === "string" ? own.messageId : typeof meta.messageId === "string" ? meta.messageId : undefined;
       await state.sessions.get(params.sessionId)?.session.records(); // flush a live source first
-      const { factory } = await loadSessionModules();
+      const { createSession } = await loadSessionLayer();
       let opened;
       try {
         const source = { kind: "fork" as const, sourceId: params.sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId };
-        opened = await factory.createSession(services, source, state.bind(client, params.mcpServers));
+        opened = await createSession(services, source, state.bind(client, params.mcpServers));
       } catch (error) {
         if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(params.sessionId);
         if (error instanceof ForkPointError) throw acp.RequestError.invalidParams({ messageId }, error.message);

@@ -22,6 +22,10 @@ export type CliOptions = {
   dryRun: boolean;
   help: boolean;
   version: boolean;
+  /** Overrides config.toml [acp] max_message_bytes. */
+  maxMessageBytes?: number;
+  /** Overrides config.toml [acp] max_json_depth. */
+  maxJsonDepth?: number;
 };
 
 export class UsageError extends Error {}
@@ -52,6 +56,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         print: { type: "boolean" },
         "dry-run": { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        "max-message-bytes": { type: "string" },
+        "max-json-depth": { type: "string" },
         version: { type: "boolean", short: "v" },
       },
     });
@@ -64,6 +70,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   const agent = v.agent ?? "agent";
   if (!/^[A-Za-z0-9_-]+$/.test(agent)) throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
   if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "") throw new UsageError("-n needs a prompt");
+  const maxMessageBytes = positiveInteger(v["max-message-bytes"], "--max-message-bytes", 1024);
+  const maxJsonDepth = positiveInteger(v["max-json-depth"], "--max-json-depth", 8);
   return {
     command: parsed.positionals,
     prompt: v["non-interactive"],
@@ -83,7 +91,16 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     dryRun: v["dry-run"] ?? false,
     help: v.help ?? false,
     version: v.version ?? false,
+    ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+    ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
   };
+}
+
+function positiveInteger(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number of at least ${min} (got "${value}")`);
+  return n;
 }
 
 /** `--resume` may stand alone; give it an explicit empty value so parseArgs accepts it. */
@@ -125,6 +142,8 @@ Options:
   --trust-project-hooks     run the project's hooks without asking (this run only)
   --sandbox none|bwrap      run shell commands inside bubblewrap
   -y, --yes                 headless: approve everything that would ask
+  --max-message-bytes N     longest ACP line accepted (default 33554432; config [acp] max_message_bytes)
+  --max-json-depth N        deepest JSON nesting accepted (default 256; config [acp] max_json_depth)
 
 Environment:
   DEEP_ACP_MODEL; ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL; OPENAI_API_KEY, OPENAI_BASE_URL;

@@ -1,28 +1,21 @@
+import type { Approver } from "../agent/approver.js";
 import type { AgentEvent } from "../agent/events.js";
-import type { UserPaths } from "../config/paths.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import type { ModelService } from "./model-service.js";
+import type { EditorBridge } from "../backends/editor-bridge.js";
+import type { Questioner } from "../tools/types.js";
+import type { StateSnapshot } from "../backends/state-backend.js";
+import type { SessionMode } from "../agent/modes.js";
+import type { EditorMcpServer } from "../mcp/index.js";
+import type { RestoredSession } from "../transcript/index.js";
+import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
+import type { ModelService } from "../model/service.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
-import type { SessionStore } from "./store/index.js";
-import type { ConfigWatcherHub } from "../watch/index.js";
-import type { Diagnostic } from "../util/diagnostics.js";
-import type { Logger } from "../util/logger.js";
+import type { SessionStore } from "../transcript/index.js";
 
 /** Everything a session shares with the rest of the process; built once by the composition root (cli/). */
-export type SessionServices = {
-  logger: Logger;
-  paths: UserPaths;
-  /** `--agent` name (memory, skills and subagent dirs live under ~/.deepagents/<agent>). */
-  agentName: string;
-  env: NodeJS.ProcessEnv;
-  /** User config (config.toml), loaded once and reloaded by /reload. */
-  config(): Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }>;
-  reloadConfig(): Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }>;
+export type SessionServices = ExtensionServices & {
   models: ModelService;
   /** Where conversations are kept (~/.deepagents/sessions). */
   sessions: SessionStore;
-  /** Watches config files for every session; sessions on one project root share a watcher set. */
-  watchHub: ConfigWatcherHub;
   /** Remembered "always" choices for a project root, shared by every session on that root. */
   approvalMemory(projectRoot: string): PersistentApprovalMemory;
   /** Today's date and platform for the system prompt; injectable for tests. */
@@ -31,12 +24,8 @@ export type SessionServices = {
   flags: SessionFlags;
 };
 
-export type SessionFlags = {
+export type SessionFlags = ExtensionFlags & {
   sandbox?: "none" | "bwrap";
-  trustProjectMcp?: boolean;
-  trustProjectHooks?: boolean;
-  mcpConfigPath?: string;
-  noMcp?: boolean;
 };
 
 /** What a session reports beyond the agent's own events. */
@@ -45,3 +34,35 @@ export type SessionEvent =
   | { type: "session_info"; title?: string; updatedAt: string };
 
 export type SessionEventSink = (event: SessionEvent) => void;
+
+/** What a session uses to reach its client: every one of them speaks under the session's id. */
+export type SessionCollaborators = {
+  approver: Approver;
+  /** Shows ask_user questions (and MCP servers' elicitations); absent = ask in the conversation. */
+  questioner?: Questioner;
+  /** The editor's file system and terminals, when the client offers them. */
+  editor?: EditorBridge;
+  /** MCP servers the editor passed in session/new, load, resume or fork. */
+  editorMcpServers?: EditorMcpServer[];
+  /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
+  trustPrompter?: TrustPrompter;
+  /**
+   * Delivers an event outside a turn (a config file changed, a hook started). Returns false when
+   * the editor cannot show it now; it is then shown at the start of the next turn.
+   */
+  notify?: (event: SessionEvent) => boolean;
+};
+
+/** Built only by createSession (factory.ts), which binds the collaborators to `id`. */
+export type SessionOptions = SessionCollaborators & {
+  id: string;
+  cwd: string;
+  additionalDirectories?: string[];
+  mode?: SessionMode;
+  modelSpec: string;
+  services: SessionServices;
+  /** A session read back from disk (load, resume, fork). */
+  restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
+  /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
+  persisted?: boolean;
+};

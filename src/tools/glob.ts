@@ -18,7 +18,8 @@ export function createGlobTool() {
     description: "Finds files by name pattern. Returns absolute paths, sorted. Honours .gitignore and skips .git.",
     present(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
-      return { title: `Find ${input.pattern} in ${displayPath(path, ctx.roots)}`, locations: [{ path }], paths: [path] };
+      // A directory is no location to follow; as the only one it would replace the title in Zed.
+      return { title: `Find ${input.pattern} in ${displayPath(path, ctx.roots)}`, locations: [], paths: [path] };
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
