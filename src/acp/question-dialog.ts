@@ -26,6 +26,9 @@ const ANSWER = "answer";
 export function createQuestionDialog(options: QuestionDialogOptions): Questioner {
   const canForm = () => options.capabilities.elicitation?.form != null;
   return {
+    get forms() {
+      return canForm();
+    },
     async ask(question, { toolCallId }, signal): Promise<UserAnswer> {
       if (signal.aborted) return { outcome: "cancelled" };
       if (canForm()) {

@@ -21,6 +21,7 @@ export function createStdinQuestioner(input: NodeJS.ReadableStream, log: (text: 
     return line;
   };
   return {
+    forms: false,
     async ask(question, _where, signal): Promise<UserAnswer> {
       log(`deep-acp asks: ${questionAsText(question)}\n`);
       const line = await next(signal);

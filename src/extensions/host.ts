@@ -1,3 +1,4 @@
+import type { Questioner } from "../tools/types.js";
 import type { EditorMcpServer, McpManager } from "../mcp/index.js";
 import type { HookEngine } from "../hooks/index.js";
 import { createWorkerSandboxFactory, limitsFromConfig, type WorkerSandboxFactory } from "../interpreter/index.js";
@@ -24,6 +25,8 @@ export type ExtensionHostOptions = {
   permissionMode: () => string;
   /** Delivers an event outside a turn; returns false when it cannot (it is then shown at the next turn). */
   notify: (event: AgentEvent) => boolean;
+  /** Shows MCP servers' elicitations. */
+  questioner?: Questioner;
 };
 
 /**
@@ -127,6 +130,7 @@ export class ExtensionHost {
         permissionMode: this.options.permissionMode,
         hookGrants: this.hookGrants,
         onHookStatus: (phase, status) => this.hookStatus(phase, status),
+        ...(this.options.questioner ? { questioner: this.options.questioner } : {}),
       },
       previous,
     );

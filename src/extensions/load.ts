@@ -1,3 +1,4 @@
+import type { Questioner } from "../tools/types.js";
 import { join } from "node:path";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { projectPaths } from "../config/paths.js";
@@ -44,6 +45,8 @@ export type ExtensionInputs = {
   onHookStatus?: (phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }) => void;
   /** Hook-trust grants made with "allow once", kept across /reload. */
   hookGrants: Set<string>;
+  /** Where MCP servers' questions (elicitations) are shown; absent or without forms = not offered to servers. */
+  questioner?: Questioner;
 };
 
 /** Built-in skills are written once per state dir and process (they only change with a new version). */
@@ -127,7 +130,12 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       env: services.env,
       envPolicy: mcpEnvPolicy,
       disabledServers: config.mcp.disabled_servers,
-      reservedToolNames: ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos", "task", "eval"],
+      reservedToolNames: ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos", "task", "eval", "ask_user", "web_fetch", "process_output", "process_stop"],
+      elicit: (server) => {
+        const questioner = inputs.questioner;
+        if (!questioner?.forms) return undefined;
+        return (request, signal) => questioner.form({ message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema }, {}, signal);
+      },
       connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
       callTimeoutMs: config.mcp.call_timeout_seconds * 1000,
       logger: services.logger.child("mcp"),

@@ -6,7 +6,7 @@ import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
 import { callMcpTool } from "./call-tool.js";
-import { connectMcpServer, McpConnectError, type FetchFunction, type McpConnection } from "./connection.js";
+import { connectMcpServer, McpConnectError, type FetchFunction, type McpConnection, type McpElicit } from "./connection.js";
 import { fingerprintServer } from "./fingerprint.js";
 import { interpolationLookup, type McpEnvPolicy } from "./environment.js";
 import { resolveServerDefinition } from "./interpolate.js";
@@ -75,6 +75,8 @@ export type McpManagerOptions = {
   fetch?: FetchFunction;
   /** Default: silent. */
   logger?: Logger;
+  /** Shows servers' form elicitations to the user (the session's questioner); absent = not advertised. */
+  elicit?: (server: string) => McpElicit | undefined;
 };
 
 export interface McpManager {
@@ -211,6 +213,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
           set(slot, "error", reason);
         },
         onToolsChanged: () => changed(),
+        ...(options.elicit?.(server.name) ? { elicit: options.elicit(server.name)! } : {}),
       });
     } catch (error) {
       if (slot.abort.signal.aborted) return;

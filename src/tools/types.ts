@@ -85,6 +85,8 @@ export type FormAnswer =
 
 /** Shows questions to the user: an editor form or choice, or answers typed on stdin (headless). */
 export interface Questioner {
+  /** Whether `form` can show anything (decides whether MCP servers are told we support elicitation). */
+  readonly forms: boolean;
   ask(question: UserQuestion, where: { toolCallId: string }, signal: AbortSignal): Promise<UserAnswer>;
   /** Shows a form as given (flat JSON Schema of primitive fields, as MCP and ACP define it). */
   form(request: { message: string; schema: Record<string, unknown> }, where: { toolCallId?: string }, signal: AbortSignal): Promise<FormAnswer>;

@@ -150,3 +150,41 @@ describe("ask_user headless", () => {
     );
   });
 });
+
+describe("MCP servers' elicitations", () => {
+  const EVERYTHING = join(__dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+  const everything = { name: "ev", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] };
+
+  async function startWithServer(capabilities: unknown, elicitation?: (m: JsonRpcMessage) => unknown) {
+    const editor = createFakeEditor({ elicitation, permission: (m) => ({ outcome: { outcome: "selected", optionId: m.params.options[0].optionId } }) });
+    agent = await startAgentProcess({ env: env(), onRequest: editor.handle });
+    await agent.initialize(capabilities);
+    const { result } = await agent.request("session/new", { cwd: project, mcpServers: [everything] });
+    return result.sessionId as string;
+  }
+
+  it("relays a server's form to an editor that shows forms, and its answer back", async () => {
+    const forms: JsonRpcMessage[] = [];
+    const sessionId = await startWithServer(ZED_CAPABILITIES, (m) => {
+      forms.push(m);
+      return { action: "accept", content: { name: "Ada Lovelace", check: true, integer: 7 } };
+    });
+    model.setHandler((request) =>
+      request.messages.some((m) => m.role === "tool") ? textTurn("done") : toolTurn("ev_trigger-elicitation-request", {}),
+    );
+    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ask me" }] });
+    expect(forms).toHaveLength(1);
+    expect(forms[0]!.params).toMatchObject({ sessionId, mode: "form", message: 'MCP server "ev" asks: Please provide inputs for the following fields:' });
+    expect(forms[0]!.params.requestedSchema.properties.name.type).toBe("string");
+    expect(lastToolText()).toContain("Ada Lovelace");
+  });
+
+  it("does not offer elicitation to servers when the editor cannot show forms", async () => {
+    const sessionId = await startWithServer({});
+    model.enqueue(textTurn("hi"));
+    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    // server-everything registers its elicitation tool only for clients that support elicitation.
+    expect(model.requests.at(-1)!.toolNames).not.toContain("ev_trigger-elicitation-request");
+    expect(model.requests.at(-1)!.toolNames).toContain("ev_echo");
+  });
+});
