@@ -6,7 +6,7 @@ import type { Diagnostic } from "../util/diagnostics.js";
 import { closeExtensions, loadExtensions, type Extensions } from "./extensions.js";
 import { summarizeReload } from "./reload-summary.js";
 import type { SessionEvent, SessionServices } from "./services.js";
-import { createTrustQueue, type TrustPrompter } from "./trust-queue.js";
+import { createTrustQueue, type TrustPrompter, type TrustQuestion } from "./trust-queue.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
 const MCP_READY_WAIT_MS = 5000;
@@ -77,6 +77,11 @@ export class ExtensionHost {
     }
     for (const d of this.unshown.splice(0)) sink({ type: "notice", severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
     return extensions;
+  }
+
+  /** Asks the human a trust question (queued until a turn can show it); "cancelled" when nobody answers. */
+  ask(question: TrustQuestion): Promise<string> {
+    return this.trust.ask(question);
   }
 
   endTurn(): void {

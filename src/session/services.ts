@@ -37,6 +37,10 @@ export type SessionFlags = {
   trustProjectHooks?: boolean;
   mcpConfigPath?: string;
   noMcp?: boolean;
+  /** --remote ssh://[user@]host[:port]/abs/path: every session's workspace is there. */
+  remote?: string;
+  /** --trust-remote-host: accept an unknown host key for this run. */
+  trustRemoteHost?: boolean;
 };
 
 /** What a session reports beyond the agent's own events. */

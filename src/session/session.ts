@@ -34,6 +34,7 @@ import { join } from "node:path";
 import { assembleTurn } from "./turn-assembly.js";
 import type { RestoredSession, SessionRecord } from "./transcript.js";
 import { restoreSession } from "./transcript.js";
+import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
 
 /** What a session uses to reach its client: every one of them speaks under the session's id. */
@@ -90,6 +91,8 @@ export class Session {
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
+  /** Whether an editor can answer trust questions (headless cannot). */
+  private readonly trustPrompter: boolean;
   private model: Promise<ModelClient> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private current: { abort: AbortController; done: Promise<TurnResult> } | undefined;
@@ -124,6 +127,7 @@ export class Session {
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
     this.persisted = options.persisted ?? false;
+    this.trustPrompter = options.trustPrompter !== undefined;
     if (this.persisted) this.recorder = createRecorder(options.services.sessions, this.id, options.services.logger);
     this.sessionStartSource = this.persisted ? "resume" : "startup";
     this.extensions = new ExtensionHost({
@@ -158,7 +162,10 @@ export class Session {
   async reload(): Promise<string> {
     await this.stopTurns();
     const summary = await this.extensions.reload();
-    this.workspace = undefined; // file rules, sandbox and routes come from config.toml too
+    // File rules, sandbox, routes and the remote come from config.toml too; a remote connection is closed.
+    const previous = this.workspace;
+    this.workspace = undefined;
+    void previous?.then((w) => w.dispose()).catch(() => undefined);
     return summary;
   }
 
@@ -363,7 +370,7 @@ export class Session {
     { workspace, model, config, extensions }: { workspace: Workspace; model: ModelClient; config: DeepAcpConfig; extensions: Extensions },
   ): Promise<TurnResult> {
     const hooks = () => extensions.hooks;
-    const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages);
+    const prompt = await resolvePrompt(workspace.remote ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks, workspace.backend, model.supportsImages);
     const text = promptText(blocks);
     // As in Claude Code, SessionStart comes before the first UserPromptSubmit.
     const startContext = await this.sessionStartContext(hooks(), model, signal);
@@ -379,7 +386,9 @@ export class Session {
     if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
     this.recorder?.user(messageId, [...blocks], prompt);
 
-    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
+    // A remote workspace's tools and prompt see remote paths; the session keeps its local cwd for its records.
+    const view = { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode };
+    const turn = assembleTurn({ session: view, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
     for (const d of turn.diagnostics) sink({ type: "notice", severity: "warning", title: d.message, description: d.source });
     const isFirstExchange = !this.title;
     const emit = (event: AgentEvent) => this.observe(event, sink);
@@ -395,8 +404,8 @@ export class Session {
       model,
       context: {
         sessionId: this.id,
-        cwd: this.cwd,
-        roots: this.roots,
+        cwd: workspace.cwd,
+        roots: workspace.roots,
         backend: workspace.backend,
         executor: workspace.executor,
         limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
@@ -484,6 +493,7 @@ export class Session {
           editor: this.editor,
           logger: this.services.logger,
           stateSnapshots: this.stateSnapshots,
+          ...(this.trustPrompter ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, join(this.services.paths.home, ".ssh", "known_hosts"))).then(hostKeyAnswer) } : {}),
         }),
         this.approvals.load(),
       ]);
