@@ -66,7 +66,10 @@ export type StdioTransport = {
   settled(timeoutMs: number): Promise<boolean>;
   /** Stops reading input (what arrives later is ignored). */
   stopReading(): void;
-  /** Answers every open request with `reason` as an error and ends the stream, which closes the connection. */
+  /**
+   * Answers every open request (prompts with stopReason "cancelled", the rest with `reason` as an
+   * error) and ends the stream, which closes the connection.
+   */
   close(reason: string): void;
   /** Writes out what is batched now. */
   flush(): void;
@@ -87,7 +90,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   const limits = options.limits ?? DEFAULT_TRANSPORT_LIMITS;
   const sink = createLineSink(options.output);
   const splitter = createLineSplitter(limits.maxMessageBytes);
-  const open = new Map<string, { id: unknown; count: number }>();
+  const open = new Map<string, { id: unknown; method: string; count: number }>();
   const waiters = new Set<() => void>();
   let controller!: ReadableStreamDefaultController<acp.AnyMessage>;
   let reading = true;
@@ -131,7 +134,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
           const key = idKey(message.id);
           const entry = open.get(key);
           if (entry) entry.count++;
-          else open.set(key, { id: message.id, count: 1 });
+          else open.set(key, { id: message.id, method: message.method, count: 1 });
         }
         controller.enqueue(message as acp.AnyMessage);
       }
@@ -153,8 +156,10 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   const close = (reason: string) => {
     stopReading();
     if (ended) return;
-    for (const { id, count } of open.values()) {
-      for (let i = 0; i < count; i++) void sink.write(encodeLine({ jsonrpc: "2.0", id, error: { code: -32603, message: `Internal error: ${reason}` } }));
+    for (const { id, method, count } of open.values()) {
+      // A turn that did not wind down in time still ends the way the editor expects: cancelled.
+      const outcome = method === "session/prompt" ? { result: { stopReason: "cancelled" } } : { error: { code: -32603, message: `Internal error: ${reason}` } };
+      for (let i = 0; i < count; i++) void sink.write(encodeLine({ jsonrpc: "2.0", id, ...outcome }));
     }
     open.clear();
     ended = true;

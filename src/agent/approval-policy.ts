@@ -84,7 +84,7 @@ export function decideByMode({ tool, input, presentation, mode, roots, virtualPr
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };
       return tool.name === "eval"
         ? ask("runs code that can call tools with side effects", null, null)
-        : ask("calls a tool with side effects", `tool:${tool.name}`, `Always allow ${tool.name}`);
+        : ask("calls a tool with side effects", `tool:${tool.approvalId ?? tool.name}`, `Always allow ${tool.name}`);
   }
 }
 

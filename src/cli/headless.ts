@@ -1,10 +1,9 @@
 import type { Approver } from "../agent/approver.js";
-import { createSession, type SessionSource } from "../session/factory.js";
-import type { Session } from "../session/session.js";
-import type { SessionEvent } from "../session/services.js";
+import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";
+import { createStdinQuestioner } from "./stdin-questions.js";
 
 export type HeadlessIo = {
   stdout: (text: string) => void;
@@ -34,7 +33,7 @@ export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessI
     : {
         async requestApproval(request) {
           io.stderr(`deep-acp: refused "${request.title}" (${request.reason}); it needs approval: rerun with --yes to allow\n`);
-          return "reject_once";
+          return "unattended";
         },
       };
   let source: SessionSource = { kind: "new", cwd, modelSpec: resolved.spec };
@@ -46,9 +45,10 @@ export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessI
     }
     source = { kind: "open", id, cwd };
   }
+  const questioner = createStdinQuestioner(process.stdin, io.stderr);
   let session: Session;
   try {
-    session = (await createSession(services, source, () => ({ approver }))).session;
+    session = (await createSession(services, source, () => ({ approver, questioner }))).session;
   } catch (error) {
     const what = source.kind === "open" ? `resume session ${source.id}` : "start a session";
     io.stderr(`deep-acp: cannot ${what}: ${(error as Error).message}\n`);
@@ -73,6 +73,7 @@ export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessI
     return result.stopReason === "end_turn" && !result.error ? 0 : 1;
   } finally {
     process.removeListener("SIGINT", interrupt);
+    questioner.close();
     await session.close();
   }
 }

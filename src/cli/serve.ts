@@ -1,13 +1,16 @@
 import { createAcpServer } from "../acp/server.js";
 import { createStdioTransport } from "../acp/stdio.js";
 import type { Logger } from "../util/logger.js";
+import { killTrackedGroups } from "../util/process-groups.js";
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";
 
-/** How long requests in flight get to be answered once shutdown starts (prompts are cancelled first). */
-const ANSWER_GRACE_MS = 900;
-/** How long closing sessions (killing process groups, closing MCP servers, flushing logs) may take. */
-const CLOSE_GRACE_MS = 700;
+/** How long cancelled turns get to end on their own (their commands got SIGTERM) before SIGKILL. */
+const TERM_GRACE_MS = 400;
+/** How long requests in flight then get to be answered. */
+const ANSWER_GRACE_MS = 500;
+/** How long closing sessions (MCP servers, session logs) may take. */
+const CLOSE_GRACE_MS = 600;
 /** Exit no later than this after shutdown starts, whatever still runs. */
 const EXIT_DEADLINE_MS = 1900;
 
@@ -51,9 +54,15 @@ export async function serve(cli: CliOptions, version: string, logger: Logger): P
     stopping = (async () => {
       transport.stopReading();
       server.cancelTurns();
-      await transport.settled(ANSWER_GRACE_MS);
+      if (!(await transport.settled(TERM_GRACE_MS))) {
+        killTrackedGroups();
+        await transport.settled(ANSWER_GRACE_MS);
+      }
       transport.close("the agent is shutting down");
       await Promise.race([server.shutdown().catch((error) => logger.error("shutdown failed", error)), sleep(CLOSE_GRACE_MS)]);
+      // Whatever ignored SIGTERM during the sessions' close (or was never asked) goes now.
+      const killed = killTrackedGroups();
+      if (killed > 0) logger.debug(`killed ${killed} remaining process group(s)`);
       transport.flush();
     })().finally(finished);
   }

@@ -44,7 +44,13 @@ const sections = {
   }),
   shell: z.strictObject({
     timeout_seconds: z.number().positive().default(120),
+    /** What the editor's tool view shows of a command's output (head and tail) when it has no terminal. */
     output_chars: z.number().int().positive().default(30_000),
+    /**
+     * Output kept for the model, whole up to this size (head and tail beyond it, to bound memory).
+     * Results over [offload] tool_result_chars go to /large_tool_results/, so the model can read all of it.
+     */
+    capture_chars: z.number().int().positive().default(2_000_000),
   }),
   sandbox: z.strictObject({
     kind: z.enum(["none", "bwrap"]).default("none"),
@@ -111,6 +117,12 @@ const sections = {
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
     connect_timeout_seconds: z.number().positive().default(30),
+    /** Variables project MCP servers may read through `${VAR}` (model keys never). */
+    project_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).default([]),
+  }),
+  hooks: z.strictObject({
+    /** Variables hooks receive beyond the base allowlist (model keys never). */
+    pass_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).default([]),
   }),
 };
 
@@ -126,6 +138,7 @@ const configSchema = z.object({
   compaction: sections.compaction.default(sections.compaction.parse({})),
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
+  hooks: sections.hooks.default(sections.hooks.parse({})),
   remote: sections.remote.default(sections.remote.parse({})),
   acp: sections.acp.default(sections.acp.parse({})),
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),

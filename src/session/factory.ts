@@ -4,8 +4,7 @@ import type { Diagnostic } from "../util/diagnostics.js";
 import { ForkPointError } from "./errors.js";
 import type { SessionServices } from "./services.js";
 import { Session, STATE_ATTACHMENT, type SessionCollaborators } from "./session.js";
-import type { SessionMeta } from "./store/index.js";
-import { restoreSession, type ReplayItem, type SessionRecord } from "./transcript.js";
+import { type SessionMeta, restoreSession, type ReplayItem, type SessionRecord } from "../transcript/index.js";
 
 /**
  * Builds the collaborators for the id the client will see. The factory calls it once it has

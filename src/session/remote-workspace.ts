@@ -3,9 +3,9 @@ import type { HostKey } from "../backends/ssh-connection.js";
 import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
 import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../backends/ssh-target.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
-import type { PromptBlock } from "./prompt-input.js";
+import type { PromptBlock } from "../turn/index.js";
 import type { SessionFlags } from "./services.js";
-import type { TrustQuestion } from "./trust-queue.js";
+import type { TrustQuestion } from "../extensions/index.js";
 
 // Which sessions work on a remote machine, and where: `--remote` puts every session there;
 // config.toml `[remote.projects]` maps a local project root to a remote path, so a session opened

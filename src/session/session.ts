@@ -1,45 +1,34 @@
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { createResultOffloader } from "../agent/offload.js";
+import { createResultOffloader, type PromptBlock, promptText, createSessionCompactor, resolvePrompt, createHookBridge, createSubagentRunner, assembleTurn } from "../turn/index.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { runTurn, type TurnOptions } from "../agent/loop.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
-import { renderMcpStatus } from "../mcp/index.js";
+import { renderMcpStatus, type EditorMcpServer } from "../mcp/index.js";
 import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
-import type { Extensions } from "./extensions.js";
+import { type Extensions, ExtensionHost, type TrustPrompter } from "../extensions/index.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
-import type { PlanEntry } from "../tools/types.js";
+import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
 import { createPathRuleCheck } from "./path-rules.js";
-import type { PromptBlock } from "./prompt-input.js";
-import { promptText } from "./prompt-input.js";
-import { createRecorder, type Recorder } from "./recorder.js";
-import { createSessionCompactor } from "./session-compactor.js";
-import { resolvePrompt } from "./resolve-prompt.js";
-import { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
+import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type RestoredSession, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEvent, SessionEventSink, SessionServices } from "./services.js";
-import type { EditorMcpServer } from "../mcp/index.js";
-import { ExtensionHost } from "./extension-host.js";
-import { createHookBridge } from "./hook-bridge.js";
-import { createSubagentRunner } from "./subagent-runner.js";
-import type { TrustPrompter } from "./trust-queue.js";
 import { join } from "node:path";
-import { assembleTurn } from "./turn-assembly.js";
-import type { RestoredSession, SessionRecord } from "./transcript.js";
-import { restoreSession } from "./transcript.js";
 import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
 
 /** What a session uses to reach its client: every one of them speaks under the session's id. */
 export type SessionCollaborators = {
   approver: Approver;
+  /** Shows ask_user questions (and MCP servers' elicitations); absent = ask in the conversation. */
+  questioner?: Questioner;
   /** The editor's file system and terminals, when the client offers them. */
   editor?: EditorBridge;
   /** MCP servers the editor passed in session/new, load, resume or fork. */
@@ -88,6 +77,7 @@ export class Session {
 
   private readonly services: SessionServices;
   private readonly approver: Approver;
+  private readonly questioner: Questioner | undefined;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
@@ -123,6 +113,7 @@ export class Session {
     this.stateSnapshots = restored?.stateSnapshots;
     this.services = options.services;
     this.approver = options.approver;
+    this.questioner = options.questioner;
     this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
@@ -140,6 +131,7 @@ export class Session {
       transcriptPath: join(options.services.paths.sessionsDir, `${this.id}.jsonl`),
       permissionMode: () => hookPermissionMode(this.mode),
       notify: options.notify ?? (() => false),
+      ...(options.questioner ? { questioner: options.questioner } : {}),
     });
   }
 
@@ -161,6 +153,7 @@ export class Session {
   /** /reload: re-reads skills, memory, subagents, plugins, hooks, MCP config and config.toml. */
   async reload(): Promise<string> {
     await this.stopTurns();
+    await this.approvals.reload();
     const summary = await this.extensions.reload();
     // File rules, sandbox, routes and the remote come from config.toml too; a remote connection is closed.
     const previous = this.workspace;
@@ -414,6 +407,7 @@ export class Session {
       virtualPrefixes: workspace.virtualPrefixes,
       readRoots: extensions.skills.roots,
       approver: this.approver,
+      questioner: this.questioner,
       memory: this.approvals,
       pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed),
       maxRequests: config.agent.max_turn_requests,

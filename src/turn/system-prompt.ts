@@ -1,5 +1,5 @@
 import type { AnyTool } from "../tools/types.js";
-import type { SessionMode } from "./modes.js";
+import type { SessionMode } from "../agent/modes.js";
 
 export type SystemPromptInput = {
   cwd: string;

@@ -1,7 +1,7 @@
-import type { Message, ModelClient } from "../model/types.js";
-import { errorMessage } from "../util/errors.js";
-import { CHARS_PER_TOKEN } from "./compaction-messages.js";
-import { clip, formatMessage } from "./compaction-transcript.js";
+import type { Message, ModelClient } from "../../model/types.js";
+import { errorMessage } from "../../util/errors.js";
+import { CHARS_PER_TOKEN } from "./messages.js";
+import { clip, formatMessage } from "./markdown.js";
 
 // Asks the model for a summary of the older messages. The summarizer reads a markdown transcript
 // in one user message, not the raw messages: no tool definitions are needed (providers reject

@@ -1,4 +1,4 @@
-import type { Message, ToolCallPart, UserMessage } from "../model/types.js";
+import type { Message, ToolCallPart, UserMessage } from "../../model/types.js";
 
 // Pure helpers over the conversation: how big it is, where it may be cut, and the summary message
 // that replaces the older part (reference/system-inventory.md §12).

@@ -1,6 +1,6 @@
 import type { BackendProtocol } from "../backends/protocol.js";
 import { errorMessage } from "../util/errors.js";
-import type { SessionRecord } from "./transcript.js";
+import type { SessionRecord } from "./restore.js";
 
 export type RewindReport = {
   /** Files put back as they were before the rewound message. */

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { BackendProtocol } from "../backends/protocol.js";
-import type { Message, ModelClient } from "../model/types.js";
-import { errorMessage } from "../util/errors.js";
-import { contextTrigger, estimateTokens, isSummaryMessage, selectCutoff, summaryMessage, truncateToolCallArgs } from "./compaction-messages.js";
-import { summarizeMessages } from "./compaction-summarizer.js";
-import { formatTranscript } from "./compaction-transcript.js";
-import type { AgentEventSink } from "./events.js";
+import type { BackendProtocol } from "../../backends/protocol.js";
+import type { Message, ModelClient } from "../../model/types.js";
+import { errorMessage } from "../../util/errors.js";
+import { contextTrigger, estimateTokens, isSummaryMessage, selectCutoff, summaryMessage, truncateToolCallArgs } from "./messages.js";
+import { summarizeMessages } from "./summarizer.js";
+import { formatTranscript } from "./markdown.js";
+import type { AgentEventSink } from "../../agent/events.js";
 
 // Conversation compaction (reference/system-inventory.md §12): when the conversation nears the
 // model's context window, the older messages are summarized by the model, written in full to
@@ -22,9 +22,9 @@ export {
   DEFAULT_TRIGGER_TOKENS,
   IMAGE_TOKENS,
   type ArgTruncation,
-} from "./compaction-messages.js";
-export { formatTranscript, type TranscriptOptions } from "./compaction-transcript.js";
-export { SUMMARY_SYSTEM_PROMPT } from "./compaction-summarizer.js";
+} from "./messages.js";
+export { formatTranscript, type TranscriptOptions } from "./markdown.js";
+export { SUMMARY_SYSTEM_PROMPT } from "./summarizer.js";
 
 export type CompactionTrigger = "auto" | "manual";
 

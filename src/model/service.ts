@@ -1,6 +1,6 @@
 import { readJsonObjectFile } from "../util/json-file.js";
-import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "../model/resolve.js";
-import type { ModelClient } from "../model/types.js";
+import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "./resolve.js";
+import type { ModelClient } from "./types.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { Logger } from "../util/logger.js";
 

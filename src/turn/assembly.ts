@@ -1,7 +1,7 @@
 import { arch, platform } from "node:os";
 import type { SessionMode } from "../agent/modes.js";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
-import { createTaskTool } from "../agent/task-tool.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import { createTaskTool } from "./task-tool.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { createEvalTool, interpreterPromptSection, limitsFromConfig, resolveInterpreterTools, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { renderMcpPromptSection } from "../mcp/index.js";
@@ -10,17 +10,18 @@ import type { ModelClient } from "../model/types.js";
 import { skillsPromptSection } from "../skills/index.js";
 import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool } from "../tools/types.js";
+import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { Diagnostic } from "../util/diagnostics.js";
-import type { Extensions } from "./extensions.js";
+import type { Extensions } from "../extensions/index.js";
 import { builtinTools, toolsForMode, webFetchTool } from "./tool-set.js";
-import type { Workspace } from "./workspace.js";
 
 /** The parts of a session a turn is assembled from. */
 export type SessionView = { id: string; cwd: string; roots: readonly string[]; mode: SessionMode };
 
 export type TurnAssemblyInput = {
   session: SessionView;
-  workspace: Workspace;
+  /** The session's files and, when it can run commands, its shell. */
+  workspace: { backend: BackendProtocol; executor?: SandboxBackendProtocol };
   model: ModelClient;
   config: DeepAcpConfig;
   now: Date;

@@ -1,13 +1,13 @@
-import { createCompactor, type Compactor } from "../agent/compaction.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import type { HookEngine } from "../hooks/index.js";
-import type { ModelClient } from "../model/types.js";
-import type { Workspace } from "./workspace.js";
+import { createCompactor, type Compactor } from "./compactor.js";
+import type { AgentEvent } from "../../agent/events.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
+import type { HookEngine } from "../../hooks/index.js";
+import type { ModelClient } from "../../model/types.js";
+import type { BackendProtocol } from "../../backends/protocol.js";
 
 export type SessionCompactorOptions = {
   sessionId: string;
-  workspace: Workspace;
+  workspace: { backend: BackendProtocol };
   model: ModelClient;
   config: DeepAcpConfig;
   emit: (event: AgentEvent) => void;

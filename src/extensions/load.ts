@@ -1,15 +1,16 @@
+import type { Questioner } from "../tools/types.js";
 import { join } from "node:path";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { projectPaths } from "../config/paths.js";
 import { createHookEngine, createHookTrustStore, formatHookTrustRequest, loadHooksConfig, resolveProjectHookTrust, type HookEngine, type HookSource, type HookTrustAnswer } from "../hooks/index.js";
-import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpTrustDecision } from "../mcp/index.js";
+import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpEnvPolicy, type McpTrustDecision } from "../mcp/index.js";
 import { loadMemory, type MemoryLoad } from "../memory/index.js";
 import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
 import { createSkillTrustStore, defaultSkillSources, loadSkills, materializeBuiltinSkills, type Skill, type SkillSource } from "../skills/index.js";
 import { loadSubagents, type SubagentDefinition } from "../subagents/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
-import type { SessionServices } from "./services.js";
+import type { ExtensionServices } from "./services.js";
 import type { TrustQueue } from "./trust-queue.js";
 
 /** Everything a session loads beyond its files: the extension surface of the seeds. */
@@ -22,6 +23,8 @@ export type Extensions = {
   hooks: HookEngine;
   mcp: McpManager;
   mcpEntries: McpServerEntry[];
+  /** `[mcp] project_env`, shared with the MCP manager and updated on /reload. */
+  mcpEnvPolicy: McpEnvPolicy;
   diagnostics: Diagnostic[];
   /** Resolves when every background decision (hook trust, symlinks) has been applied. */
   settled: Promise<void>;
@@ -31,7 +34,7 @@ export type ExtensionInputs = {
   sessionId: string;
   cwd: string;
   projectRoot: string;
-  services: SessionServices;
+  services: ExtensionServices;
   config: DeepAcpConfig;
   editorMcpServers: readonly EditorMcpServer[];
   trust: TrustQueue;
@@ -42,6 +45,8 @@ export type ExtensionInputs = {
   onHookStatus?: (phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }) => void;
   /** Hook-trust grants made with "allow once", kept across /reload. */
   hookGrants: Set<string>;
+  /** Where MCP servers' questions (elicitations) are shown; absent or without forms = not offered to servers. */
+  questioner?: Questioner;
 };
 
 /** Built-in skills are written once per state dir and process (they only change with a new version). */
@@ -94,13 +99,18 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       cwd: inputs.cwd,
       permissionMode: inputs.permissionMode,
       env: services.env,
+      passEnv: config.hooks.pass_env,
       logger: services.logger.child("hooks"),
       onHookStart: (s) => inputs.onHookStatus?.("start", s),
       onHookEnd: (s) => inputs.onHookStatus?.("end", s),
     });
   const userAndPluginHooks = hookLoad.items.filter((item) => item.source.scope !== "project");
 
+  const mcpEnvPolicy = previous?.mcpEnvPolicy ?? { projectEnv: [] };
+  mcpEnvPolicy.projectEnv = [...config.mcp.project_env];
   const mcpTrust = createMcpTrustResolver({
+    env: services.env,
+    envPolicy: mcpEnvPolicy,
     store: createMcpTrustStore({ stateDir: paths.stateDir }),
     projectRoot,
     trustProjectServers: services.flags.trustProjectMcp,
@@ -118,8 +128,14 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       stateDir: paths.stateDir,
       cwd: projectRoot,
       env: services.env,
+      envPolicy: mcpEnvPolicy,
       disabledServers: config.mcp.disabled_servers,
-      reservedToolNames: ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos", "task", "eval"],
+      reservedToolNames: ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos", "task", "eval", "ask_user", "web_fetch", "process_output", "process_stop"],
+      elicit: (server) => {
+        const questioner = inputs.questioner;
+        if (!questioner?.forms) return undefined;
+        return (request, signal) => questioner.form({ message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema }, {}, signal);
+      },
       connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
       callTimeoutMs: config.mcp.call_timeout_seconds * 1000,
       logger: services.logger.child("mcp"),
@@ -135,6 +151,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     hooks: buildEngine(userAndPluginHooks),
     mcp,
     mcpEntries: discovery.items,
+    mcpEnvPolicy,
     diagnostics,
     settled: Promise.resolve(),
   };

@@ -1,5 +1,5 @@
-import type { Message, UserContent } from "../model/types.js";
-import { isSummaryMessage, summaryText } from "./compaction-messages.js";
+import type { Message, UserContent } from "../../model/types.js";
+import { isSummaryMessage, summaryText } from "./messages.js";
 
 // Markdown rendering of conversation messages: appended to /conversation_history/<session>.md so
 // the model can look details up after a compaction, and (with a smaller part cap) the text the

@@ -1,10 +1,10 @@
 import type { Message, UserMessage } from "../model/types.js";
 import type { ToolDisplay } from "../tools/types.js";
 import type { Logger } from "../util/logger.js";
-import type { PromptBlock } from "./prompt-input.js";
-import type { SessionEvent } from "./services.js";
+import type { PromptBlock } from "../turn/index.js";
+import type { AgentEvent } from "../agent/events.js";
 import type { SessionStore } from "./store/index.js";
-import type { SessionRecord, ToolCallRecord } from "./transcript.js";
+import type { SessionRecord, ToolCallRecord } from "./restore.js";
 
 /** Streamed text is written in pieces at most this old, so a crash loses at most this much. */
 const TEXT_FLUSH_MS = 150;
@@ -58,7 +58,7 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
     record(record: SessionRecord) {
       write(record);
     },
-    event(event: SessionEvent) {
+    event(event: AgentEvent) {
       switch (event.type) {
         case "message_chunk":
           return bufferText("text", event.messageId, event.text);

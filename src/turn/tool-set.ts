@@ -9,6 +9,7 @@ import { createReadFileTool } from "../tools/read-file.js";
 import type { AnyTool } from "../tools/types.js";
 import { createWriteFileTool } from "../tools/write-file.js";
 import { createWriteTodosTool } from "../tools/write-todos.js";
+import { createAskUserTool } from "../tools/ask-user.js";
 import { createWebFetchTool } from "../tools/web-fetch.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 
@@ -30,7 +31,7 @@ export function builtinTools(options: BuiltinToolOptions): AnyTool[] {
     createGrepTool(),
   ];
   if (options.canExecute) tools.push(createExecuteTool());
-  tools.push(createWriteTodosTool());
+  tools.push(createWriteTodosTool(), createAskUserTool());
   return tools;
 }
 

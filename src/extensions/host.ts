@@ -1,11 +1,13 @@
+import type { Questioner } from "../tools/types.js";
 import type { EditorMcpServer, McpManager } from "../mcp/index.js";
 import type { HookEngine } from "../hooks/index.js";
 import { createWorkerSandboxFactory, limitsFromConfig, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { sessionWatchTargets } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
-import { closeExtensions, loadExtensions, type Extensions } from "./extensions.js";
+import { closeExtensions, loadExtensions, type Extensions } from "./load.js";
 import { summarizeReload } from "./reload-summary.js";
-import type { SessionEvent, SessionServices } from "./services.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { ExtensionServices } from "./services.js";
 import { createTrustQueue, type TrustPrompter, type TrustQuestion } from "./trust-queue.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
@@ -15,14 +17,16 @@ export type ExtensionHostOptions = {
   sessionId: string;
   cwd: string;
   projectRoot: string;
-  services: SessionServices;
+  services: ExtensionServices;
   editorMcpServers: readonly EditorMcpServer[];
   /** The editor's dialogs for trust decisions; absent in headless runs. */
   prompter?: TrustPrompter;
   transcriptPath: string;
   permissionMode: () => string;
   /** Delivers an event outside a turn; returns false when it cannot (it is then shown at the next turn). */
-  notify: (event: SessionEvent) => boolean;
+  notify: (event: AgentEvent) => boolean;
+  /** Shows MCP servers' elicitations. */
+  questioner?: Questioner;
 };
 
 /**
@@ -37,7 +41,7 @@ export class ExtensionHost {
   private readonly skippedReported = new Set<string>();
   private unwatch: (() => void) | undefined;
   private stale = false;
-  private turnSink: ((event: SessionEvent) => void) | undefined;
+  private turnSink: ((event: AgentEvent) => void) | undefined;
   private readonly unshown: Diagnostic[] = [];
   /** Load diagnostics already shown in a turn (each load makes new ones). */
   private readonly shown = new WeakSet<Diagnostic>();
@@ -61,7 +65,7 @@ export class ExtensionHost {
    * Opens the turn's dialogs (pending trust questions are asked now), waits for decisions and for
    * MCP servers (briefly), and returns what the turn can use.
    */
-  async forTurn(signal: AbortSignal, sink: (event: SessionEvent) => void): Promise<Extensions> {
+  async forTurn(signal: AbortSignal, sink: (event: AgentEvent) => void): Promise<Extensions> {
     this.turnSink = sink;
     const extensions = await this.start();
     if (this.options.prompter) await this.trust.open(this.options.prompter, signal);
@@ -98,7 +102,6 @@ export class ExtensionHost {
     const before = await this.start();
     const mcpBefore = new Map(before.mcp.describe().map((server) => [server.name, server.status]));
     await this.options.services.reloadConfig();
-    await this.options.services.approvalMemory(this.options.projectRoot).reload();
     this.loading = this.load(before);
     const after = await this.loading;
     this.stale = false;
@@ -132,6 +135,7 @@ export class ExtensionHost {
         permissionMode: this.options.permissionMode,
         hookGrants: this.hookGrants,
         onHookStatus: (phase, status) => this.hookStatus(phase, status),
+        ...(this.options.questioner ? { questioner: this.options.questioner } : {}),
       },
       previous,
     );
@@ -146,7 +150,7 @@ export class ExtensionHost {
     this.unwatch = services.watchHub.watch(projectRoot, targets, (change) => {
       if (this.stale) return;
       this.stale = true;
-      const event: SessionEvent = { type: "notice", severity: "info", title: `Changed: ${change.labels.join(", ")}. Run /reload to apply the changes.`, description: change.paths.slice(0, 5).join(", ") };
+      const event: AgentEvent = { type: "notice", severity: "info", title: `Changed: ${change.labels.join(", ")}. Run /reload to apply the changes.`, description: change.paths.slice(0, 5).join(", ") };
       if (!this.options.notify(event)) this.unshown.push({ severity: "info", source: change.paths[0] ?? "config", message: event.title });
     });
   }
@@ -155,7 +159,7 @@ export class ExtensionHost {
    * Headless runs cannot ask about project MCP servers: say once which ones were left off and how to
    * allow them, rather than leave the user wondering why their tools are missing.
    */
-  private reportSkippedProjectServers(extensions: Extensions, sink: (event: SessionEvent) => void): void {
+  private reportSkippedProjectServers(extensions: Extensions, sink: (event: AgentEvent) => void): void {
     const skipped = extensions.mcp.describe().filter((server) => server.status === "untrusted" && server.trust === "pending" && !this.skippedReported.has(server.name));
     if (skipped.length === 0) return;
     for (const server of skipped) this.skippedReported.add(server.name);
@@ -172,7 +176,7 @@ export class ExtensionHost {
   private hookStatus(phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }): void {
     if (!status.statusMessage) return;
     const toolCallId = `hook-${status.runId}`;
-    const event: SessionEvent =
+    const event: AgentEvent =
       phase === "start"
         ? { type: "tool_call", toolCallId, name: "hook", title: status.statusMessage, kind: "other", status: "in_progress", locations: [], rawInput: { hook: status.hook } }
         : { type: "tool_call_update", toolCallId, status: "completed" };

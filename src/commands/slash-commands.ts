@@ -1,7 +1,5 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { Session } from "../session/session.js";
-import type { PromptBlock } from "../session/prompt-input.js";
-import type { SessionEventSink } from "../session/services.js";
+import type { Session, SessionEventSink } from "../session/index.js";
+import type { PromptBlock } from "../turn/index.js";
 
 export type CommandResult =
   | { kind: "reply"; text: string; stopReason?: "end_turn" | "cancelled" }
@@ -33,10 +31,6 @@ export function parseSlashCommand(blocks: readonly PromptBlock[]): ParsedCommand
   const match = /^\/([A-Za-z][\w:@.-]*)(?:\s+([\s\S]*))?$/.exec(first.text.trim());
   if (!match) return undefined;
   return { name: match[1]!, args: (match[2] ?? "").trim() };
-}
-
-export function toAvailableCommands(commands: readonly SlashCommand[]): acp.AvailableCommand[] {
-  return commands.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) }));
 }
 
 export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[] {

@@ -1,9 +1,9 @@
-import type { BackendProtocol } from "../backends/protocol.js";
-import type { UserContent } from "../model/types.js";
-import { splitLines } from "../tools/format.js";
-import type { AnyTool, ToolDisplay, ToolResult } from "../tools/types.js";
-import { errorMessage } from "../util/errors.js";
-import { clip } from "./compaction-transcript.js";
+import type { BackendProtocol } from "../../backends/protocol.js";
+import type { UserContent } from "../../model/types.js";
+import { splitLines } from "../../tools/format.js";
+import type { AnyTool, ToolDisplay, ToolResult } from "../../tools/types.js";
+import { errorMessage } from "../../util/errors.js";
+import { clip } from "./markdown.js";
 
 // Large tool results (reference/system-inventory.md §12): a result whose text is longer than the
 // threshold is saved to /large_tool_results/<id>.txt and the model gets the path and a head/tail

@@ -1,4 +1,4 @@
-import type { Extensions } from "./extensions.js";
+import type { Extensions } from "./load.js";
 
 /** One line per kind of thing that changed, for the /reload reply. */
 export function summarizeReload(before: Extensions, after: Extensions): string {
