@@ -2,7 +2,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { UserPaths } from "../config/paths.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { ModelService } from "./model-service.js";
-import type { PersistentApprovalMemory } from "./approval-memory.js";
+import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import type { SessionStore } from "./store/index.js";
 import type { ConfigWatcherHub } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";

@@ -16,8 +16,8 @@ import type { Message, ModelClient } from "../model/types.js";
 import type { PlanEntry } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
-import type { PersistentApprovalMemory } from "./approval-memory.js";
-import { createPathRuleCheck } from "./path-rules.js";
+import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import { createProtectedPaths } from "../gate/protected-paths.js";
 import type { PromptBlock } from "./prompt-input.js";
 import { promptText } from "./prompt-input.js";
 import { createRecorder, type Recorder } from "./recorder.js";
@@ -401,7 +401,7 @@ export class Session {
       readRoots: extensions.skills.roots,
       approver: this.services.flags.autoApprove ? autoApprover : this.approver,
       memory: this.approvals,
-      pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed),
+      gate: { rules: workspace.rules, sandboxed: workspace.sandboxed, protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths) },
       maxRequests: config.agent.max_turn_requests,
       maxOutputTokens: config.model.max_output_tokens,
       signal,

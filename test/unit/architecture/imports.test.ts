@@ -12,6 +12,7 @@ const RANK: Record<string, number> = {
   watch: 3,
   agent: 3,
   interpreter: 4,
+  gate: 4,
   mcp: 4,
   tools: 5,
   model: 6,
