@@ -6,7 +6,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createSessionStore, type StoreRecord } from "../src/session/store/index.js";
+import { createSessionStore, type StoreRecord } from "../src/transcript/store/index.js";
 
 export type SessionStoreBenchResult = { name: string; ms: number; runs: number; [detail: string]: unknown };
 

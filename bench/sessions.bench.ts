@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createSessionStore } from "../src/session/store/index.js";
-import type { SessionRecord } from "../src/session/transcript.js";
+import { createSessionStore } from "../src/transcript/store/index.js";
+import type { SessionRecord } from "../src/transcript/restore.js";
 import { median, ndjsonChild, round, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");

@@ -12,6 +12,8 @@ const external = [
   "@jitl/quickjs-wasmfile-release-sync",
   "chokidar",
   "sucrase",
+  // SSH remote workspaces only; imported when a session connects.
+  "ssh2",
 ];
 
 // zod re-exports every message locale (~260 KB, more than half of zod) for `z.locales.*`; nothing
@@ -39,6 +41,9 @@ const result = await build({
   chunkNames: "chunks/[name]-[hash]",
   external,
   plugins: [onlyEnglishZodLocales],
+  // jsonc-parser's "main" is a UMD build whose inner require()s esbuild cannot follow; use its ESM build.
+  // Absolute, so a build from another folder (the packaging test's stage) finds it too.
+  alias: { "jsonc-parser": fileURLToPath(new URL("../node_modules/jsonc-parser/lib/esm/main.js", import.meta.url)) },
   // Smaller code parses faster, and parsing is most of the cold start.
   minify: process.env.DEEP_ACP_NO_MINIFY !== "1",
   keepNames: false,

@@ -1,31 +1,27 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { Session } from "../session/session.js";
-import type { SessionServices } from "../session/services.js";
-import type { ReplayItem } from "../session/transcript.js";
+import type { BindCollaborators, SessionCollaborators, Session, SessionServices, SessionEvent } from "../session/index.js";
+import type { ReplayItem } from "../transcript/index.js";
 import type { Logger } from "../util/logger.js";
 import { configOptions, modeState } from "./config-options.js";
 import { createEditorBridge } from "./editor-bridge.js";
 import { createPermissionDialog } from "./permission-dialog.js";
+import { createQuestionDialog } from "./question-dialog.js";
 import { createTrustDialog } from "./trust-dialog.js";
 import { editorServersFromNameValueLists } from "../mcp/editor-servers.js";
-import type { SessionEvent } from "../session/services.js";
 import { toContentBlocks } from "./prompt-content.js";
-import { toAvailableCommands, type SlashCommand } from "./slash-commands.js";
+import type { SlashCommand } from "../commands/index.js";
 import { createTranslator, type ClientFeatures } from "./translate.js";
 import { createUpdateStream } from "./update-stream.js";
 
 // The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
 // the handshake only pays for the protocol library.
-type SessionModules = {
-  session: typeof import("../session/session.js");
-  manager: typeof import("../session/manager.js");
-};
-let sessionModules: Promise<SessionModules> | undefined;
-export function loadSessionModules(): Promise<SessionModules> {
-  sessionModules ??= Promise.all([import("../session/session.js"), import("../session/manager.js")]).then(([session, manager]) => ({ session, manager }));
+type SessionLayer = typeof import("../session/index.js");
+let sessionLayer: Promise<SessionLayer> | undefined;
+export function loadSessionLayer(): Promise<SessionLayer> {
+  sessionLayer ??= import("../session/index.js");
   // A failed load is retried by the next request instead of failing every request for good.
-  sessionModules.catch(() => (sessionModules = undefined));
-  return sessionModules;
+  sessionLayer.catch(() => (sessionLayer = undefined));
+  return sessionLayer;
 }
 
 export type LiveSession = {
@@ -56,9 +52,14 @@ export class ConnectionState {
 
   /**
    * What a Session needs from this connection: the dialogs, the editor's fs/terminals, the MCP
-   * servers the editor passed, and a way to reach the editor outside a turn.
+   * servers the editor passed, and a way to reach the editor outside a turn. The session factory
+   * calls the result with the id it gives the session, so all of them speak under that id.
    */
-  attachments(client: acp.AgentContext, sessionId: string, mcpServers: readonly acp.McpServer[] = []) {
+  bind(client: acp.AgentContext, mcpServers: readonly acp.McpServer[] = []): BindCollaborators {
+    return (sessionId) => this.collaborators(client, sessionId, mcpServers);
+  }
+
+  private collaborators(client: acp.AgentContext, sessionId: string, mcpServers: readonly acp.McpServer[]): SessionCollaborators {
     const push = (update: acp.SessionUpdate) => this.sessions.get(sessionId)?.stream.push(update);
     return {
       approver: createPermissionDialog(
@@ -66,6 +67,13 @@ export class ConnectionState {
         (request, signal) => client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
         this.logger,
       ),
+      questioner: createQuestionDialog({
+        sessionId,
+        capabilities: this.clientCapabilities,
+        elicit: (params, signal) => client.request(acp.methods.client.elicitation.create, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        choose: (params, signal) => client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        logger: this.logger,
+      }),
       trustPrompter: createTrustDialog(client, sessionId, push, this.logger),
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
       editorMcpServers: editorServersFromNameValueLists(mcpServers as never),
@@ -139,4 +147,8 @@ export class ConnectionState {
     await entry.session.close();
     await entry.stream.flush();
   }
+}
+
+export function toAvailableCommands(commands: readonly SlashCommand[]): acp.AvailableCommand[] {
+  return commands.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) }));
 }

@@ -4,7 +4,7 @@ import { isSessionMode, type SessionMode } from "../agent/modes.js";
 import { errorMessage } from "../util/errors.js";
 import type { ConnectionState, LiveSession } from "./connection-state.js";
 import { toPromptBlocks } from "./prompt-content.js";
-import { parseSlashCommand, skillPrompt, type CommandResult } from "./slash-commands.js";
+import { parseSlashCommand, skillPrompt, type CommandResult } from "../commands/index.js";
 import { META_KEY } from "./translate.js";
 
 async function applyMode(entry: LiveSession, modeId: string) {

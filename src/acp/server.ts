@@ -1,13 +1,12 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { Session } from "../session/session.js";
-import type { SessionServices } from "../session/services.js";
+import type { Session, SessionServices } from "../session/index.js";
 import type { Logger } from "../util/logger.js";
 import { registerAuthHandlers } from "./auth-handlers.js";
 import { buildInitializeResponse } from "./capabilities.js";
-import { ConnectionState, loadSessionModules } from "./connection-state.js";
+import { ConnectionState, loadSessionLayer } from "./connection-state.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
-import { coreCommands } from "./slash-commands.js";
+import { coreCommands } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
 
@@ -38,7 +37,7 @@ export function createAcpServer(options: AcpServerOptions) {
       // session/new sent straight after initialize is answered first (session/new loads the
       // layer itself), and an editor that pauses finds it warm.
       setTimeout(() => void services.config().then(() => services.models.choices()).catch(() => undefined), 0);
-      setTimeout(() => loadSessionModules().catch((error) => logger.error("cannot load the session layer", error)), SESSION_LAYER_PREFETCH_DELAY_MS).unref();
+      setTimeout(() => loadSessionLayer().catch((error) => logger.error("cannot load the session layer", error)), SESSION_LAYER_PREFETCH_DELAY_MS).unref();
       return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
     });
   app = registerAuthHandlers(app, state);
@@ -47,6 +46,10 @@ export function createAcpServer(options: AcpServerOptions) {
 
   return {
     app,
+    /** Cancels every running turn: each prompt answers with stopReason "cancelled". */
+    cancelTurns(): void {
+      for (const { session } of state.sessions.values()) session.cancel();
+    },
     /** Closes every session (cancelling turns and killing their processes). */
     async shutdown(): Promise<void> {
       await Promise.all([...state.sessions.keys()].map((id) => state.close(id)));

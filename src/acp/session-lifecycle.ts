@@ -2,8 +2,8 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { ForkPointError, RewindError } from "../session/errors.js";
-import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../session/store/index.js";
-import { loadSessionModules, type ConnectionState, type LiveSession } from "./connection-state.js";
+import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../transcript/index.js";
+import { loadSessionLayer, type ConnectionState, type LiveSession } from "./connection-state.js";
 import { META_KEY } from "./translate.js";
 
 /** Extension method: truncate a conversation before a user message and restore the files since. */
@@ -25,15 +25,15 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     const existing = state.sessions.get(sessionId);
     if (existing) {
       if (replay) {
-        const { restoreSession } = await import("../session/transcript.js");
+        const { restoreSession } = await import("../transcript/index.js");
         state.replay(existing, restoreSession(await existing.session.records()).replay);
       }
       return existing;
     }
-    const { manager } = await loadSessionModules();
+    const { createSession } = await loadSessionLayer();
     let opened;
     try {
-      opened = await manager.openSession(services, sessionId, { cwd, additionalDirectories, ...state.attachments(client, sessionId, mcpServers) });
+      opened = await createSession(services, { kind: "open", id: sessionId, cwd, additionalDirectories }, state.bind(client, mcpServers));
     } catch (error) {
       if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(sessionId);
       throw error;
@@ -61,22 +61,15 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         resolved = await services.models.resolveDefault();
       }
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
-      const { session: sessionModule } = await loadSessionModules();
-      const sessionId = crypto.randomUUID();
-      const session = new sessionModule.Session({
-        id: sessionId,
-        cwd: params.cwd,
-        additionalDirectories: params.additionalDirectories ?? [],
-        modelSpec: resolved.spec,
-        services,
-        ...state.attachments(client, sessionId, params.mcpServers),
-      });
+      const { createSession } = await loadSessionLayer();
+      const source = { kind: "new" as const, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], modelSpec: resolved.spec };
+      const { session } = await createSession(services, source, state.bind(client, params.mcpServers));
       const entry = state.register(client, session);
       session.warmUp();
       const config = await state.config(session);
       // Zed registers the session only when it has this response, so updates wait for the next tick.
       state.announceCommands(entry);
-      return { sessionId, ...config };
+      return { sessionId: session.id, ...config };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
@@ -94,11 +87,11 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const own = (meta[META_KEY] ?? {}) as Record<string, unknown>;
       const messageId = typeof own.messageId === "string" ? own.messageId : typeof meta.messageId === "string" ? meta.messageId : undefined;
       await state.sessions.get(params.sessionId)?.session.records(); // flush a live source first
-      const { manager } = await loadSessionModules();
+      const { createSession } = await loadSessionLayer();
       let opened;
       try {
-        const sessionId = crypto.randomUUID();
-        opened = await manager.forkSession(services, params.sessionId, { cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId, ...state.attachments(client, sessionId, params.mcpServers) });
+        const source = { kind: "fork" as const, sourceId: params.sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId };
+        opened = await createSession(services, source, state.bind(client, params.mcpServers));
       } catch (error) {
         if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(params.sessionId);
         if (error instanceof ForkPointError) throw acp.RequestError.invalidParams({ messageId }, error.message);

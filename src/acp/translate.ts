@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ToolDisplay } from "../tools/types.js";
-import type { SessionEvent } from "../session/services.js";
+import type { SessionEvent } from "../session/index.js";
 
 /** What the connected editor can show, from its `initialize` capabilities. */
 export type ClientFeatures = {

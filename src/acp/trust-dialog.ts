@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
-import type { TrustPrompter } from "../session/trust-queue.js";
+import type { TrustPrompter } from "../extensions/index.js";
 import type { Logger } from "../util/logger.js";
 import { META_KEY } from "./translate.js";
 

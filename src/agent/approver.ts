@@ -1,6 +1,7 @@
 import type { ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
 
-export type ApprovalOutcome = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
+/** `unattended`: nobody could be asked (headless without --yes); the model must not read it as a user's no. */
+export type ApprovalOutcome = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "unattended" | "cancelled";
 
 export type ApprovalRequest = {
   toolCallId: string;

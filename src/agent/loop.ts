@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
-import type { AnyTool } from "../tools/types.js";
+import type { AnyTool, ToolResult } from "../tools/types.js";
 import { createMutex } from "../util/mutex.js";
 import type { ApprovalMemory } from "../gate/approval-memory.js";
 import type { GatePolicy } from "../gate/gate.js";
@@ -49,6 +49,7 @@ export type TurnOptions = {
   onHistoryReplaced?: (messages: Message[]) => void;
   finalizeResult?: ToolRunEnv["finalizeResult"];
   runSubagent?: ToolRunEnv["runSubagent"];
+  questioner?: ToolRunEnv["questioner"];
   /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
   parentToolCallId?: string;
   newId?: () => string;
@@ -89,6 +90,7 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
     parentToolCallId: options.parentToolCallId,
     finalizeResult: options.finalizeResult,
     runSubagent: options.runSubagent,
+    questioner: options.questioner,
     newToolCallId: newId,
   };
 
@@ -142,6 +144,15 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
       const outcomes = await runCalls(env, calls, toolIds, signal);
       for (const outcome of outcomes) record(outcome.message);
       if (signal.aborted || outcomes.some((o) => o.cancelled)) return { stopReason: "cancelled" };
+      const closing = outcomes.map((o) => (o.result as ToolResult).endTurnWith).filter((text): text is string => text !== undefined);
+      if (closing.length > 0) {
+        // The user answers with their next prompt: say it as the agent's message and stop here.
+        const text = closing.join("\n\n");
+        const messageId = newId();
+        if (!options.parentToolCallId) emit({ type: "message_chunk", messageId, text });
+        record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
+        return { stopReason: "end_turn" };
+      }
     }
   } finally {
     turn.end();

@@ -1,6 +1,6 @@
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolResultMessage, UserContent } from "../model/types.js";
-import type { AnyTool, SubagentRequest, ToolContext, ToolDisplay, ToolPresentation, ToolResult } from "../tools/types.js";
+import type { AnyTool, Questioner, SubagentRequest, ToolContext, ToolDisplay, ToolPresentation, ToolResult, UserQuestion } from "../tools/types.js";
 import { errorMessage, isAbortError } from "../util/errors.js";
 import type { Mutex } from "../util/mutex.js";
 import { runWithApprovedTargets } from "../backends/approved-targets.js";
@@ -16,7 +16,9 @@ import type { SessionMode } from "./modes.js";
 export type ToolRunEnv = {
   tools: ReadonlyMap<string, AnyTool>;
   /** The parts of ToolContext shared by every call of the turn. */
-  context: Omit<ToolContext, "toolCallId" | "signal" | "progress" | "callTool" | "runSubagent">;
+  context: Omit<ToolContext, "toolCallId" | "signal" | "progress" | "callTool" | "runSubagent" | "askUser">;
+  /** Shows ask_user questions; they wait their turn with permission dialogs. */
+  questioner?: Questioner;
   mode: SessionMode;
   virtualPrefixes: readonly string[];
   readRoots?: readonly string[];
@@ -114,6 +116,7 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
     progress: progressSink(env, toolCallId),
     callTool: (name, nestedInput) => runNestedCall(env, toolCallId, name, nestedInput),
     ...(env.runSubagent ? { runSubagent: (req: SubagentRequest) => env.runSubagent!(req, toolCallId, signal) } : {}),
+    ...(env.questioner ? { askUser: (question: UserQuestion) => env.dialogLock(() => env.questioner!.ask(question, { toolCallId }, signal)) } : {}),
   };
 
   const permitted = await authorize(env, hooked, presentation, context);
@@ -240,6 +243,8 @@ async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: Tool
       return { message: `The user rejected this ${call.tool.name} call and asked not to be asked again. Do not retry it; continue another way or ask the user.` };
     case "reject_once":
       return { message: `The user rejected this ${call.tool.name} call. Do not retry it as is; adjust the approach or ask the user what they want.` };
+    case "unattended":
+      return { message: `This ${call.tool.name} call needs approval (${decision.reason}) and this run cannot ask for it (headless, without --yes), so it was not run. No user rejected it. Do not retry it; finish what you can without it and say that rerunning with --yes would allow it.` };
     case "cancelled":
       return "cancelled";
   }

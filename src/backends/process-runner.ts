@@ -1,6 +1,7 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { createOutputBuffer } from "./output-buffer.js";
-import { killProcessGroup } from "./process-group.js";
+import { trackProcessGroup } from "../util/process-groups.js";
+import { isGroupAlive, killProcessGroup } from "./process-group.js";
 import type { ExecuteResponse } from "./protocol.js";
 
 // Runs one command as the leader of a new process group (detached => setsid) with stdin closed,
@@ -53,6 +54,8 @@ export function runCommand(options: RunCommandOptions): Promise<ExecuteResponse>
     let drainTimer: NodeJS.Timeout | undefined;
 
     const pid = child.pid;
+    // Until the group is known to be gone, shutdown (and a reaper, if we are SIGKILLed) can kill it.
+    const untrack = pid !== undefined ? trackProcessGroup(pid) : () => undefined;
     if (pid !== undefined) options.onSpawn?.(pid);
     const terminate = () => {
       if (pid === undefined) return Promise.resolve();
@@ -93,6 +96,8 @@ export function runCommand(options: RunCommandOptions): Promise<ExecuteResponse>
       if (drainTimer) clearTimeout(drainTimer);
       options.signal?.removeEventListener("abort", onAbort);
       if (killing) await killing;
+      // Background processes a command was allowed to leave stay recorded, so shutdown still ends them.
+      if (killing || pid === undefined || !isGroupAlive(pid)) untrack();
       child.stdout?.destroy();
       child.stderr?.destroy();
       const { output, truncated } = buffer.result();

@@ -2,12 +2,14 @@
 //
 // Default (inherit: true): the command sees the environment deep-acp was started with — the user's
 // PATH, toolchains, proxies and tokens they exported for their own tools — minus deep-acp's own
-// model credentials (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_COMPATIBLE_API_KEY) and every
-// DEEP_ACP_* variable, so a prompt-injected `env | curl ...` cannot leak the keys the agent itself
+// model credentials (every provider key of util/secret-env: ANTHROPIC_API_KEY, OPENAI_API_KEY,
+// GOOGLE_API_KEY, AWS_SECRET_ACCESS_KEY, ...) and every DEEP_ACP_* variable, so a prompt-injected `env | curl ...` cannot leak the keys the agent itself
 // runs on. `inherit: false` gives a minimal environment (PATH, HOME, LANG, TERM, USER, SHELL,
 // TMPDIR) for callers that want nothing else to leak. `extraEnv` is applied last in both modes.
 
-export const MODEL_CREDENTIAL_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"] as const;
+import { isModelKeyVariable, MODEL_KEY_VARS } from "../util/secret-env.js";
+
+export const MODEL_CREDENTIAL_VARS = MODEL_KEY_VARS;
 export const MINIMAL_ENV_VARS = ["PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR"] as const;
 
 export type ShellEnvPolicy = {
@@ -22,7 +24,7 @@ export type ShellEnvPolicy = {
 };
 
 export function isDroppedVariable(name: string, extra: readonly string[] = []): boolean {
-  return (MODEL_CREDENTIAL_VARS as readonly string[]).includes(name) || name.startsWith("DEEP_ACP_") || extra.includes(name);
+  return isModelKeyVariable(name) || extra.includes(name);
 }
 
 export function buildShellEnv(policy: ShellEnvPolicy = {}): Record<string, string> {

@@ -16,8 +16,16 @@ export type CliOptions = {
   json: boolean;
   project: boolean;
   force: boolean;
+  /** setup: print the entry instead of writing it. */
+  print: boolean;
+  /** setup: show what would be written, write nothing. */
+  dryRun: boolean;
   help: boolean;
   version: boolean;
+  /** Overrides config.toml [acp] max_message_bytes. */
+  maxMessageBytes?: number;
+  /** Overrides config.toml [acp] max_json_depth. */
+  maxJsonDepth?: number;
 };
 
 export class UsageError extends Error {}
@@ -45,7 +53,11 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         json: { type: "boolean" },
         project: { type: "boolean" },
         force: { type: "boolean" },
+        print: { type: "boolean" },
+        "dry-run": { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        "max-message-bytes": { type: "string" },
+        "max-json-depth": { type: "string" },
         version: { type: "boolean", short: "v" },
       },
     });
@@ -58,6 +70,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   const agent = v.agent ?? "agent";
   if (!/^[A-Za-z0-9_-]+$/.test(agent)) throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
   if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "") throw new UsageError("-n needs a prompt");
+  const maxMessageBytes = positiveInteger(v["max-message-bytes"], "--max-message-bytes", 1024);
+  const maxJsonDepth = positiveInteger(v["max-json-depth"], "--max-json-depth", 8);
   return {
     command: parsed.positionals,
     prompt: v["non-interactive"],
@@ -73,9 +87,20 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     json: v.json ?? false,
     project: v.project ?? false,
     force: v.force ?? false,
+    print: v.print ?? false,
+    dryRun: v["dry-run"] ?? false,
     help: v.help ?? false,
     version: v.version ?? false,
+    ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
+    ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
   };
+}
+
+function positiveInteger(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number of at least ${min} (got "${value}")`);
+  return n;
 }
 
 /** `--resume` may stand alone; give it an explicit empty value so parseArgs accepts it. */
@@ -100,6 +125,8 @@ Usage:
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
   deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)
+  deep-acp setup zed|jetbrains|vscode|neovim|emacs [--print] [--dry-run]
+                                   add this installation to an editor's settings (backup kept)
   deep-acp mcp list | login NAME | logout NAME
   deep-acp skills list | info NAME | create NAME [--project] | delete NAME --force
   deep-acp plugins add SOURCE | list | enable ID --force | disable ID | remove ID
@@ -115,6 +142,8 @@ Options:
   --trust-project-hooks     run the project's hooks without asking (this run only)
   --sandbox none|bwrap      run shell commands inside bubblewrap
   -y, --yes                 headless: approve everything that would ask
+  --max-message-bytes N     longest ACP line accepted (default 33554432; config [acp] max_message_bytes)
+  --max-json-depth N        deepest JSON nesting accepted (default 256; config [acp] max_json_depth)
 
 Environment:
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_COMPATIBLE_BASE_URL,

@@ -13,6 +13,8 @@ export type McpFactsOptions = {
   pluginServers: readonly PluginMcpServers[];
   /** config.toml `[mcp].disabled_servers`. */
   disabledServers: readonly string[];
+  /** config.toml `[mcp] project_env` (approvals are bound to it). */
+  projectEnv?: readonly string[];
 };
 
 /** Every MCP config level and the merged servers with their trust state. Nothing is started or contacted. */
@@ -30,6 +32,7 @@ export async function collectMcpFacts(options: McpFactsOptions): Promise<DoctorM
     store: createMcpTrustStore({ stateDir: options.stateDir }),
     projectRoot: options.projectRoot,
     trustProjectServers: options.trustProjectMcp,
+    envPolicy: { projectEnv: options.projectEnv ?? [] },
   });
   const servers: DoctorMcpServer[] = [];
   for (const entry of discovery.items) {

@@ -95,6 +95,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
       trustProjectMcp: options.trustProjectMcp ?? false,
       pluginServers: plugins.mcpServers,
       disabledServers: config.mcp.disabled_servers,
+      projectEnv: config.mcp.project_env,
       ...(options.mcpConfig !== undefined ? { configFlag: options.mcpConfig } : {}),
     }),
     collectHooksFacts({

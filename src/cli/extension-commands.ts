@@ -35,18 +35,19 @@ export async function runMcpCommand(cli: CliOptions, args: string[], io: Command
     pluginServers: plugins.items.map((p) => ({ plugin: p.id, origin: p.root, servers: p.mcpServers, variables: p.env })),
     cwd,
   });
-  const trust = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir: paths.stateDir }), projectRoot, trustProjectServers: cli.trustProjectMcp });
+  const envPolicy = { projectEnv: config.mcp.project_env };
+  const trust = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir: paths.stateDir }), projectRoot, trustProjectServers: cli.trustProjectMcp, envPolicy });
   switch (action) {
     case undefined:
     case "list": {
-      const report = await collectMcpList({ discovery, trust, stateDir: paths.stateDir, manager: { disabledServers: config.mcp.disabled_servers } });
+      const report = await collectMcpList({ discovery, trust, stateDir: paths.stateDir, manager: { disabledServers: config.mcp.disabled_servers, envPolicy } });
       io.stdout(renderMcpList(report));
       return report.diagnostics.some((d) => d.severity === "error") ? 1 : 0;
     }
     case "login": {
       if (!name) return usage(io, "deep-acp mcp login NAME");
       try {
-        const result = await mcpLogin(name, { entries: discovery.items, trust, stateDir: paths.stateDir, openUrl: createUrlOpener({ write: (t) => io.stderr(t) }) });
+        const result = await mcpLogin(name, { entries: discovery.items, trust, envPolicy, stateDir: paths.stateDir, openUrl: createUrlOpener({ write: (t) => io.stderr(t) }) });
         io.stdout(`Logged in to ${result.server}; tokens saved in ${result.tokenFile}. Run /reload in open editor sessions.\n`);
         return 0;
       } catch (error) {

@@ -1,10 +1,9 @@
 import type { Approver } from "../agent/approver.js";
-import { openSession } from "../session/manager.js";
-import { Session } from "../session/session.js";
-import type { SessionEvent } from "../session/services.js";
+import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";
+import { createStdinQuestioner } from "./stdin-questions.js";
 
 export type HeadlessIo = {
   stdout: (text: string) => void;
@@ -23,35 +22,39 @@ const defaultIo: HeadlessIo = {
  */
 export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessIo = defaultIo, cwd = process.cwd()): Promise<number> {
   const services = createServices({ cli, env: process.env, logger });
-  services.flags.autoApprove = cli.yes;
   const resolved = await services.models.resolveDefault();
   if ("error" in resolved) {
     io.stderr(`deep-acp: ${resolved.error}\n`);
     return 1;
   }
-  const approver: Approver = {
-    async requestApproval(request) {
-      io.stderr(`deep-acp: refused "${request.title}" (${request.reason}); it needs approval: rerun with --yes to allow\n`);
-      return "reject_once";
-    },
-  };
-  let session: Session;
+  // --yes approves everything that would ask; without it the question is refused with a hint.
+  const approver: Approver = cli.yes
+    ? { requestApproval: async () => "allow_once" }
+    : {
+        async requestApproval(request) {
+          io.stderr(`deep-acp: refused "${request.title}" (${request.reason}); it needs approval: rerun with --yes to allow\n`);
+          return "unattended";
+        },
+      };
+  let source: SessionSource = { kind: "new", cwd, modelSpec: resolved.spec };
   if (cli.resume !== undefined) {
     const id = cli.resume || (await services.sessions.list({ cwd, limit: 1 })).sessions[0]?.id;
     if (!id) {
       io.stderr(`deep-acp: no session to resume in ${cwd}\n`);
       return 1;
     }
-    try {
-      session = (await openSession(services, id, { cwd, approver })).session;
-    } catch (error) {
-      io.stderr(`deep-acp: cannot resume session ${id}: ${(error as Error).message}\n`);
-      return 1;
-    }
-    io.stderr(`deep-acp: resuming session ${id}\n`);
-  } else {
-    session = new Session({ cwd, modelSpec: resolved.spec, services, approver });
+    source = { kind: "open", id, cwd };
   }
+  const questioner = createStdinQuestioner(process.stdin, io.stderr);
+  let session: Session;
+  try {
+    session = (await createSession(services, source, () => ({ approver, questioner }))).session;
+  } catch (error) {
+    const what = source.kind === "open" ? `resume session ${source.id}` : "start a session";
+    io.stderr(`deep-acp: cannot ${what}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (source.kind === "open") io.stderr(`deep-acp: resuming session ${source.id}\n`);
   const interrupt = () => session.cancel();
   process.once("SIGINT", interrupt);
   let endsWithNewline = true;
@@ -70,6 +73,7 @@ export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessI
     return result.stopReason === "end_turn" && !result.error ? 0 : 1;
   } finally {
     process.removeListener("SIGINT", interrupt);
+    questioner.close();
     await session.close();
   }
 }

@@ -53,6 +53,10 @@ async function main(argv: string[]): Promise<number> {
       const { runSessionsCommand } = await import("./sessions.js");
       return runSessionsCommand(cli, rest, logger);
     }
+    case "setup": {
+      const { runSetup } = await import("./setup.js");
+      return runSetup(cli);
+    }
     case "doctor": {
       const { runDoctorCommand } = await import("./doctor.js");
       return runDoctorCommand(cli);

@@ -1,14 +1,13 @@
 import { homedir } from "node:os";
 import { loadConfigFile, type DeepAcpConfig } from "../config/config-file.js";
 import { userPaths } from "../config/paths.js";
-import { createModelService } from "../session/model-service.js";
+import { createModelService } from "../model/service.js";
 import { createApprovalStore } from "../permissions/approval-store.js";
 import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../gate/approval-memory.js";
-import { createSessionStore } from "../session/store/index.js";
+import { createSessionStore } from "../transcript/index.js";
 import { createConfigWatcherHub } from "../watch/index.js";
-import type { SessionServices } from "../session/services.js";
-import type { Diagnostic } from "../util/diagnostics.js";
-import { formatDiagnostic } from "../util/diagnostics.js";
+import type { SessionServices } from "../session/index.js";
+import { type Diagnostic, formatDiagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args.js";
 
@@ -56,7 +55,6 @@ export function createServices({ cli, env, logger, home = homedir() }: ServicesO
       trustProjectHooks: cli.trustProjectHooks,
       mcpConfigPath: cli.mcpConfig,
       noMcp: cli.noMcp,
-      autoApprove: false,
     },
   };
   return services;

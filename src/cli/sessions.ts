@@ -1,8 +1,7 @@
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";
-import { restoreSession, type SessionRecord } from "../session/transcript.js";
+import { restoreSession, type SessionRecord, SessionNotFoundError, InvalidSessionIdError } from "../transcript/index.js";
 import type { Logger } from "../util/logger.js";
-import { SessionNotFoundError, InvalidSessionIdError } from "../session/store/index.js";
 
 export type SessionsIo = { stdout: (text: string) => void; stderr: (text: string) => void };
 const defaultIo: SessionsIo = { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };

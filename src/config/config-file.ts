@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
+import { parseCidr } from "../util/cidr.js";
 
 // ~/.deepagents/config.toml. Every section has defaults, so a missing or broken file still yields a
 // usable config; problems (bad TOML, wrong types, unknown keys) become diagnostics.
@@ -20,6 +21,22 @@ const sections = {
     options: z.array(z.string()).default([]),
     max_output_tokens: z.number().int().positive().optional(),
     context_window: z.number().int().positive().optional(),
+    /** Per-model limits and prices (USD per million tokens), keyed by `provider:model`; override the built-in catalog. */
+    catalog: z
+      .record(
+        z.string(),
+        z.strictObject({
+          name: z.string().min(1).optional(),
+          context_window: z.number().int().positive().optional(),
+          max_output_tokens: z.number().int().positive().optional(),
+          supports_images: z.boolean().optional(),
+          input_price: z.number().nonnegative().optional(),
+          output_price: z.number().nonnegative().optional(),
+          cache_read_price: z.number().nonnegative().optional(),
+          cache_write_price: z.number().nonnegative().optional(),
+        }),
+      )
+      .default({}),
   }),
   agent: z.strictObject({
     /** Model requests per prompt turn before the turn stops with `max_turn_requests`. */
@@ -27,7 +44,13 @@ const sections = {
   }),
   shell: z.strictObject({
     timeout_seconds: z.number().positive().default(120),
+    /** What the editor's tool view shows of a command's output (head and tail) when it has no terminal. */
     output_chars: z.number().int().positive().default(30_000),
+    /**
+     * Output kept for the model, whole up to this size (head and tail beyond it, to bound memory).
+     * Results over [offload] tool_result_chars go to /large_tool_results/, so the model can read all of it.
+     */
+    capture_chars: z.number().int().positive().default(2_000_000),
   }),
   sandbox: z.strictObject({
     kind: z.enum(["none", "bwrap"]).default("none"),
@@ -76,10 +99,31 @@ const sections = {
     /** Tool results longer than this many characters are saved to /large_tool_results/. */
     tool_result_chars: z.number().int().positive().default(80_000),
   }),
+  acp: z.strictObject({
+    /** Longest line accepted from the editor; longer ones are refused with -32600 (the connection stays up). */
+    max_message_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    /** Deepest nesting of objects/arrays accepted in one message. */
+    max_json_depth: z.number().int().min(8).max(10_000).default(256),
+  }),
+  web_fetch: z.strictObject({
+    enabled: z.boolean().default(true),
+    timeout_seconds: z.number().positive().default(30),
+    /** Bytes of (decompressed) body read; the rest of a page is cut. */
+    max_bytes: z.number().int().positive().default(5_000_000),
+    max_redirects: z.number().int().nonnegative().default(5),
+    /** CIDRs ("127.0.0.1/32") that may be fetched although loopback, link-local or private. */
+    allow_private_networks: z.array(z.string().refine((entry) => parseCidr(entry) !== undefined, "must be an IP address or CIDR")).default([]),
+  }),
   mcp: z.strictObject({
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
     connect_timeout_seconds: z.number().positive().default(30),
+    /** Variables project MCP servers may read through `${VAR}` (model keys never). */
+    project_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).default([]),
+  }),
+  hooks: z.strictObject({
+    /** Variables hooks receive beyond the base allowlist (model keys never). */
+    pass_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).default([]),
   }),
 };
 
@@ -96,6 +140,9 @@ const configSchema = z.object({
   compaction: sections.compaction.default(sections.compaction.parse({})),
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
+  hooks: sections.hooks.default(sections.hooks.parse({})),
+  acp: sections.acp.default(sections.acp.parse({})),
+  web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
 });
 
 export type DeepAcpConfig = z.infer<typeof configSchema>;

@@ -8,7 +8,7 @@ import type { ProtectedPaths } from "./protected-paths.js";
 // model sees, or ask with the exact dialog text and the exact key "always" would store.
 
 export type GateMode = "default" | "accept-edits" | "plan" | "bypass";
-export type GateEffect = "read" | "edit" | "delete" | "execute" | "external" | "none";
+export type GateEffect = "read" | "edit" | "delete" | "execute" | "external" | "network" | "none";
 
 export type GateDecision =
   | { action: "allow"; reason: string }
@@ -24,6 +24,13 @@ export type GateDecision =
 
 export type RememberedDecision = "allow" | "deny";
 
+/**
+ * The tool being called. `hookName` is the Claude-compatible name hook messages use (`Bash`,
+ * `Eval`); `approvalId` keys remembered approvals when the name alone is not the identity (a
+ * project MCP server's tool is bound to its source and definition).
+ */
+export type GateTool = { name: string; hookName?: string; approvalId?: string; effect: GateEffect };
+
 /** A target as the gate sees it: a real path, or a path in one of the agent's own routes. */
 export type GateTarget = RealTarget & {
   /** A route of the agent's own storage (/memories/, /large_tool_results/, ...): not a host path. */
@@ -38,8 +45,7 @@ export type RuleVerdict = { action: "deny"; reason: string } | { action: "ask"; 
 export type HookVerdict = { decision: "allow" | "deny" | "ask"; reason?: string };
 
 export type GateRequest = {
-  /** `hookName` is the Claude-compatible name hook messages use (`Bash`, `Eval`). */
-  tool: { name: string; hookName?: string; effect: GateEffect };
+  tool: GateTool;
   mode: GateMode;
   /** Real paths of the session roots. */
   roots: readonly string[];
@@ -48,6 +54,8 @@ export type GateRequest = {
   targets: readonly GateTarget[];
   /** For `execute`: what "always" may cover (command-policy.ts). */
   command?: CommandApproval;
+  /** For `network`: the host fetched from, when the input names one. */
+  host?: string;
   protectedPaths: ProtectedPaths;
   rules?: RuleVerdict;
   /** The PreToolUse hooks' verdict. */
@@ -107,11 +115,16 @@ function byMode(request: GateRequest): GateDecision | Ask {
       const command = request.command;
       return command?.key ? ask("runs a shell command", command.key, command.label) : ask("runs a shell command", null, null);
     }
+    case "network": {
+      // Fetching changes nothing locally, so plan mode offers it too; every new host still asks.
+      const host = request.host;
+      return host ? ask(`fetches from ${host}`, `fetch:${host}`, `Always allow fetching from ${host}`) : ask("fetches from the network", null, null);
+    }
     case "external":
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };
       return tool.name === "eval"
         ? ask("runs code that can call tools with side effects", null, null)
-        : ask("calls a tool with side effects", `tool:${tool.name}`, `Always allow ${tool.name}`);
+        : ask("calls a tool with side effects", `tool:${tool.approvalId ?? tool.name}`, `Always allow ${tool.name}`);
   }
 }
 

@@ -3,7 +3,8 @@ import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs
 import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
 import { commandApproval, commandKeyUses, commandPathArguments, commandsDecidedBy } from "./command-policy.js";
-import { decide, type GateDecision, type GateEffect, type GateMode, type GateTarget, type HookVerdict } from "./decide.js";
+import { fetchHost } from "../tools/web-fetch.js";
+import { decide, type GateDecision, type GateMode, type GateTarget, type GateTool, type HookVerdict } from "./decide.js";
 import { checkFileRules } from "./path-rules.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
@@ -26,7 +27,7 @@ export type GatePolicy = {
 };
 
 export type ToolCallGateRequest = {
-  tool: { name: string; hookName?: string; effect: GateEffect };
+  tool: GateTool;
   input: unknown;
   /** Absolute paths the call touches, as the tool presents them. */
   paths: readonly string[];
@@ -71,6 +72,7 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
     readRoots,
     targets,
     command,
+    ...(request.tool.effect === "network" ? { host: fetchHost(request.input) } : {}),
     protectedPaths: policy.protectedPaths ?? DEFAULT_PROTECTED,
     rules: policy.rules ? checkFileRules(policy.rules, policy.sandboxed ?? false, request.tool.effect, targets) : undefined,
     hook,

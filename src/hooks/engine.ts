@@ -44,8 +44,10 @@ export type HookEngineOptions = {
   cwd?: string;
   /** Payload `permission_mode`, read at each run (Claude names: HookPermissionMode). Default omitted. */
   permissionMode?: () => string | undefined;
-  /** Base environment, scrubbed of secrets before use. Default process.env. */
+  /** Base environment; hooks get only its allowlisted part (util/secret-env). Default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** config.toml `[hooks] pass_env`: more variables hooks receive. Default none. */
+  passEnv?: readonly string[];
   /** Default node:child_process spawn. */
   spawn?: SpawnFunction;
   /** Default Date. */
@@ -148,7 +150,7 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
         ? { argv: item.handler.argv.map((arg) => substituteHookVariables(arg, vars)) }
         : { command: item.handler.command ?? "" }),
       cwd: options.projectRoot,
-      env: buildHookEnv(baseEnv, item.source, options.projectRoot),
+      env: buildHookEnv(baseEnv, item.source, options.projectRoot, options.passEnv),
       input: payloadJson,
       timeoutMs: timeoutSec * 1000,
       ...(signal ? { signal } : {}),

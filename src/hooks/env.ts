@@ -1,22 +1,24 @@
+import { filterEnvironment, isCredentialLike, isPassableVariable } from "../util/secret-env.js";
 import type { HookSource } from "./types.js";
 
-// Hooks run with the user's privileges but must not receive credentials by accident. Any variable
-// whose upper-cased name contains one of these is dropped, deliberately over-broad (it also drops
-// names like KEYBOARD_LAYOUT): a hook that needs a secret should read it from a secret manager.
-const SECRET_MARKERS = ["KEY", "TOKEN", "SECRET", "PASSWORD", "APIKEY"];
+// Hooks run with the user's privileges but must not receive credentials by accident. They get an
+// allowlist, as MCP stdio servers do: the base variables of util/secret-env (PATH, HOME, locale,
+// proxies, ...) plus the names the user lists in config.toml `[hooks] pass_env`. Model keys never.
+// Filtering by substrings let DB_PASS, DATABASE_URL, GH_PAT, NPM_AUTH or SENTRY_DSN through.
 
+/** Kept for callers that only want to know whether a name looks like a secret. */
 export function isSecretEnvName(name: string): boolean {
-  const upper = name.toUpperCase();
-  return SECRET_MARKERS.some((marker) => upper.includes(marker));
+  return isCredentialLike(name);
 }
 
-/** `env` minus every secret-looking variable (and unset values). */
-export function scrubHookEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !isSecretEnvName(name)) out[name] = value;
-  }
-  return out;
+/** Whether a hook may receive `name` (given the user's `[hooks] pass_env`). */
+export function isHookVariable(name: string, passEnv: readonly string[] = []): boolean {
+  return isPassableVariable(name, { allowed: passEnv });
+}
+
+/** The allowlisted part of `env` (and no unset values). */
+export function scrubHookEnv(env: Readonly<Record<string, string | undefined>>, passEnv: readonly string[] = []): Record<string, string> {
+  return filterEnvironment(env, { allowed: passEnv });
 }
 
 /** Variables we set for a handler of `source`; they are also substituted as `${NAME}` in argv. */
@@ -35,13 +37,14 @@ export function hookVariables(source: HookSource, projectRoot: string): Record<s
   return vars;
 }
 
-/** The environment a handler runs with: scrubbed base plus our variables. */
+/** The environment a handler runs with: the allowlisted base plus our variables. */
 export function buildHookEnv(
   base: Readonly<Record<string, string | undefined>>,
   source: HookSource,
   projectRoot: string,
+  passEnv: readonly string[] = [],
 ): Record<string, string> {
-  return { ...scrubHookEnv(base), ...hookVariables(source, projectRoot) };
+  return { ...scrubHookEnv(base, passEnv), ...hookVariables(source, projectRoot) };
 }
 
 /**

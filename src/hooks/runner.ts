@@ -1,4 +1,5 @@
 import { spawn as nodeSpawn, type ChildProcess } from "node:child_process";
+import { trackProcessGroup } from "../util/process-groups.js";
 
 /** Claude Code's per-stream cap; later bytes are read and dropped so the hook never blocks on a full pipe. */
 export const MAX_HOOK_OUTPUT_BYTES = 100_000;
@@ -68,8 +69,10 @@ export function runHookCommand(options: HookCommandOptions): Promise<HookCommand
 
   return new Promise((resolve) => {
     let child: ChildProcess;
+    let untrack = () => {};
     try {
       child = spawnFn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+      if (child.pid !== undefined) untrack = trackProcessGroup(child.pid);
     } catch (error) {
       resolve({ ...result, spawnError: error instanceof Error ? error.message : String(error) });
       return;
@@ -82,6 +85,7 @@ export function runHookCommand(options: HookCommandOptions): Promise<HookCommand
     const finish = () => {
       if (settled) return;
       settled = true;
+      untrack();
       clearTimeout(timeoutTimer);
       clearTimeout(graceTimer);
       options.signal?.removeEventListener("abort", onAbort);

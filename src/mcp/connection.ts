@@ -1,5 +1,6 @@
 // One live connection to one MCP server: transport + SDK Client + its tool list.
 
+import type { FormAnswer } from "../tools/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -33,7 +34,12 @@ export type McpConnectionOptions = {
   onLost(reason: string): void;
   /** The server announced a new tool list (already fetched). */
   onToolsChanged(tools: Tool[]): void;
+  /** Shows the server's form elicitations to the user; absent = elicitation is not advertised. */
+  elicit?: McpElicit;
 };
+
+/** Relays one form elicitation; "unsupported" is answered to the server as a decline. */
+export type McpElicit = (request: { message: string; schema: Record<string, unknown> }, signal: AbortSignal) => Promise<FormAnswer>;
 
 export interface McpConnection {
   readonly client: Client;
@@ -102,7 +108,8 @@ export async function connectMcpServer(options: McpConnectionOptions): Promise<M
         : new (await sdk.sse()).SSEClientTransport(url, common);
   }
 
-  const client = new Client(options.clientInfo, { capabilities: {} });
+  const client = new Client(options.clientInfo, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
+  if (options.elicit) await relayElicitations(client, sdk, options.elicit, logger);
   let closing = false;
   let lost: string | null = null;
   let tools: Tool[] = [];
@@ -220,4 +227,19 @@ function classifyConnectError(
 
 function lastLines(text: string, count: number): string {
   return text.split(/\r?\n/).filter(Boolean).slice(-count).join(" | ");
+}
+
+/** The server's `elicitation/create` (form mode only: URL mode is not advertised) goes to the user. */
+async function relayElicitations(client: Client, sdk: McpSdk, elicit: McpElicit, logger: Logger): Promise<void> {
+  const { ElicitRequestSchema } = await sdk.types();
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown> };
+    if (params.mode === "url" || !params.requestedSchema) return { action: "decline" as const };
+    const answer = await elicit({ message: params.message, schema: params.requestedSchema }, extra.signal);
+    if (answer.action === "unsupported") {
+      logger.info(`declined the server's question: ${answer.reason}`);
+      return { action: "decline" as const };
+    }
+    return answer.action === "accept" ? { action: "accept" as const, content: answer.content as Record<string, string | number | boolean | string[]> } : { action: answer.action };
+  });
 }

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import { fingerprintServer } from "./fingerprint.js";
-import type { EditorMcpServer, McpServerEntry, McpSource, PluginMcpServers } from "./types.js";
+import { UNTRUSTED_SOURCES, type EditorMcpServer, type McpServerEntry, type McpSource, type PluginMcpServers } from "./types.js";
 import { isRecord, SERVER_NAME, validateServer } from "./validate.js";
 
 export type McpConfigFileStatus = {
@@ -75,6 +75,16 @@ export async function discoverMcpServers(options: McpDiscoveryOptions): Promise<
   const merged = new Map<string, McpServerEntry>();
   const add = (entry: McpServerEntry) => {
     const previous = merged.get(entry.name);
+    // A repository's file must not replace a server the user configured (and inherit its trust):
+    // the user's definition wins and the project one is reported.
+    if (previous && UNTRUSTED_SOURCES.has(entry.source) && !UNTRUSTED_SOURCES.has(previous.source)) {
+      diagnostics.push({
+        severity: "warning",
+        source: entry.origin,
+        message: `project server "${entry.name}" ignored: your ${previous.source} config (${previous.origin}) defines a server with that name, and a project file cannot replace it`,
+      });
+      return;
+    }
     if (previous) entry.overrides = [...previous.overrides, previous.source];
     merged.delete(entry.name);
     merged.set(entry.name, entry);

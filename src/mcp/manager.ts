@@ -6,15 +6,16 @@ import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
 import { callMcpTool } from "./call-tool.js";
-import { connectMcpServer, McpConnectError, type FetchFunction, type McpConnection } from "./connection.js";
+import { connectMcpServer, McpConnectError, type FetchFunction, type McpConnection, type McpElicit } from "./connection.js";
 import { fingerprintServer } from "./fingerprint.js";
-import { lookupFrom, resolveServerDefinition } from "./interpolate.js";
+import { interpolationLookup, type McpEnvPolicy } from "./environment.js";
+import { resolveServerDefinition } from "./interpolate.js";
 import { defaultMcpSdk, type McpSdk } from "./sdk.js";
 import type { SpawnFunction } from "./stdio-transport.js";
 import { applyToolFilter } from "./tool-filter.js";
 import { adaptMcpTool, modelToolName } from "./tool-adapter.js";
-import type { McpTrustResolver, McpTrustState } from "./trust.js";
-import type { McpServerEntry, McpSource, McpTransport } from "./types.js";
+import { trustFingerprint, type McpTrustResolver, type McpTrustState } from "./trust.js";
+import { UNTRUSTED_SOURCES, type McpServerEntry, type McpSource, type McpTransport } from "./types.js";
 
 export type McpServerStatus = "connecting" | "ok" | "unauthenticated" | "error" | "disabled" | "untrusted";
 
@@ -51,6 +52,8 @@ export type McpManagerOptions = {
   cwd?: string;
   /** Source of ${VAR} values and of the stdio allowlist. Default: process.env. */
   env?: Record<string, string | undefined>;
+  /** config.toml `[mcp] project_env`: what project servers may read. Default: base variables only. */
+  envPolicy?: McpEnvPolicy;
   /** config.toml [mcp].disabled_servers. Default: none. */
   disabledServers?: readonly string[];
   /** Built-in tool names MCP tools must not shadow (they get a hash suffix instead). Default: none. */
@@ -72,6 +75,8 @@ export type McpManagerOptions = {
   fetch?: FetchFunction;
   /** Default: silent. */
   logger?: Logger;
+  /** Shows servers' form elicitations to the user (the session's questioner); absent = not advertised. */
+  elicit?: (server: string) => McpElicit | undefined;
 };
 
 export interface McpManager {
@@ -180,7 +185,9 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
 
     let server = entry.definition;
     if (!entry.literal) {
-      const resolved = resolveServerDefinition(entry.definition, lookupFrom(entry.variables, env));
+      const lookup = interpolationLookup(entry, env, options.envPolicy ?? { projectEnv: [] });
+      if (!lookup.ok) return set(slot, "error", lookup.error);
+      const resolved = resolveServerDefinition(entry.definition, lookup.lookup);
       if (!resolved.ok) return set(slot, "error", resolved.error);
       server = resolved.server;
     }
@@ -206,6 +213,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
           set(slot, "error", reason);
         },
         onToolsChanged: () => changed(),
+        ...(options.elicit?.(server.name) ? { elicit: options.elicit(server.name)! } : {}),
       });
     } catch (error) {
       if (slot.abort.signal.aborted) return;
@@ -246,6 +254,12 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     return outcome.result;
   }
 
+  /** Project servers' tools remember approvals per source, name and definition; the user's own keep their plain names. */
+  function approvalScope(entry: McpServerEntry): string | undefined {
+    if (!UNTRUSTED_SOURCES.has(entry.source)) return undefined;
+    return `mcp:${entry.source}:${entry.name}:${trustFingerprint(entry, options.envPolicy ?? { projectEnv: [] }).replace(/^sha256:/, "").slice(0, 16)}`;
+  }
+
   function adaptedTools(): Array<{ slot: Slot; tool: AnyTool; mcpName: string; readOnly: boolean; description: string }> {
     const taken = new Set(reserved);
     const out: Array<{ slot: Slot; tool: AnyTool; mcpName: string; readOnly: boolean; description: string }> = [];
@@ -258,7 +272,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         if (!keep.has(tool.name)) continue;
         const name = modelToolName(slot.entry.name, tool.name, taken);
         taken.add(name);
-        const adapted = adaptMcpTool(slot.entry.name, tool, name, (mcpName, args, ctx) => call(slot, mcpName, args, ctx));
+        const adapted = adaptMcpTool(slot.entry.name, tool, name, (mcpName, args, ctx) => call(slot, mcpName, args, ctx), approvalScope(slot.entry));
         out.push({ slot, ...adapted, description: adapted.tool.description });
       }
     }

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 import type { FetchFunction } from "./connection.js";
-import { lookupFrom, resolveServerDefinition } from "./interpolate.js";
+import { interpolationLookup, type McpEnvPolicy } from "./environment.js";
+import { resolveServerDefinition } from "./interpolate.js";
 import { createMcpTokenStore, tokenDirectory } from "./oauth-store.js";
 import { createOAuthProvider } from "./oauth-provider.js";
 import { startRedirectListener } from "./redirect-listener.js";
@@ -28,6 +29,8 @@ export type McpLoginOptions = {
   openUrl: (url: string) => void | Promise<void>;
   /** Default: process.env. */
   env?: Record<string, string | undefined>;
+  /** config.toml `[mcp] project_env`. Default: base variables only. */
+  envPolicy?: McpEnvPolicy;
   /** Cancels the wait for the browser. */
   signal?: AbortSignal;
   /** How long to wait for the browser to come back. Default: 300000 ms. */
@@ -59,7 +62,9 @@ export async function mcpLogin(name: string, options: McpLoginOptions): Promise<
 
   let url = definition.url;
   if (!entry.literal) {
-    const resolved = resolveServerDefinition(definition, lookupFrom(entry.variables, options.env ?? process.env));
+    const lookup = interpolationLookup(entry, options.env ?? process.env, options.envPolicy ?? { projectEnv: [] });
+    if (!lookup.ok) throw new McpLoginError(`server "${name}": ${lookup.error}`);
+    const resolved = resolveServerDefinition(definition, lookup.lookup);
     if (!resolved.ok) throw new McpLoginError(`server "${name}": ${resolved.error}`);
     if (resolved.server.transport === "stdio") throw new McpLoginError(`server "${name}" is not remote`);
     url = resolved.server.url;

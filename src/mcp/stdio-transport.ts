@@ -8,6 +8,7 @@ import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:c
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { trackProcessGroup } from "../util/process-groups.js";
 
 export type SpawnFunction = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
@@ -57,6 +58,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   let pending: Buffer = Buffer.alloc(0);
   let closed = false;
   let closing: Promise<void> | undefined;
+  let untrack = () => {};
 
   const transport: StdioTransport = {
     get pid() {
@@ -87,7 +89,10 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       exited = new Promise((done) => proc.once("close", () => done()));
       proc.once("spawn", () => {
         spawned = true;
-        if (groups && proc.pid) liveGroups.add(proc.pid);
+        if (groups && proc.pid) {
+          liveGroups.add(proc.pid);
+          untrack = trackProcessGroup(proc.pid);
+        }
         ensureExitHook();
         resolve();
       });
@@ -188,6 +193,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       await until(() => !groupAlive(pid), termGraceMs);
     }
     liveGroups.delete(pid);
+    untrack();
     finish();
   }
 

@@ -12,7 +12,8 @@ export type McpToolCaller = (tool: string, args: Record<string, unknown>, ctx: T
 
 export type AdaptedTool = { tool: AnyTool; mcpName: string; readOnly: boolean };
 
-export function adaptMcpTool(server: string, tool: Tool, modelName: string, call: McpToolCaller): AdaptedTool {
+/** `approvalScope`: binds remembered approvals to one definition (see ToolDefinition.approvalId). */
+export function adaptMcpTool(server: string, tool: Tool, modelName: string, call: McpToolCaller, approvalScope?: string): AdaptedTool {
   const readOnly = isCoherentlyReadOnly(tool.annotations);
   const schema = { ...(tool.inputSchema as Record<string, unknown>) };
   delete schema.$schema;
@@ -25,6 +26,7 @@ export function adaptMcpTool(server: string, tool: Tool, modelName: string, call
     jsonSchema: schema,
     kind: "other",
     effect: readOnly ? "read" : "external",
+    ...(approvalScope ? { approvalId: `${approvalScope}:${tool.name}` } : {}),
     validate(raw) {
       if (raw === undefined || raw === null) return { success: true, data: {} };
       if (typeof raw !== "object" || Array.isArray(raw)) return { success: false, error: "arguments must be a JSON object" };

@@ -7,6 +7,8 @@ import { resolve } from "node:path";
 import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
+import { environmentExposure, isInheritedVariable, mayRead, placeholdersOf, type EnvironmentExposure, type McpEnvPolicy } from "./environment.js";
+import { fingerprintServer } from "./fingerprint.js";
 import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
 import type { McpServerEntry, McpSource, McpTransport } from "./types.js";
 import { UNTRUSTED_SOURCES } from "./types.js";
@@ -39,16 +41,23 @@ export type McpTrustRequest = {
   origin: string;
   projectRoot: string;
   transport: McpTransport | "unknown";
-  /** stdio: the command and arguments as written (placeholders unexpanded, so no secret leaks). */
+  /** stdio: the command and arguments as written (placeholders unexpanded: they are not secrets). */
   command?: string;
   args?: string[];
-  /** stdio: names of the environment variables it sets (values never shown). */
+  /** stdio: names of the environment variables it sets. */
   envNames?: string[];
+  /** stdio: its `env` as written. */
+  env?: Record<string, string>;
   /** http/sse: the URL as written. */
   url?: string;
-  /** http/sse: header names only. */
+  /** http/sse: header names. */
   headerNames?: string[];
+  /** http/sse: its headers as written. */
+  headers?: Record<string, string>;
   oauth?: boolean;
+  /** Which of the user's environment variables it would receive (names only). */
+  exposure: EnvironmentExposure;
+  /** What an approval is bound to: the definition plus the allowlisted variables it reads. */
   fingerprint: string;
   /** A saved approval exists for this name, but for a different definition. */
   changed: boolean;
@@ -83,6 +92,10 @@ export type McpTrustResolverOptions = {
   trustProjectServers?: boolean;
   /** The editor dialog; absent in headless runs, where pending servers are skipped. */
   decide?: McpTrustDecider;
+  /** Where `${VAR}` values come from (names shown in the dialog). Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** config.toml `[mcp] project_env`. Default: nothing beyond the base variables. */
+  envPolicy?: McpEnvPolicy;
   /** Default: silent. */
   logger?: Logger;
 };
@@ -94,7 +107,11 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
   const allowedOnce = new Set<string>();
   const rejected = new Set<string>();
   let dialogs: Promise<unknown> = Promise.resolve();
-  const key = (entry: McpServerEntry) => `${entry.name}\0${entry.fingerprint}`;
+  const env = options.env ?? process.env;
+  const policy = options.envPolicy ?? { projectEnv: [] };
+  const bound = (entry: McpServerEntry) => trustFingerprint(entry, policy);
+  // Keyed by source too: a definition allowed in one file says nothing about another file's.
+  const key = (entry: McpServerEntry) => `${entry.source}\0${entry.name}\0${bound(entry)}`;
 
   async function verdictFrom(entry: McpServerEntry, snapshot: McpTrustSnapshot): Promise<McpTrustVerdict> {
     if (!UNTRUSTED_SOURCES.has(entry.source)) return { state: "trusted", allowed: true, reason: `${entry.source} config` };
@@ -102,7 +119,7 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     if (snapshot.denied.some(mine)) return { state: "denied", allowed: false, reason: "on the never-allow list" };
     if (rejected.has(key(entry))) return { state: "rejected", allowed: false, reason: "rejected for this session" };
     if (allowedOnce.has(key(entry))) return { state: "approved-once", allowed: true, reason: "allowed for this session" };
-    if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === entry.fingerprint)) {
+    if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === bound(entry))) {
       return { state: "approved", allowed: true, reason: "approved" };
     }
     if (snapshot.error) {
@@ -119,8 +136,8 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
 
   async function request(entry: McpServerEntry): Promise<McpTrustRequest> {
     const snapshot = await options.store.load();
-    const changed = snapshot.approvals.some((row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== entry.fingerprint);
-    return describeTrustRequest(entry, projectRoot, changed);
+    const changed = snapshot.approvals.some((row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== bound(entry));
+    return describeTrustRequest(entry, projectRoot, changed, { env, policy });
   }
 
   async function record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict> {
@@ -140,7 +157,7 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
         rejected.delete(key(entry));
         // Also remembered for the session, so a store that cannot be written still lets it run now.
         allowedOnce.add(key(entry));
-        await persist(() => options.store.approve(projectRoot, entry.name, entry.fingerprint));
+        await persist(() => options.store.approve(projectRoot, entry.name, bound(entry)));
         break;
       case "reject":
         allowedOnce.delete(key(entry));
@@ -183,32 +200,67 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
   return { check, resolve: resolveOne, record, request, projectRoot };
 }
 
-export function describeTrustRequest(entry: McpServerEntry, projectRoot: string, changed: boolean): McpTrustRequest {
+/**
+ * The approval fingerprint: the definition as written, plus the names of the variables only
+ * `[mcp] project_env` lets it read, so allowing a new variable later asks again. Without such
+ * variables it is the plain definition fingerprint (the one dcode stores too).
+ */
+export function trustFingerprint(entry: McpServerEntry, policy: McpEnvPolicy): string {
+  const extra = entry.definition
+    ? placeholdersOf(entry.definition)
+        .map((p) => p.name)
+        .filter((name) => mayRead(entry, name, policy) && !isInheritedVariable(name))
+        .sort()
+    : [];
+  return extra.length === 0 ? entry.fingerprint : fingerprintServer({ definition: entry.raw ?? null, allowedVariables: extra });
+}
+
+export type DescribeContext = { env: Readonly<Record<string, string | undefined>>; policy: McpEnvPolicy };
+
+export function describeTrustRequest(entry: McpServerEntry, projectRoot: string, changed: boolean, context: DescribeContext = { env: {}, policy: { projectEnv: [] } }): McpTrustRequest {
   const raw = (typeof entry.raw === "object" && entry.raw !== null ? entry.raw : {}) as Record<string, unknown>;
   const definition = entry.definition;
-  const base = { name: entry.name, source: entry.source, origin: entry.origin, projectRoot, fingerprint: entry.fingerprint, changed };
+  const exposure = environmentExposure(entry, context.env, context.policy);
+  const base = { name: entry.name, source: entry.source, origin: entry.origin, projectRoot, fingerprint: trustFingerprint(entry, context.policy), changed, exposure };
   const lines = [`Defined in: ${entry.origin}`];
   let request: McpTrustRequest;
   if (definition?.transport === "stdio") {
     const envNames = Object.keys(definition.env);
     lines.push(`Runs: ${[definition.command, ...definition.args].map(quoteArg).join(" ")}`);
-    if (envNames.length > 0) lines.push(`Environment: ${envNames.join(", ")} (values hidden)`);
-    request = { ...base, transport: "stdio", command: definition.command, args: definition.args, envNames, title: "", detail: "" };
+    if (envNames.length > 0) {
+      lines.push("Sets environment:");
+      for (const [name, value] of Object.entries(definition.env)) lines.push(`  ${name}=${value}`);
+    }
+    request = { ...base, transport: "stdio", command: definition.command, args: definition.args, envNames, env: { ...definition.env }, title: "", detail: "" };
   } else if (definition) {
     const headerNames = Object.keys(definition.headers);
     lines.push(`Connects to: ${definition.url} (${definition.transport === "sse" ? "SSE" : "Streamable HTTP"})`);
-    if (headerNames.length > 0) lines.push(`Headers: ${headerNames.join(", ")} (values hidden)`);
+    if (headerNames.length > 0) {
+      lines.push("Sends headers:");
+      for (const [name, value] of Object.entries(definition.headers)) lines.push(`  ${name}: ${value}`);
+    }
     if (definition.auth) lines.push("Authentication: OAuth");
-    request = { ...base, transport: definition.transport, url: definition.url, headerNames, oauth: definition.auth === "oauth", title: "", detail: "" };
+    request = { ...base, transport: definition.transport, url: definition.url, headerNames, headers: { ...definition.headers }, oauth: definition.auth === "oauth", title: "", detail: "" };
   } else {
     lines.push(`Definition: ${JSON.stringify(Object.keys(raw))} (invalid)`);
     request = { ...base, transport: "unknown", title: "", detail: "" };
   }
+  lines.push(...exposureLines(exposure));
   if (changed) lines.push("The definition changed since you last approved this server.");
   lines.push(`Project: ${projectRoot}`);
   request.title = `Start project MCP server "${entry.name}"?`;
   request.detail = lines.join("\n");
   return request;
+}
+
+/** "Receives from your environment: ..." lines: names only, never values. */
+function exposureLines(exposure: EnvironmentExposure): string[] {
+  const lines = [`Receives from your environment: ${exposure.receives.length > 0 ? exposure.receives.join(", ") : "none of your variables"}`];
+  if (exposure.inherits.length > 0) lines.push(`Also inherits: ${exposure.inherits.join(", ")}`);
+  for (const item of exposure.withheld) {
+    lines.push(`Not given: ${item.name} (${item.reason})${item.hasDefault ? "; its default is used" : "; the server will not start"}`);
+  }
+  return lines;
 }
 
 function quoteArg(arg: string): string {

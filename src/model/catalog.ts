@@ -1,4 +1,9 @@
+import { CATALOG_ALIASES, REGIONAL_PREMIUM_MODELS, VENDOR_CATALOG, type CatalogEntry, type Vendor } from "./catalog-data.js";
+import type { ModelPricing } from "./types.js";
 import type { ProviderName } from "./types.js";
+
+export type { CatalogEntry } from "./catalog-data.js";
+export { usageCostUsd, type ModelPricing, type TokenPrices } from "./pricing.js";
 
 export type ModelInfo = {
   /** Human name for pickers, e.g. "Claude Sonnet 4.5". */
@@ -7,53 +12,98 @@ export type ModelInfo = {
   /** Largest `max_tokens` the model accepts. */
   maxOutputTokens: number;
   supportsImages: boolean;
+  /** Takes reasoning settings (OpenAI Responses `reasoning`, Gemini `thinkingConfig`). */
+  reasoning: boolean;
+  /** USD per million tokens; undefined when unknown (cost is then shown as unknown, never guessed). */
+  pricing?: ModelPricing;
+  /** True when the catalog (or a config override) knows this model; false means conservative defaults. */
+  known: boolean;
 };
 
-export type CatalogEntry = ModelInfo & { model: string };
-
-const K = 1000;
-
-// Published limits of each model family. Dated snapshots ("claude-sonnet-4-5-20250929") resolve to
-// their family via lookupModel.
-const CATALOG: Record<ProviderName, CatalogEntry[]> = {
-  anthropic: [
-    { model: "claude-sonnet-4-5", name: "Claude Sonnet 4.5", contextWindow: 200 * K, maxOutputTokens: 64 * K, supportsImages: true },
-    { model: "claude-sonnet-4-6", name: "Claude Sonnet 4.6", contextWindow: 200 * K, maxOutputTokens: 64 * K, supportsImages: true },
-    { model: "claude-opus-4-6", name: "Claude Opus 4.6", contextWindow: 200 * K, maxOutputTokens: 128 * K, supportsImages: true },
-    { model: "claude-opus-4-5", name: "Claude Opus 4.5", contextWindow: 200 * K, maxOutputTokens: 64 * K, supportsImages: true },
-    { model: "claude-opus-4-1", name: "Claude Opus 4.1", contextWindow: 200 * K, maxOutputTokens: 32 * K, supportsImages: true },
-    { model: "claude-haiku-4-5", name: "Claude Haiku 4.5", contextWindow: 200 * K, maxOutputTokens: 64 * K, supportsImages: true },
-    { model: "claude-sonnet-4-0", name: "Claude Sonnet 4", contextWindow: 200 * K, maxOutputTokens: 64 * K, supportsImages: true },
-    { model: "claude-opus-4-0", name: "Claude Opus 4", contextWindow: 200 * K, maxOutputTokens: 32 * K, supportsImages: true },
-  ],
-  openai: [
-    { model: "gpt-5", name: "GPT-5", contextWindow: 400 * K, maxOutputTokens: 128 * K, supportsImages: true },
-    { model: "gpt-5-mini", name: "GPT-5 mini", contextWindow: 400 * K, maxOutputTokens: 128 * K, supportsImages: true },
-    { model: "gpt-5-nano", name: "GPT-5 nano", contextWindow: 400 * K, maxOutputTokens: 128 * K, supportsImages: true },
-    { model: "gpt-4.1", name: "GPT-4.1", contextWindow: 1_047_576, maxOutputTokens: 32_768, supportsImages: true },
-    { model: "gpt-4.1-mini", name: "GPT-4.1 mini", contextWindow: 1_047_576, maxOutputTokens: 32_768, supportsImages: true },
-    { model: "gpt-4o", name: "GPT-4o", contextWindow: 128 * K, maxOutputTokens: 16_384, supportsImages: true },
-    { model: "o3", name: "o3", contextWindow: 200 * K, maxOutputTokens: 100 * K, supportsImages: true },
-    { model: "o4-mini", name: "o4-mini", contextWindow: 200 * K, maxOutputTokens: 100 * K, supportsImages: true },
-  ],
-  "openai-compatible": [],
-  ollama: [],
+/** One `[model.catalog."provider:model"]` table of config.toml. Prices are USD per million tokens. */
+export type CatalogOverride = {
+  name?: string;
+  context_window?: number;
+  max_output_tokens?: number;
+  supports_images?: boolean;
+  input_price?: number;
+  output_price?: number;
+  cache_read_price?: number;
+  cache_write_price?: number;
 };
-
-const ALIASES: Record<string, string> = { "claude-sonnet-4": "claude-sonnet-4-0", "claude-opus-4": "claude-opus-4-0" };
+/** Keyed by `provider:model`, exactly as written in --model. */
+export type CatalogOverrides = Readonly<Record<string, CatalogOverride>>;
 
 /** Default `max_tokens` when neither the caller nor config sets one (capped by the model's maximum). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
 
-export function catalogModels(provider: ProviderName): readonly CatalogEntry[] {
-  return CATALOG[provider];
+const K = 1000;
+
+/** Which vendor's table a provider's model name is looked up in, and under which name. */
+type Placement = { vendor: Vendor; model: string; priced: boolean };
+
+function place(provider: string, model: string): Placement | undefined {
+  switch (provider) {
+    case "anthropic":
+      return { vendor: "anthropic", model, priced: true };
+    case "openai":
+    case "openai-responses":
+      return { vendor: "openai", model, priced: true };
+    case "azure":
+      // A deployment named after its model gets the model's limits; Azure's price depends on the
+      // deployment type (global, data zone, regional), which the name does not tell.
+      return { vendor: "openai", model, priced: false };
+    case "google":
+    case "vertex":
+      return { vendor: "google", model, priced: true };
+    case "bedrock":
+      return placeBedrock(model);
+    case "openrouter":
+      return placeOpenRouter(model);
+    case "deepseek":
+    case "groq":
+    case "mistral":
+    case "together":
+      return { vendor: provider, model, priced: true };
+    default:
+      // Local and self-hosted servers (ollama, lmstudio, vllm, openai-compatible) serve anything.
+      return undefined;
+  }
 }
 
-/** Known limits of `model`, or undefined. Accepts dated snapshots and "-latest" names of catalog families. */
-export function findModel(provider: ProviderName, model: string): CatalogEntry | undefined {
-  const entries = CATALOG[provider];
-  const family = model.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, "");
-  const names = [model, family, ALIASES[family]].filter((n): n is string => n !== undefined);
+/** `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → anthropic / claude-sonnet-4-5-20250929. */
+function placeBedrock(model: string): Placement | undefined {
+  const match = /^(?:(us|eu|apac|jp|au|ca|us-gov|global)\.)?([a-z0-9-]+)\.(.+?)(?:-v\d+(?::\d+)?)?(?::\d+k)?$/.exec(model);
+  if (!match) return undefined;
+  const [, geo, vendor, name] = match as unknown as [string, string | undefined, string, string];
+  if (vendor === "anthropic") {
+    const family = stripDate(name);
+    const premium = REGIONAL_PREMIUM_MODELS.has(CATALOG_ALIASES[family] ?? family) && geo !== "global";
+    return { vendor: "anthropic", model: name, priced: !premium };
+  }
+  if (vendor === "amazon") return { vendor: "amazon", model: name, priced: true };
+  return undefined;
+}
+
+/** `anthropic/claude-sonnet-4.5` → anthropic / claude-sonnet-4-5. OpenRouter passes list prices through. */
+function placeOpenRouter(model: string): Placement | undefined {
+  const slash = model.indexOf("/");
+  if (slash === -1) return undefined;
+  const vendor = model.slice(0, slash);
+  const name = model.slice(slash + 1);
+  if (vendor === "anthropic") return { vendor, model: name.replace(/(\d)\.(\d)/g, "$1-$2"), priced: true };
+  if (vendor === "openai" || vendor === "google" || vendor === "deepseek") return { vendor, model: name, priced: true };
+  return undefined;
+}
+
+function stripDate(model: string): string {
+  return model.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, "").replace(/@\d{8}$/, "");
+}
+
+function findIn(vendor: Vendor, model: string): CatalogEntry | undefined {
+  const entries = VENDOR_CATALOG[vendor];
+  const family = stripDate(model);
+  const names = [model, family, CATALOG_ALIASES[family]].filter((n): n is string => n !== undefined);
   for (const name of names) {
     const hit = entries.find((entry) => entry.model === name);
     if (hit) return hit;
@@ -61,15 +111,92 @@ export function findModel(provider: ProviderName, model: string): CatalogEntry |
   return undefined;
 }
 
-/** Limits of `model`, with conservative defaults for models the catalog does not know. */
-export function lookupModel(provider: ProviderName, model: string): ModelInfo {
-  const hit = findModel(provider, model);
-  if (hit) return { name: hit.name, contextWindow: hit.contextWindow, maxOutputTokens: hit.maxOutputTokens, supportsImages: hit.supportsImages };
-  const anthropic = provider === "anthropic";
+/** Catalog models a provider offers in the picker without configuration. */
+export function catalogModels(provider: ProviderName | string): readonly CatalogEntry[] {
+  switch (provider) {
+    case "anthropic":
+    case "openai":
+    case "google":
+    case "deepseek":
+    case "groq":
+    case "mistral":
+    case "together":
+      return VENDOR_CATALOG[provider];
+    case "openai-responses":
+      return VENDOR_CATALOG.openai.filter((entry) => entry.reasoning);
+    case "vertex":
+      return VENDOR_CATALOG.google;
+    default:
+      return [];
+  }
+}
+
+/** The catalog entry of `model` at `provider`, or undefined. Accepts dated snapshots and "-latest" names. */
+export function findModel(provider: ProviderName | string, model: string): CatalogEntry | undefined {
+  const placement = place(provider, model);
+  return placement ? findIn(placement.vendor, placement.model) : undefined;
+}
+
+/**
+ * Limits and prices of `model` at `provider`: the catalog's, with config overrides applied, else
+ * conservative defaults and no price.
+ */
+export function lookupModel(provider: ProviderName | string, model: string, overrides: CatalogOverrides = {}): ModelInfo {
+  const placement = place(provider, model);
+  const hit = placement ? findIn(placement.vendor, placement.model) : undefined;
+  const base: ModelInfo = hit
+    ? {
+        name: hit.name,
+        contextWindow: hit.contextWindow,
+        maxOutputTokens: hit.maxOutputTokens,
+        supportsImages: hit.supportsImages,
+        reasoning: hit.reasoning === true,
+        ...(hit.pricing && placement?.priced && { pricing: hit.pricing }),
+        known: true,
+      }
+    : defaults(provider, model);
+  const override = overrides[`${provider}:${model}`];
+  return override ? applyOverride(base, override) : base;
+}
+
+function defaults(provider: string, model: string): ModelInfo {
+  const anthropic = provider === "anthropic" || (provider === "bedrock" && model.includes("anthropic."));
+  const local = provider === "ollama" || provider === "openai-compatible" || provider === "lmstudio" || provider === "vllm";
   return {
     name: model,
     contextWindow: anthropic ? 200 * K : 128 * K,
     maxOutputTokens: anthropic ? 64 * K : DEFAULT_MAX_OUTPUT_TOKENS,
-    supportsImages: provider === "anthropic" || provider === "openai",
+    // Hosted frontier APIs take images; a local server may run a text-only model.
+    supportsImages: !local && provider !== "deepseek" && provider !== "groq",
+    reasoning: /^(o\d|gpt-5(?!-chat))/.test(model),
+    known: false,
   };
+}
+
+function applyOverride(base: ModelInfo, override: CatalogOverride): ModelInfo {
+  const info: ModelInfo = { ...base, known: true };
+  if (override.name !== undefined) info.name = override.name;
+  if (override.context_window !== undefined) info.contextWindow = override.context_window;
+  if (override.max_output_tokens !== undefined) info.maxOutputTokens = override.max_output_tokens;
+  if (override.supports_images !== undefined) info.supportsImages = override.supports_images;
+  const prices = {
+    ...info.pricing,
+    ...(override.input_price !== undefined && { input: override.input_price }),
+    ...(override.output_price !== undefined && { output: override.output_price }),
+    ...(override.cache_read_price !== undefined && { cacheRead: override.cache_read_price }),
+    ...(override.cache_write_price !== undefined && { cacheWrite: override.cache_write_price }),
+  };
+  // A long-context tier from the catalog no longer matches prices the user replaced.
+  if (override.input_price !== undefined || override.output_price !== undefined) delete prices.longContext;
+  if (prices.input !== undefined && prices.output !== undefined) info.pricing = prices as ModelPricing;
+  else delete info.pricing;
+  return info;
+}
+
+/**
+ * Prices of a `provider:model` (USD per million tokens), or undefined when unknown. With
+ * `usageCostUsd(usage, pricing)` this is all a cost display needs.
+ */
+export function modelPricing(provider: ProviderName | string, model: string, overrides: CatalogOverrides = {}): ModelPricing | undefined {
+  return lookupModel(provider, model, overrides).pricing;
 }

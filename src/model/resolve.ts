@@ -1,5 +1,5 @@
 import type { Logger } from "../util/logger.js";
-import { catalogModels, DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
+import { catalogModels, DEFAULT_MAX_OUTPUT_TOKENS, lookupModel, type CatalogOverrides, type ModelInfo } from "./catalog.js";
 import { ENV_VARS, ollamaApiBase, providerSettings, type EnvLike, type StoredCredentials } from "./credentials.js";
 import { ModelConfigError } from "./errors.js";
 import type { FetchLike } from "./http.js";
@@ -10,6 +10,7 @@ import { PROVIDER_NAMES, type ModelClient, type ProviderName } from "./types.js"
 export { formatModelSpec, parseModelSpec, type ModelSpec } from "./spec.js";
 export { ModelConfigError, type ModelConfigErrorCode } from "./errors.js";
 export type { EnvLike, StoredCredentials } from "./credentials.js";
+export { lookupModel, modelPricing, usageCostUsd, type CatalogOverrides, type ModelInfo, type ModelPricing } from "./catalog.js";
 
 export type ResolveModelSpecInput = {
   /** `--model` value. */
@@ -89,6 +90,8 @@ export type CreateModelClientOptions = {
   idleTimeoutMs?: number;
   /** Anthropic extended thinking budget. Default: off. */
   thinkingBudgetTokens?: number;
+  /** config.toml `[model.catalog]`: per-model limits and prices over the built-in catalog. Default none. */
+  catalog?: CatalogOverrides;
 };
 
 /**
@@ -96,15 +99,21 @@ export type CreateModelClientOptions = {
  * ("invalid_spec" or "missing_credentials", naming the variable to set).
  */
 export async function createModelClient(spec: string | ModelSpec, options: CreateModelClientOptions): Promise<ModelClient> {
-  const { provider, model } = typeof spec === "string" ? parseModelSpec(spec) : spec;
+  const parsed = typeof spec === "string" ? parseModelSpec(spec) : spec;
+  const info = lookupModel(parsed.provider, parsed.model, options.catalog);
+  const client = await createClient(parsed, options, info);
+  return info.pricing ? { ...client, pricing: info.pricing } : client;
+}
+
+async function createClient({ provider, model }: ModelSpec, options: CreateModelClientOptions, info: ModelInfo): Promise<ModelClient> {
   const settings = providerSettings(provider, options.env, options.credentials);
   const common = {
     model,
     ...(options.fetch && { fetch: options.fetch }),
     ...(options.logger && { logger: options.logger }),
     ...(options.retry && { retry: options.retry }),
-    ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
-    ...(options.supportsImages !== undefined && { supportsImages: options.supportsImages }),
+    contextWindow: options.contextWindow ?? info.contextWindow,
+    supportsImages: options.supportsImages ?? info.supportsImages,
     ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
   };
   if (provider === "anthropic") {
@@ -114,7 +123,7 @@ export async function createModelClient(spec: string | ModelSpec, options: Creat
       ...common,
       apiKey: settings.apiKey,
       ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
-      maxOutputTokens: options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, lookupModel(provider, model).maxOutputTokens),
+      maxOutputTokens: options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
       ...(options.thinkingBudgetTokens !== undefined && { thinkingBudgetTokens: options.thinkingBudgetTokens }),
     });
   }
@@ -124,7 +133,7 @@ export async function createModelClient(spec: string | ModelSpec, options: Creat
   }
   const baseUrl = provider === "ollama" && settings.baseUrl ? ollamaApiBase(settings.baseUrl) : settings.baseUrl;
   const maxOutputTokens =
-    options.maxOutputTokens ?? (provider === "openai" ? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, lookupModel(provider, model).maxOutputTokens) : undefined);
+    options.maxOutputTokens ?? (provider === "openai" ? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens) : undefined);
   const { createOpenAiChatClient } = await import("./openai-chat.js");
   return createOpenAiChatClient({
     ...common,
@@ -148,6 +157,8 @@ export type ListModelChoicesInput = {
   configOptions: string[];
   /** The session's current `provider:model`; always listed. */
   current?: string;
+  /** config.toml `[model.catalog]`. Default none. */
+  catalog?: CatalogOverrides;
 };
 
 const PROVIDER_LABELS: Record<ProviderName, string> = {
@@ -179,9 +190,14 @@ export function listModelChoices(input: ListModelChoicesInput): ModelChoice[] {
     const id = formatModelSpec(spec);
     if (seen.has(id)) continue;
     seen.add(id);
-    const info = lookupModel(spec.provider, spec.model);
+    const info = lookupModel(spec.provider, spec.model, input.catalog);
     const context = info.contextWindow >= 1_000_000 ? `${(info.contextWindow / 1_000_000).toFixed(1)}M` : `${Math.round(info.contextWindow / 1000)}K`;
-    choices.push({ spec: id, name: info.name, description: `${PROVIDER_LABELS[spec.provider]} · ${context} context` });
+    const price = info.pricing ? ` · $${formatPrice(info.pricing.input)}/$${formatPrice(info.pricing.output)} per M tokens` : "";
+    choices.push({ spec: id, name: info.name, description: `${PROVIDER_LABELS[spec.provider]} · ${context} context${price}` });
   }
   return choices;
+}
+
+function formatPrice(usd: number): string {
+  return Number.isInteger(usd) ? String(usd) : String(Number(usd.toFixed(3)));
 }

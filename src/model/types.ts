@@ -50,6 +50,21 @@ export type Usage = {
   cacheWriteTokens?: number;
 };
 
+/** Prices in US dollars per million tokens. */
+export type TokenPrices = {
+  input: number;
+  output: number;
+  /** Cached prompt tokens read. Absent: unknown (a usage with cache reads then has no cost). */
+  cacheRead?: number;
+  /** Prompt tokens written to the cache. Absent: unknown (a usage with cache writes then has no cost). */
+  cacheWrite?: number;
+};
+
+export type ModelPricing = TokenPrices & {
+  /** Prices that apply to the whole request once its prompt exceeds `aboveTokens` (Gemini's long-context tier). */
+  longContext?: TokenPrices & { aboveTokens: number };
+};
+
 export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal";
 
 export type ModelEvent =
@@ -77,6 +92,8 @@ export interface ModelClient {
   /** Context window in tokens (used for usage_update and compaction). */
   readonly contextWindow: number;
   readonly supportsImages: boolean;
+  /** USD per million tokens, from the catalog or config; undefined when unknown. See usageCostUsd in catalog.ts. */
+  readonly pricing?: ModelPricing | undefined;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
 

@@ -1,56 +1,36 @@
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { createResultOffloader } from "../agent/offload.js";
+import { createResultOffloader, type PromptBlock, promptText, createSessionCompactor, resolvePrompt, createHookBridge, createSubagentRunner, assembleTurn } from "../turn/index.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { runTurn, type TurnOptions } from "../agent/loop.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
-import { renderMcpStatus } from "../mcp/index.js";
+import { renderMcpStatus, type EditorMcpServer } from "../mcp/index.js";
 import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
-import type { Extensions } from "./extensions.js";
+import { type Extensions, ExtensionHost, type TrustPrompter } from "../extensions/index.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
-import type { PlanEntry } from "../tools/types.js";
+import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import { createProtectedPaths } from "../gate/protected-paths.js";
-import type { PromptBlock } from "./prompt-input.js";
-import { promptText } from "./prompt-input.js";
-import { createRecorder, type Recorder } from "./recorder.js";
-import { createSessionCompactor } from "./session-compactor.js";
-import { resolvePrompt } from "./resolve-prompt.js";
-import { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
+import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type RestoredSession, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEvent, SessionEventSink, SessionServices } from "./services.js";
-import type { EditorMcpServer } from "../mcp/index.js";
-import { ExtensionHost } from "./extension-host.js";
-import { createHookBridge } from "./hook-bridge.js";
-import { createSubagentRunner } from "./subagent-runner.js";
-import type { TrustPrompter } from "./trust-queue.js";
 import { join } from "node:path";
-import { assembleTurn } from "./turn-assembly.js";
-import type { RestoredSession, SessionRecord } from "./transcript.js";
-import { restoreSession } from "./transcript.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
 
-export type SessionOptions = {
-  id?: string;
-  cwd: string;
-  additionalDirectories?: string[];
-  mode?: SessionMode;
-  modelSpec: string;
-  services: SessionServices;
+/** What a session uses to reach its client: every one of them speaks under the session's id. */
+export type SessionCollaborators = {
   approver: Approver;
+  /** Shows ask_user questions (and MCP servers' elicitations); absent = ask in the conversation. */
+  questioner?: Questioner;
   /** The editor's file system and terminals, when the client offers them. */
   editor?: EditorBridge;
-  /** A session read back from disk (load, resume, fork). */
-  restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
-  /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
-  persisted?: boolean;
-  /** MCP servers the editor passed in session/new or session/load. */
+  /** MCP servers the editor passed in session/new, load, resume or fork. */
   editorMcpServers?: EditorMcpServer[];
   /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
   trustPrompter?: TrustPrompter;
@@ -59,6 +39,20 @@ export type SessionOptions = {
    * the editor cannot show it now; it is then shown at the start of the next turn.
    */
   notify?: (event: SessionEvent) => boolean;
+};
+
+/** Built only by createSession (factory.ts), which binds the collaborators to `id`. */
+export type SessionOptions = SessionCollaborators & {
+  id: string;
+  cwd: string;
+  additionalDirectories?: string[];
+  mode?: SessionMode;
+  modelSpec: string;
+  services: SessionServices;
+  /** A session read back from disk (load, resume, fork). */
+  restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
+  /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
+  persisted?: boolean;
 };
 
 const STATE_ATTACHMENT = "state.json";
@@ -82,6 +76,7 @@ export class Session {
 
   private readonly services: SessionServices;
   private readonly approver: Approver;
+  private readonly questioner: Questioner | undefined;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
@@ -102,7 +97,7 @@ export class Session {
   private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
 
   constructor(options: SessionOptions) {
-    this.id = options.id ?? randomUUID();
+    this.id = options.id;
     this.cwd = options.cwd;
     this.roots = [options.cwd, ...(options.additionalDirectories ?? []).filter((d) => d !== options.cwd)];
     this.projectRoot = findProjectRoot(options.cwd);
@@ -115,6 +110,7 @@ export class Session {
     this.stateSnapshots = restored?.stateSnapshots;
     this.services = options.services;
     this.approver = options.approver;
+    this.questioner = options.questioner;
     this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
@@ -131,6 +127,7 @@ export class Session {
       transcriptPath: join(options.services.paths.sessionsDir, `${this.id}.jsonl`),
       permissionMode: () => hookPermissionMode(this.mode),
       notify: options.notify ?? (() => false),
+      ...(options.questioner ? { questioner: options.questioner } : {}),
     });
   }
 
@@ -152,6 +149,7 @@ export class Session {
   /** /reload: re-reads skills, memory, subagents, plugins, hooks, MCP config and config.toml. */
   async reload(): Promise<string> {
     await this.stopTurns();
+    await this.approvals.reload();
     const summary = await this.extensions.reload();
     this.workspace = undefined; // file rules, sandbox and routes come from config.toml too
     return summary;
@@ -374,7 +372,7 @@ export class Session {
     if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
     this.recorder?.user(messageId, [...blocks], prompt);
 
-    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), extensions, interpreterSandboxes: this.extensions.sandboxes });
+    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
     for (const d of turn.diagnostics) sink({ type: "notice", severity: "warning", title: d.message, description: d.source });
     const isFirstExchange = !this.title;
     const emit = (event: AgentEvent) => this.observe(event, sink);
@@ -399,7 +397,8 @@ export class Session {
       mode: this.mode,
       virtualPrefixes: workspace.virtualPrefixes,
       readRoots: extensions.skills.roots,
-      approver: this.services.flags.autoApprove ? autoApprover : this.approver,
+      approver: this.approver,
+      questioner: this.questioner,
       memory: this.approvals,
       gate: { rules: workspace.rules, sandboxed: workspace.sandboxed, protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths) },
       maxRequests: config.agent.max_turn_requests,
@@ -497,8 +496,6 @@ export class Session {
     return model;
   }
 }
-
-const autoApprover: Approver = { requestApproval: async () => "allow_once" };
 
 /** A short title from the first prompt; no model call needed. */
 export function titleFrom(text: string): string {

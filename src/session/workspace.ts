@@ -52,7 +52,7 @@ export type WorkspaceOptions = {
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const { cwd, roots, config, editor, paths } = options;
   const diagnostics: Diagnostic[] = [];
-  const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.output_chars };
+  const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.capture_chars };
   const sandboxKind = options.flags.sandbox ?? config.sandbox.kind;
 
   let shell: SandboxBackendProtocol | undefined;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "./define-tool.js";
 import type { ExecuteResponse, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolResult } from "./types.js";
+import { truncationMarker } from "../backends/output-buffer.js";
 
 const MAX_TIMEOUT_SECONDS = 600;
 
@@ -29,7 +30,9 @@ export function createExecuteTool() {
       "Prefer read_file/grep/glob for reading and searching files.",
     ].join("\n"),
     present(input, ctx) {
-      return { title: input.command, locations: [{ path: ctx.cwd }] };
+      // No location: editors label a call by its single location (Zed shows its file name, CodeCompanion
+      // its path), so the working directory would hide the command line (docs/editors.md).
+      return { title: input.command, locations: [] };
     },
     async execute(input, ctx): Promise<ToolResult> {
       if (!ctx.executor) {
@@ -43,7 +46,7 @@ export function createExecuteTool() {
         onOutput: (data) => ctx.progress({ type: "output", data }),
         onTerminal: (terminalId) => ctx.progress({ type: "terminal", terminalId }),
       });
-      return executeResult(response, timeoutMs);
+      return executeResult(response, timeoutMs, ctx.limits.shellOutputChars);
     },
   });
 }
@@ -58,13 +61,25 @@ export function formatExecuteOutput(response: ExecuteResponse, timeoutMs: number
   return parts.join("\n");
 }
 
-function executeResult(response: ExecuteResponse, timeoutMs: number): ToolResult {
+/**
+ * The model gets all the captured output (the turn's offloader saves a large one whole to
+ * /large_tool_results/ and sends head, tail and path); the editor's text view keeps showing at most
+ * `displayChars`, head and tail, as it always has.
+ */
+function executeResult(response: ExecuteResponse, timeoutMs: number, displayChars: number): ToolResult {
   const text = formatExecuteOutput(response, timeoutMs);
   const failed = response.timedOut === true || (response.exitCode !== null && response.exitCode !== 0) || (response.exitCode === null && !!response.signal);
   return {
     content: [{ type: "text", text }],
     isError: failed,
-    display: response.terminalId ? [{ type: "terminal", terminalId: response.terminalId }] : [{ type: "text", text: "```\n" + text + "\n```" }],
+    display: response.terminalId ? [{ type: "terminal", terminalId: response.terminalId }] : [{ type: "text", text: "```\n" + headAndTail(text, displayChars) + "\n```" }],
     rawOutput: { exitCode: response.exitCode, signal: response.signal ?? null, timedOut: response.timedOut ?? false, truncated: response.truncated },
   };
+}
+
+function headAndTail(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const head = Math.floor(maxChars / 2);
+  const tail = maxChars - head;
+  return text.slice(0, head) + truncationMarker(text.length - head - tail) + text.slice(text.length - tail);
 }

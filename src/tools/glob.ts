@@ -23,8 +23,8 @@ export function createGlobTool() {
       // A pattern with its own base ("/home/u/.ssh/*", "../../*") searches there: that is a target too.
       const plan = planGlob(input.pattern, path);
       const base = "base" in plan ? resolve(plan.base) : path;
-      const paths = base === path ? [path] : [path, base];
-      return { title: `Find ${input.pattern} in ${displayPath(base, ctx.roots)}`, locations: [{ path: base }], paths };
+      // A directory is no location to follow; as the only one it would replace the title in Zed.
+      return { title: `Find ${input.pattern} in ${displayPath(base, ctx.roots)}`, locations: [], paths: base === path ? [path] : [path, base] };
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);

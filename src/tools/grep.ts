@@ -27,7 +27,8 @@ export function createGrepTool() {
     ].join("\n"),
     present(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
-      return { title: `grep "${input.pattern}" ${displayPath(path, ctx.roots)}`, locations: [{ path }], paths: [path] };
+      // A directory is no location to follow; as the only one it would replace the title in Zed.
+      return { title: `grep "${input.pattern}" ${displayPath(path, ctx.roots)}`, locations: [], paths: [path] };
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);

@@ -17,7 +17,8 @@ export function createLsTool() {
     description: "Lists the files and directories directly inside a directory, with sizes.",
     present(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
-      return { title: `List ${displayPath(path, ctx.roots)}`, locations: [{ path }], paths: [path] };
+      // A directory is no location to follow; as the only one it would replace the title in Zed.
+      return { title: `List ${displayPath(path, ctx.roots)}`, locations: [], paths: [path] };
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);

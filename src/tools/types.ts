@@ -21,9 +21,10 @@ export type ToolKind =
  * - edit / delete: changes files
  * - execute: runs commands
  * - external: anything else with side effects (non-read-only MCP tools, eval with a write allowlist)
+ * - network: reads from the network (web_fetch); asks per host
  * - none: no effect outside the conversation (todos; subagents ask for their own actions)
  */
-export type ToolEffect = "read" | "edit" | "delete" | "execute" | "external" | "none";
+export type ToolEffect = "read" | "edit" | "delete" | "execute" | "external" | "network" | "none";
 
 export type ToolLocation = { path: string; /** 1-based */ line?: number };
 
@@ -49,7 +50,47 @@ export type ToolResult = {
   display?: ToolDisplay[];
   locations?: ToolLocation[];
   rawOutput?: unknown;
+  /**
+   * Ends the turn after this round of tool calls with this text as the agent's message (ask_user
+   * when the user can only answer with their next prompt).
+   */
+  endTurnWith?: string;
 };
+
+/** A question for the user (ask_user, or an MCP server's elicitation). */
+export type UserQuestion = {
+  question: string;
+  /** Choices; none means a free-text answer. */
+  options?: string[];
+  multiSelect?: boolean;
+};
+
+export type UserAnswer =
+  /** `selected` holds chosen options; `text` a free-text answer or the "other" field. */
+  | { outcome: "answered"; selected: string[]; text?: string }
+  | { outcome: "declined" }
+  /** The editor cannot show this question now; ask in the conversation instead. */
+  | { outcome: "unavailable"; reason: string }
+  /** Nobody can answer (headless without answers on stdin); the call fails with this message. */
+  | { outcome: "failed"; message: string }
+  | { outcome: "cancelled" };
+
+/** What the user did with a relayed form (an MCP server's elicitation). */
+export type FormAnswer =
+  | { action: "accept"; content: Record<string, unknown> }
+  | { action: "decline" }
+  | { action: "cancel" }
+  /** Nothing can show this form (the editor has no form elicitation, or headless). */
+  | { action: "unsupported"; reason: string };
+
+/** Shows questions to the user: an editor form or choice, or answers typed on stdin (headless). */
+export interface Questioner {
+  /** Whether `form` can show anything (decides whether MCP servers are told we support elicitation). */
+  readonly forms: boolean;
+  ask(question: UserQuestion, where: { toolCallId: string }, signal: AbortSignal): Promise<UserAnswer>;
+  /** Shows a form as given (flat JSON Schema of primitive fields, as MCP and ACP define it). */
+  form(request: { message: string; schema: Record<string, unknown> }, where: { toolCallId?: string }, signal: AbortSignal): Promise<FormAnswer>;
+}
 
 export type PlanEntry = {
   content: string;
@@ -106,6 +147,8 @@ export interface ToolContext {
   callTool?(name: string, input: unknown): Promise<ToolResult>;
   /** Runs a subagent as a child of this call and returns its final answer. */
   runSubagent?(request: SubagentRequest): Promise<ToolResult>;
+  /** Asks the user; absent when nothing can show a question (then ask_user ends the turn). */
+  askUser?(question: UserQuestion): Promise<UserAnswer>;
 }
 
 export type PresentContext = Pick<ToolContext, "cwd" | "roots" | "executor">;
@@ -122,6 +165,12 @@ export interface ToolDefinition<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   kind: ToolKind;
   effect: ToolEffect;
+  /**
+   * What a remembered "always allow" of this tool is bound to. Default: `name`. MCP tools of project
+   * servers include their source and definition fingerprint, so a same-named tool from another
+   * definition never inherits the approval.
+   */
+  approvalId?: string;
   /** Reports command output through `progress({type:"output"})` while it runs (shown as a live terminal). */
   streamsOutput?: boolean;
   /** At most one call per model message (several in one message all fail), e.g. write_todos. */

@@ -431,8 +431,22 @@ describe("the runner", () => {
     const cwd = join(project, "src");
     await mkdir(cwd);
     h = await startHarness({
-      setupHome: userHooks({ UserPromptSubmit: group(record()) }),
-      env: { MY_TOKEN: "t0ken", DB_PASSWORD: "hunter2", AWS_SECRET_ACCESS_KEY: "s3cret", MY_SETTING: "visible" },
+      setupHome: async (home) => {
+        await userHooks({ UserPromptSubmit: group(record()) })!(home);
+        await writeFile(join(home, ".deepagents", "config.toml"), '[hooks]\npass_env = ["MY_SETTING", "ANTHROPIC_API_KEY"]\n');
+      },
+      env: {
+        MY_TOKEN: "t0ken",
+        DB_PASSWORD: "hunter2",
+        DB_PASS: "p",
+        DATABASE_URL: "postgres://u:p@h/d",
+        GH_PAT: "ghp",
+        NPM_AUTH: "a",
+        SENTRY_DSN: "https://k@s/1",
+        AWS_SECRET_ACCESS_KEY: "s3cret",
+        MY_SETTING: "visible",
+        UNLISTED: "not-passed",
+      },
     });
     const { sessionId } = await h.newSession(cwd);
     h.model.enqueue(textTurn("ok"));
@@ -442,7 +456,10 @@ describe("the runner", () => {
     expect(entry!.cwd).toBe(project);
     expect(entry!.env.CLAUDE_PROJECT_DIR).toBe(project);
     expect(entry!.envNames).toContain("MY_SETTING");
-    for (const secret of ["ANTHROPIC_API_KEY", "MY_TOKEN", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY"]) expect(entry!.envNames).not.toContain(secret);
+    // An allowlist ([hooks] pass_env adds MY_SETTING; a model key stays out even when listed).
+    for (const secret of ["ANTHROPIC_API_KEY", "MY_TOKEN", "DB_PASSWORD", "DB_PASS", "DATABASE_URL", "GH_PAT", "NPM_AUTH", "SENTRY_DSN", "AWS_SECRET_ACCESS_KEY", "UNLISTED"]) {
+      expect(entry!.envNames).not.toContain(secret);
+    }
   });
 
   it("shows a hook with a statusMessage as a tool call while it runs", async () => {

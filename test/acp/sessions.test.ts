@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSessionStore } from "../../src/session/store/index.js";
+import { createSessionStore } from "../../src/transcript/store/index.js";
 import { agentText, startHarness, type Harness } from "../support/acp-harness.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 

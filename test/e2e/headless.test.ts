@@ -40,6 +40,11 @@ describe("headless -n", () => {
     model.enqueue(toolTurn("execute", { command: "echo made > made.txt" }), textTurn("tried"));
     const refused = await run(["-n", "make a file"]);
     expect(refused.stderr).toContain("rerun with --yes");
+    // No user was there: the model hears that the call needs approval, not that someone said no.
+    const told = model.requests.at(-1)!.messages.find((m) => m.role === "tool")!;
+    expect(told.text).toContain("needs approval");
+    expect(told.text).toContain("--yes");
+    expect(told.text).not.toMatch(/the user rejected/i);
     await expect(readFile(join(project, "made.txt"))).rejects.toThrow();
     model.enqueue(toolTurn("execute", { command: "echo made > made.txt" }), textTurn("made it"));
     const allowed = await run(["-n", "make a file", "--yes"]);

@@ -10,12 +10,13 @@ export const ZED_CAPABILITIES = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   auth: { terminal: true },
+  elicitation: { form: {}, url: {} },
   _meta: { terminal_output: true, "terminal-auth": true },
 };
 
 type Terminal = { process: ChildProcess; output: string; exit?: { exitCode: number | null; signal: string | null }; exited: Promise<void> };
 
-export function createFakeEditor(options: { permission?: (m: JsonRpcMessage) => unknown } = {}) {
+export function createFakeEditor(options: { permission?: (m: JsonRpcMessage) => unknown; elicitation?: (m: JsonRpcMessage) => unknown } = {}) {
   /** Unsaved editor buffers: reads see these instead of the disk. */
   const buffers = new Map<string, string>();
   const writes: Array<{ path: string; content: string }> = [];
@@ -79,6 +80,9 @@ export function createFakeEditor(options: { permission?: (m: JsonRpcMessage) => 
         released.add(p.terminalId);
         return {};
       }
+      case "elicitation/create":
+        // Like Zed when nobody is there to fill the form: the user closes it.
+        return options.elicitation ? options.elicitation(message) : { action: "cancel" };
       default:
         throw new Error(`unexpected client request ${message.method}`);
     }

@@ -2,32 +2,48 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// DESIGN.md §2: imports point one way, cli -> acp -> session -> agent -> tools/model -> backends/...
+// DESIGN.md §2: imports point one way,
+// cli -> acp -> commands -> session -> transcript -> turn -> extensions -> agent -> tools/model -> backends/...
 // A folder may import folders of a strictly higher rank (and itself). Equal ranks are siblings
 // that must not know each other.
 const RANK: Record<string, number> = {
   cli: 0,
   acp: 1,
-  session: 2,
-  watch: 3,
-  agent: 3,
-  interpreter: 4,
-  gate: 4,
-  mcp: 4,
-  tools: 5,
-  model: 6,
-  subagents: 6,
-  hooks: 6,
-  memory: 6,
-  plugins: 6,
-  skills: 7,
-  backends: 7,
-  permissions: 7,
-  config: 8,
-  util: 9,
+  commands: 2,
+  session: 3,
+  transcript: 4,
+  turn: 5,
+  extensions: 6,
+  watch: 7,
+  agent: 7,
+  interpreter: 8,
+  mcp: 8,
+  gate: 8.5,
+  tools: 9,
+  model: 10,
+  subagents: 10,
+  hooks: 10,
+  memory: 10,
+  plugins: 10,
+  skills: 11,
+  backends: 11,
+  web: 11,
+  permissions: 11,
+  config: 12,
+  util: 13,
 };
 
 const SRC = resolve(__dirname, "../../../src");
+
+// The rooms of the core: other folders reach them only through their public entry (index.ts), or
+// errors.ts for the typed errors acp/ maps (importing those does not load the room).
+const ROOMS = ["commands", "session", "turn", "transcript", "extensions"];
+const PUBLIC_ENTRIES = ["index.ts", "errors.ts"];
+
+// Folder-internal leaves: what they may import besides their own folder.
+const LEAVES: Record<string, string[]> = {
+  "transcript/store": ["util"],
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -89,5 +105,33 @@ describe("architecture", () => {
     };
     for (const file of files) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+
+  it("reaches the rooms only through their public entry", () => {
+    const violations: string[] = [];
+    for (const [file, imports] of graph) {
+      const from = folderOf(file);
+      for (const target of imports) {
+        const to = relative(SRC, target);
+        const [room, ...rest] = to.split("/");
+        if (!ROOMS.includes(room!) || room === from) continue;
+        if (!(rest.length === 1 && PUBLIC_ENTRIES.includes(rest[0]!))) violations.push(`${relative(SRC, file)} -> ${to}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("keeps folder-internal leaves free of what sits above them", () => {
+    const violations: string[] = [];
+    for (const [file, imports] of graph) {
+      const rel = relative(SRC, file);
+      const leaf = Object.keys(LEAVES).find((dir) => rel.startsWith(`${dir}/`));
+      if (!leaf) continue;
+      for (const target of imports) {
+        const to = relative(SRC, target);
+        if (!to.startsWith(`${leaf}/`) && !LEAVES[leaf]!.includes(to.split("/")[0]!)) violations.push(`${rel} -> ${to}`);
+      }
+    }
+    expect(violations).toEqual([]);
   });
 });

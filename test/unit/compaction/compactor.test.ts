@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCompactor, SUMMARY_SYSTEM_PROMPT, type CompactorOptions } from "../../../src/agent/compaction.js";
+import { createCompactor, SUMMARY_SYSTEM_PROMPT, type CompactorOptions } from "../../../src/turn/compaction/compactor.js";
 import { createStateBackend } from "../../../src/backends/state-backend.js";
 import type { Message } from "../../../src/model/types.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";

@@ -6,7 +6,7 @@ import {
   selectCutoff,
   summaryMessage,
   truncateToolCallArgs,
-} from "../../../src/agent/compaction.js";
+} from "../../../src/turn/compaction/compactor.js";
 import type { Message } from "../../../src/model/types.js";
 import { assistant, pairingProblems, toolResult, user } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createContentPreview, createResultOffloader, sanitizeToolCallId } from "../../../src/agent/offload.js";
+import { createContentPreview, createResultOffloader, sanitizeToolCallId } from "../../../src/turn/compaction/offload.js";
 import { createStateBackend } from "../../../src/backends/state-backend.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import type { AnyTool, ToolResult } from "../../../src/tools/types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatTranscript, summaryMessage } from "../../../src/agent/compaction.js";
+import { formatTranscript, summaryMessage } from "../../../src/turn/compaction/compactor.js";
 import type { Message } from "../../../src/model/types.js";
 import { assistant, toolResult, user } from "./helpers.js";
 

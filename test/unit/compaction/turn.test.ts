@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
-import { createCompactor, SUMMARY_SYSTEM_PROMPT } from "../../../src/agent/compaction.js";
+import { createCompactor, SUMMARY_SYSTEM_PROMPT } from "../../../src/turn/compaction/compactor.js";
 import type { AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
-import { createResultOffloader } from "../../../src/agent/offload.js";
+import { createResultOffloader } from "../../../src/turn/compaction/offload.js";
 import type { Message } from "../../../src/model/types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { createReadFileTool } from "../../../src/tools/read-file.js";

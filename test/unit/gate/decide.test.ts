@@ -14,7 +14,7 @@ const file = (requested: string, real = requested, extra: Partial<GateTarget> = 
 });
 
 function request(effect: GateEffect, mode: GateMode, targets: GateTarget[], extra: Partial<GateRequest> = {}): GateRequest {
-  const names: Record<GateEffect, string> = { read: "read_file", edit: "write_file", delete: "delete", execute: "execute", external: "mcp_tool", none: "write_todos" };
+  const names: Record<GateEffect, string> = { read: "read_file", edit: "write_file", delete: "delete", execute: "execute", external: "mcp_tool", network: "web_fetch", none: "write_todos" };
   return {
     tool: { name: names[effect], effect },
     mode,
@@ -71,6 +71,7 @@ const rows: Row[] = [
   ["delete in plan", "delete", "plan", [inside], "deny"],
   ["todos", "none", "plan", [], "allow"],
   ["mcp tool in plan", "external", "plan", [], "deny"],
+  ["fetch in plan (no host given)", "network", "plan", [], "ask", null],
 ];
 
 describe("gate decision table", () => {

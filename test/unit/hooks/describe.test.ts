@@ -37,16 +37,31 @@ describe("/hooks listing", () => {
   });
 });
 
-describe("secret scrubbing", () => {
-  it("drops names containing KEY, TOKEN, SECRET, PASSWORD or APIKEY, case-insensitively", () => {
-    expect(["MY_API_KEY", "github_token", "ClientSecret", "DB_PASSWORD", "OPENAI_APIKEY", "KEYBOARD"].map(isSecretEnvName)).toEqual([
-      true,
-      true,
-      true,
-      true,
-      true,
-      true,
-    ]);
-    expect(scrubHookEnv({ PATH: "/bin", HOME: "/h", NPM_TOKEN: "x", EMPTY: undefined })).toEqual({ PATH: "/bin", HOME: "/h" });
+describe("hook environment allowlist", () => {
+  it("passes only base variables and the names in [hooks] pass_env; credentials and model keys never by default", () => {
+    const env = {
+      PATH: "/bin",
+      HOME: "/h",
+      LANG: "C.UTF-8",
+      LC_ALL: "C",
+      NPM_TOKEN: "x",
+      DB_PASS: "p",
+      DATABASE_URL: "postgres://u:p@db/x",
+      GH_PAT: "ghp_x",
+      NPM_AUTH: "a",
+      SENTRY_DSN: "https://k@sentry/1",
+      MY_SETTING: "visible-only-if-listed",
+      ANTHROPIC_API_KEY: "sk-ant",
+      EMPTY: undefined,
+    };
+    expect(scrubHookEnv(env)).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C.UTF-8", LC_ALL: "C" });
+    expect(scrubHookEnv(env, ["MY_SETTING", "GH_PAT", "ANTHROPIC_API_KEY"])).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C.UTF-8", LC_ALL: "C", MY_SETTING: "visible-only-if-listed", GH_PAT: "ghp_x" });
+  });
+
+  it("recognises credential-looking names as words, not substrings of ordinary ones", () => {
+    for (const name of ["MY_API_KEY", "github_token", "ClientSecret", "DB_PASSWORD", "DB_PASS", "OPENAI_APIKEY", "GH_PAT", "NPM_AUTH", "SENTRY_DSN", "DATABASE_URL", "REDIS_URL", "SESSION_COOKIE"]) {
+      expect([name, isSecretEnvName(name)]).toEqual([name, true]);
+    }
+    for (const name of ["PATH", "HOME", "AUTHOR", "PATHEXT", "SSL_CERT_FILE", "PASSAGE", "LANG"]) expect([name, isSecretEnvName(name)]).toEqual([name, false]);
   });
 });

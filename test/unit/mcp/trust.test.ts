@@ -52,7 +52,7 @@ describe("MCP project trust", () => {
     expect(shown).toEqual([]);
   });
 
-  it("shows where a server comes from and exactly what it runs, without secret values", async () => {
+  it("shows where a server comes from and exactly what it runs, as written", async () => {
     const { resolver, shown } = resolverWith(["reject", "reject"]);
     await resolver.resolve(project());
     await resolver.resolve(entry("api", { url: "https://api.test/mcp?k=${KEY}", headers: { "X-Api-Key": "${KEY}", Accept: "x" }, auth: undefined }, "project", join(root, ".deepagents/.mcp.json")));
@@ -68,7 +68,10 @@ describe("MCP project trust", () => {
     });
     expect(shown[0]!.detail).toContain("Runs: node srv.js --port 1");
     expect(shown[1]).toMatchObject({ transport: "http", url: "https://api.test/mcp?k=${KEY}", headerNames: ["X-Api-Key", "Accept"] });
-    expect(shown[1]!.detail).not.toContain("\"x\"");
+    expect(shown[0]!.detail).toContain("SECRET=${TOKEN}");
+    expect(shown[0]!.detail).toContain("Not given: TOKEN (not in [mcp] project_env); the server will not start");
+    expect(shown[1]!.detail).toContain("X-Api-Key: ${KEY}");
+    expect(shown[1]!.detail).not.toContain("hidden");
   });
 
   it("allow once: runs now, asks nothing more this session, persists nothing", async () => {

@@ -178,7 +178,7 @@ describe("catalog and model choices", () => {
     expect(specs.filter((s) => s === "anthropic:claude-opus-4-1")).toHaveLength(1);
     expect(specs.some((s) => s.startsWith("openai:"))).toBe(false);
     expect(specs.slice(-2)).toEqual(["ollama:qwen3", "openai-compatible:local"]);
-    expect(choices[0]).toEqual({ spec: "anthropic:claude-sonnet-4-5", name: "Claude Sonnet 4.5", description: "Anthropic · 200K context" });
+    expect(choices[0]).toEqual({ spec: "anthropic:claude-sonnet-4-5", name: "Claude Sonnet 4.5", description: "Anthropic · 200K context · $3/$15 per M tokens" });
   });
 
   it("includes OpenAI models with stored credentials and the compatible server's model", () => {

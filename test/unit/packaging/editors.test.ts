@@ -33,13 +33,22 @@ describe("editors/", () => {
     const expectations: Record<string, RegExp[]> = {
       "zed/README.md": [/settings\.json/, /dev: open acp logs/, /ANTHROPIC_API_KEY/],
       "jetbrains/README.md": [/~\/\.jetbrains\/acp\.json/, /Show Log/, /ANTHROPIC_API_KEY/],
-      "neovim/README.md": [/codecompanion\.lua/, /avante\.lua/, /codecompanion\.log/, /ANTHROPIC_API_KEY/],
+      "neovim/README.md": [/codecompanion\.lua/, /avante\.lua/, /codecompanion\.log/, /per-connection RPC\s+log/, /Neovim >= 0\.11/, /ANTHROPIC_API_KEY/],
       "vscode/README.md": [/acp\.agents|settings\.json/, /acp\.logTraffic/, /ANTHROPIC_API_KEY/],
-      "emacs/README.md": [/init file/, /agent-shell-view-traffic/, /ANTHROPIC_API_KEY/],
+      "emacs/README.md": [/init file/, /Emacs >= 29\.1/, /agent-shell-view-traffic/, /ANTHROPIC_API_KEY/],
     };
     for (const [file, patterns] of Object.entries(expectations)) {
       const text = await read(file);
       for (const pattern of patterns) expect(text, `${file} ${pattern}`).toMatch(pattern);
+    }
+  });
+
+  it("every README leads with `deep-acp setup <editor>` and keeps the npx form for the published package", async () => {
+    for (const editor of ["zed", "jetbrains", "vscode", "neovim", "emacs"]) {
+      const text = await read(join(editor, "README.md"));
+      const firstSection = text.slice(0, text.indexOf("\n## ", text.indexOf("## ") + 3));
+      expect(firstSection, editor).toContain(`deep-acp setup ${editor}`);
+      expect(text, editor).toMatch(/npx -y deep-acp/);
     }
   });
 

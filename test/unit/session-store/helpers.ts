@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createSessionStore } from "../../../src/session/store/index.js";
-import type { SessionStore } from "../../../src/session/store/index.js";
+import { createSessionStore } from "../../../src/transcript/store/index.js";
+import type { SessionStore } from "../../../src/transcript/store/index.js";
 
 export const REPO = resolve(__dirname, "../../..");
 export const APPEND_LOOP = join(REPO, "test/fixtures/session-store/append-loop.ts");

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidAttachmentNameError, SessionExistsError, SessionNotFoundError } from "../../../src/session/store/index.js";
+import { InvalidAttachmentNameError, SessionExistsError, SessionNotFoundError } from "../../../src/transcript/store/index.js";
 import { tempStore, type TempStore } from "./helpers.js";
 
 let t: TempStore;

@@ -1,7 +1,7 @@
 import { appendFile, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidCursorError, type SessionStore } from "../../../src/session/store/index.js";
+import { InvalidCursorError, type SessionStore } from "../../../src/transcript/store/index.js";
 import { tempStore, type TempStore } from "./helpers.js";
 
 let t: TempStore;

@@ -6,7 +6,7 @@ import {
   InvalidSessionIdError,
   SessionExistsError,
   SessionNotFoundError,
-} from "../../../src/session/store/index.js";
+} from "../../../src/transcript/store/index.js";
 import { tempStore, type TempStore } from "./helpers.js";
 
 let t: TempStore;

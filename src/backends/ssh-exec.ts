@@ -1,0 +1,217 @@
+import type { ClientChannel } from "ssh2";
+import { createOutputBuffer } from "./output-buffer.js";
+import type { ExecuteOptions, ExecuteResponse } from "./protocol.js";
+import type { SshConnection } from "./ssh-connection.js";
+
+// Commands on the remote. Each runs in its own exec channel as the leader of a new session
+// (setsid), so its process group id is its pid, which it reports on the first line of stdout before
+// the command starts. OpenSSH ignores signals sent over a channel, so cancel and timeout kill the
+// group from a second channel with `kill -- -PGID` (TERM, then KILL after a grace period). A
+// dropped connection ends the call at once with a clear message instead of waiting for a close
+// that never comes.
+
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+const PID_MARK = "\u001eDEEPACP-PGID ";
+
+/**
+ * The remote command: cd, then a new session whose leader prints its pid and execs the user's
+ * command under bash (else sh). `setsid -w` forks when the login shell already leads a group (sshd
+ * makes it a session leader) and waits, so the exit status still comes through. Without setsid
+ * (macOS, busybox builds) the shell sshd started already leads its own session.
+ */
+export function wrapCommand(command: string, cwd: string): string {
+  const inner = `printf '${PID_MARK.replace("\u001e", "\\036")}%s\\n' "$$"; if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; else exec /bin/sh -c "$1"; fi`;
+  const run = `if command -v setsid >/dev/null 2>&1; then exec setsid -w /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}; else exec /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}; fi`;
+  return `cd -- ${shellQuote(cwd)} 2>/dev/null || { echo "working directory does not exist: ${cwd.replace(/[^A-Za-z0-9_./ -]/g, "?")}" >&2; exit 127; }; ${run}`;
+}
+
+/** Kills a remote process group: TERM, then KILL after `graceMs` if anything is left. */
+export function killGroupCommand(pgid: number, graceMs: number): string {
+  const steps = Math.max(1, Math.ceil(graceMs / 100));
+  return `kill -TERM -- -${pgid} 2>/dev/null || exit 0; i=0; while [ $i -lt ${steps} ] && kill -0 -- -${pgid} 2>/dev/null; do sleep 0.1; i=$((i+1)); done; kill -KILL -- -${pgid} 2>/dev/null; exit 0`;
+}
+
+export type RemoteExecOptions = ExecuteOptions & {
+  cwd: string;
+  timeoutMs: number;
+  maxOutputChars: number;
+  killGraceMs: number;
+  killBackgroundOnExit: boolean;
+};
+
+/** Runs a finished-when-closed command and returns its stdout (for the kill helper). */
+async function runQuiet(connection: SshConnection, command: string): Promise<void> {
+  const channel = await connection.exec(command);
+  await new Promise<void>((resolve) => {
+    channel.on("data", () => {});
+    channel.stderr.on("data", () => {});
+    channel.once("close", () => resolve());
+  });
+}
+
+/** How long to wait for output held open by a process that escaped the group, after the exit. */
+const DRAIN_MS = 250;
+
+export async function executeRemote(connection: SshConnection, command: string, options: RemoteExecOptions): Promise<ExecuteResponse> {
+  const empty: ExecuteResponse = { output: "", exitCode: null, signal: null, truncated: false, timedOut: false };
+  if (options.signal?.aborted) return { ...empty, aborted: true };
+  let channel: ClientChannel;
+  let dropped: Promise<string>;
+  try {
+    dropped = connection.whenDropped();
+    channel = await connection.exec(wrapCommand(command, options.cwd));
+  } catch (error) {
+    return { ...empty, output: `Failed to start command on ${connection.target}: ${(error as Error).message}` };
+  }
+
+  return new Promise<ExecuteResponse>((resolve) => {
+    const buffer = createOutputBuffer(options.maxOutputChars);
+    let pgid: number | undefined;
+    let head = "";
+    let marker: boolean | undefined;
+    let timedOut = false;
+    let aborted = false;
+    let lost: string | undefined;
+    let exit: { code: number | null; signal: string | null } | undefined;
+    let killing: Promise<void> | undefined;
+    let settled = false;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const emit = (chunk: string) => {
+      if (chunk.length === 0) return;
+      buffer.push(chunk);
+      try {
+        options.onOutput?.(chunk);
+      } catch {
+        // a failing listener must not lose the output
+      }
+    };
+    const terminate = () => {
+      if (pgid === undefined || lost) return Promise.resolve();
+      killing ??= runQuiet(connection, killGroupCommand(pgid, options.killGraceMs)).catch(() => {});
+      return killing;
+    };
+    const finish = async () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (drainTimer) clearTimeout(drainTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (killing) await killing;
+      channel.close();
+      if (lost) emit(`${buffer.totalChars > 0 ? "\n" : ""}[${lost}; the command's outcome is unknown]`);
+      const { output, truncated } = buffer.result();
+      resolve({ output, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, truncated, timedOut, ...(aborted ? { aborted: true } : {}) });
+    };
+    // Stops the command: kill its group once its pid is known (the data handler does it when the
+    // pid arrives later); a command that never reported one is left to the channel close.
+    const stopCommand = () => {
+      if (pgid !== undefined) void terminate().then(() => void finish());
+      else if (marker === false) void finish();
+      else setTimeout(() => void finish(), 5000).unref();
+    };
+    const onAbort = () => {
+      aborted = true;
+      stopCommand();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopCommand();
+    }, options.timeoutMs);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    void dropped.then((reason) => {
+      lost = reason;
+      void finish();
+    });
+
+    channel.setEncoding("utf8");
+    channel.stderr.setEncoding("utf8");
+    channel.on("data", (chunk: string) => {
+      if (pgid !== undefined || marker === false) return emit(chunk);
+      head += chunk;
+      // The wrapper prints the mark before anything else; output without it (a failed cd) is plain.
+      if (!head.startsWith(PID_MARK.slice(0, Math.min(head.length, PID_MARK.length)))) {
+        marker = false;
+        emit(head);
+        head = "";
+        return;
+      }
+      const newline = head.indexOf("\n");
+      if (newline === -1) return;
+      pgid = Number(head.slice(PID_MARK.length, newline));
+      const rest = head.slice(newline + 1);
+      head = "";
+      emit(rest);
+      if (aborted || timedOut) void terminate().then(() => void finish());
+    });
+    channel.stderr.on("data", (chunk: string) => emit(chunk));
+    channel.on("exit", (code: number | null, signal?: string) => {
+      exit = { code: signal ? null : code, signal: signal ? `SIG${signal}` : null };
+      const cleanup = options.killBackgroundOnExit ? terminate() : Promise.resolve();
+      void cleanup.then(() => {
+        if (!settled) drainTimer = setTimeout(() => void finish(), DRAIN_MS);
+      });
+    });
+    channel.once("close", () => {
+      if (head) emit(head);
+      head = "";
+      if (exit || settled) return void finish();
+      // No exit status: the connection went (its close may be reported just after the channel's).
+      void Promise.race([dropped, new Promise<string>((r) => setTimeout(() => r(`${connection.target}: the channel closed before the command reported an exit status`), 1000))]).then(
+        (reason) => {
+          lost ??= reason;
+          void finish();
+        },
+      );
+    });
+  });
+}
+
+/** Runs a helper command (search) and streams its stdout; `stop()` ends it early. */
+export async function streamRemote(
+  connection: SshConnection,
+  command: string,
+  timeoutMs: number,
+  onStdout: (chunk: Buffer, stop: () => void) => void,
+): Promise<{ code: number | null; stderr: string; timedOut: boolean; lost?: string }> {
+  const dropped = connection.whenDropped();
+  const channel = await connection.exec(command);
+  return new Promise((resolve) => {
+    let stderr = "";
+    let timedOut = false;
+    let stopped = false;
+    let code: number | null = null;
+    let lost: string | undefined;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      channel.removeAllListeners("data");
+      channel.close();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, timeoutMs);
+    void dropped.then((reason) => {
+      lost = reason;
+      clearTimeout(timer);
+      resolve({ code, stderr, timedOut, lost });
+    });
+    channel.on("data", (chunk: Buffer) => {
+      if (!stopped) onStdout(chunk, stop);
+    });
+    channel.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < 4000) stderr += chunk.toString("utf8");
+    });
+    channel.on("exit", (exitCode: number | null) => {
+      code = exitCode;
+    });
+    channel.once("close", () => {
+      clearTimeout(timer);
+      resolve({ code, stderr, timedOut, ...(lost ? { lost } : {}) });
+    });
+  });
+}

@@ -1,0 +1,140 @@
+import type { Session, SessionEventSink } from "../session/index.js";
+import type { PromptBlock } from "../turn/index.js";
+
+export type CommandResult =
+  | { kind: "reply"; text: string; stopReason?: "end_turn" | "cancelled" }
+  | { kind: "prompt"; blocks: PromptBlock[] };
+
+/** What a command can use besides the session: a sink for progress events, and a commands refresh. */
+export type CommandContext = { events: SessionEventSink; refreshCommands: () => Promise<void> };
+
+/** `/skill:<name> [args]`: the skill's instructions and the request, sent as the prompt. */
+export async function skillPrompt(session: Session, name: string, args: string): Promise<CommandResult> {
+  const invocation = await session.skillInvocation(name, args);
+  if (!invocation.ok) return { kind: "reply", text: invocation.error };
+  return { kind: "prompt", blocks: [{ type: "text", text: invocation.text }] };
+}
+
+export type SlashCommand = {
+  name: string;
+  description: string;
+  hint?: string;
+  run(session: Session, args: string, context: CommandContext): Promise<CommandResult>;
+};
+
+export type ParsedCommand = { name: string; args: string };
+
+/** A prompt is a command when its first text starts with `/name`; the rest of the text is the input. */
+export function parseSlashCommand(blocks: readonly PromptBlock[]): ParsedCommand | undefined {
+  const first = blocks[0];
+  if (!first || first.type !== "text") return undefined;
+  const match = /^\/([A-Za-z][\w:@.-]*)(?:\s+([\s\S]*))?$/.exec(first.text.trim());
+  if (!match) return undefined;
+  return { name: match[1]!, args: (match[2] ?? "").trim() };
+}
+
+export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[] {
+  return [
+    {
+      name: "help",
+      description: "List the available commands",
+      async run() {
+        const lines = list().map((c) => `- \`/${c.name}${c.hint ? ` <${c.hint}>` : ""}\` — ${c.description}`);
+        return { kind: "reply", text: `**Commands**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "status",
+      description: "Show the session's model, mode, directories and context use",
+      async run(session) {
+        const lines = [
+          `- Session: \`${session.id}\``,
+          `- Working directory: \`${session.cwd}\``,
+          ...(session.additionalDirectories.length ? [`- Additional directories: ${session.additionalDirectories.map((d) => `\`${d}\``).join(", ")}`] : []),
+          `- Project root: \`${session.projectRoot}\``,
+          `- Model: \`${session.modelSpec}\``,
+          `- Mode: \`${session.mode}\``,
+          `- Messages in context: ${session.history.length}`,
+        ];
+        return { kind: "reply", text: `**Status**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "reload",
+      description: "Re-read skills, memory, subagents, plugins, hooks, MCP config and config.toml",
+      async run(session, _args, context) {
+        const summary = await session.reload();
+        await context.refreshCommands();
+        return { kind: "reply", text: summary };
+      },
+    },
+    {
+      name: "remember",
+      description: "Save what was learned in this conversation to memory (runs the remember skill)",
+      hint: "what to remember (optional)",
+      async run(session, args) {
+        return skillPrompt(session, "remember", args);
+      },
+    },
+    {
+      name: "skills",
+      description: "List the available skills",
+      async run(session) {
+        const skills = await session.skills();
+        if (skills.length === 0) return { kind: "reply", text: "No skills are loaded." };
+        const lines = skills.map((s) => `- \`/skill:${s.name}\` — ${s.description} _(${s.source})_`);
+        return { kind: "reply", text: `**Skills**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "mcp",
+      description: "Show MCP servers, their status, tools and problems",
+      async run(session) {
+        return { kind: "reply", text: await session.describeMcp() };
+      },
+    },
+    {
+      name: "hooks",
+      description: "Show the loaded hooks by event, with their source and last problems",
+      async run(session) {
+        return { kind: "reply", text: await session.describeHooks() };
+      },
+    },
+    {
+      name: "compact",
+      description: "Summarize the older part of the conversation to free context",
+      hint: "what to keep (optional)",
+      async run(session, args, context) {
+        const result = await session.compact(args, context.events);
+        return { kind: "reply", text: "message" in result && result.message ? result.message : "", stopReason: result.stopReason === "cancelled" ? "cancelled" : "end_turn" };
+      },
+    },
+    {
+      name: "clear",
+      description: "Start over: forget the conversation so far",
+      async run(session) {
+        await session.clear();
+        return { kind: "reply", text: "Conversation cleared. The next message starts a fresh context." };
+      },
+    },
+    {
+      name: "permissions",
+      description: "List remembered permission choices for this project; `/permissions revoke N` forgets one",
+      hint: "revoke N",
+      async run(session, args) {
+        const entries = session.rememberedApprovals();
+        const revoke = /^(?:revoke|forget)\s+(\d+)$/.exec(args);
+        if (revoke) {
+          const entry = entries[Number(revoke[1]) - 1];
+          if (!entry) return { kind: "reply", text: `There is no remembered choice number ${revoke[1]}. Run /permissions to see the list.` };
+          await session.forgetApproval(entry.key);
+          return { kind: "reply", text: `Forgot: ${entry.decision === "allow" ? "allowed" : "rejected"} — ${entry.label}. deep-acp will ask again.` };
+        }
+        if (args) return { kind: "reply", text: "Usage: `/permissions` to list, `/permissions revoke N` to forget choice N." };
+        if (entries.length === 0) return { kind: "reply", text: `No remembered permission choices for ${session.projectRoot}.` };
+        const lines = entries.map((e, i) => `${i + 1}. ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}`);
+        return { kind: "reply", text: `**Remembered choices for \`${session.projectRoot}\`**\n\n${lines.join("\n")}\n\nForget one with \`/permissions revoke N\`.` };
+      },
+    },
+  ];
+}

@@ -1,0 +1,219 @@
+import type { Questioner } from "../tools/types.js";
+import type { EditorMcpServer, McpManager } from "../mcp/index.js";
+import type { HookEngine } from "../hooks/index.js";
+import { createWorkerSandboxFactory, limitsFromConfig, type WorkerSandboxFactory } from "../interpreter/index.js";
+import { sessionWatchTargets } from "../watch/index.js";
+import type { Diagnostic } from "../util/diagnostics.js";
+import { closeExtensions, loadExtensions, type Extensions } from "./load.js";
+import { summarizeReload } from "./reload-summary.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { ExtensionServices } from "./services.js";
+import { createTrustQueue, type TrustPrompter } from "./trust-queue.js";
+
+/** How long the first turn waits for MCP servers before going on without the slow ones. */
+const MCP_READY_WAIT_MS = 5000;
+
+export type ExtensionHostOptions = {
+  sessionId: string;
+  cwd: string;
+  projectRoot: string;
+  services: ExtensionServices;
+  editorMcpServers: readonly EditorMcpServer[];
+  /** The editor's dialogs for trust decisions; absent in headless runs. */
+  prompter?: TrustPrompter;
+  transcriptPath: string;
+  permissionMode: () => string;
+  /** Delivers an event outside a turn; returns false when it cannot (it is then shown at the next turn). */
+  notify: (event: AgentEvent) => boolean;
+  /** Shows MCP servers' elicitations. */
+  questioner?: Questioner;
+};
+
+/**
+ * A session's skills, memory, subagents, plugins, hooks, MCP servers and interpreter: loaded in the
+ * background after session/new, watched for edits, re-read on /reload, closed with the session.
+ */
+export class ExtensionHost {
+  private loading: Promise<Extensions> | undefined;
+  private readonly trust = createTrustQueue();
+  private readonly hookGrants = new Set<string>();
+  /** Project MCP servers a headless run has already said it skipped. */
+  private readonly skippedReported = new Set<string>();
+  private unwatch: (() => void) | undefined;
+  private stale = false;
+  private turnSink: ((event: AgentEvent) => void) | undefined;
+  private readonly unshown: Diagnostic[] = [];
+  /** Load diagnostics already shown in a turn (each load makes new ones). */
+  private readonly shown = new WeakSet<Diagnostic>();
+  readonly sandboxes: WorkerSandboxFactory;
+
+  constructor(private readonly options: ExtensionHostOptions) {
+    this.sandboxes = createWorkerSandboxFactory({ logger: options.services.logger.child("interpreter") });
+  }
+
+  start(): Promise<Extensions> {
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  /** The current hooks engine (user and plugin hooks until project hooks are trusted). */
+  async hooks(): Promise<HookEngine> {
+    return (await this.start()).hooks;
+  }
+
+  /**
+   * Opens the turn's dialogs (pending trust questions are asked now), waits for decisions and for
+   * MCP servers (briefly), and returns what the turn can use.
+   */
+  async forTurn(signal: AbortSignal, sink: (event: AgentEvent) => void): Promise<Extensions> {
+    this.turnSink = sink;
+    const extensions = await this.start();
+    if (this.options.prompter) await this.trust.open(this.options.prompter, signal);
+    else this.trust.refuseAll("cancelled");
+    await Promise.race([extensions.settled, aborted(signal)]);
+    await Promise.race([extensions.mcp.ready(signal), aborted(signal), delay(MCP_READY_WAIT_MS)]);
+    if (!this.options.prompter) this.reportSkippedProjectServers(extensions, sink);
+    // Trust decisions add diagnostics after loading (e.g. "project hooks not loaded: not trusted").
+    for (const d of extensions.diagnostics) {
+      if (d.severity === "info" || this.shown.has(d)) continue;
+      this.shown.add(d);
+      this.unshown.push(d);
+    }
+    for (const d of this.unshown.splice(0)) sink({ type: "notice", severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
+    return extensions;
+  }
+
+  endTurn(): void {
+    this.trust.close();
+    this.turnSink = undefined;
+  }
+
+  /**
+   * Re-reads everything; MCP servers whose definitions changed, or that were not `ok` (e.g. waiting
+   * for `deep-acp mcp login`), reconnect. Waits briefly for them, as the first turn does, so the
+   * summary can say whether they came back. Returns a summary for the user.
+   */
+  async reload(): Promise<string> {
+    const before = await this.start();
+    const mcpBefore = new Map(before.mcp.describe().map((server) => [server.name, server.status]));
+    await this.options.services.reloadConfig();
+    this.loading = this.load(before);
+    const after = await this.loading;
+    this.stale = false;
+    await connectionsSettled(after.mcp, MCP_READY_WAIT_MS);
+    return summarizeReload(before, after) + mcpStatusChanges(mcpBefore, after);
+  }
+
+  async close(): Promise<void> {
+    this.unwatch?.();
+    const extensions = await this.loading?.catch(() => undefined);
+    if (extensions?.hooks.hasHandlers("SessionEnd")) await extensions.hooks.run("SessionEnd", { reason: "other" }).catch(() => undefined);
+    await closeExtensions(extensions);
+    await this.sandboxes.shutdown().catch(() => undefined);
+  }
+
+  private async load(previous?: Extensions): Promise<Extensions> {
+    const { services } = this.options;
+    const { config } = await services.config();
+    if (config.interpreter.enabled && !previous) void this.sandboxes.prewarm(limitsFromConfig(config.interpreter)).catch(() => undefined);
+    const extensions = await loadExtensions(
+      {
+        sessionId: this.options.sessionId,
+        cwd: this.options.cwd,
+        projectRoot: this.options.projectRoot,
+        services,
+        config,
+        editorMcpServers: this.options.editorMcpServers,
+        trust: this.trust,
+        interactive: this.options.prompter !== undefined,
+        transcriptPath: this.options.transcriptPath,
+        permissionMode: this.options.permissionMode,
+        hookGrants: this.hookGrants,
+        onHookStatus: (phase, status) => this.hookStatus(phase, status),
+        ...(this.options.questioner ? { questioner: this.options.questioner } : {}),
+      },
+      previous,
+    );
+    this.watch(extensions);
+    return extensions;
+  }
+
+  private watch(extensions: Extensions): void {
+    this.unwatch?.();
+    const { services, projectRoot } = this.options;
+    const targets = sessionWatchTargets({ user: services.paths, projectRoot, plugins: extensions.plugins });
+    this.unwatch = services.watchHub.watch(projectRoot, targets, (change) => {
+      if (this.stale) return;
+      this.stale = true;
+      const event: AgentEvent = { type: "notice", severity: "info", title: `Changed: ${change.labels.join(", ")}. Run /reload to apply the changes.`, description: change.paths.slice(0, 5).join(", ") };
+      if (!this.options.notify(event)) this.unshown.push({ severity: "info", source: change.paths[0] ?? "config", message: event.title });
+    });
+  }
+
+  /**
+   * Headless runs cannot ask about project MCP servers: say once which ones were left off and how to
+   * allow them, rather than leave the user wondering why their tools are missing.
+   */
+  private reportSkippedProjectServers(extensions: Extensions, sink: (event: AgentEvent) => void): void {
+    const skipped = extensions.mcp.describe().filter((server) => server.status === "untrusted" && server.trust === "pending" && !this.skippedReported.has(server.name));
+    if (skipped.length === 0) return;
+    for (const server of skipped) this.skippedReported.add(server.name);
+    const names = skipped.map((server) => `"${server.name}"`).join(", ");
+    sink({
+      type: "notice",
+      severity: "warning",
+      title: `Project MCP server${skipped.length === 1 ? "" : "s"} ${names} not started (not approved)`,
+      description: "approve in an editor session, or pass --trust-project-mcp for this run",
+    });
+  }
+
+  /** A running hook with a status message shows in the editor while it runs. */
+  private hookStatus(phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }): void {
+    if (!status.statusMessage) return;
+    const toolCallId = `hook-${status.runId}`;
+    const event: AgentEvent =
+      phase === "start"
+        ? { type: "tool_call", toolCallId, name: "hook", title: status.statusMessage, kind: "other", status: "in_progress", locations: [], rawInput: { hook: status.hook } }
+        : { type: "tool_call_update", toolCallId, status: "completed" };
+    if (this.turnSink) this.turnSink(event);
+    else this.options.notify(event);
+  }
+}
+
+/**
+ * Resolves once no server is still connecting, or after `ms`. Unlike `ready()` it does not wait for
+ * trust decisions: their dialogs only open at the next turn.
+ */
+function connectionsSettled(mcp: McpManager, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    };
+    const check = () => {
+      if (!mcp.describe().some((server) => server.status === "connecting")) finish();
+    };
+    const timer = setTimeout(finish, ms);
+    timer.unref();
+    const unsubscribe = mcp.onChange(check);
+    check();
+  });
+}
+
+/** `- MCP secure: unauthenticated → ok` lines for servers whose status changed across a reload. */
+function mcpStatusChanges(before: ReadonlyMap<string, string>, after: Extensions): string {
+  const lines = after.mcp
+    .describe()
+    .filter((server) => before.has(server.name) && before.get(server.name) !== server.status)
+    .map((server) => `- MCP ${server.name}: ${before.get(server.name)} → ${server.status}${server.reason ? ` (${server.reason})` : ""}`);
+  return lines.length > 0 ? `\n${lines.join("\n")}` : "";
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,245 @@
+import type { Questioner } from "../tools/types.js";
+import { join } from "node:path";
+import type { DeepAcpConfig } from "../config/config-file.js";
+import { projectPaths } from "../config/paths.js";
+import { createHookEngine, createHookTrustStore, formatHookTrustRequest, loadHooksConfig, resolveProjectHookTrust, type HookEngine, type HookSource, type HookTrustAnswer } from "../hooks/index.js";
+import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpEnvPolicy, type McpTrustDecision } from "../mcp/index.js";
+import { loadMemory, type MemoryLoad } from "../memory/index.js";
+import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
+import { createSkillTrustStore, defaultSkillSources, loadSkills, materializeBuiltinSkills, type Skill, type SkillSource } from "../skills/index.js";
+import { loadSubagents, type SubagentDefinition } from "../subagents/index.js";
+import type { Diagnostic } from "../util/diagnostics.js";
+import { errorMessage } from "../util/errors.js";
+import type { ExtensionServices } from "./services.js";
+import type { TrustQueue } from "./trust-queue.js";
+
+/** Everything a session loads beyond its files: the extension surface of the seeds. */
+export type Extensions = {
+  skills: { items: Skill[]; sources: SkillSource[]; roots: string[] };
+  memory: MemoryLoad;
+  subagents: SubagentDefinition[];
+  plugins: LoadedPlugin[];
+  /** Replaced when project hooks are trusted later in the session. */
+  hooks: HookEngine;
+  mcp: McpManager;
+  mcpEntries: McpServerEntry[];
+  /** `[mcp] project_env`, shared with the MCP manager and updated on /reload. */
+  mcpEnvPolicy: McpEnvPolicy;
+  diagnostics: Diagnostic[];
+  /** Resolves when every background decision (hook trust, symlinks) has been applied. */
+  settled: Promise<void>;
+};
+
+export type ExtensionInputs = {
+  sessionId: string;
+  cwd: string;
+  projectRoot: string;
+  services: ExtensionServices;
+  config: DeepAcpConfig;
+  editorMcpServers: readonly EditorMcpServer[];
+  trust: TrustQueue;
+  /** A human can answer dialogs (an editor); headless runs rely on flags only. */
+  interactive: boolean;
+  transcriptPath: string;
+  permissionMode: () => string;
+  onHookStatus?: (phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }) => void;
+  /** Hook-trust grants made with "allow once", kept across /reload. */
+  hookGrants: Set<string>;
+  /** Where MCP servers' questions (elicitations) are shown; absent or without forms = not offered to servers. */
+  questioner?: Questioner;
+};
+
+/** Built-in skills are written once per state dir and process (they only change with a new version). */
+const builtinSkillDirs = new Map<string, Promise<string>>();
+
+/** Loads everything in parallel; broken pieces become diagnostics, never failures. */
+export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensions): Promise<Extensions> {
+  const { services, projectRoot, config } = inputs;
+  const paths = services.paths;
+  const diagnostics: Diagnostic[] = [];
+  let builtinSkillsDir = builtinSkillDirs.get(paths.stateDir);
+  if (!builtinSkillsDir) {
+    builtinSkillsDir = materializeBuiltinSkills(join(paths.stateDir, "builtin-skills"), {
+      userMemoryFile: paths.agentMemoryFile,
+      userSkillsDir: paths.skillsDirs[0],
+      sharedUserSkillsDir: paths.skillsDirs[1],
+    }).then((result) => result.dir);
+    builtinSkillDirs.set(paths.stateDir, builtinSkillsDir);
+  }
+  const builtinDir = builtinSkillsDir;
+
+  const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
+  diagnostics.push(...plugins.diagnostics);
+  const [skills, memory, subagents, hookLoad, discovery] = await Promise.all([
+    loadSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined)),
+    loadMemory({ userFile: paths.agentMemoryFile, projectRoot }),
+    loadSubagents({ userDir: paths.subagentsDir, projectDir: projectPaths(projectRoot).subagentsDir, projectRoot }),
+    loadHooksConfig([{ scope: "project", file: projectPaths(projectRoot).hooksFile }, { scope: "user", file: paths.hooksFile }, ...plugins.items.flatMap((p) => p.hooks as HookSource[])]),
+    discoverMcpServers({
+      projectRoot,
+      home: paths.home,
+      configFlag: services.flags.mcpConfigPath,
+      noMcp: services.flags.noMcp,
+      editorServers: inputs.editorMcpServers,
+      pluginServers: plugins.items.map((p) => ({ plugin: p.id, origin: p.root, servers: p.mcpServers, variables: p.env })),
+      cwd: inputs.cwd,
+    }),
+  ]);
+  diagnostics.push(...skills.diagnostics, ...memory.diagnostics, ...subagents.diagnostics, ...hookLoad.diagnostics, ...discovery.diagnostics);
+
+  // Hooks start without project handlers until their trust is settled (a dialog at the next turn).
+  const buildEngine = (items: typeof hookLoad.items, extra: typeof hookLoad.diagnostics = []) =>
+    createHookEngine({
+      config: items,
+      loadDiagnostics: [...hookLoad.diagnostics, ...extra],
+      files: hookLoad.files,
+      projectRoot,
+      sessionId: inputs.sessionId,
+      transcriptPath: inputs.transcriptPath,
+      cwd: inputs.cwd,
+      permissionMode: inputs.permissionMode,
+      env: services.env,
+      passEnv: config.hooks.pass_env,
+      logger: services.logger.child("hooks"),
+      onHookStart: (s) => inputs.onHookStatus?.("start", s),
+      onHookEnd: (s) => inputs.onHookStatus?.("end", s),
+    });
+  const userAndPluginHooks = hookLoad.items.filter((item) => item.source.scope !== "project");
+
+  const mcpEnvPolicy = previous?.mcpEnvPolicy ?? { projectEnv: [] };
+  mcpEnvPolicy.projectEnv = [...config.mcp.project_env];
+  const mcpTrust = createMcpTrustResolver({
+    env: services.env,
+    envPolicy: mcpEnvPolicy,
+    store: createMcpTrustStore({ stateDir: paths.stateDir }),
+    projectRoot,
+    trustProjectServers: services.flags.trustProjectMcp,
+    logger: services.logger.child("mcp"),
+    ...(inputs.interactive ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) } : {}),
+  });
+  let mcp: McpManager;
+  if (previous) {
+    mcp = previous.mcp;
+    await mcp.reload(discovery.items, { disabledServers: config.mcp.disabled_servers });
+  } else {
+    mcp = createMcpManager({
+      entries: discovery.items,
+      trust: mcpTrust,
+      stateDir: paths.stateDir,
+      cwd: projectRoot,
+      env: services.env,
+      envPolicy: mcpEnvPolicy,
+      disabledServers: config.mcp.disabled_servers,
+      reservedToolNames: ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos", "task", "eval", "ask_user", "web_fetch", "process_output", "process_stop"],
+      elicit: (server) => {
+        const questioner = inputs.questioner;
+        if (!questioner?.forms) return undefined;
+        return (request, signal) => questioner.form({ message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema }, {}, signal);
+      },
+      connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
+      callTimeoutMs: config.mcp.call_timeout_seconds * 1000,
+      logger: services.logger.child("mcp"),
+    });
+  }
+  mcp.start();
+
+  const extensions: Extensions = {
+    skills: { items: skills.items, sources: skills.sources, roots: skills.roots },
+    memory,
+    subagents: subagents.items,
+    plugins: plugins.items,
+    hooks: buildEngine(userAndPluginHooks),
+    mcp,
+    mcpEntries: discovery.items,
+    mcpEnvPolicy,
+    diagnostics,
+    settled: Promise.resolve(),
+  };
+
+  const hookTrust = resolveProjectHookTrust({
+    loaded: hookLoad,
+    projectRoot,
+    store: createHookTrustStore({ stateDir: paths.stateDir }),
+    trustFlag: services.flags.trustProjectHooks,
+    sessionGrants: inputs.hookGrants,
+    ...(inputs.interactive ? { ask: (request) => askHookTrust(inputs.trust, request.file, formatHookTrustRequest(request)) } : {}),
+  }).then((resolved) => {
+    extensions.hooks = buildEngine(resolved.items, resolved.diagnostics);
+    diagnostics.push(...resolved.diagnostics.filter((d) => d.severity !== "info"));
+  });
+  const symlinks = approveSkillSymlinks(inputs, skills.pendingSymlinks).then(async (approved) => {
+    if (!approved) return;
+    const reloaded = await loadSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined));
+    extensions.skills = { items: reloaded.items, sources: reloaded.sources, roots: reloaded.roots };
+  });
+  extensions.settled = Promise.all([hookTrust, symlinks]).then(
+    () => undefined,
+    (error) => void diagnostics.push({ severity: "error", source: "extensions", message: errorMessage(error) }),
+  );
+  return extensions;
+}
+
+async function loadSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlugin[], builtinDir: string | undefined) {
+  const { services, projectRoot, config } = inputs;
+  const sources = defaultSkillSources({ user: services.paths, projectRoot, builtinDir, pluginSources: plugins.flatMap((p) => p.skillSources) });
+  const approved = (await createSkillTrustStore({ stateDir: services.paths.stateDir }).load()).items;
+  const loaded = await loadSkills({ sources, extraAllowedDirs: config.skills.extra_allowed_dirs, approvedTargets: approved, home: services.paths.home });
+  return { ...loaded, sources };
+}
+
+/** Asks about each skill symlink that leads out of the skill dirs; resolves whether any was approved. */
+async function approveSkillSymlinks(inputs: ExtensionInputs, pending: ReadonlyArray<{ skillName: string; linkPath: string; target: string }>): Promise<boolean> {
+  if (!inputs.interactive || pending.length === 0) return false;
+  const store = createSkillTrustStore({ stateDir: inputs.services.paths.stateDir });
+  let approved = false;
+  for (const link of pending) {
+    const answer = await inputs.trust.ask({
+      key: `trust-skill-${link.skillName}`,
+      title: `Load skill "${link.skillName}" from outside the skill folders?`,
+      body: `The skill folder \`${link.linkPath}\` is a symlink to \`${link.target}\`, outside every skill directory. Skills are instructions the agent follows; load it only if you trust that folder.`,
+      options: [
+        { id: "allow_always", name: "Allow (remember this folder)", kind: "allow_always" },
+        { id: "reject_once", name: "Skip it", kind: "reject_once" },
+      ],
+    });
+    if (answer === "allow_always") {
+      await store.approve(link.target).catch(() => undefined);
+      approved = true;
+    }
+  }
+  return approved;
+}
+
+async function askMcpTrust(trust: TrustQueue, name: string, title: string, detail: string): Promise<McpTrustDecision | "cancelled"> {
+  const answer = await trust.ask({
+    key: `trust-mcp-${name}`,
+    title,
+    body: "```\n" + detail + "\n```",
+    options: [
+      { id: "allow_once", name: "Allow for this session", kind: "allow_once" },
+      { id: "allow_always", name: "Always allow (this definition)", kind: "allow_always" },
+      { id: "reject", name: "Reject", kind: "reject_once" },
+      { id: "never", name: "Never run it", kind: "reject_always" },
+    ],
+  });
+  return answer === "allow_once" || answer === "allow_always" || answer === "reject" || answer === "never" ? answer : "cancelled";
+}
+
+async function askHookTrust(trust: TrustQueue, file: string, body: string): Promise<HookTrustAnswer> {
+  const answer = await trust.ask({
+    key: `trust-hooks-${file}`,
+    title: "Run this project's hooks?",
+    body,
+    options: [
+      { id: "allow_once", name: "Allow for this session", kind: "allow_once" },
+      { id: "allow_always", name: "Always allow (until the file changes)", kind: "allow_always" },
+      { id: "reject", name: "Don't run them", kind: "reject_once" },
+    ],
+  });
+  return answer === "allow_once" || answer === "allow_always" ? answer : "reject";
+}
+
+/** Frees what the extensions hold (MCP connections). */
+export async function closeExtensions(extensions: Extensions | undefined): Promise<void> {
+  await extensions?.mcp.close();
+}

@@ -1,0 +1,76 @@
+import { readJsonObjectFile } from "../util/json-file.js";
+import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "./resolve.js";
+import type { ModelClient } from "./types.js";
+import type { DeepAcpConfig } from "../config/config-file.js";
+import type { Logger } from "../util/logger.js";
+
+/** Model selection for sessions: which model is the default, what the picker offers, and clients. */
+export interface ModelService {
+  /** The default `provider:model` and where it came from, or why there is none. */
+  resolveDefault(): Promise<ResolvedModelSpec | { error: string }>;
+  choices(current?: string): Promise<ModelChoice[]>;
+  /** A client for `spec`; throws ModelConfigError when it cannot be used. */
+  create(spec: string): Promise<ModelClient>;
+  /** Re-reads stored credentials (after `deep-acp login` / ACP authenticate). */
+  reload(): Promise<void>;
+}
+
+export type ModelServiceOptions = {
+  env: NodeJS.ProcessEnv;
+  /** `--model` flag. */
+  flag?: string;
+  /** `deep-acp login`'s credentials file (UserPaths.credentialsFile). */
+  credentialsFile: string;
+  config: () => Promise<{ config: DeepAcpConfig }>;
+  logger: Logger;
+  /** Injectable for tests; default reads `credentialsFile`. */
+  readCredentials?: () => Promise<StoredCredentials>;
+};
+
+export function createModelService(options: ModelServiceOptions): ModelService {
+  const readCredentials = options.readCredentials ?? (() => readCredentialsFile(options.credentialsFile));
+  let credentials: Promise<StoredCredentials> | undefined;
+  const clients = new Map<string, Promise<ModelClient>>();
+  const loadCredentials = () => (credentials ??= readCredentials().catch(() => ({})));
+
+  return {
+    async resolveDefault() {
+      const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
+      return resolveModelSpec({ flag: options.flag, env: options.env, configDefault: config.model.default, credentials: stored });
+    },
+    async choices(current) {
+      const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
+      return listModelChoices({ env: options.env, credentials: stored, configOptions: config.model.options, current, catalog: config.model.catalog });
+    },
+    create(spec) {
+      let client = clients.get(spec);
+      if (!client) {
+        client = (async () => {
+          const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
+          return createModelClient(spec, {
+            env: options.env,
+            credentials: stored,
+            logger: options.logger.child("model"),
+            maxOutputTokens: config.model.max_output_tokens,
+            contextWindow: config.model.context_window,
+            catalog: config.model.catalog,
+          });
+        })();
+        // A failure (missing key) must not stick: the user may log in and retry.
+        client.catch(() => clients.delete(spec));
+        clients.set(spec, client);
+      }
+      return client;
+    },
+    async reload() {
+      credentials = undefined;
+      clients.clear();
+    },
+  };
+}
+
+/** A missing or broken file means no stored keys here; `deep-acp doctor` says why. */
+async function readCredentialsFile(path: string): Promise<StoredCredentials> {
+  const found = await readJsonObjectFile(path);
+  return found.state === "ok" ? (found.value as StoredCredentials) : {};
+}

@@ -1,0 +1,116 @@
+import type { Message, UserMessage } from "../model/types.js";
+import type { ToolDisplay } from "../tools/types.js";
+import type { Logger } from "../util/logger.js";
+import type { PromptBlock } from "../turn/index.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { SessionStore } from "./store/index.js";
+import type { SessionRecord, ToolCallRecord } from "./restore.js";
+
+/** Streamed text is written in pieces at most this old, so a crash loses at most this much. */
+const TEXT_FLUSH_MS = 150;
+const TEXT_FLUSH_CHARS = 4096;
+
+/**
+ * Turns a session's events into transcript records as they happen. Text deltas are coalesced
+ * (a record per ~150 ms, not per token); everything else is written immediately, in order.
+ */
+export function createRecorder(store: SessionStore, sessionId: string, logger: Logger) {
+  let buffered: { t: "text" | "thought"; mid: string; text: string } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const pendingCalls = new Map<string, ToolCallRecord & { written: boolean }>();
+
+  const append = (record: SessionRecord) => {
+    store.append(sessionId, record as unknown as Record<string, unknown>).catch((error) => logger.warn(`session ${sessionId}: cannot save`, error));
+  };
+  const flushText = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (buffered) append(buffered);
+    buffered = undefined;
+  };
+  const write = (record: SessionRecord) => {
+    flushText();
+    append(record);
+  };
+  const bufferText = (t: "text" | "thought", mid: string, text: string) => {
+    if (buffered && (buffered.t !== t || buffered.mid !== mid || buffered.text.length >= TEXT_FLUSH_CHARS)) flushText();
+    if (buffered) buffered.text += text;
+    else {
+      buffered = { t, mid, text };
+      timer = setTimeout(flushText, TEXT_FLUSH_MS);
+      timer.unref?.();
+    }
+  };
+  const writeCall = (call: ToolCallRecord & { written: boolean }) => {
+    if (call.written) return;
+    call.written = true;
+    const { written: _written, ...record } = call;
+    write({ t: "tool", call: record });
+  };
+
+  return {
+    user(id: string, blocks: PromptBlock[], message: UserMessage) {
+      write({ t: "user", id, blocks, message });
+    },
+    message(message: Message, mid?: string) {
+      write({ t: "msg", message, ...(mid ? { mid } : {}) });
+    },
+    record(record: SessionRecord) {
+      write(record);
+    },
+    event(event: AgentEvent) {
+      switch (event.type) {
+        case "message_chunk":
+          return bufferText("text", event.messageId, event.text);
+        case "thought_chunk":
+          return bufferText("thought", event.messageId, event.text);
+        case "tool_call":
+          pendingCalls.set(event.toolCallId, {
+            id: event.toolCallId, name: event.name, title: event.title, kind: event.kind, locations: event.locations, rawInput: event.rawInput,
+            ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}), written: false,
+          });
+          return;
+        case "tool_call_update": {
+          const call = pendingCalls.get(event.toolCallId);
+          if (call && !call.written) {
+            if (event.title !== undefined) call.title = event.title;
+            if (event.locations) call.locations = event.locations;
+            if (event.rawInput !== undefined) call.rawInput = event.rawInput;
+          }
+          if (event.status === "in_progress" && call) writeCall(call);
+          if (event.status === "completed" || event.status === "failed") {
+            if (call) writeCall(call);
+            pendingCalls.delete(event.toolCallId);
+            write({
+              t: "tool_done",
+              id: event.toolCallId,
+              status: event.status,
+              content: storable(event.transcript ?? event.content ?? []),
+              ...(event.locations ? { locations: event.locations } : {}),
+              ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
+              ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
+            });
+          }
+          return;
+        }
+        case "plan":
+          return write({ t: "plan", entries: event.entries });
+        case "usage":
+          return write({ t: "usage", used: event.used, size: event.size });
+        default:
+          return;
+      }
+    },
+    async flush(): Promise<void> {
+      flushText();
+      await store.flush(sessionId);
+    },
+  };
+}
+
+export type Recorder = ReturnType<typeof createRecorder>;
+
+/** Terminal ids mean nothing after a restart; keep only content that can be shown again. */
+function storable(display: readonly ToolDisplay[]): ToolDisplay[] {
+  return display.filter((d) => d.type !== "terminal");
+}

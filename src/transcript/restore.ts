@@ -1,0 +1,140 @@
+import type { AgentEvent } from "../agent/events.js";
+import type { Message, UserMessage } from "../model/types.js";
+import type { PlanEntry, ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
+import type { PromptBlock } from "../turn/index.js";
+
+// A session on disk is a list of these records, appended as things happen (transcript/store). The
+// model's history and the editor's replay are both derived from them, so nothing is stored twice
+// in two shapes that could disagree.
+
+export type ToolCallRecord = {
+  id: string;
+  name: string;
+  title: string;
+  kind: ToolKind;
+  locations: ToolLocation[];
+  rawInput: unknown;
+  parentToolCallId?: string;
+};
+
+export type SessionRecord =
+  | { t: "user"; id: string; blocks: PromptBlock[]; message: UserMessage }
+  | { t: "text"; mid: string; text: string }
+  | { t: "thought"; mid: string; text: string }
+  /** A message of the model's history (assistant replies, tool results, hook continuations). */
+  | { t: "msg"; message: Message; mid?: string }
+  | { t: "tool"; call: ToolCallRecord }
+  | { t: "tool_done"; id: string; status: "completed" | "failed"; content: ToolDisplay[]; locations?: ToolLocation[]; rawOutput?: unknown; parentToolCallId?: string }
+  | { t: "plan"; entries: PlanEntry[] }
+  | { t: "usage"; used: number; size: number }
+  | { t: "mode"; mode: string }
+  | { t: "model"; model: string }
+  /** The model's history after a compaction (the replay keeps showing everything). */
+  | { t: "compacted"; history: Message[]; summary: string }
+  | { t: "turn_end"; stopReason: string };
+
+/** What the editor is sent to show a loaded session again. */
+export type ReplayItem =
+  | { type: "user"; messageId: string; blocks: PromptBlock[] }
+  | Extract<AgentEvent, { type: "message_chunk" | "thought_chunk" | "tool_call" | "tool_call_update" | "plan" | "usage" }>;
+
+export type RestoredSession = {
+  history: Message[];
+  replay: ReplayItem[];
+  plan: PlanEntry[];
+  mode?: string;
+  model?: string;
+  usage?: { used: number; size: number };
+  /** User message ids in order (for rewind and fork). */
+  userMessageIds: string[];
+};
+
+const INTERRUPTED = "Interrupted: deep-acp stopped before this call finished.";
+
+/** Folds records into the model's history and the editor's replay, repairing an interrupted turn. */
+export function restoreSession(records: readonly SessionRecord[]): RestoredSession {
+  let history: Message[] = [];
+  const replay: ReplayItem[] = [];
+  const finished = new Set<string>();
+  const textByMessage = new Map<string, string>();
+  const recordedMessages = new Set<string>();
+  const restored: RestoredSession = { history, replay, plan: [], userMessageIds: [] };
+
+  for (const record of records) {
+    switch (record.t) {
+      case "user":
+        history.push(record.message);
+        replay.push({ type: "user", messageId: record.id, blocks: record.blocks });
+        restored.userMessageIds.push(record.id);
+        break;
+      case "text":
+        textByMessage.set(record.mid, (textByMessage.get(record.mid) ?? "") + record.text);
+        replay.push({ type: "message_chunk", messageId: record.mid, text: record.text });
+        break;
+      case "thought":
+        replay.push({ type: "thought_chunk", messageId: record.mid, text: record.text });
+        break;
+      case "msg":
+        if (record.mid) recordedMessages.add(record.mid);
+        history.push(record.message);
+        break;
+      case "tool":
+        replay.push({ type: "tool_call", toolCallId: record.call.id, name: record.call.name, title: record.call.title, kind: record.call.kind, status: "pending", locations: record.call.locations, rawInput: record.call.rawInput, parentToolCallId: record.call.parentToolCallId });
+        break;
+      case "tool_done":
+        finished.add(record.id);
+        replay.push({ type: "tool_call_update", toolCallId: record.id, status: record.status, content: record.content, ...(record.locations ? { locations: record.locations } : {}), ...(record.rawOutput !== undefined ? { rawOutput: record.rawOutput } : {}), parentToolCallId: record.parentToolCallId });
+        break;
+      case "plan":
+        restored.plan = record.entries;
+        replay.push({ type: "plan", entries: record.entries });
+        break;
+      case "usage":
+        restored.usage = { used: record.used, size: record.size };
+        break;
+      case "mode":
+        restored.mode = record.mode;
+        break;
+      case "model":
+        restored.model = record.model;
+        break;
+      case "compacted":
+        history = [...record.history];
+        restored.history = history;
+        break;
+      case "turn_end":
+        break;
+    }
+  }
+
+  // Calls the process never finished show as failed, not forever running.
+  for (const item of [...replay]) {
+    if (item.type === "tool_call" && !finished.has(item.toolCallId)) {
+      replay.push({ type: "tool_call_update", toolCallId: item.toolCallId, status: "failed", content: [{ type: "text", text: INTERRUPTED }], parentToolCallId: item.parentToolCallId });
+    }
+  }
+  // Text streamed before a crash is part of the conversation even though its message never completed.
+  for (const [mid, text] of textByMessage) {
+    if (!recordedMessages.has(mid) && text.trim() !== "") history.push({ role: "assistant", content: [{ type: "text", text }] });
+  }
+  restored.history = repairToolResults(history);
+  if (restored.usage) replay.push({ type: "usage", used: restored.usage.used, size: restored.usage.size, usage: { inputTokens: restored.usage.used, outputTokens: 0 } });
+  return restored;
+}
+
+/** Every tool call in the history gets a result, right after its assistant message, so the next request is valid. */
+export function repairToolResults(history: readonly Message[]): Message[] {
+  const results = new Map<string, Message>();
+  for (const m of history) if (m.role === "tool") results.set(m.toolCallId, m);
+  const out: Message[] = [];
+  for (const m of history) {
+    if (m.role === "tool") continue;
+    out.push(m);
+    if (m.role !== "assistant") continue;
+    for (const part of m.content) {
+      if (part.type !== "tool_call") continue;
+      out.push(results.get(part.id) ?? { role: "tool", toolCallId: part.id, toolName: part.name, content: [{ type: "text", text: INTERRUPTED }], isError: true });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+import { arch, platform } from "node:os";
+import type { SessionMode } from "../agent/modes.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import { createTaskTool } from "./task-tool.js";
+import type { DeepAcpConfig } from "../config/config-file.js";
+import { createEvalTool, interpreterPromptSection, limitsFromConfig, resolveInterpreterTools, type WorkerSandboxFactory } from "../interpreter/index.js";
+import { renderMcpPromptSection } from "../mcp/index.js";
+import { memoryPromptSection } from "../memory/index.js";
+import type { ModelClient } from "../model/types.js";
+import { skillsPromptSection } from "../skills/index.js";
+import type { SubagentDefinition } from "../subagents/index.js";
+import type { AnyTool } from "../tools/types.js";
+import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
+import type { Diagnostic } from "../util/diagnostics.js";
+import type { Extensions } from "../extensions/index.js";
+import { builtinTools, toolsForMode, webFetchTool } from "./tool-set.js";
+
+/** The parts of a session a turn is assembled from. */
+export type SessionView = { id: string; cwd: string; roots: readonly string[]; mode: SessionMode };
+
+export type TurnAssemblyInput = {
+  session: SessionView;
+  /** The session's files and, when it can run commands, its shell. */
+  workspace: { backend: BackendProtocol; executor?: SandboxBackendProtocol };
+  model: ModelClient;
+  config: DeepAcpConfig;
+  now: Date;
+  extensions?: Extensions;
+  /** The process environment (HTTPS_PROXY / NO_PROXY for web_fetch). */
+  env?: NodeJS.ProcessEnv;
+  /** Where `eval` runs its interpreters (one worker per session). */
+  interpreterSandboxes?: WorkerSandboxFactory;
+};
+
+export type AssembledTurn = {
+  system: string;
+  tools: AnyTool[];
+  /** Tools a subagent gets (no `task`). */
+  subagentTools: AnyTool[];
+  subagentSystem: (subagent: SubagentDefinition) => string;
+  diagnostics: Diagnostic[];
+};
+
+/**
+ * What a turn offers the model: built-in tools for the session's mode, `task` for subagents, MCP
+ * tools, `eval` over an allowlist of those, and a system prompt with memory, skills, interpreter and
+ * MCP sections.
+ */
+export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
+  const { session, workspace, model, config, extensions } = input;
+  const diagnostics: Diagnostic[] = [];
+  const builtin = builtinTools({ supportsImages: model.supportsImages, canExecute: workspace.executor !== undefined });
+  if (config.web_fetch.enabled) builtin.push(webFetchTool(config, input.env ?? {}));
+  const mcpTools = extensions?.mcp.tools() ?? [];
+  const available = [...builtin, ...mcpTools];
+  const subagents = extensions?.subagents ?? [];
+  const task = subagents.length > 0 ? [createTaskTool(subagents)] : [];
+
+  const sections: string[] = [];
+  if (extensions) {
+    sections.push(memoryPromptSection(extensions.memory.items, extensions.memory.locations));
+    if (extensions.skills.items.length > 0) sections.push(skillsPromptSection(extensions.skills.items, extensions.skills.sources));
+  }
+  const evalTools: AnyTool[] = [];
+  if (config.interpreter.enabled && input.interpreterSandboxes) {
+    const limits = limitsFromConfig(config.interpreter);
+    const allowlist = resolveInterpreterTools(config.interpreter.tools, available);
+    diagnostics.push(...allowlist.diagnostics);
+    const readOnly = session.mode === "plan";
+    evalTools.push(createEvalTool({ limits, allowlist: allowlist.items, readOnly, hasSubagents: subagents.length > 0, createSandbox: input.interpreterSandboxes.create }));
+    sections.push(interpreterPromptSection({ limits, allowlist: allowlist.items, hasSubagents: subagents.length > 0, readOnly, subagentTypes: subagents.map((s) => ({ name: s.name, description: s.description })) }));
+  }
+  if (extensions) {
+    const mcpSection = renderMcpPromptSection(extensions.mcp.describe());
+    if (mcpSection) sections.push(mcpSection);
+  }
+
+  const tools = toolsForMode([...builtin, ...task, ...evalTools, ...mcpTools], session.mode);
+  const environment = {
+    cwd: session.cwd,
+    roots: session.roots,
+    platform: `${platform()} (${arch()})`,
+    date: input.now.toISOString().slice(0, 10),
+    mode: session.mode,
+  };
+  const subagentTools = tools.filter((t) => t.name !== "task");
+  return {
+    system: buildSystemPrompt({ ...environment, tools, sections }),
+    tools,
+    subagentTools,
+    subagentSystem: (subagent) => buildSystemPrompt({ ...environment, tools: subagentTools, intro: subagent.systemPrompt }),
+    diagnostics,
+  };
+}

@@ -1,0 +1,9 @@
+// The turn room's public entry: assemble a turn's prompt and tools, resolve the user's prompt,
+// compaction, tool-result offload, the hook bridge and subagent runs around the agent loop.
+export { assembleTurn, type AssembledTurn, type SessionView, type TurnAssemblyInput } from "./assembly.js";
+export { createSessionCompactor, type SessionCompactorOptions } from "./compaction/setup.js";
+export { createResultOffloader, type FinalizeResult } from "./compaction/offload.js";
+export { createHookBridge, hookToolInput } from "./hook-bridge.js";
+export { promptText, type PromptBlock } from "./prompt-input.js";
+export { resolvePrompt } from "./resolve-prompt.js";
+export { createSubagentRunner, type SubagentRunnerOptions } from "./subagent-runner.js";

@@ -1,0 +1,58 @@
+import type { AnyTool } from "../tools/types.js";
+import type { SessionMode } from "../agent/modes.js";
+
+export type SystemPromptInput = {
+  cwd: string;
+  roots: readonly string[];
+  /** e.g. "linux (x64)" */
+  platform: string;
+  /** ISO date (YYYY-MM-DD) */
+  date: string;
+  tools: readonly AnyTool[];
+  mode: SessionMode;
+  /** Extra sections (memory, skills, subagents, interpreter, MCP), already formatted. */
+  sections?: readonly string[];
+  /** Replaces the opening paragraph (a subagent's own system prompt). */
+  intro?: string;
+};
+
+/** The base prompt is deliberately short: where the agent is, what it has, how to behave. */
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const extraRoots = input.roots.filter((root) => root !== input.cwd);
+  const lines = [
+    input.intro ??
+      "You are deep-acp, a coding agent working inside the user's editor. You help with software engineering tasks by\n" +
+        "reading, searching and changing files and running commands on the user's machine, then reporting clearly.",
+    "",
+    "# Environment",
+    `- Working directory: ${input.cwd}`,
+    ...(extraRoots.length ? [`- Additional project directories: ${extraRoots.join(", ")}`] : []),
+    `- Platform: ${input.platform}`,
+    `- Date: ${input.date}`,
+    "- Paths are real absolute paths on this machine; relative paths resolve against the working directory.",
+    "",
+    "# Tools",
+    input.tools.map((t) => `- ${t.name}`).join("\n"),
+    "",
+    "# Working rules",
+    "- Look before you change: read the relevant files and search the codebase before editing.",
+    "- Make focused changes that match the surrounding style; do not reformat unrelated code.",
+    "- Use edit_file for changes to existing files; write_file for new files or full rewrites.",
+    "- Run the project's tests or build after changes when you can, and report what you ran.",
+    "- Independent tool calls can be made in parallel in one message.",
+    "- Some calls need the user's approval. If the user rejects a call, do not retry it unchanged; adapt or ask.",
+    "- Be concise. Answer in the user's language. Refer to code as path:line.",
+    ...modeRules(input.mode),
+  ];
+  return [lines.join("\n"), ...(input.sections ?? []).filter((s) => s.trim() !== "")].join("\n\n");
+}
+
+function modeRules(mode: SessionMode): string[] {
+  if (mode !== "plan") return [];
+  return [
+    "",
+    "# Plan mode",
+    "The session is in plan mode: you can read and search but not change files or run commands.",
+    "Investigate, then present a concrete step-by-step plan and wait for the user to switch modes.",
+  ];
+}

@@ -1,0 +1,126 @@
+// Which environment variables may reach code deep-acp starts for someone else: MCP servers, hooks,
+// shell commands. Three lists, used by mcp/, hooks/ and backends/:
+//
+// - BASE: what locates programs and the user, terminal and locale, temp and XDG dirs, proxies and
+//   CA settings, Windows basics. Harmless and needed (npx must reach the registry through a proxy).
+// - model keys: the credentials deep-acp itself runs on. They never leave the agent, whatever a
+//   config file asks for: a prompt-injected command or a hostile project file must not get them.
+// - credential-like names: anything that looks like a secret (…_TOKEN, …_PASS, DATABASE_URL, …_DSN,
+//   GH_PAT, NPM_AUTH…). Passed only where the user named the variable explicitly.
+
+const BASE = new Set([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "COLORTERM",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+  "XDG_RUNTIME_DIR",
+  "XDG_CONFIG_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_DATA_HOME",
+  "XDG_STATE_HOME",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  // Windows
+  "SYSTEMROOT",
+  "SystemRoot",
+  "COMSPEC",
+  "PATHEXT",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "USERPROFILE",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "PROGRAMFILES",
+  "ProgramFiles",
+]);
+
+/** In the base allowlist: passed to MCP stdio servers and hooks without being asked for. */
+export function isBaseVariable(name: string): boolean {
+  return BASE.has(name) || name.startsWith("LC_");
+}
+
+/**
+ * Provider credentials (DESIGN.md's model table and presets). General cloud credentials (AWS_*,
+ * GOOGLE_APPLICATION_CREDENTIALS) are left out on purpose: the user's own tools (aws, gcloud) need
+ * them in commands; they still count as credential-like for MCP servers and hooks.
+ */
+export const MODEL_KEY_VARS: readonly string[] = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "OPENAI_API_KEY",
+  "OPENAI_COMPATIBLE_API_KEY",
+  "GOOGLE_API_KEY",
+  "GEMINI_API_KEY",
+  "AZURE_OPENAI_API_KEY",
+  "AWS_BEARER_TOKEN_BEDROCK",
+  "OPENROUTER_API_KEY",
+  "GROQ_API_KEY",
+  "MISTRAL_API_KEY",
+  "DEEPSEEK_API_KEY",
+  "TOGETHER_API_KEY",
+  "LMSTUDIO_API_KEY",
+  "VLLM_API_KEY",
+];
+
+/** A key deep-acp's model providers use (or one of deep-acp's own DEEP_ACP_* settings). Never passed on. */
+export function isModelKeyVariable(name: string): boolean {
+  return MODEL_KEY_VARS.includes(name) || name.startsWith("DEEP_ACP_");
+}
+
+// Whole words of an upper-cased name split at `_`; PAT, AUTH, DSN and PASS would match too much as
+// substrings (PATH, AUTHOR, ...), so they count only as words.
+const SECRET_WORDS = new Set(["KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASS", "PASSWD", "PASSWORD", "PWD", "PAT", "AUTH", "DSN", "CREDENTIAL", "CREDENTIALS", "COOKIE", "SESSION", "PRIVATE", "SIGNATURE", "SALT"]);
+const SECRET_SUBSTRINGS = ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY", "CREDENTIAL", "PRIVATE_KEY"];
+// Connection strings carry passwords: DATABASE_URL, REDIS_URL, MONGODB_URI, AMQP_URL ...
+const CONNECTION_STRING = /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|AMQP|RABBITMQ|KAFKA|ELASTICSEARCH|SENTRY|WEBHOOK|SLACK_WEBHOOK)(?:_[A-Z0-9]+)*_(?:URL|URI|DSN)$/;
+
+/** Looks like it holds a secret (model keys included). Deliberately broad. */
+export function isCredentialLike(name: string): boolean {
+  if (isModelKeyVariable(name)) return true;
+  const upper = name.toUpperCase();
+  if (SECRET_SUBSTRINGS.some((marker) => upper.includes(marker))) return true;
+  if (upper.split(/[^A-Z0-9]+/).some((word) => SECRET_WORDS.has(word))) return true;
+  return CONNECTION_STRING.test(upper);
+}
+
+export type EnvAllowlist = {
+  /** Extra names the user allowed (config). Model keys stay out even when listed. */
+  allowed?: readonly string[];
+};
+
+/**
+ * Whether `name` may be given to code started on the user's behalf: base variables that do not look
+ * like secrets, plus the names the user listed. Model keys never.
+ */
+export function isPassableVariable(name: string, allowlist: EnvAllowlist = {}): boolean {
+  if (isModelKeyVariable(name)) return false;
+  if (allowlist.allowed?.includes(name)) return true;
+  return isBaseVariable(name) && !isCredentialLike(name);
+}
+
+/** The allowed part of `env` (unset values and exported shell functions dropped). */
+export function filterEnvironment(env: Readonly<Record<string, string | undefined>>, allowlist: EnvAllowlist = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    // Values starting with "()" are skipped against Shellshock-style parsing (as the MCP SDK does).
+    if (value === undefined || value.startsWith("()") || !isPassableVariable(name, allowlist)) continue;
+    out[name] = value;
+  }
+  return out;
+}
