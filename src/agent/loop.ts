@@ -30,7 +30,7 @@ export type TurnOptions = {
   memory: ApprovalMemory;
   hooks?: AgentHooks;
   /** File rules, protected paths and the sandbox flag the gate decides with. */
-  gate?: GatePolicy;
+  gatePolicy?: GatePolicy;
   /** Model requests allowed in this turn. */
   maxRequests: number;
   maxOutputTokens?: number;
@@ -83,7 +83,7 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
     memory: options.memory,
     approver: options.approver,
     hooks: options.hooks ?? NO_HOOKS,
-    gate: options.gate,
+    gatePolicy: options.gatePolicy,
     dialogLock: createMutex(),
     emit,
     signal,

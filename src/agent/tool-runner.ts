@@ -26,7 +26,7 @@ export type ToolRunEnv = {
   approver: Approver;
   hooks: AgentHooks;
   /** File rules, protected paths and the sandbox flag the gate (src/gate) decides with. */
-  gate?: GatePolicy;
+  gatePolicy?: GatePolicy;
   /** Serializes permission dialogs: parallel calls run together but ask one at a time. */
   dialogLock: Mutex;
   emit: AgentEventSink;
@@ -181,7 +181,7 @@ async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: To
     virtualPrefixes: env.virtualPrefixes,
     mode: env.mode,
     memory: env.memory,
-    policy: env.gate,
+    policy: env.gatePolicy,
   });
   // Denied without asking hooks (a deny rule, plan mode, a remembered rejection).
   if (gated.decision.action === "deny") return { message: gated.decision.reason };
