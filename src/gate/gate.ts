@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs } from "../backends/real-path.js";
 import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
@@ -24,6 +24,11 @@ export type GatePolicy = {
   sharedPrefixes?: readonly string[];
   /** Default node:fs/promises. */
   fs?: RealPathFs;
+  /**
+   * Default true. False for a remote workspace: its paths name files on another machine, so they
+   * are decided on as given (resolving them here would follow this machine's links).
+   */
+  localPaths?: boolean;
 };
 
 export type ToolCallGateRequest = {
@@ -62,9 +67,12 @@ const DEFAULT_SHARED = ["/memories/"];
 export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCallGateResult> {
   const policy = request.policy ?? {};
   const fs = policy.fs ?? nodeRealPathFs;
-  const [roots, readRoots] = await Promise.all([realRoots(request.roots, fs), realRoots(request.readRoots ?? [], fs)]);
-  const targets = await resolveTargets(request.paths, request.virtualPrefixes, policy.sharedPrefixes ?? DEFAULT_SHARED, fs);
-  const command = request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, fs) : undefined;
+  const local = policy.localPaths !== false;
+  const [roots, readRoots] = local
+    ? await Promise.all([realRoots(request.roots, fs), realRoots(request.readRoots ?? [], fs)])
+    : [request.roots.map((r) => resolve(r)), (request.readRoots ?? []).map((r) => resolve(r))];
+  const targets = await resolveTargets(request.paths, request.virtualPrefixes, policy.sharedPrefixes ?? DEFAULT_SHARED, local ? fs : undefined);
+  const command = request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, local ? fs : undefined) : undefined;
   const decideWith = (hook: HookVerdict | undefined) => decide({
     tool: request.tool,
     mode: request.mode,
@@ -84,22 +92,24 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   return { decision: decideWith(request.hook), targets, approved, previewable, withHook: decideWith };
 }
 
-export async function resolveTargets(paths: readonly string[], virtualPrefixes: readonly string[], sharedPrefixes: readonly string[], fs: RealPathFs = nodeRealPathFs): Promise<GateTarget[]> {
+/** Targets of a call; without `fs` (a remote workspace) paths are taken as given. */
+export async function resolveTargets(paths: readonly string[], virtualPrefixes: readonly string[], sharedPrefixes: readonly string[], fs?: RealPathFs): Promise<GateTarget[]> {
   return Promise.all(
     paths.map(async (path): Promise<GateTarget> => {
       if (isVirtualPath(path, virtualPrefixes)) {
         return { requested: path, real: path, exists: true, isDirectory: false, hardLinks: 0, virtual: true, shared: isVirtualPath(path, sharedPrefixes) };
       }
+      if (!fs) return { requested: resolve(path), real: resolve(path), exists: false, isDirectory: false, hardLinks: 0 };
       return resolveRealTarget(path, fs);
     }),
   );
 }
 
-async function approveCommand(input: unknown, cwd: string, roots: readonly string[], fs: RealPathFs) {
+async function approveCommand(input: unknown, cwd: string, roots: readonly string[], fs: RealPathFs | undefined) {
   const command = typeof (input as { command?: unknown })?.command === "string" ? (input as { command: string }).command : "";
   const paths = new Map<string, { real: string; inside: boolean }>();
   for (const arg of commandPathArguments(command, cwd)) {
-    const target = await resolveRealTarget(arg, fs);
+    const target = fs ? await resolveRealTarget(arg, fs) : { requested: arg, real: arg, exists: false, unresolved: undefined };
     // Only arguments that name something (or a path-like word) count; "status" in `git status` does not.
     if (!target.exists && !/[/.]/.test(relative(cwd, arg))) continue;
     paths.set(arg, { real: target.real, inside: !target.unresolved && roots.some((root) => isWithin(target.real, root)) });
