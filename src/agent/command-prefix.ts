@@ -2,7 +2,7 @@
 // and never offered for command lines with shell metacharacters: `npm test; rm -rf ~` must not ride
 // on an earlier "always allow npm test".
 
-const METACHARACTERS = /[;&|<>`$(){}\\\n*?!#~\[\]'"]/;
+const METACHARACTERS = /[;&|<>`$(){}\\\n*?!#~[\]'"]/;
 
 /** Tools whose second word is the real command (`git push` is not `git status`). */
 const SUBCOMMAND_TOOLS = new Set([

@@ -100,6 +100,7 @@ type Block =
   | { kind: "tool"; id: string; name: string; json: string[]; initialInput: unknown };
 
 // Wire events are read defensively field by field; a typed schema would add nothing but bulk.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Wire = Record<string, any>;
 
 /** Turns one attempt's Anthropic stream events into ModelEvents; throws ModelApiError on stream errors. */

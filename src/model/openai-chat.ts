@@ -107,6 +107,7 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
 
 type ToolState = { id: string; name: string; args: string[]; started: boolean };
 // Wire chunks are read defensively field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Wire = Record<string, any>;
 
 /** Turns one attempt's chunks into ModelEvents; throws ModelApiError on stream errors. */
