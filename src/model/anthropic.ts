@@ -67,6 +67,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       body,
       signal,
       label: LABEL,
+      authHint: "check ANTHROPIC_API_KEY or the key stored by deep-acp login",
       ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
     });
     const assembler = createAnthropicAssembler();
@@ -100,7 +101,6 @@ type Block =
   | { kind: "tool"; id: string; name: string; json: string[]; initialInput: unknown };
 
 // Wire events are read defensively field by field; a typed schema would add nothing but bulk.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Wire = Record<string, any>;
 
 /** Turns one attempt's Anthropic stream events into ModelEvents; throws ModelApiError on stream errors. */

@@ -8,7 +8,7 @@ import type { EditorMcpServer } from "../mcp/index.js";
 import type { RestoredSession } from "../transcript/index.js";
 import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
 import type { ModelService } from "../model/service.js";
-import type { PersistentApprovalMemory } from "./approval-memory.js";
+import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import type { SessionStore } from "../transcript/index.js";
 
 /** Everything a session shares with the rest of the process; built once by the composition root (cli/). */
@@ -55,6 +55,8 @@ export type SessionCollaborators = {
    * the editor cannot show it now; it is then shown at the start of the next turn.
    */
   notify?: (event: SessionEvent) => boolean;
+  /** What a /reload would apply, after each watched change; "" after /reload (ACP shows it on /reload). */
+  onReloadPending?: (summary: string) => void;
 };
 
 /** Built only by createSession (factory.ts), which binds the collaborators to `id`. */
