@@ -26,6 +26,10 @@ export type SessionServices = ExtensionServices & {
 
 export type SessionFlags = ExtensionFlags & {
   sandbox?: "none" | "bwrap";
+  /** --remote ssh://[user@]host[:port]/abs/path: every session's workspace is there. */
+  remote?: string;
+  /** --trust-remote-host: accept an unknown host key for this run. */
+  trustRemoteHost?: boolean;
 };
 
 /** What a session reports beyond the agent's own events. */

@@ -19,6 +19,7 @@ import { createPathRuleCheck } from "./path-rules.js";
 import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { join } from "node:path";
+import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
 
@@ -47,6 +48,8 @@ export class Session {
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
+  /** Whether an editor can answer trust questions (headless cannot). */
+  private readonly trustPrompter: boolean;
   private model: Promise<ModelClient> | undefined;
   private readonly turns = createTurnQueue({ onSettled: () => (this.updatedAt = this.services.now()) });
   private persisted: boolean;
@@ -78,6 +81,7 @@ export class Session {
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
     this.persisted = options.persisted ?? false;
+    this.trustPrompter = options.trustPrompter !== undefined;
     if (this.persisted) this.recorder = createRecorder(options.services.sessions, this.id, options.services.logger);
     this.sessionStartSource = this.persisted ? "resume" : "startup";
     this.extensions = new ExtensionHost({
@@ -114,7 +118,10 @@ export class Session {
     await this.turns.stop();
     await this.approvals.reload();
     const summary = await this.extensions.reload();
-    this.workspace = undefined; // file rules, sandbox and routes come from config.toml too
+    // File rules, sandbox, routes and the remote come from config.toml too; a remote connection is closed.
+    const previous = this.workspace;
+    this.workspace = undefined;
+    void previous?.then((w) => w.dispose()).catch(() => undefined);
     return summary;
   }
 
@@ -276,8 +283,9 @@ export class Session {
       // As in Claude Code, SessionStart comes before the first UserPromptSubmit.
       const startContext = await this.sessionStartContext(extensions.hooks, model, signal);
       const { result, submitted } = await runPromptTurn({
-        session: this,
-        blocks,
+        // A remote workspace's tools and prompt see remote paths; the session keeps its local cwd for its records.
+        session: { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode },
+        blocks: workspace.remote ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
         history: this.history,
         startContext,
         workspace,
@@ -367,6 +375,7 @@ export class Session {
           editor: this.editor,
           logger: this.services.logger,
           stateSnapshots: this.stateSnapshots,
+          ...(this.trustPrompter ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, join(this.services.paths.home, ".ssh", "known_hosts"))).then(hostKeyAnswer) } : {}),
         }),
         this.approvals.load(),
       ]);
