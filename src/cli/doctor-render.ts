@@ -59,6 +59,13 @@ function modelBlock(report: DoctorReport): Block {
   const stored = model.credentialsFile;
   lines.push(fileLine(stored, "stored credentials: ", stored.providers.length > 0 ? stored.providers.join(", ") : undefined));
   lines.push(`  environment: ${model.env.length > 0 ? model.env.join(", ") : "no model variables set"}`);
+  const chosen = model.spec?.slice(0, model.spec.indexOf(":"));
+  for (const provider of model.providers ?? []) {
+    const state = provider.name === chosen ? "chosen" : provider.usable ? "configured" : provider.set.length > 0 || provider.stored ? "partly set" : "not set";
+    const set = provider.set.length > 0 ? `; set: ${provider.set.join(", ")}` : "";
+    const files = provider.files ? `; files: ${provider.files.join(", ")}` : "";
+    lines.push(`    ${provider.name.padEnd(17)} ${state.padEnd(10)} reads ${provider.reads.join(", ") || "nothing"}${provider.stored ? ", stored credentials" : ""}${set}${files}`);
+  }
   // The resolution error is already the first line.
   lines.push(...diagnosticLines(model.diagnostics.filter((d) => d.source !== "model"), [stored]));
   return { title: "Model", lines };
