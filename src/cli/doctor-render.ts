@@ -41,6 +41,7 @@ export function renderDoctorReport(report: DoctorReport): string {
     },
     pluginsBlock(report),
     sandboxBlock(report),
+    remoteBlock(report),
   ];
   const text = blocks.map((block) => [block.title, ...(block.lines.length > 0 ? block.lines : ["  (nothing)"])].join("\n")).join("\n\n");
   return `${text}\n\n${summary(report)}\n`;
@@ -145,6 +146,15 @@ function sandboxBlock(report: DoctorReport): Block {
   if (sandbox.bwrap.ok) lines.push(mark("✓", "bubblewrap works"));
   lines.push(...diagnosticLines(sandbox.diagnostics));
   return { title: "Sandbox", lines };
+}
+
+function remoteBlock(report: DoctorReport): Block {
+  const remote = report.remote;
+  const lines: string[] = [];
+  if (remote.workspace) lines.push(mark(remote.workspace.ok ? "✓" : "✗", `${remote.workspace.summary} (from ${remote.workspace.source})`));
+  else lines.push(`  local (${remote.mappedProjects} project${remote.mappedProjects === 1 ? "" : "s"} mapped in [remote.projects]; none covers this directory)`);
+  if (!remote.workspace || remote.workspace.ok) lines.push(...diagnosticLines(remote.diagnostics));
+  return { title: "Remote workspace", lines };
 }
 
 function summary(report: DoctorReport): string {

@@ -9,7 +9,7 @@ export type DoctorFileState = "found" | "missing" | "invalid";
 
 export type DoctorFile = { path: string; state: DoctorFileState; detail?: string };
 
-export type DoctorSectionId = "node" | "model" | "config" | "mcp" | "hooks" | "memory" | "skills" | "subagents" | "plugins" | "sandbox";
+export type DoctorSectionId = "node" | "model" | "config" | "mcp" | "hooks" | "memory" | "skills" | "subagents" | "plugins" | "sandbox" | "remote";
 
 export type DoctorProblem = { section: DoctorSectionId; source: string; message: string };
 
@@ -111,6 +111,14 @@ export type DoctorSandboxFacts = {
   diagnostics: Diagnostic[];
 };
 
+export type DoctorRemoteFacts = {
+  /** Local project roots mapped in config.toml [remote.projects]. */
+  mappedProjects: number;
+  /** The remote workspace a session in cwd would use, when there is one. */
+  workspace?: { url: string; source: string; ok: boolean; summary: string };
+  diagnostics: Diagnostic[];
+};
+
 export type DoctorNodeFacts = { version: string; required: string; ok: boolean; diagnostics: Diagnostic[] };
 
 export type DoctorReport = {
@@ -131,6 +139,7 @@ export type DoctorReport = {
   subagents: DoctorSubagentsFacts;
   plugins: DoctorPluginsFacts;
   sandbox: DoctorSandboxFacts;
+  remote: DoctorRemoteFacts;
   /** Every error-severity diagnostic, by section. */
   problems: DoctorProblem[];
   warnings: DoctorProblem[];
