@@ -1,3 +1,5 @@
+import { createSessionBackground, type SessionBackground } from "./background.js";
+import { describeExit } from "../backends/background-processes.js";
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
@@ -39,6 +41,8 @@ export type SessionCollaborators = {
    * the editor cannot show it now; it is then shown at the start of the next turn.
    */
   notify?: (event: SessionEvent) => boolean;
+  /** Delivers tool-call updates of background processes at any time (they outlive their turn). */
+  updates?: (event: SessionEvent) => void;
 };
 
 /** Built only by createSession (factory.ts), which binds the collaborators to `id`. */
@@ -77,6 +81,8 @@ export class Session {
   private readonly services: SessionServices;
   private readonly approver: Approver;
   private readonly questioner: Questioner | undefined;
+  private readonly updates: ((event: SessionEvent) => void) | undefined;
+  private background: SessionBackground | undefined;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
@@ -111,6 +117,7 @@ export class Session {
     this.services = options.services;
     this.approver = options.approver;
     this.questioner = options.questioner;
+    this.updates = options.updates;
     this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
@@ -286,8 +293,31 @@ export class Session {
     await this.stopTurns();
     await this.recorder?.flush().catch(() => undefined);
     await this.extensions.close();
+    await this.background?.close();
     const workspace = await this.workspace?.catch(() => undefined);
     await workspace?.dispose();
+  }
+
+  /** Markdown for /ps. */
+  describeBackground(): string {
+    return (this.background ?? createSessionBackground({ maxProcesses: 1, keepChars: 1, sink: () => undefined })).describe(this.services.now());
+  }
+
+  /** `/ps stop ID`: a line for the user. */
+  async stopBackground(id: string): Promise<string> {
+    if (!this.background?.get(id)) return `There is no background process "${id}". Run /ps to see them.`;
+    const exit = await this.background.stop(id);
+    return `Stopped ${id} ${exit ? describeExit(exit) : ""}`.trim();
+  }
+
+  private backgroundProcesses(config: DeepAcpConfig, workspace: Workspace): SessionBackground {
+    this.background ??= createSessionBackground({
+      maxProcesses: config.shell.max_background_processes,
+      keepChars: config.shell.background_output_chars,
+      sink: (event) => this.updates?.(event),
+    });
+    this.background.useShell(workspace.shell);
+    return this.background;
   }
 
   private async stopTurns(): Promise<void> {
@@ -392,6 +422,7 @@ export class Session {
         roots: this.roots,
         backend: workspace.backend,
         executor: workspace.executor,
+        background: this.backgroundProcesses(config, workspace).host,
         limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
       },
       mode: this.mode,

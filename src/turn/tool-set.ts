@@ -10,6 +10,7 @@ import type { AnyTool } from "../tools/types.js";
 import { createWriteFileTool } from "../tools/write-file.js";
 import { createWriteTodosTool } from "../tools/write-todos.js";
 import { createAskUserTool } from "../tools/ask-user.js";
+import { createProcessOutputTool, createProcessStopTool } from "../tools/processes.js";
 import { createWebFetchTool } from "../tools/web-fetch.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 
@@ -30,7 +31,7 @@ export function builtinTools(options: BuiltinToolOptions): AnyTool[] {
     createGlobTool(),
     createGrepTool(),
   ];
-  if (options.canExecute) tools.push(createExecuteTool());
+  if (options.canExecute) tools.push(createExecuteTool(), createProcessOutputTool(), createProcessStopTool());
   tools.push(createWriteTodosTool(), createAskUserTool());
   return tools;
 }
