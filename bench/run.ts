@@ -6,6 +6,7 @@ import { runSessionsBench } from "./sessions.bench.js";
 import { runSearchBench } from "./search.bench.js";
 import { runInterpreterBench } from "./interpreter.bench.js";
 import { runSessionStoreBench } from "./session-store.bench.js";
+import { runRobustBench } from "./robust.bench.js";
 import type { BenchResult } from "./lib.js";
 
 const suites: Array<[string, () => Promise<BenchResult[]>]> = [
@@ -19,6 +20,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   ],
   ["search", () => runSearchBench()],
   ["interpreter", () => runInterpreterBench()],
+  ["robust", () => runRobustBench()],
 ];
 
 const only = process.argv.slice(2);

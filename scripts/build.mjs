@@ -42,7 +42,8 @@ const result = await build({
   external,
   plugins: [onlyEnglishZodLocales],
   // jsonc-parser's "main" is a UMD build whose inner require()s esbuild cannot follow; use its ESM build.
-  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
+  // Absolute, so a build from another folder (the packaging test's stage) finds it too.
+  alias: { "jsonc-parser": fileURLToPath(new URL("../node_modules/jsonc-parser/lib/esm/main.js", import.meta.url)) },
   // Smaller code parses faster, and parsing is most of the cold start.
   minify: process.env.DEEP_ACP_NO_MINIFY !== "1",
   keepNames: false,

@@ -53,6 +53,8 @@ export function createAcpServer(options: AcpServerOptions) {
     /** Closes every session (cancelling turns and killing their processes). */
     async shutdown(): Promise<void> {
       await Promise.all([...state.sessions.keys()].map((id) => state.close(id)));
+      // No watcher may outlive the connection (a live one keeps an exiting agent busy).
+      await services.watchHub.close();
     },
     /** For tests: the live session objects. */
     sessions: (): Session[] => [...state.sessions.values()].map((e) => e.session),

@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { ForkPointError, RewindError } from "../session/errors.js";
@@ -12,8 +13,20 @@ const rewindParams = z.object({ sessionId: z.string().min(1), messageId: z.strin
 
 function checkPaths(cwd: string, extra: readonly string[] = []) {
   for (const dir of [cwd, ...extra]) {
-    if (!isAbsolute(dir)) throw acp.RequestError.invalidParams({ path: dir }, `paths must be absolute: "${dir}"`);
+    if (!isAbsolute(dir)) throw acp.RequestError.invalidParams({ path: shown(dir) }, `paths must be absolute: "${shown(dir)}"`);
   }
+}
+
+const shown = (path: string) => (path.length > 200 ? `${path.slice(0, 200)}…` : path);
+
+/** A new session's cwd must be a directory here: watching and tools anchor on it. */
+async function checkWorkingDirectory(cwd: string): Promise<void> {
+  const info = await stat(cwd).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error) {
+    const why = info.code === "ENOENT" ? "does not exist" : `cannot be used (${info.code ?? info.message})`;
+    throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd ${why}: "${shown(cwd)}"`);
+  }
+  if (!info.isDirectory()) throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd is not a directory: "${shown(cwd)}"`);
 }
 
 /** session/new, load, resume, fork, list, delete, close and rewind. */
@@ -54,6 +67,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
   return app
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
+      await checkWorkingDirectory(params.cwd);
       let resolved = await services.models.resolveDefault();
       if ("error" in resolved) {
         // A key stored by `deep-acp login` in another process since we last looked counts too.

@@ -26,15 +26,30 @@ export type SshAuth = {
 
 export type HostKey = { host: string; port: number; type: string; blob: Buffer; fingerprint: string };
 
-/** Decides whether to trust a host key: true, or a message saying why not (shown to the user). */
-export type HostKeyCheck = (key: HostKey) => Promise<true | string>;
+/**
+ * What known_hosts says about a key: trusted; refused (changed or revoked: never asked); or unknown,
+ * which may be confirmed by a human (asked with no connection held open, so no handshake timeout
+ * runs while the dialog is up; the connection is then made again).
+ */
+export type HostKeyVerdict = { trusted: true } | { refused: string } | { unknown: string };
+
+class UnknownHostKeyError extends Error {
+  constructor(
+    message: string,
+    readonly key: HostKey,
+  ) {
+    super(message);
+  }
+}
 
 export type Ssh2Module = { Client: new () => Client };
 
 export type SshConnectionOptions = {
   endpoint: SshEndpoint;
   auth: SshAuth;
-  checkHostKey: HostKeyCheck;
+  verifyHostKey(key: HostKey): Promise<HostKeyVerdict>;
+  /** Asks about an unknown key; true = connect. Absent: unknown keys are refused. */
+  confirmHostKey?(key: HostKey): Promise<boolean>;
   /** Default 15000. */
   connectTimeoutMs?: number;
   /** Default 15000: keepalives notice a silently dead peer. */
@@ -105,6 +120,9 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
   let everConnected = false;
   const status: SshConnectionStatus = { target, connected: false, reconnects: 0, channelsOpened: 0 };
   let openChannels = 0;
+  /** Unknown keys a human allowed for this connection's lifetime ("allow once"). */
+  const confirmed = new Set<string>();
+  const confirmedId = (key: HostKey) => `${key.host}:${key.port} ${key.fingerprint}`;
   const waiting: Array<() => void> = [];
 
   async function acquireChannel(): Promise<() => void> {
@@ -135,17 +153,17 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
     if (options.auth.agentSocket) auth.push({ type: "agent", username: endpoint.username, agent: options.auth.agentSocket });
     for (const identity of options.auth.identities) auth.push({ type: "publickey", username: endpoint.username, key: identity.key });
     return new Promise<Client>((resolve, reject) => {
-      let refusal: string | undefined;
+      let refusal: Error | undefined;
       client.once("ready", () => resolve(client));
       client.once("error", (error: Error & { level?: string }) => {
         const where = describeTarget(endpoint);
-        if (refusal) reject(new SshConnectionError(refusal));
+        if (refusal) reject(refusal);
         else if (error.level === "client-authentication") {
           const tried = [options.auth.agentSocket ? "ssh-agent" : "", ...options.auth.identities.map((i) => i.path)].filter(Boolean);
           reject(new SshConnectionError(`authentication to ${where} failed (tried: ${tried.join(", ") || "no keys: no ssh-agent and no identity file"})`));
         } else reject(new SshConnectionError(`cannot connect to ${where}: ${error.message}`));
       });
-      client.once("close", () => reject(new SshConnectionError(refusal ?? `connection to ${describeTarget(endpoint)} closed during setup`)));
+      client.once("close", () => reject(refusal ?? new SshConnectionError(`connection to ${describeTarget(endpoint)} closed during setup`)));
       client.connect({
         host: endpoint.host,
         port: endpoint.port,
@@ -158,13 +176,15 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
         keepaliveCountMax: 3,
         hostVerifier: (blob: Buffer, verify: (ok: boolean) => void) => {
           const key = hostKeyFromBlob(endpoint.host, endpoint.port, blob);
-          options.checkHostKey(key).then(
-            (answer) => {
-              if (answer !== true) refusal = answer;
-              verify(answer === true);
+          options.verifyHostKey(key).then(
+            (verdict) => {
+              if ("trusted" in verdict || confirmed.has(confirmedId(key))) return verify(true);
+              if ("refused" in verdict) refusal = new SshConnectionError(verdict.refused);
+              else refusal = new UnknownHostKeyError(verdict.unknown, key);
+              verify(false);
             },
             (error: unknown) => {
-              refusal = `host key check for ${describeTarget(endpoint)} failed: ${(error as Error).message}`;
+              refusal = new SshConnectionError(`host key check for ${describeTarget(endpoint)} failed: ${(error as Error).message}`);
               verify(false);
             },
           );
@@ -180,13 +200,20 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
     }
     const started = Date.now();
     const Ssh = await loadSsh2();
-    const chain: Client[] = [];
+    let chain: Client[] = [];
     let client: Client;
-    try {
-      client = await connectEndpoint(Ssh, options.endpoint, chain);
-    } catch (error) {
-      for (const c of chain) c.end();
-      throw error;
+    // Each unknown key on the way (jump hosts, then the target) is asked about once.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        client = await connectEndpoint(Ssh, options.endpoint, chain);
+        break;
+      } catch (error) {
+        for (const c of chain) c.end();
+        chain = [];
+        if (!(error instanceof UnknownHostKeyError)) throw error;
+        if (attempt >= 4 || !options.confirmHostKey || !(await options.confirmHostKey(error.key))) throw new SshConnectionError(error.message);
+        confirmed.add(confirmedId(error.key));
+      }
     }
     if (closed) {
       for (const c of chain) c.end();

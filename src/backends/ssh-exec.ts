@@ -17,14 +17,17 @@ export function shellQuote(text: string): string {
 const PID_MARK = "\u001eDEEPACP-PGID ";
 
 /**
- * The remote command: cd, then a new session whose leader prints its pid and execs the user's
- * command under bash (else sh). `setsid -w` forks when the login shell already leads a group (sshd
- * makes it a session leader) and waits, so the exit status still comes through. Without setsid
- * (macOS, busybox builds) the shell sshd started already leads its own session.
+ * The remote command: cd, then a session leader that prints its pid and execs the user's command
+ * under bash (else sh). The shell sshd starts already leads its own session; anywhere else
+ * `setsid -w` makes a new one (forking, and waiting so the exit status still comes through).
  */
 export function wrapCommand(command: string, cwd: string): string {
   const inner = `printf '${PID_MARK.replace("\u001e", "\\036")}%s\\n' "$$"; if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; else exec /bin/sh -c "$1"; fi`;
-  const run = `if command -v setsid >/dev/null 2>&1; then exec setsid -w /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}; else exec /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}; fi`;
+  // OpenSSH starts each session's shell as a session leader: then exec keeps that pid as the group
+  // id and no fork is needed (setsid -w would also print a note when the command is killed).
+  const leader = `[ "$(cut -d' ' -f5 /proc/$$/stat 2>/dev/null)" = "$$" ]`;
+  const plain = `exec /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}`;
+  const run = `if ${leader} || ! command -v setsid >/dev/null 2>&1; then ${plain}; else exec setsid -w /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}; fi`;
   return `cd -- ${shellQuote(cwd)} 2>/dev/null || { echo "working directory does not exist: ${cwd.replace(/[^A-Za-z0-9_./ -]/g, "?")}" >&2; exit 127; }; ${run}`;
 }
 
@@ -122,6 +125,8 @@ export async function executeRemote(connection: SshConnection, command: string, 
       stopCommand();
     }, options.timeoutMs);
     options.signal?.addEventListener("abort", onAbort, { once: true });
+    // Aborted while the channel was opening: the listener above will never fire.
+    if (options.signal?.aborted) onAbort();
     void dropped.then((reason) => {
       lost = reason;
       void finish();

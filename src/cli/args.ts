@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseRemoteUrl } from "../backends/ssh-target.js";
 
 export type CliOptions = {
   command: string[];
@@ -10,6 +11,9 @@ export type CliOptions = {
   trustProjectMcp: boolean;
   trustProjectHooks: boolean;
   sandbox?: "none" | "bwrap";
+  /** ssh://[user@]host[:port]/abs/path */
+  remote?: string;
+  trustRemoteHost: boolean;
   yes: boolean;
   /** `--resume` alone = the latest session for this directory (""), `--resume ID` = that one. */
   resume?: string;
@@ -48,6 +52,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         "trust-project-mcp": { type: "boolean" },
         "trust-project-hooks": { type: "boolean" },
         sandbox: { type: "string" },
+        remote: { type: "string" },
+        "trust-remote-host": { type: "boolean" },
         yes: { type: "boolean", short: "y" },
         resume: { type: "string" },
         json: { type: "boolean" },
@@ -67,6 +73,13 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   const v = parsed.values;
   if (v["mcp-config"] !== undefined && v["no-mcp"]) throw new UsageError("--mcp-config and --no-mcp cannot be used together");
   if (v.sandbox !== undefined && v.sandbox !== "none" && v.sandbox !== "bwrap") throw new UsageError(`--sandbox must be "none" or "bwrap" (got "${v.sandbox}")`);
+  if (v.remote !== undefined) {
+    try {
+      parseRemoteUrl(v.remote);
+    } catch (error) {
+      throw new UsageError(`--remote: ${(error as Error).message}`);
+    }
+  }
   const agent = v.agent ?? "agent";
   if (!/^[A-Za-z0-9_-]+$/.test(agent)) throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
   if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "") throw new UsageError("-n needs a prompt");
@@ -82,6 +95,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     trustProjectMcp: v["trust-project-mcp"] ?? false,
     trustProjectHooks: v["trust-project-hooks"] ?? false,
     sandbox: v.sandbox as CliOptions["sandbox"],
+    ...(v.remote !== undefined ? { remote: v.remote } : {}),
+    trustRemoteHost: v["trust-remote-host"] ?? false,
     yes: v.yes ?? false,
     resume: v.resume,
     json: v.json ?? false,
@@ -141,6 +156,10 @@ Options:
   --trust-project-mcp       run the project's MCP servers without asking (this run only)
   --trust-project-hooks     run the project's hooks without asking (this run only)
   --sandbox none|bwrap      run shell commands inside bubblewrap
+  --remote ssh://[user@]host[:port]/abs/path
+                            work on a remote workspace: files over SFTP, commands over SSH
+                            (~/.ssh/config aliases, ssh-agent and identity files are used)
+  --trust-remote-host       accept the remote's host key when known_hosts does not have it (this run)
   -y, --yes                 headless: approve everything that would ask
   --max-message-bytes N     longest ACP line accepted (default 33554432; config [acp] max_message_bytes)
   --max-json-depth N        deepest JSON nesting accepted (default 256; config [acp] max_json_depth)

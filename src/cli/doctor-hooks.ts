@@ -37,7 +37,7 @@ function fileFacts(info: LoadedHooks["files"][number], loaded: LoadedHooks): Doc
 }
 
 async function trustOf(loaded: LoadedHooks, options: HooksFactsOptions, diagnostics: Diagnostic[]): Promise<DoctorHookTrust> {
-  const request = describeProjectHooks(loaded, options.projectRoot);
+  const request = await describeProjectHooks(loaded, options.projectRoot);
   if (!request) return { status: "none", commands: [] };
   const facts = {
     file: request.file,
@@ -46,13 +46,13 @@ async function trustOf(loaded: LoadedHooks, options: HooksFactsOptions, diagnost
   };
   if (options.trustProjectHooks) return { status: "flag", ...facts };
   const store = createHookTrustStore({ stateDir: options.stateDir });
-  if (await store.isTrusted(options.projectRoot, request.sha256)) return { status: "trusted", ...facts };
+  if (await store.isTrusted(options.projectRoot, request.fingerprint)) return { status: "trusted", ...facts };
   const earlier = (await store.list())[await canonicalRoot(options.projectRoot)];
   if (earlier) {
     diagnostics.push({
       severity: "warning",
       source: request.file,
-      message: "edited since you trusted it; the editor asks again before these hooks run",
+      message: "edited (or a script it runs changed) since you trusted it; the editor asks again before these hooks run",
     });
     return { status: "changed", ...facts };
   }

@@ -55,6 +55,8 @@ export function createServices({ cli, env, logger, home = homedir() }: ServicesO
       trustProjectHooks: cli.trustProjectHooks,
       mcpConfigPath: cli.mcpConfig,
       noMcp: cli.noMcp,
+      ...(cli.remote ? { remote: cli.remote } : {}),
+      ...(cli.trustRemoteHost ? { trustRemoteHost: true } : {}),
     },
   };
   return services;

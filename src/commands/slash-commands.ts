@@ -65,9 +65,9 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       hint: "stop ID",
       async run(session, args) {
         const stop = /^stop\s+(\S+)$/.exec(args);
-        if (stop) return { kind: "reply", text: await session.stopBackground(stop[1]!) };
+        if (stop) return { kind: "reply", text: await session.background.stopById(stop[1]!) };
         if (args) return { kind: "reply", text: "Usage: `/ps` to list, `/ps stop ID` to stop one." };
-        return { kind: "reply", text: session.describeBackground() };
+        return { kind: "reply", text: session.background.describe(new Date()) };
       },
     },
     {

@@ -112,6 +112,11 @@ const sections = {
     /** CIDRs ("127.0.0.1/32") that may be fetched although loopback, link-local or private. */
     allow_private_networks: z.array(z.string().refine((entry) => parseCidr(entry) !== undefined, "must be an IP address or CIDR")).default([]),
   }),
+  remote: z.strictObject({
+    /** Local project root -> `ssh://[user@]host[:port]/abs/path`: sessions under it work on that remote path. */
+    projects: z.record(z.string().refine((p) => p.startsWith("/"), "must be an absolute local path"), z.string().regex(/^ssh:\/\//i, "must be ssh://[user@]host[:port]/abs/path")).default({}),
+    connect_timeout_seconds: z.number().positive().default(15),
+  }),
   mcp: z.strictObject({
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
@@ -138,6 +143,7 @@ const configSchema = z.object({
   offload: sections.offload.default(sections.offload.parse({})),
   mcp: sections.mcp.default(sections.mcp.parse({})),
   hooks: sections.hooks.default(sections.hooks.parse({})),
+  remote: sections.remote.default(sections.remote.parse({})),
   acp: sections.acp.default(sections.acp.parse({})),
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
 });

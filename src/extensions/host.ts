@@ -8,7 +8,7 @@ import { closeExtensions, loadExtensions, type Extensions } from "./load.js";
 import { summarizeReload } from "./reload-summary.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { ExtensionServices } from "./services.js";
-import { createTrustQueue, type TrustPrompter } from "./trust-queue.js";
+import { createTrustQueue, type TrustPrompter, type TrustQuestion } from "./trust-queue.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
 const MCP_READY_WAIT_MS = 5000;
@@ -81,6 +81,11 @@ export class ExtensionHost {
     }
     for (const d of this.unshown.splice(0)) sink({ type: "notice", severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
     return extensions;
+  }
+
+  /** Asks the human a trust question (queued until a turn can show it); "cancelled" when nobody answers. */
+  ask(question: TrustQuestion): Promise<string> {
+    return this.trust.ask(question);
   }
 
   endTurn(): void {

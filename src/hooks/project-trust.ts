@@ -1,5 +1,6 @@
 import { hookLabel, loadHooksConfig, type LoadedHooks } from "./config-loader.js";
 import type { HookEventName } from "./events.js";
+import { hookScriptDigests, hookTrustChanges, hookTrustFingerprint } from "./script-refs.js";
 import { canonicalRoot, type HookTrustStore } from "./trust-store.js";
 import type { HookDiagnostic, HookItem } from "./types.js";
 
@@ -21,8 +22,15 @@ export type HookTrustCommand = {
 export type HookTrustRequest = {
   projectRoot: string;
   file: string;
+  /** Of the hooks file's bytes. */
   sha256: string;
   commands: HookTrustCommand[];
+  /** Project files the commands run (relative path -> digest), covered by the approval. */
+  scripts: Record<string, string>;
+  /** What an approval is bound to: the hooks file and the scripts. */
+  fingerprint: string;
+  /** Set when an earlier approval exists: what changed since (e.g. ".deepagents/hook.mjs changed"). */
+  changes?: string[];
 };
 
 export type HookTrustAnswer = "allow_once" | "allow_always" | "reject";
@@ -63,12 +71,16 @@ export type ResolvedHookTrust = {
   diagnostics: HookDiagnostic[];
 };
 
-/** Lists the project file's handlers for the dialog; undefined when there is nothing to run. */
-export function describeProjectHooks(loaded: LoadedHooks, projectRoot: string): HookTrustRequest | undefined {
+/**
+ * Lists the project file's handlers and the scripts they run, for the dialog; undefined when there
+ * is nothing to run.
+ */
+export async function describeProjectHooks(loaded: LoadedHooks, projectRoot: string): Promise<HookTrustRequest | undefined> {
   const file = loaded.files.find((f) => f.scope === "project" && f.exists && f.itemCount > 0);
   if (!file?.sha256) return undefined;
   const commands = loaded.items.filter((item) => item.source.scope === "project" && item.source.file === file.file).map(toCommand);
-  return { projectRoot, file: file.file, sha256: file.sha256, commands };
+  const scripts = await hookScriptDigests(commands, projectRoot);
+  return { projectRoot, file: file.file, sha256: file.sha256, commands, scripts, fingerprint: hookTrustFingerprint(file.sha256, scripts) };
 }
 
 /** Reads one hooks file and describes it (for `deep-acp doctor`, or a dialog outside a session). */
@@ -77,17 +89,17 @@ export async function describeHooksFile(
   projectRoot: string,
 ): Promise<{ request?: HookTrustRequest; diagnostics: HookDiagnostic[] }> {
   const loaded = await loadHooksConfig([{ scope: "project", file }]);
-  const request = describeProjectHooks(loaded, projectRoot);
+  const request = await describeProjectHooks(loaded, projectRoot);
   return request ? { request, diagnostics: loaded.diagnostics } : { diagnostics: loaded.diagnostics };
 }
 
 export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOptions): Promise<ResolvedHookTrust> {
   const { loaded } = options;
-  const request = describeProjectHooks(loaded, options.projectRoot);
+  const request = await describeProjectHooks(loaded, options.projectRoot);
   const withoutProject = loaded.items.filter((item) => item.source.scope !== "project");
   if (!request) return { items: withoutProject, status: "none", diagnostics: [] };
 
-  const grantKey = `${await canonicalRoot(options.projectRoot)}\0${request.sha256}`;
+  const grantKey = `${await canonicalRoot(options.projectRoot)}\0${request.fingerprint}`;
   const trusted = (status: HookTrustStatus): ResolvedHookTrust => ({ items: [...loaded.items], status, request, diagnostics: [] });
   // A rejection is the user's own answer, so it is only listed (/hooks), not raised as a warning.
   const skipped = (status: HookTrustStatus, message: string): ResolvedHookTrust => ({
@@ -99,13 +111,16 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
 
   if (options.trustFlag) return trusted("flag");
   if (options.sessionGrants?.has(grantKey)) return trusted("trusted_once");
-  if (await options.store.isTrusted(options.projectRoot, request.sha256)) return trusted("trusted");
+  if (await options.store.isTrusted(options.projectRoot, request.fingerprint)) return trusted("trusted");
+  const previous = await options.store.entry(options.projectRoot);
+  if (previous) request.changes = hookTrustChanges(previous.hooks_file !== undefined ? { sha256: previous.sha256, hooksFile: previous.hooks_file, ...(previous.scripts ? { scripts: previous.scripts } : {}) } : { sha256: previous.sha256 }, { fileSha256: request.sha256, scripts: request.scripts, file: request.file });
   if (!options.ask) {
-    return skipped("untrusted", `project hooks not loaded: not trusted (review them in the editor, or pass --trust-project-hooks)`);
+    const why = request.changes?.length ? ` (changed since you trusted them: ${request.changes.join("; ")})` : "";
+    return skipped("untrusted", `project hooks not loaded: not trusted${why} (review them in the editor, or pass --trust-project-hooks)`);
   }
   const answer = await options.ask(request);
   if (answer === "allow_always") {
-    await options.store.trust(options.projectRoot, request.sha256);
+    await options.store.trust(options.projectRoot, request.fingerprint, { hooksFile: request.sha256, scripts: request.scripts });
     return trusted("trusted");
   }
   if (answer === "allow_once") {
@@ -117,14 +132,18 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
 
 /** Markdown body for the trust dialog: every command with its event and matcher. */
 export function formatHookTrustRequest(request: HookTrustRequest): string {
-  const lines = [
+  const lines: string[] = [];
+  if (request.changes?.length) lines.push(`Asked again because: ${request.changes.join("; ")}.`, "");
+  lines.push(
     `${request.file} wants to run these commands on lifecycle events, with your privileges:`,
     "",
     ...request.commands.map((c) => {
       const matcher = c.matcher.trim() === "" || c.matcher.trim() === "*" ? "" : ` [${c.matcher}]`;
       return `- ${c.event}${matcher}: \`${c.hook.replace(/`/g, "'")}\``;
     }),
-  ];
+  );
+  const scripts = Object.keys(request.scripts).sort();
+  if (scripts.length > 0) lines.push("", `Project files these commands run (any change asks again): ${scripts.map((s) => `\`${s}\``).join(", ")}`);
   return lines.join("\n");
 }
 

@@ -14,13 +14,22 @@ export type HookTrustStoreOptions = {
   clock?: { now(): number };
 };
 
-export type HookTrustEntry = { sha256: string; trusted_at: string };
+/**
+ * `sha256` is what the approval is bound to (hookTrustFingerprint: the hooks file plus the scripts
+ * its commands run); `hooks_file` and `scripts` record what was approved, so a later dialog can say
+ * which file changed. Older entries hold only the hooks file's digest in `sha256`.
+ */
+export type HookTrustEntry = { sha256: string; trusted_at: string; hooks_file?: string; scripts?: Record<string, string> };
+
+export type HookTrustDetails = { hooksFile: string; scripts: Record<string, string> };
 
 export interface HookTrustStore {
   readonly file: string;
   isTrusted(projectRoot: string, sha256: string): Promise<boolean>;
   /** Remembers `sha256` for the root, replacing an earlier fingerprint. */
-  trust(projectRoot: string, sha256: string): Promise<void>;
+  trust(projectRoot: string, sha256: string, details?: HookTrustDetails): Promise<void>;
+  /** The remembered approval of a root, if any. */
+  entry(projectRoot: string): Promise<HookTrustEntry | undefined>;
   revoke(projectRoot: string): Promise<void>;
   list(): Promise<Record<string, HookTrustEntry>>;
 }
@@ -61,11 +70,14 @@ export function createHookTrustStore(options: HookTrustStoreOptions): HookTrustS
       const data = await read();
       return data.projects[await canonicalRoot(projectRoot)]?.sha256 === sha256;
     },
-    async trust(projectRoot, sha256) {
+    async trust(projectRoot, sha256, details) {
       const root = await canonicalRoot(projectRoot);
       await update((data) => {
-        data.projects[root] = { sha256, trusted_at: new Date(clock.now()).toISOString() };
+        data.projects[root] = { sha256, trusted_at: new Date(clock.now()).toISOString(), ...(details ? { hooks_file: details.hooksFile, scripts: details.scripts } : {}) };
       });
+    },
+    async entry(projectRoot) {
+      return (await read()).projects[await canonicalRoot(projectRoot)];
     },
     async revoke(projectRoot) {
       const root = await canonicalRoot(projectRoot);

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { formatDiagnostic, type Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
+import { consentChanges } from "./consent-changes.js";
 import { consentText } from "./consent.js";
 import { pluginDataKey, splitPluginId } from "./ids.js";
 import { inspectPlugin } from "./inspect.js";
@@ -79,9 +80,11 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
 
   async function recheckConsent(state: PluginState, id: string, name: string, installPath: string): Promise<string> {
     const { plugin } = await inspectPlugin(installPath, name);
-    if (plugin && plugin.fingerprint === state.enabled[id]) return "enabled (hooks and MCP servers unchanged)";
+    if (plugin && plugin.fingerprint === state.enabled[id]) return "enabled (unchanged since you enabled it)";
+    const why = plugin ? consentChanges(state, id, plugin) : ["it can no longer be read"];
     delete state.enabled[id];
-    return "disabled: its hooks or MCP servers changed; review them with `deep-acp plugins enable " + id + "`";
+    delete state.consentFiles[id];
+    return `disabled: changed since you enabled it (${why.join("; ")}); review it with \`deep-acp plugins enable ${id}\``;
   }
 
   return {
@@ -142,7 +145,9 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
         diagnostics.push(...inspected.diagnostics.map((d) => ({ ...d, message: `[${id}] ${d.message}` })));
         const plugin = inspected.plugin;
         let status = id in state.enabled ? "enabled" : "disabled";
-        if (plugin && id in state.enabled && plugin.fingerprint !== state.enabled[id]) status = "enabled, but changed since enabling (not loaded; re-enable to review)";
+        if (plugin && id in state.enabled && plugin.fingerprint !== state.enabled[id]) {
+          status = `enabled, but changed since enabling (${consentChanges(state, id, plugin).join("; ")}; not loaded; re-enable to review)`;
+        }
         lines.push(`  ${id}${installed.version ? ` ${installed.version}` : ""}: ${status}`);
         if (plugin) {
           const servers = Object.keys(plugin.declaredMcp);
@@ -181,6 +186,7 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
           return { text: `Cannot create the plugin data directory ${dataDir(id)}: ${errorMessage(error)}`, exitCode: 1 };
         }
         state.enabled[id] = inspected.plugin.fingerprint;
+        state.consentFiles[id] = inspected.plugin.files;
         return { text: `Enabled ${id}. Enabling is your consent to everything below.\n\n${text}\n\n${RELOAD_NOTE}`, exitCode: 0 };
       });
     },

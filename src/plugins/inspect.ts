@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { relative } from "node:path";
 import type { Diagnostic } from "../util/diagnostics.js";
+import { digestOfDigests, treeDigest, type FileDigests } from "../util/file-digest.js";
 import { readHookDocuments, summarizeHooks, type HookCommandSummary } from "./hooks-summary.js";
 import { buildInventory, type PluginInventory } from "./inventory.js";
 import { loadPluginManifest, type PluginManifest } from "./manifest.js";
@@ -15,7 +16,9 @@ export type PluginInspection = {
   /** Declared MCP servers under their own names, before renaming and substitution. */
   declaredMcp: Record<string, Record<string, unknown>>;
   hookCommands: HookCommandSummary[];
-  /** SHA-256 over the MCP and hook definitions: what enabling consents to. */
+  /** Every file of the plugin (relative path -> digest; `.git` left out): its scripts run with your privileges. */
+  files: FileDigests;
+  /** SHA-256 over the MCP and hook definitions and the whole plugin tree: what enabling consents to. */
   fingerprint: string;
   diagnostics: Diagnostic[];
 };
@@ -37,8 +40,12 @@ export async function inspectPlugin(root: string, fallbackName: string): Promise
   const hookCommands = Object.entries(hooks.documents).flatMap(([file, document]) => summarizeHooks(document, file));
   if (manifest.inlineHooks && manifest.manifestPath) hookCommands.push(...summarizeHooks(manifest.inlineHooks, manifest.manifestPath));
   const relativeDocs = Object.fromEntries(Object.entries(hooks.documents).map(([file, document]) => [relative(realRoot, file), document]));
-  const fingerprint = sha256(canonicalJson({ mcp: mcp.servers, hooks: relativeDocs, inlineHooks: manifest.inlineHooks ?? null, hookFiles: inventory.hookFiles.map((file) => relative(realRoot, file)) }));
-  return { plugin: { root: realRoot, manifest, inventory, declaredMcp: mcp.servers, hookCommands, fingerprint, diagnostics }, diagnostics };
+  // The tree, not just the definitions: a hook `node ${CLAUDE_PLUGIN_ROOT}/hook.mjs` runs hook.mjs's bytes.
+  const files = await treeDigest(realRoot, { skipDirs: [".git"] });
+  const fingerprint = sha256(
+    canonicalJson({ mcp: mcp.servers, hooks: relativeDocs, inlineHooks: manifest.inlineHooks ?? null, hookFiles: inventory.hookFiles.map((file) => relative(realRoot, file)), tree: digestOfDigests(files) }),
+  );
+  return { plugin: { root: realRoot, manifest, inventory, declaredMcp: mcp.servers, hookCommands, files, fingerprint, diagnostics }, diagnostics };
 }
 
 function sha256(text: string): string {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { SkillSource } from "../skills/types.js";
 import type { Diagnostic, Loaded } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
+import { consentChanges } from "./consent-changes.js";
 import { pluginDataKey, splitPluginId } from "./ids.js";
 import { inspectPlugin } from "./inspect.js";
 import { scopeMcpServers } from "./mcp.js";
@@ -76,7 +77,7 @@ export async function loadEnabledPlugins(options: LoadEnabledPluginsOptions): Pr
       diagnostics.push({
         severity: "error",
         source,
-        message: `its hooks or MCP servers changed since it was enabled; not loaded. Review and re-enable with: deep-acp plugins enable ${id}`,
+        message: `changed since it was enabled (${consentChanges(state, id, plugin).join("; ")}); not loaded. Review and re-enable with: deep-acp plugins enable ${id}`,
       });
       continue;
     }

@@ -7,9 +7,11 @@ import { isPlainObject } from "./manifest.js";
 // Three state files under ~/.deepagents/.state (0600 in a 0700 dir, written atomically):
 //   plugin_marketplaces.json  {"version":1,"marketplaces":{"<name>":{"source_type","source","install_location"}}}
 //   installed_plugins.json    {"version":1,"plugins":{"<id>":{"installPath","version"?,"source","installedAt"}}}
-//   plugin_state.json         {"version":1,"enabledPlugins":{"<id>":true},"consent":{"<id>":"<sha256>"}}
-// `consent` fingerprints the hooks and MCP servers the user saw when enabling; a plugin whose
-// fingerprint no longer matches is not loaded until it is enabled (and reviewed) again.
+//   plugin_state.json         {"version":1,"enabledPlugins":{"<id>":true},"consent":{"<id>":"<sha256>"},
+//                              "consentFiles":{"<id>":{"<relative path>":"<sha256>"}}}
+// `consent` fingerprints the hooks and MCP servers the user saw when enabling and every file of the
+// plugin; a plugin whose fingerprint no longer matches is not loaded until it is enabled (and
+// reviewed) again. `consentFiles` lets that message say which files changed.
 
 const VERSION = 1;
 
@@ -25,6 +27,8 @@ export type PluginState = {
   installed: Record<string, InstalledPlugin>;
   /** Enabled plugin id -> consent fingerprint ("" when unknown). */
   enabled: Record<string, string>;
+  /** Enabled plugin id -> the file digests consented to (absent for consents given before they were kept). */
+  consentFiles: Record<string, Record<string, string>>;
 };
 
 export type PluginStateStore = {
@@ -64,7 +68,7 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
       readJson(files.installed, strict, diagnostics),
       readJson(files.state, strict, diagnostics),
     ]);
-    const state: PluginState = { marketplaces: {}, installed: {}, enabled: {} };
+    const state: PluginState = { marketplaces: {}, installed: {}, enabled: {}, consentFiles: {} };
     for (const [name, record] of Object.entries(isPlainObject(m.marketplaces) ? m.marketplaces : {})) {
       if (!isPlainObject(record) || typeof record.source !== "string") continue;
       const sourceType = record.source_type === "file" ? "file" : "directory";
@@ -85,6 +89,11 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
     for (const [id, on] of Object.entries(isPlainObject(s.enabledPlugins) ? s.enabledPlugins : {})) {
       if (on === true) state.enabled[id] = typeof consent[id] === "string" ? (consent[id] as string) : "";
     }
+    const consentFiles = isPlainObject(s.consentFiles) ? s.consentFiles : {};
+    for (const [id, files] of Object.entries(consentFiles)) {
+      if (!(id in state.enabled) || !isPlainObject(files)) continue;
+      state.consentFiles[id] = Object.fromEntries(Object.entries(files).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+    }
     return { state, diagnostics };
   }
 
@@ -100,7 +109,12 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
       await writeFileAtomic(files.installed, json({ version: VERSION, plugins: sortKeys(state.installed) }));
       await writeFileAtomic(
         files.state,
-        json({ version: VERSION, enabledPlugins: Object.fromEntries(ids.map((id) => [id, true])), consent: Object.fromEntries(ids.map((id) => [id, state.enabled[id]])) }),
+        json({
+          version: VERSION,
+          enabledPlugins: Object.fromEntries(ids.map((id) => [id, true])),
+          consent: Object.fromEntries(ids.map((id) => [id, state.enabled[id]])),
+          consentFiles: Object.fromEntries(ids.filter((id) => state.consentFiles[id]).map((id) => [id, state.consentFiles[id]])),
+        }),
       );
     },
   };

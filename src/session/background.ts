@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../agent/events.js";
-import { BackgroundLimitError, createBackgroundProcesses, describeExit, type BackgroundProcessInfo } from "../backends/background-processes.js";
+import { BackgroundLimitError, createBackgroundProcesses, describeExit } from "../backends/background-processes.js";
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { BackgroundHost } from "../tools/types.js";
 
@@ -8,9 +8,6 @@ import type { BackgroundHost } from "../tools/types.js";
 // periodically refreshed tail; its exit completes the call, also long after the turn that started it.
 
 export type SessionBackgroundOptions = {
-  maxProcesses: number;
-  /** Output kept per process. */
-  keepChars: number;
   /** Where updates go at any time (the session's out-of-turn channel). */
   sink: (event: AgentEvent) => void;
   /** Minimum time between text refreshes for editors without live terminals. */
@@ -20,7 +17,8 @@ export type SessionBackgroundOptions = {
 const TAIL_CHARS = 2000;
 
 export function createSessionBackground(options: SessionBackgroundOptions) {
-  const processes = createBackgroundProcesses({ maxProcesses: options.maxProcesses, keepChars: options.keepChars });
+  const limits = { maxProcesses: 8, keepChars: 200_000 };
+  const processes = createBackgroundProcesses({ get maxProcesses() { return limits.maxProcesses; }, get keepChars() { return limits.keepChars; } });
   const refreshMs = options.refreshMs ?? 1000;
 
   const host: BackgroundHost & { shell?: SandboxBackendProtocol } = {
@@ -66,9 +64,12 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
 
   return {
     host,
-    /** The shell background commands run in (local or bubblewrap), set once the workspace exists. */
-    useShell(shell: SandboxBackendProtocol | undefined) {
+    /** Limits from config.toml and the shell commands run in (local or bubblewrap); returns what tools use. */
+    prepare(config: { max_background_processes: number; background_output_chars: number }, shell: SandboxBackendProtocol | undefined): BackgroundHost {
+      limits.maxProcesses = config.max_background_processes;
+      limits.keepChars = config.background_output_chars;
       host.shell = shell;
+      return host;
     },
     /** Markdown for /ps. */
     describe(now: Date): string {
@@ -77,17 +78,17 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
       const lines = list.map((p) => `- \`${p.id}\` ${p.exit ? describeExit(p.exit) : `running for ${duration(now.getTime() - p.startedAt.getTime())}`} (pid ${p.pid ?? "?"}): \`${p.command}\``);
       return `**Background processes**\n\n${lines.join("\n")}\n\nStop one with \`/ps stop ID\`.`;
     },
-    stop: (id: string) => processes.stop(id),
-    get: (id: string) => processes.get(id),
+    /** `/ps stop ID`: a line for the user. */
+    async stopById(id: string): Promise<string> {
+      if (!processes.get(id)) return `There is no background process "${id}". Run /ps to see them.`;
+      const exit = await processes.stop(id);
+      return `Stopped ${id} ${exit ? describeExit(exit) : ""}`.trim();
+    },
     close: () => processes.closeAll(),
   };
 }
 
 export type SessionBackground = ReturnType<typeof createSessionBackground>;
-
-export function describeProcess(info: BackgroundProcessInfo): string {
-  return `${info.id} (pid ${info.pid ?? "?"}): ${info.command}`;
-}
 
 function duration(ms: number): string {
   const s = Math.round(ms / 1000);

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { ForkPointError } from "./errors.js";
-import type { SessionServices } from "./services.js";
-import { Session, STATE_ATTACHMENT, type SessionCollaborators } from "./session.js";
+import type { SessionCollaborators, SessionServices } from "./services.js";
+import { Session, STATE_ATTACHMENT } from "./session.js";
 import { type SessionMeta, restoreSession, type ReplayItem, type SessionRecord } from "../transcript/index.js";
 
 /**

@@ -1,5 +1,12 @@
+import type { Approver } from "../agent/approver.js";
 import type { AgentEvent } from "../agent/events.js";
-import type { ExtensionFlags, ExtensionServices } from "../extensions/index.js";
+import type { EditorBridge } from "../backends/editor-bridge.js";
+import type { Questioner } from "../tools/types.js";
+import type { StateSnapshot } from "../backends/state-backend.js";
+import type { SessionMode } from "../agent/modes.js";
+import type { EditorMcpServer } from "../mcp/index.js";
+import type { RestoredSession } from "../transcript/index.js";
+import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
 import type { ModelService } from "../model/service.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
 import type { SessionStore } from "../transcript/index.js";
@@ -19,6 +26,10 @@ export type SessionServices = ExtensionServices & {
 
 export type SessionFlags = ExtensionFlags & {
   sandbox?: "none" | "bwrap";
+  /** --remote ssh://[user@]host[:port]/abs/path: every session's workspace is there. */
+  remote?: string;
+  /** --trust-remote-host: accept an unknown host key for this run. */
+  trustRemoteHost?: boolean;
 };
 
 /** What a session reports beyond the agent's own events. */
@@ -27,3 +38,37 @@ export type SessionEvent =
   | { type: "session_info"; title?: string; updatedAt: string };
 
 export type SessionEventSink = (event: SessionEvent) => void;
+
+/** What a session uses to reach its client: every one of them speaks under the session's id. */
+export type SessionCollaborators = {
+  approver: Approver;
+  /** Shows ask_user questions (and MCP servers' elicitations); absent = ask in the conversation. */
+  questioner?: Questioner;
+  /** The editor's file system and terminals, when the client offers them. */
+  editor?: EditorBridge;
+  /** MCP servers the editor passed in session/new, load, resume or fork. */
+  editorMcpServers?: EditorMcpServer[];
+  /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
+  trustPrompter?: TrustPrompter;
+  /**
+   * Delivers an event outside a turn (a config file changed, a hook started). Returns false when
+   * the editor cannot show it now; it is then shown at the start of the next turn.
+   */
+  notify?: (event: SessionEvent) => boolean;
+  /** Delivers tool-call updates of background processes at any time (they outlive their turn). */
+  updates?: (event: SessionEvent) => void;
+};
+
+/** Built only by createSession (factory.ts), which binds the collaborators to `id`. */
+export type SessionOptions = SessionCollaborators & {
+  id: string;
+  cwd: string;
+  additionalDirectories?: string[];
+  mode?: SessionMode;
+  modelSpec: string;
+  services: SessionServices;
+  /** A session read back from disk (load, resume, fork). */
+  restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
+  /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
+  persisted?: boolean;
+};

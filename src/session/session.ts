@@ -1,16 +1,13 @@
 import { createSessionBackground, type SessionBackground } from "./background.js";
-import { describeExit } from "../backends/background-processes.js";
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { createResultOffloader, type PromptBlock, promptText, createSessionCompactor, resolvePrompt, createHookBridge, createSubagentRunner, assembleTurn } from "../turn/index.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import { runTurn, type TurnOptions } from "../agent/loop.js";
+import { createSessionCompactor, promptText, runPromptTurn, type PromptBlock } from "../turn/index.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
-import { renderMcpStatus, type EditorMcpServer } from "../mcp/index.js";
+import { renderMcpStatus } from "../mcp/index.js";
 import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
-import { type Extensions, ExtensionHost, type TrustPrompter } from "../extensions/index.js";
+import { ExtensionHost } from "../extensions/index.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
@@ -20,44 +17,12 @@ import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "./approval-memory.js";
 import { createPathRuleCheck } from "./path-rules.js";
-import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type RestoredSession, type SessionRecord, restoreSession } from "../transcript/index.js";
-import type { SessionEvent, SessionEventSink, SessionServices } from "./services.js";
+import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
+import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { join } from "node:path";
+import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
+import { createTurnQueue } from "./turn-queue.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
-
-/** What a session uses to reach its client: every one of them speaks under the session's id. */
-export type SessionCollaborators = {
-  approver: Approver;
-  /** Shows ask_user questions (and MCP servers' elicitations); absent = ask in the conversation. */
-  questioner?: Questioner;
-  /** The editor's file system and terminals, when the client offers them. */
-  editor?: EditorBridge;
-  /** MCP servers the editor passed in session/new, load, resume or fork. */
-  editorMcpServers?: EditorMcpServer[];
-  /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
-  trustPrompter?: TrustPrompter;
-  /**
-   * Delivers an event outside a turn (a config file changed, a hook started). Returns false when
-   * the editor cannot show it now; it is then shown at the start of the next turn.
-   */
-  notify?: (event: SessionEvent) => boolean;
-  /** Delivers tool-call updates of background processes at any time (they outlive their turn). */
-  updates?: (event: SessionEvent) => void;
-};
-
-/** Built only by createSession (factory.ts), which binds the collaborators to `id`. */
-export type SessionOptions = SessionCollaborators & {
-  id: string;
-  cwd: string;
-  additionalDirectories?: string[];
-  mode?: SessionMode;
-  modelSpec: string;
-  services: SessionServices;
-  /** A session read back from disk (load, resume, fork). */
-  restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };
-  /** Already on disk (loaded or forked); new sessions are written at their first prompt. */
-  persisted?: boolean;
-};
 
 const STATE_ATTACHMENT = "state.json";
 
@@ -81,17 +46,15 @@ export class Session {
   private readonly services: SessionServices;
   private readonly approver: Approver;
   private readonly questioner: Questioner | undefined;
-  private readonly updates: ((event: SessionEvent) => void) | undefined;
-  private background: SessionBackground | undefined;
+  /** Processes started with execute {background: true}; they outlive turns, not the session. */
+  readonly background: SessionBackground;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
+  /** Whether an editor can answer trust questions (headless cannot). */
+  private readonly trustPrompter: boolean;
   private model: Promise<ModelClient> | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  private current: { abort: AbortController; done: Promise<TurnResult> } | undefined;
-  /** Bumped by cancel(): prompts queued before it end `cancelled` without running. */
-  private cancelEpoch = 0;
-  private closed = false;
+  private readonly turns = createTurnQueue({ onSettled: () => (this.updatedAt = this.services.now()) });
   private persisted: boolean;
   private recorder: Recorder | undefined;
   private readonly extensions: ExtensionHost;
@@ -117,11 +80,12 @@ export class Session {
     this.services = options.services;
     this.approver = options.approver;
     this.questioner = options.questioner;
-    this.updates = options.updates;
+    this.background = createSessionBackground({ sink: (event) => options.updates?.(event) });
     this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
     this.persisted = options.persisted ?? false;
+    this.trustPrompter = options.trustPrompter !== undefined;
     if (this.persisted) this.recorder = createRecorder(options.services.sessions, this.id, options.services.logger);
     this.sessionStartSource = this.persisted ? "resume" : "startup";
     this.extensions = new ExtensionHost({
@@ -143,7 +107,7 @@ export class Session {
   }
 
   get isRunning(): boolean {
-    return this.current !== undefined;
+    return this.turns.running;
   }
 
   /** Starts the slow parts (config, backends, model client) in the background; prompts await them. */
@@ -155,10 +119,13 @@ export class Session {
 
   /** /reload: re-reads skills, memory, subagents, plugins, hooks, MCP config and config.toml. */
   async reload(): Promise<string> {
-    await this.stopTurns();
+    await this.turns.stop();
     await this.approvals.reload();
     const summary = await this.extensions.reload();
-    this.workspace = undefined; // file rules, sandbox and routes come from config.toml too
+    // File rules, sandbox, routes and the remote come from config.toml too; a remote connection is closed.
+    const previous = this.workspace;
+    this.workspace = undefined;
+    void previous?.then((w) => w.dispose()).catch(() => undefined);
     return summary;
   }
 
@@ -188,7 +155,7 @@ export class Session {
 
   /** Runs a prompt turn (after any turn already running). `messageId` names the user message. */
   async prompt(blocks: readonly PromptBlock[], sink: SessionEventSink, messageId: string = randomUUID()): Promise<TurnResult> {
-    return this.exclusive(async (signal) => {
+    return this.turns.run(async (signal) => {
       let result: TurnResult;
       try {
         result = await this.executeTurn(blocks, sink, signal, messageId);
@@ -205,7 +172,7 @@ export class Session {
    * cancellable). Resolves with a line for the user.
    */
   async compact(instructions: string, sink: SessionEventSink): Promise<TurnResult & { message?: string }> {
-    return this.exclusive(async (signal) => {
+    return this.turns.run(async (signal) => {
       const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
       await this.ensurePersisted();
       const hooks = await this.extensions.hooks();
@@ -223,8 +190,7 @@ export class Session {
 
   /** Cancels the running turn and every prompt queued behind it. */
   cancel(): void {
-    this.cancelEpoch++;
-    this.current?.abort.abort();
+    this.turns.cancel();
   }
 
   async setMode(mode: SessionMode): Promise<void> {
@@ -250,7 +216,7 @@ export class Session {
 
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
   async clear(): Promise<void> {
-    await this.stopTurns();
+    await this.turns.stop();
     this.history = [];
     this.plan = [];
     this.recorder?.record({ t: "compacted", history: [], summary: "" });
@@ -264,7 +230,7 @@ export class Session {
    * and puts back files the agent changed since, unless someone else changed them after.
    */
   async rewind(messageId: string): Promise<RewindReport> {
-    await this.stopTurns();
+    await this.turns.stop();
     await this.recorder?.flush();
     const records = this.persisted ? ((await this.services.sessions.read(this.id)).records as unknown as SessionRecord[]) : [];
     const cut = records.findIndex((r) => r.t === "user" && r.id === messageId);
@@ -288,66 +254,12 @@ export class Session {
 
   /** Cancels, waits for the turn to wind down, saves, and frees backends and processes. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.stopTurns();
+    if (!(await this.turns.close())) return;
     await this.recorder?.flush().catch(() => undefined);
     await this.extensions.close();
-    await this.background?.close();
+    await this.background.close();
     const workspace = await this.workspace?.catch(() => undefined);
     await workspace?.dispose();
-  }
-
-  /** Markdown for /ps. */
-  describeBackground(): string {
-    return (this.background ?? createSessionBackground({ maxProcesses: 1, keepChars: 1, sink: () => undefined })).describe(this.services.now());
-  }
-
-  /** `/ps stop ID`: a line for the user. */
-  async stopBackground(id: string): Promise<string> {
-    if (!this.background?.get(id)) return `There is no background process "${id}". Run /ps to see them.`;
-    const exit = await this.background.stop(id);
-    return `Stopped ${id} ${exit ? describeExit(exit) : ""}`.trim();
-  }
-
-  private backgroundProcesses(config: DeepAcpConfig, workspace: Workspace): SessionBackground {
-    this.background ??= createSessionBackground({
-      maxProcesses: config.shell.max_background_processes,
-      keepChars: config.shell.background_output_chars,
-      sink: (event) => this.updates?.(event),
-    });
-    this.background.useShell(workspace.shell);
-    return this.background;
-  }
-
-  private async stopTurns(): Promise<void> {
-    this.cancel();
-    await this.current?.done.catch(() => undefined);
-  }
-
-  /** Runs `work` when no other turn runs, with its own abort signal; cancelled work never starts. */
-  private exclusive<T extends TurnResult>(work: (signal: AbortSignal) => Promise<T>): Promise<T | { stopReason: "cancelled" }> {
-    if (this.closed) return Promise.resolve({ stopReason: "cancelled" });
-    const epoch = this.cancelEpoch;
-    const run = this.queue.then(async (): Promise<T | { stopReason: "cancelled" }> => {
-      if (epoch !== this.cancelEpoch || this.closed) return { stopReason: "cancelled" };
-      const abort = new AbortController();
-      let settle!: (result: TurnResult) => void;
-      this.current = { abort, done: new Promise<TurnResult>((resolve) => (settle = resolve)) };
-      try {
-        const result = await work(abort.signal);
-        settle(result);
-        return result;
-      } catch (error) {
-        settle({ stopReason: "cancelled" });
-        throw error;
-      } finally {
-        this.current = undefined;
-        this.updatedAt = this.services.now();
-      }
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   /** Every event of a turn goes to the transcript and to the editor. */
@@ -372,91 +284,51 @@ export class Session {
     try {
       const extensions = await this.extensions.forTurn(signal, sink);
       if (signal.aborted) return { stopReason: "cancelled" };
-      return await this.runWithExtensions(blocks, sink, signal, messageId, { workspace, model, config, extensions });
+      const isFirstExchange = !this.title;
+      // As in Claude Code, SessionStart comes before the first UserPromptSubmit.
+      const startContext = await this.sessionStartContext(extensions.hooks, model, signal);
+      const { result, submitted } = await runPromptTurn({
+        // A remote workspace's tools and prompt see remote paths; the session keeps its local cwd for its records.
+        session: { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode },
+        blocks: workspace.remote ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
+        history: this.history,
+        startContext,
+        workspace,
+        model,
+        createModel: (spec) => this.services.models.create(spec),
+        config,
+        extensions,
+        interpreterSandboxes: this.extensions.sandboxes,
+        now: this.services.now(),
+        env: this.services.env,
+        gate: { approver: this.approver, memory: this.approvals, pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed) },
+        questioner: this.questioner,
+        background: this.background.prepare(config.shell, workspace.shell),
+        record: {
+          prompt: (message, shown) => {
+            this.recorder?.user(messageId, [...shown], message);
+            this.history.push(message);
+          },
+          message: (message, mid) => {
+            this.recorder?.message(message, mid);
+            this.history.push(message);
+          },
+          historyReplaced: (messages) => this.replaceHistory(messages),
+        },
+        emit: (event) => this.observe(event, sink),
+        show: sink,
+        signal,
+      });
+      if (!submitted) return result;
+      this.startContext = [];
+      if (isFirstExchange && !signal.aborted) {
+        this.title = titleFrom(promptText(blocks));
+        sink({ type: "session_info", title: this.title, updatedAt: this.services.now().toISOString() });
+      }
+      return result;
     } finally {
       this.extensions.endTurn();
     }
-  }
-
-  private async runWithExtensions(
-    blocks: readonly PromptBlock[],
-    sink: SessionEventSink,
-    signal: AbortSignal,
-    messageId: string,
-    { workspace, model, config, extensions }: { workspace: Workspace; model: ModelClient; config: DeepAcpConfig; extensions: Extensions },
-  ): Promise<TurnResult> {
-    const hooks = () => extensions.hooks;
-    const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages);
-    const text = promptText(blocks);
-    // As in Claude Code, SessionStart comes before the first UserPromptSubmit.
-    const startContext = await this.sessionStartContext(hooks(), model, signal);
-    const submitted = hooks().hasHandlers("UserPromptSubmit") ? await hooks().run("UserPromptSubmit", { prompt: text }, { signal }) : undefined;
-    if (submitted?.blocked || submitted?.continue === false) {
-      const why = submitted.reason ?? submitted.stopReason ?? "a UserPromptSubmit hook stopped it";
-      sink({ type: "message_chunk", messageId: randomUUID(), text: `Prompt blocked by a hook: ${why}` });
-      return { stopReason: "end_turn" };
-    }
-    for (const message of submitted?.systemMessages ?? []) sink({ type: "notice", severity: "info", title: message });
-    this.startContext = [];
-    const context = [...startContext, ...(submitted?.additionalContext ?? [])];
-    if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
-    this.recorder?.user(messageId, [...blocks], prompt);
-
-    const turn = assembleTurn({ session: this, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
-    for (const d of turn.diagnostics) sink({ type: "notice", severity: "warning", title: d.message, description: d.source });
-    const isFirstExchange = !this.title;
-    const emit = (event: AgentEvent) => this.observe(event, sink);
-    const fixedChars = turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length;
-    const compactor = createSessionCompactor({ sessionId: this.id, workspace, model, config, emit, fixedChars, hooks });
-    const options: TurnOptions = {
-      system: turn.system,
-      tools: turn.tools,
-      hooks: createHookBridge(hooks),
-      prepareMessages: compactor.prepareMessages,
-      onHistoryReplaced: (messages) => this.replaceHistory(messages),
-      finalizeResult: createResultOffloader({ backend: workspace.backend, thresholdChars: config.offload.tool_result_chars }),
-      model,
-      context: {
-        sessionId: this.id,
-        cwd: this.cwd,
-        roots: this.roots,
-        backend: workspace.backend,
-        executor: workspace.executor,
-        background: this.backgroundProcesses(config, workspace).host,
-        limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
-      },
-      mode: this.mode,
-      virtualPrefixes: workspace.virtualPrefixes,
-      readRoots: extensions.skills.roots,
-      approver: this.approver,
-      questioner: this.questioner,
-      memory: this.approvals,
-      pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed),
-      maxRequests: config.agent.max_turn_requests,
-      maxOutputTokens: config.model.max_output_tokens,
-      signal,
-      emit,
-      onMessage: (message, mid) => {
-        // The prompt itself was recorded above, with its display blocks.
-        if (message !== prompt) this.recorder?.message(message, mid);
-        this.history.push(message);
-      },
-    };
-    options.runSubagent = createSubagentRunner({
-      subagents: extensions.subagents,
-      parent: options,
-      parentModel: model,
-      tools: turn.subagentTools,
-      createModel: (spec) => this.services.models.create(spec),
-      systemPrompt: turn.subagentSystem,
-      hooks,
-    });
-    const result = await runTurn(this.history, prompt, options);
-    if (isFirstExchange && !signal.aborted) {
-      this.title = titleFrom(text);
-      sink({ type: "session_info", title: this.title, updatedAt: this.services.now().toISOString() });
-    }
-    return result;
   }
 
   /**
@@ -509,6 +381,7 @@ export class Session {
           editor: this.editor,
           logger: this.services.logger,
           stateSnapshots: this.stateSnapshots,
+          ...(this.trustPrompter ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, join(this.services.paths.home, ".ssh", "known_hosts"))).then(hostKeyAnswer) } : {}),
         }),
         this.approvals.load(),
       ]);

@@ -7,12 +7,17 @@ import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protoc
 import { buildRouteBackends } from "../backends/route-config.js";
 import { createStateBackend, type StateBackend, type StateSnapshot } from "../backends/state-backend.js";
 import { createStoreBackend } from "../backends/store-backend.js";
+import type { SshBackend } from "../backends/ssh-backend.js";
+import type { HostKey } from "../backends/ssh-connection.js";
+import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
+import { openSshWorkspace } from "../backends/ssh-workspace.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { UserPaths } from "../config/paths.js";
 import { compileFileRules, type CompiledFileRules } from "../permissions/file-rules.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
 import { createGuardedBackend } from "./guarded-backend.js";
+import { selectRemote } from "./remote-workspace.js";
 import type { SessionFlags } from "./services.js";
 
 /** Where a session's file tools and commands go. */
@@ -30,6 +35,11 @@ export type Workspace = {
   rules: CompiledFileRules;
   /** Commands run inside bubblewrap. */
   sandboxed: boolean;
+  /** The working directory and roots the tools and the model see (remote paths for a remote workspace). */
+  cwd: string;
+  roots: readonly string[];
+  /** Set when files and commands live on another machine. */
+  remote?: { url: string; source: string; backend: SshBackend };
   diagnostics: Diagnostic[];
   dispose(): Promise<void>;
 };
@@ -44,6 +54,8 @@ export type WorkspaceOptions = {
   logger: Logger;
   /** Files of the session-scoped routes, saved with the session (by route prefix). */
   stateSnapshots?: Record<string, StateSnapshot>;
+  /** The editor's dialog for an unknown SSH host key (remote workspaces); absent when nobody can answer. */
+  askHostKey?: (key: HostKey, url: string) => Promise<HostKeyAnswer>;
 };
 
 /**
@@ -57,8 +69,23 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.capture_chars };
   const sandboxKind = options.flags.sandbox ?? config.sandbox.kind;
 
+  const remoteSelection = selectRemote(cwd, roots, options.flags, config);
+  let remote: Workspace["remote"];
   let shell: SandboxBackendProtocol | undefined;
-  if (sandboxKind === "bwrap") {
+  if (remoteSelection) {
+    // Files and commands on the remote; the editor's fs/terminal and the local sandbox never see remote paths.
+    const backend = await openSshWorkspace({
+      spec: remoteSelection.spec,
+      home: paths.home,
+      trustUnknownHost: options.flags.trustRemoteHost ?? false,
+      connectTimeoutSeconds: config.remote.connect_timeout_seconds,
+      ...limits,
+      ...(options.askHostKey ? { askHostKey: options.askHostKey } : {}),
+    });
+    remote = { url: remoteSelection.url, source: remoteSelection.source, backend };
+    shell = backend;
+    for (const dir of remoteSelection.unmapped) diagnostics.push({ severity: "warning", source: "remote", message: `${dir} has no remote counterpart; it is not part of this remote session` });
+  } else if (sandboxKind === "bwrap") {
     const availability = await checkBwrapAvailable();
     if (availability.ok) {
       shell = createBwrapSandboxBackend({
@@ -79,7 +106,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
 
   let files: BackendProtocol = local;
   let executor: SandboxBackendProtocol | undefined = shell;
-  if (editor) {
+  if (editor && !remote) {
     const viaEditor = createEditorBackend({ bridge: editor, roots, fallback: local, useEditorTerminals: sandboxKind !== "bwrap", ...limits });
     if (editor.canReadFiles || editor.canWriteFiles) files = viaEditor;
     if (shell && editor.canRunTerminals && sandboxKind !== "bwrap" && viaEditor.canExecute) {
@@ -112,10 +139,14 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     virtualPrefixes: [...composite.routePrefixes],
     stateBackends,
     rules: rules.items,
-    sandboxed: sandboxKind === "bwrap" && shell !== undefined,
+    sandboxed: !remote && sandboxKind === "bwrap" && shell !== undefined,
+    cwd: remoteSelection?.cwd ?? cwd,
+    roots: remoteSelection?.roots ?? roots,
+    ...(remote ? { remote } : {}),
     diagnostics,
     async dispose() {
-      // Processes belong to their tool calls and die with the turn; nothing else is held here.
+      // Processes belong to their tool calls and die with the turn; a remote connection is closed here.
+      await remote?.backend.close();
     },
   };
 }

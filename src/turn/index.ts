@@ -7,3 +7,4 @@ export { createHookBridge, hookToolInput } from "./hook-bridge.js";
 export { promptText, type PromptBlock } from "./prompt-input.js";
 export { resolvePrompt } from "./resolve-prompt.js";
 export { createSubagentRunner, type SubagentRunnerOptions } from "./subagent-runner.js";
+export { runPromptTurn, type PromptTurnInput, type PromptTurnOutcome, type TurnGate, type TurnRecord } from "./run.js";

@@ -1,5 +1,4 @@
-import { existsSync } from "node:fs";
-import { dirname, parse, resolve, sep } from "node:path";
+import { parse, resolve, sep } from "node:path";
 import type { WatchTarget } from "./types.js";
 
 export const DEFAULT_TARGET_DEPTH = 4;
@@ -47,19 +46,4 @@ export function affectedTargets(eventName: string, path: string, targets: Iterab
     if (isWithin(path, target) || (eventName === "unlinkDir" && isUnder(target.path, path))) out.push(target);
   }
   return out;
-}
-
-/**
- * Where to attach the watcher for a target: the nearest existing ancestor of its grandparent.
- * Watching from two levels up means the directory holding the target can be deleted and recreated
- * (rm -rf .deepagents) without losing the watch; the relevance filter keeps it to the path chain.
- */
-export function anchorFor(target: NormalizedTarget, exists: (path: string) => boolean = existsSync): string {
-  let dir = dirname(dirname(target.path));
-  while (!exists(dir)) {
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return dir;
 }

@@ -35,6 +35,8 @@ export type FileWatcherOptions = {
   /** false: watching never keeps the process alive (it exits when stdin closes). */
   persistent: boolean;
   followSymlinks: boolean;
+  /** Directory levels below each watched path to descend into. */
+  depth?: number;
   /** Path filter: true means "do not watch or report". */
   ignored: (path: string) => boolean;
 };

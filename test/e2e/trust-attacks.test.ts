@@ -186,3 +186,26 @@ describe("a project server named like one of the user's", () => {
     expect(allUpdates()).toMatch(/project server \\"github\\" ignored: your user config/);
   });
 });
+
+describe("project hooks whose script changes after approval", () => {
+  it("ask again, say which file changed, and do not run the new script when rejected", async () => {
+    const ran = join(home, "hook-ran");
+    await writeJson(join(project, ".deepagents", "hooks.json"), { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "node .deepagents/hook.mjs" }] }] } });
+    const script = (tag: string) => `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(ran)}, ${JSON.stringify(tag + "\n")});\n`;
+    await writeFile(join(project, ".deepagents", "hook.mjs"), script("reviewed"));
+
+    let sessionId = await openSession("allow_always");
+    await prompt(sessionId, "hello");
+    expect(dialogs.map(dialogText).join("\n")).toContain("Project files these commands run (any change asks again): `.deepagents/hook.mjs`");
+    expect(await readFile(ran, "utf8")).toBe("reviewed\n");
+    await agent!.stop();
+
+    // Same hooks.json bytes; only the script behind it is rewritten.
+    await writeFile(join(project, ".deepagents", "hook.mjs"), script("planted"));
+    sessionId = await openSession("reject");
+    await prompt(sessionId, "hello");
+    expect(dialogs).toHaveLength(1);
+    expect(dialogText(dialogs[0]!)).toContain("Asked again because: .deepagents/hook.mjs changed.");
+    expect(await readFile(ran, "utf8")).toBe("reviewed\n");
+  });
+});

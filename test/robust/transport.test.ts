@@ -64,6 +64,18 @@ describe("transport limits", () => {
     expect(agent.child.exitCode).toBeNull();
   });
 
+  it("refuses a session whose cwd is missing or not a directory with -32602", async () => {
+    await start();
+    const missing = await agent.request("session/new", { cwd: join(project, "missing"), mcpServers: [] });
+    expect(missing.error).toMatchObject({ code: -32602, message: expect.stringContaining("does not exist") });
+    await writeFile(join(project, "file.txt"), "x");
+    const file = await agent.request("session/new", { cwd: join(project, "file.txt"), mcpServers: [] });
+    expect(file.error).toMatchObject({ code: -32602, message: expect.stringContaining("not a directory") });
+    const long = await agent.request("session/new", { cwd: `/${"x".repeat(1024 * 1024)}`, mcpServers: [] });
+    expect(long.error?.code).toBe(-32602);
+    expect(JSON.stringify(long).length).toBeLessThan(2000);
+  });
+
   it("takes its limits from config.toml, and from flags over it", async () => {
     await mkdir(join(home, ".deepagents"), { recursive: true });
     await writeFile(join(home, ".deepagents", "config.toml"), "[acp]\nmax_message_bytes = 100000\nmax_json_depth = 20\n");

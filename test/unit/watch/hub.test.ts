@@ -208,6 +208,39 @@ describe("config watcher hub", () => {
     expect(counting.stats.closed).toBe(2);
   });
 
+  it("watches only the folders on the way to each target, never a whole tree above them", async () => {
+    const opened: string[] = [];
+    const planned = createConfigWatcherHub({
+      watchFactory: counting.factory,
+      dirWatchFactory: (dir) => {
+        opened.push(dir);
+        return { close: () => undefined };
+      },
+    });
+    try {
+      await planned.watch(join(root, "repo"), targets, () => {}).ready;
+      // Nothing under repo/ exists but src/: repo/ itself (for .deepagents and AGENTS.md) and root/ (for home).
+      expect(opened.sort()).toEqual([root, join(root, "repo")].sort());
+    } finally {
+      await planned.close();
+    }
+  });
+
+  it("watches nothing again once closed, even when a replan was pending", async () => {
+    const events = recorder();
+    const subscription = hub.watch(join(root, "repo"), targets, events.listener);
+    await subscription.ready;
+    await mkdir(join(root, "repo", ".deepagents", "skills"), { recursive: true });
+    await hub.close();
+    const created = counting.stats.created;
+    await writeFile(join(root, "repo", "AGENTS.md"), "after close");
+    await hub.watch(join(root, "repo"), targets, events.listener).ready;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(counting.stats.created).toBe(created);
+    expect(counting.stats.closed).toBe(created);
+    expect(events.changes).toEqual([]);
+  });
+
   it("survives a watcher factory that throws", async () => {
     const broken = createConfigWatcherHub({
       watchFactory: () => {

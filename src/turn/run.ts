@@ -1,0 +1,121 @@
+import type { BackgroundHost } from "../tools/types.js";
+import { randomUUID } from "node:crypto";
+import type { AgentEvent, TurnResult } from "../agent/events.js";
+import { runTurn, type TurnOptions } from "../agent/loop.js";
+import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
+import type { DeepAcpConfig } from "../config/config-file.js";
+import type { Extensions } from "../extensions/index.js";
+import type { WorkerSandboxFactory } from "../interpreter/index.js";
+import type { Message, ModelClient, UserMessage } from "../model/types.js";
+import { assembleTurn, type SessionView } from "./assembly.js";
+import { createSessionCompactor } from "./compaction/setup.js";
+import { createResultOffloader } from "./compaction/offload.js";
+import { createHookBridge } from "./hook-bridge.js";
+import { promptText, type PromptBlock } from "./prompt-input.js";
+import { resolvePrompt } from "./resolve-prompt.js";
+import { createSubagentRunner } from "./subagent-runner.js";
+
+/** Who decides whether a tool call may run: the gate's one seam into a turn. */
+export type TurnGate = Pick<TurnOptions, "approver" | "memory" | "pathRules">;
+
+/** Where a turn's messages go: the session's history and its transcript. */
+export type TurnRecord = {
+  /** The user's message as the model gets it, with the blocks the editor showed; it opens the turn. */
+  prompt(message: UserMessage, blocks: readonly PromptBlock[]): void;
+  /** Each later message of the turn, assistant messages with their streamed id. */
+  message(message: Message, messageId?: string): void;
+  /** Compaction replaced the conversation. */
+  historyReplaced(messages: Message[]): void;
+};
+
+export type PromptTurnInput = {
+  session: SessionView;
+  blocks: readonly PromptBlock[];
+  history: readonly Message[];
+  /** SessionStart context not yet sent to the model. */
+  startContext: readonly string[];
+  workspace: { backend: BackendProtocol; executor?: SandboxBackendProtocol; virtualPrefixes: readonly string[] };
+  model: ModelClient;
+  createModel(spec: string): Promise<ModelClient>;
+  config: DeepAcpConfig;
+  extensions: Extensions;
+  interpreterSandboxes?: WorkerSandboxFactory;
+  now: Date;
+  env: NodeJS.ProcessEnv;
+  gate: TurnGate;
+  /** Shows ask_user questions; absent = the model asks in the conversation. */
+  questioner?: TurnOptions["questioner"];
+  /** The session's background processes (execute with background: true). */
+  background?: BackgroundHost;
+  record: TurnRecord;
+  /** The turn's events (recorded and shown). */
+  emit(event: AgentEvent): void;
+  /** Shown in the editor only: notices and the reason a hook blocked the prompt. */
+  show(event: AgentEvent): void;
+  signal: AbortSignal;
+};
+
+/** `submitted` is false when a UserPromptSubmit hook stopped the prompt before the model saw it. */
+export type PromptTurnOutcome = { result: TurnResult; submitted: boolean };
+
+/**
+ * One prompt turn around the agent loop: resolve the prompt, run UserPromptSubmit hooks, assemble
+ * tools and system prompt, wire compaction, offload, hooks and subagents, run the loop.
+ */
+export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnOutcome> {
+  const { blocks, model, config, extensions, workspace, signal } = input;
+  const hooks = () => extensions.hooks;
+  const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages);
+  const submitted = hooks().hasHandlers("UserPromptSubmit") ? await hooks().run("UserPromptSubmit", { prompt: promptText(blocks) }, { signal }) : undefined;
+  if (submitted?.blocked || submitted?.continue === false) {
+    const why = submitted.reason ?? submitted.stopReason ?? "a UserPromptSubmit hook stopped it";
+    input.show({ type: "message_chunk", messageId: randomUUID(), text: `Prompt blocked by a hook: ${why}` });
+    return { result: { stopReason: "end_turn" }, submitted: false };
+  }
+  for (const message of submitted?.systemMessages ?? []) input.show({ type: "notice", severity: "info", title: message });
+  const context = [...input.startContext, ...(submitted?.additionalContext ?? [])];
+  if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
+
+  const turn = assembleTurn({ session: input.session, workspace, model, config, now: input.now, env: input.env, extensions, interpreterSandboxes: input.interpreterSandboxes });
+  for (const d of turn.diagnostics) input.show({ type: "notice", severity: "warning", title: d.message, description: d.source });
+  const fixedChars = turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length;
+  const compactor = createSessionCompactor({ sessionId: input.session.id, workspace, model, config, emit: input.emit, fixedChars, hooks });
+  const options: TurnOptions = {
+    system: turn.system,
+    tools: turn.tools,
+    hooks: createHookBridge(hooks),
+    prepareMessages: compactor.prepareMessages,
+    onHistoryReplaced: (messages) => input.record.historyReplaced(messages),
+    finalizeResult: createResultOffloader({ backend: workspace.backend, thresholdChars: config.offload.tool_result_chars }),
+    model,
+    context: {
+      sessionId: input.session.id,
+      cwd: input.session.cwd,
+      roots: input.session.roots,
+      backend: workspace.backend,
+      executor: workspace.executor,
+      ...(input.background ? { background: input.background } : {}),
+      limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
+    },
+    mode: input.session.mode,
+    virtualPrefixes: workspace.virtualPrefixes,
+    readRoots: extensions.skills.roots,
+    ...input.gate,
+    questioner: input.questioner,
+    maxRequests: config.agent.max_turn_requests,
+    maxOutputTokens: config.model.max_output_tokens,
+    signal,
+    emit: input.emit,
+    onMessage: (message, mid) => (message === prompt ? input.record.prompt(prompt, blocks) : input.record.message(message, mid)),
+  };
+  options.runSubagent = createSubagentRunner({
+    subagents: extensions.subagents,
+    parent: options,
+    parentModel: model,
+    tools: turn.subagentTools,
+    createModel: input.createModel,
+    systemPrompt: turn.subagentSystem,
+    hooks,
+  });
+  return { result: await runTurn(input.history, prompt, options), submitted: true };
+}

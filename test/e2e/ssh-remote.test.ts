@@ -1,0 +1,154 @@
+// A remote workspace through the built binary, driven like Zed drives it: the workspace lives on a
+// real OpenSSH server (under bubblewrap, at /remote-ws, a path absent on this machine), so every file
+// and command must travel over SSH; the editor's fs/* and terminal/* must never be used for it.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
+import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
+import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { checkSshdAvailable, startSshd, writeSshHome, type TestSshd } from "../support/sshd.js";
+
+const availability = checkSshdAvailable();
+const suite = availability.ok ? describe : describe.skip;
+if (!availability.ok) describe("remote workspace over ssh", () => it.skip(`skipped: ${availability.reason}`, () => {}));
+
+suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
+  let model: FakeModelServer;
+  let sshd: TestSshd;
+  let home: string;
+  let project: string;
+  let agent: AgentProcess;
+  const remoteProject = () => `${sshd.remoteRoot}/proj`;
+  const remoteUrl = () => `ssh://${sshd.user}@127.0.0.1:${sshd.port}${remoteProject()}`;
+  const texts = (updates: any[]) => updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+
+  beforeAll(async () => {
+    model = await createFakeModelServer();
+    sshd = await startSshd();
+  });
+  afterAll(async () => {
+    await model?.close();
+    await sshd?.stop();
+  });
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), "deep-acp-ssh-home-"));
+    project = await mkdtemp(join(tmpdir(), "deep-acp-ssh-local-"));
+    await rm(join(sshd.backingDir, "proj"), { recursive: true, force: true });
+    await mkdir(join(sshd.backingDir, "proj"), { recursive: true });
+  });
+  afterEach(async () => {
+    await agent?.stop();
+    await rm(home, { recursive: true, force: true });
+    await rm(project, { recursive: true, force: true });
+  });
+
+  async function connect(options: { permission?: (m: JsonRpcMessage) => unknown; knownHosts?: boolean; args?: string[] } = {}) {
+    await writeSshHome(home, sshd, { knownHosts: options.knownHosts ?? true });
+    const client = createFakeEditor(options.permission ? { permission: options.permission } : {});
+    agent = await startAgentProcess({
+      env: { HOME: home, ANTHROPIC_API_KEY: "sk-test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      args: ["--remote", remoteUrl(), ...(options.args ?? [])],
+      onRequest: client.handle,
+    });
+    await agent.initialize(ZED_CAPABILITIES);
+    const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    return { client, sessionId: result.sessionId as string };
+  }
+  const prompt = (sessionId: string, text: string) => agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+
+  it("mentions and reads come from the remote, never from the editor or the local disk", async () => {
+    await writeFile(join(sshd.backingDir, "proj", "foo.rs"), 'fn main() {\n    println!("Hello from the remote!");\n}\n');
+    model.setHandler((request) => textTurn(JSON.stringify(request.body).includes("Hello from the remote!") ? "It prints Hello from the remote!" : "I could not see the file."));
+    const { client, sessionId } = await connect();
+    const response = await agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "What does " }, { type: "resource_link", uri: "foo.rs", name: "foo.rs" }, { type: "text", text: " print?" }],
+    });
+    expect(response.result.stopReason).toBe("end_turn");
+    expect(texts(agent.updates(sessionId))).toContain("Hello from the remote!");
+    expect(client.reads).toEqual([]);
+    // The system prompt gives the model the remote working directory.
+    expect(JSON.stringify(model.requests.at(-1)!.body)).toContain(remoteProject());
+  });
+
+  it("an edit asks, shows its diff and lands on the remote; a command runs there with its output in the call", async () => {
+    await writeFile(join(sshd.backingDir, "proj", "main.ts"), "const a = 1;\n");
+    const file = `${remoteProject()}/main.ts`;
+    model.enqueue(
+      toolTurn("edit_file", { file_path: file, old_string: "const a = 1;", new_string: "const a = 2;" }),
+      toolTurn("execute", { command: "cat main.ts; test -d /remote-ws && echo ON-THE-REMOTE; echo ${ANTHROPIC_API_KEY:-no-key}" }),
+      textTurn("Done."),
+    );
+    const { client, sessionId } = await connect();
+    const response = await prompt(sessionId, "Change a to 2 and show the file.");
+    expect(response.result.stopReason).toBe("end_turn");
+    const permissions = agent.messages.filter((m) => m.method === "session/request_permission");
+    expect(permissions.map((m) => m.params.toolCall.title).join(" | ")).toMatch(/main\.ts.*\|.*cat main\.ts/);
+    const updates = agent.updates(sessionId);
+    const diff = updates.flatMap((u) => u.content ?? []).find((c: { type: string }) => c.type === "diff");
+    expect(diff).toEqual({ type: "diff", path: file, oldText: "const a = 1;\n", newText: "const a = 2;\n" });
+    expect(await readFile(join(sshd.backingDir, "proj", "main.ts"), "utf8")).toBe("const a = 2;\n");
+    const sent = JSON.stringify(model.requests.at(-1)!.body);
+    expect(sent).toContain("ON-THE-REMOTE");
+    expect(sent).toContain("no-key");
+    expect(sent).not.toContain("sk-test-key");
+    // Neither the editor's file system nor its terminals were used.
+    expect(client.writes).toEqual([]);
+    expect(client.reads).toEqual([]);
+    expect(client.terminals.size).toBe(0);
+  });
+
+  it("cancel stops the remote command and leaves no remote process", async () => {
+    model.enqueue(toolTurn("execute", { command: "echo started; sleep 271 & sleep 272" }));
+    const { sessionId } = await connect();
+    await agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    const pending = prompt(sessionId, "run it");
+    await agent.waitFor(() => agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")));
+    agent.notify("session/cancel", { sessionId });
+    expect((await pending).result.stopReason).toBe("cancelled");
+    let left = "";
+    for (let i = 0; i < 100; i++) {
+      left = (await sshd.exec("ps -eo args")).stdout.split("\n").filter((l) => l.startsWith("sleep 27")).join("\n");
+      if (left === "") break;
+    }
+    expect(left).toBe("");
+  });
+
+  it("an unknown host key is an editor dialog with the fingerprint; 'always' writes known_hosts", async () => {
+    model.enqueue(toolTurn("ls", { path: remoteProject() }), textTurn("Listed."));
+    const { sessionId } = await connect({
+      knownHosts: false,
+      permission: (m) => {
+        if (m.params.toolCall.title.includes("SSH host key")) return { outcome: { outcome: "selected", optionId: "always" } };
+        return { outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === "allow_once").optionId } };
+      },
+    });
+    expect((await prompt(sessionId, "list")).result.stopReason).toBe("end_turn");
+    const dialog = agent.messages.find((m) => m.method === "session/request_permission" && m.params.toolCall.title.includes("SSH host key"))!;
+    expect(JSON.stringify(dialog.params.toolCall.content)).toContain(sshd.hostFingerprint);
+    expect(await readFile(join(home, ".ssh", "known_hosts"), "utf8")).toContain(sshd.knownHostsLine.split(" ").slice(1).join(" "));
+    const results = agent.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    expect(results.length).toBeGreaterThan(0);
+  });
+
+  it("a changed host key is refused with a clear error and never asked about", async () => {
+    model.enqueue(toolTurn("ls", { path: remoteProject() }), textTurn("Could not list."));
+    await writeSshHome(home, sshd);
+    // A different key recorded for this host: what a man in the middle looks like.
+    const other = await mkdtemp(join(tmpdir(), "deep-acp-otherkey-"));
+    const { runCommand } = await import("../support/processes.js");
+    await runCommand("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(other, "k")], { cwd: other, env: process.env });
+    const otherKey = (await readFile(join(other, "k.pub"), "utf8")).trim().split(" ").slice(0, 2).join(" ");
+    await writeFile(join(home, ".ssh", "known_hosts"), `[127.0.0.1]:${sshd.port} ${otherKey}\n`);
+    await rm(other, { recursive: true, force: true });
+    const client = createFakeEditor({ permission: (m) => ({ outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === "allow_once").optionId } }) });
+    agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, args: ["--remote", remoteUrl()], onRequest: client.handle });
+    await agent.initialize(ZED_CAPABILITIES);
+    const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    expect((await prompt(result.sessionId, "list")).result.stopReason).toBe("end_turn");
+    expect(agent.messages.some((m) => m.method === "session/request_permission" && m.params.toolCall.title.includes("SSH host key"))).toBe(false);
+    expect(JSON.stringify(model.requests.at(-1)!.body)).toMatch(/host key of \[127\.0\.0\.1\]:\d+ has CHANGED/);
+  });
+});
