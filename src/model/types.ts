@@ -13,8 +13,17 @@ export type ThinkingPart = {
   signature?: string;
   /** Opaque redacted thinking payload (Anthropic `redacted_thinking`). */
   redacted?: string;
+  /** OpenAI Responses reasoning item, carried across turns (`store: false` needs it sent back). */
+  encrypted?: { id: string; content: string };
 };
-export type ToolCallPart = { type: "tool_call"; id: string; name: string; input: unknown };
+export type ToolCallPart = {
+  type: "tool_call";
+  id: string;
+  name: string;
+  input: unknown;
+  /** Gemini's thought signature, sent back unchanged with the call (required by Gemini 3). */
+  thoughtSignature?: string;
+};
 export type AssistantContent = TextPart | ThinkingPart | ToolCallPart;
 
 export type UserMessage = { role: "user"; content: UserContent[] };
@@ -97,5 +106,38 @@ export interface ModelClient {
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
 
-export type ProviderName = "anthropic" | "openai" | "openai-compatible" | "ollama";
-export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai", "openai-compatible", "ollama"];
+export type ProviderName =
+  | "anthropic"
+  | "openai"
+  | "openai-responses"
+  | "openai-compatible"
+  | "ollama"
+  | "google"
+  | "vertex"
+  | "bedrock"
+  | "azure"
+  | "openrouter"
+  | "groq"
+  | "mistral"
+  | "deepseek"
+  | "together"
+  | "lmstudio"
+  | "vllm";
+export const PROVIDER_NAMES: readonly ProviderName[] = [
+  "anthropic",
+  "openai",
+  "openai-responses",
+  "openai-compatible",
+  "ollama",
+  "google",
+  "vertex",
+  "bedrock",
+  "azure",
+  "openrouter",
+  "groq",
+  "mistral",
+  "deepseek",
+  "together",
+  "lmstudio",
+  "vllm",
+];

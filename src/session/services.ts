@@ -57,6 +57,8 @@ export type SessionCollaborators = {
   notify?: (event: SessionEvent) => boolean;
   /** Delivers tool-call updates of background processes at any time (they outlive their turn). */
   updates?: (event: SessionEvent) => void;
+  /** What a /reload would apply, after each watched change; "" after /reload (ACP shows it on /reload). */
+  onReloadPending?: (summary: string) => void;
 };
 
 /** Built only by createSession (factory.ts), which binds the collaborators to `id`. */

@@ -20,6 +20,7 @@ import { createPathRuleCheck } from "./path-rules.js";
 import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { join } from "node:path";
+import { describeSshHealth } from "../backends/ssh-backend.js";
 import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
@@ -98,8 +99,16 @@ export class Session {
       transcriptPath: join(options.services.paths.sessionsDir, `${this.id}.jsonl`),
       permissionMode: () => hookPermissionMode(this.mode),
       notify: options.notify ?? (() => false),
+      ...(options.onReloadPending ? { onReloadPending: options.onReloadPending } : {}),
       ...(options.questioner ? { questioner: options.questioner } : {}),
     });
+  }
+
+  /** The remote workspace and its health (connects if needed), for /status; undefined for a local session. */
+  async remoteStatus(): Promise<string | undefined> {
+    const workspace = await this.ensureWorkspace().catch(() => undefined);
+    if (!workspace?.remote) return undefined;
+    return `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`;
   }
 
   get additionalDirectories(): string[] {

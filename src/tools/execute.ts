@@ -3,6 +3,7 @@ import { defineTool } from "./define-tool.js";
 import type { ExecuteResponse, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolContext, ToolResult } from "./types.js";
 import { truncationMarker } from "../backends/output-buffer.js";
+import { pick } from "./hook-input.js";
 
 const MAX_TIMEOUT_SECONDS = 600;
 
@@ -24,6 +25,8 @@ export function createExecuteTool() {
   return defineTool({
     name: "execute",
     hookName: "Bash",
+    // Claude's Bash timeout is in milliseconds, ours in seconds.
+    hookInput: (i) => pick({ command: i.command, timeout: typeof i.timeout === "number" ? i.timeout * 1000 : undefined, run_in_background: i.background }),
     kind: "execute",
     effect: "execute",
     streamsOutput: true,
