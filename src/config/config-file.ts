@@ -64,6 +64,12 @@ const sections = {
     /** Extra host paths writable inside the sandbox. */
     writable_paths: z.array(z.string()).default([]),
   }),
+  protected: z.strictObject({
+    /** Replaces the built-in list of protected paths (globs relative to a root; see docs/configuration.md). */
+    paths: z.array(z.string().min(1)).optional(),
+    /** Added to the protected paths. */
+    extra_paths: z.array(z.string().min(1)).default([]),
+  }),
   skills: z.strictObject({
     extra_allowed_dirs: z.array(z.string()).default([]),
   }),
@@ -136,6 +142,7 @@ const configSchema = z.object({
   shell: sections.shell.default(sections.shell.parse({})),
   permissions: z.array(permissionRule).default([]),
   sandbox: sections.sandbox.default(sections.sandbox.parse({})),
+  protected: sections.protected.default(sections.protected.parse({})),
   skills: sections.skills.default(sections.skills.parse({})),
   interpreter: sections.interpreter.default(sections.interpreter.parse({})),
   backends: sections.backends.default(sections.backends.parse({})),

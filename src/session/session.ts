@@ -15,8 +15,8 @@ import type { Message, ModelClient } from "../model/types.js";
 import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
-import type { PersistentApprovalMemory } from "./approval-memory.js";
-import { createPathRuleCheck } from "./path-rules.js";
+import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import { createProtectedPaths } from "../gate/protected-paths.js";
 import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { join } from "node:path";
@@ -310,7 +310,16 @@ export class Session {
         interpreterSandboxes: this.extensions.sandboxes,
         now: this.services.now(),
         env: this.services.env,
-        gate: { approver: this.approver, memory: this.approvals, pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed) },
+        gate: {
+          approver: this.approver,
+          memory: this.approvals,
+          gatePolicy: {
+            rules: workspace.rules,
+            sandboxed: workspace.sandboxed,
+            protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths),
+            localPaths: !workspace.remote,
+          },
+        },
         questioner: this.questioner,
         background: this.background.prepare(config.shell, workspace.shell),
         record: {
