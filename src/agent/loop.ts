@@ -226,6 +226,9 @@ async function streamModel(model: ModelClient, messages: Message[], options: Tur
       case "retry":
         emit({ type: "notice", severity: "warning", title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})` });
         break;
+      case "notice":
+        emit({ type: "notice", severity: "warning", title: event.message });
+        break;
       case "usage":
         break;
       case "done":

@@ -19,6 +19,8 @@ const sections = {
     default: z.string().optional(),
     /** Extra `provider:model` entries for the editor's model picker. */
     options: z.array(z.string()).default([]),
+    /** `provider:model` entries tried in order when the model is down or rate-limited past its retries. */
+    fallbacks: z.array(z.string().min(1)).default([]),
     max_output_tokens: z.number().int().positive().optional(),
     context_window: z.number().int().positive().optional(),
     /** Per-model limits and prices (USD per million tokens), keyed by `provider:model`; override the built-in catalog. */

@@ -85,8 +85,13 @@ export type ModelEvent =
   /** A retryable failure; the provider waits `delayMs` and tries again. */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | { type: "done"; stopReason: ModelStopReason; message: AssistantMessage; usage: Usage }
-  /** Terminal failure. `aborted` is true when the request's signal fired. */
-  | { type: "error"; message: string; aborted: boolean; status?: number };
+  /** Another model takes over (fallback); the editor should say which model answers. */
+  | { type: "notice"; message: string }
+  /**
+   * Terminal failure. `aborted` is true when the request's signal fired; `exhausted` when a retryable
+   * failure (outage, rate limit) outlasted the retries before any content was streamed.
+   */
+  | { type: "error"; message: string; aborted: boolean; status?: number; exhausted?: boolean };
 
 /**
  * A configured model. Contract: `stream()` never throws and never rejects once called; every

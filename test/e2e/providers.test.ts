@@ -187,3 +187,22 @@ describe.each(CASES)("provider $provider", (c) => {
     expect(shown).toMatch(/500|Internal/);
   });
 });
+
+describe("fallback models", () => {
+  it("answers with the next [model].fallbacks entry when the model is rate-limited past its retries, and tells the editor", async () => {
+    await writeFile(join(home, ".deepagents", "config.toml"), `[model]\nfallbacks = ["azure:missing", "google:gemini-2.5-flash"]\n`);
+    for (let i = 0; i < 5; i++) model.enqueue({ parts: [], httpError: { status: 429, headers: FAST_RETRY } });
+    model.enqueue({ parts: [{ type: "text", text: "Gemini here." }] });
+    const anthropic = CASES.find((c) => c.provider === "anthropic")!;
+    const google = CASES.find((c) => c.provider === "google")!;
+    const { agent, sessionId } = await start({ ...anthropic, env: () => ({ ...anthropic.env(), ...google.env() }) });
+    const response = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(response.result?.stopReason, JSON.stringify(response)).toBe("end_turn");
+    expect(model.requests.map((r) => r.api)).toEqual(["anthropic", "anthropic", "anthropic", "anthropic", "anthropic", "gemini"]);
+    const updates = agent.updates(sessionId);
+    expect(texts(updates, "agent_message_chunk")).toContain("Gemini here.");
+    const shown = JSON.stringify(updates);
+    expect(shown).toContain("Fallback model azure:missing cannot be used");
+    expect(shown).toMatch(/anthropic:claude-sonnet-4-5 is unavailable \(.*429.*\); google:gemini-2\.5-flash is answering instead/);
+  });
+});
