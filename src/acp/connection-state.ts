@@ -38,6 +38,8 @@ export class ConnectionState {
   commands: SlashCommand[] = [];
   /** The command list last sent to each session. */
   private readonly advertised = new WeakMap<LiveSession, string>();
+  /** What /reload would apply, per session id, for clients that cannot be sent a notice now. */
+  private readonly pendingReload = new Map<string, string>();
 
   constructor(
     readonly services: SessionServices,
@@ -84,6 +86,15 @@ export class ConnectionState {
         for (const update of entry.translate(event)) entry.stream.push(update);
         return true;
       },
+      // Clients without notices (Zed) learn at once that a reload is due: the /reload entry of the
+      // command list says what is pending. Nothing enters the conversation outside a turn.
+      onReloadPending: (summary) => {
+        if (this.features.notices) return;
+        if (summary) this.pendingReload.set(sessionId, summary);
+        else this.pendingReload.delete(sessionId);
+        const entry = this.sessions.get(sessionId);
+        if (entry) void this.refreshCommands(entry);
+      },
     };
   }
 
@@ -110,22 +121,36 @@ export class ConnectionState {
    * with the session's skills once they have loaded.
    */
   announceCommands(entry: LiveSession): void {
-    setTimeout(() => entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands: toAvailableCommands(this.commands) }), 0);
+    setTimeout(() => {
+      if (this.advertised.has(entry)) return; // the list with skills went out first
+      const availableCommands = this.commandsFor(entry.session.id, []);
+      this.advertised.set(entry, JSON.stringify(availableCommands));
+      entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands });
+    }, 0);
     void this.refreshCommands(entry);
   }
 
   /**
-   * Sends the commands with the session's current skills. With `onlyIfChanged` (after a turn, where
-   * an approved skill link may have added one) nothing is sent when the list is what was sent last.
+   * Sends the commands with the session's current skills and pending reload, unless the list is
+   * what was sent last (after a turn an approved skill link may have added one; after /reload the
+   * pending note goes away).
    */
-  async refreshCommands(entry: LiveSession, options: { onlyIfChanged?: boolean } = {}): Promise<void> {
+  async refreshCommands(entry: LiveSession): Promise<void> {
     const skills = await entry.session.skills().catch(() => []);
-    if (skills.length === 0 || !this.sessions.has(entry.session.id)) return;
-    const commands = [...toAvailableCommands(this.commands), ...skills.map((s) => ({ name: `skill:${s.name}`, description: s.description.slice(0, 200), input: { hint: "request (optional)" } }))];
+    if (!this.sessions.has(entry.session.id)) return;
+    const commands = this.commandsFor(entry.session.id, skills);
     const key = JSON.stringify(commands);
-    if (options.onlyIfChanged && this.advertised.get(entry) === key) return;
+    if (this.advertised.get(entry) === key) return;
     this.advertised.set(entry, key);
     entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands: commands });
+  }
+
+  private commandsFor(sessionId: string, skills: ReadonlyArray<{ name: string; description: string }>): acp.AvailableCommand[] {
+    const pending = this.pendingReload.get(sessionId);
+    const base = toAvailableCommands(this.commands).map((command) =>
+      command.name === "reload" && pending ? { ...command, description: `Pending: ${pending}. Run /reload to apply` } : command,
+    );
+    return [...base, ...skills.map((s) => ({ name: `skill:${s.name}`, description: s.description.slice(0, 200), input: { hint: "request (optional)" } }))];
   }
 
   /** Replays a stored conversation as session updates (load). Never sends a terminal id. */
@@ -144,6 +169,7 @@ export class ConnectionState {
     const entry = this.sessions.get(sessionId);
     if (!entry) return;
     this.sessions.delete(sessionId);
+    this.pendingReload.delete(sessionId);
     await entry.session.close();
     await entry.stream.flush();
   }

@@ -49,7 +49,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         userMessageId,
       );
       // A skill approved during the turn (a symlink dialog) becomes a /skill: command now.
-      await state.refreshCommands(entry, { onlyIfChanged: true });
+      await state.refreshCommands(entry);
       await stream.flush();
       if (turn.error && turn.stopReason !== "cancelled") throw acp.RequestError.internalError(undefined, turn.error);
       // The id lets an editor rewind to this message (_deep-acp/session/rewind).

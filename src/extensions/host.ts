@@ -6,6 +6,7 @@ import { sessionWatchTargets } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { closeExtensions, loadExtensions, type Extensions } from "./load.js";
 import { summarizeReload } from "./reload-summary.js";
+import { createPendingChanges, skillRootsOf, type PendingChanges } from "./pending-changes.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { ExtensionServices } from "./services.js";
 import { createTrustQueue, type TrustPrompter, type TrustQuestion } from "./trust-queue.js";
@@ -25,6 +26,8 @@ export type ExtensionHostOptions = {
   permissionMode: () => string;
   /** Delivers an event outside a turn; returns false when it cannot (it is then shown at the next turn). */
   notify: (event: AgentEvent) => boolean;
+  /** What a /reload would pick up, on every watched change ("skill review added"); "" once reloaded. */
+  onReloadPending?: (summary: string) => void;
   /** Shows MCP servers' elicitations. */
   questioner?: Questioner;
 };
@@ -41,6 +44,7 @@ export class ExtensionHost {
   private readonly skippedReported = new Set<string>();
   private unwatch: (() => void) | undefined;
   private stale = false;
+  private pending: PendingChanges | undefined;
   private turnSink: ((event: AgentEvent) => void) | undefined;
   private readonly unshown: Diagnostic[] = [];
   /** Load diagnostics already shown in a turn (each load makes new ones). */
@@ -105,6 +109,7 @@ export class ExtensionHost {
     this.loading = this.load(before);
     const after = await this.loading;
     this.stale = false;
+    this.options.onReloadPending?.("");
     await connectionsSettled(after.mcp, MCP_READY_WAIT_MS);
     return summarizeReload(before, after) + mcpStatusChanges(mcpBefore, after);
   }
@@ -147,7 +152,12 @@ export class ExtensionHost {
     this.unwatch?.();
     const { services, projectRoot } = this.options;
     const targets = sessionWatchTargets({ user: services.paths, projectRoot, plugins: extensions.plugins });
+    const pending = createPendingChanges({ skillRoots: skillRootsOf(targets), loadedSkillDirs: extensions.skills.items.map((skill) => skill.dir) });
+    this.pending = pending;
     this.unwatch = services.watchHub.watch(projectRoot, targets, (change) => {
+      // Every change updates what is pending (the editor's /reload entry); the notice is sent once.
+      pending.add(change);
+      if (this.pending === pending) this.options.onReloadPending?.(pending.describe());
       if (this.stale) return;
       this.stale = true;
       const event: AgentEvent = { type: "notice", severity: "info", title: `Changed: ${change.labels.join(", ")}. Run /reload to apply the changes.`, description: change.paths.slice(0, 5).join(", ") };

@@ -12,6 +12,7 @@ import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import type { ExtensionServices } from "./services.js";
 import type { TrustQueue } from "./trust-queue.js";
+import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
 
 /** Everything a session loads beyond its files: the extension surface of the seeds. */
 export type Extensions = {
@@ -130,7 +131,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       env: services.env,
       envPolicy: mcpEnvPolicy,
       disabledServers: config.mcp.disabled_servers,
-      reservedToolNames: ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos", "task", "eval", "ask_user", "web_fetch", "process_output", "process_stop"],
+      reservedToolNames: BUILTIN_TOOL_NAMES,
       elicit: (server) => {
         const questioner = inputs.questioner;
         if (!questioner?.forms) return undefined;

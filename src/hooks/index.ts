@@ -20,17 +20,7 @@ export {
 } from "./runner.js";
 export { interpretHookResult, DEFAULT_BLOCK_REASON, type HookVerdict, type InterpretContext } from "./interpret.js";
 export { reduceHookVerdicts } from "./reducer.js";
-export {
-  HOOK_TOOL_MAPPINGS,
-  HOOK_TOOL_NAMES,
-  mcpHookToolName,
-  toHookToolName,
-  toHookToolInput,
-  toHookToolResponse,
-  escapeRegex,
-  type HookToolMapping,
-  type HookToolNameOptions,
-} from "./tool-names.js";
+export { mcpHookToolName, toHookToolResponse } from "./tool-names.js";
 export {
   createHookTrustStore,
   canonicalRoot,

@@ -8,6 +8,7 @@ import { effectiveAllowlist, isReadOnlyTool } from "./ptc.js";
 import type { SandboxFactory } from "./sandbox.js";
 import { createInterpreterSession, type EvalOutcome, type InterpreterSession } from "./session.js";
 import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker-client.js";
+import { pick } from "../tools/hook-input.js";
 
 export type EvalToolOptions = {
   limits: InterpreterLimits;
@@ -81,6 +82,7 @@ export function createEvalTool(options: EvalToolOptions): EvalTool {
   const tool = defineTool({
     name: "eval",
     hookName: "Eval",
+    hookInput: (i) => pick({ code: i.code }),
     description: describeEval(options),
     schema,
     kind: "other",

@@ -94,6 +94,7 @@ export class Session {
       transcriptPath: join(options.services.paths.sessionsDir, `${this.id}.jsonl`),
       permissionMode: () => hookPermissionMode(this.mode),
       notify: options.notify ?? (() => false),
+      ...(options.onReloadPending ? { onReloadPending: options.onReloadPending } : {}),
       ...(options.questioner ? { questioner: options.questioner } : {}),
     });
   }

@@ -1,6 +1,7 @@
 import { defineTool } from "./define-tool.js";
 import { filePathField, withFilePathAlias } from "./file-input.js";
 import { displayPath, resolveToolPath } from "./paths.js";
+import { pick } from "./hook-input.js";
 
 const schema = withFilePathAlias({ file_path: filePathField });
 
@@ -8,6 +9,8 @@ export function createDeleteTool() {
   return defineTool({
     name: "delete",
     hookName: "Delete",
+    hookInput: (i) => pick({ file_path: i.file_path }),
+    offloadLargeResults: false,
     kind: "delete",
     effect: "delete",
     schema,

@@ -4,6 +4,7 @@ import { filePathField, withFilePathAlias } from "./file-input.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import { currentText } from "./current-text.js";
 import { performStringReplacement } from "../backends/edit-semantics.js";
+import { pick } from "./hook-input.js";
 
 const schema = withFilePathAlias({
   file_path: filePathField,
@@ -16,6 +17,8 @@ export function createEditFileTool() {
   return defineTool({
     name: "edit_file",
     hookName: "Edit",
+    hookInput: (i) => pick({ file_path: i.file_path, old_string: i.old_string, new_string: i.new_string, replace_all: i.replace_all ?? false }),
+    offloadLargeResults: false,
     kind: "edit",
     effect: "edit",
     schema,

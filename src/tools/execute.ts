@@ -3,6 +3,7 @@ import { defineTool } from "./define-tool.js";
 import type { ExecuteResponse, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolResult } from "./types.js";
 import { truncationMarker } from "../backends/output-buffer.js";
+import { pick } from "./hook-input.js";
 
 const MAX_TIMEOUT_SECONDS = 600;
 
@@ -20,6 +21,8 @@ export function createExecuteTool() {
   return defineTool({
     name: "execute",
     hookName: "Bash",
+    // Claude's Bash timeout is in milliseconds, ours in seconds.
+    hookInput: (i) => pick({ command: i.command, timeout: typeof i.timeout === "number" ? i.timeout * 1000 : undefined }),
     kind: "execute",
     effect: "execute",
     streamsOutput: true,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "./define-tool.js";
 import { truncateListOutput } from "./format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
+import { pick } from "./hook-input.js";
 
 const schema = z.object({
   pattern: z.string().min(1).describe("Glob pattern, e.g. **/*.ts (a bare *.ts matches only the top directory)"),
@@ -12,6 +13,8 @@ export function createGlobTool() {
   return defineTool({
     name: "glob",
     hookName: "Glob",
+    hookInput: (i) => pick({ pattern: i.pattern, path: i.path }),
+    offloadLargeResults: false,
     kind: "search",
     effect: "read",
     schema,

@@ -3,6 +3,7 @@ import { defineTool } from "./define-tool.js";
 import { truncateListOutput } from "./format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import type { GrepMatch } from "../backends/protocol.js";
+import { escapeRegex, pick } from "./hook-input.js";
 
 export const DEFAULT_GREP_MAX_COUNT = 1000;
 
@@ -18,6 +19,9 @@ export function createGrepTool() {
   return defineTool({
     name: "grep",
     hookName: "Grep",
+    hookInput: (i) =>
+      pick({ pattern: escapeRegex(i.pattern), path: i.path, glob: i.glob ?? undefined, output_mode: i.output_mode, head_limit: i.max_count ?? undefined }),
+    offloadLargeResults: false,
     kind: "search",
     effect: "read",
     schema,

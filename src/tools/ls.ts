@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "./define-tool.js";
 import { truncateListOutput } from "./format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
+import { pick } from "./hook-input.js";
 
 const schema = z.object({
   path: z.string().optional().describe("Absolute directory path (default: the working directory)"),
@@ -11,6 +12,8 @@ export function createLsTool() {
   return defineTool({
     name: "ls",
     hookName: "LS",
+    hookInput: (i) => pick({ path: i.path }),
+    offloadLargeResults: false,
     kind: "read",
     effect: "read",
     schema,

@@ -4,6 +4,7 @@ import { filePathField, withFilePathAlias } from "./file-input.js";
 import { MAX_TOOL_OUTPUT_CHARS, formatWithLineNumbers, readTruncationMessage, splitLines } from "./format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import type { ToolResult } from "./types.js";
+import { pick } from "./hook-input.js";
 
 const MAX_BINARY_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_READ_LIMIT = 2000;
@@ -24,6 +25,9 @@ export function createReadFileTool(options: ReadFileOptions = {}) {
   return defineTool({
     name: "read_file",
     hookName: "Read",
+    // Claude's Read offset is a 1-based line number, ours a 0-based line index.
+    hookInput: (i) => pick({ file_path: i.file_path, offset: typeof i.offset === "number" ? i.offset + 1 : undefined, limit: i.limit }),
+    offloadLargeResults: false,
     kind: "read",
     effect: "read",
     schema,

@@ -180,8 +180,16 @@ export interface ToolDefinition<Input = unknown> {
   execute(input: Input, ctx: ToolContext): Promise<ToolResult>;
   /** What the user should see in the approval dialog (a diff for edits, the code for eval). */
   preview?(input: Input, ctx: ToolContext): Promise<ToolDisplay[]>;
-  /** Claude-compatible `tool_input` for hook payloads; defaults to the input itself. */
+  /**
+   * Claude Code's `tool_input` for hook payloads (the one place this mapping lives); default: the
+   * input itself.
+   */
   hookInput?(input: Input): Record<string, unknown>;
+  /**
+   * Whether a result too large for the context is saved to a file and replaced by a preview.
+   * Default true; the file tools have their own output limits (re-reading a saved file would loop).
+   */
+  offloadLargeResults?: boolean;
 }
 
 // Tool registries hold tools of different input types; callers only pass validated input back.

@@ -3,6 +3,7 @@ import { defineTool } from "./define-tool.js";
 import { filePathField, withFilePathAlias } from "./file-input.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import { currentText } from "./current-text.js";
+import { pick } from "./hook-input.js";
 
 const schema = withFilePathAlias({
   file_path: filePathField,
@@ -13,6 +14,8 @@ export function createWriteFileTool() {
   return defineTool({
     name: "write_file",
     hookName: "Write",
+    hookInput: (i) => pick({ file_path: i.file_path, content: i.content }),
+    offloadLargeResults: false,
     kind: "edit",
     effect: "edit",
     schema,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./define-tool.js";
+import { pick } from "./hook-input.js";
 
 const todo = z.object({
   content: z.string().min(1),
@@ -11,6 +12,7 @@ export function createWriteTodosTool() {
   return defineTool({
     name: "write_todos",
     hookName: "TodoWrite",
+    hookInput: (i) => pick({ todos: i.todos }),
     kind: "think",
     effect: "none",
     singletonPerMessage: true,

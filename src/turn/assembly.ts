@@ -13,7 +13,7 @@ import type { AnyTool } from "../tools/types.js";
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Extensions } from "../extensions/index.js";
-import { builtinTools, toolsForMode, webFetchTool } from "./tool-set.js";
+import { builtinTools, webFetchTool } from "../tools/registry.js";
 
 /** The parts of a session a turn is assembled from. */
 export type SessionView = { id: string; cwd: string; roots: readonly string[]; mode: SessionMode };
@@ -91,4 +91,11 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     subagentSystem: (subagent) => buildSystemPrompt({ ...environment, tools: subagentTools, intro: subagent.systemPrompt }),
     diagnostics,
   };
+}
+
+const READ_ONLY_EFFECTS = new Set(["read", "network", "none"]);
+
+/** `plan` mode offers only tools that cannot change anything. */
+export function toolsForMode(tools: readonly AnyTool[], mode: SessionMode): AnyTool[] {
+  return mode === "plan" ? tools.filter((t) => READ_ONLY_EFFECTS.has(t.effect)) : [...tools];
 }

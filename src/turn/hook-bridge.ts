@@ -1,10 +1,11 @@
 import type { AgentHooks } from "../agent/hooks.js";
-import { DEFAULT_BLOCK_REASON, hookFeedbackText, toHookToolInput, toHookToolResponse, type HookEngine, type ReducedHookResult } from "../hooks/index.js";
+import { DEFAULT_BLOCK_REASON, hookFeedbackText, toHookToolResponse, type HookEngine, type ReducedHookResult } from "../hooks/index.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 
-/** Claude-compatible `tool_input` for a call: the tool's own mapping, else the shared table. */
+/** Claude-compatible `tool_input` for a call: the tool's own mapping, else its input as given. */
 export function hookToolInput(tool: AnyTool, input: unknown): Record<string, unknown> {
-  return tool.hookInput ? tool.hookInput(input) : (toHookToolInput(tool.name, input) as Record<string, unknown>);
+  if (tool.hookInput) return tool.hookInput(input);
+  return typeof input === "object" && input !== null && !Array.isArray(input) ? { ...(input as Record<string, unknown>) } : {};
 }
 
 function notices(result: ReducedHookResult): string[] {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { SubagentDefinition } from "../subagents/types.js";
 import { subagentTypeDescription, taskToolDescription, unknownSubagentMessage } from "../subagents/task-description.js";
 import { defineTool } from "../tools/define-tool.js";
+import { pick } from "../tools/hook-input.js";
 
 /**
  * `task {description, subagent_type}`: runs a subagent in its own context. The run itself is the
@@ -16,6 +17,7 @@ export function createTaskTool(subagents: readonly SubagentDefinition[]) {
   return defineTool({
     name: "task",
     hookName: "Task",
+    hookInput: (i) => pick({ description: i.description, subagent_type: i.subagent_type }),
     kind: "think",
     // The subagent's own calls are checked one by one; launching it changes nothing by itself.
     effect: "none",

@@ -9,16 +9,11 @@ import { clip } from "./markdown.js";
 // threshold is saved to /large_tool_results/<id>.txt and the model gets the path and a head/tail
 // preview instead; it can read_file the rest. The editor still shows the real output.
 
-/** File tools have their own output limits; saving their output to a file the model must re-read would loop. */
-export const TOOLS_EXCLUDED_FROM_OFFLOAD: readonly string[] = ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep"];
-
 export type ResultOffloaderOptions = {
   /** Where offloaded results are written (the session's composite backend). */
   backend: BackendProtocol;
   /** Results with more text than this many characters are offloaded. Default 80,000 (20,000 tokens × 4). */
   thresholdChars?: number;
-  /** Tools whose results are never offloaded. Default TOOLS_EXCLUDED_FROM_OFFLOAD. */
-  excludedTools?: readonly string[];
   /** Default "/large_tool_results/". */
   prefix?: string;
 };
@@ -30,11 +25,10 @@ const PREVIEW_LINE_CHARS = 1000;
 /** The `finalizeResult` step of a turn: offloads large results, passes every other result through unchanged. */
 export function createResultOffloader(options: ResultOffloaderOptions): FinalizeResult {
   const threshold = options.thresholdChars ?? 80_000;
-  const excluded = new Set(options.excludedTools ?? TOOLS_EXCLUDED_FROM_OFFLOAD);
   const prefix = (options.prefix ?? "/large_tool_results/").replace(/\/*$/, "/");
 
   return async ({ toolCallId, tool }, result) => {
-    if (excluded.has(tool.name)) return result;
+    if (tool.offloadLargeResults === false) return result;
     const text = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
     if (text.length <= threshold) return result;
 
