@@ -43,6 +43,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       }
       return existing;
     }
+    state.forget(sessionId); // an unloaded session is opened afresh (and replayed) by load and resume
     const { createSession } = await loadSessionLayer();
     let opened;
     try {
@@ -51,7 +52,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(sessionId);
       throw error;
     }
-    const entry = state.register(client, opened.session);
+    const entry = state.register(client, opened.session, mcpServers);
     opened.session.warmUp();
     if (replay) state.replay(entry, opened.replay);
     for (const d of opened.diagnostics) state.logger.warn(`session ${sessionId}: ${d.message}`);
@@ -78,7 +79,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const { createSession } = await loadSessionLayer();
       const source = { kind: "new" as const, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], modelSpec: resolved.spec };
       const { session } = await createSession(services, source, state.bind(client, params.mcpServers));
-      const entry = state.register(client, session);
+      const entry = state.register(client, session, params.mcpServers);
       session.warmUp();
       const config = await state.config(session);
       // Zed registers the session only when it has this response, so updates wait for the next tick.
@@ -111,7 +112,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         if (error instanceof ForkPointError) throw acp.RequestError.invalidParams({ messageId }, error.message);
         throw error;
       }
-      const entry = state.register(client, opened.session);
+      const entry = state.register(client, opened.session, params.mcpServers);
       opened.session.warmUp();
       state.announceCommands(entry);
       return { sessionId: opened.session.id, ...(await state.config(opened.session)) };
@@ -135,6 +136,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       }
     })
     .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
+      state.forget(params.sessionId);
       await state.close(params.sessionId);
       try {
         await services.sessions.delete(params.sessionId);
@@ -145,12 +147,12 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       return {};
     })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
-      if (!state.sessions.has(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
+      if (!state.sessions.has(params.sessionId) && !state.forget(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
       await state.close(params.sessionId);
       return {};
     })
     .onRequest(REWIND_METHOD, rewindParams, async ({ params }) => {
-      const entry = state.live(params.sessionId);
+      const entry = await state.live(params.sessionId);
       try {
         const report = await entry.session.rewind(params.messageId);
         return { restoredFiles: report.restored, notRestored: report.notRestored };
