@@ -12,6 +12,10 @@ const external = [
   "@jitl/quickjs-wasmfile-release-sync",
   "chokidar",
   "sucrase",
+  // Model provider SDKs, imported only when a bedrock: or vertex: model is used.
+  "@aws-sdk/*",
+  "@smithy/*",
+  "google-auth-library",
   // SSH remote workspaces only; imported when a session connects.
   "ssh2",
 ];

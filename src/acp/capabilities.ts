@@ -56,7 +56,7 @@ function authMethods(capabilities: acp.ClientCapabilities, launch: LaunchCommand
       id: AUTH_METHOD_IDS.agent,
       name: "Use a model API key",
       description:
-        "Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_COMPATIBLE_BASE_URL) in the agent's environment, or run `deep-acp login` in a terminal, then retry.",
+        "Set a provider's key in the agent's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, AZURE_OPENAI_API_KEY, ...; `deep-acp doctor` lists every provider and its variables), or run `deep-acp login` in a terminal, then retry.",
     },
   ];
   const terminal = capabilities.auth?.terminal === true;

@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { createMutex } from "../util/mutex.js";
-import type { ApprovalMemory } from "./approval-policy.js";
+import type { ApprovalMemory } from "../gate/approval-memory.js";
+import type { GatePolicy } from "../gate/gate.js";
 import type { Approver } from "./approver.js";
 import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
 import { NO_HOOKS, type AgentHooks } from "./hooks.js";
 import type { SessionMode } from "./modes.js";
-import { announceToolCall, runToolCall, type PathRuleCheck, type ToolRunEnv } from "./tool-runner.js";
+import { announceToolCall, runToolCall, type ToolRunEnv } from "./tool-runner.js";
 import { createTurnScope, type OwnedTurnScope } from "./turn-scope.js";
 
 /** Hard cap on Stop-hook continuations per turn (system-inventory §8). */
@@ -28,7 +29,8 @@ export type TurnOptions = {
   approver: Approver;
   memory: ApprovalMemory;
   hooks?: AgentHooks;
-  pathRules?: PathRuleCheck;
+  /** File rules, protected paths and the sandbox flag the gate decides with. */
+  gatePolicy?: GatePolicy;
   /** Model requests allowed in this turn. */
   maxRequests: number;
   maxOutputTokens?: number;
@@ -81,7 +83,7 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
     memory: options.memory,
     approver: options.approver,
     hooks: options.hooks ?? NO_HOOKS,
-    pathRules: options.pathRules,
+    gatePolicy: options.gatePolicy,
     dialogLock: createMutex(),
     emit,
     signal,
@@ -223,6 +225,9 @@ async function streamModel(model: ModelClient, messages: Message[], options: Tur
       }
       case "retry":
         emit({ type: "notice", severity: "warning", title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})` });
+        break;
+      case "notice":
+        emit({ type: "notice", severity: "warning", title: event.message });
         break;
       case "usage":
         break;

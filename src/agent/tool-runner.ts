@@ -3,14 +3,14 @@ import type { ToolResultMessage, UserContent } from "../model/types.js";
 import type { AnyTool, Questioner, SubagentRequest, ToolContext, ToolDisplay, ToolPresentation, ToolResult, UserQuestion } from "../tools/types.js";
 import { errorMessage, isAbortError } from "../util/errors.js";
 import type { Mutex } from "../util/mutex.js";
-import { decideByMode, type ApprovalMemory, type GateDecision } from "./approval-policy.js";
+import { runWithApprovedTargets } from "../backends/approved-targets.js";
+import type { ApprovalMemory } from "../gate/approval-memory.js";
+import type { GateDecision } from "../gate/decide.js";
+import { forgetCommandsChangedBy, gateToolCall, type GatePolicy } from "../gate/gate.js";
 import type { ApprovalOutcome, Approver } from "./approver.js";
 import type { AgentEventSink } from "./events.js";
 import type { AgentHooks, HookedToolCall } from "./hooks.js";
 import type { SessionMode } from "./modes.js";
-
-/** Checks the paths a call touches against the user's file rules (permissions/); undefined = no opinion. */
-export type PathRuleCheck = (tool: AnyTool, presentation: ToolPresentation) => GateDecision | undefined;
 
 /** Everything a tool call needs from its turn. Built once per turn by the loop. */
 export type ToolRunEnv = {
@@ -25,7 +25,8 @@ export type ToolRunEnv = {
   memory: ApprovalMemory;
   approver: Approver;
   hooks: AgentHooks;
-  pathRules?: PathRuleCheck;
+  /** File rules, protected paths and the sandbox flag the gate (src/gate) decides with. */
+  gatePolicy?: GatePolicy;
   /** Serializes permission dialogs: parallel calls run together but ask one at a time. */
   dialogLock: Mutex;
   emit: AgentEventSink;
@@ -36,11 +37,6 @@ export type ToolRunEnv = {
   /** Runs a subagent for the `task` call `parentToolCallId`. */
   runSubagent?: (request: SubagentRequest, parentToolCallId: string, signal: AbortSignal) => Promise<ToolResult>;
   newToolCallId: () => string;
-  /**
-   * Set for calls made from code inside an approved `eval`: the eval was the gate, so the mode does
-   * not ask again; file rules, hook decisions and remembered rejections still apply.
-   */
-  preApproved?: boolean;
 };
 
 export type ToolCallRequest = { toolCallId: string; name: string; input: unknown; modelCallId: string };
@@ -125,12 +121,13 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
 
   const permitted = await authorize(env, hooked, presentation, context);
   if (permitted === "cancelled") return cancelled();
-  if (permitted !== "allow") return fail(permitted.message);
+  if ("message" in permitted) return fail(permitted.message);
 
   env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
   let result: ToolResult;
   try {
-    result = await tool.execute(input, context);
+    // The backend opens exactly the real paths the gate decided on (a link swapped since is refused).
+    result = await runWithApprovedTargets(permitted.approved, () => tool.execute(input, context));
   } catch (error) {
     if (signal.aborted || isAbortError(error)) return cancelled();
     result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };
@@ -157,43 +154,53 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
   return outcome(request, result, false);
 }
 
-/** A tool call made from code (eval's `tools.x()`), shown in the editor under the eval call. */
+/**
+ * A tool call made from code (eval's `tools.x()`), shown in the editor under the eval call. It goes
+ * through the gate like any call: approving the eval approves running the code, not what it reaches.
+ */
 async function runNestedCall(env: ToolRunEnv, parentToolCallId: string, name: string, input: unknown): Promise<ToolResult> {
   const toolCallId = env.newToolCallId();
-  const nested: ToolRunEnv = { ...env, parentToolCallId, preApproved: true };
+  const nested: ToolRunEnv = { ...env, parentToolCallId };
   const result = await runToolCall(nested, { toolCallId, name, input, modelCallId: toolCallId }, false);
   return result.result;
 }
 
-type Authorization = "allow" | "cancelled" | { message: string };
+type Allowed = { approved: ReadonlyMap<string, string> };
+type Authorization = Allowed | "cancelled" | { message: string };
 
+/** Asks the gate (src/gate) and carries out its answer: hooks run here, the decision is the gate's. */
 async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: ToolPresentation, context: ToolContext): Promise<Authorization> {
   const { tool } = call;
-  const ruleDecision = env.pathRules?.(tool, presentation);
-  if (ruleDecision?.action === "deny") return { message: `Error: ${ruleDecision.reason}` };
+  const gated = await gateToolCall({
+    tool,
+    input: call.input,
+    paths: presentation.paths ?? [],
+    cwd: env.context.cwd,
+    roots: env.context.roots,
+    readRoots: env.readRoots,
+    virtualPrefixes: env.virtualPrefixes,
+    mode: env.mode,
+    memory: env.memory,
+    policy: env.gatePolicy,
+  });
+  // Denied without asking hooks (a deny rule, plan mode, a remembered rejection).
+  if (gated.decision.action === "deny") return { message: gated.decision.reason };
 
   const pre = await env.hooks.preToolUse?.(call, env.signal);
   emitSystemMessages(env, pre?.systemMessages);
   if (env.signal.aborted) return "cancelled";
-  if (pre?.decision === "deny") return { message: `${tool.hookName} blocked by hook: ${pre.reason ?? "no reason given"}` };
-
-  let decision: GateDecision = env.preApproved ? { action: "allow", reason: "approved with its eval" } : decideByMode({ tool, input: call.input, presentation, mode: env.mode, roots: env.context.roots, virtualPrefixes: env.virtualPrefixes, readRoots: env.readRoots });
-  if (decision.action === "deny") return { message: `Error: ${tool.name} is not available: ${decision.reason}` };
-  // A file rule that asks wins over a mode that would allow; bypass only skips our own dialogs.
-  if (ruleDecision?.action === "ask" && env.mode !== "bypass") decision = ruleDecision;
-  if (pre?.decision === "ask" && decision.action === "allow") decision = { action: "ask", reason: pre.reason ?? "a hook asked for confirmation", alwaysKey: null, alwaysLabel: null };
-  if (pre?.decision === "allow" && decision.action === "ask" && ruleDecision?.action !== "ask") return "allow";
-  if (decision.action === "allow") return "allow";
-
-  if (decision.alwaysKey) {
-    const remembered = env.memory.lookup(decision.alwaysKey);
-    if (remembered === "allow") return "allow";
-    if (remembered === "deny") return { message: `The user has denied ${tool.name} for this (remembered choice: ${decision.alwaysLabel ?? decision.alwaysKey}).` };
-  }
-  return env.dialogLock(() => askUser(env, call, presentation, context, decision as Extract<GateDecision, { action: "ask" }>));
+  const decision = pre?.decision ? gated.withHook({ decision: pre.decision, reason: pre.reason }) : gated.decision;
+  const allowed = async (): Promise<Allowed> => {
+    if (tool.effect === "edit" || tool.effect === "delete") await forgetCommandsChangedBy(gated.targets, env.context.roots, env.memory);
+    return { approved: gated.approved };
+  };
+  if (decision.action === "deny") return { message: decision.reason };
+  if (decision.action === "allow") return allowed();
+  const answer = await env.dialogLock(() => askUser(env, call, presentation, context, decision, gated.previewable));
+  return answer === "allow" ? allowed() : answer;
 }
 
-async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: ToolPresentation, context: ToolContext, decision: Extract<GateDecision, { action: "ask" }>): Promise<Authorization> {
+async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: ToolPresentation, context: ToolContext, decision: Extract<GateDecision, { action: "ask" }>, previewable: boolean): Promise<"allow" | "cancelled" | { message: string }> {
   if (env.signal.aborted) return "cancelled";
   // A remembered choice may have been made while this call waited for the dialog lock.
   if (decision.alwaysKey && env.memory.lookup(decision.alwaysKey) === "allow") return "allow";
@@ -204,7 +211,8 @@ async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: Tool
 
   let preview: ToolDisplay[] | undefined;
   try {
-    preview = await call.tool.preview?.(call.input, context);
+    // A preview of a file outside the project would be the very read the dialog asks about.
+    preview = previewable ? await call.tool.preview?.(call.input, context) : undefined;
   } catch {
     preview = undefined;
   }

@@ -6,7 +6,9 @@ import type { EditorBridge, EditorTerminal, EditorTerminalExit } from "./editor-
 import { windowLines } from "./line-window.js";
 import { defaultShell, failedToStart } from "./local-shell.js";
 import { getMimeType, isTextMimeType, sniffFileIsBinary, TEXT_PLAIN } from "./mime.js";
+import { approvedRealPath } from "./approved-targets.js";
 import { isInside } from "./path-guard.js";
+import { realRoots, resolveRealTarget } from "./real-path.js";
 import {
   isSandboxBackend,
   type BackendProtocol,
@@ -65,13 +67,26 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
   const isBinary = options.isBinary ?? sniffFileIsBinary;
   const mkdir = options.mkdir ?? ((path: string, o: { recursive: true }) => fsMkdir(path, o));
   const absolute = (path: string) => (isAbsolute(path) ? resolve(path) : resolve(roots[0] ?? "/", path));
-  const inRoots = (abs: string) => roots.some((root) => isInside(root, abs));
+  let realRootsOnce: Promise<string[]> | undefined;
+  /**
+   * The path the editor's fs/* is given: the real path, and only when it is inside the (real)
+   * roots; a link leading out, or one changed since the gate decided, stays with the local backend
+   * (which opens exactly the approved file or refuses).
+   */
+  async function editorPath(abs: string): Promise<string | undefined> {
+    const target = await resolveRealTarget(abs);
+    if (target.unresolved) return undefined;
+    const approved = approvedRealPath(abs);
+    if (approved !== undefined && approved !== target.real) return undefined;
+    const real = await (realRootsOnce ??= realRoots(roots));
+    return real.some((root) => isInside(root, target.real)) ? target.real : undefined;
+  }
   const mimeOf = (abs: string) => getMimeType(abs) ?? TEXT_PLAIN;
 
   /** Whether a read of `path` goes to the editor: inside the roots, text, and the editor can read. */
-  async function editorReads(abs: string): Promise<boolean> {
-    if (!bridge.canReadFiles || !inRoots(abs)) return false;
-    return (await isBinary(abs)) !== true;
+  async function editorReads(real: string | undefined): Promise<boolean> {
+    if (!bridge.canReadFiles || real === undefined) return false;
+    return (await isBinary(real)) !== true;
   }
 
   async function editorText(abs: string): Promise<string | undefined> {
@@ -84,8 +99,9 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
 
   async function read(filePath: string, offset?: number, limit?: number): Promise<ReadResult> {
     const abs = absolute(filePath);
-    if (!(await editorReads(abs))) return fallback.read(abs, offset, limit);
-    const text = await editorText(abs);
+    const real = await editorPath(abs);
+    if (!(await editorReads(real))) return fallback.read(abs, offset, limit);
+    const text = await editorText(real!);
     if (text === undefined) return fallback.read(abs, offset, limit);
     const window = windowLines(text, offset, limit);
     if (window.error !== undefined) return { error: window.error };
@@ -95,8 +111,9 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
   async function readRaw(filePath: string): Promise<ReadRawResult> {
     const abs = absolute(filePath);
     const disk = await fallback.readRaw(abs);
-    if (!(await editorReads(abs))) return disk;
-    const text = await editorText(abs);
+    const real = await editorPath(abs);
+    if (!(await editorReads(real))) return disk;
+    const text = await editorText(real!);
     if (text === undefined) return disk;
     const now = new Date().toISOString();
     const meta = disk.data ?? { createdAt: now, modifiedAt: now, mimeType: mimeOf(abs) };
@@ -112,19 +129,20 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
     return disk.error && /not found/i.test(disk.error) ? null : undefined;
   }
 
-  function editorWrites(abs: string, content: string | Uint8Array): boolean {
-    if (!bridge.canWriteFiles || typeof content !== "string" || !inRoots(abs)) return false;
-    const known = getMimeType(abs);
+  function editorWrites(real: string | undefined, content: string | Uint8Array): real is string {
+    if (!bridge.canWriteFiles || typeof content !== "string" || real === undefined) return false;
+    const known = getMimeType(real);
     return !known || isTextMimeType(known);
   }
 
   async function write(filePath: string, content: string | Uint8Array): Promise<WriteResult> {
     const abs = absolute(filePath);
-    if (!editorWrites(abs, content)) return fallback.write(abs, content);
-    const before = await textBefore(abs);
+    const real = await editorPath(abs);
+    if (!editorWrites(real, content)) return fallback.write(abs, content);
+    const before = await textBefore(real);
     try {
-      if (before === null) await mkdir(dirname(abs), { recursive: true });
-      await bridge.writeTextFile(abs, content as string);
+      if (before === null) await mkdir(dirname(real), { recursive: true });
+      await bridge.writeTextFile(real, content as string);
     } catch (error) {
       return { error: `The editor could not write '${abs}': ${errorMessage(error)}` };
     }
@@ -133,14 +151,15 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
 
   async function edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
     const abs = absolute(filePath);
-    if (!editorWrites(abs, newString) || !(await editorReads(abs))) return fallback.edit(abs, oldString, newString, replaceAll);
-    const before = await textBefore(abs);
+    const real = await editorPath(abs);
+    if (!editorWrites(real, newString) || !(await editorReads(real))) return fallback.edit(abs, oldString, newString, replaceAll);
+    const before = await textBefore(real);
     if (before === null) return { error: fileNotFoundMessage(abs) };
     if (before === undefined) return fallback.edit(abs, oldString, newString, replaceAll);
     const replaced = performStringReplacement(before, oldString, newString, replaceAll);
     if (!replaced.ok) return { error: replaced.error };
     try {
-      await bridge.writeTextFile(abs, replaced.content);
+      await bridge.writeTextFile(real, replaced.content);
     } catch (error) {
       return { error: `The editor could not write '${abs}': ${errorMessage(error)}` };
     }

@@ -301,6 +301,13 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
         // The parent must resolve inside the root; the entry itself is removed, never followed.
         const parent = await guard.existing({ full: dirname(target.full), display: dirname(target.display) });
         host = join(parent, basename(target.full));
+      } else {
+        // Folders on the way are followed to their real path; the entry itself (even a link) is removed, never followed.
+        const parent = await fs.realpath(dirname(target.full)).catch((error: unknown) => {
+          throw toFsOpError(error, target.display);
+        });
+        host = join(parent, basename(target.full));
+        if (!(await fs.lstat(host)).isSymbolicLink()) guard.checkApproved(target, host);
       }
       await fs.lstat(host);
       await fs.rm(host, { recursive: true, force: false });

@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import type { GlobResult, GrepMatch, GrepResult, FileInfo } from "./protocol.js";
 import { fileFilter, planGlob, relativeMatcher } from "./glob-plan.js";
 import { toFsOpError } from "./fs-errors.js";
@@ -98,7 +98,8 @@ async function grepTreeUnsafe(
       ...(ctx.spawn ? { spawn: ctx.spawn } : {}),
     });
     if (found.error) return { error: found.error };
-    result = { matches: found.matches.map((m) => ({ ...m, path: display(m.path) })), truncated: found.truncated };
+    const kept = base.isDir ? await withoutHardLinked(found.matches) : found.matches;
+    result = { matches: kept.map((m) => ({ ...m, path: display(m.path) })), truncated: found.truncated };
   } else {
     result = await grepWithWalk(ctx, pattern, base, glob, limit, display);
   }
@@ -127,6 +128,7 @@ async function grepWithWalk(
   } else {
     files.push(base.host);
   }
+  if (base.isDir) files.splice(0, files.length, ...(await withoutHardLinked(files.map((path) => ({ path })))).map((f) => f.path));
   const matches: GrepMatch[] = [];
   let truncated = false;
   await grepFiles(files, pattern, ctx.maxFileSizeBytes, (file, line, text) => {
@@ -197,4 +199,18 @@ async function globTreeUnsafe(ctx: SearchContext, pattern: string, path: string 
   // Plain string sort is code-unit order, like the comparisons used everywhere else, and much faster.
   const files: FileInfo[] = found.sort().map((path) => ({ path, isDir: false }));
   return truncated ? { files, truncated } : { files };
+}
+
+/**
+ * A search over a folder leaves out files with more than one hard link: such a file may be the
+ * same file as one outside the project (`ln ~/.ssh/id_rsa notes.txt`), which only a search named
+ * at that file itself (asked about by the gate) may read.
+ */
+async function withoutHardLinked<T extends { path: string }>(items: readonly T[]): Promise<T[]> {
+  const linked = new Map<string, boolean>();
+  for (const path of new Set(items.map((i) => i.path))) {
+    const info = await lstat(path).catch(() => undefined);
+    linked.set(path, info !== undefined && info.isFile() && info.nlink > 1);
+  }
+  return items.filter((i) => !linked.get(i.path));
 }

@@ -2,12 +2,17 @@ import * as fsp from "node:fs/promises";
 import { constants, type Dirent, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { approvedRealPath } from "./approved-targets.js";
 import { FsOpError, shownPath, toFsOpError } from "./fs-errors.js";
+import { resolveRealTarget } from "./real-path.js";
 
 // Path resolution for the filesystem backend.
 //
 // Real mode: the session is about the user's own files, so absolute paths are used as they are and
-// relative ones resolve against the root. Virtual mode confines everything to the root: callers see
+// relative ones resolve against the root. Whatever a path leads to is opened by its real path, with
+// the last component O_NOFOLLOW and the opened descriptor's path checked against it; inside a tool
+// call that real path must be the one the gate decided on (backends/approved-targets.ts), so a link
+// swapped after the decision is refused instead of followed. Virtual mode confines everything to the root: callers see
 // "/"-rooted paths, `..` and `~` are refused, and every host path is checked after symlink
 // resolution (realpath) and again on the opened descriptor (/proc/self/fd), with the last component
 // opened O_NOFOLLOW so a symlink swapped in between check and open is refused.
@@ -103,10 +108,10 @@ export function createPathGuard(options: PathGuardOptions) {
     return { full: join(rootDir, ...segments), display: "/" + segments.join("/") };
   }
 
-  /** Caller-facing path for a host path under the (real) root. */
+  /** Caller-facing path for a host path found under `base` (shown under the path the caller named). */
   function displayOf(hostPath: string, base: { host: string; display: string }): string {
-    if (!virtualMode) return hostPath;
     const rel = relative(base.host, hostPath);
+    if (!virtualMode && (rel.startsWith("..") || isAbsolute(rel))) return hostPath;
     if (rel === "") return base.display;
     return base.display === "/" ? `/${rel}` : `${base.display}/${rel}`;
   }
@@ -117,7 +122,12 @@ export function createPathGuard(options: PathGuardOptions) {
 
   /** The real path of an existing file, checked to be inside the root in virtual mode. */
   async function existing(target: ResolvedPath): Promise<string> {
-    if (!virtualMode) return target.full;
+    if (!virtualMode) {
+      const real = await fs.realpath(target.full).catch((error: unknown) => {
+        throw toFsOpError(error, target.display);
+      });
+      return asApproved(target, real);
+    }
     const root = await realRoot();
     let real: string;
     try {
@@ -134,7 +144,11 @@ export function createPathGuard(options: PathGuardOptions) {
    * ancestor plus the missing components. Virtual mode refuses anything resolving outside the root.
    */
   async function forCreate(target: ResolvedPath): Promise<string> {
-    if (!virtualMode) return target.full;
+    if (!virtualMode) {
+      const resolved = await resolveRealTarget(target.full, fs);
+      if (resolved.unresolved) throw new FsOpError(`cannot resolve '${shownPath(target.display)}' (${resolved.unresolved})`, "invalid_path");
+      return asApproved(target, resolved.real);
+    }
     const root = await realRoot();
     const missing: string[] = [];
     let probe = target.full;
@@ -157,14 +171,24 @@ export function createPathGuard(options: PathGuardOptions) {
     }
   }
 
-  /** Opens a checked real path; in virtual mode refuses a final symlink and re-checks the descriptor. */
+  /** In a gated call, the real path must still be the one the gate decided on. */
+  function asApproved(target: ResolvedPath, real: string): string {
+    const approved = approvedRealPath(target.full);
+    if (approved !== undefined && approved !== real) {
+      throw new FsOpError(`'${shownPath(target.display)}' changed after it was approved: it now leads to ${real}, not ${approved}; not opened`, "permission_denied");
+    }
+    return real;
+  }
+
+  /** Opens a checked real path: a final symlink is refused and the descriptor is checked to be that path. */
   async function openChecked(real: string, flags: number, display: string, mode?: number): Promise<FileHandle> {
-    const handle = await fs.open(real, virtualMode ? flags | constants.O_NOFOLLOW : flags, mode).catch((error: unknown) => {
+    const handle = await fs.open(real, flags | constants.O_NOFOLLOW, mode).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ELOOP" && !virtualMode) throw new FsOpError(`'${shownPath(display)}' was replaced by a link after it was checked; not opened`, "permission_denied");
       throw toFsOpError(error, display);
     });
-    if (!virtualMode) return handle;
     try {
-      await verifyDescriptor(handle, display);
+      await verifyDescriptor(handle, display, real);
     } catch (error) {
       await handle.close();
       throw error;
@@ -172,7 +196,7 @@ export function createPathGuard(options: PathGuardOptions) {
     return handle;
   }
 
-  async function verifyDescriptor(handle: FileHandle, display: string): Promise<void> {
+  async function verifyDescriptor(handle: FileHandle, display: string, real: string): Promise<void> {
     if (procFdAvailable === false) return;
     let actual: string;
     try {
@@ -182,7 +206,12 @@ export function createPathGuard(options: PathGuardOptions) {
       procFdAvailable = false;
       return;
     }
-    if (!isInside(await realRoot(), actual)) throw outside(display);
+    if (virtualMode) {
+      if (!isInside(await realRoot(), actual)) throw outside(display);
+    } else if (actual !== real) {
+      // A folder on the way was swapped for a link between the check and the open.
+      throw new FsOpError(`'${shownPath(display)}' opened ${actual}, not the checked ${real}; refused`, "permission_denied");
+    }
   }
 
   return {
@@ -194,6 +223,7 @@ export function createPathGuard(options: PathGuardOptions) {
     existing,
     forCreate,
     openChecked,
+    checkApproved: asApproved,
     outside,
   };
 }

@@ -8,7 +8,18 @@ import type { GrepMatch } from "./protocol.js";
 // walks in parallel, honours .gitignore and skips binary files. We read its output as a stream and
 // stop it as soon as we have enough, so a search over a huge tree costs what ripgrep costs.
 
-export type SpawnFn = (command: string, args: string[], options: { stdio: ["ignore", "pipe", "pipe"] }) => ChildProcess;
+export type SpawnFn = (command: string, args: string[], options: { stdio: ["ignore", "pipe", "pipe"]; env: NodeJS.ProcessEnv }) => ChildProcess;
+
+/**
+ * ripgrep starts with only what it needs: no API keys (a file it reads could be /proc/self/environ
+ * of its own process), and no RIPGREP_CONFIG_PATH (a config file can add `--pre`, which runs a
+ * program on every file searched).
+ */
+export function helperEnv(source: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ["PATH", "HOME", "LANG"]) if (source[name] !== undefined) env[name] = source[name];
+  return env;
+}
 
 /** First executable called `name` on PATH. */
 export function findExecutable(name: string, pathVariable: string | undefined = process.env.PATH): string | undefined {
@@ -26,7 +37,7 @@ export function findExecutable(name: string, pathVariable: string | undefined = 
 }
 
 /** Flags shared by grep and file listing: dotfiles in, .git out, .gitignore honoured even outside git. */
-const WALK_FLAGS = ["--hidden", "--no-require-git", "--no-messages", "--glob", "!.git"];
+const WALK_FLAGS = ["--no-config", "--hidden", "--no-require-git", "--no-messages", "--glob", "!.git"];
 
 export type RipgrepGrepOptions = {
   rgPath: string;
@@ -118,7 +129,7 @@ function runLines(
   return new Promise((resolvePromise) => {
     let child: ChildProcess;
     try {
-      child = spawn(options.rgPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(options.rgPath, args, { stdio: ["ignore", "pipe", "pipe"], env: helperEnv() });
     } catch (error) {
       resolvePromise({ timedOut: false, error: `cannot run ripgrep: ${(error as Error).message}` });
       return;

@@ -128,3 +128,13 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
     close: () => connection.close(),
   };
 }
+
+/** One line for /status and doctor: where, whether it answers, and how the connection is doing. */
+export function describeSshHealth(url: string, health: SshHealth): string {
+  if (!health.ok) return `${url} — unreachable: ${health.error ?? "unknown error"}`;
+  const parts = [`connected as ${health.target}`];
+  if (health.lastConnectMs !== undefined) parts.push(`connect ${health.lastConnectMs} ms`);
+  if (health.reconnects > 0) parts.push(`${health.reconnects} reconnect${health.reconnects === 1 ? "" : "s"}`);
+  parts.push(health.ripgrep ? "search with rg" : "search with grep/find (no rg on the host)");
+  return `${url} — ${parts.join(", ")}`;
+}

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { ENV_VARS, envValue, providerSettings, type EnvLike, type StoredCredentials } from "../model/credentials.js";
+import { envValue, providerSettings, type EnvLike, type StoredCredentials } from "../model/credentials.js";
+import { allProviderVars, PROVIDERS } from "../model/providers.js";
 import { createModelClient, ModelConfigError, resolveModelSpec, type ResolvedModelSpec } from "../model/resolve.js";
 import { PROVIDER_NAMES, type ProviderName } from "../model/types.js";
 import type { Diagnostic } from "../util/diagnostics.js";
@@ -8,17 +9,7 @@ import type { DoctorFile, DoctorModelFacts } from "./doctor-types.js";
 import { readJsonObjectFile } from "../util/json-file.js";
 
 /** Every variable that influences model choice, in the order `deep-acp --help` lists them. */
-export const MODEL_ENV_VARS = [
-  "DEEP_ACP_MODEL",
-  ENV_VARS.anthropic.key,
-  ENV_VARS.anthropic.baseUrl,
-  ENV_VARS.openai.key,
-  ENV_VARS.openai.baseUrl,
-  ENV_VARS["openai-compatible"].baseUrl,
-  ENV_VARS["openai-compatible"].key,
-  ENV_VARS["openai-compatible"].model,
-  ENV_VARS.ollama.baseUrl,
-] as const;
+export const MODEL_ENV_VARS: readonly string[] = allProviderVars();
 
 export type ModelFactsOptions = {
   env: EnvLike;
@@ -34,7 +25,7 @@ export type ModelFactsOptions = {
 export async function collectModelFacts(options: ModelFactsOptions): Promise<DoctorModelFacts> {
   const stored = await readCredentials(join(options.stateDir, "credentials.json"));
   const env = MODEL_ENV_VARS.filter((name) => envValue(options.env, name) !== undefined);
-  const base = { credentialsFile: stored.file, env, diagnostics: stored.diagnostics };
+  const base = { credentialsFile: stored.file, env, diagnostics: stored.diagnostics, providers: providerRows(options.env, stored.credentials) };
   const resolved = resolveModelSpec({ flag: options.flag, env: options.env, configDefault: options.configDefault, credentials: stored.credentials });
   if ("error" in resolved) return failed(base, resolved.error);
   try {
@@ -46,31 +37,42 @@ export async function collectModelFacts(options: ModelFactsOptions): Promise<Doc
   return { ok: true, spec: resolved.spec, source: resolved.source, ...describeCredential(resolved, options.env, stored), ...base };
 }
 
-function failed(base: Pick<DoctorModelFacts, "credentialsFile" | "env" | "diagnostics">, error: string): DoctorModelFacts {
+function failed(base: Pick<DoctorModelFacts, "credentialsFile" | "env" | "diagnostics" | "providers">, error: string): DoctorModelFacts {
   return { ...base, ok: false, error, diagnostics: [...base.diagnostics, { severity: "error", source: "model", message: error }] };
 }
 
 function describeCredential(resolved: ResolvedModelSpec, env: EnvLike, stored: StoredFile): Pick<DoctorModelFacts, "credential" | "endpoint"> {
   const provider = resolved.provider;
+  const info = PROVIDERS[provider];
   const settings = providerSettings(provider, env, stored.credentials);
-  const storedHere = `stored credentials (${stored.file.path})`;
+  const where = (source: string | undefined) => (source === "stored" ? `stored credentials (${stored.file.path})` : `${source} (environment)`);
   const out: Pick<DoctorModelFacts, "credential" | "endpoint"> = {};
-  if (provider === "anthropic" || provider === "openai") {
-    const vars = ENV_VARS[provider];
-    out.credential = envValue(env, vars.key) ? `${vars.key} (environment)` : storedHere;
-    if (settings.baseUrl) out.endpoint = `${settings.baseUrl} (${envValue(env, vars.baseUrl) ? vars.baseUrl : storedHere})`;
-    return out;
-  }
-  const urlVar = ENV_VARS[provider].baseUrl;
-  const fromEnv = envValue(env, urlVar) !== undefined;
-  if (provider === "openai-compatible") {
-    const keyVar = ENV_VARS[provider].key;
-    out.credential = envValue(env, keyVar) ? `${keyVar} (environment)` : stored.credentials[provider]?.apiKey ? storedHere : "no API key (optional for this provider)";
-  } else {
-    out.credential = "none needed";
-  }
-  out.endpoint = settings.baseUrl ? `${settings.baseUrl} (${fromEnv ? urlVar : storedHere})` : "http://127.0.0.1:11434/v1 (default)";
+  if (settings.sources.apiKey) out.credential = where(settings.sources.apiKey);
+  else if (settings.sources.token) out.credential = `Entra ID token: ${where(settings.sources.token)}`;
+  else if (provider === "bedrock") out.credential = `the AWS credential chain (${["AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_BEARER_TOKEN_BEDROCK"].filter((name) => envValue(env, name)).join(", ") || "shared config, SSO cache or instance role"})`;
+  else if (provider === "vertex") out.credential = envValue(env, "GOOGLE_APPLICATION_CREDENTIALS") ? "GOOGLE_APPLICATION_CREDENTIALS (environment)" : "application-default credentials";
+  else out.credential = info.keyRequired ? "none found" : info.keyVars.length > 0 ? "no API key (optional for this provider)" : "none needed";
+  if (settings.baseUrl) out.endpoint = `${settings.baseUrl} (${settings.sources.baseUrl === "stored" ? `stored credentials (${stored.file.path})` : settings.sources.baseUrl})`;
+  else if (info.defaultBaseUrl && info.detect === "url") out.endpoint = `${info.defaultBaseUrl} (default)`;
   return out;
+}
+
+/** One line per provider: the variables it reads and which of them are set (never their values). */
+function providerRows(env: EnvLike, credentials: StoredCredentials): NonNullable<DoctorModelFacts["providers"]> {
+  return PROVIDER_NAMES.map((name) => {
+    const info = PROVIDERS[name];
+    const reads = [...info.keyVars, ...(info.baseUrlVar ? [info.baseUrlVar] : []), ...(info.otherVars ?? [])];
+    const settings = providerSettings(name, env, credentials);
+    return {
+      name,
+      label: info.label,
+      reads,
+      set: reads.filter((variable) => envValue(env, variable) !== undefined),
+      stored: credentials[name] !== undefined,
+      usable: settings.usable,
+      ...(info.files && { files: [...info.files] }),
+    };
+  });
 }
 
 type StoredFile = { file: DoctorFile & { providers: string[] }; credentials: StoredCredentials; diagnostics: Diagnostic[] };

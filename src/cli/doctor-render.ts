@@ -41,6 +41,7 @@ export function renderDoctorReport(report: DoctorReport): string {
     },
     pluginsBlock(report),
     sandboxBlock(report),
+    remoteBlock(report),
   ];
   const text = blocks.map((block) => [block.title, ...(block.lines.length > 0 ? block.lines : ["  (nothing)"])].join("\n")).join("\n\n");
   return `${text}\n\n${summary(report)}\n`;
@@ -59,6 +60,13 @@ function modelBlock(report: DoctorReport): Block {
   const stored = model.credentialsFile;
   lines.push(fileLine(stored, "stored credentials: ", stored.providers.length > 0 ? stored.providers.join(", ") : undefined));
   lines.push(`  environment: ${model.env.length > 0 ? model.env.join(", ") : "no model variables set"}`);
+  const chosen = model.spec?.slice(0, model.spec.indexOf(":"));
+  for (const provider of model.providers ?? []) {
+    const state = provider.name === chosen ? "chosen" : provider.usable ? "configured" : provider.set.length > 0 || provider.stored ? "partly set" : "not set";
+    const set = provider.set.length > 0 ? `; set: ${provider.set.join(", ")}` : "";
+    const files = provider.files ? `; files: ${provider.files.join(", ")}` : "";
+    lines.push(`    ${provider.name.padEnd(17)} ${state.padEnd(10)} reads ${provider.reads.join(", ") || "nothing"}${provider.stored ? ", stored credentials" : ""}${set}${files}`);
+  }
   // The resolution error is already the first line.
   lines.push(...diagnosticLines(model.diagnostics.filter((d) => d.source !== "model"), [stored]));
   return { title: "Model", lines };
@@ -138,6 +146,15 @@ function sandboxBlock(report: DoctorReport): Block {
   if (sandbox.bwrap.ok) lines.push(mark("✓", "bubblewrap works"));
   lines.push(...diagnosticLines(sandbox.diagnostics));
   return { title: "Sandbox", lines };
+}
+
+function remoteBlock(report: DoctorReport): Block {
+  const remote = report.remote;
+  const lines: string[] = [];
+  if (remote.workspace) lines.push(mark(remote.workspace.ok ? "✓" : "✗", `${remote.workspace.summary} (from ${remote.workspace.source})`));
+  else lines.push(`  local (${remote.mappedProjects} project${remote.mappedProjects === 1 ? "" : "s"} mapped in [remote.projects]; none covers this directory)`);
+  if (!remote.workspace || remote.workspace.ok) lines.push(...diagnosticLines(remote.diagnostics));
+  return { title: "Remote workspace", lines };
 }
 
 function summary(report: DoctorReport): string {

@@ -9,7 +9,7 @@ export type DoctorFileState = "found" | "missing" | "invalid";
 
 export type DoctorFile = { path: string; state: DoctorFileState; detail?: string };
 
-export type DoctorSectionId = "node" | "model" | "config" | "mcp" | "hooks" | "memory" | "skills" | "subagents" | "plugins" | "sandbox";
+export type DoctorSectionId = "node" | "model" | "config" | "mcp" | "hooks" | "memory" | "skills" | "subagents" | "plugins" | "sandbox" | "remote";
 
 export type DoctorProblem = { section: DoctorSectionId; source: string; message: string };
 
@@ -29,6 +29,8 @@ export type DoctorModelFacts = {
   credentialsFile: DoctorFile & { providers: string[] };
   /** Names of the model-related environment variables that are set (values are never reported). */
   env: string[];
+  /** Every provider: the variables and files it reads, which variables are set, whether it could be picked without --model. */
+  providers?: Array<{ name: string; label: string; reads: string[]; set: string[]; stored: boolean; usable: boolean; files?: string[] }>;
   diagnostics: Diagnostic[];
 };
 
@@ -109,6 +111,14 @@ export type DoctorSandboxFacts = {
   diagnostics: Diagnostic[];
 };
 
+export type DoctorRemoteFacts = {
+  /** Local project roots mapped in config.toml [remote.projects]. */
+  mappedProjects: number;
+  /** The remote workspace a session in cwd would use, when there is one. */
+  workspace?: { url: string; source: string; ok: boolean; summary: string };
+  diagnostics: Diagnostic[];
+};
+
 export type DoctorNodeFacts = { version: string; required: string; ok: boolean; diagnostics: Diagnostic[] };
 
 export type DoctorReport = {
@@ -129,6 +139,7 @@ export type DoctorReport = {
   subagents: DoctorSubagentsFacts;
   plugins: DoctorPluginsFacts;
   sandbox: DoctorSandboxFacts;
+  remote: DoctorRemoteFacts;
   /** Every error-severity diagnostic, by section. */
   problems: DoctorProblem[];
   warnings: DoctorProblem[];

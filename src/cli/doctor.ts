@@ -11,6 +11,7 @@ import { collectHooksFacts } from "./doctor-hooks.js";
 import { collectMcpFacts } from "./doctor-mcp.js";
 import { collectModelFacts } from "./doctor-model.js";
 import { collectPluginFacts } from "./doctor-plugins.js";
+import { collectRemoteFacts } from "./doctor-remote.js";
 import { renderDoctorReport } from "./doctor-render.js";
 import { collectNodeFacts, collectSandboxFacts } from "./doctor-system.js";
 import type { DoctorConfigFacts, DoctorProblem, DoctorReport, DoctorSectionId } from "./doctor-types.js";
@@ -38,6 +39,10 @@ export type DoctorOptions = {
   trustProjectHooks?: boolean;
   /** `--sandbox`; default: config.toml `[sandbox].kind`. */
   sandbox?: "none" | "bwrap";
+  /** `--remote`. */
+  remote?: string;
+  /** `--trust-remote-host`. Default false. */
+  trustRemoteHost?: boolean;
   /** Print one JSON document (a DoctorReport) instead of text. */
   json: boolean;
   /** Default: checkBwrapAvailable() (finds bwrap and runs `true` in a sandbox). */
@@ -73,6 +78,8 @@ export function runDoctorCommand(cli: CliOptions): Promise<number> {
     ...(cli.model !== undefined ? { model: cli.model } : {}),
     ...(cli.mcpConfig !== undefined ? { mcpConfig: cli.mcpConfig } : {}),
     ...(cli.sandbox !== undefined ? { sandbox: cli.sandbox } : {}),
+    ...(cli.remote !== undefined ? { remote: cli.remote } : {}),
+    trustRemoteHost: cli.trustRemoteHost,
   });
 }
 
@@ -84,7 +91,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
   const plugins = await collectPluginFacts({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
   const checkBwrap = options.checkBwrap ?? (async () => (await import("../backends/bwrap-sandbox.js")).checkBwrapAvailable());
 
-  const [model, mcp, hooks, memory, skills, subagents, sandbox] = await Promise.all([
+  const [model, mcp, hooks, memory, skills, subagents, sandbox, remote] = await Promise.all([
     collectModelFacts({ env: options.env, flag: options.model, configDefault: config.model.default, stateDir: paths.stateDir }),
     collectMcpFacts({
       cwd: options.cwd,
@@ -109,6 +116,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
     collectSkillsFacts({ user: paths, projectRoot, home: options.home, extraAllowedDirs: config.skills.extra_allowed_dirs, pluginSources: plugins.skillSources }),
     collectSubagentsFacts(paths, projectRoot),
     collectSandboxFacts({ ...(options.sandbox !== undefined ? { flag: options.sandbox } : {}), configKind: config.sandbox.kind, check: checkBwrap }),
+    collectRemoteFacts({ cwd: options.cwd, home: options.home, config, trustRemoteHost: options.trustRemoteHost ?? false, ...(options.remote !== undefined ? { flag: options.remote } : {}) }),
   ]);
   const node = collectNodeFacts(options.nodeVersion ?? process.version);
   const configFacts: DoctorConfigFacts = { file: configFile(paths.configFile, loadedConfig.found, loadedConfig.diagnostics), diagnostics: loadedConfig.diagnostics };
@@ -124,6 +132,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
     ["subagents", subagents.diagnostics],
     ["plugins", plugins.facts.diagnostics],
     ["sandbox", sandbox.diagnostics],
+    ["remote", remote.diagnostics],
   ];
   const collect = (severity: Diagnostic["severity"]): DoctorProblem[] =>
     sections.flatMap(([section, list]) => list.filter((d) => d.severity === severity).map((d) => ({ section, source: d.source, message: d.message })));
@@ -145,6 +154,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
     subagents,
     plugins: plugins.facts,
     sandbox,
+    remote,
     problems,
     warnings: collect("warning"),
   };

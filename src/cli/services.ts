@@ -3,7 +3,7 @@ import { loadConfigFile, type DeepAcpConfig } from "../config/config-file.js";
 import { userPaths } from "../config/paths.js";
 import { createModelService } from "../model/service.js";
 import { createApprovalStore } from "../permissions/approval-store.js";
-import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../session/approval-memory.js";
+import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../gate/approval-memory.js";
 import { createSessionStore } from "../transcript/index.js";
 import { createConfigWatcherHub } from "../watch/index.js";
 import type { SessionServices } from "../session/index.js";

@@ -34,18 +34,24 @@ export type EditorName = (typeof EDITORS)[number];
 /** The name users pick in the editor's agent list. */
 export const AGENT_NAME = "deep-acp";
 
-export type TargetOptions = { home: string; platform: NodeJS.Platform };
+export type TargetOptions = {
+  home: string;
+  platform: NodeJS.Platform;
+  /** On Linux, Zed and VS Code keep settings under $XDG_CONFIG_HOME when it is set (absolute). */
+  xdgConfigHome?: string;
+};
 
 /** Where each editor keeps its settings (reference: acp-anchors.md §4); `home` decides every path. */
 export function editorTarget(editor: EditorName, launch: LaunchCommand, options: TargetOptions): EditorTarget {
   const { home, platform } = options;
   const appData = join(home, "AppData", "Roaming");
+  const config = platform === "linux" && options.xdgConfigHome?.startsWith("/") ? options.xdgConfigHome : join(home, ".config");
   switch (editor) {
     case "zed":
       return {
         kind: "json",
         label: "Zed",
-        file: platform === "win32" ? join(appData, "Zed", "settings.json") : join(home, ".config", "zed", "settings.json"),
+        file: platform === "win32" ? join(appData, "Zed", "settings.json") : join(config, "zed", "settings.json"),
         group: "agent_servers",
         entry: { type: "custom", command: launch.command, args: launch.args, env: {}, default_config_options: { mode: "default" } },
         next: `Open the agent panel, click "+" and pick ${AGENT_NAME}. Restart Zed if it was running an older deep-acp.`,
@@ -64,7 +70,7 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
       return {
         kind: "json",
         label: "VS Code (ACP Client extension, formulahendry.acp-client)",
-        file: vscodeSettings(home, platform),
+        file: vscodeSettings(home, platform, config),
         group: "acp.agents",
         entry: { command: launch.command, args: launch.args, env: {} },
         next: `Install the "ACP Client" extension if you have not, open its view and pick ${AGENT_NAME}.`,
@@ -87,10 +93,10 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
   }
 }
 
-function vscodeSettings(home: string, platform: NodeJS.Platform): string {
+function vscodeSettings(home: string, platform: NodeJS.Platform, config: string): string {
   if (platform === "darwin") return join(home, "Library", "Application Support", "Code", "User", "settings.json");
   if (platform === "win32") return join(home, "AppData", "Roaming", "Code", "User", "settings.json");
-  return join(home, ".config", "Code", "User", "settings.json");
+  return join(config, "Code", "User", "settings.json");
 }
 
 /** A Lua string literal; Lua's escapes for `\` and `"` match these. */

@@ -18,6 +18,8 @@ export type SetupOptions = {
   out?: (text: string) => void;
   /** Usage errors; default: process.stderr. */
   err?: (text: string) => void;
+  /** Default: process.env (only XDG_CONFIG_HOME is read). */
+  env?: NodeJS.ProcessEnv;
   /** Default: new Date(); names the backup. */
   now?: () => Date;
 };
@@ -41,7 +43,8 @@ export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Pro
     return 2;
   }
   const launch = options.launch ?? thisInstallation();
-  const target = editorTarget(editor as EditorName, launch, { home: options.home ?? homedir(), platform: options.platform ?? process.platform });
+  const env = options.env ?? process.env;
+  const target = editorTarget(editor as EditorName, launch, { home: options.home ?? homedir(), platform: options.platform ?? process.platform, ...(env.XDG_CONFIG_HOME ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}) });
   if (/[\\/]_npx[\\/]/.test(launch.args.join(" "))) {
     out(`Note: this deep-acp runs from npx's cache (${launch.args[0]}), which npm may clean; for a lasting path install it (npm i -g deep-acp) or use a checkout.\n\n`);
   }

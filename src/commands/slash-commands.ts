@@ -47,11 +47,13 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       name: "status",
       description: "Show the session's model, mode, directories and context use",
       async run(session) {
+        const remote = await session.remoteStatus();
         const lines = [
           `- Session: \`${session.id}\``,
           `- Working directory: \`${session.cwd}\``,
           ...(session.additionalDirectories.length ? [`- Additional directories: ${session.additionalDirectories.map((d) => `\`${d}\``).join(", ")}`] : []),
           `- Project root: \`${session.projectRoot}\``,
+          ...(remote ? [`- Remote workspace: ${remote}`] : []),
           `- Model: \`${session.modelSpec}\``,
           `- Mode: \`${session.mode}\``,
           `- Messages in context: ${session.history.length}`,

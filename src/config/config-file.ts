@@ -19,6 +19,8 @@ const sections = {
     default: z.string().optional(),
     /** Extra `provider:model` entries for the editor's model picker. */
     options: z.array(z.string()).default([]),
+    /** `provider:model` entries tried in order when the model is down or rate-limited past its retries. */
+    fallbacks: z.array(z.string().min(1)).default([]),
     max_output_tokens: z.number().int().positive().optional(),
     context_window: z.number().int().positive().optional(),
     /** Per-model limits and prices (USD per million tokens), keyed by `provider:model`; override the built-in catalog. */
@@ -59,6 +61,12 @@ const sections = {
     read_only_paths: z.array(z.string()).default([]),
     /** Extra host paths writable inside the sandbox. */
     writable_paths: z.array(z.string()).default([]),
+  }),
+  protected: z.strictObject({
+    /** Replaces the built-in list of protected paths (globs relative to a root; see docs/configuration.md). */
+    paths: z.array(z.string().min(1)).optional(),
+    /** Added to the protected paths. */
+    extra_paths: z.array(z.string().min(1)).default([]),
   }),
   skills: z.strictObject({
     extra_allowed_dirs: z.array(z.string()).default([]),
@@ -134,6 +142,7 @@ const configSchema = z.object({
   shell: sections.shell.default(sections.shell.parse({})),
   permissions: z.array(permissionRule).default([]),
   sandbox: sections.sandbox.default(sections.sandbox.parse({})),
+  protected: sections.protected.default(sections.protected.parse({})),
   skills: sections.skills.default(sections.skills.parse({})),
   interpreter: sections.interpreter.default(sections.interpreter.parse({})),
   backends: sections.backends.default(sections.backends.parse({})),

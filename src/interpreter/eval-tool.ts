@@ -46,10 +46,11 @@ const schema = z.object({
  * The model-facing `eval` tool. Kind `other`: the code is not a shell command, and `execute` would
  * make editors render it as one (terminal styling, "Run command" wording in dialogs).
  *
- * Approval: calls made from code do not pass through the normal tool-call gate one by one, so the
- * gate is `eval` itself: its effect is `none` when every callable tool only reads, and `external`
- * otherwise, which makes the approval policy ask (showing the code from `preview`). Each call from
- * code still goes through `ctx.callTool`, i.e. file rules, deny decisions, hooks and editor events.
+ * Approval: `eval` itself asks (showing the code from `preview`) when code can call tools with
+ * side effects (effect `external`), and runs without asking when every callable tool only reads
+ * (effect `none`). Approving it approves running the code, not what the code reaches: each call
+ * from code goes through `ctx.callTool`, i.e. the gate with the session's mode (reads outside the
+ * project ask, plan mode refuses writes), file rules, hooks and editor events.
  */
 export function createEvalTool(options: EvalToolOptions): EvalTool {
   const allowlist = effectiveAllowlist(options.allowlist, options.readOnly);

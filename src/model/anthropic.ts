@@ -67,6 +67,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       body,
       signal,
       label: LABEL,
+      authHint: "check ANTHROPIC_API_KEY or the key stored by deep-acp login",
       ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
     });
     const assembler = createAnthropicAssembler();

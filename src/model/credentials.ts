@@ -1,34 +1,27 @@
+import { PROVIDERS } from "./providers.js";
 import type { ProviderName } from "./types.js";
 
-/** Provider credentials stored by `deep-acp` in ~/.deepagents/.state/credentials.json (read elsewhere). */
-export type StoredCredentials = {
-  anthropic?: { apiKey: string; baseUrl?: string };
-  openai?: { apiKey: string; baseUrl?: string };
-  /** `model` lets auto-detection pick this provider without --model. */
-  "openai-compatible"?: { apiKey?: string; baseUrl: string; model?: string };
-  ollama?: { baseUrl?: string; model?: string };
-};
+export type StoredProvider = { apiKey?: string; baseUrl?: string; model?: string };
+/** Provider credentials stored by `deep-acp login` in ~/.deepagents/.state/credentials.json (read elsewhere). */
+export type StoredCredentials = Partial<Record<ProviderName, StoredProvider>>;
 
 export type EnvLike = Readonly<Record<string, string | undefined>>;
 
-/** Where a provider's settings came from, per field. Environment variables win over stored credentials. */
+/** A provider's settings, environment variables over stored credentials, with where each came from. */
 export type ProviderSettings = {
   apiKey?: string;
+  /** Entra ID bearer token (Azure only). */
+  token?: string;
   baseUrl?: string;
-  /** Model to use when nothing else names one (openai-compatible / ollama only). */
+  /** Model to use when nothing else names one (openai-compatible, local servers, Azure deployment). */
   model?: string;
+  /** The variable each value came from, or "stored" for credentials.json. */
+  sources: { apiKey?: string; token?: string; baseUrl?: string; model?: string };
   /** True when the environment configures the provider (as opposed to stored credentials). */
   fromEnv: boolean;
-  /** True when the provider has what it needs to be called (a key, or a base URL for local servers). */
+  /** True when the provider has what it needs to be called without --model naming it explicitly. */
   usable: boolean;
 };
-
-export const ENV_VARS = {
-  anthropic: { key: "ANTHROPIC_API_KEY", baseUrl: "ANTHROPIC_BASE_URL" },
-  openai: { key: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
-  "openai-compatible": { key: "OPENAI_COMPATIBLE_API_KEY", baseUrl: "OPENAI_COMPATIBLE_BASE_URL", model: "OPENAI_COMPATIBLE_MODEL" },
-  ollama: { baseUrl: "OLLAMA_BASE_URL" },
-} as const;
 
 /** Empty and whitespace-only variables count as unset, as shells make them easy to leave behind. */
 export function envValue(env: EnvLike, name: string): string | undefined {
@@ -36,46 +29,63 @@ export function envValue(env: EnvLike, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-export function providerSettings(provider: ProviderName, env: EnvLike, credentials: StoredCredentials = {}): ProviderSettings {
-  switch (provider) {
-    case "anthropic":
-    case "openai": {
-      const vars = ENV_VARS[provider];
-      const stored = credentials[provider];
-      const envKey = envValue(env, vars.key);
-      const apiKey = envKey ?? nonEmpty(stored?.apiKey);
-      const baseUrl = envValue(env, vars.baseUrl) ?? nonEmpty(stored?.baseUrl);
-      return { ...optional({ apiKey, baseUrl }), fromEnv: envKey !== undefined, usable: apiKey !== undefined };
-    }
-    case "openai-compatible": {
-      const vars = ENV_VARS[provider];
-      const stored = credentials[provider];
-      const envBase = envValue(env, vars.baseUrl);
-      const baseUrl = envBase ?? nonEmpty(stored?.baseUrl);
-      const apiKey = envValue(env, vars.key) ?? nonEmpty(stored?.apiKey);
-      const model = envValue(env, vars.model) ?? nonEmpty(stored?.model);
-      return { ...optional({ apiKey, baseUrl, model }), fromEnv: envBase !== undefined, usable: baseUrl !== undefined };
-    }
-    case "ollama": {
-      const envBase = envValue(env, ENV_VARS.ollama.baseUrl);
-      const stored = credentials.ollama;
-      const baseUrl = envBase ?? nonEmpty(stored?.baseUrl);
-      const model = nonEmpty(stored?.model);
-      // Ollama needs no key; it counts as configured only when someone pointed us at it.
-      return { ...optional({ baseUrl, model }), fromEnv: envBase !== undefined, usable: envBase !== undefined || stored !== undefined };
-    }
+function firstEnv(env: EnvLike, names: readonly string[]): { value: string; name: string } | undefined {
+  for (const name of names) {
+    const value = envValue(env, name);
+    if (value !== undefined) return { value, name };
   }
+  return undefined;
+}
+
+export function providerSettings(provider: ProviderName, env: EnvLike, credentials: StoredCredentials = {}): ProviderSettings {
+  const info = PROVIDERS[provider];
+  // The Responses API uses the OpenAI account's key.
+  const stored = credentials[provider] ?? (provider === "openai-responses" ? credentials.openai : undefined);
+  const sources: ProviderSettings["sources"] = {};
+  const out: ProviderSettings = { sources, fromEnv: false, usable: false };
+  const key = firstEnv(env, info.keyVars);
+  if (key) [out.apiKey, sources.apiKey] = [key.value, key.name];
+  else if (nonEmpty(stored?.apiKey)) [out.apiKey, sources.apiKey] = [nonEmpty(stored?.apiKey), "stored"];
+  const base = info.baseUrlVar ? firstEnv(env, [info.baseUrlVar]) : undefined;
+  if (base) [out.baseUrl, sources.baseUrl] = [base.value, base.name];
+  else if (nonEmpty(stored?.baseUrl)) [out.baseUrl, sources.baseUrl] = [nonEmpty(stored?.baseUrl), "stored"];
+  const modelVar = info.otherVars?.find((name) => name.endsWith("_MODEL") || name.endsWith("_DEPLOYMENT"));
+  const model = modelVar ? firstEnv(env, [modelVar]) : undefined;
+  if (model) [out.model, sources.model] = [model.value, model.name];
+  else if (nonEmpty(stored?.model)) [out.model, sources.model] = [nonEmpty(stored?.model), "stored"];
+
+  switch (info.detect) {
+    case "key":
+      out.fromEnv = key !== undefined;
+      out.usable = out.apiKey !== undefined;
+      break;
+    case "url":
+      out.fromEnv = base !== undefined;
+      // Servers that need no key count as configured only when someone pointed us at them.
+      out.usable = base !== undefined || stored !== undefined;
+      break;
+    case "explicit":
+      out.fromEnv = key !== undefined;
+      out.usable = false;
+      break;
+  }
+  if (provider === "azure") applyAzure(env, out);
+  return out;
+}
+
+/** Azure: the endpoint may be given as a resource name, and an Entra token replaces the key. */
+function applyAzure(env: EnvLike, out: ProviderSettings): void {
+  const token = envValue(env, "AZURE_OPENAI_AD_TOKEN");
+  if (token) [out.token, out.sources.token] = [token, "AZURE_OPENAI_AD_TOKEN"];
+  const resource = envValue(env, "AZURE_OPENAI_RESOURCE");
+  if (!out.baseUrl && resource) [out.baseUrl, out.sources.baseUrl] = [`https://${resource}.openai.azure.com`, "AZURE_OPENAI_RESOURCE"];
+  out.fromEnv ||= token !== undefined;
+  out.usable = out.baseUrl !== undefined && (out.apiKey !== undefined || out.token !== undefined);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
-}
-
-function optional<T extends Record<string, string | undefined>>(fields: T): Partial<Record<keyof T, string>> {
-  const out: Partial<Record<keyof T, string>> = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key as keyof T] = value;
-  return out;
 }
 
 /** Ollama users often give the server root (`http://host:11434`); its OpenAI API lives under /v1. */

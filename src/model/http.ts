@@ -13,6 +13,8 @@ export type PostStreamRequest = {
   signal: AbortSignal;
   /** Names the provider in error messages, e.g. "Anthropic API". */
   label: string;
+  /** Appended to 401/403 errors: which credential to check, e.g. "check ANTHROPIC_API_KEY". */
+  authHint?: string;
 };
 
 const MAX_ERROR_BODY_CHARS = 2000;
@@ -32,7 +34,9 @@ export async function postForStream(request: PostStreamRequest): Promise<Readabl
   }
   if (!response.ok) {
     const text = await response.text().catch(() => "");
-    throw httpError(response.status, response.headers, text, request.label);
+    const error = httpError(response.status, response.headers, text, request.label);
+    if ((response.status === 401 || response.status === 403) && request.authHint) error.message += ` (${request.authHint})`;
+    throw error;
   }
   if (!response.body) throw new ModelApiError(`${request.label} returned an empty response`, { retryable: true });
   return response.body;

@@ -7,9 +7,10 @@ import { toChatMessages, toChatTools } from "./openai-messages.js";
 import { isRetryableStatus, type RetryOptions } from "./retry.js";
 import { streamAttempts } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
-import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
+import { PROVIDERS } from "./providers.js";
+import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, ProviderName, Usage } from "./types.js";
 
-export type OpenAiChatProvider = "openai" | "openai-compatible" | "ollama";
+export type OpenAiChatProvider = Exclude<ProviderName, "anthropic" | "openai-responses" | "google" | "vertex" | "bedrock">;
 
 export type OpenAiChatClientOptions = {
   provider: OpenAiChatProvider;
@@ -29,6 +30,14 @@ export type OpenAiChatClientOptions = {
   supportsImages?: boolean;
   /** Extra request headers. Default none. */
   headers?: Record<string, string>;
+  /** The full endpoint URL, for servers whose path is not `<base>/chat/completions` (Azure). Default: derived from baseUrl. */
+  url?: string;
+  /** Ask for usage in the last chunk (`stream_options`). Default true; off for servers that reject the field. */
+  streamUsage?: boolean;
+  /** Appended to 401/403 errors. Default: names the provider's key variable. */
+  authHint?: string;
+  /** Name of the output cap field. Default `max_completion_tokens` for openai and azure, else `max_tokens`. */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
   /** Fail (retryably) when the connection is silent this long. Default 600 000 ms. */
   idleTimeoutMs?: number;
   /** Default: global fetch. */
@@ -39,27 +48,18 @@ export type OpenAiChatClientOptions = {
   logger?: Logger;
 };
 
-const DEFAULT_BASE_URL: Record<OpenAiChatProvider, string | undefined> = {
-  openai: "https://api.openai.com/v1",
-  ollama: "http://127.0.0.1:11434/v1",
-  "openai-compatible": undefined,
-};
-
-const LABELS: Record<OpenAiChatProvider, string> = {
-  openai: "OpenAI API",
-  ollama: "Ollama",
-  "openai-compatible": "OpenAI-compatible server",
-};
-
 /** Throws ModelConfigError when an openai-compatible client has no base URL. */
 export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelClient {
   const { provider } = options;
-  const base = options.baseUrl ?? DEFAULT_BASE_URL[provider];
-  if (!base) {
+  const base = options.baseUrl ?? PROVIDERS[provider].defaultBaseUrl;
+  if (!base && !options.url) {
     throw new ModelConfigError("missing_credentials", "openai-compatible needs a base URL: set OPENAI_COMPATIBLE_BASE_URL", provider);
   }
-  const url = joinUrl(base, "chat/completions");
-  const label = LABELS[provider];
+  const url = options.url ?? joinUrl(base!, "chat/completions");
+  const label = provider === "openai" ? "OpenAI API" : provider === "openai-compatible" ? "OpenAI-compatible server" : PROVIDERS[provider].label;
+  const keyVars = PROVIDERS[provider].keyVars;
+  const authHint = options.authHint ?? (keyVars.length > 0 ? `check ${keyVars.join(" / ")} or the key stored by deep-acp login` : "check the server's API key");
+  const maxTokensField = options.maxTokensField ?? (provider === "openai" || provider === "azure" ? "max_completion_tokens" : "max_tokens");
   const info = lookupModel(provider, options.model);
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   const logger = options.logger ?? silentLogger;
@@ -71,18 +71,18 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
       model: options.model,
       messages: toChatMessages(request.system, request.messages),
       stream: true,
-      stream_options: { include_usage: true },
     };
+    if (options.streamUsage !== false) body.stream_options = { include_usage: true };
     if (request.tools.length > 0) body.tools = toChatTools(request.tools);
     const maxTokens = request.maxOutputTokens ?? options.maxOutputTokens;
-    if (maxTokens !== undefined) body[provider === "openai" ? "max_completion_tokens" : "max_tokens"] = maxTokens;
+    if (maxTokens !== undefined) body[maxTokensField] = maxTokens;
     return body;
   };
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createChatAssembler(label);
-    for await (const batch of streamSse({ fetch: fetchImpl, url, headers, body, signal, label, ...idle })) {
+    for await (const batch of streamSse({ fetch: fetchImpl, url, headers, body, signal, label, authHint, ...idle })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) {
         for (const event of assembler.push(sse.data)) out.push(event);
@@ -155,8 +155,10 @@ export function createChatAssembler(label: string) {
       delta.tool_calls.forEach((fragment: Wire, position: number) => events.push(...applyToolFragment(fragment, position)));
     }
     if (choice?.finish_reason) finishReason = choice.finish_reason;
-    if (chunk.usage) {
-      usage = toUsage(chunk.usage);
+    // Groq reports usage under x_groq on its last chunk.
+    const wireUsage = chunk.usage ?? chunk.x_groq?.usage;
+    if (wireUsage) {
+      usage = toUsage(wireUsage);
       events.push({ type: "usage", usage });
     }
     return events;

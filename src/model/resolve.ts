@@ -1,14 +1,12 @@
-import type { Logger } from "../util/logger.js";
-import { catalogModels, DEFAULT_MAX_OUTPUT_TOKENS, lookupModel, type CatalogOverrides, type ModelInfo } from "./catalog.js";
-import { ENV_VARS, ollamaApiBase, providerSettings, type EnvLike, type StoredCredentials } from "./credentials.js";
-import { ModelConfigError } from "./errors.js";
-import type { FetchLike } from "./http.js";
-import type { RetryOptions } from "./retry.js";
+import { catalogModels, lookupModel, type CatalogOverrides } from "./catalog.js";
+import { providerSettings, type EnvLike, type StoredCredentials } from "./credentials.js";
+import { PROVIDERS } from "./providers.js";
 import { formatModelSpec, parseModelSpec, type ModelSpec } from "./spec.js";
-import { PROVIDER_NAMES, type ModelClient, type ProviderName } from "./types.js";
+import { PROVIDER_NAMES, type ProviderName } from "./types.js";
 
 export { formatModelSpec, parseModelSpec, type ModelSpec } from "./spec.js";
 export { ModelConfigError, type ModelConfigErrorCode } from "./errors.js";
+export { createModelClient, type CreateModelClientOptions } from "./create-client.js";
 export type { EnvLike, StoredCredentials } from "./credentials.js";
 export { lookupModel, modelPricing, usageCostUsd, type CatalogOverrides, type ModelInfo, type ModelPricing } from "./catalog.js";
 
@@ -28,7 +26,8 @@ export type ResolvedModelSpec = ModelSpec & {
   source: string;
 };
 
-const DEFAULT_MODELS: Partial<Record<ProviderName, string>> = { anthropic: "claude-sonnet-4-5", openai: "gpt-5" };
+/** Providers picked by their credentials alone, in this order (explicit-only ones are left out). */
+const DETECT_ORDER: readonly ProviderName[] = PROVIDER_NAMES.filter((name) => PROVIDERS[name].detect !== "explicit");
 
 /** Picks the model: --model > DEEP_ACP_MODEL > config default > first provider with credentials. Never throws. */
 export function resolveModelSpec(input: ResolveModelSpecInput): ResolvedModelSpec | { error: string } {
@@ -46,106 +45,34 @@ export function resolveModelSpec(input: ResolveModelSpecInput): ResolvedModelSpe
     }
   }
   // Environment first, then stored credentials, each in provider order.
-  const auto: Array<[ProviderName, EnvLike, StoredCredentials, string]> = [];
-  for (const provider of ["anthropic", "openai", "openai-compatible"] as const) {
-    auto.push([provider, input.env, {}, provider === "openai-compatible" ? ENV_VARS[provider].baseUrl : ENV_VARS[provider].key]);
-  }
-  for (const provider of PROVIDER_NAMES) auto.push([provider, {}, input.credentials ?? {}, `stored credentials (${provider})`]);
-  for (const [provider, env, credentials, source] of auto) {
+  const auto: Array<[ProviderName, EnvLike, StoredCredentials, "env" | "stored"]> = [];
+  for (const provider of DETECT_ORDER) auto.push([provider, input.env, {}, "env"]);
+  for (const provider of DETECT_ORDER) auto.push([provider, {}, input.credentials ?? {}, "stored"]);
+  for (const [provider, env, credentials, where] of auto) {
+    const info = PROVIDERS[provider];
+    // Local servers are picked from the environment only by their URL variable (ollama never: its default URL proves nothing).
+    if (where === "env" && info.detect === "url" && (provider === "ollama" || provider === "lmstudio" || provider === "vllm")) continue;
     const settings = providerSettings(provider, env, credentials);
     if (!settings.usable) continue;
-    const model = DEFAULT_MODELS[provider] ?? settings.model;
+    const source = where === "stored" ? `stored credentials (${provider})` : (provider === "azure" ? settings.sources.apiKey ?? settings.sources.token : info.detect === "url" ? settings.sources.baseUrl : settings.sources.apiKey) ?? provider;
+    const model = info.defaultModel ?? settings.model;
     if (model === undefined) {
-      const orEnv = provider === "openai-compatible" && env === input.env ? ` or set ${ENV_VARS[provider].model}` : "";
+      const modelVar = info.otherVars?.find((name) => name.endsWith("_MODEL") || name.endsWith("_DEPLOYMENT"));
+      const orEnv = modelVar && where === "env" ? ` or set ${modelVar}` : "";
       return { error: `${source} is set but no model is named: pass --model ${provider}:<model>${orEnv}` };
     }
     return withSpec({ provider, model }, source);
   }
   return {
     error:
-      "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, set OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_MODEL, " +
-      `run \`deep-acp login\`, or pass --model provider:model (providers: ${PROVIDER_NAMES.join(", ")}).`,
+      "No model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or another provider's key (see `deep-acp doctor`), " +
+      "set OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_MODEL, run `deep-acp login`, or pass --model provider:model " +
+      `(providers: ${PROVIDER_NAMES.join(", ")}).`,
   };
 }
 
 function withSpec(spec: ModelSpec, source: string): ResolvedModelSpec {
   return { ...spec, spec: formatModelSpec(spec), source };
-}
-
-export type CreateModelClientOptions = {
-  env: EnvLike;
-  credentials?: StoredCredentials;
-  /** Default: global fetch. */
-  fetch?: FetchLike;
-  /** Default: silent. */
-  logger?: Logger;
-  retry?: RetryOptions;
-  /** Default: min(16384, model maximum) for anthropic/openai; unset (server default) for the others. */
-  maxOutputTokens?: number;
-  /** Default: catalog value (see lookupModel). */
-  contextWindow?: number;
-  /** Default: catalog value (see lookupModel). */
-  supportsImages?: boolean;
-  /** Fail (retryably) when a connection is silent this long. Default 600 000 ms. */
-  idleTimeoutMs?: number;
-  /** Anthropic extended thinking budget. Default: off. */
-  thinkingBudgetTokens?: number;
-  /** config.toml `[model.catalog]`: per-model limits and prices over the built-in catalog. Default none. */
-  catalog?: CatalogOverrides;
-};
-
-/**
- * Builds the client for `spec`, loading only that provider's module. Throws ModelConfigError
- * ("invalid_spec" or "missing_credentials", naming the variable to set).
- */
-export async function createModelClient(spec: string | ModelSpec, options: CreateModelClientOptions): Promise<ModelClient> {
-  const parsed = typeof spec === "string" ? parseModelSpec(spec) : spec;
-  const info = lookupModel(parsed.provider, parsed.model, options.catalog);
-  const client = await createClient(parsed, options, info);
-  return info.pricing ? { ...client, pricing: info.pricing } : client;
-}
-
-async function createClient({ provider, model }: ModelSpec, options: CreateModelClientOptions, info: ModelInfo): Promise<ModelClient> {
-  const settings = providerSettings(provider, options.env, options.credentials);
-  const common = {
-    model,
-    ...(options.fetch && { fetch: options.fetch }),
-    ...(options.logger && { logger: options.logger }),
-    ...(options.retry && { retry: options.retry }),
-    contextWindow: options.contextWindow ?? info.contextWindow,
-    supportsImages: options.supportsImages ?? info.supportsImages,
-    ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
-  };
-  if (provider === "anthropic") {
-    if (!settings.apiKey) throw missing(provider, `${provider}:${model} needs an API key: set ANTHROPIC_API_KEY`);
-    const { createAnthropicClient } = await import("./anthropic.js");
-    return createAnthropicClient({
-      ...common,
-      apiKey: settings.apiKey,
-      ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
-      maxOutputTokens: options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens),
-      ...(options.thinkingBudgetTokens !== undefined && { thinkingBudgetTokens: options.thinkingBudgetTokens }),
-    });
-  }
-  if (provider === "openai" && !settings.apiKey) throw missing(provider, `openai:${model} needs an API key: set OPENAI_API_KEY`);
-  if (provider === "openai-compatible" && !settings.baseUrl) {
-    throw missing(provider, `openai-compatible:${model} needs a server URL: set OPENAI_COMPATIBLE_BASE_URL`);
-  }
-  const baseUrl = provider === "ollama" && settings.baseUrl ? ollamaApiBase(settings.baseUrl) : settings.baseUrl;
-  const maxOutputTokens =
-    options.maxOutputTokens ?? (provider === "openai" ? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens) : undefined);
-  const { createOpenAiChatClient } = await import("./openai-chat.js");
-  return createOpenAiChatClient({
-    ...common,
-    provider,
-    ...(settings.apiKey && { apiKey: settings.apiKey }),
-    ...(baseUrl && { baseUrl }),
-    ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-  });
-}
-
-function missing(provider: ProviderName, message: string): ModelConfigError {
-  return new ModelConfigError("missing_credentials", message, provider);
 }
 
 export type ModelChoice = { spec: string; name: string; description: string };
@@ -161,12 +88,6 @@ export type ListModelChoicesInput = {
   catalog?: CatalogOverrides;
 };
 
-const PROVIDER_LABELS: Record<ProviderName, string> = {
-  anthropic: "Anthropic",
-  openai: "OpenAI",
-  "openai-compatible": "OpenAI-compatible",
-  ollama: "Ollama",
-};
 
 /** Entries for the editor's model picker: catalog models of configured providers, config extras, the current model. */
 export function listModelChoices(input: ListModelChoicesInput): ModelChoice[] {
@@ -193,7 +114,7 @@ export function listModelChoices(input: ListModelChoicesInput): ModelChoice[] {
     const info = lookupModel(spec.provider, spec.model, input.catalog);
     const context = info.contextWindow >= 1_000_000 ? `${(info.contextWindow / 1_000_000).toFixed(1)}M` : `${Math.round(info.contextWindow / 1000)}K`;
     const price = info.pricing ? ` · $${formatPrice(info.pricing.input)}/$${formatPrice(info.pricing.output)} per M tokens` : "";
-    choices.push({ spec: id, name: info.name, description: `${PROVIDER_LABELS[spec.provider]} · ${context} context${price}` });
+    choices.push({ spec: id, name: info.name, description: `${PROVIDERS[spec.provider].label} · ${context} context${price}` });
   }
   return choices;
 }

@@ -125,9 +125,11 @@ export async function* withRetryBatches(attempt: () => AsyncIterable<ModelEvent[
 
 function failureEvent(failure: ModelApiError, midStream: boolean): ModelEvent {
   const message = midStream ? `${failure.message} (the response was interrupted)` : failure.message;
+  // `exhausted`: the provider is down or rate-limited beyond our retries, so another model may answer.
+  const exhausted = failure.retryable && !midStream;
   return failure.status === undefined
-    ? { type: "error", message, aborted: false }
-    : { type: "error", message, aborted: false, status: failure.status };
+    ? { type: "error", message, aborted: false, ...(exhausted && { exhausted }) }
+    : { type: "error", message, aborted: false, status: failure.status, ...(exhausted && { exhausted }) };
 }
 
 // Transport failures arrive as ModelApiError from http.ts; anything else is our own bug, and

@@ -1,5 +1,6 @@
 import { readJsonObjectFile } from "../util/json-file.js";
 import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "./resolve.js";
+import { createFallbackClient } from "./fallback.js";
 import type { ModelClient } from "./types.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { Logger } from "../util/logger.js";
@@ -47,14 +48,20 @@ export function createModelService(options: ModelServiceOptions): ModelService {
       if (!client) {
         client = (async () => {
           const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
-          return createModelClient(spec, {
+          const clientOptions = {
             env: options.env,
             credentials: stored,
             logger: options.logger.child("model"),
             maxOutputTokens: config.model.max_output_tokens,
             contextWindow: config.model.context_window,
             catalog: config.model.catalog,
-          });
+          };
+          const primary = await createModelClient(spec, clientOptions);
+          const fallbacks = config.model.fallbacks.filter((fallback) => fallback.trim() !== spec && fallback.trim() !== primary.id);
+          return createFallbackClient(
+            primary,
+            fallbacks.map((fallback) => ({ spec: fallback, create: memoSuccess(() => createModelClient(fallback, clientOptions)) })),
+          );
         })();
         // A failure (missing key) must not stick: the user may log in and retry.
         client.catch(() => clients.delete(spec));
@@ -67,6 +74,12 @@ export function createModelService(options: ModelServiceOptions): ModelService {
       clients.clear();
     },
   };
+}
+
+/** Remembers a built client; a failed build is tried again next time (the user may have logged in since). */
+function memoSuccess(create: () => Promise<ModelClient>): () => Promise<ModelClient> {
+  let built: ModelClient | undefined;
+  return async () => (built ??= await create());
 }
 
 /** A missing or broken file means no stored keys here; `deep-acp doctor` says why. */

@@ -13,8 +13,17 @@ export type ThinkingPart = {
   signature?: string;
   /** Opaque redacted thinking payload (Anthropic `redacted_thinking`). */
   redacted?: string;
+  /** OpenAI Responses reasoning item, carried across turns (`store: false` needs it sent back). */
+  encrypted?: { id: string; content: string };
 };
-export type ToolCallPart = { type: "tool_call"; id: string; name: string; input: unknown };
+export type ToolCallPart = {
+  type: "tool_call";
+  id: string;
+  name: string;
+  input: unknown;
+  /** Gemini's thought signature, sent back unchanged with the call (required by Gemini 3). */
+  thoughtSignature?: string;
+};
 export type AssistantContent = TextPart | ThinkingPart | ToolCallPart;
 
 export type UserMessage = { role: "user"; content: UserContent[] };
@@ -76,8 +85,13 @@ export type ModelEvent =
   /** A retryable failure; the provider waits `delayMs` and tries again. */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | { type: "done"; stopReason: ModelStopReason; message: AssistantMessage; usage: Usage }
-  /** Terminal failure. `aborted` is true when the request's signal fired. */
-  | { type: "error"; message: string; aborted: boolean; status?: number };
+  /** Another model takes over (fallback); the editor should say which model answers. */
+  | { type: "notice"; message: string }
+  /**
+   * Terminal failure. `aborted` is true when the request's signal fired; `exhausted` when a retryable
+   * failure (outage, rate limit) outlasted the retries before any content was streamed.
+   */
+  | { type: "error"; message: string; aborted: boolean; status?: number; exhausted?: boolean };
 
 /**
  * A configured model. Contract: `stream()` never throws and never rejects once called; every
@@ -97,5 +111,38 @@ export interface ModelClient {
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
 
-export type ProviderName = "anthropic" | "openai" | "openai-compatible" | "ollama";
-export const PROVIDER_NAMES: readonly ProviderName[] = ["anthropic", "openai", "openai-compatible", "ollama"];
+export type ProviderName =
+  | "anthropic"
+  | "openai"
+  | "openai-responses"
+  | "openai-compatible"
+  | "ollama"
+  | "google"
+  | "vertex"
+  | "bedrock"
+  | "azure"
+  | "openrouter"
+  | "groq"
+  | "mistral"
+  | "deepseek"
+  | "together"
+  | "lmstudio"
+  | "vllm";
+export const PROVIDER_NAMES: readonly ProviderName[] = [
+  "anthropic",
+  "openai",
+  "openai-responses",
+  "openai-compatible",
+  "ollama",
+  "google",
+  "vertex",
+  "bedrock",
+  "azure",
+  "openrouter",
+  "groq",
+  "mistral",
+  "deepseek",
+  "together",
+  "lmstudio",
+  "vllm",
+];

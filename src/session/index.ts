@@ -3,3 +3,4 @@
 export { createSession, type BindCollaborators, type OpenedSession, type SessionSource } from "./factory.js";
 export { titleFrom, type Session } from "./session.js";
 export type { SessionCollaborators, SessionEvent, SessionEventSink, SessionFlags, SessionServices } from "./services.js";
+export { selectRemote, type RemoteSelection } from "./remote-workspace.js";

@@ -14,11 +14,12 @@ import type { Message, ModelClient } from "../model/types.js";
 import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
-import type { PersistentApprovalMemory } from "./approval-memory.js";
-import { createPathRuleCheck } from "./path-rules.js";
+import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import { createProtectedPaths } from "../gate/protected-paths.js";
 import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { join } from "node:path";
+import { describeSshHealth } from "../backends/ssh-backend.js";
 import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
@@ -97,6 +98,13 @@ export class Session {
       ...(options.onReloadPending ? { onReloadPending: options.onReloadPending } : {}),
       ...(options.questioner ? { questioner: options.questioner } : {}),
     });
+  }
+
+  /** The remote workspace and its health (connects if needed), for /status; undefined for a local session. */
+  async remoteStatus(): Promise<string | undefined> {
+    const workspace = await this.ensureWorkspace().catch(() => undefined);
+    if (!workspace?.remote) return undefined;
+    return `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`;
   }
 
   get additionalDirectories(): string[] {
@@ -302,7 +310,16 @@ export class Session {
         interpreterSandboxes: this.extensions.sandboxes,
         now: this.services.now(),
         env: this.services.env,
-        gate: { approver: this.approver, memory: this.approvals, pathRules: createPathRuleCheck(workspace.rules, workspace.sandboxed) },
+        gate: {
+          approver: this.approver,
+          memory: this.approvals,
+          gatePolicy: {
+            rules: workspace.rules,
+            sandboxed: workspace.sandboxed,
+            protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths),
+            localPaths: !workspace.remote,
+          },
+        },
         questioner: this.questioner,
         record: {
           prompt: (message, shown) => {

@@ -16,7 +16,7 @@ import type { UserPaths } from "../config/paths.js";
 import { compileFileRules, type CompiledFileRules } from "../permissions/file-rules.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
-import { createGuardedBackend } from "./guarded-backend.js";
+import { createGuardedBackend } from "../gate/guarded-backend.js";
 import { selectRemote } from "./remote-workspace.js";
 import type { SessionFlags } from "./services.js";
 

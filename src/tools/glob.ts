@@ -1,4 +1,6 @@
+import { resolve } from "node:path";
 import { z } from "zod";
+import { planGlob } from "../backends/glob-plan.js";
 import { defineTool } from "./define-tool.js";
 import { truncateListOutput } from "./format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
@@ -21,8 +23,11 @@ export function createGlobTool() {
     description: "Finds files by name pattern. Returns absolute paths, sorted. Honours .gitignore and skips .git.",
     present(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
+      // A pattern with its own base ("/home/u/.ssh/*", "../../*") searches there: that is a target too.
+      const plan = planGlob(input.pattern, path);
+      const base = "base" in plan ? resolve(plan.base) : path;
       // A directory is no location to follow; as the only one it would replace the title in Zed.
-      return { title: `Find ${input.pattern} in ${displayPath(path, ctx.roots)}`, locations: [], paths: [path] };
+      return { title: `Find ${input.pattern} in ${displayPath(base, ctx.roots)}`, locations: [], paths: base === path ? [path] : [path, base] };
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);

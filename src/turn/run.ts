@@ -15,7 +15,7 @@ import { resolvePrompt } from "./resolve-prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
 
 /** Who decides whether a tool call may run: the gate's one seam into a turn. */
-export type TurnGate = Pick<TurnOptions, "approver" | "memory" | "pathRules">;
+export type TurnGate = Pick<TurnOptions, "approver" | "memory" | "gatePolicy">;
 
 /** Where a turn's messages go: the session's history and its transcript. */
 export type TurnRecord = {

@@ -76,8 +76,8 @@ describe("approval gating", () => {
     expect(finalStatus(updates, evalCall!.toolCallId)).toBe("completed");
   });
 
-  it("with a write tool in [interpreter].tools each eval asks in the editor, showing the code", async () => {
-    await start({ config: '[interpreter]\ntools = ["read_file", "write_file"]\n' }, { onPermission: (request) => (h!.permissions.length === 1 ? "allow_once" : "reject_once") });
+  it("with a write tool in [interpreter].tools each eval asks in the editor, showing the code, and so does each write it makes", async () => {
+    await start({ config: '[interpreter]\ntools = ["read_file", "write_file"]\n' }, { onPermission: () => (h!.permissions.length <= 2 ? "allow_once" : "reject_once") });
     const { sessionId } = await h!.newSession(project);
     const write = (name: string) => `await tools.writeFile({ file_path: ${JSON.stringify(join(project, name))}, content: "from eval" }); "wrote ${name}"`;
     evalEachPrompt(h!, [write("first.txt"), write("second.txt")]);
@@ -85,7 +85,9 @@ describe("approval gating", () => {
     const allowed = await h!.prompt(sessionId, "write one");
     const evalDialogs = () => h!.permissions.filter((p) => JSON.stringify(p.toolCall.content).includes("tools.writeFile"));
     expect(evalDialogs()).toHaveLength(1);
-    expect(h!.permissions).toHaveLength(1); // approving the eval approves the calls it makes
+    // Approving the eval approves running the code, not what it reaches: the write asks too, nested under it.
+    expect(h!.permissions).toHaveLength(2);
+    expect(JSON.stringify(h!.permissions[1]!.toolCall)).toContain("first.txt");
     expect(JSON.stringify(evalDialogs()[0]!.toolCall.content)).toContain(JSON.stringify(join(project, "first.txt")).slice(1, -1));
     expect(evalDialogs()[0]!.options.map((o) => o.kind)).not.toContain("allow_always");
     expect(await readFile(join(project, "first.txt"), "utf8")).toBe("from eval");
@@ -170,8 +172,9 @@ describe("cancel", () => {
     const pending = h!.prompt(sessionId, "wait for it");
     const markerText = () => readFile(marker, "utf8").catch(() => "");
     await expect.poll(markerText, { timeout: 15_000 }).toContain("slow started");
-    // A non-read-only MCP tool in the allowlist: the eval itself asked first, showing the code.
-    expect(h!.permissions).toHaveLength(1);
+    // A non-read-only MCP tool in the allowlist: the eval itself asked first, showing the code,
+    // then the call made from code asked as well.
+    expect(h!.permissions).toHaveLength(2);
     expect(JSON.stringify(h!.permissions[0]!.toolCall.content)).toContain("tools.fixtureSlow");
     await h!.cancel(sessionId);
     expect((await pending).response.stopReason).toBe("cancelled");

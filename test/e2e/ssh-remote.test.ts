@@ -71,6 +71,8 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     expect(client.reads).toEqual([]);
     // The system prompt gives the model the remote working directory.
     expect(JSON.stringify(model.requests.at(-1)!.body)).toContain(remoteProject());
+    await prompt(sessionId, "/status");
+    expect(texts(agent.updates(sessionId))).toMatch(/Remote workspace: ssh:\/\/.*proj — connected as .* \(from --remote\)/);
   });
 
   it("an edit asks, shows its diff and lands on the remote; a command runs there with its output in the call", async () => {
@@ -150,5 +152,26 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     expect((await prompt(result.sessionId, "list")).result.stopReason).toBe("end_turn");
     expect(agent.messages.some((m) => m.method === "session/request_permission" && m.params.toolCall.title.includes("SSH host key"))).toBe(false);
     expect(JSON.stringify(model.requests.at(-1)!.body)).toMatch(/host key of \[127\.0\.0\.1\]:\d+ has CHANGED/);
+  });
+
+  it("doctor shows the remote and its health; an unknown key is reported, --trust-remote-host accepts it for the run", async () => {
+    const { runCommand } = await import("../support/processes.js");
+    const { BINARY } = await import("../support/agent-process.js");
+    const env = { PATH: process.env.PATH, HOME: home };
+    await writeSshHome(home, sshd);
+    const healthy = await runCommand(process.execPath, [BINARY, "doctor", "--remote", remoteUrl()], { cwd: project, env });
+    expect(healthy.stdout).toMatch(/Remote workspace\n  ✓ ssh:\/\/.*connected as .*connect \d+ ms/);
+    await rm(join(home, ".ssh", "known_hosts"));
+    const unknown = await runCommand(process.execPath, [BINARY, "doctor", "--remote", remoteUrl()], { cwd: project, env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toContain(sshd.hostFingerprint);
+    expect(unknown.stdout).toContain("--trust-remote-host");
+    model.enqueue(toolTurn("execute", { command: "echo from-$(pwd)" }), textTurn("ran it"));
+    const headless = await runCommand(process.execPath, [BINARY, "-n", "run pwd", "--yes", "--remote", remoteUrl(), "--trust-remote-host"], {
+      cwd: project,
+      env: { ...env, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    });
+    expect(headless.code).toBe(0);
+    expect(JSON.stringify(model.requests.at(-1)!.body)).toContain(`from-${remoteProject()}`);
   });
 });

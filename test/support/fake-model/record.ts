@@ -4,13 +4,92 @@ import type { FakeApi, LooseMessage, RecordedRequest } from "./types.js";
 
 type Wire = Record<string, any>;
 
-export function recordRequest(api: FakeApi, path: string, headers: Record<string, string>, body: Wire): RecordedRequest {
-  const { system, messages } = api === "anthropic" ? readAnthropic(body) : readOpenAi(body);
+export function recordRequest(api: FakeApi, path: string, query: string, headers: Record<string, string>, body: Wire): RecordedRequest {
+  const { system, messages, toolNames } = READERS[api](body);
   const lastUser = [...messages].reverse().find((m) => m.role === "user");
-  const toolNames = Array.isArray(body.tools)
-    ? body.tools.map((tool: Wire) => String(api === "anthropic" ? tool.name : tool.function?.name))
-    : [];
-  return { api, path, headers, body, system, lastUserText: lastUser?.text ?? "", toolNames, messages };
+  return { api, path, query, headers, body, system, lastUserText: lastUser?.text ?? "", toolNames, messages };
+}
+
+type Read = { system: string; messages: LooseMessage[]; toolNames: string[] };
+
+const READERS: Record<FakeApi, (body: Wire) => Read> = {
+  anthropic: (body) => ({ ...readAnthropic(body), toolNames: (body.tools ?? []).map((tool: Wire) => String(tool.name)) }),
+  openai: (body) => ({ ...readOpenAi(body), toolNames: (body.tools ?? []).map((tool: Wire) => String(tool.function?.name)) }),
+  gemini: readGemini,
+  responses: readResponses,
+  bedrock: readBedrock,
+};
+
+function readGemini(body: Wire): Read {
+  const messages: LooseMessage[] = [];
+  for (const content of (body.contents ?? []) as Wire[]) {
+    const parts: Wire[] = content.parts ?? [];
+    const text = parts.filter((p) => typeof p.text === "string" && !p.thought).map((p) => String(p.text)).join("\n");
+    const images = parts.filter((p) => p.inlineData).length;
+    if (content.role === "model") {
+      const toolCalls = parts.filter((p) => p.functionCall).map((p) => ({ id: String(p.thoughtSignature ?? ""), name: p.functionCall.name, input: p.functionCall.args }));
+      messages.push({ role: "assistant", text, images, ...(toolCalls.length > 0 && { toolCalls }) });
+      continue;
+    }
+    for (const result of parts.filter((p) => p.functionResponse)) {
+      const response: Wire = result.functionResponse.response ?? {};
+      messages.push({ role: "tool", text: String(response.content ?? response.error ?? ""), images: 0, toolCallId: result.functionResponse.name, isError: response.error !== undefined });
+    }
+    if (parts.some((p) => !p.functionResponse)) messages.push({ role: "user", text, images });
+  }
+  const system = ((body.systemInstruction?.parts ?? []) as Wire[]).map((p) => String(p.text ?? "")).join("\n");
+  const toolNames = ((body.tools ?? []) as Wire[]).flatMap((tool) => (tool.functionDeclarations ?? []).map((d: Wire) => String(d.name)));
+  return { system, messages, toolNames };
+}
+
+function readResponses(body: Wire): Read {
+  const messages: LooseMessage[] = [];
+  for (const item of (body.input ?? []) as Wire[]) {
+    if (item.type === "function_call") {
+      const last = messages[messages.length - 1];
+      const call = { id: item.call_id, name: item.name, input: parseArguments(item.arguments) };
+      if (last?.role === "assistant") (last.toolCalls ??= []).push(call);
+      else messages.push({ role: "assistant", text: "", images: 0, toolCalls: [call] });
+    } else if (item.type === "function_call_output") {
+      messages.push({ role: "tool", text: String(item.output ?? ""), images: 0, toolCallId: item.call_id });
+    } else if (item.type === "reasoning") {
+      messages.push({ role: "assistant", text: "", images: 0 });
+    } else if (item.role) {
+      const content: Wire[] = typeof item.content === "string" ? [{ type: "input_text", text: item.content }] : (item.content ?? []);
+      const text = content.filter((c) => c.type === "input_text" || c.type === "output_text").map((c) => String(c.text)).join("\n");
+      const images = content.filter((c) => c.type === "input_image").length;
+      messages.push({ role: item.role === "assistant" ? "assistant" : item.role === "user" ? "user" : "system", text, images });
+    }
+  }
+  return { system: String(body.instructions ?? ""), messages: messages.filter((m) => m.role !== "system"), toolNames: ((body.tools ?? []) as Wire[]).map((t) => String(t.name)) };
+}
+
+function readBedrock(body: Wire): Read {
+  const messages: LooseMessage[] = [];
+  for (const message of (body.messages ?? []) as Wire[]) {
+    const blocks: Wire[] = message.content ?? [];
+    const text = blocks.filter((b) => typeof b.text === "string").map((b) => String(b.text)).join("\n");
+    const images = blocks.filter((b) => b.image).length;
+    if (message.role === "assistant") {
+      const toolCalls = blocks.filter((b) => b.toolUse).map((b) => ({ id: b.toolUse.toolUseId, name: b.toolUse.name, input: b.toolUse.input }));
+      messages.push({ role: "assistant", text, images, ...(toolCalls.length > 0 && { toolCalls }) });
+      continue;
+    }
+    for (const result of blocks.filter((b) => b.toolResult)) {
+      const content: Wire[] = result.toolResult.content ?? [];
+      messages.push({
+        role: "tool",
+        text: content.filter((c) => typeof c.text === "string").map((c) => String(c.text)).join("\n"),
+        images: content.filter((c) => c.image).length,
+        toolCallId: result.toolResult.toolUseId,
+        isError: result.toolResult.status === "error",
+      });
+    }
+    if (blocks.some((b) => !b.toolResult && !b.cachePoint)) messages.push({ role: "user", text, images });
+  }
+  const system = ((body.system ?? []) as Wire[]).filter((b) => typeof b.text === "string").map((b) => String(b.text)).join("\n");
+  const toolNames = ((body.toolConfig?.tools ?? []) as Wire[]).filter((t) => t.toolSpec).map((t) => String(t.toolSpec.name));
+  return { system, messages, toolNames };
 }
 
 function textOf(content: unknown): { text: string; images: number } {

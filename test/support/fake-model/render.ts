@@ -3,7 +3,14 @@ import type { FakePart, FakeTurn } from "./types.js";
 
 // Renders a FakeTurn as the SSE frames each real API sends, in the same order and shape.
 
-export type RenderContext = { model: string; requestBytes: number; includeUsage: boolean; sequence: number };
+export type RenderContext = {
+  model: string;
+  requestBytes: number;
+  includeUsage: boolean;
+  sequence: number;
+  /** Chat Completions: put usage on the finish chunk unasked, as Mistral does. */
+  usageOnFinish?: boolean;
+};
 export type Rendered = {
   /** Frames up to and including the last part. */
   parts: string[];
@@ -125,9 +132,11 @@ export function renderOpenAi(turn: FakeTurn, ctx: RenderContext): Rendered {
     }
   });
   const stop = defaultStop(turn);
-  const tail = [chunk({}, OPENAI_STOP[stop] ?? stop)];
+  const cached = usage.cacheRead ?? 0;
+  const wireUsage = { prompt_tokens: usage.input + cached, completion_tokens: usage.output, total_tokens: usage.input + cached + usage.output };
+  const finish = chunk({}, OPENAI_STOP[stop] ?? stop);
+  const tail = [ctx.usageOnFinish && !ctx.includeUsage ? finish.replace(/\}\n\n$/, `,"usage":${JSON.stringify(wireUsage)}}\n\n`) : finish];
   if (ctx.includeUsage) {
-    const cached = usage.cacheRead ?? 0;
     tail.push(
       frame(undefined, {
         ...base,

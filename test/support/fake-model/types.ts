@@ -29,7 +29,8 @@ export type FakeTurn = {
   raw?: string;
 };
 
-export type FakeApi = "anthropic" | "openai";
+/** Wire format: Anthropic Messages, Chat Completions (also Azure), Gemini, the Responses API, Bedrock ConverseStream. */
+export type FakeApi = "anthropic" | "openai" | "gemini" | "responses" | "bedrock";
 
 export type LooseMessage = {
   role: "system" | "user" | "assistant" | "tool";
@@ -45,6 +46,8 @@ export type LooseMessage = {
 export type RecordedRequest = {
   api: FakeApi;
   path: string;
+  /** The query string without "?", "" when none (Gemini's alt=sse, Azure's api-version). */
+  query: string;
   /** Lower-cased header names. */
   headers: Record<string, string>;
   /** Parsed JSON body, untyped so tests can read any wire field. */

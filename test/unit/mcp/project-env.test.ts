@@ -68,11 +68,12 @@ describe("project MCP servers and the user's environment", () => {
 describe("remembered approvals of MCP tools", () => {
   it("bind a project server's tools to its source and definition, so a same-named tool never inherits the user's approval", async () => {
     const { adaptMcpTool } = await import("../../../src/mcp/tool-adapter.js");
-    const { decideByMode } = await import("../../../src/agent/approval-policy.js");
+    const { decide: gateDecide } = await import("../../../src/gate/decide.js");
+    const { createProtectedPaths } = await import("../../../src/gate/protected-paths.js");
     const tool = { name: "create_issue", inputSchema: { type: "object" as const } };
     const call = async () => ({ content: [] });
     const decide = (adapted: ReturnType<typeof adaptMcpTool>) =>
-      decideByMode({ tool: adapted.tool, input: {}, presentation: { title: "x" }, mode: "default", roots: ["/p"], virtualPrefixes: [] } as never);
+      gateDecide({ tool: adapted.tool, mode: "default", roots: ["/p"], readRoots: [], targets: [], protectedPaths: createProtectedPaths(), remembered: () => undefined });
     const user = decide(adaptMcpTool("github", tool, "github_create_issue", call));
     const projectA = decide(adaptMcpTool("github", tool, "github_create_issue", call, "mcp:project-root:github:aaaa"));
     const projectB = decide(adaptMcpTool("github", tool, "github_create_issue", call, "mcp:project-root:github:bbbb"));

@@ -210,7 +210,7 @@ describe("anthropic client", () => {
     server.setHandler(() => ({ parts: [], httpError: { status: 500 } }));
     const events = await collect(client({ retry: instantRetry(2).options }).stream(request([userText("hi")])));
     expect(events.map((e) => e.type)).toEqual(["retry", "retry", "error"]);
-    expect(lastEvent(events)).toEqual({ type: "error", message: "Anthropic API error 500 (api_error): fake 500 error", aborted: false, status: 500 });
+    expect(lastEvent(events)).toEqual({ type: "error", message: "Anthropic API error 500 (api_error): fake 500 error", aborted: false, status: 500, exhausted: true });
     expect(server.requests).toHaveLength(3);
   });
 

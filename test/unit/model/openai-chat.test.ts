@@ -230,7 +230,7 @@ describe("openai chat client", () => {
     server.setHandler(() => ({ parts: [], httpError: { status: 503, body: "upstream down" } }));
     const events = await collect(client({ retry: instantRetry(3).options }).stream(request([userText("hi")])));
     expect(events.map((e) => e.type)).toEqual(["retry", "retry", "retry", "error"]);
-    expect(lastEvent(events)).toEqual({ type: "error", message: "OpenAI API error 503: upstream down", aborted: false, status: 503 });
+    expect(lastEvent(events)).toEqual({ type: "error", message: "OpenAI API error 503: upstream down", aborted: false, status: 503, exhausted: true });
   });
 
   it("reports an error object sent inside the stream", async () => {

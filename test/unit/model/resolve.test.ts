@@ -24,7 +24,7 @@ describe("parseModelSpec", () => {
 
   it.each([
     ["", /empty/],
-    ["mystery-model", /has no provider.*anthropic, openai, openai-compatible, ollama/],
+    ["mystery-model", /has no provider.*anthropic, openai, openai-responses, openai-compatible, ollama, google/],
     ["llama3.1:8b", /Unknown model provider "llama3.1".*ollama:llama3.1:8b/],
     ["openai:", /names no model/],
   ])("rejects %j clearly", (text, message) => {

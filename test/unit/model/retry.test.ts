@@ -89,7 +89,7 @@ describe("retry policy", () => {
         { signal: new AbortController().signal, retry: options },
       ),
     );
-    expect(events).toEqual([{ type: "error", message: "slow down", aborted: false, status: 429 }]);
+    expect(events).toEqual([{ type: "error", message: "slow down", aborted: false, status: 429, exhausted: true }]);
   });
 
   it("reports our own bugs once instead of retrying them", async () => {

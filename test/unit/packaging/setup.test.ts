@@ -22,10 +22,10 @@ async function tempHome(): Promise<string> {
   return home;
 }
 
-async function setup(home: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
+async function setup(home: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const code = await runSetup(parseCliArgs(["setup", ...argv]), { home, platform: "linux", launch: LAUNCH, out: (t) => (out += t), err: (t) => (err += t), now: () => new Date("2026-11-30T18:00:00Z") });
+  const code = await runSetup(parseCliArgs(["setup", ...argv]), { home, env, platform: "linux", launch: LAUNCH, out: (t) => (out += t), err: (t) => (err += t), now: () => new Date("2026-11-30T18:00:00Z") });
   return { code, out, err };
 }
 
@@ -137,6 +137,15 @@ describe("deep-acp setup: JSON(C) editors", () => {
     expect((await setup(home, ["zed"])).code).toBe(0);
     expect(await readlink(link)).toBe(real);
     expect(parse(await readFile(real, "utf8")).agent_servers["deep-acp"]).toEqual(ENTRY);
+  });
+
+  it("on Linux, follows $XDG_CONFIG_HOME for Zed and VS Code, as they do", async () => {
+    const home = await tempHome();
+    const xdg = join(home, "xdg");
+    expect((await setup(home, ["zed"], { XDG_CONFIG_HOME: xdg })).code).toBe(0);
+    expect((await setup(home, ["vscode"], { XDG_CONFIG_HOME: xdg })).code).toBe(0);
+    expect(parse(await readFile(join(xdg, "zed", "settings.json"), "utf8")).agent_servers["deep-acp"]).toEqual(ENTRY);
+    expect(parse(await readFile(join(xdg, "Code", "User", "settings.json"), "utf8"))["acp.agents"]["deep-acp"].command).toBe(LAUNCH.command);
   });
 
   it("rejects a missing or unknown editor", async () => {

@@ -1,0 +1,80 @@
+import * as fsp from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+
+// Where a path really leads. Every decision about a file is made on this, never on the string the
+// model sent: `link.txt -> ~/.ssh/id_rsa` is a read of ~/.ssh/id_rsa. A path that does not exist
+// yet resolves to its deepest existing ancestor's real path plus the missing rest, and a dangling
+// link resolves to where writing through it would create the file.
+
+export type RealTarget = {
+  /** The absolute path as asked for (normalised, links not followed). */
+  requested: string;
+  /** Every link followed. */
+  real: string;
+  exists: boolean;
+  isDirectory: boolean;
+  /** Hard links of a regular file (1 for a file that has no other name); 0 for anything else. */
+  hardLinks: number;
+  /** The path could not be resolved (a link loop, a permission error): decide on `requested`, never remember. */
+  unresolved?: string;
+};
+
+/** The node:fs/promises calls resolution needs; injectable so tests can swap links between calls. */
+export type RealPathFs = {
+  realpath(path: string): Promise<string>;
+  lstat(path: string): Promise<Stats>;
+  stat(path: string): Promise<Stats>;
+  readlink(path: string): Promise<string>;
+};
+
+export const nodeRealPathFs: RealPathFs = {
+  realpath: (p) => fsp.realpath(p),
+  lstat: (p) => fsp.lstat(p),
+  stat: (p) => fsp.stat(p),
+  readlink: (p) => fsp.readlink(p),
+};
+
+const MAX_LINK_HOPS = 40;
+
+export async function resolveRealTarget(path: string, fs: RealPathFs = nodeRealPathFs): Promise<RealTarget> {
+  const requested = resolve(path);
+  try {
+    const { real, stats } = await realOf(requested, fs, 0);
+    if (!stats) return { requested, real, exists: false, isDirectory: false, hardLinks: 0 };
+    return { requested, real, exists: true, isDirectory: stats.isDirectory(), hardLinks: stats.isFile() ? stats.nlink : 0 };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    return { requested, real: requested, exists: false, isDirectory: false, hardLinks: 0, unresolved: code };
+  }
+}
+
+async function realOf(path: string, fs: RealPathFs, hops: number): Promise<{ real: string; stats?: Stats }> {
+  if (hops > MAX_LINK_HOPS) throw Object.assign(new Error("too many links"), { code: "ELOOP" });
+  try {
+    const real = await fs.realpath(path);
+    return { real, stats: await fs.stat(real) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+  }
+  const parent = dirname(path);
+  if (parent === path) return { real: path };
+  const parentReal = (await realOf(parent, fs, hops)).real;
+  const here = join(parentReal, basename(path));
+  const link = await fs.lstat(here).catch(() => undefined);
+  // A dangling link: writing through it creates its target, so the target is what is touched.
+  if (link?.isSymbolicLink()) return realOf(resolve(parentReal, await fs.readlink(here)), fs, hops + 1);
+  return { real: here };
+}
+
+/** Whether `candidate` is `root` or below it (both absolute and normalised). */
+export function isWithin(candidate: string, root: string): boolean {
+  if (root === "/") return candidate.startsWith("/");
+  return candidate === root || candidate.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/** Real paths of the roots (a root that cannot be resolved stays as given). */
+export async function realRoots(roots: readonly string[], fs: RealPathFs = nodeRealPathFs): Promise<string[]> {
+  return Promise.all(roots.map((root) => fs.realpath(resolve(root)).catch(() => resolve(root))));
+}

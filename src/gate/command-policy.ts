@@ -1,0 +1,189 @@
+import { basename, isAbsolute, resolve } from "node:path";
+
+// What an "always allow" for a shell command may cover. The rule: the remembered scope is exactly
+// what the dialog says, and nothing a later command could stretch. So "always" is offered only for
+// a plain `program subcommand` (absolute program paths in the system folders normalised:
+// /usr/bin/git status is git status), never for wrappers and interpreters (they run anything),
+// never with options that run code or write elsewhere, never when an argument leads outside the
+// roots, and for programs that read or copy the files they are given only for those exact files.
+
+const METACHARACTERS = /[;&|<>`$(){}\\\n*?!#~\[\]'"]/;
+
+/** Programs whose next word names the real action (`git push` is not `git status`). */
+const SUBCOMMAND_PROGRAMS = new Set([
+  "git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "make", "docker", "kubectl", "pip", "pip3",
+  "uv", "poetry", "dotnet", "mvn", "gradle", "bundle", "rails", "rake", "composer", "deno", "swift", "terraform",
+]);
+
+/** Run another program or arbitrary code: remembering them would remember everything. */
+const WRAPPERS = new Set([
+  "env", "timeout", "xargs", "sudo", "doas", "su", "nice", "nohup", "ionice", "chrt", "taskset", "stdbuf", "time", "watch",
+  "exec", "eval", "command", "builtin", "setsid", "strace", "ltrace", "gdb", "script", "unbuffer", "flock", "chroot",
+  "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "busybox",
+  "node", "nodejs", "deno", "bun", "python", "python2", "python3", "pypy", "perl", "ruby", "php", "lua", "tclsh", "Rscript",
+  "java", "osascript", "awk", "gawk", "mawk", "nawk", "sed", "vim", "vi", "nvim", "emacs", "ssh", "scp", "rsync",
+  "npx", "pnpx", "bunx", "uvx", "pipx", "dlx", "find", "parallel",
+]);
+
+/** Read, copy or change the files they are named: the key names those files (by real path). */
+const FILE_PROGRAMS = new Set([
+  "cat", "head", "tail", "less", "more", "bat", "nl", "tac", "od", "xxd", "hexdump", "strings", "base64", "base32",
+  "cp", "mv", "ln", "rm", "rmdir", "touch", "mkdir", "chmod", "chown", "chgrp", "tee", "truncate", "dd", "shred",
+  "tar", "zip", "unzip", "gzip", "gunzip", "zcat", "bzip2", "xz", "file", "stat", "wc", "md5sum", "sha256sum", "sha1sum",
+  "grep", "rg", "ag", "egrep", "fgrep", "diff", "cmp", "sort", "uniq", "cut", "tr", "jq", "yq", "source",
+]);
+
+/** Subcommands that change configuration or run given code: never remembered. */
+const DANGEROUS_SUBCOMMANDS: Record<string, readonly string[]> = {
+  git: ["config", "submodule", "filter-branch", "filter-repo", "bisect", "rebase", "difftool", "mergetool", "daemon", "instaweb", "credential", "remote"],
+  npm: ["exec", "x", "explore", "config", "set", "init", "create", "pkg"],
+  pnpm: ["exec", "dlx", "config", "create"],
+  yarn: ["exec", "dlx", "config", "create"],
+  bun: ["x", "create"],
+  go: ["run", "generate", "env", "tool"],
+  cargo: ["run", "install", "script", "config"],
+  pip: ["install", "download", "config"],
+  pip3: ["install", "download", "config"],
+  uv: ["run", "tool", "pip"],
+  poetry: ["run", "config"],
+  docker: ["run", "exec", "cp", "build", "compose", "create", "start"],
+  kubectl: ["exec", "cp", "apply", "run", "create", "delete", "edit", "patch", "replace"],
+  bundle: ["exec", "config"],
+  dotnet: ["run", "exec", "tool"],
+  rails: ["runner", "console"],
+  composer: ["exec", "run-script", "config"],
+  deno: ["run", "eval", "repl", "task"],
+  terraform: ["apply", "destroy", "console"],
+};
+
+/** Options that run code, write elsewhere or change where the program looks for its config. */
+const DANGEROUS_OPTIONS: Record<string, RegExp> = {
+  git: /^(-c|-C|--output|--exec-path|--git-dir|--work-tree|--upload-pack|--receive-pack|-u|--ext-diff|--config-env|--namespace|--super-prefix|--template|--exec|-x|--run|--shell|--command)(=|$)|^-[cCuox]./,
+  npm: /^(--script-shell|--shell|--prefix|--userconfig|--globalconfig|--node-options|--call|-c|--registry|--workspace|-w)(=|$)/,
+  pnpm: /^(--script-shell|--shell|--prefix|--dir|-C|--config|--node-options|--filter|-F|--workspace-root|-w)(=|$)/,
+  yarn: /^(--cwd|--script-shell|--use-yarnrc|--rc-filename)(=|$)/,
+  cargo: /^(--config|-Z|--manifest-path|--target-dir|-C)(=|$)/,
+  go: /^(-exec|-toolexec|-modfile|-C|-overlay)(=|$)/,
+  mvn: /^(-f|--file|-D|-s|--settings|-gs)(=|$|.)/,
+  gradle: /^(-b|--build-file|-c|--settings-file|-I|--init-script|-D|-p|--project-dir)(=|$|.)/,
+  docker: /^(-H|--host|--context|--config)(=|$)/,
+  make: /^(-f|--file|--makefile|-C|--directory|-I|--include-dir|-e|--eval)(=|$|.)/,
+  bundle: /^(--gemfile)(=|$)/,
+  rake: /^(-f|--rakefile|-I|--libdir|-r|--require|-e|--execute|-E|--execute-continue|-p|--execute-print)(=|$|.)/,
+  terraform: /^(-chdir|-var-file)(=|$)/,
+};
+
+/** Programs in these folders are the system's own: `/usr/bin/git` means `git`. */
+const SYSTEM_BIN = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/opt/homebrew/bin"];
+
+export type CommandWords = { program: string; args: string[] };
+
+/** The words of a plain command line, or null when it has shell syntax (then nothing is offered). */
+export function commandWords(command: string): CommandWords | null {
+  const trimmed = command.trim();
+  if (trimmed === "" || METACHARACTERS.test(trimmed)) return null;
+  const words = trimmed.split(/\s+/);
+  // An assignment prefix (FOO=bar cmd) changes behaviour invisibly.
+  if (words[0]!.includes("=")) return null;
+  return { program: words[0]!, args: words.slice(1) };
+}
+
+/** Arguments that may name files: everything but options, and the values of `--opt=value`. */
+export function commandPathArguments(command: string, cwd: string): string[] {
+  const words = commandWords(command);
+  if (!words) return [];
+  const candidates: string[] = [];
+  for (const arg of words.args) {
+    const value = arg.startsWith("-") ? (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : "") : arg;
+    if (value === "") continue;
+    candidates.push(isAbsolute(value) ? resolve(value) : resolve(cwd, value));
+  }
+  if (words.program.includes("/")) candidates.push(isAbsolute(words.program) ? resolve(words.program) : resolve(cwd, words.program));
+  return candidates;
+}
+
+export type CommandApproval =
+  | { key: string; label: string }
+  | { key: null; why: string };
+
+export type CommandApprovalContext = {
+  cwd: string;
+  /** Real path of each argument that may name a file (commandPathArguments), and whether it is inside the roots. */
+  paths: ReadonlyMap<string, { real: string; inside: boolean }>;
+};
+
+/** What an "always allow" for this command would store, or why none is offered. */
+export function commandApproval(command: string, context: CommandApprovalContext): CommandApproval {
+  const words = commandWords(command);
+  if (!words) return { key: null, why: "it uses shell syntax" };
+  let program = words.program;
+  if (program.includes("/")) {
+    if (!isAbsolute(program) || !SYSTEM_BIN.includes(program.slice(0, program.lastIndexOf("/")))) {
+      return { key: null, why: "it runs a program by path" };
+    }
+    program = basename(program);
+  }
+  if (WRAPPERS.has(program)) return { key: null, why: `\`${program}\` can run any program or code` };
+  const danger = DANGEROUS_OPTIONS[program];
+  const option = danger ? words.args.find((arg) => danger.test(arg)) : undefined;
+  if (option) return { key: null, why: `\`${option}\` can run code or write elsewhere` };
+  for (const arg of commandPathArguments(command, context.cwd)) {
+    const seen = context.paths.get(arg);
+    if (seen && !seen.inside) return { key: null, why: `it names ${seen.real}, outside the project` };
+  }
+  if (FILE_PROGRAMS.has(program)) {
+    // Key on the exact files: `cat README.md` says nothing about `cat` of anything else.
+    const shown = [program, ...words.args.map((arg) => realArgument(arg, context))].join(" ");
+    return { key: `execute:exact:${shown}`, label: `Always allow \`${[program, ...words.args].join(" ")}\`` };
+  }
+  if (SUBCOMMAND_PROGRAMS.has(program)) {
+    const sub = words.args[0];
+    // `git --version` is remembered as itself, not as every git command.
+    if (!sub || sub.startsWith("-")) {
+      const exact = [program, ...words.args].join(" ");
+      return { key: `execute:exact:${exact}`, label: `Always allow \`${exact}\`` };
+    }
+    if (DANGEROUS_SUBCOMMANDS[program]?.includes(sub)) return { key: null, why: `\`${program} ${sub}\` can run any code or change configuration` };
+    // `npm run build` is not `npm run deploy`.
+    if (["run", "run-script"].includes(sub) && ["npm", "pnpm", "yarn", "bun"].includes(program)) {
+      const script = words.args[1];
+      if (!script || script.startsWith("-")) return { key: null, why: "no script named" };
+      return { key: `execute:${program} ${sub} ${script}`, label: `Always allow \`${program} ${sub} ${script}\` commands` };
+    }
+    return { key: `execute:${program} ${sub}`, label: `Always allow \`${program} ${sub}\` commands` };
+  }
+  return { key: `execute:${program}`, label: `Always allow \`${program}\` commands` };
+}
+
+function realArgument(arg: string, context: CommandApprovalContext): string {
+  if (arg.startsWith("-")) return arg;
+  const abs = isAbsolute(arg) ? resolve(arg) : resolve(context.cwd, arg);
+  return context.paths.get(abs)?.real ?? abs;
+}
+
+/** The programs whose remembered approvals a change to this (real, root-relative) file must drop. */
+export function commandsDecidedBy(relativePath: string): "all" | readonly string[] {
+  const name = relativePath.split("/").pop() ?? "";
+  if (relativePath === ".git" || relativePath.startsWith(".git/") || relativePath.includes("/.git/")) return ["git"];
+  if (["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", "bunfig.toml", ".pnpmfile.cjs"].includes(name)) {
+    return ["npm", "pnpm", "yarn", "bun"];
+  }
+  if (["Makefile", "makefile", "GNUmakefile"].includes(name) || name.endsWith(".mk")) return ["make"];
+  if (["Cargo.toml", "build.rs", "config.toml"].includes(name) && (name !== "config.toml" || relativePath.includes(".cargo/"))) return ["cargo"];
+  if (["go.mod", "go.work"].includes(name)) return ["go"];
+  if (["pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "conftest.py", "pytest.ini", "uv.toml"].includes(name)) return "all";
+  if (["Gemfile", "Rakefile", ".bundle"].includes(name)) return ["bundle", "rake", "rails"];
+  if (["build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties", "pom.xml"].includes(name)) return ["gradle", "mvn"];
+  if (["composer.json", "deno.json", "deno.jsonc", "Dockerfile", "docker-compose.yml", "compose.yaml", "justfile", "Taskfile.yml"].includes(name)) return "all";
+  if ([".envrc", ".env", ".tool-versions", ".node-version", ".nvmrc", ".python-version"].includes(name)) return "all";
+  return [];
+}
+
+/** Whether a remembered key (`execute:...`) belongs to one of `programs`. */
+export function commandKeyUses(key: string, programs: "all" | readonly string[]): boolean {
+  if (!key.startsWith("execute:")) return false;
+  if (programs === "all") return true;
+  const rest = key.startsWith("execute:exact:") ? key.slice("execute:exact:".length) : key.slice("execute:".length);
+  const program = rest.split(" ")[0] ?? "";
+  return programs.includes(program);
+}

@@ -1,0 +1,138 @@
+import { relative, resolve } from "node:path";
+import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs } from "../backends/real-path.js";
+import type { CompiledFileRules } from "../permissions/file-rules.js";
+import type { ApprovalMemory } from "./approval-memory.js";
+import { commandApproval, commandKeyUses, commandPathArguments, commandsDecidedBy } from "./command-policy.js";
+import { fetchHost } from "../tools/web-fetch.js";
+import { decide, type GateDecision, type GateMode, type GateTarget, type GateTool, type HookVerdict } from "./decide.js";
+import { checkFileRules } from "./path-rules.js";
+import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
+
+// The one place that decides whether a file access or a command may run, and whether it asks.
+// Callers (the tool runner for direct, eval-nested and subagent calls) hand it what the call
+// touches; it resolves every target to its real path, applies mode, protected paths, file rules,
+// hooks' verdicts and remembered choices, and answers with the decision plus the real targets the
+// backend must then open (see backends/approved-targets.ts).
+
+/** Session-wide settings of the gate. */
+export type GatePolicy = {
+  rules?: CompiledFileRules;
+  /** Commands run in bubblewrap (file rules then need not ask for every command). */
+  sandboxed?: boolean;
+  protectedPaths?: ProtectedPaths;
+  /** Routes shared by every project: writes there count as outside (default ["/memories/"]). */
+  sharedPrefixes?: readonly string[];
+  /** Default node:fs/promises. */
+  fs?: RealPathFs;
+  /**
+   * Default true. False for a remote workspace: its paths name files on another machine, so they
+   * are decided on as given (resolving them here would follow this machine's links).
+   */
+  localPaths?: boolean;
+};
+
+export type ToolCallGateRequest = {
+  tool: GateTool;
+  input: unknown;
+  /** Absolute paths the call touches, as the tool presents them. */
+  paths: readonly string[];
+  cwd: string;
+  roots: readonly string[];
+  readRoots?: readonly string[];
+  /** Route prefixes of the agent's own storage ("/memories/", ...). */
+  virtualPrefixes: readonly string[];
+  mode: GateMode;
+  hook?: HookVerdict;
+  memory: ApprovalMemory;
+  policy?: GatePolicy;
+};
+
+export type ToolCallGateResult = {
+  decision: GateDecision;
+  targets: GateTarget[];
+  /** Requested path -> the real path decided on, for the backend to open exactly that. */
+  approved: Map<string, string>;
+  /**
+   * Whether the dialog may show a preview read from the targets (a diff of the current text): not
+   * when one is outside the project, hard-linked or unresolvable, since that read is what is asked.
+   */
+  previewable: boolean;
+  /** The same request decided again with the PreToolUse hooks' verdict (same resolved targets). */
+  withHook(hook: HookVerdict | undefined): GateDecision;
+};
+
+const DEFAULT_PROTECTED = createProtectedPaths();
+const DEFAULT_SHARED = ["/memories/"];
+
+export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCallGateResult> {
+  const policy = request.policy ?? {};
+  const fs = policy.fs ?? nodeRealPathFs;
+  const local = policy.localPaths !== false;
+  const [roots, readRoots] = local
+    ? await Promise.all([realRoots(request.roots, fs), realRoots(request.readRoots ?? [], fs)])
+    : [request.roots.map((r) => resolve(r)), (request.readRoots ?? []).map((r) => resolve(r))];
+  const targets = await resolveTargets(request.paths, request.virtualPrefixes, policy.sharedPrefixes ?? DEFAULT_SHARED, local ? fs : undefined);
+  const command = request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, local ? fs : undefined) : undefined;
+  const decideWith = (hook: HookVerdict | undefined) => decide({
+    tool: request.tool,
+    mode: request.mode,
+    roots,
+    readRoots,
+    targets,
+    command,
+    ...(request.tool.effect === "network" ? { host: fetchHost(request.input) } : {}),
+    protectedPaths: policy.protectedPaths ?? DEFAULT_PROTECTED,
+    rules: policy.rules ? checkFileRules(policy.rules, policy.sandboxed ?? false, request.tool.effect, targets) : undefined,
+    hook,
+    remembered: (key) => request.memory.lookup(key),
+  });
+  const approved = new Map(targets.filter((t) => !t.virtual && !t.unresolved).map((t) => [t.requested, t.real]));
+  const readable = [...roots, ...readRoots];
+  const previewable = targets.every((t) => (t.virtual ? !t.shared : !t.unresolved && t.hardLinks <= 1 && readable.some((root) => isWithin(t.real, root))));
+  return { decision: decideWith(request.hook), targets, approved, previewable, withHook: decideWith };
+}
+
+/** Targets of a call; without `fs` (a remote workspace) paths are taken as given. */
+export async function resolveTargets(paths: readonly string[], virtualPrefixes: readonly string[], sharedPrefixes: readonly string[], fs?: RealPathFs): Promise<GateTarget[]> {
+  return Promise.all(
+    paths.map(async (path): Promise<GateTarget> => {
+      if (isVirtualPath(path, virtualPrefixes)) {
+        return { requested: path, real: path, exists: true, isDirectory: false, hardLinks: 0, virtual: true, shared: isVirtualPath(path, sharedPrefixes) };
+      }
+      if (!fs) return { requested: resolve(path), real: resolve(path), exists: false, isDirectory: false, hardLinks: 0 };
+      return resolveRealTarget(path, fs);
+    }),
+  );
+}
+
+async function approveCommand(input: unknown, cwd: string, roots: readonly string[], fs: RealPathFs | undefined) {
+  const command = typeof (input as { command?: unknown })?.command === "string" ? (input as { command: string }).command : "";
+  const paths = new Map<string, { real: string; inside: boolean }>();
+  for (const arg of commandPathArguments(command, cwd)) {
+    const target = fs ? await resolveRealTarget(arg, fs) : { requested: arg, real: arg, exists: false, unresolved: undefined };
+    // Only arguments that name something (or a path-like word) count; "status" in `git status` does not.
+    if (!target.exists && !/[/.]/.test(relative(cwd, arg))) continue;
+    paths.set(arg, { real: target.real, inside: !target.unresolved && roots.some((root) => isWithin(target.real, root)) });
+  }
+  return commandApproval(command, { cwd, paths });
+}
+
+/**
+ * After a change to files is allowed: remembered command approvals whose program those files
+ * configure are dropped (package.json scripts before a remembered `npm test`, .git/config before
+ * `git status`), so the next run asks again.
+ */
+export async function forgetCommandsChangedBy(targets: readonly GateTarget[], roots: readonly string[], memory: ApprovalMemory, fs: RealPathFs = nodeRealPathFs): Promise<void> {
+  if (!memory.forgetMatching) return;
+  const real = await realRoots(roots, fs);
+  for (const target of targets) {
+    if (target.virtual) continue;
+    const root = real.find((r) => isWithin(target.real, r));
+    const programs = commandsDecidedBy(root ? relative(root, target.real) : target.real);
+    if (programs === "all" || programs.length > 0) memory.forgetMatching((key) => commandKeyUses(key, programs));
+  }
+}
+
+export function isVirtualPath(path: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((prefix) => path.startsWith(prefix) || path === prefix.replace(/\/$/, ""));
+}

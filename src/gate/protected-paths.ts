@@ -1,0 +1,51 @@
+import picomatch from "picomatch";
+import { relative } from "node:path";
+import { isWithin } from "../backends/real-path.js";
+
+// Files that decide what runs or what the agent trusts: a change to them is a change to code that
+// runs later (git's core.fsmonitor and hooks, the agent's own hooks and MCP servers, editor tasks,
+// direnv). Changing them always asks, in every mode but bypass, and "always" is never offered.
+// Patterns are relative to a root and match at any depth (a nested repository's .git counts too).
+
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
+  ".git/**",
+  ".deepagents/**",
+  ".mcp.json",
+  ".claude/**",
+  ".vscode/**",
+  ".idea/**",
+  ".envrc",
+  ".npmrc",
+];
+
+export type ProtectedPaths = {
+  readonly patterns: readonly string[];
+  /** The pattern protecting `realPath`, or undefined. `roots` are real paths. */
+  match(realPath: string, roots: readonly string[]): string | undefined;
+};
+
+/** `patterns` replaces the built-in list when given; `extra` adds to it. */
+export function createProtectedPaths(patterns: readonly string[] = DEFAULT_PROTECTED_PATHS, extra: readonly string[] = []): ProtectedPaths {
+  patterns = [...patterns, ...extra];
+  // ".git/**" also protects ".git" itself (deleting or replacing the whole folder).
+  const compiled = patterns.map((pattern) => ({ pattern, matchers: variants(pattern).map((p) => picomatch(p, { dot: true })) }));
+  return {
+    patterns,
+    match(realPath, roots) {
+      for (const root of roots) {
+        if (!isWithin(realPath, root) || realPath === root) continue;
+        const segments = relative(root, realPath).split("/");
+        for (let start = 0; start < segments.length; start++) {
+          const tail = segments.slice(start).join("/");
+          const hit = compiled.find((c) => c.matchers.some((m) => m(tail)));
+          if (hit) return hit.pattern;
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+function variants(pattern: string): string[] {
+  return pattern.endsWith("/**") ? [pattern, pattern.slice(0, -3)] : [pattern];
+}
