@@ -6,7 +6,7 @@ import { createHookEngine, createHookTrustStore, formatHookTrustRequest, loadHoo
 import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpEnvPolicy, type McpTrustDecision } from "../mcp/index.js";
 import { loadMemory, type MemoryLoad } from "../memory/index.js";
 import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
-import { createSkillTrustStore, defaultSkillSources, loadSkills, materializeBuiltinSkills, type Skill, type SkillSource } from "../skills/index.js";
+import { createSkillTrustStore, defaultSkillSources, describePendingLink, loadSkills, materializeBuiltinSkills, type PendingSymlink, type Skill, type SkillSource } from "../skills/index.js";
 import { loadSubagents, type SubagentDefinition } from "../subagents/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
@@ -189,15 +189,13 @@ async function loadSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlu
 }
 
 /** Asks about each skill symlink that leads out of the skill dirs; resolves whether any was approved. */
-async function approveSkillSymlinks(inputs: ExtensionInputs, pending: ReadonlyArray<{ skillName: string; linkPath: string; target: string }>): Promise<boolean> {
+async function approveSkillSymlinks(inputs: ExtensionInputs, pending: readonly PendingSymlink[]): Promise<boolean> {
   if (!inputs.interactive || pending.length === 0) return false;
   const store = createSkillTrustStore({ stateDir: inputs.services.paths.stateDir });
   let approved = false;
   for (const link of pending) {
     const answer = await inputs.trust.ask({
-      key: `trust-skill-${link.skillName}`,
-      title: `Load skill "${link.skillName}" from outside the skill folders?`,
-      body: `The skill folder \`${link.linkPath}\` is a symlink to \`${link.target}\`, outside every skill directory. Skills are instructions the agent follows; load it only if you trust that folder.`,
+      ...describePendingLink(link),
       options: [
         { id: "allow_always", name: "Allow (remember this folder)", kind: "allow_always" },
         { id: "reject_once", name: "Skip it", kind: "reject_once" },

@@ -30,7 +30,7 @@ export async function consentText(plugin: PluginInspection, context: ConsentCont
     lines.push(`    (hooks run with CLAUDE_PLUGIN_ROOT=${plugin.root} and CLAUDE_PLUGIN_DATA=${context.dataDir})`);
   }
 
-  const sources = plugin.inventory.skillDirs.map((dir) => ({ dir, scope: "plugin" as const, label: `Plugin: ${context.id}`, pluginId: context.id }));
+  const sources = plugin.inventory.skillDirs.map((dir) => ({ dir, scope: "plugin" as const, label: `Plugin: ${context.id}`, pluginId: context.id, owner: plugin.root }));
   const skills = await loadSkills({ sources });
   lines.push("", skills.items.length > 0 ? "Skills (instructions the agent may follow):" : "Skills: none");
   for (const skill of skills.items) lines.push(`  - ${skill.name}: ${skill.description}`);

@@ -99,7 +99,7 @@ export async function loadEnabledPlugins(options: LoadEnabledPluginsOptions): Pr
       root: plugin.root,
       dataDir,
       env,
-      skillSources: plugin.inventory.skillDirs.map((dir) => ({ dir, scope: "plugin", label: `Plugin: ${id}`, pluginId: id })),
+      skillSources: plugin.inventory.skillDirs.map((dir) => ({ dir, scope: "plugin", label: `Plugin: ${id}`, pluginId: id, owner: plugin.root })),
       mcpServers: mcp.servers,
       mcpServerNames: mcp.names,
       hooks,

@@ -7,3 +7,4 @@ export { skillsPromptSection, skillInvocationPrompt, SKILL_READ_LINE_LIMIT } fro
 export { createSkillTrustStore, SkillTrustError, type SkillTrustStore, type SkillTrustStoreOptions, type SkillTrustEntry } from "./trust-store.js";
 export { materializeBuiltinSkills, builtinSkillTexts, BUILTIN_SKILL_NAMES, type BuiltinSkillContext, type MaterializeResult } from "./builtin/index.js";
 export { createSkillsCli, type SkillsCli, type SkillsCliOptions, type CliResult } from "./cli.js";
+export { describePendingLink } from "./link-question.js";

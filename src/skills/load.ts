@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
-import { isInsideAny, tryRealpath, verifiedTargets } from "./containment.js";
+import { isInside, isInsideAny, tryRealpath, verifiedTargets } from "./containment.js";
 import { discoverSkillDirs, type SkillCandidate } from "./discover.js";
 import type { PendingSymlink, Skill, SkillSource, SkillsLoad } from "./types.js";
 import { MAX_SKILL_FILE_BYTES, parseSkillFile } from "./validate.js";
@@ -26,14 +26,17 @@ export type LoadSkillsOptions = {
  */
 export async function loadSkills(options: LoadSkillsOptions): Promise<SkillsLoad> {
   const diagnostics: Diagnostic[] = [];
-  const roots = await allowedRoots(options, diagnostics);
-  const byName = new Map<string, Skill>();
   const pending: PendingSymlink[] = [];
-  for (const source of options.sources) {
+  const { roots, sources } = await allowedRoots(options, diagnostics, pending);
+  const byName = new Map<string, Skill>();
+  const readable = new Map<string, string[]>();
+  for (const source of sources) {
     const seenInSource = new Set<string>();
     for (const candidate of await discoverSkillDirs(source, diagnostics)) {
-      const skill = await loadCandidate(source, candidate, roots, diagnostics, pending);
-      if (!skill) continue;
+      const loaded = await loadCandidate(source, candidate, roots, diagnostics, pending);
+      if (!loaded) continue;
+      const { skill, realDirs } = loaded;
+      readable.set(skill.path, realDirs);
       if (seenInSource.has(skill.name)) {
         diagnostics.push({ severity: "warning", source: skill.path, message: `another skill in ${source.dir} is also named '${skill.name}'; this one wins` });
       }
@@ -46,15 +49,46 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<SkillsLoad
       byName.set(skill.name, skill);
     }
   }
-  return { items: [...byName.values()], diagnostics, pendingSymlinks: dedupePending(pending), roots };
+  const items = [...byName.values()];
+  // Only the loaded skills' own folders become readable, never a whole source (`/`, `$HOME`).
+  const readRoots = [...new Set(items.flatMap((skill) => readable.get(skill.path) ?? []))];
+  return { items, diagnostics, pendingSymlinks: dedupePending(pending), roots: readRoots };
 }
 
-async function allowedRoots(options: LoadSkillsOptions, diagnostics: Diagnostic[]): Promise<string[]> {
-  const roots = new Set<string>();
+/**
+ * The directories skills may resolve into (sources that stay inside their owner, extra dirs,
+ * approved targets) and the sources to load. A source whose real path leaves its owner is refused
+ * and listed as pending, unless its target is an approved or extra directory.
+ */
+async function allowedRoots(options: LoadSkillsOptions, diagnostics: Diagnostic[], pending: PendingSymlink[]): Promise<{ roots: string[]; sources: SkillSource[] }> {
+  const trusted = await trustedDirs(options, diagnostics);
+  const roots = new Set<string>(trusted);
+  const sources: SkillSource[] = [];
   for (const source of options.sources) {
     const real = await tryRealpath(source.dir);
-    if (real) roots.add(real);
+    if (!real) {
+      sources.push(source);
+      continue;
+    }
+    const owner = source.owner === undefined ? undefined : ((await tryRealpath(source.owner)) ?? resolve(source.owner));
+    if (owner !== undefined && !isInside(real, owner) && !isInsideAny(real, trusted)) {
+      pending.push({ skillName: `skills folder ${source.dir}`, kind: "folder", linkPath: source.dir, target: real });
+      diagnostics.push({
+        severity: "warning",
+        source: source.dir,
+        message: `skills folder refused: it resolves to ${real}, outside ${owner}. Approve it when asked, or add the directory to [skills].extra_allowed_dirs in config.toml`,
+      });
+      continue;
+    }
+    roots.add(real);
+    sources.push(source);
   }
+  return { roots: [...roots], sources };
+}
+
+/** `[skills].extra_allowed_dirs` and the approved targets that still resolve to themselves. */
+async function trustedDirs(options: LoadSkillsOptions, diagnostics: Diagnostic[]): Promise<string[]> {
+  const roots = new Set<string>();
   const home = options.home ?? homedir();
   for (const raw of options.extraAllowedDirs ?? []) {
     const expanded = raw === "~" ? home : raw.startsWith("~/") ? join(home, raw.slice(2)) : raw;
@@ -84,7 +118,7 @@ async function loadCandidate(
   roots: readonly string[],
   diagnostics: Diagnostic[],
   pending: PendingSymlink[],
-): Promise<Skill | undefined> {
+): Promise<{ skill: Skill; realDirs: string[] } | undefined> {
   const dir = candidate.dir;
   const path = join(dir, "SKILL.md");
   const displayName = qualify(source, candidate, basename(dir));
@@ -126,7 +160,7 @@ async function loadCandidate(
   if (!parsed.metadata) return undefined;
   const skill: Skill = { ...parsed.metadata, name: qualify(source, candidate, parsed.metadata.name), path, dir, scope: source.scope, source: source.label, sourceDir: source.dir };
   if (source.pluginId !== undefined) skill.pluginId = source.pluginId;
-  return skill;
+  return { skill, realDirs: [...new Set([realDir, dirname(realFile)])] };
 }
 
 /** Plugin skills live under `plugin@marketplace:<subfolders...>:<name>`, lowercased, so they never collide. */

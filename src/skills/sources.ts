@@ -18,12 +18,13 @@ export function defaultSkillSources(options: SkillSourcesOptions): SkillSource[]
   if (options.builtinDir) sources.push({ dir: options.builtinDir, scope: "builtin", label: "Built-in" });
   sources.push(...(options.pluginSources ?? []));
   const [agentSkills, sharedSkills] = options.user.skillsDirs;
-  if (agentSkills) sources.push({ dir: agentSkills, scope: "user", label: "User" });
-  if (sharedSkills) sources.push({ dir: sharedSkills, scope: "user", label: "User (.agents)" });
+  const home = options.user.home;
+  if (agentSkills) sources.push({ dir: agentSkills, scope: "user", label: "User", owner: home });
+  if (sharedSkills) sources.push({ dir: sharedSkills, scope: "user", label: "User (.agents)", owner: home });
   if (options.projectRoot !== undefined) {
     const [projectSkills, projectShared] = projectPaths(options.projectRoot).skillsDirs;
-    if (projectSkills) sources.push({ dir: projectSkills, scope: "project", label: "Project" });
-    if (projectShared) sources.push({ dir: projectShared, scope: "project", label: "Project (.agents)" });
+    if (projectSkills) sources.push({ dir: projectSkills, scope: "project", label: "Project", owner: options.projectRoot });
+    if (projectShared) sources.push({ dir: projectShared, scope: "project", label: "Project (.agents)", owner: options.projectRoot });
   }
   // A project at ~ makes <root>/.agents/skills the user's own dir: keep only the higher-priority entry.
   return sources.filter((source, index) => !sources.slice(index + 1).some((later) => later.dir === source.dir));

@@ -14,6 +14,13 @@ export type SkillSource = {
   label: string;
   /** `plugin@marketplace` for plugin sources: skill names become `plugin@marketplace:<sub>:<name>`. */
   pluginId?: string;
+  /**
+   * The folder this source's real path must stay inside: the project root for project sources, the
+   * plugin's folder for plugin sources, the home directory for the user's. A source whose real path
+   * leaves it (`<project>/.agents/skills -> /`) is a link out of its owner and is asked about like
+   * a linked skill. Default: none (built-ins).
+   */
+  owner?: string;
 };
 
 /** Frontmatter fields of a SKILL.md that passed validation. */
@@ -42,9 +49,12 @@ export type Skill = SkillMetadata & {
   overrides?: string[];
 };
 
-/** A skill refused because it resolves outside every skill root; the user may approve `target`. */
+/** A skill (or a whole skills folder) refused because it resolves outside its owner; the user may approve `target`. */
 export type PendingSymlink = {
+  /** The skill's name, or `skills folder <dir>` for a whole source. */
   skillName: string;
+  /** "folder" when a whole skills folder leads out of its owner. Default "skill". */
+  kind?: "skill" | "folder";
   /** The discovered path that leads outside (skill dir or SKILL.md). */
   linkPath: string;
   /** Canonical (realpath) directory to approve. */
@@ -56,6 +66,10 @@ export type SkillsLoad = {
   items: Skill[];
   diagnostics: Diagnostic[];
   pendingSymlinks: PendingSymlink[];
-  /** Canonical directories skill content may be read from (sources, extra dirs, approved targets). */
+  /**
+   * Canonical directories of the loaded skills (each skill's folder, and the folder of its SKILL.md
+   * when that is elsewhere): what the model may read without asking. Never a whole source such as
+   * `/` or `$HOME`.
+   */
   roots: string[];
 };

@@ -41,7 +41,7 @@ describe("deep-acp skills", () => {
 
   it("lists a directory that is both a user and a project source once, as project", () => {
     const sources = defaultSkillSources({ user: userPaths("agent", "/h"), projectRoot: "/h" });
-    expect(sources.filter((s) => s.dir === "/h/.agents/skills")).toEqual([{ dir: "/h/.agents/skills", scope: "project", label: "Project (.agents)" }]);
+    expect(sources.filter((s) => s.dir === "/h/.agents/skills")).toEqual([{ dir: "/h/.agents/skills", scope: "project", label: "Project (.agents)", owner: "/h" }]);
   });
 
   it("creates a valid user skill and a project skill", async () => {

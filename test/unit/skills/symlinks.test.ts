@@ -127,6 +127,59 @@ describe("symlinked skills", () => {
   });
 });
 
+describe("skills folders that link out of their owner", () => {
+  it("refuses a project skills folder linked to the home directory, and asks about the folder", async () => {
+    const home = join(root, "home");
+    await writeTree(home, { ".ssh/id_rsa": "PRIVATE KEY MARKER", "notes/SKILL.md": skillMd("notes", "A skill in home.") });
+    const project = join(root, "project");
+    await mkdir(join(project, ".agents"), { recursive: true });
+    await symlink(home, join(project, ".agents", "skills"));
+    const projectSource: SkillSource = { dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project };
+
+    const result = await loadSkills({ sources: [source, projectSource] });
+    expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
+    expect(result.pendingSymlinks).toEqual([{ skillName: `skills folder ${projectSource.dir}`, kind: "folder", linkPath: projectSource.dir, target: home }]);
+    expect(result.roots.some((dir) => home === dir || home.startsWith(`${dir}/`))).toBe(false);
+    expect(result.roots).toEqual([join(root, "skills", "local")]);
+
+    // Approved: its skills load, but only their own folders become readable, never $HOME itself.
+    const approved = await loadSkills({ sources: [source, projectSource], approvedTargets: [home] });
+    expect(approved.items.map((skill) => skill.name).sort()).toEqual(["local", "notes"]);
+    expect(approved.roots.sort()).toEqual([join(home, "notes"), join(root, "skills", "local")].sort());
+  });
+
+  it("refuses a folder linked to / and a plugin skills folder that leaves the plugin", async () => {
+    const project = join(root, "project");
+    await mkdir(join(project, ".agents"), { recursive: true });
+    await symlink("/", join(project, ".agents", "skills"));
+    const plugin = join(root, "plugin");
+    await mkdir(plugin);
+    await symlink(join(root, "outside"), join(plugin, "skills"));
+    const result = await loadSkills({
+      sources: [
+        { dir: join(plugin, "skills"), scope: "plugin", label: "Plugin: p@m", pluginId: "p@m", owner: plugin },
+        { dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project },
+      ],
+    });
+    expect(result.items).toEqual([]);
+    expect(result.pendingSymlinks.map((p) => [p.kind, p.target])).toEqual([
+      ["folder", join(root, "outside")],
+      ["folder", "/"],
+    ]);
+    expect(result.roots).toEqual([]);
+  });
+
+  it("keeps a skills folder whose real path stays inside its owner", async () => {
+    const project = join(root, "project");
+    await writeTree(project, { "shared-skills/tool/SKILL.md": skillMd("tool", "In the repo.") });
+    await mkdir(join(project, ".agents"), { recursive: true });
+    await symlink(join(project, "shared-skills"), join(project, ".agents", "skills"));
+    const result = await loadSkills({ sources: [{ dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project }] });
+    expect(result.items.map((skill) => skill.name)).toEqual(["tool"]);
+    expect(result.roots).toEqual([join(project, "shared-skills", "tool")]);
+  });
+});
+
 describe("plugin skill sources", () => {
   it("namespaces plugin skills as plugin@marketplace:<subfolders>:<name>, lowercased", async () => {
     await writeTree(root, {
