@@ -7,6 +7,7 @@ import { runSearchBench } from "./search.bench.js";
 import { runInterpreterBench } from "./interpreter.bench.js";
 import { runSessionStoreBench } from "./session-store.bench.js";
 import { runRobustBench } from "./robust.bench.js";
+import { runSshBench } from "./ssh.bench.js";
 import type { BenchResult } from "./lib.js";
 
 const suites: Array<[string, () => Promise<BenchResult[]>]> = [
@@ -21,6 +22,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   ["search", () => runSearchBench()],
   ["interpreter", () => runInterpreterBench()],
   ["robust", () => runRobustBench()],
+  ["ssh", () => runSshBench()],
 ];
 
 const only = process.argv.slice(2);

@@ -17,18 +17,23 @@ export function shellQuote(text: string): string {
 const PID_MARK = "\u001eDEEPACP-PGID ";
 
 /**
- * The remote command: cd, then a session leader that prints its pid and execs the user's command
- * under bash (else sh). The shell sshd starts already leads its own session; anywhere else
- * `setsid -w` makes a new one (forking, and waiting so the exit status still comes through).
+ * The remote command: cd, then a session leader that prints its pid (= its process group id) and
+ * runs the user's command under bash (else sh) with stdin closed. The shell sshd starts already
+ * leads its own session; anywhere else `setsid -w` makes a new one (forking, and waiting so the exit
+ * status still comes through). With `killBackground`, the leader then stops what the command left
+ * running in its group (TERM, which it ignores itself) and exits with the command's status: that
+ * costs no second channel, unlike a kill sent from here.
  */
-export function wrapCommand(command: string, cwd: string): string {
-  const inner = `printf '${PID_MARK.replace("\u001e", "\\036")}%s\\n' "$$"; if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; else exec /bin/sh -c "$1"; fi`;
+export function wrapCommand(command: string, cwd: string, killBackground = true): string {
+  const shell = `if command -v bash >/dev/null 2>&1; then s=bash; else s=/bin/sh; fi`;
+  const run = killBackground ? `"$s" -c "$1" </dev/null; c=$?; trap '' TERM; kill -TERM -- -$$ 2>/dev/null; exit $c` : `exec "$s" -c "$1" </dev/null`;
+  const inner = `printf '${PID_MARK.replace("\u001e", "\\036")}%s\\n' "$$"; ${shell}; ${run}`;
   // OpenSSH starts each session's shell as a session leader: then exec keeps that pid as the group
   // id and no fork is needed (setsid -w would also print a note when the command is killed).
   const leader = `[ "$(cut -d' ' -f5 /proc/$$/stat 2>/dev/null)" = "$$" ]`;
   const plain = `exec /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}`;
-  const run = `if ${leader} || ! command -v setsid >/dev/null 2>&1; then ${plain}; else exec setsid -w /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}; fi`;
-  return `cd -- ${shellQuote(cwd)} 2>/dev/null || { echo "working directory does not exist: ${cwd.replace(/[^A-Za-z0-9_./ -]/g, "?")}" >&2; exit 127; }; ${run}`;
+  const session = `if ${leader} || ! command -v setsid >/dev/null 2>&1; then ${plain}; else exec setsid -w /bin/sh -c ${shellQuote(inner)} sh ${shellQuote(command)}; fi`;
+  return `cd -- ${shellQuote(cwd)} 2>/dev/null || { echo "working directory does not exist: ${cwd.replace(/[^A-Za-z0-9_./ -]/g, "?")}" >&2; exit 127; }; ${session}`;
 }
 
 /** Kills a remote process group: TERM, then KILL after `graceMs` if anything is left. */
@@ -65,7 +70,8 @@ export async function executeRemote(connection: SshConnection, command: string, 
   let dropped: Promise<string>;
   try {
     dropped = connection.whenDropped();
-    channel = await connection.exec(wrapCommand(command, options.cwd));
+    channel = await connection.exec(wrapCommand(command, options.cwd, options.killBackgroundOnExit));
+    channel.end();
   } catch (error) {
     return { ...empty, output: `Failed to start command on ${connection.target}: ${(error as Error).message}` };
   }
@@ -155,10 +161,13 @@ export async function executeRemote(connection: SshConnection, command: string, 
     channel.stderr.on("data", (chunk: string) => emit(chunk));
     channel.on("exit", (code: number | null, signal?: string) => {
       exit = { code: signal ? null : code, signal: signal ? `SIG${signal}` : null };
-      const cleanup = options.killBackgroundOnExit ? terminate() : Promise.resolve();
-      void cleanup.then(() => {
-        if (!settled) drainTimer = setTimeout(() => void finish(), DRAIN_MS);
-      });
+      // The wrapper already stopped the group; something still holding the output open ignored
+      // TERM (or left the group): kill what is left from a second channel, then stop waiting.
+      if (!settled) {
+        drainTimer = setTimeout(() => {
+          void (options.killBackgroundOnExit ? terminate() : Promise.resolve()).then(() => void finish());
+        }, DRAIN_MS);
+      }
     });
     channel.once("close", () => {
       if (head) emit(head);

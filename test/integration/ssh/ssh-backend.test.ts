@@ -107,6 +107,13 @@ suite("ssh backend: commands and faults", () => {
     expect(await remoteProcesses("sleep 30")).toEqual([]);
   });
 
+  it("what a command leaves running in the background ends with it, as in the local shell", async () => {
+    connect();
+    const result = await backend.execute("sleep 281 & echo done");
+    expect(result).toMatchObject({ exitCode: 0, output: "done\n" });
+    expect(await remoteProcesses("sleep 281")).toEqual([]);
+  });
+
   it("a timeout kills the remote process group and says so", async () => {
     connect();
     const result = await backend.execute("echo begin; sleep 200 & sleep 201", { timeoutMs: 300 });
