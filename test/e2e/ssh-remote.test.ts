@@ -102,6 +102,28 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     expect(client.terminals.size).toBe(0);
   });
 
+  it("the gate follows links on the remote: a project file linking outside the project asks", async () => {
+    const { symlink } = await import("node:fs/promises");
+    await writeFile(join(sshd.backingDir, "proj", "plain.txt"), "inside\n");
+    // Resolved on the remote, this leads to /remote-ws/secret.txt, outside the project.
+    await writeFile(join(sshd.backingDir, "secret.txt"), "outside\n");
+    await symlink(`${sshd.remoteRoot}/secret.txt`, join(sshd.backingDir, "proj", "link.txt"));
+    model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/plain.txt` }), toolTurn("read_file", { file_path: `${remoteProject()}/link.txt` }), textTurn("Done."));
+    const asked: string[] = [];
+    const { sessionId } = await connect({
+      permission: (m) => {
+        asked.push(JSON.stringify(m.params.toolCall));
+        return { outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === "reject_once").optionId } };
+      },
+    });
+    expect((await prompt(sessionId, "read both")).result.stopReason).toBe("end_turn");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("link.txt");
+    const sent = JSON.stringify(model.requests.at(-1)!.body);
+    expect(sent).toContain("inside");
+    expect(sent).not.toContain("outside");
+  });
+
   it("cancel stops the remote command and leaves no remote process", async () => {
     model.enqueue(toolTurn("execute", { command: "echo started; sleep 271 & sleep 272" }));
     const { sessionId } = await connect();
