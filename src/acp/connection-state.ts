@@ -79,6 +79,11 @@ export class ConnectionState {
       trustPrompter: createTrustDialog(client, sessionId, push, this.logger),
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
       editorMcpServers: editorServersFromNameValueLists(mcpServers as never),
+      updates: (event: SessionEvent) => {
+        const entry = this.sessions.get(sessionId);
+        if (!entry) return;
+        for (const update of entry.translate(event)) entry.stream.push(update);
+      },
       notify: (event: SessionEvent) => {
         // Outside a turn only notices are safe: editors append stray chunks to the last message.
         const entry = this.sessions.get(sessionId);

@@ -83,7 +83,10 @@ export function createTranslator(features: ClientFeatures) {
         ];
       case "tool_call_update": {
         const finished = event.status === "completed" || event.status === "failed";
+        const starting = event.liveTerminal && features.terminalOutput && !liveTerminals.has(event.toolCallId) ? event.liveTerminal : undefined;
+        if (starting) liveTerminals.add(event.toolCallId);
         const live = liveTerminals.has(event.toolCallId);
+        if (event.fallbackOnly && live) return [];
         const update: acp.SessionUpdate = {
           sessionUpdate: "tool_call_update",
           toolCallId: event.toolCallId,
@@ -92,9 +95,13 @@ export function createTranslator(features: ClientFeatures) {
           ...(event.locations ? { locations: event.locations } : {}),
           ...(event.rawInput !== undefined ? { rawInput: event.rawInput } : {}),
           ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
-          ...(event.content && !(live && finished) ? { content: toToolCallContent(event.content) } : {}),
+          ...(event.content && !(live && (finished || event.liveTerminal)) ? { content: toToolCallContent(event.content) } : {}),
           ...parentMeta(event.parentToolCallId),
         };
+        if (starting) {
+          update.content = [{ type: "terminal", terminalId: starting.terminalId }];
+          update._meta = { ...update._meta, terminal_info: { terminal_id: starting.terminalId, cwd: starting.cwd } };
+        }
         if (live && finished) {
           liveTerminals.delete(event.toolCallId);
           const raw = (event.rawOutput ?? {}) as { exitCode?: number | null; signal?: string | null };

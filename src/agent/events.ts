@@ -40,6 +40,10 @@ export type AgentEvent =
       transcript?: ToolDisplay[];
       /** Exit of a live terminal started with `liveTerminal`. */
       terminalExit?: { terminalId: string; exitCode: number | null; signal: string | null };
+      /** From now on the call's output streams as `tool_output` (a background process). */
+      liveTerminal?: { terminalId: string; cwd: string };
+      /** Progress text for editors that do not show live terminals; others ignore it. */
+      fallbackOnly?: boolean;
       parentToolCallId?: string;
     }
   | { type: "tool_output"; toolCallId: string; terminalId: string; data: string; parentToolCallId?: string }

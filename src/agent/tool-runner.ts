@@ -141,6 +141,11 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
   if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
 
   const display = result.display ?? toDisplay(result.content);
+  if (result.background) {
+    // The process outlives this call: the editor keeps it in progress; its output and exit follow.
+    env.emit({ type: "tool_call_update", toolCallId, content: display, liveTerminal: { terminalId: toolCallId, cwd: env.context.cwd }, ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}), parentToolCallId: parent });
+    return outcome(request, result, false);
+  }
   env.emit({
     type: "tool_call_update",
     toolCallId,

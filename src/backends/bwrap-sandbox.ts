@@ -1,3 +1,4 @@
+import type { BackgroundSpawnSpec } from "./background-processes.js";
 import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { homedir } from "node:os";
@@ -103,10 +104,18 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
     });
   }
 
+  function backgroundSpec(command: string, cwd = roots[0]!): BackgroundSpawnSpec | string {
+    const problem = checkWorkingDirectory(cwd);
+    if (problem) return problem;
+    if (!visible.some((p) => isInside(p, resolve(cwd)))) return `working directory is outside the sandbox: ${cwd}`;
+    return { file: bwrap, args: [...buildBwrapArgs(mounts, resolve(cwd)), "--", shell, "-c", command], cwd, env };
+  }
+
   return withFileOperations(files, {
     id: options.id ?? `bwrap:${roots[0]}`,
     roots,
     execute,
+    backgroundSpec,
     sandboxArgs: (cwd: string) => buildBwrapArgs(mounts, resolve(cwd)),
   });
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createFilesystemBackend } from "./filesystem-backend.js";
+import type { BackgroundSpawnSpec } from "./background-processes.js";
 import { runCommand, type SpawnProcessFn } from "./process-runner.js";
 import type { BackendProtocol, ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./protocol.js";
 import { buildShellEnv, type ShellEnvPolicy } from "./shell-env.js";
@@ -89,7 +90,11 @@ export function createLocalShellBackend(options: LocalShellBackendOptions): Loca
     });
   }
 
-  return withFileOperations(files, { id: options.id ?? `local:${rootDir}`, rootDir, execute });
+  function backgroundSpec(command: string, cwd = rootDir): BackgroundSpawnSpec | string {
+    return checkWorkingDirectory(cwd) ?? { file: shell, args: ["-c", command], cwd, env };
+  }
+
+  return withFileOperations(files, { id: options.id ?? `local:${rootDir}`, rootDir, execute, backgroundSpec });
 }
 
 /** A sandbox backend whose file operations are those of `files`. */

@@ -1,3 +1,4 @@
+import type { BackgroundSpawnSpec } from "./background-processes.js";
 // Backend protocol V2 (reference/system-inventory.md §2), in our camelCase. Every operation returns a
 // structured result: a missing file, a denied path or no match is a result with `error`, never a
 // throw. Paths are absolute; backends that own a virtual tree (state, store) see "/"-rooted keys.
@@ -106,6 +107,11 @@ export interface SandboxBackendProtocol extends BackendProtocol {
    */
   readonly outputMode?: "stream" | "editor-terminal";
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResponse>;
+  /**
+   * How to start `command` as a long-running background process (execute with background: true);
+   * absent where commands cannot outlive a call (editor terminals). A string is why it cannot start.
+   */
+  backgroundSpec?(command: string, cwd?: string): BackgroundSpawnSpec | string;
 }
 
 export function isSandboxBackend(backend: BackendProtocol): backend is SandboxBackendProtocol {

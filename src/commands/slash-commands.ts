@@ -62,6 +62,17 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       },
     },
     {
+      name: "ps",
+      description: "List the background processes of this session; `/ps stop ID` stops one",
+      hint: "stop ID",
+      async run(session, args) {
+        const stop = /^stop\s+(\S+)$/.exec(args);
+        if (stop) return { kind: "reply", text: await session.background.stopById(stop[1]!) };
+        if (args) return { kind: "reply", text: "Usage: `/ps` to list, `/ps stop ID` to stop one." };
+        return { kind: "reply", text: session.background.describe(new Date()) };
+      },
+    },
+    {
       name: "reload",
       description: "Re-read skills, memory, subagents, plugins, hooks, MCP config and config.toml",
       async run(session, _args, context) {

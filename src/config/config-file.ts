@@ -53,6 +53,10 @@ const sections = {
      * Results over [offload] tool_result_chars go to /large_tool_results/, so the model can read all of it.
      */
     capture_chars: z.number().int().positive().default(2_000_000),
+    /** Background processes (execute with background: true) running at once per session. */
+    max_background_processes: z.number().int().positive().default(8),
+    /** Output kept per background process; process_output returns the newest. */
+    background_output_chars: z.number().int().positive().default(200_000),
   }),
   sandbox: z.strictObject({
     kind: z.enum(["none", "bwrap"]).default("none"),

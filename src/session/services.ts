@@ -55,6 +55,8 @@ export type SessionCollaborators = {
    * the editor cannot show it now; it is then shown at the start of the next turn.
    */
   notify?: (event: SessionEvent) => boolean;
+  /** Delivers tool-call updates of background processes at any time (they outlive their turn). */
+  updates?: (event: SessionEvent) => void;
   /** What a /reload would apply, after each watched change; "" after /reload (ACP shows it on /reload). */
   onReloadPending?: (summary: string) => void;
 };

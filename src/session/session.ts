@@ -1,3 +1,4 @@
+import { createSessionBackground, type SessionBackground } from "./background.js";
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
@@ -46,6 +47,8 @@ export class Session {
   private readonly services: SessionServices;
   private readonly approver: Approver;
   private readonly questioner: Questioner | undefined;
+  /** Processes started with execute {background: true}; they outlive turns, not the session. */
+  readonly background: SessionBackground;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
@@ -78,6 +81,7 @@ export class Session {
     this.services = options.services;
     this.approver = options.approver;
     this.questioner = options.questioner;
+    this.background = createSessionBackground({ sink: (event) => options.updates?.(event) });
     this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
@@ -262,6 +266,7 @@ export class Session {
     if (!(await this.turns.close())) return;
     await this.recorder?.flush().catch(() => undefined);
     await this.extensions.close();
+    await this.background.close();
     const workspace = await this.workspace?.catch(() => undefined);
     await workspace?.dispose();
   }
@@ -317,6 +322,7 @@ export class Session {
           },
         },
         questioner: this.questioner,
+        background: this.background.prepare(config.shell, workspace.shell),
         record: {
           prompt: (message, shown) => {
             this.recorder?.user(messageId, [...shown], message);

@@ -26,6 +26,8 @@ export type Workspace = {
   backend: BackendProtocol;
   /** Absent when the session cannot run commands (a sandbox was asked for but is unavailable). */
   executor?: SandboxBackendProtocol;
+  /** The agent's own shell (local or bubblewrap, never an editor terminal): background processes run here. */
+  shell?: SandboxBackendProtocol;
   /** Route prefixes of the agent's own storage (/memories/, /large_tool_results/, ...). */
   virtualPrefixes: string[];
   /** Session-scoped stores by route prefix; their files are saved with the session. */
@@ -133,6 +135,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   return {
     backend: createGuardedBackend(composite, rules.items),
     executor,
+    ...(shell ? { shell } : {}),
     virtualPrefixes: [...composite.routePrefixes],
     stateBackends,
     rules: rules.items,

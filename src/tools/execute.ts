@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./define-tool.js";
 import type { ExecuteResponse, SandboxBackendProtocol } from "../backends/protocol.js";
-import type { ToolResult } from "./types.js";
+import type { ToolContext, ToolResult } from "./types.js";
 import { truncationMarker } from "../backends/output-buffer.js";
 import { pick } from "./hook-input.js";
 
@@ -10,6 +10,10 @@ const MAX_TIMEOUT_SECONDS = 600;
 const schema = z.object({
   command: z.string().min(1).describe("Shell command line to run"),
   timeout: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe("Timeout in seconds (default 120, max 600)"),
+  background: z
+    .boolean()
+    .optional()
+    .describe("Start a long-running process (dev server, watcher, long test run) and return at once with its id; read it with process_output, stop it with process_stop"),
 });
 
 /** Whether output reaches us chunk by chunk (local or sandboxed shell) rather than living in an editor terminal. */
@@ -22,7 +26,7 @@ export function createExecuteTool() {
     name: "execute",
     hookName: "Bash",
     // Claude's Bash timeout is in milliseconds, ours in seconds.
-    hookInput: (i) => pick({ command: i.command, timeout: typeof i.timeout === "number" ? i.timeout * 1000 : undefined }),
+    hookInput: (i) => pick({ command: i.command, timeout: typeof i.timeout === "number" ? i.timeout * 1000 : undefined, run_in_background: i.background }),
     kind: "execute",
     effect: "execute",
     streamsOutput: true,
@@ -38,6 +42,7 @@ export function createExecuteTool() {
       return { title: input.command, locations: [] };
     },
     async execute(input, ctx): Promise<ToolResult> {
+      if (input.background) return startBackground(input.command, ctx);
       if (!ctx.executor) {
         return { content: [{ type: "text", text: "Error: Execution not available. This session cannot run commands." }], isError: true };
       }
@@ -85,4 +90,14 @@ function headAndTail(text: string, maxChars: number): string {
   const head = Math.floor(maxChars / 2);
   const tail = maxChars - head;
   return text.slice(0, head) + truncationMarker(text.length - head - tail) + text.slice(text.length - tail);
+}
+
+function startBackground(command: string, ctx: ToolContext): ToolResult {
+  const started = ctx.background?.launch(command, ctx.cwd, ctx.toolCallId, ctx.signal) ?? "background processes are not available in this session";
+  if (typeof started === "string") return { content: [{ type: "text", text: `Error: ${started}` }], isError: true };
+  const text = [
+    `Started background process ${started.id} (pid ${started.pid ?? "?"}). It keeps running after this call; the session owns it.`,
+    `Read its new output with process_output {"id": "${started.id}"}; stop it with process_stop {"id": "${started.id}"}.`,
+  ].join("\n");
+  return { content: [{ type: "text", text }], background: true, rawOutput: { id: started.id, pid: started.pid ?? null } };
 }

@@ -9,6 +9,7 @@ import type { AnyTool } from "./types.js";
 import { createWriteFileTool } from "./write-file.js";
 import { createWriteTodosTool } from "./write-todos.js";
 import { createAskUserTool } from "./ask-user.js";
+import { createProcessOutputTool, createProcessStopTool } from "./processes.js";
 import { createWebFetchTool } from "./web-fetch.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 
@@ -55,7 +56,7 @@ export function builtinTools(options: BuiltinToolOptions): AnyTool[] {
     createGlobTool(),
     createGrepTool(),
   ];
-  if (options.canExecute) tools.push(createExecuteTool());
+  if (options.canExecute) tools.push(createExecuteTool(), createProcessOutputTool(), createProcessStopTool());
   tools.push(createWriteTodosTool(), createAskUserTool());
   return tools;
 }

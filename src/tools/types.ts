@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { BackgroundExit, BackgroundProcessInfo, BackgroundRead } from "../backends/background-processes.js";
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { UserContent } from "../model/types.js";
 
@@ -55,7 +56,21 @@ export type ToolResult = {
    * when the user can only answer with their next prompt).
    */
   endTurnWith?: string;
+  /**
+   * The call started a background process: its tool call stays in progress in the editor (with live
+   * output) after the model got this result, until the process exits or is stopped.
+   */
+  background?: boolean;
 };
+
+/** The session's background processes, as tools see them. */
+export interface BackgroundHost {
+  /** Starts `command`; its live output and exit are shown on tool call `toolCallId`. A string is why it did not start. */
+  launch(command: string, cwd: string, toolCallId: string, signal: AbortSignal): BackgroundProcessInfo | string;
+  read(id: string, maxChars: number): BackgroundRead | undefined;
+  stop(id: string): Promise<BackgroundExit | undefined>;
+  list(): BackgroundProcessInfo[];
+}
 
 /** A question for the user (ask_user, or an MCP server's elicitation). */
 export type UserQuestion = {
@@ -147,6 +162,8 @@ export interface ToolContext {
   callTool?(name: string, input: unknown): Promise<ToolResult>;
   /** Runs a subagent as a child of this call and returns its final answer. */
   runSubagent?(request: SubagentRequest): Promise<ToolResult>;
+  /** Long-running processes owned by the session (execute with background: true). */
+  background?: BackgroundHost;
   /** Asks the user; absent when nothing can show a question (then ask_user ends the turn). */
   askUser?(question: UserQuestion): Promise<UserAnswer>;
 }

@@ -1,3 +1,4 @@
+import type { BackgroundHost } from "../tools/types.js";
 import { randomUUID } from "node:crypto";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import { runTurn, type TurnOptions } from "../agent/loop.js";
@@ -44,6 +45,8 @@ export type PromptTurnInput = {
   gate: TurnGate;
   /** Shows ask_user questions; absent = the model asks in the conversation. */
   questioner?: TurnOptions["questioner"];
+  /** The session's background processes (execute with background: true). */
+  background?: BackgroundHost;
   record: TurnRecord;
   /** The turn's events (recorded and shown). */
   emit(event: AgentEvent): void;
@@ -91,6 +94,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
       roots: input.session.roots,
       backend: workspace.backend,
       executor: workspace.executor,
+      ...(input.background ? { background: input.background } : {}),
       limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
     },
     mode: input.session.mode,

@@ -29,15 +29,17 @@ const hookInput = (name: string, input: Record<string, unknown>) => {
 };
 
 describe("the tool registry", () => {
-  it("reserves the name of every built-in tool, and only those (plus the background-process tools)", () => {
+  it("reserves the name of every built-in tool, and only those", () => {
     const names = everyBuiltinTool().map((t) => t.name);
     expect(names.filter((n) => !BUILTIN_TOOL_NAMES.includes(n))).toEqual([]);
-    expect(BUILTIN_TOOL_NAMES.filter((n) => !names.includes(n))).toEqual(["process_output", "process_stop"]);
+    expect(BUILTIN_TOOL_NAMES.filter((n) => !names.includes(n))).toEqual([]);
   });
 
   it("gives every built-in tool its Claude Code wire name", () => {
     expect(Object.fromEntries(everyBuiltinTool().map((t) => [t.name, t.hookName]))).toEqual({
       execute: "Bash",
+      process_output: "BashOutput",
+      process_stop: "KillShell",
       write_file: "Write",
       edit_file: "Edit",
       read_file: "Read",
