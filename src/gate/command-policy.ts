@@ -98,7 +98,6 @@ export function commandPathArguments(command: string, cwd: string): string[] {
     if (value === "") continue;
     candidates.push(isAbsolute(value) ? resolve(value) : resolve(cwd, value));
   }
-  if (words.program.includes("/")) candidates.push(isAbsolute(words.program) ? resolve(words.program) : resolve(cwd, words.program));
   return candidates;
 }
 
