@@ -37,7 +37,7 @@ export function createAcpServer(options: AcpServerOptions) {
       // session/new sent straight after initialize is answered first (session/new loads the
       // layer itself), and an editor that pauses finds it warm.
       setTimeout(() => void services.config().then(() => services.models.choices()).catch(() => undefined), 0);
-      setTimeout(() => loadSessionLayer().catch((error) => logger.error("cannot load the session layer", error)), SESSION_LAYER_PREFETCH_DELAY_MS).unref();
+      setTimeout(() => void loadSessionLayer().catch((error) => logger.error("cannot load the session layer", error)), SESSION_LAYER_PREFETCH_DELAY_MS).unref();
       return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
     });
   app = registerAuthHandlers(app, state);

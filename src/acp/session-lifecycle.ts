@@ -2,8 +2,8 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import { ForkPointError, RewindError } from "../session/errors.js";
-import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../transcript/index.js";
+import { InvalidSessionIdError } from "../transcript/index.js";
+import { mapErrors } from "./errors.js";
 import { loadSessionLayer, type ConnectionState, type LiveSession } from "./connection-state.js";
 import { META_KEY } from "./translate.js";
 
@@ -44,13 +44,8 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       return existing;
     }
     const { createSession } = await loadSessionLayer();
-    let opened;
-    try {
-      opened = await createSession(services, { kind: "open", id: sessionId, cwd, additionalDirectories }, state.bind(client, mcpServers));
-    } catch (error) {
-      if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(sessionId);
-      throw error;
-    }
+    const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories };
+    const opened = await mapErrors({ sessionId }, () => createSession(services, source, state.bind(client, mcpServers)));
     const entry = state.register(client, opened.session);
     opened.session.warmUp();
     if (replay) state.replay(entry, opened.replay);
@@ -102,37 +97,26 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const messageId = typeof own.messageId === "string" ? own.messageId : typeof meta.messageId === "string" ? meta.messageId : undefined;
       await state.sessions.get(params.sessionId)?.session.records(); // flush a live source first
       const { createSession } = await loadSessionLayer();
-      let opened;
-      try {
-        const source = { kind: "fork" as const, sourceId: params.sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId };
-        opened = await createSession(services, source, state.bind(client, params.mcpServers));
-      } catch (error) {
-        if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) throw acp.RequestError.sessionNotFound(params.sessionId);
-        if (error instanceof ForkPointError) throw acp.RequestError.invalidParams({ messageId }, error.message);
-        throw error;
-      }
+      const source = { kind: "fork" as const, sourceId: params.sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId };
+      const opened = await mapErrors({ sessionId: params.sessionId, messageId }, () => createSession(services, source, state.bind(client, params.mcpServers)));
       const entry = state.register(client, opened.session);
       opened.session.warmUp();
       state.announceCommands(entry);
       return { sessionId: opened.session.id, ...(await state.config(opened.session)) };
     })
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
-      try {
-        const page = await services.sessions.list({ ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) });
-        return {
-          sessions: page.sessions.map((s) => ({
-            sessionId: s.id,
-            cwd: s.cwd,
-            ...(s.additionalDirectories.length ? { additionalDirectories: s.additionalDirectories } : {}),
-            ...(s.title ? { title: s.title } : {}),
-            updatedAt: s.updatedAt,
-          })),
-          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-        };
-      } catch (error) {
-        if (error instanceof InvalidCursorError) throw acp.RequestError.invalidParams({ cursor: params.cursor }, "invalid cursor");
-        throw error;
-      }
+      const query = { ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) };
+      const page = await mapErrors({ cursor: params.cursor ?? undefined }, () => services.sessions.list(query));
+      return {
+        sessions: page.sessions.map((s) => ({
+          sessionId: s.id,
+          cwd: s.cwd,
+          ...(s.additionalDirectories.length ? { additionalDirectories: s.additionalDirectories } : {}),
+          ...(s.title ? { title: s.title } : {}),
+          updatedAt: s.updatedAt,
+        })),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
     })
     .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
       await state.close(params.sessionId);
@@ -151,12 +135,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     })
     .onRequest(REWIND_METHOD, rewindParams, async ({ params }) => {
       const entry = state.live(params.sessionId);
-      try {
-        const report = await entry.session.rewind(params.messageId);
-        return { restoredFiles: report.restored, notRestored: report.notRestored };
-      } catch (error) {
-        if (error instanceof RewindError) throw acp.RequestError.invalidParams({ messageId: params.messageId }, error.message);
-        throw error;
-      }
+      const report = await mapErrors({ messageId: params.messageId }, () => entry.session.rewind(params.messageId));
+      return { restoredFiles: report.restored, notRestored: report.notRestored };
     });
 }

@@ -42,7 +42,8 @@ export class ExtensionHost {
   private readonly hookGrants = new Set<string>();
   /** Project MCP servers a headless run has already said it skipped. */
   private readonly skippedReported = new Set<string>();
-  private unwatch: (() => void) | undefined;
+  /** Stops watching; resolves once the watcher let go of the files. */
+  private unwatch: (() => Promise<void>) | undefined;
   private stale = false;
   private pending: PendingChanges | undefined;
   private turnSink: ((event: AgentEvent) => void) | undefined;
@@ -115,7 +116,7 @@ export class ExtensionHost {
   }
 
   async close(): Promise<void> {
-    this.unwatch?.();
+    await this.unwatch?.().catch(() => undefined);
     const extensions = await this.loading?.catch(() => undefined);
     if (extensions?.hooks.hasHandlers("SessionEnd")) await extensions.hooks.run("SessionEnd", { reason: "other" }).catch(() => undefined);
     await closeExtensions(extensions);
@@ -149,7 +150,8 @@ export class ExtensionHost {
   }
 
   private watch(extensions: Extensions): void {
-    this.unwatch?.();
+    // A reload re-subscribes at once; the old subscription winds down on its own.
+    void this.unwatch?.().catch(() => undefined);
     const { services, projectRoot } = this.options;
     const targets = sessionWatchTargets({ user: services.paths, projectRoot, plugins: extensions.plugins });
     const pending = createPendingChanges({ skillRoots: skillRootsOf(targets), loadedSkillDirs: extensions.skills.items.map((skill) => skill.dir) });

@@ -7,7 +7,7 @@ import { basename, isAbsolute, resolve } from "node:path";
 // never with options that run code or write elsewhere, never when an argument leads outside the
 // roots, and for programs that read or copy the files they are given only for those exact files.
 
-const METACHARACTERS = /[;&|<>`$(){}\\\n*?!#~\[\]'"]/;
+const METACHARACTERS = /[;&|<>`$(){}\\\n*?!#~[\]'"]/;
 
 /** Programs whose next word names the real action (`git push` is not `git status`). */
 const SUBCOMMAND_PROGRAMS = new Set([
@@ -98,7 +98,6 @@ export function commandPathArguments(command: string, cwd: string): string[] {
     if (value === "") continue;
     candidates.push(isAbsolute(value) ? resolve(value) : resolve(cwd, value));
   }
-  if (words.program.includes("/")) candidates.push(isAbsolute(words.program) ? resolve(words.program) : resolve(cwd, words.program));
   return candidates;
 }
 

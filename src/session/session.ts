@@ -262,7 +262,11 @@ export class Session {
     const cut = records.findIndex((r) => r.t === "user" && r.id === messageId);
     if (cut < 0) throw new RewindError(`no user message ${messageId} in session ${this.id}`);
     const workspace = await this.ensureWorkspace();
-    const report = await restoreFiles(fileChanges(records.slice(cut)), workspace.backend);
+    const report = await restoreFiles(fileChanges(records.slice(cut)), workspace.backend, {
+      roots: workspace.roots,
+      virtualPrefixes: workspace.virtualPrefixes,
+      localPaths: !workspace.remote,
+    });
     const kept = records.slice(0, cut);
     await this.services.sessions.rewrite(this.id, kept as unknown as Record<string, unknown>[]);
     const restored = restoreSession(kept);

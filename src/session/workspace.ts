@@ -133,7 +133,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   for (const d of diagnostics) options.logger.warn(`${d.source}: ${d.message}`);
 
   return {
-    backend: createGuardedBackend(composite, rules.items),
+    backend: createGuardedBackend(composite, rules.items, { localPaths: !remote }),
     executor,
     ...(shell ? { shell } : {}),
     virtualPrefixes: [...composite.routePrefixes],

@@ -1,4 +1,6 @@
+import { runWithApprovedTargets } from "../backends/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
+import { decideRestore, type RestoreScope } from "../gate/restore.js";
 import { errorMessage } from "../util/errors.js";
 import type { SessionRecord } from "./restore.js";
 
@@ -23,15 +25,24 @@ export function fileChanges(records: readonly SessionRecord[]): FileChange[] {
 
 /**
  * Undoes the agent's edits newest first. A file is restored only when it still holds exactly what
- * the agent wrote: if anyone changed it since, it is left alone and reported, never clobbered.
+ * the agent wrote: if anyone changed it since, it is left alone and reported, never clobbered. Only
+ * what the gate allows without a dialog is touched (src/gate/restore.ts: real paths inside the
+ * session's current roots); the rest is reported as not restored.
  */
-export async function restoreFiles(changes: readonly FileChange[], backend: BackendProtocol): Promise<RewindReport> {
+export async function restoreFiles(changes: readonly FileChange[], backend: BackendProtocol, scope: RestoreScope): Promise<RewindReport> {
   const report: RewindReport = { restored: [], notRestored: [] };
   const expected = new Map<string, string | null>();
   const skipped = new Set<string>();
   for (const change of [...changes].reverse()) {
     if (skipped.has(change.path)) continue;
-    const current = expected.has(change.path) ? expected.get(change.path)! : await currentText(backend, change.path);
+    const allowed = await decideRestore(change.path, scope);
+    if (!allowed.ok) {
+      skipped.add(change.path);
+      report.notRestored.push({ path: change.path, reason: allowed.reason });
+      continue;
+    }
+    const pinned = <T>(work: () => Promise<T>) => runWithApprovedTargets(allowed.approved, work);
+    const current = expected.has(change.path) ? expected.get(change.path)! : await pinned(() => currentText(backend, change.path));
     if (current !== change.after) {
       skipped.add(change.path);
       report.notRestored.push({ path: change.path, reason: current === null ? "deleted since the agent wrote it" : "changed since the agent wrote it" });
@@ -39,10 +50,10 @@ export async function restoreFiles(changes: readonly FileChange[], backend: Back
     }
     try {
       if (change.before === null) {
-        const removed = await backend.delete?.(change.path);
+        const removed = await pinned(async () => backend.delete?.(change.path));
         if (!backend.delete || removed?.error) throw new Error(removed?.error ?? "this backend cannot delete files");
       } else {
-        const written = await backend.write(change.path, change.before);
+        const written = await pinned(() => backend.write(change.path, change.before!));
         if (written.error) throw new Error(written.error);
       }
       expected.set(change.path, change.before);

@@ -148,6 +148,23 @@ describe("durable sessions", () => {
     await expect(h.agent.request("_deep-acp/session/rewind", { sessionId, messageId: "nope" })).rejects.toMatchObject({ code: -32602 });
   });
 
+  it("rewinds only files inside the session's current folders: after a load with another cwd the old project is left alone", async () => {
+    const h = await agent();
+    const { sessionId, second } = await converse(h);
+    const userMessageId = (second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"].userMessageId;
+    const elsewhere = await mkdtemp(join(tmpdir(), "deep-acp-sessions-elsewhere-"));
+    try {
+      const loader = await agent();
+      await loader.agent.request("session/load", { sessionId, cwd: elsewhere, mcpServers: [] });
+      const report = await loader.agent.request<{ restoredFiles: string[]; notRestored: Array<{ path: string; reason: string }> }>("_deep-acp/session/rewind", { sessionId, messageId: userMessageId });
+      expect(report.restoredFiles).toEqual([]);
+      expect(report.notRestored).toEqual([{ path: join(project, "a.txt"), reason: expect.stringContaining("outside the session's current folders") }]);
+      expect(await readFile(join(project, "a.txt"), "utf8")).toBe("two\n");
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it("deletes idempotently and forgets the session", async () => {
     const h = await agent();
     const { sessionId } = await converse(h);

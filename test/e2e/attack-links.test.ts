@@ -105,7 +105,7 @@ function hostileCalls(): Call[] {
   ];
 }
 
-async function runAttack(mode: "default" | "accept-edits", calls: Call[], capabilities: unknown = {}) {
+async function runAttack(mode: "default" | "accept-edits" | "bypass", calls: Call[], capabilities: unknown = {}) {
   const editor = createFakeEditor({
     permission: (m) => {
       dialogs.push(m);
@@ -164,6 +164,30 @@ describe("attack: links out of the project", () => {
       await expectNoEscape(editor);
     });
   }
+
+  // A hard link has no "real" other name to check a rule against: outside bypass it asks (above);
+  // in bypass only the rule on the name used applies (documented in docs/configuration.md).
+  it("a deny rule on the real path holds through every symbolic link, even in bypass", async () => {
+    await mkdir(join(home, ".deepagents"), { recursive: true });
+    await writeFile(join(home, ".deepagents", "config.toml"), `[[permissions]]\noperations = ["read", "write"]\npaths = ["${join(home, ".ssh")}/**"]\nmode = "deny"\n`);
+    const p = (name: string) => join(project, name);
+    await runAttack("bypass", [
+      ...["link.txt", "rel.txt", "chain.txt", "dirlink/id_rsa", "clone/leak"].map((f): Call => ["read_file", { file_path: p(f) }]),
+      ["grep", { pattern: "SECRET", path: p("dirlink") }],
+      ["grep", { pattern: "SECRET", path: p("link.txt") }],
+      ["glob", { pattern: "*", path: p("dirlink") }],
+      ["ls", { path: p("dirlink") }],
+      ["write_file", { file_path: p("link.txt"), content: "PWNED" }],
+      ["write_file", { file_path: p("dirlink/authorized_keys"), content: "PWNED" }],
+      ["edit_file", { file_path: p("chain.txt"), old_string: "SECRET", new_string: "PWNED" }],
+      ["delete", { file_path: p("dirlink/id_rsa") }],
+    ]);
+    expect(dialogs).toHaveLength(0);
+    const sent = JSON.stringify(model.requests.map((r) => r.body));
+    expect(sent.includes(SSH_SECRET)).toBe(false);
+    expect(await readFile(join(home, ".ssh", "id_rsa"), "utf8")).toBe(`${SSH_SECRET}\n`);
+    expect((await readdir(join(home, ".ssh"))).sort()).toEqual(["id_rsa"]);
+  });
 
   it("names the real target in the dialog when a link leads there", async () => {
     await runAttack("accept-edits", [["read_file", { file_path: join(project, "link.txt") }]]);

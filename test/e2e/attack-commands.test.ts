@@ -1,0 +1,143 @@
+// Attack suite, commands and protected files: "always allow" must cover exactly what the dialog
+// said, files that decide what runs are never changed without a dialog, and a remembered command
+// approval ends when the agent edits what that command runs. Built binary, fake model.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
+import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+
+let model: FakeModelServer;
+let base: string;
+let home: string;
+let project: string;
+let agent: AgentProcess | undefined;
+let dialogs: JsonRpcMessage[];
+
+beforeAll(async () => {
+  model = await createFakeModelServer();
+});
+afterAll(async () => {
+  await model.close();
+});
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-attack-cmd-")));
+  home = join(base, "home");
+  project = join(base, "project");
+  await mkdir(home);
+  await mkdir(project);
+  execFileSync("git", ["init", "-q"], { cwd: project, env: { PATH: process.env.PATH, HOME: home } });
+  await writeFile(join(project, "package.json"), JSON.stringify({ name: "p", version: "1.0.0", scripts: { test: "echo tested" } }, null, 2));
+  dialogs = [];
+});
+afterEach(async () => {
+  await agent?.stop();
+  agent = undefined;
+  await rm(base, { recursive: true, force: true });
+});
+
+type Call = [name: string, input: Record<string, unknown>];
+type Choice = (dialog: JsonRpcMessage) => "allow_always" | "allow_once" | "reject_once";
+
+async function session(mode: "default" | "accept-edits", choose: Choice = () => "reject_once") {
+  agent = await startAgentProcess({
+    cwd: project,
+    env: { HOME: home, ANTHROPIC_API_KEY: "sk-ant-cmd", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    onRequest: (m) => {
+      if (m.method !== "session/request_permission") throw new Error(`unexpected ${m.method}`);
+      dialogs.push(m);
+      const wanted = choose(m);
+      const option = m.params.options.find((o: { kind: string }) => o.kind === wanted) ?? m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
+      return { outcome: { outcome: "selected", optionId: option.optionId } };
+    },
+  });
+  await agent.initialize({});
+  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
+  await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
+  return async (calls: Call[]) => {
+    let next = 0;
+    model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
+    const response = await agent!.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "go" }] });
+    expect(response.result.stopReason).toBe("end_turn");
+  };
+}
+
+const offersAlways = (dialog: JsonRpcMessage) => dialog.params.options.some((o: { kind: string }) => o.kind === "allow_always");
+const commandOf = (dialog: JsonRpcMessage) => String(dialog.params.toolCall.rawInput?.command ?? "");
+
+describe("attack: command approvals", () => {
+  it("never offers 'always' for wrappers, interpreters, dangerous options or paths outside the project", async () => {
+    const marker = join(base, "ran");
+    const hostile = [
+      `env touch ${marker}`,
+      `timeout 5 touch ${marker}`,
+      "xargs echo",
+      `sh -c touch`,
+      `node -e 1`,
+      `python3 -c 1`,
+      `npx cowsay`,
+      `find . -name x -delete`,
+      `find ${base} -name x`,
+      `git diff --output=${marker}`,
+      `git -c core.pager=cat log`,
+      `git -C ${base} status`,
+      `npm test --script-shell=${marker}`,
+      `cat ${join(home, "x")}`,
+      `git config core.fsmonitor x`,
+      `${join(base, "git")} status`,
+    ];
+    const run = await session("default");
+    await run(hostile.map((command) => ["execute", { command }]));
+    expect(dialogs.map(commandOf)).toEqual(hostile);
+    expect(dialogs.filter(offersAlways).map(commandOf)).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("'always' for git --version and /usr/bin/git status covers only what the dialog said", async () => {
+    const run = await session("default", (d) => (["git --version", "/usr/bin/git status"].includes(commandOf(d)) ? "allow_always" : "reject_once"));
+    await run([
+      ["execute", { command: "git --version" }],
+      ["execute", { command: "/usr/bin/git status" }],
+      // Covered: exactly the same command, and git status by its plain name.
+      ["execute", { command: "git --version" }],
+      ["execute", { command: "git status" }],
+      // Not covered.
+      ["execute", { command: "git log" }],
+      ["execute", { command: "git status --porcelain; touch x" }],
+    ]);
+    expect(dialogs.map(commandOf)).toEqual(["git --version", "/usr/bin/git status", "git log", "git status --porcelain; touch x"]);
+    expect(dialogs[0]!.params.options.find((o: { kind: string }) => o.kind === "allow_always").name).toContain("git --version");
+    expect(existsSync(join(project, "x"))).toBe(false);
+  });
+
+  it("a remembered `npm test` asks again after the agent edits package.json", async () => {
+    const run = await session("accept-edits", (d) => (commandOf(d) === "npm test" && dialogs.length === 1 ? "allow_always" : "reject_once"));
+    await run([
+      ["execute", { command: "npm test" }],
+      ["execute", { command: "npm test" }],
+      ["edit_file", { file_path: join(project, "package.json"), old_string: "echo tested", new_string: "echo changed" }],
+      ["execute", { command: "npm test" }],
+    ]);
+    // The first run asked and was remembered; the second did not ask; the edit (accept-edits) did
+    // not ask; the run after it asked again.
+    expect(dialogs.map(commandOf)).toEqual(["npm test", "npm test"]);
+    expect(await readFile(join(project, "package.json"), "utf8")).toContain("echo changed");
+  });
+});
+
+describe("attack: files that decide what runs", () => {
+  it("asks before changing protected paths in accept-edits and never offers 'always'", async () => {
+    const protectedFiles = [".git/config", ".git/hooks/pre-commit", ".deepagents/hooks.json", ".mcp.json", ".vscode/tasks.json", ".claude/settings.json", ".envrc", ".npmrc", ".idea/workspace.xml"];
+    const run = await session("accept-edits", () => "allow_always");
+    const before = await readFile(join(project, ".git", "config"), "utf8");
+    await run(protectedFiles.map((f) => ["write_file", { file_path: join(project, f), content: "planted" }]));
+    expect(dialogs).toHaveLength(protectedFiles.length);
+    expect(dialogs.filter(offersAlways)).toEqual([]);
+    // "always" was not offered, so the rejecting fallback applied: nothing was written.
+    expect(await readFile(join(project, ".git", "config"), "utf8")).toBe(before);
+    for (const f of protectedFiles.slice(1)) expect(existsSync(join(project, f))).toBe(false);
+  });
+});
