@@ -50,7 +50,7 @@ for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with 
       expect(model.requests.at(-1)!.body.thinking).toEqual({ type: "enabled", budget_tokens: 12288 });
 
       const bad = await agent!.request("session/set_config_option", { sessionId: result.sessionId, configId: "thought_level", value: "extreme" });
-      expect(bad.error.message).toContain("Invalid params");
+      expect(bad.error!.message).toContain("Invalid params");
 
       await agent!.stop();
       await start(capabilities, { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
