@@ -343,7 +343,8 @@ export class Session {
             rules: workspace.rules,
             sandboxed: workspace.sandboxed,
             protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths),
-            localPaths: !workspace.remote,
+            // A remote workspace's links are followed on the remote.
+            ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
           },
         },
         questioner: this.questioner,
