@@ -1,5 +1,6 @@
-// Cold start: spawn -> initialize response, against a bare Node process answering the same line;
-// RSS after initialize; session/new latency.
+// Cold start, against a bare Node process answering the same lines. The headline is "ready": spawn ->
+// initialize answered -> session/new answered, which is what an editor waits for before the user can
+// type. Also initialize alone, RSS after initialize, and session/new latency in a warm process.
 import { build } from "esbuild";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,10 +17,13 @@ process.stdin.setEncoding("utf8");
 let buf = "";
 process.stdin.on("data", (c) => {
   buf += c;
-  const i = buf.indexOf("\\n");
-  if (i < 0) return;
-  const msg = JSON.parse(buf.slice(0, i));
-  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: 1 } }) + "\\n");
+  let i;
+  while ((i = buf.indexOf("\\n")) >= 0) {
+    const msg = JSON.parse(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+    const result = msg.method === "initialize" ? { protocolVersion: 1 } : { sessionId: "s" };
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }) + "\\n");
+  }
 });
 process.stdin.on("end", () => process.exit(0));
 `;
@@ -58,6 +62,20 @@ async function timeInitialize(command: string, args: string[], env: NodeJS.Proce
   return { ms, rss };
 }
 
+/** What an editor waits for: spawn, initialize answered, then session/new answered. */
+async function timeReady(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  const start = performance.now();
+  const child = ndjsonChild(command, args, env);
+  child.send(INITIALIZE);
+  await child.next((m) => m.id === 1);
+  child.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd, mcpServers: [] } });
+  const answer = await child.next((m) => m.id === 2);
+  const ms = performance.now() - start;
+  if (!answer.result?.sessionId) throw new Error(`session/new failed: ${JSON.stringify(answer)}`);
+  await child.stop();
+  return ms;
+}
+
 export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
   const project = mkdtempSync(join(tmpdir(), "deep-acp-bench-project-"));
@@ -82,6 +100,13 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
       agentTimes.push(agent.ms);
       rss.push(agent.rss);
     }
+    const bareReady: number[] = [];
+    const agentReady: number[] = [];
+    await timeReady(process.execPath, [BINARY], env, project);
+    for (let i = 0; i < runs; i++) {
+      bareReady.push(await timeReady(process.execPath, [bare], env, project));
+      agentReady.push(await timeReady(process.execPath, [BINARY], env, project));
+    }
     const sessionNew: number[] = [];
     const agent = ndjsonChild(process.execPath, [BINARY], env);
     agent.send(INITIALIZE);
@@ -98,8 +123,12 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
     const bareMs = median(bareTimes);
     const sdkMs = median(sdkTimes);
     const agentMs = median(agentTimes);
+    const readyMs = median(agentReady);
+    const bareReadyMs = median(bareReady);
+    const spread = (values: number[], floor: number) => `ratio spread ${round(Math.min(...values) / floor, 2)}-${round(Math.max(...values) / floor, 2)}x over ${values.length} runs`;
     return [
-      { name: "startup.initialize", value: round(agentMs), unit: "ms", baseline: round(bareMs), ratio: round(agentMs / bareMs, 2), target: "<= 3x bare Node" },
+      { name: "startup.ready", value: round(readyMs), unit: "ms", baseline: round(bareReadyMs), ratio: round(readyMs / bareReadyMs, 2), target: "<= 1.6x bare Node", note: spread(agentReady, bareReadyMs) },
+      { name: "startup.initialize", value: round(agentMs), unit: "ms", baseline: round(bareMs), ratio: round(agentMs / bareMs, 2), target: "<= 1.5x bare Node", note: spread(agentTimes, bareMs) },
       {
         name: "startup.initialize-vs-sdk-floor",
         value: round(agentMs),
@@ -108,7 +137,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
         ratio: round(agentMs / sdkMs, 2),
         note: `an SDK-only agent is ${round(sdkMs / bareMs, 2)}x bare Node`,
       },
-      { name: "startup.rss-after-initialize", value: round(median(rss)), unit: "MB", target: "<= 90 MB" },
+      { name: "startup.rss-after-initialize", value: round(median(rss)), unit: "MB", target: "<= 55 MB" },
       { name: "session-new.latency", value: round(median(sessionNew), 2), unit: "ms", target: "<= 50 ms" },
     ];
   } finally {

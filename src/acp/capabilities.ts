@@ -1,4 +1,7 @@
-import * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+
+/** ACP v1, the only stable version (the SDK's PROTOCOL_VERSION; a value here keeps the SDK off the early handshake). */
+const PROTOCOL_VERSION = 1;
 
 /** How to start this agent again: the terminal-auth command is this plus `login`. */
 export type LaunchCommand = { command: string; args: string[] };
@@ -25,7 +28,7 @@ export function currentLaunch(): LaunchCommand {
  */
 export function buildInitializeResponse({ version, clientCapabilities, launch = currentLaunch() }: InitializeInput): acp.InitializeResponse {
   return {
-    protocolVersion: acp.PROTOCOL_VERSION,
+    protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },

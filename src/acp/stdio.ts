@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../util/logger.js";
+import type { EarlyPreface } from "./early-handshake.js";
 import { classifyLine, DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from "./inbound.js";
 import { createLineSplitter } from "./line-splitter.js";
 import { encodeMessage } from "./outbound.js";
@@ -56,6 +57,8 @@ export type StdioTransportOptions = {
    * answered; the caller ends it with close(). Default: close at once.
    */
   onInputEnd?: () => void;
+  /** What the early handshake read (and perhaps answered) before this transport existed. */
+  preface?: EarlyPreface;
 };
 
 export type StdioTransport = {
@@ -105,12 +108,33 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     return true;
   };
 
+  let earlyAnswer = options.preface?.answered;
+  // An editor answered early sends its next request at once, but the SDK rejects requests until its
+  // own initialize handler has answered; they wait here until it has.
+  let earlyDelivered = false;
+  const heldBack: acp.AnyMessage[] = [];
+  const enqueue = (message: acp.AnyMessage) => {
+    if (!earlyAnswer || ended) return controller.enqueue(message);
+    const record = message as Record<string, unknown>;
+    if (!earlyDelivered && record.method === "initialize" && record.id === earlyAnswer.id) {
+      earlyDelivered = true;
+      return controller.enqueue(message);
+    }
+    heldBack.push(message);
+  };
   const send = (message: unknown): Promise<void> => {
     const encoded = encodeMessage(message);
     const record = message as Record<string, unknown>;
     if (record && typeof record === "object" && !("method" in record) && "id" in record) {
       // Answers to requests that close() already failed are dropped: each request is answered once.
       if (!answered(record.id) && ended) return Promise.resolve();
+      if (earlyAnswer && record.id === earlyAnswer.id) {
+        // The early handshake already sent this answer; the SDK's must be the same bytes.
+        if (!encoded.ok || encoded.line !== earlyAnswer.line) logger.error(`initialize was answered early with ${earlyAnswer.line.trim()} but the SDK answers ${encoded.ok ? encoded.line.trim() : encoded.reason}`);
+        earlyAnswer = undefined;
+        for (const held of heldBack.splice(0)) controller.enqueue(held);
+        return Promise.resolve();
+      }
     }
     if (encoded.ok) return sink.write(encoded.line);
     logger.error(encoded.reason);
@@ -136,7 +160,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
           if (entry) entry.count++;
           else open.set(key, { id: message.id, method: message.method, count: 1 });
         }
-        controller.enqueue(message as acp.AnyMessage);
+        enqueue(message as acp.AnyMessage);
       }
     }
   };
@@ -157,6 +181,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     stopReading();
     if (ended) return;
     for (const { id, method, count } of open.values()) {
+      if (earlyAnswer && id === earlyAnswer.id) continue; // answered by the early handshake
       // A turn that did not wind down in time still ends the way the editor expects: cancelled.
       const outcome = method === "session/prompt" ? { result: { stopReason: "cancelled" } } : { error: { code: -32603, message: `Internal error: ${reason}` } };
       for (let i = 0; i < count; i++) void sink.write(encodeLine({ jsonrpc: "2.0", id, ...outcome }));
@@ -171,6 +196,13 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   const readable = new ReadableStream<acp.AnyMessage>({
     start(c) {
       controller = c;
+      const preface = options.preface;
+      if (preface) {
+        for (const chunk of preface.chunks) deliver(splitter.push(chunk));
+        if (preface.ended) return void queueMicrotask(onEnd);
+        // The early handshake paused stdin; a new listener alone would not restart it.
+        queueMicrotask(() => reading && input.resume());
+      }
       input.on("data", onData);
       input.on("end", onEnd);
       input.on("error", (error) => {

@@ -3,25 +3,44 @@ import { homedir } from "node:os";
 import { dirname } from "node:path";
 import { userPaths } from "../config/paths.js";
 import { envValue, type EnvLike, type StoredCredentials } from "../model/credentials.js";
+import { PROVIDERS as PROVIDER_INFO } from "../model/providers.js";
+import type { ProviderName } from "../model/types.js";
 import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
 import { errorMessage } from "../util/errors.js";
 import { readJsonObjectFile } from "../util/json-file.js";
 import type { CliOptions } from "./args.js";
 import { createTerminalPrompter, LoginCancelled, type LoginPrompter } from "./terminal-prompter.js";
 
-type Provider = "anthropic" | "openai" | "openai-compatible";
+/** Providers whose key `deep-acp login` stores (numbers 1-3 are kept stable for scripts). */
+type Provider = "anthropic" | "openai" | "openai-compatible" | "google" | "azure" | "openrouter" | "groq" | "mistral" | "deepseek" | "together";
 
 const PROVIDERS: ReadonlyArray<{ name: Provider; label: string }> = [
   { name: "anthropic", label: "Anthropic (Claude)" },
   { name: "openai", label: "OpenAI" },
   { name: "openai-compatible", label: "an OpenAI-compatible server (vLLM, LM Studio, llama.cpp, OpenRouter, ...)" },
+  { name: "google", label: "Google Gemini API" },
+  { name: "azure", label: "Azure OpenAI" },
+  { name: "openrouter", label: "OpenRouter" },
+  { name: "groq", label: "Groq" },
+  { name: "mistral", label: "Mistral" },
+  { name: "deepseek", label: "DeepSeek" },
+  { name: "together", label: "Together AI" },
 ];
 
-const KEY_VARS: Record<Provider, string> = {
-  anthropic: "ANTHROPIC_API_KEY",
-  openai: "OPENAI_API_KEY",
-  "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL",
+/** Providers that sign in with their own tools; login says how instead of storing anything. */
+const OWN_LOGIN: Partial<Record<ProviderName, string>> = {
+  bedrock: "AWS Bedrock uses the standard AWS credential chain: run `aws configure`, `aws sso login --profile NAME` (then set AWS_PROFILE), or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; set AWS_REGION. Nothing is stored by deep-acp.",
+  vertex: "Vertex AI uses Google application-default credentials: run `gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS to a service-account key), and set GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION. Nothing is stored by deep-acp.",
+  ollama: "Ollama needs no key: set OLLAMA_BASE_URL if it is not at http://127.0.0.1:11434.",
+  lmstudio: "LM Studio needs no key: set LMSTUDIO_BASE_URL if it is not at http://127.0.0.1:1234/v1.",
+  vllm: "vLLM: set VLLM_BASE_URL (and VLLM_API_KEY if the server was started with --api-key).",
+  "openai-responses": "openai-responses uses the OpenAI key: choose openai.",
 };
+
+/** The variable that overrides what login stores. */
+function keyVar(provider: Provider): string {
+  return provider === "openai-compatible" ? "OPENAI_COMPATIBLE_BASE_URL" : PROVIDER_INFO[provider].keyVars[0]!;
+}
 
 export type LoginOptions = {
   /** Default: createTerminalPrompter() on stdin/stderr. */
@@ -74,38 +93,66 @@ async function login(prompter: LoginPrompter, options: LoginOptions): Promise<nu
     return 1;
   }
 
-  prompter.say(`Store a model API key for deep-acp. Which provider?\n${PROVIDERS.map((p, i) => `  ${i + 1}) ${p.name.padEnd(18)} ${p.label}\n`).join("")}`);
+  prompter.say(
+    `Store a model API key for deep-acp. Which provider?\n${PROVIDERS.map((p, i) => `  ${String(i + 1).padStart(2)}) ${p.name.padEnd(18)} ${p.label}\n`).join("")}` +
+      `  (bedrock, vertex, ollama, lmstudio, vllm: type the name to see how they sign in)\n`,
+  );
   const answer = await prompter.ask("Provider [1]: ");
   if (answer === undefined) return nothingStored(prompter, "no provider chosen");
+  const own = OWN_LOGIN[answer.trim().toLowerCase() as ProviderName];
+  if (own) {
+    prompter.say(`${own}\n`);
+    return 1;
+  }
   const provider = pickProvider(answer.trim() || "1");
   if (!provider) {
     prompter.say(`Unknown provider "${answer.trim()}": answer 1-${PROVIDERS.length} or a name (${PROVIDERS.map((p) => p.name).join(", ")}).\n`);
     return 1;
   }
 
-  const entry = provider === "openai-compatible" ? await askCompatible(prompter, options, current.credentials) : await askKey(prompter, options, env, provider, current.credentials);
+  const entry =
+    provider === "openai-compatible"
+      ? await askCompatible(prompter, options, current.credentials)
+      : provider === "azure"
+        ? await askAzure(prompter, env, current.credentials)
+        : await askKey(prompter, options, env, provider, current.credentials);
   if (typeof entry === "number") return entry;
 
   const next: StoredCredentials = { ...current.credentials, ...entry };
   await ensurePrivateDir(dirname(path));
   await writeFileAtomic(path, JSON.stringify(next, null, 2) + "\n");
   prompter.say(`Saved to ${path} (readable only by you).\n`);
-  const override = envValue(env, KEY_VARS[provider]);
-  if (override !== undefined) prompter.say(`Note: ${KEY_VARS[provider]} is set in this environment and takes precedence over what was stored.\n`);
+  const override = envValue(env, keyVar(provider));
+  if (override !== undefined) prompter.say(`Note: ${keyVar(provider)} is set in this environment and takes precedence over what was stored.\n`);
   return 0;
 }
 
-async function askKey(prompter: LoginPrompter, options: LoginOptions, env: EnvLike, provider: "anthropic" | "openai", stored: StoredCredentials): Promise<StoredCredentials | number> {
-  const apiKey = (await prompter.ask(`${provider === "anthropic" ? "Anthropic" : "OpenAI"} API key (input hidden): `, { secret: true }))?.trim();
+async function askKey(prompter: LoginPrompter, options: LoginOptions, env: EnvLike, provider: Exclude<Provider, "openai-compatible" | "azure">, stored: StoredCredentials): Promise<StoredCredentials | number> {
+  const info = PROVIDER_INFO[provider];
+  const apiKey = (await prompter.ask(`${info.label} API key (input hidden): `, { secret: true }))?.trim();
   if (!apiKey) return nothingStored(prompter, "no key entered");
-  const baseEnv = provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
-  const base = envValue(env, baseEnv) ?? stored[provider]?.baseUrl ?? (provider === "anthropic" ? "https://api.anthropic.com" : "https://api.openai.com/v1");
-  const url = provider === "anthropic" ? anthropicModelsUrl(base) : joinUrl(base, "models");
-  const headers: Record<string, string> = provider === "anthropic" ? { "x-api-key": apiKey, "anthropic-version": "2023-06-01" } : { authorization: `Bearer ${apiKey}` };
+  const base = (info.baseUrlVar ? envValue(env, info.baseUrlVar) : undefined) ?? stored[provider]?.baseUrl ?? info.defaultBaseUrl!;
+  const url = provider === "anthropic" ? anthropicModelsUrl(base) : provider === "google" ? geminiModelsUrl(base) : joinUrl(base, "models");
+  const headers: Record<string, string> =
+    provider === "anthropic" ? { "x-api-key": apiKey, "anthropic-version": "2023-06-01" } : provider === "google" ? { "x-goog-api-key": apiKey } : { authorization: `Bearer ${apiKey}` };
   const check = await checkKey(url, headers, options);
   if (!reportCheck(prompter, check, url)) return 1;
   // A base URL stored earlier (e.g. a proxy) stays with the new key.
   return { [provider]: { ...stored[provider], apiKey } };
+}
+
+/** Azure: the resource endpoint and its key (the key is checked on first use: listing needs an api-version per resource). */
+async function askAzure(prompter: LoginPrompter, env: EnvLike, stored: StoredCredentials): Promise<StoredCredentials | number> {
+  const previous = stored.azure?.baseUrl ?? envValue(env, "AZURE_OPENAI_ENDPOINT");
+  const typed = (await prompter.ask(`Resource endpoint [${previous ?? "e.g. https://my-resource.openai.azure.com"}]: `))?.trim();
+  if (typed === undefined) return nothingStored(prompter, "no endpoint given");
+  const baseUrl = typed || previous;
+  if (!baseUrl || !isHttpUrl(baseUrl)) return nothingStored(prompter, baseUrl ? `"${baseUrl}" is not an http(s) URL` : "no endpoint given");
+  const apiKey = (await prompter.ask("Azure OpenAI API key (input hidden): ", { secret: true }))?.trim();
+  if (!apiKey) return nothingStored(prompter, "no key entered");
+  const model = (await prompter.ask(`Deployment name${stored.azure?.model ? ` [${stored.azure.model}]` : ""}: `))?.trim() || stored.azure?.model;
+  if (!model) prompter.say("No deployment named: start deep-acp with --model azure:<deployment> or set AZURE_OPENAI_DEPLOYMENT.\n");
+  return { azure: { baseUrl, apiKey, ...(model ? { model } : {}) } };
 }
 
 async function askCompatible(prompter: LoginPrompter, options: LoginOptions, stored: StoredCredentials): Promise<StoredCredentials | number> {
@@ -141,7 +188,7 @@ export async function runLogout(cli: CliOptions, options: Pick<LoginOptions, "ho
   await rm(path, { force: true });
   say(existed ? `Removed ${path}.\n` : `No stored keys (${path} does not exist).\n`);
   const env = options.env ?? process.env;
-  const stillSet = Object.values(KEY_VARS).filter((name) => envValue(env, name) !== undefined);
+  const stillSet = PROVIDERS.map((p) => keyVar(p.name)).filter((name, i, all) => all.indexOf(name) === i && envValue(env, name) !== undefined);
   if (stillSet.length > 0) say(`Still set in this environment: ${stillSet.join(", ")}.\n`);
   return 0;
 }
@@ -193,6 +240,11 @@ function reportCheck(prompter: LoginPrompter, check: CheckResult, url: string, h
 function anthropicModelsUrl(base: string): string {
   const trimmed = base.replace(/\/+$/, "");
   return trimmed.endsWith("/v1") ? `${trimmed}/models` : `${trimmed}/v1/models`;
+}
+
+function geminiModelsUrl(base: string): string {
+  const trimmed = base.replace(/\/+$/, "");
+  return /\/v1(beta)?$/.test(trimmed) ? `${trimmed}/models` : `${trimmed}/v1beta/models`;
 }
 
 function joinUrl(base: string, path: string): string {

@@ -1,3 +1,4 @@
+import { startEarlyHandshake } from "../acp/early-handshake.js";
 import { createLogger } from "../util/logger.js";
 import { HELP, parseCliArgs, UsageError } from "./args.js";
 import { VERSION } from "./version.js";
@@ -30,8 +31,10 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = cli.command;
   switch (command) {
     case undefined: {
+      // The editor waits for initialize while the SDK loads; answer it from here if it is plain.
+      const early = process.stdin.isTTY ? undefined : startEarlyHandshake({ input: process.stdin, output: process.stdout, version: VERSION });
       const { serve } = await import("./serve.js");
-      return serve(cli, VERSION, logger);
+      return serve(cli, VERSION, logger, early);
     }
     case "login": {
       const { runLogin } = await import("./login.js");

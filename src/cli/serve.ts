@@ -1,4 +1,5 @@
 import { createAcpServer } from "../acp/server.js";
+import type { EarlyPreface } from "../acp/early-handshake.js";
 import { createStdioTransport } from "../acp/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { killTrackedGroups } from "../util/process-groups.js";
@@ -24,7 +25,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * with an error), close every session (processes, MCP servers, logs), and exit: 0 for EOF, 128+n
  * for signal n. A second signal exits at once.
  */
-export async function serve(cli: CliOptions, version: string, logger: Logger): Promise<number> {
+export async function serve(cli: CliOptions, version: string, logger: Logger, early?: { handover(): EarlyPreface }): Promise<number> {
   if (process.stdin.isTTY) {
     process.stderr.write(
       "deep-acp is waiting for an editor to speak ACP (JSON-RPC) on stdin.\n" +
@@ -40,7 +41,8 @@ export async function serve(cli: CliOptions, version: string, logger: Logger): P
   let stopping: Promise<void> | undefined;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
-  const transport = createStdioTransport({ input: process.stdin, output: process.stdout, logger, limits, onInputEnd: () => stop(0, "stdin closed") });
+  const preface = early?.handover();
+  const transport = createStdioTransport({ input: process.stdin, output: process.stdout, logger, limits, preface, onInputEnd: () => stop(0, "stdin closed") });
 
   function stop(code: number, why: string): void {
     if (stopping) return;

@@ -69,6 +69,22 @@ describe("deep-acp login (piped answers)", () => {
     await expect(stat(credentials())).rejects.toMatchObject({ code: "ENOENT" });
   });
 
+  it("knows every provider: stores a Gemini key that a session then uses, and says how Bedrock signs in", async () => {
+    const env = { ...baseEnv(), GOOGLE_BASE_URL: model.origin };
+    const stored = await login("google\ngemini-key\n", env);
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(stored.stderr).toContain("The key works.");
+    expect(JSON.parse(await readFile(credentials(), "utf8"))).toEqual({ google: { apiKey: "gemini-key" } });
+    model.enqueue(textTurn("answered by gemini"));
+    const answer = await run(process.execPath, [BINARY, "-n", "hi"], "", env);
+    expect(answer.stdout, answer.stderr).toContain("answered by gemini");
+    expect(model.requests.at(-1)!.headers["x-goog-api-key"]).toBe("gemini-key");
+
+    const bedrock = await login("bedrock\n");
+    expect(bedrock.code).toBe(1);
+    expect(bedrock.stderr).toMatch(/AWS credential chain.*aws sso login/s);
+  });
+
   it("deep-acp logout deletes the stored keys", async () => {
     expect((await login("1\ngood-key\n")).code).toBe(0);
     const result = await run(process.execPath, [BINARY, "logout"], "");

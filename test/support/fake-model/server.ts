@@ -53,7 +53,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const [path, query = ""] = (req.url ?? "/").split("?") as [string, string?];
-    if (req.method === "GET" && (path === "/v1/models" || path === "/models")) return listModels(req, res);
+    if (req.method === "GET" && (path === "/v1/models" || path === "/models" || path === "/v1beta/models")) return listModels(req, res);
     const api = apiOf(path);
     if (req.method !== "POST" || !api) return sendJson(res, 404, { error: { type: "not_found_error", message: `no route ${req.method} ${path}` } });
     const raw = await readBody(req);
@@ -130,7 +130,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 
 /** The model list `deep-acp login` checks a key with; the key "bad-key" is rejected. */
 function listModels(req: IncomingMessage, res: ServerResponse): void {
-  const key = req.headers["x-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
+  const key = req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
   if (key === "bad-key") return sendJson(res, 401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
   sendJson(res, 200, { data: [{ id: "fake-model-1", type: "model" }, { id: "fake-model-2", type: "model" }], has_more: false });
 }
