@@ -11,6 +11,7 @@ import { createFakeModelServer, textTurn } from "../test/support/fake-model/inde
 import { round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
+const IDLE_RELEASE_MS = 35_000;
 
 /** A raw ACP client: requests by id, everything else counted. */
 export function rawAgent(env: NodeJS.ProcessEnv, args: string[] = []) {
@@ -130,7 +131,8 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
       model.enqueue(textTurn(`answer ${i} `.repeat(200)));
       await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] });
     }
-    await sleep(3000);
+    // Idle means idle: interpreter workers started by the turns exit after 30 s without use.
+    await sleep(IDLE_RELEASE_MS);
     const after = rssMb(agent.child.pid!);
     await agent.stop();
     return [{ name: "robust.idle-session-memory", value: round((after - before) / count, 2), unit: "MB/session", target: "< 2 MB", note: `${count} sessions, one turn each, RSS ${round(before)} -> ${round(after)} MB` }];

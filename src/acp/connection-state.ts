@@ -24,6 +24,12 @@ export function loadSessionLayer(): Promise<SessionLayer> {
   return sessionLayer;
 }
 
+/** How to open an unloaded session again, as the editor first attached it. */
+type Origin = { client: acp.AgentContext; cwd: string; additionalDirectories: string[]; mcpServers: readonly acp.McpServer[] };
+
+/** Loaded sessions kept by default; the least recently used idle ones beyond it are unloaded. */
+export const DEFAULT_MAX_LOADED_SESSIONS = 32;
+
 export type LiveSession = {
   session: Session;
   stream: ReturnType<typeof createUpdateStream>;
@@ -40,16 +46,60 @@ export class ConnectionState {
   private readonly advertised = new WeakMap<LiveSession, string>();
   /** What /reload would apply, per session id, for clients that cannot be sent a notice now. */
   private readonly pendingReload = new Map<string, string>();
+  private readonly origins = new Map<string, Origin>();
+  /** Sessions closed to save memory: the next request for one opens it again, without replay. */
+  private readonly unloaded = new Map<string, Origin>();
+  private readonly reopening = new Map<string, Promise<LiveSession>>();
+  maxLoaded = DEFAULT_MAX_LOADED_SESSIONS;
 
   constructor(
     readonly services: SessionServices,
     readonly logger: Logger,
   ) {}
 
-  live(sessionId: string): LiveSession {
+  /** A session of this connection, opened again if it was unloaded; most recently used last. */
+  async live(sessionId: string): Promise<LiveSession> {
     const entry = this.sessions.get(sessionId);
-    if (!entry) throw acp.RequestError.sessionNotFound(sessionId);
-    return entry;
+    if (entry) {
+      this.sessions.delete(sessionId);
+      this.sessions.set(sessionId, entry);
+      return entry;
+    }
+    const origin = this.unloaded.get(sessionId);
+    if (!origin) throw acp.RequestError.sessionNotFound(sessionId);
+    let reopened = this.reopening.get(sessionId);
+    if (!reopened) {
+      reopened = (async () => {
+        const { createSession } = await loadSessionLayer();
+        const opened = await createSession(this.services, { kind: "open", id: sessionId, cwd: origin.cwd, additionalDirectories: origin.additionalDirectories }, this.bind(origin.client, origin.mcpServers));
+        this.unloaded.delete(sessionId);
+        const live = this.register(origin.client, opened.session, origin.mcpServers);
+        this.logger.debug(`reopened session ${sessionId}`);
+        opened.session.warmUp();
+        return live;
+      })().finally(() => this.reopening.delete(sessionId));
+      this.reopening.set(sessionId, reopened);
+    }
+    return reopened;
+  }
+
+  /** Forgets an unloaded session (deleted or closed by the editor). */
+  forget(sessionId: string): boolean {
+    return this.unloaded.delete(sessionId);
+  }
+
+  /** Unloads the least recently used idle stored sessions over the cap (all but `keep`). */
+  private async unloadOverCap(keep: string): Promise<void> {
+    for (const [id, entry] of this.sessions) {
+      if (this.sessions.size <= this.maxLoaded) return;
+      const origin = this.origins.get(id);
+      if (id === keep || !origin || entry.session.isRunning || !entry.session.isStored) continue;
+      const closing = this.close(id);
+      // After close() has let go of it (synchronously), before its flush: a request now reopens it.
+      this.unloaded.set(id, origin);
+      await closing.catch((error) => this.logger.warn(`unloading session ${id} failed`, error));
+      this.logger.debug(`unloaded idle session ${id} (over ${this.maxLoaded} loaded)`);
+    }
   }
 
   /**
@@ -103,7 +153,7 @@ export class ConnectionState {
     };
   }
 
-  register(client: acp.AgentContext, session: Session): LiveSession {
+  register(client: acp.AgentContext, session: Session, mcpServers: readonly acp.McpServer[] = []): LiveSession {
     const entry: LiveSession = {
       session,
       stream: createUpdateStream({
@@ -113,6 +163,8 @@ export class ConnectionState {
       translate: createTranslator(this.features),
     };
     this.sessions.set(session.id, entry);
+    this.origins.set(session.id, { client, cwd: session.cwd, additionalDirectories: session.additionalDirectories, mcpServers });
+    if (this.sessions.size > this.maxLoaded) void this.unloadOverCap(session.id);
     return entry;
   }
 
@@ -174,6 +226,8 @@ export class ConnectionState {
     const entry = this.sessions.get(sessionId);
     if (!entry) return;
     this.sessions.delete(sessionId);
+    this.origins.delete(sessionId);
+    this.unloaded.delete(sessionId);
     this.pendingReload.delete(sessionId);
     await entry.session.close();
     await entry.stream.flush();

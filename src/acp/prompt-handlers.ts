@@ -16,7 +16,7 @@ async function applyMode(entry: LiveSession, modeId: string) {
 export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState): acp.AgentApp {
   return app
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
-      const entry = state.live(params.sessionId);
+      const entry = await state.live(params.sessionId);
       const { session, stream, translate } = entry;
       const blocks = toPromptBlocks(params.prompt, session.cwd);
       const parsed = parseSlashCommand(blocks);
@@ -59,14 +59,14 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       state.sessions.get(params.sessionId)?.session.cancel();
     })
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
-      const entry = state.live(params.sessionId);
+      const entry = await state.live(params.sessionId);
       await applyMode(entry, params.modeId);
       const { configOptions } = await state.config(entry.session);
       entry.stream.push({ sessionUpdate: "config_option_update", configOptions });
       return {};
     })
     .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
-      const entry = state.live(params.sessionId);
+      const entry = await state.live(params.sessionId);
       if (typeof params.value !== "string") throw acp.RequestError.invalidParams({ configId: params.configId }, "this option takes a string value");
       if (params.configId === "mode") {
         await applyMode(entry, params.value);

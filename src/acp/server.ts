@@ -14,12 +14,15 @@ export type AcpServerOptions = {
   services: SessionServices;
   version: string;
   logger: Logger;
+  /** Loaded sessions kept before the least recently used idle ones are unloaded (default 32). */
+  maxLoadedSessions?: number;
 };
 
 /** The ACP agent: protocol handlers over the session layer. One instance per connection. */
 export function createAcpServer(options: AcpServerOptions) {
   const { services, logger } = options;
   const state = new ConnectionState(services, logger);
+  if (options.maxLoadedSessions !== undefined) state.maxLoaded = options.maxLoadedSessions;
   state.commands = coreCommands(() => state.commands);
 
   let app = acp

@@ -43,10 +43,11 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       }
       return existing;
     }
+    state.forget(sessionId); // an unloaded session is opened afresh (and replayed) by load and resume
     const { createSession } = await loadSessionLayer();
     const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories };
     const opened = await mapErrors({ sessionId }, () => createSession(services, source, state.bind(client, mcpServers)));
-    const entry = state.register(client, opened.session);
+    const entry = state.register(client, opened.session, mcpServers);
     opened.session.warmUp();
     if (replay) state.replay(entry, opened.replay);
     for (const d of opened.diagnostics) state.logger.warn(`session ${sessionId}: ${d.message}`);
@@ -73,7 +74,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const { createSession } = await loadSessionLayer();
       const source = { kind: "new" as const, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], modelSpec: resolved.spec };
       const { session } = await createSession(services, source, state.bind(client, params.mcpServers));
-      const entry = state.register(client, session);
+      const entry = state.register(client, session, params.mcpServers);
       session.warmUp();
       const config = await state.config(session);
       // Zed registers the session only when it has this response, so updates wait for the next tick.
@@ -99,7 +100,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const { createSession } = await loadSessionLayer();
       const source = { kind: "fork" as const, sourceId: params.sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId };
       const opened = await mapErrors({ sessionId: params.sessionId, messageId }, () => createSession(services, source, state.bind(client, params.mcpServers)));
-      const entry = state.register(client, opened.session);
+      const entry = state.register(client, opened.session, params.mcpServers);
       opened.session.warmUp();
       state.announceCommands(entry);
       return { sessionId: opened.session.id, ...(await state.config(opened.session)) };
@@ -119,6 +120,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       };
     })
     .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
+      state.forget(params.sessionId);
       await state.close(params.sessionId);
       try {
         await services.sessions.delete(params.sessionId);
@@ -129,12 +131,12 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       return {};
     })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
-      if (!state.sessions.has(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
+      if (!state.sessions.has(params.sessionId) && !state.forget(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
       await state.close(params.sessionId);
       return {};
     })
     .onRequest(REWIND_METHOD, rewindParams, async ({ params }) => {
-      const entry = state.live(params.sessionId);
+      const entry = await state.live(params.sessionId);
       const report = await mapErrors({ messageId: params.messageId }, () => entry.session.rewind(params.messageId));
       return { restoredFiles: report.restored, notRestored: report.notRestored };
     });

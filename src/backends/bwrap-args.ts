@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 
 // The bubblewrap command line. The sandbox's "/" is an empty tmpfs, remounted read-only once every
 // mount point exists: bind targets can then be created anywhere (binding onto a new path under a
@@ -7,6 +7,15 @@ import { resolve } from "node:path";
 // system directories read-only, the session roots (and configured writable paths) read-write at
 // their own paths, a fresh /tmp, /proc, /dev, and an empty scratch tmpfs at $HOME so tools that
 // write caches work without seeing the user's real home.
+//
+// Inside the writable roots, what decides what runs *outside* the sandbox stays read-only: each
+// root's `.git` (hooks, `core.fsmonitor`) and `.deepagents` (hooks.json, .mcp.json, skills). When a
+// root contains deep-acp's own folder (~/.deepagents: user hooks, MCP config), that folder is
+// read-only too and its `.state` (stored API keys, OAuth tokens, approvals) is replaced by an empty
+// tmpfs, so a sandboxed command never reads the stored key.
+
+/** Entries of each root mounted read-only inside the sandbox. */
+export const PROTECTED_ROOT_ENTRIES = [".git", ".deepagents"] as const;
 
 /** Host directories needed to run programs, mounted read-only when present. Symlinks (/bin -> usr/bin) are recreated. */
 export const DEFAULT_SYSTEM_PATHS = [
@@ -32,6 +41,8 @@ export type BwrapMounts = {
   network: boolean;
   /** Replaced by an empty tmpfs; undefined to skip. */
   homeDir: string | undefined;
+  /** deep-acp's own folder (default `<homeDir>/.deepagents`): read-only, `.state` hidden, where a root reaches it. */
+  agentDir?: string;
   systemPaths: readonly string[];
 };
 
@@ -75,12 +86,42 @@ export function buildBwrapArgs(mounts: BwrapMounts, cwd: string): string[] {
     const real = realOrUndefined(path);
     if (real) nested.push({ dest: resolve(path), args: ["--bind", real, resolve(path)] });
   }
+  nested.push(...protectedMounts(mounts));
   // Parents before children, so a root under $HOME or /tmp is not hidden by the tmpfs over them.
   nested.sort((a, b) => depth(a.dest) - depth(b.dest));
   for (const mount of nested) args.push(...mount.args);
 
   args.push("--remount-ro", "/", "--chdir", cwd);
   return args;
+}
+
+/** Read-only binds over the protected entries of each writable root, and the hidden agent state. */
+function protectedMounts(mounts: BwrapMounts): Mount[] {
+  const writable = [...mounts.writablePaths, ...mounts.roots].map((p) => resolve(p));
+  const out = new Map<string, Mount>();
+  const readOnly = (path: string) => {
+    const real = realOrUndefined(path);
+    if (!real) return;
+    // A link is bound at its target, and only where the target is inside a writable mount (elsewhere it is not visible anyway).
+    const dest = isSymlink(path) ? real : resolve(path);
+    if (!writable.some((root) => isInside(dest, root))) return;
+    out.set(dest, { dest, args: ["--ro-bind", real, dest] });
+  };
+  for (const root of writable) for (const entry of PROTECTED_ROOT_ENTRIES) readOnly(join(root, entry));
+  const agentDir = mounts.agentDir ?? (mounts.homeDir ? join(resolve(mounts.homeDir), ".deepagents") : undefined);
+  if (agentDir) {
+    const real = realOrUndefined(agentDir);
+    if (real && writable.some((root) => isInside(real, root) || isInside(resolve(agentDir), root))) {
+      readOnly(agentDir);
+      const state = join(real, ".state");
+      if (existsSync(state)) out.set(state, { dest: state, args: ["--tmpfs", state] });
+    }
+  }
+  return [...out.values()];
+}
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
 function isSymlink(path: string): boolean {

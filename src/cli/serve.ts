@@ -35,7 +35,7 @@ export async function serve(cli: CliOptions, version: string, logger: Logger, ea
   const services = createServices({ cli, env: process.env, logger });
   const { config } = await services.config();
   const limits = { maxMessageBytes: cli.maxMessageBytes ?? config.acp.max_message_bytes, maxDepth: cli.maxJsonDepth ?? config.acp.max_json_depth };
-  const server = createAcpServer({ services, version, logger });
+  const server = createAcpServer({ services, version, logger, maxLoadedSessions: config.acp.max_loaded_sessions });
 
   let exitCode = 0;
   let stopping: Promise<void> | undefined;

@@ -110,6 +110,8 @@ const sections = {
     max_message_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
     /** Deepest nesting of objects/arrays accepted in one message. */
     max_json_depth: z.number().int().min(8).max(10_000).default(256),
+    /** Sessions kept loaded; beyond it the least recently used idle ones are unloaded (and reopened on use). */
+    max_loaded_sessions: z.number().int().min(1).default(32),
   }),
   web_fetch: z.strictObject({
     enabled: z.boolean().default(true),

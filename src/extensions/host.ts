@@ -73,6 +73,10 @@ export class ExtensionHost {
   async forTurn(signal: AbortSignal, sink: (event: AgentEvent) => void): Promise<Extensions> {
     this.turnSink = sink;
     const extensions = await this.start();
+    // The interpreter worker (10+ MB with QuickJS loaded) starts with a turn, not with the session:
+    // an idle session holds none, and an unused worker exits after its idle time.
+    const { config } = await this.options.services.config();
+    if (config.interpreter.enabled) void this.sandboxes.prewarm(limitsFromConfig(config.interpreter)).catch(() => undefined);
     if (this.options.prompter) await this.trust.open(this.options.prompter, signal);
     else this.trust.refuseAll("cancelled");
     await Promise.race([extensions.settled, aborted(signal)]);
@@ -126,7 +130,6 @@ export class ExtensionHost {
   private async load(previous?: Extensions): Promise<Extensions> {
     const { services } = this.options;
     const { config } = await services.config();
-    if (config.interpreter.enabled && !previous) void this.sandboxes.prewarm(limitsFromConfig(config.interpreter)).catch(() => undefined);
     const extensions = await loadExtensions(
       {
         sessionId: this.options.sessionId,

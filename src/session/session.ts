@@ -119,6 +119,11 @@ export class Session {
     return this.turns.running;
   }
 
+  /** Whether the session is on disk (after its first prompt), so it can be closed and opened again. */
+  get isStored(): boolean {
+    return this.persisted;
+  }
+
   /** Starts the slow parts (config, backends, model client) in the background; prompts await them. */
   warmUp(): void {
     void this.ensureWorkspace().catch((error) => this.services.logger.warn(`session ${this.id}: workspace setup failed`, error));
@@ -321,7 +326,8 @@ export class Session {
             rules: workspace.rules,
             sandboxed: workspace.sandboxed,
             protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths),
-            localPaths: !workspace.remote,
+            // A remote workspace's links are followed on the remote.
+            ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
           },
         },
         questioner: this.questioner,

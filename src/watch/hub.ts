@@ -157,7 +157,10 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
         entry.dirs.set(dir, { names, handle });
         if (!initial) for (const name of names) reportExisting(entry, join(dir, name));
       } catch (error) {
-        logger.debug(`cannot watch ${dir}: ${errorMessage(error)}`);
+        // Gone between planning and watching: plan again from what exists now.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") scheduleReplan(entry);
+        else logger.debug(`cannot watch ${dir}: ${errorMessage(error)}`);
       }
     }
     for (const tree of [...entry.trees]) if (!plan.trees.has(tree)) entry.trees.delete(tree);

@@ -3,6 +3,7 @@
 // HTTP server, and a local HTTP server that records everything an MCP server definition makes
 // deep-acp send. The secrets (GITHUB_TOKEN, the model key) carry markers that must never show up
 // where they do not belong.
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -260,5 +261,38 @@ describe("a project skills folder linked to $HOME", () => {
     expect(texts.filter((t) => t.includes("secret.txt"))).toHaveLength(1);
     expect(model.requests[firstRequest]!.system).toContain("Notes from home.");
     expect(everythingShownToModel()).not.toContain(SECRET);
+  });
+});
+
+describe("--sandbox bwrap against a command that hunts for the model key", () => {
+  const STORED_MARKER = "sk-stored-MARKER-e2e-c0de";
+
+  it.skipIf(!existsSync("/usr/bin/bwrap"))("an approved sandboxed command sees no model key (env, /proc, credentials file) and cannot write .git/config", async () => {
+    await mkdir(join(home, ".deepagents", ".state"), { recursive: true });
+    await writeFile(join(home, ".deepagents", ".state", "credentials.json"), JSON.stringify({ anthropic: { apiKey: STORED_MARKER } }));
+    await writeFile(join(project, ".git", "config"), "[core]\n\tbare = false\n");
+    const command = `cat /proc/*/environ; env; cat ~/.deepagents/.state/credentials.json; cat ${home}/.deepagents/.state/credentials.json; cat /proc/$PPID/environ; printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config; echo done`;
+    let step = 0;
+    const first = model.requests.length;
+    model.setHandler(() => (step++ === 0 ? { parts: [{ type: "tool_call" as const, id: "x1", name: "execute", input: { command } }] } : textTurn("done")));
+    dialogs = [];
+    agent = await startAgentProcess({
+      env: { HOME: home, ANTHROPIC_API_KEY: MODEL_MARKER, ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      args: ["--sandbox", "bwrap"],
+      cwd: project,
+      onRequest: answering("allow_once"),
+    });
+    await agent.initialize();
+    const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    await prompt(result.sessionId as string, "run it");
+
+    const toolResult = model.requests.slice(first).flatMap((r) => r.messages.filter((m) => m.role === "tool").map((m) => m.text)).join("\n");
+    expect(toolResult).toContain("done");
+    expect(toolResult).toContain("Read-only file system");
+    const sent = JSON.stringify(model.requests.slice(first).map((r) => r.body));
+    expect(sent).not.toContain(MODEL_MARKER);
+    expect(sent).not.toContain(STORED_MARKER);
+    expect(allUpdates()).not.toContain(MODEL_MARKER);
+    expect(await readFile(join(project, ".git", "config"), "utf8")).toBe("[core]\n\tbare = false\n");
   });
 });

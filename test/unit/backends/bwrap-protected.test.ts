@@ -1,0 +1,72 @@
+// Under the bwrap sandbox, what decides what runs outside it stays read-only (<root>/.git,
+// <root>/.deepagents, ~/.deepagents), and the agent's stored credentials and model key are out of
+// reach: not in the command's environment, not in /proc (own pid namespace), not on disk.
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildBwrapArgs } from "../../../src/backends/bwrap-args.js";
+import { checkBwrapAvailable, createBwrapSandboxBackend } from "../../../src/backends/bwrap-sandbox.js";
+
+const availability = await checkBwrapAvailable();
+const MODEL_MARKER = "sk-ant-MARKER-sandbox-3b7d";
+const STORED_MARKER = "sk-stored-MARKER-credentials-a41c";
+
+let home: string;
+let project: string;
+
+beforeEach(async () => {
+  home = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-bwrap-home-")));
+  project = join(home, "code", "repo");
+  await mkdir(join(project, ".git", "hooks"), { recursive: true });
+  await mkdir(join(project, ".deepagents"), { recursive: true });
+  await writeFile(join(project, ".git", "config"), "[core]\n\tbare = false\n");
+  await writeFile(join(project, ".deepagents", "hooks.json"), "{}");
+  await mkdir(join(home, ".deepagents", ".state"), { recursive: true });
+  await writeFile(join(home, ".deepagents", ".state", "credentials.json"), JSON.stringify({ anthropic: { apiKey: STORED_MARKER } }));
+  await writeFile(join(home, ".deepagents", "hooks.json"), "{}");
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe("bwrap mounts", () => {
+  it("binds each root's .git and .deepagents read-only after the root itself", () => {
+    const args = buildBwrapArgs({ roots: [project], readOnlyPaths: [], writablePaths: [], network: false, homeDir: home, systemPaths: [] }, project);
+    const at = (flag: string, path: string) => args.findIndex((arg, i) => arg === flag && args[i + 2] === path);
+    expect(at("--bind", project)).toBeGreaterThan(-1);
+    expect(at("--ro-bind", join(project, ".git"))).toBeGreaterThan(at("--bind", project));
+    expect(at("--ro-bind", join(project, ".deepagents"))).toBeGreaterThan(at("--bind", project));
+    // ~/.deepagents is not inside the root: the tmpfs over $HOME hides it already.
+    expect(args).not.toContain(join(home, ".deepagents", ".state"));
+  });
+});
+
+describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
+  const sandbox = (roots: string[]) =>
+    createBwrapSandboxBackend({ roots, homeDir: home, env: { baseEnv: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: MODEL_MARKER, OPENAI_API_KEY: MODEL_MARKER } } });
+
+  it("a sandboxed command cannot write .git/config, plant a git hook or edit .deepagents", async () => {
+    const result = await sandbox([project]).execute(
+      `cd ${project}; printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config; echo x > .git/hooks/post-checkout; echo '{"hooks":{}}' > .deepagents/hooks.json; echo ok > written.txt; true`,
+    );
+    expect(result.output).toMatch(/Read-only file system/);
+    expect(await readFile(join(project, ".git", "config"), "utf8")).toBe("[core]\n\tbare = false\n");
+    await expect(readFile(join(project, ".git", "hooks", "post-checkout"), "utf8")).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(project, ".deepagents", "hooks.json"), "utf8")).toBe("{}");
+    expect(await readFile(join(project, "written.txt"), "utf8")).toBe("ok\n");
+  });
+
+  it("neither the environment, /proc nor the stored credentials give the model key, with the project in $HOME or $HOME as the root", async () => {
+    const steal = `cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; env; cat ~/.deepagents/.state/credentials.json ${home}/.deepagents/.state/credentials.json; cat /proc/1/environ; ls -la ${home}/.deepagents/.state; true`;
+    for (const roots of [[project], [home]]) {
+      const result = await sandbox(roots).execute(steal);
+      expect(result.output).not.toContain(MODEL_MARKER);
+      expect(result.output).not.toContain(STORED_MARKER);
+    }
+    // With $HOME as the root, deep-acp's own folder (user hooks, MCP config) is read-only too.
+    const write = await sandbox([home]).execute(`echo '{}' > ${home}/.deepagents/hooks.json; echo planted > ${home}/.deepagents/.state/credentials.json; true`);
+    expect(write.output).toMatch(/Read-only file system/);
+    expect(await readFile(join(home, ".deepagents", ".state", "credentials.json"), "utf8")).toContain(STORED_MARKER);
+  });
+});
