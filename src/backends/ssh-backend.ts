@@ -1,7 +1,9 @@
 import { posix } from "node:path";
 import type { ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./protocol.js";
 import type { DeleteResult, FileDownloadResponse, FileUploadResponse } from "./protocol.js";
+import type { RealPathFs } from "./real-path.js";
 import type { SshConnection, SshConnectionStatus } from "./ssh-connection.js";
+import { createRemoteRealPathFs } from "./ssh-real-path.js";
 import { executeRemote } from "./ssh-exec.js";
 import { createRemoteFiles } from "./ssh-files.js";
 import { createRemoteSearch } from "./ssh-search.js";
@@ -44,6 +46,8 @@ export interface SshBackend extends SandboxBackendProtocol {
   downloadFiles(paths: string[]): Promise<FileDownloadResponse[]>;
   /** The path with symlinks resolved on the remote (SFTP realpath); throws when it does not exist. */
   realPath(path: string): Promise<string>;
+  /** realpath/stat/lstat/readlink on the remote, for the gate's real-path resolution. */
+  readonly realPathFs: RealPathFs;
   /** Whether the remote answers, and how the connection is doing (for /status and doctor). */
   health(): Promise<SshHealth>;
   status(): SshConnectionStatus;
@@ -113,6 +117,7 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
     },
     execute,
     realPath: files.realPath,
+    realPathFs: createRemoteRealPathFs(fs),
     async health() {
       try {
         await connection.connect();

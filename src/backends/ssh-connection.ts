@@ -148,6 +148,8 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
     }
     const client = new Ssh.Client();
     chain.push(client);
+    // ssh2 may report more than one error for a failing connection; an unheard one would crash the process.
+    client.on("error", () => {});
     // ssh2's typings know only a subset of the array form it accepts (agent and key objects).
     const auth: Array<Record<string, unknown>> = [];
     if (options.auth.agentSocket) auth.push({ type: "agent", username: endpoint.username, agent: options.auth.agentSocket });

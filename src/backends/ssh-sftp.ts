@@ -69,6 +69,7 @@ export function createRemoteFs(connection: SshConnection) {
   const unlink = (path: string) => call<void>(path, (s, d) => s.unlink(path, (e) => d(e)));
   const rmdir = (path: string) => call<void>(path, (s, d) => s.rmdir(path, (e) => d(e)));
   const mkdir = (path: string) => call<void>(path, (s, d) => s.mkdir(path, (e) => d(e)));
+  const readlink = (path: string) => call<string>(path, (s, d) => s.readlink(path, (e, target) => d(e, target)));
   const chmod = (path: string, mode: number) => call<void>(path, (s, d) => s.chmod(path, mode, (e) => d(e)));
 
   async function exists(path: string): Promise<RemoteStats | undefined> {
@@ -157,5 +158,5 @@ export function createRemoteFs(connection: SshConnection) {
     await rmdir(path);
   }
 
-  return { stat, lstat, readdir, readFile, realpath, unlink, exists, mkdirs, replaceFile, removeTree };
+  return { stat, lstat, readdir, readFile, realpath, readlink, unlink, exists, mkdirs, replaceFile, removeTree };
 }

@@ -1,6 +1,7 @@
 import type { Questioner } from "../tools/types.js";
-import type { EditorMcpServer, McpManager } from "../mcp/index.js";
-import type { HookEngine } from "../hooks/index.js";
+import { renderMcpStatus, type EditorMcpServer, type McpManager } from "../mcp/index.js";
+import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
+import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
 import { createWorkerSandboxFactory, limitsFromConfig, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { sessionWatchTargets } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
@@ -117,6 +118,30 @@ export class ExtensionHost {
     this.options.onReloadPending?.("");
     await connectionsSettled(after.mcp, MCP_READY_WAIT_MS);
     return summarizeReload(before, after) + mcpStatusChanges(mcpBefore, after);
+  }
+
+  /** Loaded skills (name and description), for /skills and the /skill: commands. */
+  async skillList(): Promise<Array<{ name: string; description: string; source: string }>> {
+    return (await this.start()).skills.items.map((s) => ({ name: s.name, description: s.description, source: s.source }));
+  }
+
+  /** The prompt text of `/skill:<name> [args]`, or why it cannot be used. */
+  async skillInvocation(name: string, args: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+    const { skills } = await this.start();
+    const skill = skills.items.find((s) => s.name === name);
+    if (!skill) return { ok: false, error: `There is no skill named "${name}". Run /skills to see them.` };
+    const content = await readSkillContent(skill, skills.roots);
+    return content.ok ? { ok: true, text: skillInvocationPrompt(skill, content.content, args) } : { ok: false, error: content.error };
+  }
+
+  /** Markdown for /mcp: servers, status, tools and reasons. */
+  async describeMcp(): Promise<string> {
+    return renderMcpStatus((await this.start()).mcp.describe());
+  }
+
+  /** Markdown for /hooks: loaded hooks by event, with their source and last diagnostics. */
+  async describeHooks(): Promise<string> {
+    return formatHooksDescription((await this.hooks()).describe());
   }
 
   async close(): Promise<void> {

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { ForkPointError } from "./errors.js";
-import type { SessionCollaborators, SessionServices } from "./services.js";
-import { Session, STATE_ATTACHMENT } from "./session.js";
-import { type SessionMeta, restoreSession, type ReplayItem, type SessionRecord } from "../transcript/index.js";
+import type { SessionCollaborators, SessionOptions, SessionServices } from "./services.js";
+import { Session } from "./session.js";
+import { STATE_ATTACHMENT, type SessionMeta, restoreSession, type ReplayItem, type SessionRecord } from "../transcript/index.js";
 
 /**
  * Builds the collaborators for the id the client will see. The factory calls it once it has
@@ -39,49 +39,34 @@ export type OpenedSession = {
  * InvalidSessionIdError for an unknown source, ForkPointError for an unknown fork point.
  */
 export async function createSession(services: SessionServices, source: SessionSource, bind: BindCollaborators): Promise<OpenedSession> {
-  switch (source.kind) {
-    case "new": {
-      const id = randomUUID();
-      const session = new Session({
-        id,
-        cwd: source.cwd,
-        additionalDirectories: source.additionalDirectories ?? [],
-        modelSpec: source.modelSpec,
-        services,
-        ...bind(id),
-      });
-      return { session, replay: [], diagnostics: [] };
-    }
-    case "open":
-      return openStored(services, source.id, source, bind);
-    case "fork": {
-      const id = await forkStored(services, source);
-      return openStored(services, id, source, bind);
-    }
-  }
+  const opened = source.kind === "new" ? fresh(source) : await stored(services, source.kind === "fork" ? await forkStored(services, source) : source.id, source);
+  const { id, ...options } = opened.options;
+  // Bound here, to the id the session gets and the client will be told.
+  const session = new Session({ id, ...options, services, ...bind(id) });
+  return { session, replay: opened.replay, diagnostics: opened.diagnostics };
 }
 
-async function openStored(
-  services: SessionServices,
-  id: string,
-  options: { cwd: string; additionalDirectories?: string[] },
-  bind: BindCollaborators,
-): Promise<OpenedSession> {
+type Prepared = { options: Omit<SessionOptions, "services" | keyof SessionCollaborators>; replay: ReplayItem[]; diagnostics: Diagnostic[] };
+
+function fresh(source: Extract<SessionSource, { kind: "new" }>): Prepared {
+  const options = { id: randomUUID(), cwd: source.cwd, additionalDirectories: source.additionalDirectories ?? [], modelSpec: source.modelSpec };
+  return { options, replay: [], diagnostics: [] };
+}
+
+async function stored(services: SessionServices, id: string, source: { cwd: string; additionalDirectories?: string[] }): Promise<Prepared> {
   const { meta, records, diagnostics } = await services.sessions.read(id);
   const restored = restoreSession(records as unknown as SessionRecord[]);
   const snapshots = await readStateSnapshots(services, id);
   const modelSpec = restored.model ?? (await storedOrDefaultModel(services, meta));
-  const session = new Session({
+  const options = {
     id,
-    cwd: options.cwd,
-    additionalDirectories: options.additionalDirectories ?? meta.additionalDirectories,
+    cwd: source.cwd,
+    additionalDirectories: source.additionalDirectories ?? meta.additionalDirectories,
     modelSpec,
-    services,
-    ...bind(id),
     restored: { ...restored, title: meta.title, stateSnapshots: snapshots },
     persisted: true,
-  });
-  return { session, replay: restored.replay, diagnostics };
+  };
+  return { options, replay: restored.replay, diagnostics };
 }
 
 async function storedOrDefaultModel(services: SessionServices, meta: SessionMeta): Promise<string> {

@@ -2,11 +2,8 @@ import { createSessionBackground, type SessionBackground } from "./background.js
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { createSessionCompactor, promptText, runPromptTurn, type PromptBlock } from "../turn/index.js";
+import { compactNow, createSessionStart, promptText, runPromptTurn, titleFrom, type PromptBlock, type SessionStart } from "../turn/index.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
-import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
-import { renderMcpStatus } from "../mcp/index.js";
-import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
 import { ExtensionHost } from "../extensions/index.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
 import type { StateSnapshot } from "../backends/state-backend.js";
@@ -17,15 +14,13 @@ import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import { createProtectedPaths } from "../gate/protected-paths.js";
-import { createRecorder, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
+import { createRecorder, saveTurnEnd, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { join } from "node:path";
 import { describeSshHealth } from "../backends/ssh-backend.js";
 import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
 import { createWorkspace, type Workspace } from "./workspace.js";
-
-const STATE_ATTACHMENT = "state.json";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -59,10 +54,7 @@ export class Session {
   private persisted: boolean;
   private recorder: Recorder | undefined;
   private readonly extensions: ExtensionHost;
-  /** SessionStart hooks run before this live session's first turn ("startup", or "resume" when loaded). */
-  private sessionStartSource: "startup" | "resume" | "clear" | undefined;
-  /** SessionStart context not yet sent to the model. */
-  private startContext: string[] = [];
+  private readonly sessionStart: SessionStart;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
   private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
 
@@ -88,7 +80,7 @@ export class Session {
     this.persisted = options.persisted ?? false;
     this.trustPrompter = options.trustPrompter !== undefined;
     if (this.persisted) this.recorder = createRecorder(options.services.sessions, this.id, options.services.logger);
-    this.sessionStartSource = this.persisted ? "resume" : "startup";
+    this.sessionStart = createSessionStart(this.persisted ? "resume" : "startup");
     this.extensions = new ExtensionHost({
       sessionId: this.id,
       cwd: this.cwd,
@@ -144,27 +136,23 @@ export class Session {
   }
 
   /** Loaded skills (name and description), for /skills and the /skill: commands. */
-  async skills(): Promise<Array<{ name: string; description: string; source: string }>> {
-    return (await this.extensions.start()).skills.items.map((s) => ({ name: s.name, description: s.description, source: s.source }));
+  skills(): Promise<Array<{ name: string; description: string; source: string }>> {
+    return this.extensions.skillList();
   }
 
   /** The prompt text of `/skill:<name> [args]`, or why it cannot be used. */
-  async skillInvocation(name: string, args: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
-    const { skills } = await this.extensions.start();
-    const skill = skills.items.find((s) => s.name === name);
-    if (!skill) return { ok: false, error: `There is no skill named "${name}". Run /skills to see them.` };
-    const content = await readSkillContent(skill, skills.roots);
-    return content.ok ? { ok: true, text: skillInvocationPrompt(skill, content.content, args) } : { ok: false, error: content.error };
+  skillInvocation(name: string, args: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+    return this.extensions.skillInvocation(name, args);
   }
 
   /** Markdown for /mcp: servers, status, tools and reasons. */
-  async describeMcp(): Promise<string> {
-    return renderMcpStatus((await this.extensions.start()).mcp.describe());
+  describeMcp(): Promise<string> {
+    return this.extensions.describeMcp();
   }
 
   /** Markdown for /hooks: loaded hooks by event, with their source and last diagnostics. */
-  async describeHooks(): Promise<string> {
-    return formatHooksDescription((await this.extensions.hooks()).describe());
+  describeHooks(): Promise<string> {
+    return this.extensions.describeHooks();
   }
 
   /** Runs a prompt turn (after any turn already running). `messageId` names the user message. */
@@ -190,15 +178,13 @@ export class Session {
       const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
       await this.ensurePersisted();
       const hooks = await this.extensions.hooks();
-      const compactor = createSessionCompactor({ sessionId: this.id, workspace, model, config, emit: (event) => this.observe(event, sink), fixedChars: 0, hooks: () => hooks });
-      const result = await compactor.compact(this.history, "manual", signal, instructions ? { instructions } : {});
-      if (result.kind === "cancelled" || signal.aborted) return { stopReason: "cancelled" as const };
-      if (result.kind === "compacted") {
-        this.replaceHistory(result.messages);
+      const emit = (event: AgentEvent) => this.observe(event, sink);
+      const compacted = await compactNow({ sessionId: this.id, workspace, model, config, hooks, emit, history: this.history, instructions, signal });
+      if (compacted.messages) {
+        this.replaceHistory(compacted.messages);
         await this.recorder?.flush();
-        return { stopReason: "end_turn" as const, message: `Compacted ${result.summarizedCount} earlier messages into a summary; the full text is in ${result.historyPath}.` };
       }
-      return { stopReason: "end_turn" as const, ...(result.kind === "failed" ? { message: `Compaction failed: ${result.error}` } : { message: `Nothing compacted: ${result.reason}` }) };
+      return compacted.outcome;
     });
   }
 
@@ -236,7 +222,7 @@ export class Session {
     this.recorder?.record({ t: "compacted", history: [], summary: "" });
     const hooks = await this.extensions.hooks();
     if (hooks.hasHandlers("SessionEnd")) await hooks.run("SessionEnd", { reason: "clear" });
-    this.sessionStartSource = "clear";
+    this.sessionStart.restart("clear");
   }
 
   /**
@@ -304,7 +290,7 @@ export class Session {
       if (signal.aborted) return { stopReason: "cancelled" };
       const isFirstExchange = !this.title;
       // As in Claude Code, SessionStart comes before the first UserPromptSubmit.
-      const startContext = await this.sessionStartContext(extensions.hooks, model, signal);
+      const startContext = await this.sessionStart.context(extensions.hooks, model.id, signal);
       const { result, submitted } = await runPromptTurn({
         // A remote workspace's tools and prompt see remote paths; the session keeps its local cwd for its records.
         session: { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode },
@@ -326,7 +312,8 @@ export class Session {
             rules: workspace.rules,
             sandboxed: workspace.sandboxed,
             protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths),
-            localPaths: !workspace.remote,
+            // A remote workspace's links are followed on the remote.
+            ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
           },
         },
         questioner: this.questioner,
@@ -347,7 +334,7 @@ export class Session {
         signal,
       });
       if (!submitted) return result;
-      this.startContext = [];
+      this.sessionStart.delivered();
       if (isFirstExchange && !signal.aborted) {
         this.title = titleFrom(promptText(blocks));
         sink({ type: "session_info", title: this.title, updatedAt: this.services.now().toISOString() });
@@ -358,32 +345,14 @@ export class Session {
     }
   }
 
-  /**
-   * SessionStart hooks run once, before the first turn of this live session (or after /clear); their
-   * context joins the first prompt that reaches the model, even when a hook blocked an earlier one.
-   */
-  private async sessionStartContext(hooks: HookEngine, model: ModelClient, signal: AbortSignal): Promise<string[]> {
-    const source = this.sessionStartSource;
-    if (!source) return this.startContext;
-    this.sessionStartSource = undefined;
-    if (!hooks.hasHandlers("SessionStart", source)) return this.startContext;
-    const result = await hooks.run("SessionStart", { source, model: model.id }, { signal });
-    this.startContext = [...this.startContext, ...result.additionalContext];
-    return this.startContext;
-  }
-
-  /** Saves the end of a turn: the stop reason, the title and time for session/list, the scratch files. */
+  /** Saves the end of a turn, with the files of the session-scoped routes. */
   private async finishTurn(result: TurnResult): Promise<void> {
     if (!this.recorder) return;
-    this.recorder.record({ t: "turn_end", stopReason: result.stopReason });
-    const store = this.services.sessions;
-    store.updateMeta(this.id, { ...(this.title ? { title: this.title } : {}), extra: { mode: this.mode, model: this.modelSpec } }).catch((error) => this.services.logger.warn("cannot update session index", error));
-    const workspace = await this.workspace?.catch(() => undefined);
-    if (workspace && workspace.stateBackends.size > 0) {
-      const snapshots = Object.fromEntries([...workspace.stateBackends].map(([prefix, state]) => [prefix, state.snapshot()]));
-      await store.writeAttachment(this.id, STATE_ATTACHMENT, JSON.stringify(snapshots)).catch((error) => this.services.logger.warn("cannot save session files", error));
-    }
-    await this.recorder.flush().catch((error) => this.services.logger.warn("cannot save session", error));
+    const states = [...((await this.workspace?.catch(() => undefined))?.stateBackends ?? [])];
+    const snapshots = states.length > 0 ? Object.fromEntries(states.map(([prefix, state]) => [prefix, state.snapshot()])) : undefined;
+    const meta = { ...(this.title ? { title: this.title } : {}), extra: { mode: this.mode, model: this.modelSpec } };
+    const { sessions: store, logger } = this.services;
+    await saveTurnEnd({ recorder: this.recorder, store, sessionId: this.id, result, meta, snapshots, logger });
   }
 
   /** New sessions reach the disk at their first prompt, so empty sessions never clutter the list. */
@@ -428,10 +397,3 @@ export class Session {
   }
 }
 
-/** A short title from the first prompt; no model call needed. */
-export function titleFrom(text: string): string {
-  const firstLine = text.trim().split("\n").find((line) => line.trim() !== "")?.trim() ?? "New session";
-  return firstLine.length > 60 ? `${firstLine.slice(0, 57).trimEnd()}...` : firstLine;
-}
-
-export { STATE_ATTACHMENT };

@@ -4,3 +4,4 @@ export { createRecorder, type Recorder } from "./recorder.js";
 export { repairToolResults, restoreSession, type ReplayItem, type RestoredSession, type SessionRecord, type ToolCallRecord } from "./restore.js";
 export { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
 export * from "./store/index.js";
+export { saveTurnEnd, STATE_ATTACHMENT, type TurnEndInput } from "./turn-end.js";

@@ -8,3 +8,5 @@ export { promptText, type PromptBlock } from "./prompt-input.js";
 export { resolvePrompt } from "./resolve-prompt.js";
 export { createSubagentRunner, type SubagentRunnerOptions } from "./subagent-runner.js";
 export { runPromptTurn, type PromptTurnInput, type PromptTurnOutcome, type TurnGate, type TurnRecord } from "./run.js";
+export { compactNow, type CompactNowInput, type CompactNowResult } from "./compaction/compact-now.js";
+export { createSessionStart, titleFrom, type SessionStart, type SessionStartSource } from "./session-start.js";

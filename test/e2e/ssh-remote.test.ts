@@ -102,6 +102,50 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     expect(client.terminals.size).toBe(0);
   });
 
+  it("the gate follows links on the remote: a project file linking outside the project asks", async () => {
+    const { symlink } = await import("node:fs/promises");
+    await writeFile(join(sshd.backingDir, "proj", "plain.txt"), "inside\n");
+    // Resolved on the remote, this leads to /remote-ws/secret.txt, outside the project.
+    await writeFile(join(sshd.backingDir, "secret.txt"), "outside\n");
+    await symlink(`${sshd.remoteRoot}/secret.txt`, join(sshd.backingDir, "proj", "link.txt"));
+    model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/plain.txt` }), toolTurn("read_file", { file_path: `${remoteProject()}/link.txt` }), textTurn("Done."));
+    const asked: string[] = [];
+    const { sessionId } = await connect({
+      permission: (m) => {
+        asked.push(JSON.stringify(m.params.toolCall));
+        return { outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === "reject_once").optionId } };
+      },
+    });
+    expect((await prompt(sessionId, "read both")).result.stopReason).toBe("end_turn");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("link.txt");
+    const sent = JSON.stringify(model.requests.at(-1)!.body);
+    expect(sent).toContain("inside");
+    expect(sent).not.toContain("outside");
+  });
+
+  it("a loaded session reconnects; closing a session closes its connection", async () => {
+    await writeFile(join(sshd.backingDir, "proj", "notes.md"), "remote notes\n");
+    model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/notes.md` }), textTurn("Read."));
+    const first = await connect();
+    expect((await prompt(first.sessionId, "read the notes")).result.stopReason).toBe("end_turn");
+    await agent.stop();
+    const client = createFakeEditor();
+    agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, args: ["--remote", remoteUrl()], onRequest: client.handle });
+    await agent.initialize(ZED_CAPABILITIES);
+    expect((await agent.request("session/load", { sessionId: first.sessionId, cwd: project, mcpServers: [] })).error).toBeUndefined();
+    model.enqueue(toolTurn("execute", { command: "cat notes.md" }), textTurn("Ran."));
+    expect((await prompt(first.sessionId, "cat them")).result.stopReason).toBe("end_turn");
+    expect(JSON.stringify(model.requests.at(-1)!.body)).toContain("remote notes");
+    const sessions = async () => (await sshd.exec("ps -eo args")).stdout.split("\n").filter((l) => /^sshd: .*@notty/.test(l)).length;
+    // Our own check is one session; the agent's connection is the other.
+    expect(await sessions()).toBe(2);
+    await agent.request("session/close", { sessionId: first.sessionId });
+    let open = 2;
+    for (let i = 0; i < 50 && open > 1; i++) open = await sessions();
+    expect(open).toBe(1);
+  });
+
   it("cancel stops the remote command and leaves no remote process", async () => {
     model.enqueue(toolTurn("execute", { command: "echo started; sleep 271 & sleep 272" }));
     const { sessionId } = await connect();
