@@ -9,6 +9,23 @@ import { join, relative, sep } from "node:path";
 /** Relative path -> digest. "missing" for a file that is gone; "link:<target>" for a symlink. */
 export type FileDigests = Record<string, string>;
 
+// Digests of unchanged files are reused within a process (a /reload re-inspects every plugin). The
+// key includes the inode change time, which no user-level call can set back, so a rewritten file is
+// always hashed again.
+const cache = new Map<string, string>();
+const CACHE_LIMIT = 100_000;
+
+async function cachedSha256(path: string): Promise<string> {
+  const info = await lstat(path, { bigint: true });
+  const key = `${path}\0${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+  const known = cache.get(key);
+  if (known) return known;
+  const digest = await sha256File(path);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, digest);
+  return digest;
+}
+
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
@@ -20,7 +37,7 @@ export async function digestPath(path: string): Promise<string> {
   try {
     const info = await lstat(path);
     if (info.isSymbolicLink()) return `link:${await readlink(path)}`;
-    if (info.isFile()) return await sha256File(path);
+    if (info.isFile()) return await cachedSha256(path);
     return info.isDirectory() ? "dir" : "other";
   } catch {
     return "missing";

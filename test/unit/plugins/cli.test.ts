@@ -86,7 +86,7 @@ describe("deep-acp plugins", () => {
     const [plugin] = loaded.items;
     expect(plugin).toMatchObject({ id: "review@acme", name: "review", marketplace: "acme", version: "1.2.0", root: cached });
     expect(await mode(plugin!.dataDir)).toBe(0o700);
-    expect(plugin!.skillSources).toEqual([{ dir: join(cached, "skills"), scope: "plugin", label: "Plugin: review@acme", pluginId: "review@acme" }]);
+    expect(plugin!.skillSources).toEqual([{ dir: join(cached, "skills"), scope: "plugin", label: "Plugin: review@acme", pluginId: "review@acme", owner: cached }]);
     const skills = await loadSkills({ sources: plugin!.skillSources });
     expect(skills.items.map((skill) => skill.name).sort()).toEqual(["review@acme:code-review", "review@acme:group:lint"]);
 
