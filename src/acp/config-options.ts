@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { SESSION_MODES, type SessionMode } from "../agent/modes.js";
 import type { ModelChoice } from "../model/resolve.js";
+import { THOUGHT_LEVEL_NAMES, thoughtSupport, type ThoughtLevel } from "../model/thought-level.js";
 
 export function modeState(mode: SessionMode): acp.SessionModeState {
   return {
@@ -10,7 +11,8 @@ export function modeState(mode: SessionMode): acp.SessionModeState {
 }
 
 /** The full option list; ACP requires every response and update to carry all of them. */
-export function configOptions(mode: SessionMode, modelSpec: string, choices: readonly ModelChoice[]): acp.SessionConfigOption[] {
+export function configOptions(mode: SessionMode, modelSpec: string, choices: readonly ModelChoice[], thoughtLevel?: ThoughtLevel): acp.SessionConfigOption[] {
+  const thought = thoughtSupport(modelSpec);
   const models = choices.some((c) => c.spec === modelSpec) ? choices : [{ spec: modelSpec, name: modelSpec, description: "" }, ...choices];
   return [
     {
@@ -30,5 +32,19 @@ export function configOptions(mode: SessionMode, modelSpec: string, choices: rea
       currentValue: modelSpec,
       options: models.map((c) => ({ value: c.spec, name: c.name, ...(c.description ? { description: c.description } : {}) })),
     },
+    // Only for models that take a thinking budget or reasoning effort.
+    ...(thought
+      ? [
+          {
+            id: "thought_level",
+            name: "Thinking",
+            description: "How much the model reasons before answering (more is slower and costs more)",
+            category: "thought_level",
+            type: "select" as const,
+            currentValue: thoughtLevel && thought.levels.includes(thoughtLevel) ? thoughtLevel : thought.defaultLevel,
+            options: thought.levels.map((level) => ({ value: level, name: THOUGHT_LEVEL_NAMES[level] })),
+          },
+        ]
+      : []),
   ];
 }

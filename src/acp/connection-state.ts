@@ -170,7 +170,7 @@ export class ConnectionState {
 
   async config(session: Session) {
     const choices = await this.services.models.choices(session.modelSpec).catch(() => []);
-    return { modes: modeState(session.mode), configOptions: configOptions(session.mode, session.modelSpec, choices) };
+    return { modes: modeState(session.mode), configOptions: configOptions(session.mode, session.modelSpec, choices, session.thoughtLevel) };
   }
 
   /**

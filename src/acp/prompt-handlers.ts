@@ -1,3 +1,4 @@
+import { isThoughtLevel } from "../model/thought-level.js";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
 import { isSessionMode, type SessionMode } from "../agent/modes.js";
@@ -77,6 +78,14 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         } catch (error) {
           throw acp.RequestError.invalidParams({ configId: "model", value: params.value }, errorMessage(error));
         }
+      } else if (params.configId === "thought_level" && isThoughtLevel(params.value)) {
+        try {
+          await entry.session.setThoughtLevel(params.value);
+        } catch (error) {
+          throw acp.RequestError.invalidParams({ configId: "thought_level", value: params.value }, errorMessage(error));
+        }
+      } else if (params.configId === "thought_level") {
+        throw acp.RequestError.invalidParams({ configId: "thought_level", value: params.value }, `"${params.value}" is not a thought level (off, low, medium, high)`);
       } else {
         throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown config option "${params.configId}"`);
       }

@@ -29,6 +29,8 @@ export type CreateModelClientOptions = {
   idleTimeoutMs?: number;
   /** Anthropic (also on Bedrock) extended thinking budget. Default: off. */
   thinkingBudgetTokens?: number;
+  /** OpenAI reasoning models' `reasoning.effort`. Default: the model's own. */
+  reasoningEffort?: "low" | "medium" | "high";
   /** config.toml `[model.catalog]`: per-model limits and prices over the built-in catalog. Default none. */
   catalog?: CatalogOverrides;
 };
@@ -69,7 +71,7 @@ async function createClient({ provider, model }: ModelSpec, options: CreateModel
       // The Responses API exists only at OpenAI itself; a custom base URL may be a proxy that lacks it.
       if (provider === "openai-responses" || (info.reasoning && settings.baseUrl === undefined)) {
         const { createOpenAiResponsesClient } = await import("./openai-responses.js");
-        return createOpenAiResponsesClient({ ...common, provider, apiKey, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax, reasoning: info.reasoning });
+        return createOpenAiResponsesClient({ ...common, provider, apiKey, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax, reasoning: info.reasoning, ...(options.reasoningEffort && { reasoningEffort: options.reasoningEffort }) });
       }
       const { createOpenAiChatClient } = await import("./openai-chat.js");
       return createOpenAiChatClient({ ...common, provider, apiKey, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax });

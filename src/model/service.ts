@@ -1,3 +1,4 @@
+import { thoughtOptions, type ThoughtLevel } from "./thought-level.js";
 import { readJsonObjectFile } from "../util/json-file.js";
 import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "./resolve.js";
 import { createFallbackClient } from "./fallback.js";
@@ -10,8 +11,8 @@ export interface ModelService {
   /** The default `provider:model` and where it came from, or why there is none. */
   resolveDefault(): Promise<ResolvedModelSpec | { error: string }>;
   choices(current?: string): Promise<ModelChoice[]>;
-  /** A client for `spec`; throws ModelConfigError when it cannot be used. */
-  create(spec: string): Promise<ModelClient>;
+  /** A client for `spec` (thinking at `thoughtLevel` where the model has levels); throws ModelConfigError when it cannot be used. */
+  create(spec: string, thoughtLevel?: ThoughtLevel): Promise<ModelClient>;
   /** Re-reads stored credentials (after `deep-acp login` / ACP authenticate). */
   reload(): Promise<void>;
 }
@@ -43,8 +44,9 @@ export function createModelService(options: ModelServiceOptions): ModelService {
       const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
       return listModelChoices({ env: options.env, credentials: stored, configOptions: config.model.options, current, catalog: config.model.catalog });
     },
-    create(spec) {
-      let client = clients.get(spec);
+    create(spec, thoughtLevel) {
+      const key = thoughtLevel ? `${spec}#${thoughtLevel}` : spec;
+      let client = clients.get(key);
       if (!client) {
         client = (async () => {
           const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
@@ -55,6 +57,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
             maxOutputTokens: config.model.max_output_tokens,
             contextWindow: config.model.context_window,
             catalog: config.model.catalog,
+            ...thoughtOptions(thoughtLevel),
           };
           const primary = await createModelClient(spec, clientOptions);
           const fallbacks = config.model.fallbacks.filter((fallback) => fallback.trim() !== spec && fallback.trim() !== primary.id);
@@ -64,8 +67,8 @@ export function createModelService(options: ModelServiceOptions): ModelService {
           );
         })();
         // A failure (missing key) must not stick: the user may log in and retry.
-        client.catch(() => clients.delete(spec));
-        clients.set(spec, client);
+        client.catch(() => clients.delete(key));
+        clients.set(key, client);
       }
       return client;
     },

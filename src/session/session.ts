@@ -1,3 +1,4 @@
+import { isThoughtLevel, thoughtSupport, type ThoughtLevel } from "../model/thought-level.js";
 import { createSessionBackground, type SessionBackground } from "./background.js";
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
@@ -33,6 +34,8 @@ export class Session {
   readonly projectRoot: string;
   mode: SessionMode;
   modelSpec: string;
+  /** Undefined: the model's default. */
+  thoughtLevel: ThoughtLevel | undefined;
   title: string | undefined;
   updatedAt: Date;
   plan: PlanEntry[] = [];
@@ -66,6 +69,7 @@ export class Session {
     const restored = options.restored;
     this.mode = restored?.mode && isSessionMode(restored.mode) ? restored.mode : (options.mode ?? "default");
     this.modelSpec = restored?.model ?? options.modelSpec;
+    this.thoughtLevel = isThoughtLevel(restored?.thoughtLevel) ? restored.thoughtLevel : undefined;
     this.history = restored?.history ?? [];
     this.plan = restored?.plan ?? [];
     this.title = restored?.title;
@@ -199,11 +203,24 @@ export class Session {
   }
 
   async setModel(spec: string): Promise<void> {
-    const model = this.services.models.create(spec);
+    // A level the new model does not have falls back to that model's default.
+    const level = this.thoughtLevel && thoughtSupport(spec)?.levels.includes(this.thoughtLevel) ? this.thoughtLevel : undefined;
+    const model = this.services.models.create(spec, level);
     await model; // throws for an unusable spec, leaving the session unchanged
     this.modelSpec = spec;
     this.model = model;
+    this.thoughtLevel = level;
     this.recorder?.record({ t: "model", model: spec });
+  }
+
+  /** The `thought_level` option; throws for a level the current model does not have. */
+  async setThoughtLevel(level: ThoughtLevel): Promise<void> {
+    if (!thoughtSupport(this.modelSpec)?.levels.includes(level)) throw new Error(`${this.modelSpec} has no thought level "${level}"`);
+    const model = this.services.models.create(this.modelSpec, level);
+    await model;
+    this.thoughtLevel = level;
+    this.model = model;
+    this.recorder?.record({ t: "thought_level", level });
   }
 
   rememberedApprovals() {
@@ -363,6 +380,7 @@ export class Session {
     this.recorder = createRecorder(this.services.sessions, this.id, this.services.logger);
     this.recorder.record({ t: "mode", mode: this.mode });
     this.recorder.record({ t: "model", model: this.modelSpec });
+    if (this.thoughtLevel) this.recorder.record({ t: "thought_level", level: this.thoughtLevel });
   }
 
   private ensureWorkspace(): Promise<Workspace> {
@@ -388,7 +406,7 @@ export class Session {
   }
 
   private ensureModel(): Promise<ModelClient> {
-    const model = (this.model ??= this.services.models.create(this.modelSpec));
+    const model = (this.model ??= this.services.models.create(this.modelSpec, this.thoughtLevel));
     // Not cached on failure: after `authenticate` the next prompt tries again.
     model.catch(() => {
       if (this.model === model) this.model = undefined;

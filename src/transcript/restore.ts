@@ -29,6 +29,7 @@ export type SessionRecord =
   | { t: "usage"; used: number; size: number }
   | { t: "mode"; mode: string }
   | { t: "model"; model: string }
+  | { t: "thought_level"; level: string }
   /** The model's history after a compaction (the replay keeps showing everything). */
   | { t: "compacted"; history: Message[]; summary: string }
   | { t: "turn_end"; stopReason: string };
@@ -44,6 +45,7 @@ export type RestoredSession = {
   plan: PlanEntry[];
   mode?: string;
   model?: string;
+  thoughtLevel?: string;
   usage?: { used: number; size: number };
   /** User message ids in order (for rewind and fork). */
   userMessageIds: string[];
@@ -97,6 +99,9 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
         break;
       case "model":
         restored.model = record.model;
+        break;
+      case "thought_level":
+        restored.thoughtLevel = record.level;
         break;
       case "compacted":
         history = [...record.history];

@@ -34,7 +34,7 @@ describe("ACP basics", () => {
     h.model.enqueue(textTurn("Hello from the fake model! How can I help?"));
     const { sessionId, modes, configOptions } = await h.newSession(project);
     expect(modes?.currentModeId).toBe("default");
-    expect(configOptions?.map((o) => o.id)).toEqual(["mode", "model"]);
+    expect(configOptions?.map((o) => o.id)).toEqual(["mode", "model", "thought_level"]);
     const { response, updates } = await h.prompt(sessionId, "Hello from Zed!");
     expect(response.stopReason).toBe("end_turn");
     expect(agentText(updates)).toBe("Hello from the fake model! How can I help?");
