@@ -12,7 +12,8 @@ export type PreToolOutcome = {
 
 export type PermissionHookOutcome = { decision?: "allow" | "deny"; message?: string; systemMessages?: string[] };
 export type PostToolOutcome = { context?: string[]; systemMessages?: string[] };
-export type StopOutcome = { continueWith?: string; systemMessages?: string[] };
+/** `continueWith`: send it as a user message and call the model again; `warning`: why it did not. */
+export type StopOutcome = { continueWith?: string; systemMessages?: string[]; warning?: string };
 
 /**
  * Lifecycle seams of a turn. The session adapts the hooks engine (hooks/) to this interface; every
@@ -23,7 +24,8 @@ export interface AgentHooks {
   /** Runs when a permission dialog is about to be shown; may answer it. */
   permissionRequest?(call: HookedToolCall, signal: AbortSignal): Promise<PermissionHookOutcome>;
   postToolUse?(call: HookedToolCall, result: ToolResult, failed: boolean, signal: AbortSignal): Promise<PostToolOutcome>;
-  stop?(info: { lastAssistantText: string; stopHookActive: boolean }, signal: AbortSignal): Promise<StopOutcome>;
+  /** The model stopped; may continue the turn. The implementation owns the continuation cap. */
+  stop?(info: { lastAssistantText: string }, signal: AbortSignal): Promise<StopOutcome>;
   /** Notification hooks; fire and forget. */
   notify?(type: "permission_prompt" | "idle_prompt", message: string): void;
 }

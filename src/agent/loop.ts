@@ -11,8 +11,6 @@ import type { SessionMode } from "./modes.js";
 import { announceToolCall, runToolCall, type ToolRunEnv } from "./tool-runner.js";
 import { createTurnScope, type OwnedTurnScope } from "./turn-scope.js";
 
-/** Hard cap on Stop-hook continuations per turn (system-inventory §8). */
-export const MAX_STOP_CONTINUATIONS = 8;
 /** After a cancel, tools get this long to wind down before the turn answers `cancelled` anyway. */
 const CANCEL_GRACE_MS = 3000;
 
@@ -95,7 +93,6 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
   };
 
   let requests = 0;
-  let stopContinuations = 0;
   try {
     for (;;) {
       if (signal.aborted) return { stopReason: "cancelled" };
@@ -127,16 +124,13 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
       if (calls.length === 0) {
         if (stopReason === "max_tokens") return { stopReason: "max_tokens" };
         if (stopReason === "refusal") return { stopReason: "refusal" };
-        const stop = await options.hooks?.stop?.({ lastAssistantText: textOf(message), stopHookActive: stopContinuations > 0 }, signal);
+        const stop = await options.hooks?.stop?.({ lastAssistantText: textOf(message) }, signal);
         for (const text of stop?.systemMessages ?? []) emit({ type: "notice", severity: "info", title: text });
-        if (stop?.continueWith && stopContinuations < MAX_STOP_CONTINUATIONS && !signal.aborted) {
-          stopContinuations++;
+        if (stop?.continueWith && !signal.aborted) {
           record({ role: "user", content: [{ type: "text", text: stop.continueWith }] });
           continue;
         }
-        if (stop?.continueWith && !signal.aborted) {
-          emit({ type: "notice", severity: "warning", title: `Stop hooks asked to continue ${MAX_STOP_CONTINUATIONS} times in a row; the turn ends here` });
-        }
+        if (stop?.warning) emit({ type: "notice", severity: "warning", title: stop.warning });
         options.hooks?.notify?.("idle_prompt", "deep-acp is waiting for your input");
         return { stopReason: "end_turn" };
       }

@@ -2,7 +2,7 @@ import type { HookDiagnostic, ReducedHookResult } from "./types.js";
 
 // Small helpers for applying reduced results in the agent loop, so every caller words things alike.
 
-/** Hard cap on Stop-hook continuations in a row; after it the turn ends regardless. */
+/** Hard cap on Stop-hook continuations in a row (system-inventory §8); after it the turn ends regardless. */
 export const MAX_STOP_CONTINUATIONS = 8;
 
 /**
@@ -12,11 +12,6 @@ export const MAX_STOP_CONTINUATIONS = 8;
 export function hookFeedbackText(result: ReducedHookResult): string | undefined {
   const parts = [...(result.blocked && result.reason ? [result.reason] : []), ...result.additionalContext];
   return parts.length > 0 ? parts.join("\n\n") : undefined;
-}
-
-/** The message a PreToolUse deny puts in the failed tool result. */
-export function hookDenyMessage(hookToolName: string, result: ReducedHookResult): string {
-  return `${hookToolName} blocked by hook: ${result.reason ?? "Hook blocked the operation"}`;
 }
 
 export type StopDecision =
@@ -60,7 +55,7 @@ export function createStopHookGate(max = MAX_STOP_CONTINUATIONS): StopHookGate {
             source: "Stop",
             code: "continuation_cap",
             event: "Stop",
-            message: `Stop hooks asked to continue ${max} times in a row; ending the turn`,
+            message: `Stop hooks asked to continue ${max} times in a row; the turn ends here`,
           },
         };
       }

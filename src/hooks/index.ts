@@ -54,7 +54,6 @@ export {
 export {
   createStopHookGate,
   hookFeedbackText,
-  hookDenyMessage,
   MAX_STOP_CONTINUATIONS,
   type StopHookGate,
   type StopDecision,

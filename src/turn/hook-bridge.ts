@@ -1,5 +1,5 @@
 import type { AgentHooks } from "../agent/hooks.js";
-import { DEFAULT_BLOCK_REASON, hookFeedbackText, toHookToolResponse, type HookEngine, type ReducedHookResult } from "../hooks/index.js";
+import { DEFAULT_BLOCK_REASON, createStopHookGate, hookFeedbackText, toHookToolResponse, type HookEngine, type ReducedHookResult } from "../hooks/index.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 
 /** Claude-compatible `tool_input` for a call: the tool's own mapping, else its input as given. */
@@ -19,6 +19,8 @@ function notices(result: ReducedHookResult): string[] {
  */
 export function createHookBridge(engine: () => HookEngine, agent?: { id: string; type: string }): AgentHooks {
   const extra = agent ? { agent_id: agent.id, agent_type: agent.type } : {};
+  // One bridge per turn, so the Stop-hook continuation cap counts this turn's continuations.
+  const stopGate = createStopHookGate();
   return {
     async preToolUse({ toolCallId, tool, input }, signal) {
       const hooks = engine();
@@ -53,15 +55,13 @@ export function createHookBridge(engine: () => HookEngine, agent?: { id: string;
       const feedback = hookFeedbackText(reduced);
       return { ...(feedback ? { context: [feedback] } : {}), systemMessages: notices(reduced) };
     },
-    async stop({ lastAssistantText, stopHookActive }, signal) {
+    async stop({ lastAssistantText }, signal) {
       const hooks = engine();
       if (agent || !hooks.hasHandlers("Stop")) return {};
-      const result = await hooks.run("Stop", { stop_hook_active: stopHookActive, last_assistant_message: lastAssistantText }, { signal });
-      const wants = !result.cancelled && result.continue && (result.blocked || result.additionalContext.length > 0);
-      return {
-        ...(wants ? { continueWith: hookFeedbackText(result) ?? result.stopReason ?? "Continue working." } : {}),
-        systemMessages: notices(result),
-      };
+      const result = await hooks.run("Stop", { stop_hook_active: stopGate.active, last_assistant_message: lastAssistantText }, { signal });
+      const decision = stopGate.decide(result);
+      if (decision.action === "continue") return { continueWith: decision.message, systemMessages: notices(result) };
+      return { systemMessages: notices(result), ...(decision.diagnostic ? { warning: decision.diagnostic.message } : {}) };
     },
     notify(type, message) {
       const hooks = engine();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HookEventName } from "../../../src/hooks/events.js";
-import { createStopHookGate, hookDenyMessage, hookFeedbackText, MAX_STOP_CONTINUATIONS } from "../../../src/hooks/feedback.js";
+import { createStopHookGate, hookFeedbackText, MAX_STOP_CONTINUATIONS } from "../../../src/hooks/feedback.js";
 import { interpretHookResult } from "../../../src/hooks/interpret.js";
 import { reduceHookVerdicts } from "../../../src/hooks/reducer.js";
 import type { HookCommandResult } from "../../../src/hooks/runner.js";
@@ -95,7 +95,6 @@ describe("feedback helpers", () => {
     ]);
     expect(hookFeedbackText(result)).toBe("lint failed\n\nsee log");
     expect(hookFeedbackText(reduce("PostToolUse", []))).toBeUndefined();
-    expect(hookDenyMessage("Bash", reduce("PreToolUse", [{ exitCode: 2, stderr: "nope" }]))).toBe("Bash blocked by hook: nope");
   });
 
   it("the Stop gate continues with feedback, sets stop_hook_active, and stops at the cap", () => {
