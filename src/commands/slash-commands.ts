@@ -62,6 +62,20 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       },
     },
     {
+      name: "cost",
+      description: "Show what this session has spent on model requests, and its spend limit",
+      async run(session) {
+        return { kind: "reply", text: await session.costReport() };
+      },
+    },
+    {
+      name: "context",
+      description: "Show what fills the context window: system prompt, memory, skills, tool schemas, MCP tools, conversation",
+      async run(session) {
+        return { kind: "reply", text: await session.contextReport() };
+      },
+    },
+    {
       name: "ps",
       description: "List the background processes of this session; `/ps stop ID` stops one",
       hint: "stop ID",

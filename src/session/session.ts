@@ -3,7 +3,8 @@ import { createSessionBackground, type SessionBackground } from "./background.js
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { compactNow, createSessionStart, promptText, runPromptTurn, titleFrom, type PromptBlock, type SessionStart } from "../turn/index.js";
+import { assembleTurn, compactNow, createSessionStart, promptText, renderContextReport, runPromptTurn, titleFrom, type PromptBlock, type SessionStart } from "../turn/index.js";
+import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { ExtensionHost } from "../extensions/index.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
@@ -47,6 +48,9 @@ export class Session {
   private readonly questioner: Questioner | undefined;
   /** Processes started with execute {background: true}; they outlive turns, not the session. */
   readonly background: SessionBackground;
+  /** What the session's model requests have cost (usage_update `cost`, /cost, the spend limit). */
+  readonly spend: SpendTracker;
+  private lastUsed: number | undefined;
   private readonly editor: EditorBridge | undefined;
   private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
   private workspace: Promise<Workspace> | undefined;
@@ -70,6 +74,8 @@ export class Session {
     this.mode = restored?.mode && isSessionMode(restored.mode) ? restored.mode : (options.mode ?? "default");
     this.modelSpec = restored?.model ?? options.modelSpec;
     this.thoughtLevel = isThoughtLevel(restored?.thoughtLevel) ? restored.thoughtLevel : undefined;
+    this.spend = createSpendTracker(restored?.spend);
+    this.lastUsed = restored?.usage?.used;
     this.history = restored?.history ?? [];
     this.plan = restored?.plan ?? [];
     this.title = restored?.title;
@@ -223,6 +229,20 @@ export class Session {
     this.recorder?.record({ t: "thought_level", level });
   }
 
+  /** Markdown for /cost. */
+  async costReport(): Promise<string> {
+    const { config } = await this.services.config();
+    return this.spend.report(config.cost.max_session_usd, this.modelSpec);
+  }
+
+  /** Markdown for /context: what fills the context window, by part. */
+  async contextReport(): Promise<string> {
+    const [workspace, model, { config }, extensions] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config(), this.extensions.start()]);
+    const session = { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode };
+    const turn = assembleTurn({ session, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
+    return renderContextReport({ turn, history: this.history, contextWindow: model.contextWindow, ...(this.lastUsed !== undefined ? { lastReported: this.lastUsed } : {}) });
+  }
+
   rememberedApprovals() {
     return this.approvals.entries();
   }
@@ -286,6 +306,10 @@ export class Session {
   /** Every event of a turn goes to the transcript and to the editor. */
   private observe(event: AgentEvent, sink: SessionEventSink): void {
     if (event.type === "plan") this.plan = event.entries;
+    if (event.type === "usage") {
+      event = this.spend.add(event);
+      if (event.type === "usage") this.lastUsed = event.used;
+    }
     this.recorder?.event(event);
     sink(event);
   }
@@ -335,6 +359,7 @@ export class Session {
         },
         questioner: this.questioner,
         background: this.background.prepare(config.shell, workspace.shell),
+        spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
         record: {
           prompt: (message, shown) => {
             this.recorder?.user(messageId, [...shown], message);
