@@ -7,6 +7,7 @@ import { runSearchBench } from "./search.bench.js";
 import { runInterpreterBench } from "./interpreter.bench.js";
 import { runSessionStoreBench } from "./session-store.bench.js";
 import { runRobustBench } from "./robust.bench.js";
+import { runToolRoundTripBench } from "./tool-roundtrip.bench.js";
 import { runSshBench } from "./ssh.bench.js";
 import type { BenchResult } from "./lib.js";
 
@@ -19,6 +20,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
     async () =>
       (await runSessionStoreBench({ report: () => undefined })).map((r) => ({ name: r.name, value: Math.round(r.ms * 10) / 10, unit: "ms", note: "store only, in-process" })),
   ],
+  ["tool", () => runToolRoundTripBench()],
   ["search", () => runSearchBench()],
   ["interpreter", () => runInterpreterBench()],
   ["robust", () => runRobustBench()],

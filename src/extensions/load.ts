@@ -89,9 +89,10 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
   diagnostics.push(...skills.diagnostics, ...memory.diagnostics, ...subagents.diagnostics, ...hookLoad.diagnostics, ...discovery.diagnostics);
 
   // Hooks start without project handlers until their trust is settled (a dialog at the next turn).
-  const buildEngine = (items: typeof hookLoad.items, extra: typeof hookLoad.diagnostics = []) =>
+  const buildEngine = (items: typeof hookLoad.items, extra: typeof hookLoad.diagnostics = [], approvedScripts?: Record<string, string>) =>
     createHookEngine({
       config: items,
+      ...(approvedScripts ? { approvedScripts } : {}),
       loadDiagnostics: [...hookLoad.diagnostics, ...extra],
       files: hookLoad.files,
       projectRoot,
@@ -165,7 +166,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     sessionGrants: inputs.hookGrants,
     ...(inputs.interactive ? { ask: (request) => askHookTrust(inputs.trust, request.file, formatHookTrustRequest(request)) } : {}),
   }).then((resolved) => {
-    extensions.hooks = buildEngine(resolved.items, resolved.diagnostics);
+    extensions.hooks = buildEngine(resolved.items, resolved.diagnostics, resolved.request?.scripts);
     diagnostics.push(...resolved.diagnostics.filter((d) => d.severity !== "info"));
   });
   const symlinks = approveSkillSymlinks(inputs, skills.pendingSymlinks).then(async (approved) => {

@@ -5,7 +5,8 @@ import { HOOK_EVENTS, HOOK_EVENT_NAMES, type HookEventInput, type HookEventName,
 import { interpretHookResult, type HookVerdict } from "./interpret.js";
 import { matches } from "./matcher.js";
 import { reduceHookVerdicts } from "./reducer.js";
-import { runHookCommand, type SpawnFunction } from "./runner.js";
+import { runHookCommand, type HookCommandResult, type SpawnFunction } from "./runner.js";
+import { hookScriptDigests } from "./script-refs.js";
 import {
   HOOK_SCOPE_RANK,
   type HookDiagnostic,
@@ -48,6 +49,12 @@ export type HookEngineOptions = {
   env?: Readonly<Record<string, string | undefined>>;
   /** config.toml `[hooks] pass_env`: more variables hooks receive. Default none. */
   passEnv?: readonly string[];
+  /**
+   * The project files the trusted project hooks run, as approved (relative path -> digest). Before
+   * each project hook runs, the files its command names are hashed again; a changed one is not run
+   * (the approval covered other bytes) until /reload asks about it. Default: no check.
+   */
+  approvedScripts?: Readonly<Record<string, string>>;
   /** Default node:child_process spawn. */
   spawn?: SpawnFunction;
   /** Default Date. */
@@ -131,6 +138,14 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
     return typeof value === "string" ? value : undefined;
   };
 
+  /** Project files this project hook names that differ from what was approved. */
+  const changedScripts = async (item: HookItem): Promise<string[]> => {
+    if (item.source.scope !== "project" || !options.approvedScripts) return [];
+    const approved = options.approvedScripts;
+    const now = await hookScriptDigests([{ ...(item.handler.command !== undefined ? { command: item.handler.command } : {}), ...(item.handler.argv ? { argv: item.handler.argv } : {}) }], options.projectRoot);
+    return Object.keys(now).filter((name) => approved[name] !== now[name]);
+  };
+
   const runOne = async (
     item: HookItem,
     payloadJson: string,
@@ -145,7 +160,11 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
 
     const vars = hookVariables(item.source, options.projectRoot);
     const started = clock.now();
-    const result = await runHookCommand({
+    const changed = await changedScripts(item);
+    const result: HookCommandResult =
+      changed.length > 0
+        ? { exitCode: null, signal: null, stdout: "", stderr: "", stdoutTruncated: false, stderrTruncated: false, timedOut: false, cancelled: false, spawnError: `not run: ${changed.join(", ")} changed since you trusted this project's hooks; run /reload to review it` }
+        : await runHookCommand({
       ...(item.handler.argv
         ? { argv: item.handler.argv.map((arg) => substituteHookVariables(arg, vars)) }
         : { command: item.handler.command ?? "" }),

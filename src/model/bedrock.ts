@@ -5,7 +5,7 @@ import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
 import { addCachePoints, toConverseMessages, toConverseTools } from "./bedrock-messages.js";
-import { isRetryableStatus } from "./retry.js";
+import { isRetryableStatus, parseRetryAfter } from "./retry.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
 
@@ -77,7 +77,7 @@ export async function createBedrockClient(options: BedrockClientOptions): Promis
   };
 }
 
-type SdkError = Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown; $fault?: string };
+type SdkError = Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown; $response?: { headers?: Record<string, string> } };
 
 function toApiError(error: unknown): unknown {
   if (error instanceof ModelApiError || isAbortError(error)) return error;
@@ -96,7 +96,9 @@ function toApiError(error: unknown): unknown {
     const network = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket|network/i.test(`${name} ${errorMessage(error)}`);
     return new ModelApiError(message, { retryable: network });
   }
-  return new ModelApiError(message, { retryable, ...(status === undefined ? {} : { status }) });
+  // The SDK keeps the raw response on the error: honour the server's retry-after like every other provider.
+  const retryAfterMs = sdkError?.$response?.headers ? parseRetryAfter(new Headers(sdkError.$response.headers)) : undefined;
+  return new ModelApiError(message, { retryable, ...(status === undefined ? {} : { status }), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
 }
 
 type Block =

@@ -167,6 +167,20 @@ describe.each(CASES)("provider $provider", (c) => {
     expect(call?.name).toBe("read_file");
     expect(call?.input).toEqual({ file_path: file });
     expect(second.messages.find((m) => m.role === "tool")?.text).toContain("avocado");
+    // Reasoning state each API needs back rides along.
+    const sent = JSON.stringify(second.body);
+    if (c.api === "anthropic") expect(second.body.messages[1].content[0]).toMatchObject({ type: "thinking", signature: expect.stringMatching(/^fake-sig-/) });
+    if (c.api === "responses") {
+      expect(second.body.input.find((item: any) => item.type === "reasoning")).toMatchObject({ encrypted_content: expect.stringMatching(/^enc-/) });
+      expect(second.body).toMatchObject({ store: false, include: ["reasoning.encrypted_content"], reasoning: { summary: "auto" } });
+    }
+    if (c.api === "gemini") expect(sent).toContain('"thoughtSignature":"fake-sig-');
+    if (c.api === "bedrock") {
+      // Claude on Bedrock keeps prompt caching and its signed thinking.
+      expect(second.body.system.at(-1)).toEqual({ cachePoint: { type: "default" } });
+      expect(second.body.messages.at(-1).content.at(-1)).toEqual({ cachePoint: { type: "default" } });
+      expect(sent).toMatch(/"reasoningContent":\{"reasoningText":\{"text":"I should read the notes file first\.","signature":"fake-sig-/);
+    }
 
     const updates = agent.updates(sessionId);
     expect(texts(updates, "agent_thought_chunk")).toContain("I should read the notes file first.");

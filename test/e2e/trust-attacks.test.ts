@@ -211,6 +211,23 @@ describe("project hooks whose script changes after approval", () => {
   });
 });
 
+describe("a hook script rewritten during a session", () => {
+  it("is not run until /reload asks about it again", async () => {
+    const ran = join(home, "hook-ran");
+    await writeJson(join(project, "hooks-src", "x.json"), {});
+    await writeJson(join(project, ".deepagents", "hooks.json"), { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "node hooks-src/hook.mjs" }] }] } });
+    const script = (tag: string) => `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(ran)}, ${JSON.stringify(tag + "\n")});\n`;
+    await writeFile(join(project, "hooks-src", "hook.mjs"), script("reviewed"));
+    const sessionId = await openSession("allow_once");
+    await prompt(sessionId, "one");
+    expect(await readFile(ran, "utf8")).toBe("reviewed\n");
+    // Rewritten mid-session (by the model in accept-edits, say): the next prompt must not run it.
+    await writeFile(join(project, "hooks-src", "hook.mjs"), script("planted"));
+    await prompt(sessionId, "two");
+    expect(await readFile(ran, "utf8")).toBe("reviewed\n");
+  });
+});
+
 describe("a project skills folder linked to $HOME", () => {
   const SECRET = "SECRET-FILE-MARKER-5d1e";
   let firstRequest = 0;

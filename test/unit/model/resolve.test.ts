@@ -192,3 +192,32 @@ describe("catalog and model choices", () => {
     expect(specs.some((s) => s.startsWith("anthropic:"))).toBe(false);
   });
 });
+
+describe("openai: picks the Responses API for reasoning models at OpenAI itself", () => {
+  let fake: FakeModelServer;
+  beforeAll(async () => {
+    fake = await createFakeModelServer();
+  });
+  afterAll(() => fake.close());
+
+  // Requests to api.openai.com go to the fake server instead: the choice must not depend on the host.
+  const redirect = (input: string, init: RequestInit) => fetch(input.replace("https://api.openai.com/v1", fake.openaiBaseUrl), init);
+
+  it.each([
+    ["openai:gpt-5", {}, "responses"],
+    ["openai:o4-mini", {}, "responses"],
+    ["openai:gpt-4o", {}, "openai"],
+    // A custom base URL may be a proxy without /responses: Chat Completions stays.
+    ["openai:gpt-5", { OPENAI_BASE_URL: "https://api.openai.com/v1" }, "openai"],
+    ["openai-responses:gpt-4o", { OPENAI_BASE_URL: "https://api.openai.com/v1" }, "responses"],
+  ] as const)("%s %j speaks %s", async (spec, extraEnv, api) => {
+    fake.reset();
+    fake.enqueue(textTurn("ok"));
+    const client = await createModelClient(spec, { env: { OPENAI_API_KEY: "k", ...extraEnv }, fetch: redirect });
+    const events = await collect(client.stream(request([userText("hi")])));
+    expect(done(events).message.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(fake.requests[0]!.api).toBe(api);
+    // Non-reasoning models get no reasoning settings, which they would reject.
+    if (api === "responses") expect("reasoning" in fake.requests[0]!.body).toBe(spec !== "openai-responses:gpt-4o");
+  });
+});

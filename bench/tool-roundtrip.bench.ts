@@ -1,0 +1,73 @@
+// Tool round trip: the agent's own time between the model finishing a tool call (the last byte of
+// its streamed answer handed to the socket) and the next model request arriving, for read_file on a
+// small file. The gap includes read_file's own run (one small read, a fraction of a millisecond),
+// loopback HTTP both ways and the agent's work: parsing the end of the stream, the gate's decision,
+// the tool_call notifications, recording the transcript and building the next request.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { renderAnthropic } from "../test/support/fake-model/render.js";
+import { median, ndjsonChild, round, type BenchResult } from "./lib.js";
+
+const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
+
+export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
+  const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
+  const project = mkdtempSync(join(tmpdir(), "deep-acp-bench-project-"));
+  const file = join(project, "small.txt");
+  writeFileSync(file, "one\ntwo\nthree\n");
+  let finishedAt = 0;
+  const gaps: number[] = [];
+  let sequence = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const arrived = performance.now();
+    let body = "";
+    req.setEncoding("utf8").on("data", (c: string) => (body += c));
+    req.on("end", () => {
+      const messages = (JSON.parse(body).messages ?? []) as Array<{ role: string; content: unknown }>;
+      const last = messages[messages.length - 1];
+      const isToolResult = Array.isArray(last?.content) && (last.content as Array<{ type: string }>).some((c) => c.type === "tool_result");
+      if (isToolResult) gaps.push(arrived - finishedAt);
+      sequence += 1;
+      const turn = isToolResult ? { parts: [{ type: "text" as const, text: "done" }] } : { parts: [{ type: "tool_call" as const, name: "read_file", input: { file_path: file }, id: `toolu_${sequence}` }] };
+      const rendered = renderAnthropic(turn, { model: "claude-sonnet-4-5", requestBytes: body.length, includeUsage: false, sequence });
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      if (!isToolResult) res.on("finish", () => (finishedAt = performance.now()));
+      res.end([...rendered.parts, ...rendered.tail].join(""));
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const agent = ndjsonChild(process.execPath, [BINARY], { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: base });
+    agent.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    await agent.next((m) => m.id === 1);
+    agent.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: project, mcpServers: [] } });
+    const sessionId = (await agent.next((m) => m.id === 2)).result.sessionId;
+    // Two warm-up turns: the first model call and first tool run load their modules.
+    for (let i = 0; i < runs + 2; i++) {
+      const id = 10 + i;
+      agent.send({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "read it" }] } });
+      const answer = await agent.next((m) => m.id === id && !m.method);
+      if (answer.result?.stopReason !== "end_turn") throw new Error(`prompt failed: ${JSON.stringify(answer)}`);
+    }
+    await agent.stop();
+    const measured = gaps.slice(2);
+    return [
+      {
+        name: "tool.round-trip-read_file",
+        value: round(median(measured), 2),
+        unit: "ms",
+        target: "<= 5 ms",
+        note: `model done -> next request, incl. the read; spread ${round(Math.min(...measured), 2)}-${round(Math.max(...measured), 2)} ms over ${measured.length} turns`,
+      },
+    ];
+  } finally {
+    server.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  }
+}
