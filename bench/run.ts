@@ -8,6 +8,7 @@ import { runInterpreterBench } from "./interpreter.bench.js";
 import { runSessionStoreBench } from "./session-store.bench.js";
 import { runRobustBench } from "./robust.bench.js";
 import { runToolRoundTripBench } from "./tool-roundtrip.bench.js";
+import { runMcpBench } from "./mcp.bench.js";
 import { runSshBench } from "./ssh.bench.js";
 import type { BenchResult } from "./lib.js";
 
@@ -21,6 +22,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
       (await runSessionStoreBench({ report: () => undefined })).map((r) => ({ name: r.name, value: Math.round(r.ms * 10) / 10, unit: "ms", note: "store only, in-process" })),
   ],
   ["tool", () => runToolRoundTripBench()],
+  ["mcp", () => runMcpBench()],
   ["search", () => runSearchBench()],
   ["interpreter", () => runInterpreterBench()],
   ["robust", () => runRobustBench()],

@@ -128,6 +128,24 @@ describe("attack: command approvals", () => {
   });
 });
 
+describe("attack: a link planted mid-turn by an approved command", () => {
+  it("is resolved when the next file tool uses it: the read asks and nothing leaks", async () => {
+    const secret = join(home, "secret.txt");
+    await writeFile(secret, "PLANTED-SECRET\n");
+    const run = await session("accept-edits", (d) => (commandOf(d).startsWith("ln ") ? "allow_once" : "reject_once"));
+    await run([
+      ["execute", { command: `ln -s ${secret} planted.txt` }],
+      ["read_file", { file_path: join(project, "planted.txt") }],
+      ["grep", { pattern: "PLANTED", path: join(project, "planted.txt") }],
+      ["write_file", { file_path: join(project, "planted.txt"), content: "PWNED" }],
+    ]);
+    expect(dialogs).toHaveLength(4);
+    expect(JSON.stringify(dialogs[1]!.params)).toContain(secret);
+    expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain("PLANTED-SECRET");
+    expect(await readFile(secret, "utf8")).toBe("PLANTED-SECRET\n");
+  });
+});
+
 describe("attack: files that decide what runs", () => {
   it("asks before changing protected paths in accept-edits and never offers 'always'", async () => {
     const protectedFiles = [".git/config", ".git/hooks/pre-commit", ".deepagents/hooks.json", ".mcp.json", ".vscode/tasks.json", ".claude/settings.json", ".envrc", ".npmrc", ".idea/workspace.xml"];
