@@ -44,14 +44,15 @@ function describeServer(server: Record<string, unknown>): string {
     const args = Array.isArray(server.args) ? server.args.map((arg) => quote(String(arg))) : [];
     const parts = [`runs ${[quote(server.command), ...args].join(" ")}`];
     if (typeof server.cwd === "string") parts.push(`in ${server.cwd}`);
-    const envNames = isPlainObject(server.env) ? Object.keys(server.env).filter((name) => !/^(CLAUDE_)?PLUGIN_(ROOT|DATA)$|^CLAUDE_PROJECT_DIR$/.test(name)) : [];
-    if (envNames.length > 0) parts.push(`env ${envNames.join(", ")}`);
+    // As written: placeholders such as ${GITHUB_TOKEN} are not secrets, and consent must show what leaves.
+    const env = isPlainObject(server.env) ? Object.entries(server.env).filter(([name]) => !/^(CLAUDE_)?PLUGIN_(ROOT|DATA)$|^CLAUDE_PROJECT_DIR$/.test(name)) : [];
+    if (env.length > 0) parts.push(`env ${env.map(([name, value]) => `${name}=${quote(String(value))}`).join(" ")}`);
     return parts.join(", ");
   }
   if (typeof server.url === "string") {
     const type = typeof server.type === "string" ? server.type : "http";
-    const headers = isPlainObject(server.headers) ? Object.keys(server.headers) : [];
-    return `connects to ${server.url} (${type}${headers.length > 0 ? `, headers ${headers.join(", ")}` : ""})`;
+    const headers = isPlainObject(server.headers) ? Object.entries(server.headers).map(([name, value]) => `${name}: ${String(value)}`) : [];
+    return `connects to ${server.url} (${type}${headers.length > 0 ? `, headers ${headers.join("; ")}` : ""})`;
   }
   return `unrecognised definition ${JSON.stringify(server)}`;
 }

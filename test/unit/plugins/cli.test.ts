@@ -71,7 +71,7 @@ describe("deep-acp plugins", () => {
     for (const text of [described.text, enabled.text]) {
       expect(text).toContain(`- github (as ${scopedMcpServerName("review@acme", "github")}): runs node ${cached}/server.js --data ${pluginsDir}/data/`);
       expect(text).toContain("env TOKEN_FILE");
-      expect(text).toContain(`- docs.site (as ${scopedMcpServerName("review@acme", "docs.site")}): connects to https://docs.example.com/mcp?project=${project} (http, headers Authorization)`);
+      expect(text).toContain(`- docs.site (as ${scopedMcpServerName("review@acme", "docs.site")}): connects to https://docs.example.com/mcp?project=${project} (http, headers Authorization: Bearer \${DOCS_TOKEN})`);
       expect(text).toContain("- PreToolUse [Bash]: ${CLAUDE_PLUGIN_ROOT}/hooks/check.sh");
       expect(text).toContain("- review@acme:code-review: Review the staged diff");
       expect(text).toContain("- review@acme:group:lint: Lint changed files.");
