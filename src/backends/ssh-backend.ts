@@ -116,6 +116,9 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
       }
     },
     execute,
+    // Background processes are local child processes (backends/background-processes.ts); a remote
+    // one would need a channel kept open past the call, which is not built yet.
+    backgroundSpec: () => `background processes are not available on a remote workspace (${connection.target}); run the command in the foreground with a timeout`,
     realPath: files.realPath,
     realPathFs: createRemoteRealPathFs(fs),
     async health() {
