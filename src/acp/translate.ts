@@ -113,7 +113,7 @@ export function createTranslator(features: ClientFeatures) {
       case "plan":
         return [{ sessionUpdate: "plan", entries: event.entries }];
       case "usage":
-        return [{ sessionUpdate: "usage_update", used: event.used, size: event.size }];
+        return [{ sessionUpdate: "usage_update", used: event.used, size: event.size, ...(event.sessionCostUsd !== undefined ? { cost: { amount: roundUsd(event.sessionCostUsd), currency: "USD" } } : {}) }];
       case "notice":
         return [noticeUpdate(event, features)];
       case "compaction":
@@ -141,4 +141,9 @@ function noticeUpdate(event: Extract<SessionEvent, { type: "notice" }>, features
 
 function textChunk(messageId: string, text: string): acp.SessionUpdate {
   return { sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } };
+}
+
+/** Cents are too coarse for a session of cheap requests; more digits are noise. */
+function roundUsd(amount: number): number {
+  return Math.round(amount * 1_000_000) / 1_000_000;
 }

@@ -48,7 +48,16 @@ export type AgentEvent =
     }
   | { type: "tool_output"; toolCallId: string; terminalId: string; data: string; parentToolCallId?: string }
   | { type: "plan"; entries: PlanEntry[] }
-  | { type: "usage"; used: number; size: number; usage: Usage }
+  | {
+      type: "usage";
+      used: number;
+      size: number;
+      usage: Usage;
+      /** This request's price in USD; absent when the model's prices are unknown. */
+      costUsd?: number;
+      /** The session's spend so far, set by the session; absent when any request's price was unknown. */
+      sessionCostUsd?: number;
+    }
   /** Something the user should see that is not part of the answer (retries, hook messages, reload hints). */
   | { type: "notice"; severity: "info" | "warning" | "error"; title: string; description?: string }
   | { type: "compaction"; compactionId: string; status: "in_progress" | "completed" | "failed"; summary?: string; error?: string };

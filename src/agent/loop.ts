@@ -1,3 +1,4 @@
+import { usageCostUsd } from "../model/pricing.js";
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
@@ -48,6 +49,8 @@ export type TurnOptions = {
   finalizeResult?: ToolRunEnv["finalizeResult"];
   runSubagent?: ToolRunEnv["runSubagent"];
   questioner?: ToolRunEnv["questioner"];
+  /** Checked before each model request: a message stops the turn (the session's spend limit). */
+  spendLimit?: () => string | undefined;
   /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
   parentToolCallId?: string;
   newId?: () => string;
@@ -97,6 +100,11 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
     for (;;) {
       if (signal.aborted) return { stopReason: "cancelled" };
       if (requests >= options.maxRequests) return { stopReason: "max_turn_requests" };
+      const overBudget = options.spendLimit?.();
+      if (overBudget) {
+        if (!options.parentToolCallId) emit({ type: "message_chunk", messageId: newId(), text: overBudget });
+        return { stopReason: "end_turn" };
+      }
       requests++;
       if (options.prepareMessages) {
         const prepared = await options.prepareMessages(messages, signal);
@@ -118,7 +126,8 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
       }
       const { message, stopReason, usage, toolIds } = streamed;
       record(message, streamed.messageId);
-      emit({ type: "usage", used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0), size: model.contextWindow, usage });
+      const costUsd = usageCostUsd(usage, model.pricing);
+      emit({ type: "usage", used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0), size: model.contextWindow, usage, ...(costUsd !== undefined ? { costUsd } : {}) });
 
       const calls = message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
       if (calls.length === 0) {

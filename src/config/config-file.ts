@@ -113,6 +113,10 @@ const sections = {
     /** Sessions kept loaded; beyond it the least recently used idle ones are unloaded (and reopened on use). */
     max_loaded_sessions: z.number().int().min(1).default(32),
   }),
+  cost: z.strictObject({
+    /** USD a session may spend on model requests; the turn that reaches it stops. Unset: no limit. */
+    max_session_usd: z.number().positive().optional(),
+  }),
   web_fetch: z.strictObject({
     enabled: z.boolean().default(true),
     timeout_seconds: z.number().positive().default(30),
@@ -157,6 +161,7 @@ const configSchema = z.object({
   remote: sections.remote.default(sections.remote.parse({})),
   acp: sections.acp.default(sections.acp.parse({})),
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
+  cost: sections.cost.default(sections.cost.parse({})),
 });
 
 export type DeepAcpConfig = z.infer<typeof configSchema>;

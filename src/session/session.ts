@@ -3,7 +3,8 @@ import { createSessionBackground, type SessionBackground } from "./background.js
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { compactNow, createSessionStart, promptText, runPromptTurn, titleFrom, type PromptBlock, type SessionStart } from "../turn/index.js";
+import { assembleTurn, compactNow, createSessionStart, promptText, renderContextReport, runPromptTurn, titleFrom, type PromptBlock, type SessionStart } from "../turn/index.js";
+import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { ExtensionHost } from "../extensions/index.js";
 import { findProjectRoot } from "../config/project-root.js";
@@ -46,11 +47,15 @@ export class Session {
   /** Processes started with execute {background: true}; they outlive turns, not the session. */
   readonly background: SessionBackground;
   private readonly workspace: WorkspaceSlot;
+  /** What the session's model requests have cost (usage_update `cost`, /cost, the spend limit). */
+  readonly spend: SpendTracker;
+  private lastUsed: number | undefined;
   /** Whether an editor can answer trust questions (headless cannot). */
   private model: Promise<ModelClient> | undefined;
   private readonly turns = createTurnQueue({ onSettled: () => (this.updatedAt = this.services.now()) });
   private readonly journal: Journal;
-  private readonly extensions: ExtensionHost;
+  /** Skills, memory, subagents, plugins, hooks and MCP of this session (commands read them). */
+  readonly extensions: ExtensionHost;
   private readonly sessionStart: SessionStart;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
   private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
@@ -64,6 +69,8 @@ export class Session {
     this.mode = restored?.mode && isSessionMode(restored.mode) ? restored.mode : (options.mode ?? "default");
     this.modelSpec = restored?.model ?? options.modelSpec;
     this.thoughtLevel = isThoughtLevel(restored?.thoughtLevel) ? restored.thoughtLevel : undefined;
+    this.spend = createSpendTracker(restored?.spend);
+    this.lastUsed = restored?.usage?.used;
     this.history = restored?.history ?? [];
     this.plan = restored?.plan ?? [];
     this.title = restored?.title;
@@ -138,26 +145,6 @@ export class Session {
     return summary;
   }
 
-  /** Loaded skills (name and description), for /skills and the /skill: commands. */
-  skills(): Promise<Array<{ name: string; description: string; source: string }>> {
-    return this.extensions.skillList();
-  }
-
-  /** The prompt text of `/skill:<name> [args]`, or why it cannot be used. */
-  skillInvocation(name: string, args: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
-    return this.extensions.skillInvocation(name, args);
-  }
-
-  /** Markdown for /mcp: servers, status, tools and reasons. */
-  describeMcp(): Promise<string> {
-    return this.extensions.describeMcp();
-  }
-
-  /** Markdown for /hooks: loaded hooks by event, with their source and last diagnostics. */
-  describeHooks(): Promise<string> {
-    return this.extensions.describeHooks();
-  }
-
   /** Runs a prompt turn (after any turn already running). `messageId` names the user message. */
   async prompt(blocks: readonly PromptBlock[], sink: SessionEventSink, messageId: string = randomUUID()): Promise<TurnResult> {
     return this.turns.run(async (signal) => {
@@ -222,12 +209,18 @@ export class Session {
     this.journal.record({ t: "thought_level", level });
   }
 
-  rememberedApprovals() {
-    return this.approvals.entries();
+  /** Markdown for /cost. */
+  async costReport(): Promise<string> {
+    const { config } = await this.services.config();
+    return this.spend.report(config.cost.max_session_usd, this.modelSpec);
   }
 
-  forgetApproval(key: string): Promise<boolean> {
-    return this.approvals.forget(key);
+  /** Markdown for /context: what fills the context window, by part. */
+  async contextReport(): Promise<string> {
+    const [workspace, model, { config }, extensions] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config(), this.extensions.start()]);
+    const session = { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode };
+    const turn = assembleTurn({ session, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
+    return renderContextReport({ turn, history: this.history, contextWindow: model.contextWindow, ...(this.lastUsed !== undefined ? { lastReported: this.lastUsed } : {}) });
   }
 
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
@@ -275,6 +268,10 @@ export class Session {
   /** Every event of a turn goes to the transcript and to the editor. */
   private observe(event: AgentEvent, sink: SessionEventSink): void {
     if (event.type === "plan") this.plan = event.entries;
+    if (event.type === "usage") {
+      event = this.spend.add(event);
+      if (event.type === "usage") this.lastUsed = event.used;
+    }
     this.journal.event(event);
     sink(event);
   }
@@ -324,6 +321,7 @@ export class Session {
         },
         questioner: this.questioner,
         background: this.background.prepare(config.shell, workspace.shell),
+        spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
         record: {
           prompt: (message, shown) => {
             this.journal.user(messageId, [...shown], message);

@@ -96,7 +96,14 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
         case "plan":
           return write({ t: "plan", entries: event.entries });
         case "usage":
-          return write({ t: "usage", used: event.used, size: event.size });
+          return write({
+            t: "usage",
+            used: event.used,
+            size: event.size,
+            in: event.usage.inputTokens + (event.usage.cacheReadTokens ?? 0) + (event.usage.cacheWriteTokens ?? 0),
+            out: event.usage.outputTokens,
+            ...(event.costUsd !== undefined ? { cost: event.costUsd } : {}),
+          });
         default:
           return;
       }

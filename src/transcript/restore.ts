@@ -26,7 +26,8 @@ export type SessionRecord =
   | { t: "tool"; call: ToolCallRecord }
   | { t: "tool_done"; id: string; status: "completed" | "failed"; content: ToolDisplay[]; locations?: ToolLocation[]; rawOutput?: unknown; parentToolCallId?: string }
   | { t: "plan"; entries: PlanEntry[] }
-  | { t: "usage"; used: number; size: number }
+  /** `cost` absent: the request's price was unknown (older records have no `in`/`out` either). */
+  | { t: "usage"; used: number; size: number; in?: number; out?: number; cost?: number }
   | { t: "mode"; mode: string }
   | { t: "model"; model: string }
   | { t: "thought_level"; level: string }
@@ -46,6 +47,8 @@ export type RestoredSession = {
   mode?: string;
   model?: string;
   thoughtLevel?: string;
+  /** What the session's model requests cost (see session/spend.ts). */
+  spend?: { usd: number; unpriced: number; requests: number; inputTokens: number; outputTokens: number };
   usage?: { used: number; size: number };
   /** User message ids in order (for rewind and fork). */
   userMessageIds: string[];
@@ -93,6 +96,14 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
         break;
       case "usage":
         restored.usage = { used: record.used, size: record.size };
+        if (record.in !== undefined) {
+          const spend = (restored.spend ??= { usd: 0, unpriced: 0, requests: 0, inputTokens: 0, outputTokens: 0 });
+          spend.requests++;
+          spend.inputTokens += record.in;
+          spend.outputTokens += record.out ?? 0;
+          if (record.cost === undefined) spend.unpriced++;
+          else spend.usd += record.cost;
+        }
         break;
       case "mode":
         restored.mode = record.mode;

@@ -39,6 +39,8 @@ export type AssembledTurn = {
   subagentTools: AnyTool[];
   subagentSystem: (subagent: SubagentDefinition) => string;
   diagnostics: Diagnostic[];
+  /** The system prompt's extension sections and the MCP tools, for /context. */
+  parts: { memory: string; skills: string; interpreter: string; mcp: string; mcpToolNames: ReadonlySet<string> };
 };
 
 /**
@@ -57,9 +59,11 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
   const task = subagents.length > 0 ? [createTaskTool(subagents)] : [];
 
   const sections: string[] = [];
+  const parts = { memory: "", skills: "", interpreter: "", mcp: "", mcpToolNames: new Set(mcpTools.map((t) => t.name)) };
   if (extensions) {
-    sections.push(memoryPromptSection(extensions.memory.items, extensions.memory.locations));
-    if (extensions.skills.items.length > 0) sections.push(skillsPromptSection(extensions.skills.items, extensions.skills.sources));
+    parts.memory = memoryPromptSection(extensions.memory.items, extensions.memory.locations);
+    sections.push(parts.memory);
+    if (extensions.skills.items.length > 0) sections.push((parts.skills = skillsPromptSection(extensions.skills.items, extensions.skills.sources)));
   }
   const evalTools: AnyTool[] = [];
   if (config.interpreter.enabled && input.interpreterSandboxes) {
@@ -68,11 +72,11 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     diagnostics.push(...allowlist.diagnostics);
     const readOnly = session.mode === "plan";
     evalTools.push(createEvalTool({ limits, allowlist: allowlist.items, readOnly, hasSubagents: subagents.length > 0, createSandbox: input.interpreterSandboxes.create }));
-    sections.push(interpreterPromptSection({ limits, allowlist: allowlist.items, hasSubagents: subagents.length > 0, readOnly, subagentTypes: subagents.map((s) => ({ name: s.name, description: s.description })) }));
+    sections.push(parts.interpreter = interpreterPromptSection({ limits, allowlist: allowlist.items, hasSubagents: subagents.length > 0, readOnly, subagentTypes: subagents.map((s) => ({ name: s.name, description: s.description })) }));
   }
   if (extensions) {
     const mcpSection = renderMcpPromptSection(extensions.mcp.describe());
-    if (mcpSection) sections.push(mcpSection);
+    if (mcpSection) sections.push((parts.mcp = mcpSection));
   }
 
   const tools = toolsForMode([...builtin, ...task, ...evalTools, ...mcpTools], session.mode);
@@ -90,6 +94,7 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     subagentTools,
     subagentSystem: (subagent) => buildSystemPrompt({ ...environment, tools: subagentTools, intro: subagent.systemPrompt }),
     diagnostics,
+    parts,
   };
 }
 

@@ -1,5 +1,6 @@
 // The turn room's public entry: assemble a turn's prompt and tools, resolve the user's prompt,
 // compaction, tool-result offload, the hook bridge and subagent runs around the agent loop.
+export { renderContextReport } from "./context-report.js";
 export { assembleTurn, type AssembledTurn, type SessionView, type TurnAssemblyInput } from "./assembly.js";
 export { createSessionCompactor, type SessionCompactorOptions } from "./compaction/setup.js";
 export { createResultOffloader, type FinalizeResult } from "./compaction/offload.js";

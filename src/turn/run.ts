@@ -45,6 +45,8 @@ export type PromptTurnInput = {
   gate: TurnGate;
   /** Shows ask_user questions; absent = the model asks in the conversation. */
   questioner?: TurnOptions["questioner"];
+  /** Checked before each model request: a message stops the turn (the session's spend limit). */
+  spendLimit?: () => string | undefined;
   /** The session's background processes (execute with background: true). */
   background?: BackgroundHost;
   record: TurnRecord;
@@ -102,6 +104,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     readRoots: extensions.skills.roots,
     ...input.gate,
     questioner: input.questioner,
+    ...(input.spendLimit ? { spendLimit: input.spendLimit } : {}),
     maxRequests: config.agent.max_turn_requests,
     maxOutputTokens: config.model.max_output_tokens,
     signal,

@@ -30,8 +30,9 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await model.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
+  // The session index may still be writing its deferred save; rm retries until it is done.
+  await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  await rm(project, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
 
 /** An editor with every capability, recording the session id of everything the agent sends it. */

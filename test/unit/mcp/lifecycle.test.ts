@@ -106,11 +106,12 @@ describe("server lifecycle", () => {
   });
 
   it("a hanging server times out without blocking the others", async () => {
-    const manager = make([entry("hang", { command: NODE, args: [HANG] }), fixture()], { connectTimeoutMs: 1000 });
+    const manager = make([entry("hang", { command: NODE, args: [HANG] }), fixture()], { connectTimeoutMs: 5000 });
     manager.start();
     await manager.ready();
     const [hang, fx] = manager.describe();
-    expect(hang).toMatchObject({ status: "error", reason: "timed out after 1s" });
+    // Generous: the healthy server must start within the same limit on a loaded machine.
+    expect(hang).toMatchObject({ status: "error", reason: "timed out after 5s" });
     expect(fx!.status).toBe("ok");
     expect(hang!.pid).toBeUndefined();
   });
