@@ -2,7 +2,10 @@
 // its streamed answer handed to the socket) and the next model request arriving, for read_file on a
 // small file. The gap includes read_file's own run (one small read, a fraction of a millisecond),
 // loopback HTTP both ways and the agent's work: parsing the end of the stream, the gate's decision,
-// the tool_call notifications, recording the transcript and building the next request.
+// the tool_call notifications, recording the transcript and building the next request. The floor is
+// a bare Node process that, once a response has ended, sends the next request at once (fetch both ways),
+// measured the same way in the same run, before and after the agent.
+import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,9 +24,21 @@ export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
   writeFileSync(file, "one\ntwo\nthree\n");
   let finishedAt = 0;
   const gaps: number[] = [];
+  let bareFinishedAt = 0;
+  const bareGaps: number[] = [];
   let sequence = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const arrived = performance.now();
+    if (req.url === "/bare") {
+      if (bareFinishedAt > 0) bareGaps.push(arrived - bareFinishedAt);
+      req.resume().on("end", () => {
+        const rendered = renderAnthropic({ parts: [{ type: "tool_call", name: "read_file", input: { file_path: file }, id: "toolu_bare" }] }, { model: "m", requestBytes: 0, includeUsage: false, sequence: 1 });
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.on("finish", () => (bareFinishedAt = performance.now()));
+        res.end([...rendered.parts, ...rendered.tail].join(""));
+      });
+      return;
+    }
     let body = "";
     req.setEncoding("utf8").on("data", (c: string) => (body += c));
     req.on("end", () => {
@@ -41,7 +56,13 @@ export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const bare = async (count: number) => {
+    bareFinishedAt = 0;
+    const script = `for (let i = 0; i < ${count}; i++) { const r = await fetch("${base}/bare", { method: "POST", body: "{}" }); await r.text(); }`;
+    await new Promise<void>((done, fail) => spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" }).on("exit", (code) => (code === 0 ? done() : fail(new Error(`bare client exited ${code}`)))));
+  };
   try {
+    await bare(Math.ceil(runs / 2) + 1);
     const agent = ndjsonChild(process.execPath, [BINARY], { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: base });
     agent.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     await agent.next((m) => m.id === 1);
@@ -55,12 +76,17 @@ export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
       if (answer.result?.stopReason !== "end_turn") throw new Error(`prompt failed: ${JSON.stringify(answer)}`);
     }
     await agent.stop();
+    await bare(Math.ceil(runs / 2) + 1);
     const measured = gaps.slice(2);
+    const floor = median(bareGaps);
+    if (process.env.BENCH_VERBOSE) process.stderr.write(`gaps: ${gaps.map((g) => round(g, 2)).join(" ")}\n`);
     return [
       {
         name: "tool.round-trip-read_file",
         value: round(median(measured), 2),
         unit: "ms",
+        baseline: round(floor, 2),
+        ratio: round(median(measured) / floor, 2),
         target: "<= 5 ms",
         note: `model done -> next request, incl. the read; spread ${round(Math.min(...measured), 2)}-${round(Math.max(...measured), 2)} ms over ${measured.length} turns`,
       },
