@@ -146,6 +146,50 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     expect(open).toBe(1);
   });
 
+  it("file rules in config.toml apply to the remote paths", async () => {
+    await mkdir(join(sshd.backingDir, "proj", "private"), { recursive: true });
+    await writeFile(join(sshd.backingDir, "proj", "private", "key.txt"), "TOP-SECRET\n");
+    await mkdir(join(home, ".deepagents"), { recursive: true });
+    await writeFile(join(home, ".deepagents", "config.toml"), `[[permissions]]\noperations = ["read"]\npaths = ["${remoteProject()}/private/**"]\nmode = "deny"\n`);
+    model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/private/key.txt` }), textTurn("Denied."));
+    const { sessionId } = await connect();
+    expect((await prompt(sessionId, "read the key")).result.stopReason).toBe("end_turn");
+    const sent = JSON.stringify(model.requests.at(-1)!.body);
+    expect(sent).not.toContain("TOP-SECRET");
+    expect(sent).toMatch(/denied|not allowed|permission/i);
+  });
+
+  it("hooks run locally and see the remote paths in their payload", async () => {
+    await writeFile(join(sshd.backingDir, "proj", "a.txt"), "A\n");
+    await mkdir(join(home, ".deepagents"), { recursive: true });
+    const payloadFile = join(project, "payload.json");
+    await writeFile(join(home, ".deepagents", "hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `cat > ${payloadFile}` }] }] } }));
+    model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/a.txt` }), textTurn("Read."));
+    const { sessionId } = await connect();
+    expect((await prompt(sessionId, "read a")).result.stopReason).toBe("end_turn");
+    const payload = JSON.parse(await readFile(payloadFile, "utf8"));
+    expect(payload.tool_name).toBe("Read");
+    expect(payload.tool_input.file_path).toBe(`${remoteProject()}/a.txt`);
+  });
+
+  it("subagents and eval work on the remote workspace too", async () => {
+    await writeFile(join(sshd.backingDir, "proj", "deep.txt"), "from-the-subagent\n");
+    await writeFile(join(sshd.backingDir, "proj", "evald.txt"), "from-eval\n");
+    model.enqueue(
+      toolTurn("task", { description: `Read ${remoteProject()}/deep.txt and report it`, subagent_type: "general-purpose" }),
+      toolTurn("read_file", { file_path: `${remoteProject()}/deep.txt` }),
+      textTurn("The file says from-the-subagent."),
+      toolTurn("eval", { code: `const r = await tools.readFile({ file_path: "${remoteProject()}/evald.txt" }); console.log(r);` }),
+      textTurn("Done."),
+    );
+    const { client, sessionId } = await connect();
+    expect((await prompt(sessionId, "delegate and eval")).result.stopReason).toBe("end_turn");
+    const sent = JSON.stringify(model.requests.map((r) => r.body));
+    expect(sent).toContain("from-the-subagent");
+    expect(sent).toContain("from-eval");
+    expect(client.reads).toEqual([]);
+  });
+
   it("cancel stops the remote command and leaves no remote process", async () => {
     model.enqueue(toolTurn("execute", { command: "echo started; sleep 271 & sleep 272" }));
     const { sessionId } = await connect();
