@@ -193,7 +193,7 @@ export class ConnectionState {
    * pending note goes away).
    */
   async refreshCommands(entry: LiveSession): Promise<void> {
-    const skills = await entry.session.skills().catch(() => []);
+    const skills = await entry.session.extensions.skillList().catch(() => []);
     if (!this.sessions.has(entry.session.id)) return;
     const commands = this.commandsFor(entry.session.id, skills);
     const key = JSON.stringify(commands);

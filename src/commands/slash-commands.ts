@@ -10,7 +10,7 @@ export type CommandContext = { events: SessionEventSink; refreshCommands: () => 
 
 /** `/skill:<name> [args]`: the skill's instructions and the request, sent as the prompt. */
 export async function skillPrompt(session: Session, name: string, args: string): Promise<CommandResult> {
-  const invocation = await session.skillInvocation(name, args);
+  const invocation = await session.extensions.skillInvocation(name, args);
   if (!invocation.ok) return { kind: "reply", text: invocation.error };
   return { kind: "prompt", blocks: [{ type: "text", text: invocation.text }] };
 }
@@ -107,7 +107,7 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       name: "skills",
       description: "List the available skills",
       async run(session) {
-        const skills = await session.skills();
+        const skills = await session.extensions.skillList();
         if (skills.length === 0) return { kind: "reply", text: "No skills are loaded." };
         const lines = skills.map((s) => `- \`/skill:${s.name}\` — ${s.description} _(${s.source})_`);
         return { kind: "reply", text: `**Skills**\n\n${lines.join("\n")}` };
@@ -117,14 +117,14 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       name: "mcp",
       description: "Show MCP servers, their status, tools and problems",
       async run(session) {
-        return { kind: "reply", text: await session.describeMcp() };
+        return { kind: "reply", text: await session.extensions.describeMcp() };
       },
     },
     {
       name: "hooks",
       description: "Show the loaded hooks by event, with their source and last problems",
       async run(session) {
-        return { kind: "reply", text: await session.describeHooks() };
+        return { kind: "reply", text: await session.extensions.describeHooks() };
       },
     },
     {
@@ -149,12 +149,12 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       description: "List remembered permission choices for this project; `/permissions revoke N` forgets one",
       hint: "revoke N",
       async run(session, args) {
-        const entries = session.rememberedApprovals();
+        const entries = session.approvals.entries();
         const revoke = /^(?:revoke|forget)\s+(\d+)$/.exec(args);
         if (revoke) {
           const entry = entries[Number(revoke[1]) - 1];
           if (!entry) return { kind: "reply", text: `There is no remembered choice number ${revoke[1]}. Run /permissions to see the list.` };
-          await session.forgetApproval(entry.key);
+          await session.approvals.forget(entry.key);
           return { kind: "reply", text: `Forgot: ${entry.decision === "allow" ? "allowed" : "rejected"} — ${entry.label}. deep-acp will ask again.` };
         }
         if (args) return { kind: "reply", text: "Usage: `/permissions` to list, `/permissions revoke N` to forget choice N." };

@@ -7,8 +7,6 @@ import { assembleTurn, compactNow, createSessionStart, promptText, renderContext
 import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { ExtensionHost } from "../extensions/index.js";
-import type { EditorBridge } from "../backends/editor-bridge.js";
-import type { StateSnapshot } from "../backends/state-backend.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
 import type { PlanEntry, Questioner } from "../tools/types.js";
@@ -16,13 +14,13 @@ import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import { createProtectedPaths } from "../gate/protected-paths.js";
-import { createRecorder, saveTurnEnd, type Recorder, fileChanges, restoreFiles, type RewindReport, type SessionRecord, restoreSession } from "../transcript/index.js";
+import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { join } from "node:path";
-import { describeSshHealth } from "../backends/ssh-backend.js";
 import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
-import { createWorkspace, type Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.js";
+import { createWorkspaceSlot, type WorkspaceSlot } from "./workspace-slot.js";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -48,19 +46,16 @@ export class Session {
   private readonly questioner: Questioner | undefined;
   /** Processes started with execute {background: true}; they outlive turns, not the session. */
   readonly background: SessionBackground;
+  private readonly workspace: WorkspaceSlot;
   /** What the session's model requests have cost (usage_update `cost`, /cost, the spend limit). */
   readonly spend: SpendTracker;
   private lastUsed: number | undefined;
-  private readonly editor: EditorBridge | undefined;
-  private readonly stateSnapshots: Record<string, StateSnapshot> | undefined;
-  private workspace: Promise<Workspace> | undefined;
   /** Whether an editor can answer trust questions (headless cannot). */
-  private readonly trustPrompter: boolean;
   private model: Promise<ModelClient> | undefined;
   private readonly turns = createTurnQueue({ onSettled: () => (this.updatedAt = this.services.now()) });
-  private persisted: boolean;
-  private recorder: Recorder | undefined;
-  private readonly extensions: ExtensionHost;
+  private readonly journal: Journal;
+  /** Skills, memory, subagents, plugins, hooks and MCP of this session (commands read them). */
+  readonly extensions: ExtensionHost;
   private readonly sessionStart: SessionStart;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
   private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
@@ -79,18 +74,14 @@ export class Session {
     this.history = restored?.history ?? [];
     this.plan = restored?.plan ?? [];
     this.title = restored?.title;
-    this.stateSnapshots = restored?.stateSnapshots;
     this.services = options.services;
     this.approver = options.approver;
     this.questioner = options.questioner;
     this.background = createSessionBackground({ sink: (event) => options.updates?.(event) });
-    this.editor = options.editor;
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
-    this.persisted = options.persisted ?? false;
-    this.trustPrompter = options.trustPrompter !== undefined;
-    if (this.persisted) this.recorder = createRecorder(options.services.sessions, this.id, options.services.logger);
-    this.sessionStart = createSessionStart(this.persisted ? "resume" : "startup");
+    this.journal = createJournal({ store: options.services.sessions, sessionId: this.id, logger: options.services.logger, persisted: options.persisted ?? false });
+    this.sessionStart = createSessionStart(this.journal.persisted ? "resume" : "startup");
     this.extensions = new ExtensionHost({
       sessionId: this.id,
       cwd: this.cwd,
@@ -104,13 +95,25 @@ export class Session {
       ...(options.onReloadPending ? { onReloadPending: options.onReloadPending } : {}),
       ...(options.questioner ? { questioner: options.questioner } : {}),
     });
+    const knownHosts = join(options.services.paths.home, ".ssh", "known_hosts");
+    this.workspace = createWorkspaceSlot({
+      cwd: this.cwd,
+      roots: this.roots,
+      editor: options.editor,
+      stateSnapshots: restored?.stateSnapshots,
+      services: options.services,
+      // Only an editor can answer an unknown SSH host key.
+      ...(options.trustPrompter ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, knownHosts)).then(hostKeyAnswer) } : {}),
+      alongside: () => this.approvals.load(),
+      onDiagnostics: (diagnostics) => {
+        for (const d of diagnostics) this.pendingNotices.push({ severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
+      },
+    });
   }
 
   /** The remote workspace and its health (connects if needed), for /status; undefined for a local session. */
-  async remoteStatus(): Promise<string | undefined> {
-    const workspace = await this.ensureWorkspace().catch(() => undefined);
-    if (!workspace?.remote) return undefined;
-    return `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`;
+  remoteStatus(): Promise<string | undefined> {
+    return this.workspace.remoteStatus();
   }
 
   get additionalDirectories(): string[] {
@@ -123,7 +126,7 @@ export class Session {
 
   /** Whether the session is on disk (after its first prompt), so it can be closed and opened again. */
   get isStored(): boolean {
-    return this.persisted;
+    return this.journal.persisted;
   }
 
   /** Starts the slow parts (config, backends, model client) in the background; prompts await them. */
@@ -138,31 +141,8 @@ export class Session {
     await this.turns.stop();
     await this.approvals.reload();
     const summary = await this.extensions.reload();
-    // File rules, sandbox, routes and the remote come from config.toml too; a remote connection is closed.
-    const previous = this.workspace;
-    this.workspace = undefined;
-    void previous?.then((w) => w.dispose()).catch(() => undefined);
+    this.workspace.reset();
     return summary;
-  }
-
-  /** Loaded skills (name and description), for /skills and the /skill: commands. */
-  skills(): Promise<Array<{ name: string; description: string; source: string }>> {
-    return this.extensions.skillList();
-  }
-
-  /** The prompt text of `/skill:<name> [args]`, or why it cannot be used. */
-  skillInvocation(name: string, args: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
-    return this.extensions.skillInvocation(name, args);
-  }
-
-  /** Markdown for /mcp: servers, status, tools and reasons. */
-  describeMcp(): Promise<string> {
-    return this.extensions.describeMcp();
-  }
-
-  /** Markdown for /hooks: loaded hooks by event, with their source and last diagnostics. */
-  describeHooks(): Promise<string> {
-    return this.extensions.describeHooks();
   }
 
   /** Runs a prompt turn (after any turn already running). `messageId` names the user message. */
@@ -192,7 +172,7 @@ export class Session {
       const compacted = await compactNow({ sessionId: this.id, workspace, model, config, hooks, emit, history: this.history, instructions, signal });
       if (compacted.messages) {
         this.replaceHistory(compacted.messages);
-        await this.recorder?.flush();
+        await this.journal.flush();
       }
       return compacted.outcome;
     });
@@ -205,7 +185,7 @@ export class Session {
 
   async setMode(mode: SessionMode): Promise<void> {
     this.mode = mode;
-    this.recorder?.record({ t: "mode", mode });
+    this.journal.record({ t: "mode", mode });
   }
 
   async setModel(spec: string): Promise<void> {
@@ -216,7 +196,7 @@ export class Session {
     this.modelSpec = spec;
     this.model = model;
     this.thoughtLevel = level;
-    this.recorder?.record({ t: "model", model: spec });
+    this.journal.record({ t: "model", model: spec });
   }
 
   /** The `thought_level` option; throws for a level the current model does not have. */
@@ -226,7 +206,7 @@ export class Session {
     await model;
     this.thoughtLevel = level;
     this.model = model;
-    this.recorder?.record({ t: "thought_level", level });
+    this.journal.record({ t: "thought_level", level });
   }
 
   /** Markdown for /cost. */
@@ -243,20 +223,12 @@ export class Session {
     return renderContextReport({ turn, history: this.history, contextWindow: model.contextWindow, ...(this.lastUsed !== undefined ? { lastReported: this.lastUsed } : {}) });
   }
 
-  rememberedApprovals() {
-    return this.approvals.entries();
-  }
-
-  forgetApproval(key: string): Promise<boolean> {
-    return this.approvals.forget(key);
-  }
-
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
   async clear(): Promise<void> {
     await this.turns.stop();
     this.history = [];
     this.plan = [];
-    this.recorder?.record({ t: "compacted", history: [], summary: "" });
+    this.journal.record({ t: "compacted", history: [], summary: "" });
     const hooks = await this.extensions.hooks();
     if (hooks.hasHandlers("SessionEnd")) await hooks.run("SessionEnd", { reason: "clear" });
     this.sessionStart.restart("clear");
@@ -268,39 +240,29 @@ export class Session {
    */
   async rewind(messageId: string): Promise<RewindReport> {
     await this.turns.stop();
-    await this.recorder?.flush();
-    const records = this.persisted ? ((await this.services.sessions.read(this.id)).records as unknown as SessionRecord[]) : [];
-    const cut = records.findIndex((r) => r.t === "user" && r.id === messageId);
-    if (cut < 0) throw new RewindError(`no user message ${messageId} in session ${this.id}`);
-    const workspace = await this.ensureWorkspace();
-    const report = await restoreFiles(fileChanges(records.slice(cut)), workspace.backend, {
-      roots: workspace.roots,
-      virtualPrefixes: workspace.virtualPrefixes,
-      localPaths: !workspace.remote,
+    const outcome = await this.journal.rewind(messageId, async () => {
+      const workspace = await this.ensureWorkspace();
+      const scope = { roots: workspace.roots, virtualPrefixes: workspace.virtualPrefixes, localPaths: !workspace.remote };
+      return { backend: workspace.backend, scope };
     });
-    const kept = records.slice(0, cut);
-    await this.services.sessions.rewrite(this.id, kept as unknown as Record<string, unknown>[]);
-    const restored = restoreSession(kept);
-    this.history = restored.history;
-    this.plan = restored.plan;
-    return report;
+    if (!outcome) throw new RewindError(`no user message ${messageId} in session ${this.id}`);
+    this.history = outcome.restored.history;
+    this.plan = outcome.restored.plan;
+    return outcome.report;
   }
 
   /** The records written so far (after flushing what is buffered). */
   async records(): Promise<SessionRecord[]> {
-    if (!this.persisted) return [];
-    await this.recorder?.flush();
-    return (await this.services.sessions.read(this.id)).records as unknown as SessionRecord[];
+    return this.journal.records();
   }
 
   /** Cancels, waits for the turn to wind down, saves, and frees backends and processes. */
   async close(): Promise<void> {
     if (!(await this.turns.close())) return;
-    await this.recorder?.flush().catch(() => undefined);
+    await this.journal.flush().catch(() => undefined);
     await this.extensions.close();
     await this.background.close();
-    const workspace = await this.workspace?.catch(() => undefined);
-    await workspace?.dispose();
+    await this.workspace.dispose();
   }
 
   /** Every event of a turn goes to the transcript and to the editor. */
@@ -310,7 +272,7 @@ export class Session {
       event = this.spend.add(event);
       if (event.type === "usage") this.lastUsed = event.used;
     }
-    this.recorder?.event(event);
+    this.journal.event(event);
     sink(event);
   }
 
@@ -318,7 +280,7 @@ export class Session {
     this.history = [...messages];
     const first = messages[0];
     const summary = first && first.role === "user" ? first.content.map((c) => (c.type === "text" ? c.text : "")).join("") : "";
-    this.recorder?.record({ t: "compacted", history: this.history, summary });
+    this.journal.record({ t: "compacted", history: this.history, summary });
   }
 
   private async executeTurn(blocks: readonly PromptBlock[], sink: SessionEventSink, signal: AbortSignal, messageId: string): Promise<TurnResult> {
@@ -362,11 +324,11 @@ export class Session {
         spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
         record: {
           prompt: (message, shown) => {
-            this.recorder?.user(messageId, [...shown], message);
+            this.journal.user(messageId, [...shown], message);
             this.history.push(message);
           },
           message: (message, mid) => {
-            this.recorder?.message(message, mid);
+            this.journal.message(message, mid);
             this.history.push(message);
           },
           historyReplaced: (messages) => this.replaceHistory(messages),
@@ -389,45 +351,21 @@ export class Session {
 
   /** Saves the end of a turn, with the files of the session-scoped routes. */
   private async finishTurn(result: TurnResult): Promise<void> {
-    if (!this.recorder) return;
-    const states = [...((await this.workspace?.catch(() => undefined))?.stateBackends ?? [])];
+    const states = [...((await this.workspace.built())?.stateBackends ?? [])];
     const snapshots = states.length > 0 ? Object.fromEntries(states.map(([prefix, state]) => [prefix, state.snapshot()])) : undefined;
-    const meta = { ...(this.title ? { title: this.title } : {}), extra: { mode: this.mode, model: this.modelSpec } };
-    const { sessions: store, logger } = this.services;
-    await saveTurnEnd({ recorder: this.recorder, store, sessionId: this.id, result, meta, snapshots, logger });
+    await this.journal.endTurn(result, { ...(this.title ? { title: this.title } : {}), extra: { mode: this.mode, model: this.modelSpec } }, snapshots);
   }
 
   /** New sessions reach the disk at their first prompt, so empty sessions never clutter the list. */
   private async ensurePersisted(): Promise<void> {
-    if (this.persisted) return;
-    this.persisted = true;
-    await this.services.sessions.create({ id: this.id, cwd: this.cwd, additionalDirectories: this.additionalDirectories, extra: { mode: this.mode, model: this.modelSpec } });
-    this.recorder = createRecorder(this.services.sessions, this.id, this.services.logger);
-    this.recorder.record({ t: "mode", mode: this.mode });
-    this.recorder.record({ t: "model", model: this.modelSpec });
-    if (this.thoughtLevel) this.recorder.record({ t: "thought_level", level: this.thoughtLevel });
+    const first: SessionRecord[] = [{ t: "mode", mode: this.mode }, { t: "model", model: this.modelSpec }];
+    if (this.thoughtLevel) first.push({ t: "thought_level", level: this.thoughtLevel });
+    const meta = { cwd: this.cwd, additionalDirectories: this.additionalDirectories, extra: { mode: this.mode, model: this.modelSpec } };
+    await this.journal.create(meta, first);
   }
 
   private ensureWorkspace(): Promise<Workspace> {
-    this.workspace ??= this.services.config().then(async ({ config }) => {
-      const [workspace] = await Promise.all([
-        createWorkspace({
-          cwd: this.cwd,
-          roots: this.roots,
-          config,
-          flags: this.services.flags,
-          paths: this.services.paths,
-          editor: this.editor,
-          logger: this.services.logger,
-          stateSnapshots: this.stateSnapshots,
-          ...(this.trustPrompter ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, join(this.services.paths.home, ".ssh", "known_hosts"))).then(hostKeyAnswer) } : {}),
-        }),
-        this.approvals.load(),
-      ]);
-      for (const d of workspace.diagnostics) this.pendingNotices.push({ severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
-      return workspace;
-    });
-    return this.workspace;
+    return this.workspace.get();
   }
 
   private ensureModel(): Promise<ModelClient> {

@@ -5,3 +5,4 @@ export { repairToolResults, restoreSession, type ReplayItem, type RestoredSessio
 export { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
 export * from "./store/index.js";
 export { saveTurnEnd, STATE_ATTACHMENT, type TurnEndInput } from "./turn-end.js";
+export { createJournal, type Journal, type JournalOptions } from "./journal.js";

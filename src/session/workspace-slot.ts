@@ -1,0 +1,54 @@
+import { describeSshHealth } from "../backends/ssh-backend.js";
+import type { Diagnostic } from "../util/diagnostics.js";
+import type { SessionServices } from "./services.js";
+import { createWorkspace, type Workspace, type WorkspaceOptions } from "./workspace.js";
+
+export type WorkspaceSlotOptions = Pick<WorkspaceOptions, "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey"> & {
+  services: SessionServices;
+  /** Runs alongside the first build (the remembered approvals load then). */
+  alongside?: () => Promise<unknown>;
+  /** Problems found while building it (sandbox, routes, remote), for the next turn to show. */
+  onDiagnostics(diagnostics: readonly Diagnostic[]): void;
+};
+
+/**
+ * The session's workspace, built on first use from config.toml and replaced after /reload (file
+ * rules, sandbox, routes and the remote come from there).
+ */
+export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
+  const { services } = options;
+  let current: Promise<Workspace> | undefined;
+  return {
+    get(): Promise<Workspace> {
+      current ??= services.config().then(async ({ config }) => {
+        const { cwd, roots, editor, stateSnapshots, askHostKey } = options;
+        const base = { cwd, roots, config, flags: services.flags, paths: services.paths, editor, logger: services.logger, stateSnapshots };
+        const [workspace] = await Promise.all([createWorkspace({ ...base, ...(askHostKey ? { askHostKey } : {}) }), options.alongside?.()]);
+        options.onDiagnostics(workspace.diagnostics);
+        return workspace;
+      });
+      return current;
+    },
+    /** The workspace if one was built (and did not fail). */
+    async built(): Promise<Workspace | undefined> {
+      return current?.catch(() => undefined);
+    },
+    /** Forgets the workspace; the next use builds a new one. A remote connection is closed. */
+    reset(): void {
+      const previous = current;
+      current = undefined;
+      void previous?.then((w) => w.dispose()).catch(() => undefined);
+    },
+    async dispose(): Promise<void> {
+      await (await this.built())?.dispose();
+    },
+    /** The remote workspace and its health (connects if needed), for /status; undefined for a local session. */
+    async remoteStatus(): Promise<string | undefined> {
+      const workspace = await this.get().catch(() => undefined);
+      if (!workspace?.remote) return undefined;
+      return `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`;
+    },
+  };
+}
+
+export type WorkspaceSlot = ReturnType<typeof createWorkspaceSlot>;
