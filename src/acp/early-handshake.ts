@@ -76,7 +76,11 @@ export function startEarlyHandshake({ input, output, version }: EarlyHandshakeOp
     decided = true;
     if (first.kind !== "line") return;
     answered = acceptEarlyInitialize(first.bytes, version);
-    if (answered) output.write(answered.line);
+    if (!answered) return;
+    // An editor gone by now must not crash us with an unhandled EPIPE before serve() listens for it;
+    // its closed stdin ends the agent as usual.
+    output.on("error", () => undefined);
+    output.write(answered.line);
   };
   const onEnd = () => (ended = true);
   input.on("data", onData);

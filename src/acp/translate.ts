@@ -30,8 +30,11 @@ export function toToolCallContent(display: readonly ToolDisplay[]): acp.ToolCall
   });
 }
 
+// A subagent's (or eval's) own tool calls name the call they belong to twice: under our key, and as
+// `claudeCode.parentToolUseId`, the convention claude-agent-acp set and that clients which nest
+// subagent activity (Tidewave and others) already read.
 function parentMeta(parentToolCallId: string | undefined): { _meta?: Record<string, unknown> } {
-  return parentToolCallId ? { _meta: { [META_KEY]: { parentToolCallId } } } : {};
+  return parentToolCallId ? { _meta: { [META_KEY]: { parentToolCallId }, claudeCode: { parentToolUseId: parentToolCallId } } } : {};
 }
 
 function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _meta?: Record<string, unknown> } {
@@ -67,7 +70,9 @@ export function createTranslator(features: ClientFeatures) {
             ...(live ? { content: [{ type: "terminal", terminalId: live.terminalId }] } : {}),
             ...mergeMeta(
               live ? { terminal_info: { terminal_id: live.terminalId, cwd: live.cwd } } : undefined,
-              event.parentToolCallId ? { [META_KEY]: { parentToolCallId: event.parentToolCallId, toolName: event.name } } : { [META_KEY]: { toolName: event.name } },
+              event.parentToolCallId
+                ? { [META_KEY]: { parentToolCallId: event.parentToolCallId, toolName: event.name }, claudeCode: { parentToolUseId: event.parentToolCallId, toolName: event.name } }
+                : { [META_KEY]: { toolName: event.name } },
             ),
           },
         ];

@@ -115,7 +115,8 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
     signal,
     progress: progressSink(env, toolCallId),
     callTool: (name, nestedInput) => runNestedCall(env, toolCallId, name, nestedInput),
-    ...(env.runSubagent ? { runSubagent: (req: SubagentRequest) => env.runSubagent!(req, toolCallId, signal) } : {}),
+    // `task` is the subagent's own call; anything else (eval's task()) gets a task call of its own under it.
+    ...(env.runSubagent ? { runSubagent: (req: SubagentRequest) => (tool.name === "task" ? env.runSubagent!(req, toolCallId, signal) : runNestedSubagent(env, toolCallId, req, signal)) } : {}),
     ...(env.questioner ? { askUser: (question: UserQuestion) => env.dialogLock(() => env.questioner!.ask(question, { toolCallId }, signal)) } : {}),
   };
 
@@ -171,6 +172,23 @@ async function runNestedCall(env: ToolRunEnv, parentToolCallId: string, name: st
 }
 
 type Allowed = { approved: ReadonlyMap<string, string> };
+/** A subagent started from code (eval's task()): shown as its own `task` call under the caller. */
+async function runNestedSubagent(env: ToolRunEnv, parentToolCallId: string, request: SubagentRequest, signal: AbortSignal): Promise<ToolResult> {
+  const toolCallId = env.newToolCallId();
+  const rawInput = { description: request.description, subagent_type: request.subagentType };
+  const task = env.tools.get("task");
+  let title = `${request.subagentType}: ${request.description.split("\n")[0]!.slice(0, 100)}`;
+  try {
+    if (task) title = task.present(rawInput, env.context).title;
+  } catch {
+    // keep the generic title
+  }
+  env.emit({ type: "tool_call", toolCallId, name: "task", title, kind: task?.kind ?? "think", status: "in_progress", locations: [], rawInput, parentToolCallId });
+  const result = await env.runSubagent!(request, toolCallId, signal);
+  if (!signal.aborted) env.emit({ type: "tool_call_update", toolCallId, status: result.isError ? "failed" : "completed", content: result.display ?? toDisplay(result.content), parentToolCallId });
+  return result;
+}
+
 type Authorization = Allowed | "cancelled" | { message: string };
 
 /** Asks the gate (src/gate) and carries out its answer: hooks run here, the decision is the gate's. */

@@ -185,7 +185,7 @@ describe("cancel", () => {
 });
 
 describe("task() fan-out", () => {
-  it("runs two subagents from one eval at the same time; their tool calls show under the eval", async () => {
+  it("runs two subagents from one eval at the same time; each shows as a task call under the eval", async () => {
     await writeFile(join(project, "x.txt"), "x");
     await start();
     const { sessionId } = await h!.newSession(project);
@@ -224,7 +224,15 @@ describe("task() fan-out", () => {
     // The schema-bound answer came back parsed (a.score + 1 === 2), the other as text.
     expect(evalOutput(h!.model.requests.at(-1)!).text).toBe("alpha:2 | report for beta");
     const evalId = evalCalls(updates)[0]!.toolCallId;
-    expect(nestedUnder(updates, evalId).map((u) => u.kind)).toEqual(["read", "read"]);
+    // Each task() is a task call of its own under the eval, and the subagent's calls nest under it.
+    const tasks = nestedUnder(updates, evalId);
+    expect(tasks.map((u) => [u.kind, (u.rawInput as { subagent_type: string }).subagent_type])).toEqual([
+      ["think", "general-purpose"],
+      ["think", "general-purpose"],
+    ]);
+    expect(tasks.flatMap((t) => nestedUnder(updates, t.toolCallId)).map((u) => u.kind)).toEqual(["read", "read"]);
+    const done = updates.filter((u) => u.sessionUpdate === "tool_call_update" && tasks.some((t) => t.toolCallId === u.toolCallId) && u.status === "completed");
+    expect(done).toHaveLength(2);
   });
 });
 
