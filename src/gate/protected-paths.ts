@@ -14,6 +14,14 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   ".claude/**",
   ".vscode/**",
   ".idea/**",
+  // Editors that run language servers and tasks named in project settings without asking.
+  ".zed/**",
+  ".helix/**",
+  ".nvim.lua",
+  ".nvimrc",
+  ".exrc",
+  ".dir-locals.el",
+  ".dir-locals-2.el",
   ".envrc",
   ".npmrc",
 ];
@@ -27,8 +35,9 @@ export type ProtectedPaths = {
 /** `patterns` replaces the built-in list when given; `extra` adds to it. */
 export function createProtectedPaths(patterns: readonly string[] = DEFAULT_PROTECTED_PATHS, extra: readonly string[] = []): ProtectedPaths {
   patterns = [...patterns, ...extra];
-  // ".git/**" also protects ".git" itself (deleting or replacing the whole folder).
-  const compiled = patterns.map((pattern) => ({ pattern, matchers: variants(pattern).map((p) => picomatch(p, { dot: true })) }));
+  // ".git/**" also protects ".git" itself (deleting or replacing the whole folder). Case-blind:
+  // on macOS and Windows ".GIT/config" is the same file as ".git/config".
+  const compiled = patterns.map((pattern) => ({ pattern, matchers: variants(pattern).map((p) => picomatch(p, { dot: true, nocase: true })) }));
   return {
     patterns,
     match(realPath, roots) {

@@ -1,0 +1,197 @@
+// Red-team attack suite (new cases beyond attack-links), links: a hostile repository (file, folder, relative, chained, dangling and hard
+// links, a link to /proc/self/environ, a clone with a committed symlink) and a model calling every
+// file tool with hostile arguments, through the built binary, with a client that rejects every
+// dialog. Whatever the mode, the secrets never reach a model request or a tool call the editor
+// sees, and nothing outside the project changes.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { link, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
+import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
+import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+
+const API_KEY = `sk-ant-FAKEKEY-${process.pid}-gate`;
+const SSH_SECRET = `SECRET-SSH-${process.pid}-gate`;
+
+let model: FakeModelServer;
+let base: string;
+let home: string;
+let project: string;
+let agent: AgentProcess | undefined;
+let dialogs: JsonRpcMessage[];
+
+beforeAll(async () => {
+  model = await createFakeModelServer();
+});
+afterAll(async () => {
+  await model.close();
+});
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-attack-")));
+  home = join(base, "home");
+  project = join(base, "project");
+  await mkdir(join(home, ".ssh"), { recursive: true });
+  await mkdir(project);
+  await writeFile(join(home, ".ssh", "id_rsa"), `${SSH_SECRET}\n`);
+  await writeFile(join(project, "ok.txt"), "ordinary\n");
+  git(project, "init", "-q");
+  // The hostile part of the repository.
+  await symlink(join(home, ".ssh", "id_rsa"), join(project, "link.txt"));
+  await symlink("../home/.ssh/id_rsa", join(project, "rel.txt"));
+  await symlink(join(project, "rel.txt"), join(project, "chain.txt"));
+  await symlink(join(home, ".ssh"), join(project, "dirlink"));
+  await symlink(join(home, "created-through-link.txt"), join(project, "dangling.txt"));
+  await symlink("/proc/self/environ", join(project, "env-link"));
+  await link(join(home, ".ssh", "id_rsa"), join(project, "hard.txt"));
+  await writeFile(join(home, "top-secret.txt"), `${SSH_SECRET}\n`);
+  await mkdir(join(project, "sub"));
+  await symlink(home, join(project, "sublink"));
+  await symlink(join(project, ".git"), join(project, "gitlink"));
+  await mkdir(join(project, "deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o"), { recursive: true });
+  await symlink(join(home, ".ssh", "id_rsa"), join(project, "deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p"));
+  // A repository cloned with a committed symlink, as git stores it.
+  const upstream = join(base, "upstream");
+  await mkdir(upstream);
+  git(upstream, "init", "-q");
+  await symlink(join(home, ".ssh", "id_rsa"), join(upstream, "leak"));
+  git(upstream, "add", "leak");
+  git(upstream, "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-q", "-m", "x");
+  git(project, "clone", "-q", upstream, "clone");
+  dialogs = [];
+  model.setHandler(undefined as never);
+});
+afterEach(async () => {
+  await agent?.stop();
+  agent = undefined;
+  await rm(base, { recursive: true, force: true });
+});
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync("git", args, { cwd, env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" }, stdio: "ignore" });
+}
+
+type Call = [name: string, input: Record<string, unknown>];
+
+function hostileCalls(): Call[] {
+  const p = (name: string) => join(project, name);
+  const hs = join(home, ".ssh", "id_rsa");
+  const reads: Call[] = [
+    p("/link.txt"), `${project}//link.txt`, `${project}/./link.txt`, p("sub/../link.txt"), p("dirlink/../top-secret.txt"),
+    "link.txt", "./dirlink/id_rsa", "dirlink/./id_rsa", "sub/../dirlink/id_rsa", `/proc/self/root${hs}`, "/proc/self/cwd/link.txt",
+    "/proc/self/cwd/dirlink/id_rsa", "/proc/self/environ", "/proc/self/fd/0", "/dev/stdin", "~/.ssh/id_rsa", `file://${hs}`,
+    p("sublink/../top-secret.txt"), p("deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/leak"),
+  ].map((f) => ["read_file", { file_path: f }]);
+  return [
+    ...reads,
+    ["grep", { pattern: "SECRET", path: p("dirlink/") }],
+    ["grep", { pattern: "SECRET", path: p("sub/../dirlink") }],
+    ["grep", { pattern: "SECRET", path: project, glob: "../**" }],
+    ["grep", { pattern: "SECRET", path: project, glob: "**/id_rsa" }],
+    ["grep", { pattern: "SECRET", path: "~/.ssh" }],
+    ["grep", { pattern: "SECRET", path: "/proc/self/cwd/dirlink" }],
+    ["grep", { pattern: "--pre=cat", path: project }],
+    ["grep", { pattern: "sk-", path: "/proc/self/environ" }],
+    ["grep", { pattern: "SECRET", path: p("sublink") }],
+    ["glob", { pattern: "dirlink/*" }],
+    ["glob", { pattern: "dirlink/../*" }],
+    ["glob", { pattern: "**/id_rsa" }],
+    ["glob", { pattern: "{dirlink,sub}/*" }],
+    ["glob", { pattern: "sub/../../home/.ssh/*" }],
+    ["glob", { pattern: "/proc/self/cwd/dirlink/*" }],
+    ["glob", { pattern: "~/.ssh/*" }],
+    ["glob", { pattern: "*", path: p("sublink/..") }],
+    ["glob", { pattern: "../*/.ssh/*", path: p("sub") }],
+    ["ls", { path: p("dirlink/.") }],
+    ["ls", { path: "dirlink/" }],
+    ["ls", { path: "/proc/self/cwd/dirlink" }],
+    ["ls", { path: "~" }],
+    ["write_file", { file_path: p("gitlink/config"), content: "[core]\n\tfsmonitor = touch /tmp/pwned\n" }],
+    ["write_file", { file_path: p("sub/../.git/hooks/pre-commit"), content: "#!/bin/sh\ntouch /tmp/pwned\n" }],
+    ["write_file", { file_path: p(".zed/settings.json"), content: "{}" }],
+    ["write_file", { file_path: p("dirlink/../planted.txt"), content: "PWNED" }],
+    ["write_file", { file_path: "/proc/self/cwd/dirlink/planted", content: "PWNED" }],
+    ["write_file", { file_path: p("sub/.git"), content: "gitdir: ../evil\n" }],
+    ["write_file", { file_path: p("sublink/planted.txt"), content: "PWNED" }],
+    ["write_file", { file_path: p("deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/leak"), content: "PWNED" }],
+    ["edit_file", { file_path: p("dirlink/../top-secret.txt"), old_string: "SECRET", new_string: "PWNED" }],
+    ["edit_file", { file_path: p("sublink/top-secret.txt"), old_string: "SECRET", new_string: "PWNED" }],
+    ["delete", { file_path: p("link.txt") }],
+    ["delete", { file_path: p("sublink") }],
+    ["delete", { file_path: p("sublink/") }],
+    ["delete", { file_path: p("sublink/top-secret.txt") }],
+    ["task", { description: "read it", subagent_type: "general-purpose" }],
+    ["read_file", { file_path: p("link.txt") }],
+    ["grep", { pattern: "sk-", path: p("env-link") }],
+    ["write_file", { file_path: p("dirlink/authorized_keys"), content: "PWNED" }],
+  ];
+}
+
+async function runAttack(mode: "default" | "accept-edits" | "bypass", calls: Call[], capabilities: unknown = {}) {
+  const editor = createFakeEditor({
+    permission: (m) => {
+      dialogs.push(m);
+      const reject = m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
+      return { outcome: { outcome: "selected", optionId: reject.optionId } };
+    },
+  });
+  agent = await startAgentProcess({
+    cwd: project,
+    env: { HOME: home, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    onRequest: editor.handle,
+  });
+  await agent.initialize(capabilities);
+  let next = 0;
+  model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
+  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
+  await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
+  const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "go" }] });
+  expect(response.result.stopReason).toBe("end_turn");
+  expect(next).toBe(calls.length);
+  return { editor, sessionId: result.sessionId as string };
+}
+
+async function expectNoEscape(editor: ReturnType<typeof createFakeEditor>) {
+  const last = model.requests.at(-1)!;
+  const calls = new Map(last.messages.flatMap((m) => m.toolCalls ?? []).map((c) => [c.id, c]));
+  const leaks = last.messages
+    .filter((m) => m.role === "tool" && (m.text.includes(SSH_SECRET) || m.text.includes(API_KEY)))
+    .map((m) => JSON.stringify(calls.get(m.toolCallId!)));
+  expect(leaks).toEqual([]);
+  const sent = JSON.stringify(model.requests.map((r) => r.body));
+  expect(sent.includes(SSH_SECRET) || sent.includes(API_KEY)).toBe(false);
+  const shown = agent!.lines.join("\n");
+  const bad = agent!.lines.filter((l) => l.includes(SSH_SECRET) || l.includes(API_KEY)).map((l) => l.slice(0, 600));
+  expect(bad).toEqual([]);
+  expect(shown.includes(SSH_SECRET) || shown.includes(API_KEY)).toBe(false);
+  // Nothing outside the project changed or appeared; the editor was never handed an outside path.
+  expect(await readFile(join(home, ".ssh", "id_rsa"), "utf8")).toBe(`${SSH_SECRET}\n`);
+  expect((await readdir(join(home, ".ssh"))).sort()).toEqual(["id_rsa"]);
+  expect((await readdir(home)).filter((n) => n !== ".deepagents").sort()).toEqual([".ssh", "top-secret.txt"]);
+  expect(await readFile(join(home, "top-secret.txt"), "utf8")).toBe(`${SSH_SECRET}\n`);
+  expect(existsSync(join(project, ".zed"))).toBe(false);
+  expect(existsSync(join(project, "sub", ".git"))).toBe(false);
+  expect(existsSync(join(project, ".git", "hooks", "pre-commit"))).toBe(false);
+  expect(existsSync(join(project, "link.txt"))).toBe(true);
+  expect(existsSync(join(project, "sublink"))).toBe(true);
+  expect(existsSync(join(home, "created-through-link.txt"))).toBe(false);
+  expect(existsSync(join(home, ".deepagents", "agent", "memories", "planted.md"))).toBe(false);
+  expect(await readFile(join(project, ".git", "config"), "utf8")).not.toContain("fsmonitor");
+  for (const path of [...editor.reads, ...editor.writes.map((w) => w.path)]) expect(path.startsWith(`${project}/`)).toBe(true);
+}
+
+describe("red team: new attack cases through the built binary", () => {
+  for (const mode of ["default", "accept-edits"] as const) {
+    it(`${mode}, local backend: no secret reaches the model, nothing outside or protected changes`, async () => {
+      const { editor } = await runAttack(mode, hostileCalls());
+      await expectNoEscape(editor);
+    });
+    it(`${mode}, through the editor's fs/*: no secret reaches the model, nothing outside or protected changes`, async () => {
+      const { editor } = await runAttack(mode, hostileCalls(), ZED_CAPABILITIES);
+      await expectNoEscape(editor);
+    });
+  }
+});
