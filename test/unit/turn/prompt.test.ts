@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { filePathOf, toContentBlocks, toPromptBlocks } from "../../../src/acp/prompt-content.js";
+import { createStateBackend } from "../../../src/backends/state-backend.js";
+import { promptText, resolvePrompt, type PromptBlock } from "../../../src/turn/index.js";
+
+// The prompt's three conversions: ACP content -> prompt blocks (acp/), prompt blocks -> the user
+// message the model sees and -> plain text for hooks and titles (turn/).
+
+describe("ACP content -> prompt blocks -> ACP content", () => {
+  const cases: Array<[string, Parameters<typeof toPromptBlocks>[0][number], PromptBlock]> = [
+    ["text", { type: "text", text: "hi" }, { type: "text", text: "hi" }],
+    ["image", { type: "image", mimeType: "image/png", data: "AA==" }, { type: "image", mimeType: "image/png", data: "AA==" }],
+    ["file link", { type: "resource_link", uri: "file:///p/a.ts", name: "a.ts" }, { type: "file", path: "/p/a.ts", name: "a.ts", uri: "file:///p/a.ts" }],
+    ["relative link", { type: "resource_link", uri: "src/a.ts", name: "a.ts" }, { type: "file", path: "/p/src/a.ts", name: "a.ts", uri: "src/a.ts" }],
+    ["other link", { type: "resource_link", uri: "https://x.dev", name: "x" }, { type: "link", uri: "https://x.dev", name: "x" }],
+    ["embedded text", { type: "resource", resource: { uri: "file:///p/b", text: "B" } }, { type: "resource", uri: "file:///p/b", text: "B" }],
+  ];
+  for (const [name, acpBlock, block] of cases) {
+    it(name, () => {
+      expect(toPromptBlocks([acpBlock], "/p")).toEqual([block]);
+      if (name !== "relative link") expect(toContentBlocks([block])).toEqual([acpBlock]);
+    });
+  }
+
+  it("audio becomes a note, and only file URIs and plain paths name files", () => {
+    expect(toPromptBlocks([{ type: "audio", mimeType: "audio/wav", data: "" }], "/p")[0]).toMatchObject({ type: "text" });
+    expect(filePathOf("zed://x", "/p")).toBeUndefined();
+    expect(filePathOf("/abs", "/p")).toBe("/abs");
+  });
+});
+
+describe("prompt blocks -> the model's user message", () => {
+  it("reads mentioned files into context, and says what it could not read", async () => {
+    const backend = createStateBackend();
+    await backend.write("/p/a.txt", "alpha");
+    const message = await resolvePrompt(
+      [
+        { type: "text", text: "look at " },
+        { type: "file", path: "/p/a.txt", name: "a.txt", uri: "file:///p/a.txt" },
+        { type: "file", path: "/p/missing.txt", name: "missing.txt", uri: "file:///p/missing.txt" },
+        { type: "link", uri: "https://x.dev", name: "x" },
+      ],
+      backend,
+      false,
+    );
+    const text = message.content.map((c) => (c.type === "text" ? c.text : "")).join("|");
+    expect(text).toContain("look at |@/p/a.txt|@/p/missing.txt|[@x](https://x.dev)");
+    expect(text).toContain('<context ref="/p/a.txt">\nalpha\n</context>');
+    expect(text).toMatch(/<context ref="\/p\/missing.txt" error="[^"]+"\/>/);
+  });
+
+  it("keeps images only for models that can see them", async () => {
+    const backend = createStateBackend();
+    const image: PromptBlock = { type: "image", mimeType: "image/png", data: "AA==" };
+    expect((await resolvePrompt([image], backend, true)).content).toEqual([{ type: "image", mimeType: "image/png", data: "AA==" }]);
+    expect((await resolvePrompt([image], backend, false)).content[0]).toMatchObject({ type: "text" });
+    expect((await resolvePrompt([], backend, true)).content).toEqual([{ type: "text", text: "" }]);
+  });
+
+  it("plain text is the text blocks only", () => {
+    expect(promptText([{ type: "text", text: "a" }, { type: "link", uri: "u", name: "n" }, { type: "text", text: "b" }])).toBe("ab");
+  });
+});
