@@ -70,6 +70,7 @@ function providerRows(env: EnvLike, credentials: StoredCredentials): NonNullable
       set: reads.filter((variable) => envValue(env, variable) !== undefined),
       stored: credentials[name] !== undefined,
       usable: settings.usable,
+      explicit: info.detect === "explicit",
       ...(info.files && { files: [...info.files] }),
     };
   });

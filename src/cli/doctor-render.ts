@@ -62,7 +62,8 @@ function modelBlock(report: DoctorReport): Block {
   lines.push(`  environment: ${model.env.length > 0 ? model.env.join(", ") : "no model variables set"}`);
   const chosen = model.spec?.slice(0, model.spec.indexOf(":"));
   for (const provider of model.providers ?? []) {
-    const state = provider.name === chosen ? "chosen" : provider.usable ? "configured" : provider.set.length > 0 || provider.stored ? "partly set" : "not set";
+    const touched = provider.set.length > 0 || provider.stored;
+    const state = provider.name === chosen ? "chosen" : provider.usable ? "configured" : touched ? (provider.explicit ? "by --model" : "partly set") : "not set";
     const set = provider.set.length > 0 ? `; set: ${provider.set.join(", ")}` : "";
     const files = provider.files ? `; files: ${provider.files.join(", ")}` : "";
     lines.push(`    ${provider.name.padEnd(17)} ${state.padEnd(10)} reads ${provider.reads.join(", ") || "nothing"}${provider.stored ? ", stored credentials" : ""}${set}${files}`);

@@ -29,8 +29,8 @@ export type DoctorModelFacts = {
   credentialsFile: DoctorFile & { providers: string[] };
   /** Names of the model-related environment variables that are set (values are never reported). */
   env: string[];
-  /** Every provider: the variables and files it reads, which variables are set, whether it could be picked without --model. */
-  providers?: Array<{ name: string; label: string; reads: string[]; set: string[]; stored: boolean; usable: boolean; files?: string[] }>;
+  /** Every provider: the variables and files it reads, which variables are set, whether it could be picked without --model (`explicit`: only when named). */
+  providers?: Array<{ name: string; label: string; reads: string[]; set: string[]; stored: boolean; usable: boolean; explicit: boolean; files?: string[] }>;
   diagnostics: Diagnostic[];
 };
 
