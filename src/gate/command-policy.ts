@@ -23,7 +23,18 @@ const WRAPPERS = new Set([
   "node", "nodejs", "deno", "bun", "python", "python2", "python3", "pypy", "perl", "ruby", "php", "lua", "tclsh", "Rscript",
   "java", "osascript", "awk", "gawk", "mawk", "nawk", "sed", "vim", "vi", "nvim", "emacs", "ssh", "scp", "rsync",
   "npx", "pnpx", "bunx", "uvx", "pipx", "dlx", "find", "parallel",
+  // Also run what they are given: other interpreters, command runners, schedulers and openers.
+  "tsx", "ts-node", "vite-node", "ipython", "jshell", "julia", "elixir", "iex", "erl", "escript", "guile", "racket",
+  "sbcl", "ghci", "runghc", "runhaskell", "dart", "kotlin", "scala", "groovy", "pwsh", "powershell", "nu", "xonsh",
+  "expect", "tmux", "screen", "at", "batch", "crontab", "systemd-run", "xdg-open", "open", "man", "fd", "nodemon",
+  "entr", "pkexec", "runuser", "unshare", "nsenter", "firejail", "bwrap", "proot", "fakeroot", "valgrind", "hyperfine",
 ]);
+
+/** Versioned interpreters (`python3.12`, `node20`, `perl5.36`). */
+const VERSIONED_INTERPRETER = /^(python|pypy|perl|ruby|php|node|lua|tclsh|pwsh)[\d.]+$/;
+
+/** Programs that take `NAME=value` arguments as variables that can name a program (`make SHELL=./x`). */
+const ASSIGNMENT_PROGRAMS = new Set(["make", "gmake", "rake"]);
 
 /** Read, copy or change the files they are named: the key names those files (by real path). */
 const FILE_PROGRAMS = new Set([
@@ -58,12 +69,12 @@ const DANGEROUS_SUBCOMMANDS: Record<string, readonly string[]> = {
 
 /** Options that run code, write elsewhere or change where the program looks for its config. */
 const DANGEROUS_OPTIONS: Record<string, RegExp> = {
-  git: /^(-c|-C|--output|--exec-path|--git-dir|--work-tree|--upload-pack|--receive-pack|-u|--ext-diff|--config-env|--namespace|--super-prefix|--template|--exec|-x|--run|--shell|--command)(=|$)|^-[cCuox]./,
+  git: /^(-c|-C|-O|--open-files-in-pager|--config|--sendmail-cmd|--smtp-server|--to-cmd|--cc-cmd|--header-cmd|--output|--exec-path|--git-dir|--work-tree|--upload-pack|--receive-pack|-u|--ext-diff|--config-env|--namespace|--super-prefix|--template|--exec|-x|--run|--shell|--command)(=|$)|^-[cCuoxO]./,
   npm: /^(--script-shell|--shell|--prefix|--userconfig|--globalconfig|--node-options|--call|-c|--registry|--workspace|-w)(=|$)/,
   pnpm: /^(--script-shell|--shell|--prefix|--dir|-C|--config|--node-options|--filter|-F|--workspace-root|-w)(=|$)/,
   yarn: /^(--cwd|--script-shell|--use-yarnrc|--rc-filename)(=|$)/,
   cargo: /^(--config|-Z|--manifest-path|--target-dir|-C)(=|$)/,
-  go: /^(-exec|-toolexec|-modfile|-C|-overlay)(=|$)/,
+  go: /^(-vettool|-exec|-toolexec|-modfile|-C|-overlay)(=|$)/,
   mvn: /^(-f|--file|-D|-s|--settings|-gs)(=|$|.)/,
   gradle: /^(-b|--build-file|-c|--settings-file|-I|--init-script|-D|-p|--project-dir)(=|$|.)/,
   docker: /^(-H|--host|--context|--config)(=|$)/,
@@ -71,6 +82,7 @@ const DANGEROUS_OPTIONS: Record<string, RegExp> = {
   bundle: /^(--gemfile)(=|$)/,
   rake: /^(-f|--rakefile|-I|--libdir|-r|--require|-e|--execute|-E|--execute-continue|-p|--execute-print)(=|$|.)/,
   terraform: /^(-chdir|-var-file)(=|$)/,
+  kubectl: /^(--kubeconfig|--exec-command)(=|$)/,
 };
 
 /** Programs in these folders are the system's own: `/usr/bin/git` means `git`. */
@@ -94,7 +106,9 @@ export function commandPathArguments(command: string, cwd: string): string[] {
   if (!words) return [];
   const candidates: string[] = [];
   for (const arg of words.args) {
-    const value = arg.startsWith("-") ? (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : "") : arg;
+    // `--opt=value`, and a value glued to a short option when it looks like a path (`-o/tmp/x`).
+    const glued = /^-[^-]./.test(arg) && arg.slice(2).includes("/") ? arg.slice(2) : "";
+    const value = arg.startsWith("-") ? (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : glued) : arg;
     if (value === "") continue;
     candidates.push(isAbsolute(value) ? resolve(value) : resolve(cwd, value));
   }
@@ -122,7 +136,10 @@ export function commandApproval(command: string, context: CommandApprovalContext
     }
     program = basename(program);
   }
-  if (WRAPPERS.has(program)) return { key: null, why: `\`${program}\` can run any program or code` };
+  if (WRAPPERS.has(program) || VERSIONED_INTERPRETER.test(program)) return { key: null, why: `\`${program}\` can run any program or code` };
+  if (ASSIGNMENT_PROGRAMS.has(program) && words.args.some((arg) => !arg.startsWith("-") && arg.includes("="))) {
+    return { key: null, why: "a `NAME=value` argument can change what it runs" };
+  }
   const danger = DANGEROUS_OPTIONS[program];
   const option = danger ? words.args.find((arg) => danger.test(arg)) : undefined;
   if (option) return { key: null, why: `\`${option}\` can run code or write elsewhere` };
@@ -138,7 +155,8 @@ export function commandApproval(command: string, context: CommandApprovalContext
   if (SUBCOMMAND_PROGRAMS.has(program)) {
     const sub = words.args[0];
     // `git --version` is remembered as itself, not as every git command.
-    if (!sub || sub.startsWith("-")) {
+    // Nor is `cargo +nightly build` every `cargo +nightly ...` (a toolchain, not a subcommand).
+    if (!sub || !/^[A-Za-z][\w.:-]*$/.test(sub)) {
       const exact = [program, ...words.args].join(" ");
       return { key: `execute:exact:${exact}`, label: `Always allow \`${exact}\`` };
     }
@@ -170,6 +188,7 @@ export function commandsDecidedBy(relativePath: string): "all" | readonly string
   if (["Makefile", "makefile", "GNUmakefile"].includes(name) || name.endsWith(".mk")) return ["make"];
   if (["Cargo.toml", "build.rs", "config.toml"].includes(name) && (name !== "config.toml" || relativePath.includes(".cargo/"))) return ["cargo"];
   if (["go.mod", "go.work"].includes(name)) return ["go"];
+  if (name.endsWith(".tf") || name.endsWith(".tfvars") || name === ".terraformrc") return ["terraform"];
   if (["pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "conftest.py", "pytest.ini", "uv.toml"].includes(name)) return "all";
   if (["Gemfile", "Rakefile", ".bundle"].includes(name)) return ["bundle", "rake", "rails"];
   if (["build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties", "pom.xml"].includes(name)) return ["gradle", "mvn"];

@@ -1,12 +1,13 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 import { type EngineHost, EvalRun } from "./eval-run.js";
-import { DEFAULT_INTERPRETER_LIMITS, type InterpreterLimits } from "./limits.js";
+import type { InterpreterLimits } from "./limits.js";
 import { assembleOutput, describeError, type ErrorInfo, PRELUDE_FILE, USER_FILE } from "./output.js";
 import { PRELUDE_HELPERS, PRELUDE_SOURCE, type PreludeConfig } from "./prelude.js";
-import { createEngineInstance, type EngineInstance, loadQuickJS } from "./quickjs-loader.js";
-import { preloadTransform, type TransformResult, transformForEval } from "./transform.js";
+import { createEngineInstance, type EngineInstance } from "./quickjs-loader.js";
+import { SandboxHostFunctions, type Helpers } from "./sandbox-host.js";
+import { type TransformResult, transformForEval } from "./transform.js";
 
 /** bellard QuickJS `JS_EVAL_FLAG_ASYNC`: a global script that may use top-level await and resolves to `{ value }`. */
 const JS_EVAL_FLAG_ASYNC = 1 << 7;
@@ -45,28 +46,6 @@ export interface Sandbox {
 
 export type SandboxFactory = (options: SandboxOptions) => Promise<Sandbox>;
 
-/**
- * Loads QuickJS and the transform and runs one throwaway eval, so the engine's code is compiled
- * (V8 compiles WASM functions lazily, on first use) before the first eval a user waits for.
- */
-export async function warmUp(): Promise<void> {
-  await Promise.all([loadQuickJS(), preloadTransform()]);
-  const sandbox = await createSandbox({ limits: DEFAULT_INTERPRETER_LIMITS });
-  const refuse = async () => {
-    throw new Error("unavailable");
-  };
-  try {
-    await sandbox.run("const warm: number[] = [1]; console.log(JSON.stringify(warm.map((n) => n + 1)))", {
-      callTool: refuse,
-      runTask: refuse,
-      isCancelled: () => false,
-      onCancel: () => () => undefined,
-    });
-  } finally {
-    sandbox.dispose();
-  }
-}
-
 /** An interpreter on the calling thread. `createWorkerSandboxFactory` runs the same engine off the main thread. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const engine = await createEngineInstance({ memoryLimitBytes: options.limits.memoryLimitBytes, logger: options.logger });
@@ -77,18 +56,16 @@ class EngineCrash extends Error {
   override name = "EngineCrash";
 }
 
-type Helpers = Record<(typeof PRELUDE_HELPERS)[number], QuickJSHandle>;
-
-class QuickJSSandbox implements Sandbox {
+class QuickJSSandbox extends SandboxHostFunctions implements Sandbox {
   usable = true;
   private readonly rt: QuickJSRuntime;
-  private readonly ctx: QuickJSContext;
-  private readonly helpers: Helpers;
-  private readonly callNames: ReadonlySet<string>;
+  protected readonly ctx: QuickJSContext;
+  protected readonly helpers: Helpers;
+  protected readonly callNames: ReadonlySet<string>;
   private readonly limits: InterpreterLimits;
   private readonly logger: Logger;
   private readonly now: () => number;
-  private current: EvalRun | null = null;
+  protected current: EvalRun | null = null;
   private busy = false;
   private forceInterrupt = false;
   private disposed = false;
@@ -98,6 +75,7 @@ class QuickJSSandbox implements Sandbox {
     private readonly engine: EngineInstance,
     options: SandboxOptions,
   ) {
+    super();
     this.limits = options.limits;
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? (() => performance.now());
@@ -352,7 +330,7 @@ class QuickJSSandbox implements Sandbox {
    * inside deep recursion, an engine abort) leaves the engine in an unknown state: the sandbox
    * becomes unusable and the eval reports a crash; the host process is unaffected.
    */
-  private guard<T>(run: EvalRun, body: () => T): T {
+  protected guard<T>(run: EvalRun, body: () => T): T {
     const exitCode = process.exitCode;
     run.clock.guestEnter();
     try {
@@ -392,92 +370,10 @@ class QuickJSSandbox implements Sandbox {
     return helpers;
   }
 
-  private requireRun(): EvalRun {
-    if (!this.current || this.current.finished) throw new Error("the eval that made this call has already ended");
-    return this.current;
-  }
-
-  private hostLog(level: string, text: string): void {
-    const prefix = level === "warn" || level === "error" ? `[${level}] ` : "";
-    this.current?.console.push(prefix + text);
-  }
-
-  private hostCallTool(callName: string, json: string): QuickJSHandle {
-    const run = this.requireRun();
-    if (!this.callNames.has(callName)) throw new Error(`tools.${callName} is not available`);
-    return this.bridge(run, () => run.host.callTool(callName, json));
-  }
-
-  private hostRunTask(json: string): QuickJSHandle {
-    const run = this.requireRun();
-    return this.bridge(run, () => run.host.runTask(json));
-  }
-
-  /** A guest promise for host work; it settles from the host's event loop, never during guest code. */
-  private bridge(run: EvalRun, job: () => Promise<string>): QuickJSHandle {
-    const deferred = this.ctx.newPromise();
-    run.pending.add(deferred);
-    run.clock.hostCallStarted();
-    // Called asynchronously so a host that answers at once still settles outside guest execution.
-    Promise.resolve()
-      .then(job)
-      .then(
-        (text) => this.settle(run, deferred, (d) => this.ctx.newString(text).consume((h) => d.resolve(h))),
-        (error) => this.settle(run, deferred, (d) => this.ctx.newError(errorFields(error)).consume((h) => d.reject(h))),
-      );
-    return deferred.handle;
-  }
-
-  private settle(run: EvalRun, deferred: QuickJSDeferredPromise, apply: (d: QuickJSDeferredPromise) => void): void {
-    if (run.finished || !run.pending.has(deferred)) return; // the eval ended; its deferreds are gone
-    run.pending.delete(deferred);
-    run.clock.hostCallEnded();
-    try {
-      this.guard(run, () => apply(deferred));
-    } catch (error) {
-      run.crash ??= error;
-    }
-    run.wake();
-  }
-
-  private hostSetTimer(id: number, ms: number, repeat: boolean): void {
-    const run = this.requireRun();
-    const delay = Math.min(Math.max(0, ms), 2_147_483_647);
-    const fire = () => this.fireTimer(run, id, repeat);
-    const timer = repeat ? setInterval(fire, delay) : setTimeout(fire, delay);
-    timer.unref();
-    run.timers.set(id, timer);
-  }
-
-  private hostClearTimer(id: number): void {
-    const timer = this.current?.timers.get(id);
-    if (!timer) return;
-    clearTimeout(timer);
-    this.current?.timers.delete(id);
-  }
-
-  private fireTimer(run: EvalRun, id: number, repeat: boolean): void {
-    if (run.finished) return;
-    if (!repeat) run.timers.delete(id);
-    try {
-      this.guard(run, () => {
-        const result = this.ctx.newNumber(id).consume((h) => this.ctx.callFunction(this.helpers.fireTimer, this.ctx.undefined, h));
-        if (result.error) result.error.dispose();
-        else result.value.dispose();
-      });
-    } catch (error) {
-      run.crash ??= error;
-    }
-    run.wake();
-  }
 }
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function errorFields(error: unknown): { name: string; message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
 }
 
 function cancelledText(): string {

@@ -56,7 +56,7 @@ function serve(port: MessagePort, init: WorkerInit): void {
   port.on("message", (message: ToWorker) => {
     switch (message.t) {
       case "warm":
-        void engine.then(({ warmUp }) => warmUp()).catch((error: unknown) => logger.debug("warm-up failed", error));
+        void import("./warm-up.js").then(({ warmUp }) => warmUp()).catch((error: unknown) => logger.debug("warm-up failed", error));
         return;
       case "create": {
         const created = engine.then(({ createSandbox }) => createSandbox({ ...message.spec, logger }));

@@ -26,6 +26,9 @@ const SPECIAL_V4 = [
 const SPECIAL_V6 = [
   ["::", 128],
   ["::1", 128],
+  // IPv4-compatible (::a.b.c.d) and 6to4 (2002:aabb:ccdd::) spell IPv4 addresses, loopback included.
+  ["::", 96],
+  ["2002::", 16],
   ["64:ff9b::", 96],
   ["100::", 64],
   ["2001:db8::", 32],
