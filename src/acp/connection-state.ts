@@ -124,6 +124,7 @@ export class ConnectionState {
         capabilities: this.clientCapabilities,
         elicit: (params, signal) => client.request(acp.methods.client.elicitation.create, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
         choose: (params, signal) => client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        complete: (params) => client.notify(acp.methods.client.elicitation.complete, params),
         logger: this.logger,
       }),
       trustPrompter: createTrustDialog(client, sessionId, push, this.logger),

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { FormAnswer, Questioner, UserAnswer, UserQuestion } from "../tools/types.js";
+import type { FormAnswer, Questioner, UrlAnswer, UserAnswer, UserQuestion } from "../tools/types.js";
 import type { Logger } from "../util/logger.js";
 
 // ask_user and relayed MCP elicitations, shown the best way the client allows:
@@ -10,6 +10,7 @@ import type { Logger } from "../util/logger.js";
 // forms whose fields look like secrets are declined.
 
 export type ElicitationRequester = (params: acp.CreateElicitationRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>;
+export type ElicitationCompleter = (params: acp.CompleteElicitationNotification) => void | Promise<void>;
 export type ChoiceRequester = (params: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<acp.RequestPermissionResponse>;
 
 export type QuestionDialogOptions = {
@@ -17,6 +18,8 @@ export type QuestionDialogOptions = {
   capabilities: acp.ClientCapabilities;
   elicit: ElicitationRequester;
   choose: ChoiceRequester;
+  /** Sends `elicitation/complete` (URL mode). */
+  complete?: ElicitationCompleter;
   logger: Logger;
 };
 
@@ -25,6 +28,7 @@ const ANSWER = "answer";
 
 export function createQuestionDialog(options: QuestionDialogOptions): Questioner {
   const canForm = () => options.capabilities.elicitation?.form != null;
+  const canUrl = () => options.capabilities.elicitation?.url != null;
   return {
     get forms() {
       return canForm();
@@ -46,6 +50,25 @@ export function createQuestionDialog(options: QuestionDialogOptions): Questioner
       const secret = secretField(request.schema);
       if (secret) return { action: "unsupported", reason: `the form asks for "${secret}", which looks like a secret; forms must not collect secrets` };
       return requestForm(options, { message: request.message, schema: request.schema, toolCallId }, signal);
+    },
+    get urls() {
+      return canUrl();
+    },
+    async openUrl(request, signal): Promise<UrlAnswer> {
+      // Agents must not use a mode the client did not advertise.
+      if (!canUrl()) return "unsupported";
+      try {
+        const params = { sessionId: options.sessionId, mode: "url", elicitationId: request.elicitationId, url: request.url, message: request.message } as acp.CreateElicitationRequest;
+        const response = await options.elicit(params, signal);
+        return response.action === "accept" ? "accept" : response.action === "decline" ? "decline" : "cancel";
+      } catch (error) {
+        if (signal.aborted) return "cancel";
+        options.logger.warn("elicitation/create (url) failed", error);
+        return "unsupported";
+      }
+    },
+    urlDone(elicitationId) {
+      void Promise.resolve(options.complete?.({ elicitationId } as acp.CompleteElicitationNotification)).catch((error) => options.logger.warn("elicitation/complete failed", error));
     },
   };
 }

@@ -11,6 +11,7 @@ import { createPendingChanges, skillRootsOf, type PendingChanges } from "./pendi
 import type { AgentEvent } from "../agent/events.js";
 import type { ExtensionServices } from "./services.js";
 import { createTrustQueue, type TrustPrompter, type TrustQuestion } from "./trust-queue.js";
+import { createMcpSignIn } from "./mcp-sign-in.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
 const MCP_READY_WAIT_MS = 5000;
@@ -52,9 +53,12 @@ export class ExtensionHost {
   /** Load diagnostics already shown in a turn (each load makes new ones). */
   private readonly shown = new WeakSet<Diagnostic>();
   readonly sandboxes: WorkerSandboxFactory;
+  /** Signs in to OAuth MCP servers through the editor (url elicitation); absent without a questioner. */
+  private readonly signIn: ReturnType<typeof createMcpSignIn> | undefined;
 
   constructor(private readonly options: ExtensionHostOptions) {
     this.sandboxes = createWorkerSandboxFactory({ logger: options.services.logger.child("interpreter") });
+    this.signIn = options.questioner ? createMcpSignIn({ services: options.services, projectRoot: options.projectRoot, questioner: options.questioner }) : undefined;
   }
 
   start(): Promise<Extensions> {
@@ -83,6 +87,8 @@ export class ExtensionHost {
     await Promise.race([extensions.settled, aborted(signal)]);
     await Promise.race([extensions.mcp.ready(signal), aborted(signal), delay(MCP_READY_WAIT_MS)]);
     if (!this.options.prompter) this.reportSkippedProjectServers(extensions, sink);
+    // Like trust questions, sign-ins are dialogs and belong in a turn; the turn then sees the tools.
+    await this.signIn?.run(extensions, signal, sink);
     // Trust decisions add diagnostics after loading (e.g. "project hooks not loaded: not trusted").
     for (const d of extensions.diagnostics) {
       if (d.severity === "info" || this.shown.has(d)) continue;

@@ -105,7 +105,16 @@ export interface Questioner {
   ask(question: UserQuestion, where: { toolCallId: string }, signal: AbortSignal): Promise<UserAnswer>;
   /** Shows a form as given (flat JSON Schema of primitive fields, as MCP and ACP define it). */
   form(request: { message: string; schema: Record<string, unknown> }, where: { toolCallId?: string }, signal: AbortSignal): Promise<FormAnswer>;
+  /** Whether `openUrl` can show anything (the editor advertises `elicitation.url`). */
+  readonly urls?: boolean;
+  /** Asks the editor to open `url` (a URL elicitation, e.g. an OAuth sign-in); resolves with what the user chose. */
+  openUrl?(request: { message: string; url: string; elicitationId: string }, signal: AbortSignal): Promise<UrlAnswer>;
+  /** Tells the editor the flow behind a URL elicitation finished. */
+  urlDone?(elicitationId: string): void;
 }
+
+/** What the user did with a URL elicitation. */
+export type UrlAnswer = "accept" | "decline" | "cancel" | "unsupported";
 
 export type PlanEntry = {
   content: string;
