@@ -123,6 +123,20 @@ function hostileCalls(): Call[] {
     ["delete", { file_path: p("sublink") }],
     ["delete", { file_path: p("sublink/") }],
     ["delete", { file_path: p("sublink/top-secret.txt") }],
+    ["eval", { code: [
+      `const out = [];`,
+      `for (const call of [`,
+      `  () => tools.readFile({ file_path: ${JSON.stringify(p("dirlink/../top-secret.txt"))} }),`,
+      `  () => tools.readFile({ file_path: "/proc/self/cwd/link.txt" }),`,
+      `  () => tools.readFile({ filePath: ${JSON.stringify(p("link.txt"))} }),`,
+      `  () => tools.grep({ pattern: "SECRET", path: ${JSON.stringify(p("sublink"))} }),`,
+      `  () => tools.glob({ pattern: ${JSON.stringify(join(home, "*"))} }),`,
+      `  () => tools.ls({ path: ${JSON.stringify(p("dirlink"))} }),`,
+      `  () => tools.writeFile({ file_path: ${JSON.stringify(p("sublink/planted.txt"))}, content: "PWNED" }),`,
+      `  () => tools.execute({ command: "cat " + ${JSON.stringify(hs)} }),`,
+      `]) { try { out.push(String(await call())); } catch (e) { out.push(String(e)); } }`,
+      `out.join("\\n")`,
+    ].join("\n") }],
     ["task", { description: "read it", subagent_type: "general-purpose" }],
     ["read_file", { file_path: p("link.txt") }],
     ["grep", { pattern: "sk-", path: p("env-link") }],
@@ -130,7 +144,7 @@ function hostileCalls(): Call[] {
   ];
 }
 
-async function runAttack(mode: "default" | "accept-edits" | "bypass", calls: Call[], capabilities: unknown = {}) {
+async function runAttack(mode: "default" | "accept-edits" | "bypass" | "plan", calls: Call[], capabilities: unknown = {}) {
   const editor = createFakeEditor({
     permission: (m) => {
       dialogs.push(m);
@@ -192,6 +206,29 @@ describe("red team: new attack cases through the built binary", () => {
     it(`${mode}, through the editor's fs/*: no secret reaches the model, nothing outside or protected changes`, async () => {
       const { editor } = await runAttack(mode, hostileCalls(), ZED_CAPABILITIES);
       await expectNoEscape(editor);
+    });
+  }
+
+  // Plan mode is read-only for every caller: the model, code in eval, and a subagent's own calls.
+  for (const mode of ["plan", "accept-edits"] as const) {
+    it(`${mode}: a subagent and eval change nothing without a dialog`, async () => {
+      const p = (name: string) => join(project, name);
+      await runAttack(mode, [
+        ["eval", { code: `await tools.writeFile({ file_path: ${JSON.stringify(p("from-eval.txt"))}, content: "PWNED" })` }],
+        ["task", { description: "do it", subagent_type: "general-purpose" }],
+        ["write_file", { file_path: p(mode === "plan" ? "planted.txt" : ".zed/tasks.json"), content: "PWNED" }],
+        ["edit_file", { file_path: p("ok.txt"), old_string: "ordinary", new_string: "PWNED" }],
+        ["delete", { file_path: p("ok.txt") }],
+        ["execute", { command: `touch ${p("pwned")}` }],
+        ["write_file", { file_path: "/large_tool_results/../../" + join(home, "planted.txt").slice(1), content: "PWNED" }],
+        ["write_file", { file_path: "/memories", content: "PWNED" }],
+      ]);
+      expect(existsSync(p("from-eval.txt"))).toBe(false);
+      expect(existsSync(p("planted.txt"))).toBe(false);
+      expect(existsSync(p(".zed"))).toBe(false);
+      expect(existsSync(p("pwned"))).toBe(false);
+      expect(existsSync(join(home, "planted.txt"))).toBe(false);
+      expect(await readFile(p("ok.txt"), "utf8")).toBe(mode === "plan" ? "ordinary\n" : "PWNED\n");
     });
   }
 });
