@@ -249,13 +249,16 @@ describe("red team: new attack cases through the built binary", () => {
 
   // Files the agent reads into the prompt on its own (project memory, subagent definitions) may not
   // be another name for a file outside the project: a symbolic or a hard link.
-  it("project memory and subagent files that are links out never reach the prompt", async () => {
+  it("project memory, subagent and skill files that are links out never reach the prompt", async () => {
     await rm(join(project, "hard.txt"));
     await mkdir(join(project, ".deepagents", "agents", "helper"), { recursive: true });
     await link(join(home, ".ssh", "id_rsa"), join(project, "AGENTS.md"));
     await link(join(home, "top-secret.txt"), join(project, ".deepagents", "AGENTS.md"));
     await writeFile(join(home, "agent.md"), `---\nname: helper\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
     await link(join(home, "agent.md"), join(project, ".deepagents", "agents", "helper", "AGENTS.md"));
+    await writeFile(join(home, "skill.md"), `---\nname: leaky\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
+    await mkdir(join(project, ".agents", "skills", "leaky"), { recursive: true });
+    await link(join(home, "skill.md"), join(project, ".agents", "skills", "leaky", "SKILL.md"));
     await runAttack("default", [["task", { description: "go", subagent_type: "helper" }]]);
     const sent = JSON.stringify(model.requests.map((r) => r.body));
     expect(sent.includes(SSH_SECRET)).toBe(false);
