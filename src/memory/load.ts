@@ -70,6 +70,11 @@ export async function loadMemory(options: LoadMemoryOptions): Promise<MemoryLoad
         diagnostics.push({ severity: "warning", source: path, message: "not a regular file; ignored" });
         continue;
       }
+      // A hard link is another name for a file that may live outside the project (~/.ssh/id_rsa).
+      if (scope === "project" && info.nlink > 1) {
+        diagnostics.push({ severity: "warning", source: path, message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded` });
+        continue;
+      }
       if (info.size > MAX_MEMORY_FILE_BYTES) {
         diagnostics.push({ severity: "error", source: path, message: `larger than 10 MiB (${info.size} bytes); not loaded` });
         continue;

@@ -146,6 +146,11 @@ async function loadCandidate(
   try {
     const info = await stat(realFile);
     if (!info.isFile()) throw new Error("not a regular file");
+    // A hard link is another name for a file that may live outside the project.
+    if (source.scope === "project" && info.nlink > 1) {
+      diagnostics.push({ severity: "warning", source: path, message: `skill skipped: SKILL.md has ${info.nlink} hard links (the same file may live outside the project)` });
+      return undefined;
+    }
     if (info.size > MAX_SKILL_FILE_BYTES) {
       diagnostics.push({ severity: "error", source: path, message: `skill skipped: SKILL.md is larger than 10 MiB (${info.size} bytes)` });
       return undefined;

@@ -91,6 +91,11 @@ async function readDefinition(file: string, folder: string, containRoot: string 
   }
   try {
     const info = await stat(real);
+    // A hard link is another name for a file that may live outside the project.
+    if (containRoot !== undefined && info.isFile() && info.nlink > 1) {
+      diagnostics.push({ severity: "warning", source: file, message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded` });
+      return undefined;
+    }
     if (info.size > MAX_SUBAGENT_FILE_BYTES) {
       diagnostics.push({ severity: "error", source: file, message: `subagent skipped: larger than 1 MiB (${info.size} bytes)` });
       return undefined;

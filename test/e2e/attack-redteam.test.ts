@@ -5,7 +5,7 @@
 // sees, and nothing outside the project changes.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { link, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -231,4 +231,36 @@ describe("red team: new attack cases through the built binary", () => {
       expect(await readFile(p("ok.txt"), "utf8")).toBe(mode === "plan" ? "ordinary\n" : "PWNED\n");
     });
   }
+
+  // Deleting a link removes the link, never what it leads to (even when allowed, here in bypass).
+  it("bypass: delete of a link or a linked folder removes the link only", async () => {
+    const p = (name: string) => join(project, name);
+    await runAttack("bypass", [
+      ["delete", { file_path: p("link.txt") }],
+      ["delete", { file_path: p("dirlink/") }],
+      ["delete", { file_path: p("sublink") }],
+      ["delete", { file_path: p("chain.txt") }],
+    ]);
+    expect(await readFile(join(home, ".ssh", "id_rsa"), "utf8")).toBe(`${SSH_SECRET}\n`);
+    expect(await readFile(join(home, "top-secret.txt"), "utf8")).toBe(`${SSH_SECRET}\n`);
+    expect(existsSync(join(project, "rel.txt"))).toBe(true);
+    for (const name of ["link.txt", "dirlink", "sublink", "chain.txt"]) expect(existsSync(p(name)) || (await lstat(p(name)).then(() => true, () => false))).toBe(false);
+  });
+
+  // Files the agent reads into the prompt on its own (project memory, subagent definitions) may not
+  // be another name for a file outside the project: a symbolic or a hard link.
+  it("project memory, subagent and skill files that are links out never reach the prompt", async () => {
+    await rm(join(project, "hard.txt"));
+    await mkdir(join(project, ".deepagents", "agents", "helper"), { recursive: true });
+    await link(join(home, ".ssh", "id_rsa"), join(project, "AGENTS.md"));
+    await link(join(home, "top-secret.txt"), join(project, ".deepagents", "AGENTS.md"));
+    await writeFile(join(home, "agent.md"), `---\nname: helper\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
+    await link(join(home, "agent.md"), join(project, ".deepagents", "agents", "helper", "AGENTS.md"));
+    await writeFile(join(home, "skill.md"), `---\nname: leaky\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
+    await mkdir(join(project, ".agents", "skills", "leaky"), { recursive: true });
+    await link(join(home, "skill.md"), join(project, ".agents", "skills", "leaky", "SKILL.md"));
+    await runAttack("default", [["task", { description: "go", subagent_type: "helper" }]]);
+    const sent = JSON.stringify(model.requests.map((r) => r.body));
+    expect(sent.includes(SSH_SECRET)).toBe(false);
+  });
 });

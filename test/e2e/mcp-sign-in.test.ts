@@ -111,6 +111,28 @@ describe("MCP OAuth sign-in through a url elicitation", () => {
     expect((await prompt(sessionId, "/mcp")).text).toMatch(/secure — unauthenticated[\s\S]*deep-acp mcp login secure/);
   });
 
+  it("cancelling the turn while the sign-in page is open stops the flow and closes the loopback listener", async () => {
+    let opened!: (url: string) => void;
+    const shown = new Promise<string>((resolve) => (opened = resolve));
+    let asked = 0;
+    const sessionId = await open(ZED_CAPABILITIES, (m) => {
+      asked++;
+      opened(m.params.url);
+      return new Promise(() => undefined); // the user never answers
+    });
+    model.enqueue(textTurn("ok"), textTurn("ok again"));
+    const turn = agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const url = await shown;
+    agent!.notify("session/cancel", { sessionId });
+    expect((await turn).result.stopReason).toBe("cancelled");
+    const redirect = new URL(url).searchParams.get("redirect_uri")!;
+    expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    await expect(fetch(`${redirect}?code=late&state=x`)).rejects.toThrow();
+    expect((await prompt(sessionId, "again")).stopReason).toBe("end_turn");
+    expect(asked).toBe(1);
+    expect(auth.stats.codeGrants).toBe(0);
+  });
+
   it("a client without elicitation.url is never sent one and keeps the mcp login hint", async () => {
     let asked = 0;
     const sessionId = await open({ ...ZED_CAPABILITIES, elicitation: { form: {} } }, () => {
