@@ -1,7 +1,8 @@
 import { readdir, stat } from "node:fs/promises";
 import { projectPaths, type UserPaths } from "../config/paths.js";
 import { loadMemory } from "../memory/index.js";
-import { BUILTIN_SKILL_NAMES, createSkillTrustStore, defaultSkillSources, loadSkills, type SkillSource } from "../skills/index.js";
+import { builtinSkillsDir, loadSkillSet } from "../extensions/index.js";
+import { BUILTIN_SKILL_NAMES, type SkillSource } from "../skills/index.js";
 import { loadSubagents } from "../subagents/index.js";
 import { errorMessage } from "../util/errors.js";
 import type { DoctorFile, DoctorMemoryFacts, DoctorSkillsFacts, DoctorSubagentsFacts } from "./doctor-types.js";
@@ -29,27 +30,34 @@ export async function collectMemoryFacts(user: UserPaths, projectRoot: string): 
 export type SkillsFactsOptions = {
   user: UserPaths;
   projectRoot: string;
-  home: string;
   /** config.toml `[skills].extra_allowed_dirs`. */
   extraAllowedDirs: readonly string[];
   /** Skill sources of enabled plugins. */
   pluginSources: readonly SkillSource[];
 };
 
-/** Built-in skills are listed by name: their files are written on session start, which doctor must not do. */
+/**
+ * The skills of a session's composition (extensions/skill-set.ts), read where a session reads them.
+ * The built-in skills' files are written on session start, which doctor must not do: before the first
+ * session their directory is missing and they are listed by name only.
+ */
 export async function collectSkillsFacts(options: SkillsFactsOptions): Promise<DoctorSkillsFacts> {
-  const sources = defaultSkillSources({ user: options.user, projectRoot: options.projectRoot, pluginSources: options.pluginSources });
-  const approved = await createSkillTrustStore({ stateDir: options.user.stateDir }).load();
-  const loaded = await loadSkills({ sources, extraAllowedDirs: options.extraAllowedDirs, approvedTargets: approved.items, home: options.home });
+  const loaded = await loadSkillSet({
+    paths: options.user,
+    projectRoot: options.projectRoot,
+    extraAllowedDirs: options.extraAllowedDirs,
+    pluginSources: options.pluginSources,
+    builtinDir: builtinSkillsDir(options.user.stateDir),
+  });
   const dirs = await Promise.all(
-    sources.map(async (source) => ({ ...(await directoryFacts(source.dir)), scope: source.scope, label: source.label })),
+    loaded.sources.map(async (source) => ({ ...(await directoryFacts(source.dir)), scope: source.scope, label: source.label })),
   );
   return {
     dirs,
     builtin: [...BUILTIN_SKILL_NAMES],
     skills: loaded.items.map((skill) => ({ name: skill.name, scope: skill.scope, path: skill.path, overrides: skill.overrides ?? [] })),
     pendingSymlinks: loaded.pendingSymlinks.map((p) => ({ skill: p.skillName, link: p.linkPath, target: p.target })),
-    diagnostics: [...approved.diagnostics, ...loaded.diagnostics],
+    diagnostics: [...loaded.trustDiagnostics, ...loaded.diagnostics],
   };
 }
 

@@ -88,7 +88,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
   const paths = userPaths(options.agent, options.home);
   const loadedConfig = await loadConfigFile(paths.configFile);
   const config = loadedConfig.config;
-  const plugins = await collectPluginFacts({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
+  const plugins = await collectPluginFacts(paths, projectRoot);
   const checkBwrap = options.checkBwrap ?? (async () => (await import("../backends/bwrap-sandbox.js")).checkBwrapAvailable());
 
   const [model, mcp, hooks, memory, skills, subagents, sandbox, remote] = await Promise.all([
@@ -100,7 +100,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
       stateDir: paths.stateDir,
       noMcp: options.noMcp ?? false,
       trustProjectMcp: options.trustProjectMcp ?? false,
-      pluginServers: plugins.mcpServers,
+      pluginServers: plugins.items.map((p) => ({ plugin: p.id, origin: p.root, servers: p.mcpServers, variables: p.env })),
       disabledServers: config.mcp.disabled_servers,
       projectEnv: config.mcp.project_env,
       ...(options.mcpConfig !== undefined ? { configFlag: options.mcpConfig } : {}),
@@ -110,10 +110,10 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
       projectRoot,
       stateDir: paths.stateDir,
       trustProjectHooks: options.trustProjectHooks ?? false,
-      pluginSources: plugins.hookSources,
+      pluginSources: plugins.items.flatMap((p) => p.hooks),
     }),
     collectMemoryFacts(paths, projectRoot),
-    collectSkillsFacts({ user: paths, projectRoot, home: options.home, extraAllowedDirs: config.skills.extra_allowed_dirs, pluginSources: plugins.skillSources }),
+    collectSkillsFacts({ user: paths, projectRoot, extraAllowedDirs: config.skills.extra_allowed_dirs, pluginSources: plugins.items.flatMap((p) => p.skillSources) }),
     collectSubagentsFacts(paths, projectRoot),
     collectSandboxFacts({ ...(options.sandbox !== undefined ? { flag: options.sandbox } : {}), configKind: config.sandbox.kind, check: checkBwrap }),
     collectRemoteFacts({ cwd: options.cwd, home: options.home, config, trustRemoteHost: options.trustRemoteHost ?? false, ...(options.remote !== undefined ? { flag: options.remote } : {}) }),

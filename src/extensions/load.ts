@@ -1,16 +1,16 @@
 import type { Questioner } from "../tools/types.js";
-import { join } from "node:path";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { projectPaths } from "../config/paths.js";
 import { createHookEngine, createHookTrustStore, formatHookTrustRequest, loadHooksConfig, resolveProjectHookTrust, type HookEngine, type HookSource, type HookTrustAnswer } from "../hooks/index.js";
 import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpEnvPolicy, type McpTrustDecision } from "../mcp/index.js";
 import { loadMemory, type MemoryLoad } from "../memory/index.js";
 import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
-import { createSkillTrustStore, defaultSkillSources, describePendingLink, loadSkills, materializeBuiltinSkills, type PendingSymlink, type Skill, type SkillSource } from "../skills/index.js";
+import { createSkillTrustStore, describePendingLink, type PendingSymlink, type Skill, type SkillSource } from "../skills/index.js";
 import { loadSubagents, type SubagentDefinition } from "../subagents/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import type { ExtensionServices } from "./services.js";
+import { loadSkillSet, prepareBuiltinSkills } from "./skill-set.js";
 import type { TrustQueue } from "./trust-queue.js";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
 
@@ -50,29 +50,17 @@ export type ExtensionInputs = {
   questioner?: Questioner;
 };
 
-/** Built-in skills are written once per state dir and process (they only change with a new version). */
-const builtinSkillDirs = new Map<string, Promise<string>>();
-
 /** Loads everything in parallel; broken pieces become diagnostics, never failures. */
 export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensions): Promise<Extensions> {
   const { services, projectRoot, config } = inputs;
   const paths = services.paths;
   const diagnostics: Diagnostic[] = [];
-  let builtinSkillsDir = builtinSkillDirs.get(paths.stateDir);
-  if (!builtinSkillsDir) {
-    builtinSkillsDir = materializeBuiltinSkills(join(paths.stateDir, "builtin-skills"), {
-      userMemoryFile: paths.agentMemoryFile,
-      userSkillsDir: paths.skillsDirs[0],
-      sharedUserSkillsDir: paths.skillsDirs[1],
-    }).then((result) => result.dir);
-    builtinSkillDirs.set(paths.stateDir, builtinSkillsDir);
-  }
-  const builtinDir = builtinSkillsDir;
+  const builtinDir = prepareBuiltinSkills(paths);
 
   const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
   diagnostics.push(...plugins.diagnostics);
   const [skills, memory, subagents, hookLoad, discovery] = await Promise.all([
-    loadSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined)),
+    sessionSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined)),
     loadMemory({ userFile: paths.agentMemoryFile, projectRoot }),
     loadSubagents({ userDir: paths.subagentsDir, projectDir: projectPaths(projectRoot).subagentsDir, projectRoot }),
     loadHooksConfig([{ scope: "project", file: projectPaths(projectRoot).hooksFile }, { scope: "user", file: paths.hooksFile }, ...plugins.items.flatMap((p) => p.hooks as HookSource[])]),
@@ -171,7 +159,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
   });
   const symlinks = approveSkillSymlinks(inputs, skills.pendingSymlinks).then(async (approved) => {
     if (!approved) return;
-    const reloaded = await loadSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined));
+    const reloaded = await sessionSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined));
     extensions.skills = { items: reloaded.items, sources: reloaded.sources, roots: reloaded.roots };
   });
   extensions.settled = Promise.all([hookTrust, symlinks]).then(
@@ -181,12 +169,14 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
   return extensions;
 }
 
-async function loadSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlugin[], builtinDir: string | undefined) {
-  const { services, projectRoot, config } = inputs;
-  const sources = defaultSkillSources({ user: services.paths, projectRoot, builtinDir, pluginSources: plugins.flatMap((p) => p.skillSources) });
-  const approved = (await createSkillTrustStore({ stateDir: services.paths.stateDir }).load()).items;
-  const loaded = await loadSkills({ sources, extraAllowedDirs: config.skills.extra_allowed_dirs, approvedTargets: approved, home: services.paths.home });
-  return { ...loaded, sources };
+function sessionSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlugin[], builtinDir: string | undefined) {
+  return loadSkillSet({
+    paths: inputs.services.paths,
+    projectRoot: inputs.projectRoot,
+    extraAllowedDirs: inputs.config.skills.extra_allowed_dirs,
+    pluginSources: plugins.flatMap((p) => p.skillSources),
+    builtinDir,
+  });
 }
 
 /** Asks about each skill symlink that leads out of the skill dirs; resolves whether any was approved. */

@@ -51,6 +51,8 @@ export type LoadEnabledPluginsOptions = {
   stateDir: string;
   /** Substituted for ${CLAUDE_PROJECT_DIR}; omit outside a project. */
   projectRoot?: string;
+  /** Create each plugin's data directory (a session does). Default true; doctor passes false to write nothing. */
+  createDataDirs?: boolean;
 };
 
 /**
@@ -82,10 +84,12 @@ export async function loadEnabledPlugins(options: LoadEnabledPluginsOptions): Pr
       continue;
     }
     const dataDir = join(options.pluginsDir, "data", pluginDataKey(id));
-    try {
-      await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      diagnostics.push({ severity: "warning", source, message: `cannot create data directory ${dataDir}: ${errorMessage(error)}` });
+    if (options.createDataDirs !== false) {
+      try {
+        await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      } catch (error) {
+        diagnostics.push({ severity: "warning", source, message: `cannot create data directory ${dataDir}: ${errorMessage(error)}` });
+      }
     }
     const env = pluginEnvironment({ root: plugin.root, dataDir, ...(options.projectRoot !== undefined ? { projectDir: options.projectRoot } : {}) });
     const mcp = scopeMcpServers(id, plugin.root, plugin.declaredMcp, env);

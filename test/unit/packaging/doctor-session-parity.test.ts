@@ -1,0 +1,76 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { collectDoctorReport } from "../../../src/cli/doctor.js";
+import { defaultConfig } from "../../../src/config/config-file.js";
+import { userPaths } from "../../../src/config/paths.js";
+import { closeExtensions, createTrustQueue, loadExtensions } from "../../../src/extensions/index.js";
+import { inspectPlugin } from "../../../src/plugins/index.js";
+import { silentLogger } from "../../../src/util/logger.js";
+import { createConfigWatcherHub } from "../../../src/watch/index.js";
+
+// doctor and a session compose skills and plugins through the same loaders; this pins that they agree.
+
+const temps: string[] = [];
+afterEach(async () => {
+  await Promise.all(temps.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function homeWithPlugin(): Promise<{ home: string; project: string }> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-doctor-parity-")));
+  temps.push(dir);
+  const home = join(dir, "home");
+  const project = join(dir, "project");
+  await mkdir(join(project, ".git"), { recursive: true });
+  const pluginRoot = join(home, ".deepagents", "plugins", "cache", "acme", "review");
+  await mkdir(join(pluginRoot, ".claude-plugin"), { recursive: true });
+  await mkdir(join(pluginRoot, "skills", "review-pr"), { recursive: true });
+  await writeFile(join(pluginRoot, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "review", version: "1.0.0" }));
+  await writeFile(join(pluginRoot, "skills", "review-pr", "SKILL.md"), "---\nname: review-pr\ndescription: Reviews a pull request.\n---\nReview it.\n");
+  const inspected = await inspectPlugin(pluginRoot, "review");
+  const state = join(home, ".deepagents", ".state");
+  await mkdir(state, { recursive: true });
+  await writeFile(join(state, "installed_plugins.json"), JSON.stringify({ version: 1, plugins: { "review@acme": { installPath: pluginRoot, source: "acme", installedAt: "2026-01-01T00:00:00Z" } } }));
+  await writeFile(join(state, "plugin_state.json"), JSON.stringify({ version: 1, enabledPlugins: { "review@acme": true }, consent: { "review@acme": inspected.plugin!.fingerprint } }));
+  return { home, project };
+}
+
+it("doctor lists the built-in and plugin skills exactly as a session loads them", async () => {
+  const { home, project } = await homeWithPlugin();
+  const paths = userPaths("agent", home);
+  const watchHub = createConfigWatcherHub();
+  const extensions = await loadExtensions({
+    sessionId: "parity",
+    cwd: project,
+    projectRoot: project,
+    services: {
+      logger: silentLogger,
+      paths,
+      agentName: "agent",
+      env: {},
+      config: async () => ({ config: defaultConfig(), diagnostics: [] }),
+      reloadConfig: async () => ({ config: defaultConfig(), diagnostics: [] }),
+      watchHub,
+      flags: { noMcp: true },
+    },
+    config: defaultConfig(),
+    editorMcpServers: [],
+    trust: createTrustQueue(),
+    interactive: false,
+    transcriptPath: join(project, "transcript.jsonl"),
+    permissionMode: () => "default",
+    hookGrants: new Set(),
+  });
+  await extensions.settled;
+  await closeExtensions(extensions);
+  await watchHub.close();
+
+  // After a session has started (it writes the built-ins), doctor reports the same skills, same order.
+  const report = await collectDoctorReport({ cwd: project, home, env: {}, agent: "agent", json: true, noMcp: true, checkBwrap: async () => ({ ok: true }) });
+  const session = extensions.skills.items.map((skill) => ({ name: skill.name, scope: skill.scope, path: skill.path }));
+  expect(session).toEqual(expect.arrayContaining([expect.objectContaining({ name: "remember", scope: "builtin" }), expect.objectContaining({ name: "review@acme:review-pr", scope: "plugin" })]));
+  expect(report.skills.skills.map(({ name, scope, path }) => ({ name, scope, path }))).toEqual(session);
+  expect(report.skills.dirs.map((dir) => dir.path)).toEqual(extensions.skills.sources.map((source) => source.dir));
+  expect(report.plugins.enabled).toEqual([expect.objectContaining({ id: "review@acme", loaded: true, skills: 1 })]);
+});
