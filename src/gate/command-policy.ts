@@ -182,6 +182,10 @@ function realArgument(arg: string, context: CommandApprovalContext): string {
 export function commandsDecidedBy(relativePath: string): "all" | readonly string[] {
   const name = relativePath.split("/").pop() ?? "";
   if (relativePath === ".git" || relativePath.startsWith(".git/") || relativePath.includes("/.git/")) return ["git"];
+  // Hook folders that core.hooksPath commonly points at (husky, lefthook, pre-commit).
+  if (/(^|\/)(\.husky|\.githooks)\//.test(relativePath) || [".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml"].includes(name)) return ["git"];
+  // What `npm test` and friends actually start.
+  if (/(^|\/)node_modules\/\.bin\//.test(relativePath)) return ["npm", "pnpm", "yarn", "bun"];
   if (["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", "bunfig.toml", ".pnpmfile.cjs"].includes(name)) {
     return ["npm", "pnpm", "yarn", "bun"];
   }

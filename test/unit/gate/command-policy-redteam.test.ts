@@ -45,4 +45,14 @@ describe("command approvals (red team)", () => {
   it("drops remembered terraform approvals when a .tf file changes", () => {
     expect(commandsDecidedBy("infra/main.tf")).toContain("terraform");
   });
+
+  it.each([
+    ["node_modules/.bin/jest", "npm"],
+    [".husky/pre-commit", "git"],
+    [".githooks/pre-commit", "git"],
+    [".pre-commit-config.yaml", "git"],
+    ["lefthook.yml", "git"],
+  ])("drops remembered approvals when %s changes (%s)", (path, program) => {
+    expect(commandsDecidedBy(path)).toContain(program);
+  });
 });
