@@ -59,7 +59,7 @@ describe("memory and skills", () => {
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
-    await new Promise((r) => setTimeout(r, 300)); // let the watcher start
+    await h.watchersReady();
     await writeSkill(join(project, ".deepagents", "skills"), "lint", "Lint the project");
     await h.waitFor(() => h.updates.some((u) => u.update.sessionUpdate === "notice" && /skills/.test((u.update as { title: string }).title)));
     const reload = await h.prompt(sessionId, "/reload");

@@ -36,7 +36,7 @@ async function openSession(h: Harness) {
   h.model.enqueue(textTurn("ok"));
   await h.prompt(sessionId, "hi");
   await h.waitFor(() => commandLists(h).some((list) => list.some((c) => c.name === "skill:first-skill")));
-  await new Promise((r) => setTimeout(r, 300)); // let the watcher finish its first scan
+  await h.watchersReady();
   return sessionId;
 }
 

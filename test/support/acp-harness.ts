@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { createAcpServer } from "../../src/acp/server.js";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { createServices } from "../../src/cli/services.js";
+import type { WatchSubscription } from "../../src/watch/index.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { createFakeModelServer, type FakeModelServer } from "./fake-model/index.js";
 
@@ -44,6 +45,17 @@ export async function startHarness(options: HarnessOptions = {}) {
       : { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...options.env };
   const cli = parseCliArgs(options.args ?? []);
   const services = createServices({ cli, env, logger: silentLogger, home });
+  // Every config-watcher subscription, so a test can wait until the watchers have finished their first scan.
+  const subscriptions: WatchSubscription[] = [];
+  const hub = services.watchHub;
+  services.watchHub = {
+    ...hub,
+    watch: (root, targets, listener) => {
+      const subscription = hub.watch(root, targets, listener);
+      subscriptions.push(subscription);
+      return subscription;
+    },
+  };
   const server = createAcpServer({ services, version: "0.0.0-test", logger: silentLogger });
 
   const updates: acp.SessionNotification[] = [];
@@ -128,6 +140,11 @@ export async function startHarness(options: HarnessOptions = {}) {
     newSession,
     prompt,
     waitFor,
+    /** Resolves when every config watcher subscribed so far watches what it was given (edits after this are seen). */
+    async watchersReady(): Promise<void> {
+      if (subscriptions.length === 0) throw new Error("no session has subscribed to the config watcher yet");
+      await Promise.all(subscriptions.map((subscription) => subscription.ready));
+    },
     cancel: (sessionId: string) => agent.notify(acp.methods.agent.session.cancel, { sessionId }),
     async close() {
       connection.close();
