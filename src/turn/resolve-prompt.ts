@@ -9,7 +9,13 @@ const MAX_MENTION_CHARS = 200_000;
  * Turns prompt blocks into the user message the model sees: mentioned files are read (through the
  * editor when it offers fs, so unsaved buffers count) and embedded as context.
  */
-export async function resolvePrompt(blocks: readonly PromptBlock[], backend: BackendProtocol, supportsImages: boolean): Promise<UserMessage> {
+export async function resolvePrompt(
+  blocks: readonly PromptBlock[],
+  backend: BackendProtocol,
+  supportsImages: boolean,
+  /** Why a mentioned file may not be embedded (a link out of the project), or undefined. */
+  refuseMention: (path: string) => Promise<string | undefined> = async () => undefined,
+): Promise<UserMessage> {
   const content: UserContent[] = [];
   const context: string[] = [];
   for (const block of blocks) {
@@ -25,6 +31,11 @@ export async function resolvePrompt(blocks: readonly PromptBlock[], backend: Bac
         break;
       case "file": {
         content.push({ type: "text", text: `@${block.path}` });
+        const refused = await refuseMention(block.path);
+        if (refused) {
+          context.push(`<context ref="${block.path}" error="${escapeAttr(refused)}"/>`);
+          break;
+        }
         const read = await backend.read(block.path, 0, Number.MAX_SAFE_INTEGER);
         if (read.error) context.push(`<context ref="${block.path}" error="${escapeAttr(read.error)}"/>`);
         else if (read.content instanceof Uint8Array) {
