@@ -5,8 +5,7 @@ export { assembleTurn, type AssembledTurn, type SessionView, type TurnAssemblyIn
 export { createSessionCompactor, type SessionCompactorOptions } from "./compaction/setup.js";
 export { createResultOffloader, type FinalizeResult } from "./compaction/offload.js";
 export { createHookBridge, hookToolInput } from "./hook-bridge.js";
-export { promptText, type PromptBlock } from "./prompt-input.js";
-export { resolvePrompt } from "./resolve-prompt.js";
+export { blockPlan, promptText, resolvePrompt, type BlockPlan, type PromptBlock } from "./prompt.js";
 export { createSubagentRunner, type SubagentRunnerOptions } from "./subagent-runner.js";
 export { runPromptTurn, type PromptTurnInput, type PromptTurnOutcome, type TurnGate, type TurnRecord } from "./run.js";
 export { compactNow, type CompactNowInput, type CompactNowResult } from "./compaction/compact-now.js";

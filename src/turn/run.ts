@@ -11,8 +11,7 @@ import { assembleTurn, type SessionView } from "./assembly.js";
 import { createSessionCompactor } from "./compaction/setup.js";
 import { createResultOffloader } from "./compaction/offload.js";
 import { createHookBridge } from "./hook-bridge.js";
-import { promptText, type PromptBlock } from "./prompt-input.js";
-import { resolvePrompt } from "./resolve-prompt.js";
+import { promptText, resolvePrompt, type PromptBlock } from "./prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
 import { decideMention } from "../gate/mention.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { filePathOf, toContentBlocks, toPromptBlocks } from "../../../src/acp/prompt-content.js";
 import { createStateBackend } from "../../../src/backends/state-backend.js";
-import { promptText, resolvePrompt, type PromptBlock } from "../../../src/turn/index.js";
+import { blockPlan, promptText, resolvePrompt, type BlockPlan, type PromptBlock } from "../../../src/turn/index.js";
 
 // The prompt's three conversions: ACP content -> prompt blocks (acp/), prompt blocks -> the user
 // message the model sees and -> plain text for hooks and titles (turn/).
@@ -27,6 +27,24 @@ describe("ACP content -> prompt blocks -> ACP content", () => {
     expect(filePathOf("zed://x", "/p")).toBeUndefined();
     expect(filePathOf("/abs", "/p")).toBe("/abs");
   });
+});
+
+describe("one block -> its plain text and its parts of the user message (one switch)", () => {
+  const image = { type: "image", mimeType: "image/png", data: "AA==" } as const;
+  const cases: Array<[string, PromptBlock, boolean, BlockPlan]> = [
+    ["text", { type: "text", text: "hi" }, true, { plain: "hi", content: [{ type: "text", text: "hi" }] }],
+    ["image, seen", { ...image, uri: "x.png" }, true, { plain: "", content: [image] }],
+    ["image, unseen", { ...image, uri: "x.png" }, false, { plain: "", content: [{ type: "text", text: "[image x.png omitted: the current model cannot view images]" }] }],
+    ["link", { type: "link", uri: "https://x.dev", name: "x" }, true, { plain: "", content: [{ type: "text", text: "[@x](https://x.dev)" }] }],
+    ["file", { type: "file", path: "/p/a.ts", name: "a.ts", uri: "file:///p/a.ts" }, true, { plain: "", content: [{ type: "text", text: "@/p/a.ts" }], read: "/p/a.ts" }],
+    ["embedded text", { type: "resource", uri: "file:///p/b", text: "B" }, true, { plain: "", content: [{ type: "text", text: "@file:///p/b" }], context: '<context ref="file:///p/b">\nB\n</context>' }],
+    ["embedded image, seen", { type: "resource", uri: "u", blob: "AA==", mimeType: "image/png" }, true, { plain: "", content: [image] }],
+    ["embedded image, unseen", { type: "resource", uri: "u", blob: "AA==", mimeType: "image/png" }, false, { plain: "", content: [{ type: "text", text: "[embedded image/png resource u omitted]" }] }],
+    ["embedded blob", { type: "resource", uri: "u", blob: "AA==" }, true, { plain: "", content: [{ type: "text", text: "[embedded binary resource u omitted]" }] }],
+  ];
+  for (const [name, block, supportsImages, plan] of cases) {
+    it(name, () => expect(blockPlan(block, supportsImages)).toEqual(plan));
+  }
 });
 
 describe("prompt blocks -> the model's user message", () => {
