@@ -60,7 +60,13 @@ export function promptText(blocks: readonly PromptBlock[]): string {
  * Turns prompt blocks into the user message the model sees: mentioned files are read (through the
  * editor when it offers fs, so unsaved buffers count) and embedded as context.
  */
-export async function resolvePrompt(blocks: readonly PromptBlock[], backend: BackendProtocol, supportsImages: boolean): Promise<UserMessage> {
+export async function resolvePrompt(
+  blocks: readonly PromptBlock[],
+  backend: BackendProtocol,
+  supportsImages: boolean,
+  /** Why a mentioned file may not be embedded (a link out of the project), or undefined. */
+  refuseMention: (path: string) => Promise<string | undefined> = async () => undefined,
+): Promise<UserMessage> {
   const content: UserContent[] = [];
   const context: string[] = [];
   for (const block of blocks) {
@@ -69,6 +75,11 @@ export async function resolvePrompt(blocks: readonly PromptBlock[], backend: Bac
     if (plan.context !== undefined) context.push(plan.context);
     if (plan.read === undefined) continue;
     const path = plan.read;
+    const refused = await refuseMention(path);
+    if (refused) {
+      context.push(`<context ref="${path}" error="${escapeAttr(refused)}"/>`);
+      continue;
+    }
     const read = await backend.read(path, 0, Number.MAX_SAFE_INTEGER);
     if (read.error) context.push(`<context ref="${path}" error="${escapeAttr(read.error)}"/>`);
     else if (read.content instanceof Uint8Array) {

@@ -13,6 +13,7 @@ import { createResultOffloader } from "./compaction/offload.js";
 import { createHookBridge } from "./hook-bridge.js";
 import { promptText, resolvePrompt, type PromptBlock } from "./prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
+import { decideMention } from "../gate/mention.js";
 
 /** Who decides whether a tool call may run: the gate's one seam into a turn. */
 export type TurnGate = Pick<TurnOptions, "approver" | "memory" | "gatePolicy">;
@@ -66,7 +67,8 @@ export type PromptTurnOutcome = { result: TurnResult; submitted: boolean };
 export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnOutcome> {
   const { blocks, model, config, extensions, workspace, signal } = input;
   const hooks = () => extensions.hooks;
-  const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages);
+  const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages, (path) =>
+    decideMention(path, { roots: input.session.roots, readRoots: extensions.skills.roots, virtualPrefixes: workspace.virtualPrefixes, localPaths: input.gate.gatePolicy?.localPaths }));
   const submitted = hooks().hasHandlers("UserPromptSubmit") ? await hooks().run("UserPromptSubmit", { prompt: promptText(blocks) }, { signal }) : undefined;
   if (submitted?.blocked || submitted?.continue === false) {
     const why = submitted.reason ?? submitted.stopReason ?? "a UserPromptSubmit hook stopped it";

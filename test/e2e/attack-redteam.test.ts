@@ -144,7 +144,7 @@ function hostileCalls(): Call[] {
   ];
 }
 
-async function runAttack(mode: "default" | "accept-edits" | "bypass" | "plan", calls: Call[], capabilities: unknown = {}) {
+async function runAttack(mode: "default" | "accept-edits" | "bypass" | "plan", calls: Call[], capabilities: unknown = {}, prompt: unknown[] = [{ type: "text", text: "go" }]) {
   const editor = createFakeEditor({
     permission: (m) => {
       dialogs.push(m);
@@ -162,7 +162,7 @@ async function runAttack(mode: "default" | "accept-edits" | "bypass" | "plan", c
   model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
   const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
   await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
-  const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "go" }] });
+  const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt });
   expect(response.result.stopReason).toBe("end_turn");
   expect(next).toBe(calls.length);
   return { editor, sessionId: result.sessionId as string };
@@ -263,4 +263,15 @@ describe("red team: new attack cases through the built binary", () => {
     const sent = JSON.stringify(model.requests.map((r) => r.body));
     expect(sent.includes(SSH_SECRET)).toBe(false);
   });
+
+  // The user mentions a file of the repository; it is a link (or a hard link) to a secret.
+  for (const capabilities of [{}, ZED_CAPABILITIES]) {
+    it(`a mentioned file that leads out of the project is not embedded (${capabilities === ZED_CAPABILITIES ? "editor fs" : "local"})`, async () => {
+      const mention = (name: string) => ({ type: "resource_link", uri: `file://${join(project, name)}`, name });
+      await runAttack("default", [], capabilities, [{ type: "text", text: "look at" }, mention("link.txt"), mention("dirlink/id_rsa"), mention("hard.txt"), mention("ok.txt")]);
+      const sent = JSON.stringify(model.requests.map((r) => r.body));
+      expect(sent.includes(SSH_SECRET)).toBe(false);
+      expect(sent).toContain("ordinary");
+    });
+  }
 });

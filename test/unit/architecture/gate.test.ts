@@ -36,6 +36,7 @@ function sourceFiles(dir: string): string[] {
 const ALLOWED: Record<string, string[]> = {
   "gate/gate.ts": ["gateToolCall", "forgetCommandsChangedBy"],
   "gate/restore.ts": ["decideRestore"],
+  "gate/mention.ts": ["decideMention"],
   "gate/approval-memory.ts": ["createPersistentApprovalMemory", "createSessionApprovalMemory"],
   "gate/protected-paths.ts": ["createProtectedPaths", "DEFAULT_PROTECTED_PATHS"],
   "gate/guarded-backend.ts": ["createGuardedBackend"],
