@@ -1,10 +1,10 @@
-import { join } from "node:path";
 import { projectPaths, userPaths } from "../config/paths.js";
 import { findProjectRoot } from "../config/project-root.js";
 import { loadConfigFile } from "../config/config-file.js";
 import { collectMcpList, createMcpTrustResolver, createMcpTrustStore, createUrlOpener, discoverMcpServers, MCP_FLAGS_CONFLICT, mcpLogin, McpLoginError, mcpLogout, renderMcpList } from "../mcp/index.js";
 import { createPluginsCli } from "../plugins/index.js";
-import { createSkillsCli, defaultSkillSources, materializeBuiltinSkills, createSkillTrustStore } from "../skills/index.js";
+import { prepareBuiltinSkills, sessionSkillSources } from "../extensions/index.js";
+import { createSkillsCli, createSkillTrustStore } from "../skills/index.js";
 import { loadEnabledPlugins } from "../plugins/index.js";
 import type { CliOptions } from "./args.js";
 
@@ -75,11 +75,11 @@ export async function runSkillsCommand(cli: CliOptions, args: string[], io: Comm
   const paths = userPaths(cli.agent);
   const projectRoot = findProjectRoot(cwd);
   const { config } = await loadConfigFile(paths.configFile);
-  const builtin = await materializeBuiltinSkills(join(paths.stateDir, "builtin-skills"), { userMemoryFile: paths.agentMemoryFile, userSkillsDir: paths.skillsDirs[0], sharedUserSkillsDir: paths.skillsDirs[1] });
+  const builtinDir = await prepareBuiltinSkills(paths).catch(() => undefined);
   const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
   const approved = (await createSkillTrustStore({ stateDir: paths.stateDir }).load()).items;
   const skills = createSkillsCli({
-    sources: defaultSkillSources({ user: paths, projectRoot, builtinDir: builtin.dir, pluginSources: plugins.items.flatMap((p) => p.skillSources) }),
+    sources: sessionSkillSources({ paths, projectRoot, builtinDir, pluginSources: plugins.items.flatMap((p) => p.skillSources) }),
     userSkillsDir: paths.skillsDirs[0]!,
     projectSkillsDir: projectPaths(projectRoot).skillsDirs[0],
     extraAllowedDirs: config.skills.extra_allowed_dirs,

@@ -38,10 +38,15 @@ export type SkillSetOptions = {
   builtinDir: string | undefined;
 };
 
+/** The skill sources a session reads, lowest priority first. */
+export function sessionSkillSources(options: Omit<SkillSetOptions, "extraAllowedDirs">): SkillSource[] {
+  return defaultSkillSources({ user: options.paths, projectRoot: options.projectRoot, builtinDir: options.builtinDir, pluginSources: options.pluginSources });
+}
+
 /** The skill sources a session reads, and the skills found in them (reads only). */
 export async function loadSkillSet(options: SkillSetOptions) {
   const { paths } = options;
-  const sources = defaultSkillSources({ user: paths, projectRoot: options.projectRoot, builtinDir: options.builtinDir, pluginSources: options.pluginSources });
+  const sources = sessionSkillSources(options);
   const approved = await createSkillTrustStore({ stateDir: paths.stateDir }).load();
   const loaded = await loadSkills({ sources, extraAllowedDirs: options.extraAllowedDirs, approvedTargets: approved.items, home: paths.home });
   return { ...loaded, sources, trustDiagnostics: approved.diagnostics };
