@@ -3,41 +3,38 @@ import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { createMutex } from "../util/mutex.js";
-import type { ApprovalMemory } from "../gate/approval-memory.js";
-import type { GatePolicy } from "../gate/gate.js";
-import type { Approver } from "./approver.js";
 import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
 import { NO_HOOKS, type AgentHooks } from "./hooks.js";
-import type { SessionMode } from "./modes.js";
 import { announceToolCall, runToolCall, type ToolRunEnv } from "./tool-runner.js";
 import { createTurnScope, type OwnedTurnScope } from "./turn-scope.js";
 
 /** After a cancel, tools get this long to wind down before the turn answers `cancelled` anyway. */
 const CANCEL_GRACE_MS = 3000;
 
-export type TurnOptions = {
-  model: ModelClient;
+/** What the model is asked with, and how often in one turn. */
+export type TurnModel = {
+  client: ModelClient;
   system: string;
   tools: readonly AnyTool[];
-  /** Shared tool context for the turn (backend, executor, roots, limits). */
-  context: Omit<ToolRunEnv["context"], "turn">;
-  mode: SessionMode;
-  virtualPrefixes: readonly string[];
-  /** Directories readable without asking besides the session roots (skill folders). */
-  readRoots?: readonly string[];
-  approver: Approver;
-  memory: ApprovalMemory;
-  hooks?: AgentHooks;
-  /** File rules, protected paths and the sandbox flag the gate decides with. */
-  gatePolicy?: GatePolicy;
   /** Model requests allowed in this turn. */
   maxRequests: number;
   maxOutputTokens?: number;
-  signal: AbortSignal;
-  emit: AgentEventSink;
+};
+
+/**
+ * The seams every tool call of the turn passes through: before it runs (the gate's inputs: mode,
+ * approvals, file rules) and after (finalizeResult), plus what it runs with.
+ */
+export type ToolCallSeams = Pick<ToolRunEnv, "mode" | "virtualPrefixes" | "readRoots" | "approver" | "memory" | "gatePolicy" | "questioner" | "finalizeResult" | "runSubagent"> & {
+  /** Shared tool context for the turn (backend, executor, roots, limits). */
+  context: Omit<ToolRunEnv["context"], "turn">;
+};
+
+/** Where the turn's conversation goes (history and persistence). */
+export type HistorySink = {
   /**
-   * Receives every message of the turn as it is completed, in order (for history and persistence);
-   * assistant messages come with the id their streamed chunks carried.
+   * Receives every message of the turn as it is completed, in order; assistant messages come with
+   * the id their streamed chunks carried.
    */
   onMessage: (message: Message, messageId?: string) => void;
   /**
@@ -46,11 +43,17 @@ export type TurnOptions = {
    */
   prepareMessages?: (messages: Message[], signal: AbortSignal) => Promise<Message[]>;
   onHistoryReplaced?: (messages: Message[]) => void;
-  finalizeResult?: ToolRunEnv["finalizeResult"];
-  runSubagent?: ToolRunEnv["runSubagent"];
-  questioner?: ToolRunEnv["questioner"];
+};
+
+export type TurnOptions = {
+  model: TurnModel;
+  toolCalls: ToolCallSeams;
+  history: HistorySink;
+  hooks?: AgentHooks;
   /** Checked before each model request: a message stops the turn (the session's spend limit). */
   spendLimit?: () => string | undefined;
+  signal: AbortSignal;
+  emit: AgentEventSink;
   /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
   parentToolCallId?: string;
   newId?: () => string;
@@ -62,36 +65,29 @@ export type TurnOptions = {
  * with every started tool call given a result so the conversation stays valid for the next turn.
  */
 export async function runTurn(history: readonly Message[], prompt: UserMessage, options: TurnOptions): Promise<TurnResult> {
-  const { model, signal } = options;
+  const { signal, history: sink } = options;
+  const model = options.model.client;
   const newId = options.newId ?? (() => randomUUID());
   const emit: AgentEventSink = (event: AgentEvent) => {
     if (!signal.aborted) options.emit(event);
   };
   const turn: OwnedTurnScope = createTurnScope(newId());
   const messages: Message[] = [...history, prompt];
-  options.onMessage(prompt);
+  sink.onMessage(prompt);
   const record = (message: Message, messageId?: string) => {
     messages.push(message);
-    options.onMessage(message, messageId);
+    sink.onMessage(message, messageId);
   };
 
   const env: ToolRunEnv = {
-    tools: new Map(options.tools.map((t) => [t.name, t])),
-    context: { ...options.context, turn },
-    mode: options.mode,
-    virtualPrefixes: options.virtualPrefixes,
-    readRoots: options.readRoots,
-    memory: options.memory,
-    approver: options.approver,
+    ...options.toolCalls,
+    tools: new Map(options.model.tools.map((t) => [t.name, t])),
+    context: { ...options.toolCalls.context, turn },
     hooks: options.hooks ?? NO_HOOKS,
-    gatePolicy: options.gatePolicy,
     dialogLock: createMutex(),
     emit,
     signal,
     parentToolCallId: options.parentToolCallId,
-    finalizeResult: options.finalizeResult,
-    runSubagent: options.runSubagent,
-    questioner: options.questioner,
     newToolCallId: newId,
   };
 
@@ -99,19 +95,19 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
   try {
     for (;;) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      if (requests >= options.maxRequests) return { stopReason: "max_turn_requests" };
+      if (requests >= options.model.maxRequests) return { stopReason: "max_turn_requests" };
       const overBudget = options.spendLimit?.();
       if (overBudget) {
         if (!options.parentToolCallId) emit({ type: "message_chunk", messageId: newId(), text: overBudget });
         return { stopReason: "end_turn" };
       }
       requests++;
-      if (options.prepareMessages) {
-        const prepared = await options.prepareMessages(messages, signal);
+      if (sink.prepareMessages) {
+        const prepared = await sink.prepareMessages(messages, signal);
         if (signal.aborted) return { stopReason: "cancelled" };
         if (prepared !== messages) {
           messages.splice(0, messages.length, ...prepared);
-          options.onHistoryReplaced?.([...prepared]);
+          sink.onHistoryReplaced?.([...prepared]);
         }
       }
 
@@ -205,10 +201,10 @@ async function streamModel(model: ModelClient, messages: Message[], options: Tur
   let text = "";
   const showText = options.parentToolCallId === undefined;
   const stream = model.stream({
-    system: options.system,
+    system: options.model.system,
     messages,
-    tools: options.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.jsonSchema })),
-    maxOutputTokens: options.maxOutputTokens,
+    tools: options.model.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.jsonSchema })),
+    maxOutputTokens: options.model.maxOutputTokens,
     signal: options.signal,
   });
   for await (const event of stream) {

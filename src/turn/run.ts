@@ -1,7 +1,7 @@
 import type { BackgroundHost } from "../tools/types.js";
 import { randomUUID } from "node:crypto";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { runTurn, type TurnOptions } from "../agent/loop.js";
+import { runTurn, type ToolCallSeams, type TurnOptions } from "../agent/loop.js";
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { Extensions } from "../extensions/index.js";
@@ -16,7 +16,7 @@ import { createSubagentRunner } from "./subagent-runner.js";
 import { decideMention } from "../gate/mention.js";
 
 /** Who decides whether a tool call may run: the gate's one seam into a turn. */
-export type TurnGate = Pick<TurnOptions, "approver" | "memory" | "gatePolicy">;
+export type TurnGate = Pick<ToolCallSeams, "approver" | "memory" | "gatePolicy">;
 
 /** Where a turn's messages go: the session's history and its transcript. */
 export type TurnRecord = {
@@ -44,7 +44,7 @@ export type PromptTurnInput = {
   env: NodeJS.ProcessEnv;
   gate: TurnGate;
   /** Shows ask_user questions; absent = the model asks in the conversation. */
-  questioner?: TurnOptions["questioner"];
+  questioner?: ToolCallSeams["questioner"];
   /** Checked before each model request: a message stops the turn (the session's spend limit). */
   spendLimit?: () => string | undefined;
   /** The session's background processes (execute with background: true). */
@@ -84,35 +84,35 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
   const fixedChars = turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length;
   const compactor = createSessionCompactor({ sessionId: input.session.id, workspace, model, config, emit: input.emit, fixedChars, hooks });
   const options: TurnOptions = {
-    system: turn.system,
-    tools: turn.tools,
-    hooks: createHookBridge(hooks),
-    prepareMessages: compactor.prepareMessages,
-    onHistoryReplaced: (messages) => input.record.historyReplaced(messages),
-    finalizeResult: createResultOffloader({ backend: workspace.backend, thresholdChars: config.offload.tool_result_chars }),
-    model,
-    context: {
-      sessionId: input.session.id,
-      cwd: input.session.cwd,
-      roots: input.session.roots,
-      backend: workspace.backend,
-      executor: workspace.executor,
-      ...(input.background ? { background: input.background } : {}),
-      limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
+    model: { client: model, system: turn.system, tools: turn.tools, maxRequests: config.agent.max_turn_requests, maxOutputTokens: config.model.max_output_tokens },
+    toolCalls: {
+      context: {
+        sessionId: input.session.id,
+        cwd: input.session.cwd,
+        roots: input.session.roots,
+        backend: workspace.backend,
+        executor: workspace.executor,
+        ...(input.background ? { background: input.background } : {}),
+        limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
+      },
+      mode: input.session.mode,
+      virtualPrefixes: workspace.virtualPrefixes,
+      readRoots: extensions.skills.roots,
+      ...input.gate,
+      questioner: input.questioner,
+      finalizeResult: createResultOffloader({ backend: workspace.backend, thresholdChars: config.offload.tool_result_chars }),
     },
-    mode: input.session.mode,
-    virtualPrefixes: workspace.virtualPrefixes,
-    readRoots: extensions.skills.roots,
-    ...input.gate,
-    questioner: input.questioner,
+    history: {
+      onMessage: (message, mid) => (message === prompt ? input.record.prompt(prompt, blocks) : input.record.message(message, mid)),
+      prepareMessages: compactor.prepareMessages,
+      onHistoryReplaced: (messages) => input.record.historyReplaced(messages),
+    },
+    hooks: createHookBridge(hooks),
     ...(input.spendLimit ? { spendLimit: input.spendLimit } : {}),
-    maxRequests: config.agent.max_turn_requests,
-    maxOutputTokens: config.model.max_output_tokens,
     signal,
     emit: input.emit,
-    onMessage: (message, mid) => (message === prompt ? input.record.prompt(prompt, blocks) : input.record.message(message, mid)),
   };
-  options.runSubagent = createSubagentRunner({
+  options.toolCalls.runSubagent = createSubagentRunner({
     subagents: extensions.subagents,
     parent: options,
     parentModel: model,

@@ -10,7 +10,7 @@ import { createHookBridge } from "./hook-bridge.js";
 export type SubagentRunnerOptions = {
   subagents: readonly SubagentDefinition[];
   /** The parent turn's options; a subagent shares its approvals, file rules, backends and events. */
-  parent: Omit<TurnOptions, "system" | "tools" | "model" | "onMessage" | "signal" | "parentToolCallId">;
+  parent: Omit<TurnOptions, "history" | "signal" | "parentToolCallId">;
   parentModel: ModelClient;
   /** Tools a subagent gets: the parent's, minus `task` (no recursion). */
   tools: readonly AnyTool[];
@@ -47,14 +47,10 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
     const messages: Message[] = [];
     const result = await runTurn([], { role: "user", content: [{ type: "text", text: description }] }, {
       ...options.parent,
-      model,
-      system: options.systemPrompt(definition),
-      tools: options.tools,
+      model: { ...options.parent.model, client: model, system: options.systemPrompt(definition), tools: options.tools },
       hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
-      // A subagent's history lives only for its run; compaction would write into the parent's file.
-      prepareMessages: undefined,
-      onHistoryReplaced: undefined,
-      onMessage: (message) => messages.push(message),
+      // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
+      history: { onMessage: (message) => messages.push(message) },
       signal,
       parentToolCallId,
     });

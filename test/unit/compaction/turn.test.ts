@@ -5,7 +5,7 @@ import { createCompactor, SUMMARY_SYSTEM_PROMPT } from "../../../src/turn/compac
 import type { AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
 import { createResultOffloader } from "../../../src/turn/compaction/offload.js";
-import type { Message } from "../../../src/model/types.js";
+import type { Message, ModelClient } from "../../../src/model/types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { createReadFileTool } from "../../../src/tools/read-file.js";
 import type { AnyTool } from "../../../src/tools/types.js";
@@ -36,21 +36,29 @@ const dumpLogs: AnyTool = defineTool({
   execute: async () => ({ content: [{ type: "text", text: LOG }] }),
 });
 
-function turnOptions(overrides: Partial<TurnOptions> & Pick<TurnOptions, "model" | "context">, events: AgentEvent[]): TurnOptions {
+type TurnSetup = {
+  model: ModelClient;
+  context: TurnOptions["toolCalls"]["context"];
+  finalizeResult?: TurnOptions["toolCalls"]["finalizeResult"];
+  prepareMessages?: TurnOptions["history"]["prepareMessages"];
+};
+
+function turnOptions(setup: TurnSetup, events: AgentEvent[]): TurnOptions {
   let id = 0;
   return {
-    system: "You are a test agent.",
-    tools: [dumpLogs, createReadFileTool()],
-    mode: "bypass",
-    virtualPrefixes: ["/large_tool_results/", "/conversation_history/"],
-    approver: { requestApproval: async () => "allow_once" },
-    memory: createSessionApprovalMemory(),
-    maxRequests: 10,
+    model: { client: setup.model, system: "You are a test agent.", tools: [dumpLogs, createReadFileTool()], maxRequests: 10 },
+    toolCalls: {
+      context: setup.context,
+      mode: "bypass",
+      virtualPrefixes: ["/large_tool_results/", "/conversation_history/"],
+      approver: { requestApproval: async () => "allow_once" },
+      memory: createSessionApprovalMemory(),
+      ...(setup.finalizeResult ? { finalizeResult: setup.finalizeResult } : {}),
+    },
+    history: { onMessage: () => undefined, ...(setup.prepareMessages ? { prepareMessages: setup.prepareMessages } : {}) },
     signal: new AbortController().signal,
     emit: (event) => void events.push(event),
-    onMessage: () => undefined,
     newId: () => `id-${++id}`,
-    ...overrides,
   };
 }
 
