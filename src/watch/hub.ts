@@ -121,6 +121,11 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
     if (eventType === "rename") scheduleReplan(entry);
   }
 
+  /** Whether `path` is an existing folder strictly above some target. */
+  function isOnTheWay(entry: Entry, path: string): boolean {
+    return probe.isDirectory(path) && allTargets(entry).some((target) => target.path.startsWith(path + sep));
+  }
+
   /** Reports the targets at or below `path` that exist now (they may have appeared before any watch reached them). */
   function reportExisting(entry: Entry, path: string): void {
     for (const target of allTargets(entry)) {
@@ -155,7 +160,13 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
           },
         );
         entry.dirs.set(dir, { names, handle });
-        if (!initial) for (const name of names) reportExisting(entry, join(dir, name));
+        for (const name of names) {
+          const path = join(dir, name);
+          if (!initial) reportExisting(entry, path);
+          // A folder on the way that appeared between planning and watching: its creation was never
+          // seen, so nothing would ever descend into it. Plan again (each replan goes deeper).
+          if (isOnTheWay(entry, path)) scheduleReplan(entry);
+        }
       } catch (error) {
         // Gone between planning and watching: plan again from what exists now.
         const code = (error as NodeJS.ErrnoException).code;

@@ -1,4 +1,5 @@
 import { watch as chokidarWatch } from "chokidar";
+import { mkdirSync, watch as fsWatch } from "node:fs";
 import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -123,6 +124,35 @@ describe("config watcher hub", () => {
     await mkdir(join(root, "home", ".deepagents", "agent", "agents", "reviewer"), { recursive: true });
     await writeFile(join(root, "home", ".deepagents", "agent", "agents", "reviewer", "AGENTS.md"), "---\ndescription: r\n---\n");
     expect((await next).labels).toEqual(["subagents"]);
+  });
+
+  it("descends into a folder on the way that appears between planning and watching", async () => {
+    // The race of `mkdir -p home/.deepagents/agent/agents` on a busy machine: the watch of
+    // `.deepagents` is set up after `agent` was created (so its creation is never seen) but before
+    // `agents` is. Events for `agent` itself are held back, as if they had come before the watch.
+    const home = join(root, "home", ".deepagents");
+    await mkdir(home, { recursive: true });
+    const racing = createConfigWatcherHub({
+      watchFactory: counting.factory,
+      dirWatchFactory: (dir, listener, onError) => {
+        if (dir === home) mkdirSync(join(home, "agent"));
+        const watcher = fsWatch(dir, { persistent: false }, (eventType, name) => {
+          if (dir !== home) listener(eventType, name === null ? null : String(name));
+        });
+        watcher.on("error", onError);
+        return watcher;
+      },
+    });
+    try {
+      const events = recorder();
+      await racing.watch(join(root, "repo"), targets, events.listener).ready;
+      const change = await eventually(events, async (round) => {
+        await mkdir(join(home, "agent", "agents", `reviewer-${round}`), { recursive: true });
+      });
+      expect(change.labels).toEqual(["subagents"]);
+    } finally {
+      await racing.close();
+    }
   });
 
   it("coalesces a burst into one change naming every label", async () => {
