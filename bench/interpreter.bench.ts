@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createTurnScope } from "../src/agent/turn-scope.js";
 import { createFilesystemBackend } from "../src/backends/filesystem-backend.js";
-import { createEvalTool, createSandbox, createWorkerSandboxFactory, resolveLimits, warmUp, type EngineHost } from "../src/interpreter/index.js";
+import {
+  createEvalTool,
+  createSandbox,
+  createWorkerSandboxFactory,
+  resolveLimits,
+  warmUp,
+  type EngineHost,
+} from "../src/interpreter/index.js";
 import { createReadFileTool } from "../src/tools/read-file.js";
 import type { ToolContext, ToolResult } from "../src/tools/types.js";
 import { median, round, type BenchResult } from "./lib.js";
@@ -54,7 +61,12 @@ export async function runInterpreterBench(runs = 15): Promise<BenchResult[]> {
       sandbox.dispose();
       if (outcome.output !== "2") throw new Error(`unexpected output ${outcome.output}`);
     });
-    results.push({ name: "interpreter.create+eval", value: round(inProcessMs), unit: "ms", note: "fresh 64 MB interpreter + `1 + 1`, calling thread" });
+    results.push({
+      name: "interpreter.create+eval",
+      value: round(inProcessMs),
+      unit: "ms",
+      note: "fresh 64 MB interpreter + `1 + 1`, calling thread",
+    });
 
     await workers.prewarm(limits);
     const workerMs = await timed(runs, async () => {
@@ -63,7 +75,14 @@ export async function runInterpreterBench(runs = 15): Promise<BenchResult[]> {
       sandbox.dispose();
       if (outcome.output !== "2") throw new Error(`unexpected output ${outcome.output}`);
     });
-    results.push({ name: "interpreter.create+eval-worker", value: round(workerMs), unit: "ms", baseline: round(inProcessMs), ratio: round(workerMs / inProcessMs, 2), note: "as sessions run it: in the warm worker thread" });
+    results.push({
+      name: "interpreter.create+eval-worker",
+      value: round(workerMs),
+      unit: "ms",
+      baseline: round(inProcessMs),
+      ratio: round(workerMs / inProcessMs, 2),
+      note: "as sessions run it: in the warm worker thread",
+    });
 
     // 256 reads of one small file: through tools.readFile() in one eval vs read_file called directly.
     const file = join(root, "data.txt");
@@ -102,7 +121,13 @@ export async function runInterpreterBench(runs = 15): Promise<BenchResult[]> {
       }
     });
 
-    const evalTool = createEvalTool({ limits, allowlist: [readFile], readOnly: false, hasSubagents: false, createSandbox: workers.create });
+    const evalTool = createEvalTool({
+      limits,
+      allowlist: [readFile],
+      readOnly: false,
+      hasSubagents: false,
+      createSandbox: workers.create,
+    });
     const code = `let chars = 0; for (let i = 0; i < ${PTC_CALLS}; i++) chars += (await tools.readFile({ file_path: ${JSON.stringify(file)} })).length; chars > 0 ? "ok" : "empty"`;
     // One turn (one interpreter) for all runs, warmed by a first eval, so only the calls are timed.
     const turn = createTurnScope("ptc");

@@ -2,7 +2,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 
-export type BenchResult = { name: string; value: number; unit: string; baseline?: number; ratio?: number; target?: string; note?: string };
+export type BenchResult = {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  target?: string;
+  note?: string;
+};
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -13,7 +13,10 @@ import { renderAnthropic } from "../test/support/fake-model/render.js";
 import { median, ndjsonChild, round, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
-const FILESYSTEM = resolve(import.meta.dirname, "../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+const FILESYSTEM = resolve(
+  import.meta.dirname,
+  "../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+);
 
 export async function runMcpBench(runs = 5): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
@@ -24,14 +27,27 @@ export async function runMcpBench(runs = 5): Promise<BenchResult[]> {
     req.setEncoding("utf8").on("data", (c: string) => (body += c));
     req.on("end", () => {
       onRequest(((JSON.parse(body).tools ?? []) as Array<{ name: string }>).map((t) => t.name));
-      const rendered = renderAnthropic({ parts: [{ type: "text", text: "ok" }] }, { model: "m", requestBytes: body.length, includeUsage: false, sequence: 1 });
+      const rendered = renderAnthropic(
+        { parts: [{ type: "text", text: "ok" }] },
+        { model: "m", requestBytes: body.length, includeUsage: false, sequence: 1 },
+      );
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.end([...rendered.parts, ...rendered.tail].join(""));
     });
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const env = { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-  const servers = ["fs_a", "fs_b", "fs_c"].map((name) => ({ name, command: process.execPath, args: [FILESYSTEM, project], env: [] }));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_API_KEY: "k",
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  };
+  const servers = ["fs_a", "fs_b", "fs_c"].map((name) => ({
+    name,
+    command: process.execPath,
+    args: [FILESYSTEM, project],
+    env: [],
+  }));
 
   async function once(mcpServers: unknown[]): Promise<{ ready: number; firstRequest: number; tools: number }> {
     const start = performance.now();
@@ -43,7 +59,12 @@ export async function runMcpBench(runs = 5): Promise<BenchResult[]> {
     const ready = performance.now() - start;
     const requested = new Promise<string[]>((resolve) => (onRequest = resolve));
     const sent = performance.now();
-    agent.send({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "hi" }] } });
+    agent.send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "session/prompt",
+      params: { sessionId, prompt: [{ type: "text", text: "hi" }] },
+    });
     const tools = await requested;
     const firstRequest = performance.now() - sent;
     await agent.next((m) => m.id === 3);
@@ -64,8 +85,23 @@ export async function runMcpBench(runs = 5): Promise<BenchResult[]> {
     const firstNone = median(none.map((r) => r.firstRequest));
     const firstThree = median(three.map((r) => r.firstRequest));
     return [
-      { name: "mcp.ready-3-servers", value: round(readyThree), unit: "ms", baseline: round(readyNone), ratio: round(readyThree / readyNone, 2), target: "<= 1x no servers", note: "spawn -> session/new answered; baseline: no servers" },
-      { name: "mcp.first-request-3-servers", value: round(firstThree), unit: "ms", baseline: round(firstNone), ratio: round(firstThree / firstNone, 2), note: `prompt -> model request (waits for servers still starting); ${three[0]!.tools} MCP tools offered` },
+      {
+        name: "mcp.ready-3-servers",
+        value: round(readyThree),
+        unit: "ms",
+        baseline: round(readyNone),
+        ratio: round(readyThree / readyNone, 2),
+        target: "<= 1x no servers",
+        note: "spawn -> session/new answered; baseline: no servers",
+      },
+      {
+        name: "mcp.first-request-3-servers",
+        value: round(firstThree),
+        unit: "ms",
+        baseline: round(firstNone),
+        ratio: round(firstThree / firstNone, 2),
+        note: `prompt -> model request (waits for servers still starting); ${three[0]!.tools} MCP tools offered`,
+      },
     ];
   } finally {
     server.close();

@@ -22,14 +22,24 @@ const home = mkdtempSync(join(tmpdir(), "deep-acp-profile-home-"));
 const project = mkdtempSync(join(tmpdir(), "deep-acp-profile-project-"));
 try {
   if (scenario === "load") await seedSessions(home, project);
-  const flags = kind === "cpu" ? ["--cpu-prof", `--cpu-prof-dir=${OUT}`, "--cpu-prof-interval=250"] : ["--heap-prof", `--heap-prof-dir=${OUT}`];
-  const env = { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "profile-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" };
+  const flags =
+    kind === "cpu"
+      ? ["--cpu-prof", `--cpu-prof-dir=${OUT}`, "--cpu-prof-interval=250"]
+      : ["--heap-prof", `--heap-prof-dir=${OUT}`];
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_API_KEY: "profile-key",
+    ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+  };
   const start = performance.now();
   const agent = ndjsonChild(process.execPath, [...flags, BINARY], env);
   const ask = async (id: number, method: string, params: unknown) => {
     agent.send({ jsonrpc: "2.0", id, method, params });
     const answer = await agent.next((m) => m.id === id && !m.method);
-    process.stderr.write(`${method} answered at ${round(performance.now() - start)} ms${answer.error ? ` with ${JSON.stringify(answer.error)}` : ""}\n`);
+    process.stderr.write(
+      `${method} answered at ${round(performance.now() - start)} ms${answer.error ? ` with ${JSON.stringify(answer.error)}` : ""}\n`,
+    );
   };
   await ask(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
   if (scenario === "startup") await ask(2, "session/new", { cwd: project, mcpServers: [] });

@@ -51,14 +51,16 @@ export function rawAgent(env: NodeJS.ProcessEnv, args: string[] = []) {
   };
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 
 async function storeSessions(home: string, count: number, cwd: string): Promise<void> {
   const store = createSessionStore({ dir: join(home, ".deepagents", "sessions") });
   for (let i = 0; i < count; i++) {
     const id = `stored-${String(i).padStart(5, "0")}`;
     await store.create({ id, cwd, title: `Stored ${i}` });
-    for (let r = 0; r < 6; r++) await store.append(id, { t: "text", mid: `m${r}`, text: `reply ${r} of session ${i}` } as never);
+    for (let r = 0; r < 6; r++)
+      await store.append(id, { t: "text", mid: `m${r}`, text: `reply ${r} of session ${i}` } as never);
   }
   await store.list();
 }
@@ -70,7 +72,12 @@ export async function runListUnderLoad(sessions = 1000, streams = 10, samples = 
   const model = await createFakeModelServer();
   try {
     await storeSessions(home, sessions, project);
-    const agent = rawAgent({ PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
+    const agent = rawAgent({
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+    });
     await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const idle: number[] = [];
     for (let i = 0; i < 20; i++) {
@@ -79,29 +86,48 @@ export async function runListUnderLoad(sessions = 1000, streams = 10, samples = 
       idle.push(performance.now() - start);
     }
     const ids: string[] = [];
-    for (let i = 0; i < streams; i++) ids.push((await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId);
+    for (let i = 0; i < streams; i++)
+      ids.push((await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId);
     // Long answers in small, paced chunks: the prompts keep streaming for the whole measurement.
-    for (let i = 0; i < streams; i++) model.enqueue(textTurn("word ".repeat(20_000), { wordsPerChunk: 2, chunkDelayMs: 2 }));
-    const prompts = ids.map((sessionId) => agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }] }));
+    for (let i = 0; i < streams; i++)
+      model.enqueue(textTurn("word ".repeat(20_000), { wordsPerChunk: 2, chunkDelayMs: 2 }));
+    const prompts = ids.map((sessionId) =>
+      agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }] }),
+    );
     while (agent.notifications < streams * 20) await sleep(10);
     const loaded: number[] = [];
     for (let i = 0; i < samples; i++) {
       const start = performance.now();
       const page = await agent.request("session/list", {});
       loaded.push(performance.now() - start);
-      if (process.env.BENCH_TRACE) console.error(`list ${i} ${round(performance.now() - start)} ms notif=${agent.notifications}`);
+      if (process.env.BENCH_TRACE)
+        console.error(`list ${i} ${round(performance.now() - start)} ms notif=${agent.notifications}`);
       if (!page.result) throw new Error(`session/list failed: ${JSON.stringify(page.error)}`);
       await sleep(5);
     }
     const streamed = agent.notifications;
-    for (const sessionId of ids) agent.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })}\n`);
+    for (const sessionId of ids)
+      agent.child.stdin.write(
+        `${JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })}\n`,
+      );
     await Promise.all(prompts);
     await agent.stop();
     const note = `${sessions} stored, ${streams} prompts streaming (${streamed} updates during the run), load average ${round(loadavg()[0]!)}`;
     return [
-      { name: "robust.list-idle-p99", value: round(percentile(idle, 99)), unit: "ms", note: `${sessions} stored, nothing else running` },
+      {
+        name: "robust.list-idle-p99",
+        value: round(percentile(idle, 99)),
+        unit: "ms",
+        note: `${sessions} stored, nothing else running`,
+      },
       { name: "robust.list-under-load-p50", value: round(percentile(loaded, 50)), unit: "ms", note },
-      { name: "robust.list-under-load-p99", value: round(percentile(loaded, 99)), unit: "ms", target: "< 100 ms", note },
+      {
+        name: "robust.list-under-load-p99",
+        value: round(percentile(loaded, 99)),
+        unit: "ms",
+        target: "< 100 ms",
+        note,
+      },
     ];
   } finally {
     await model.close();
@@ -113,7 +139,12 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-robust-"));
   const model = await createFakeModelServer();
   try {
-    const agent = rawAgent({ PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
+    const agent = rawAgent({
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+    });
     await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const projects = Array.from({ length: count + 1 }, (_, i) => {
       const dir = join(home, `project-${i}`);
@@ -135,7 +166,15 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
     await sleep(IDLE_RELEASE_MS);
     const after = rssMb(agent.child.pid!);
     await agent.stop();
-    return [{ name: "robust.idle-session-memory", value: round((after - before) / count, 2), unit: "MB/session", target: "< 2 MB", note: `${count} sessions, one turn each, RSS ${round(before)} -> ${round(after)} MB` }];
+    return [
+      {
+        name: "robust.idle-session-memory",
+        value: round((after - before) / count, 2),
+        unit: "MB/session",
+        target: "< 2 MB",
+        note: `${count} sessions, one turn each, RSS ${round(before)} -> ${round(after)} MB`,
+      },
+    ];
   } finally {
     await model.close();
     rmSync(home, { recursive: true, force: true });

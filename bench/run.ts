@@ -19,7 +19,12 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   [
     "session-store",
     async () =>
-      (await runSessionStoreBench({ report: () => undefined })).map((r) => ({ name: r.name, value: Math.round(r.ms * 10) / 10, unit: "ms", note: "store only, in-process" })),
+      (await runSessionStoreBench({ report: () => undefined })).map((r) => ({
+        name: r.name,
+        value: Math.round(r.ms * 10) / 10,
+        unit: "ms",
+        note: "store only, in-process",
+      })),
   ],
   ["tool", () => runToolRoundTripBench()],
   ["mcp", () => runMcpBench()],
@@ -36,7 +41,14 @@ for (const [name, run] of suites) {
   process.stderr.write(`running ${name}...\n`);
   results.push(...(await run()));
 }
-const rows = results.map((r) => [r.name, `${r.value} ${r.unit}`, r.baseline !== undefined ? `${r.baseline} ${r.unit}` : "", r.ratio !== undefined ? `${r.ratio}x` : "", r.target ?? "", r.note ?? ""]);
+const rows = results.map((r) => [
+  r.name,
+  `${r.value} ${r.unit}`,
+  r.baseline !== undefined ? `${r.baseline} ${r.unit}` : "",
+  r.ratio !== undefined ? `${r.ratio}x` : "",
+  r.target ?? "",
+  r.note ?? "",
+]);
 const header = ["benchmark", "value", "baseline", "ratio", "target", "note"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");

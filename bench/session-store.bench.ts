@@ -23,8 +23,10 @@ export type SessionStoreBenchOptions = {
 
 /** Deterministic text so runs compare: a small LCG over a fixed vocabulary. */
 function textGenerator(seed = 42) {
-  const words = ("the function returns a promise that resolves when every pending write has reached the file so callers " +
-    "can await it before reading back the session log which holds user prompts assistant text tool calls and results").split(" ");
+  const words = (
+    "the function returns a promise that resolves when every pending write has reached the file so callers " +
+    "can await it before reading back the session log which holds user prompts assistant text tool calls and results"
+  ).split(" ");
   let state = seed;
   const next = () => (state = (state * 1103515245 + 12345) % 2147483648);
   return (approxChars: number) => {
@@ -44,7 +46,12 @@ export function realisticRecords(count: number, seed = 42): StoreRecord[] {
       { type: "user_message", messageId: `m${i}`, content: [{ type: "text", text: text(240) }] },
       { type: "thinking", text: text(400) },
       { type: "assistant_text", text: text(1800) },
-      { type: "tool_call", toolCallId: id, name: "read_file", args: { file_path: `/home/me/project/src/module-${i}.ts`, offset: 0, limit: 200 } },
+      {
+        type: "tool_call",
+        toolCallId: id,
+        name: "read_file",
+        args: { file_path: `/home/me/project/src/module-${i}.ts`, offset: 0, limit: 200 },
+      },
       { type: "tool_result", toolCallId: id, status: "completed", output: text(3000 + ((i * 7919) % 2000)) },
       { type: "assistant_text", text: text(900) },
     ];
@@ -59,7 +66,11 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-async function measure(runs: number, before: (() => Promise<void>) | undefined, task: () => Promise<unknown>): Promise<number[]> {
+async function measure(
+  runs: number,
+  before: (() => Promise<void>) | undefined,
+  task: () => Promise<unknown>,
+): Promise<number[]> {
   const times: number[] = [];
   for (let run = 0; run < runs; run += 1) {
     if (before) await before();
@@ -93,9 +104,16 @@ export async function runSessionStoreBench(options: SessionStoreBenchOptions = {
     const small = realisticRecords(12, 7);
     for (let i = 0; i < sessionCount; i += 1) {
       const id = `session-${String(i).padStart(5, "0")}`;
-      await setup.create({ id, cwd: `/home/me/project-${i % 4}`, createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString() });
+      await setup.create({
+        id,
+        cwd: `/home/me/project-${i % 4}`,
+        createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+      });
       await setup.rewrite(id, small);
-      await setup.updateMeta(id, { title: `Session ${i}`, updatedAt: new Date(Date.UTC(2026, 1, 1) + i * 60_000).toISOString() });
+      await setup.updateMeta(id, {
+        title: `Session ${i}`,
+        updatedAt: new Date(Date.UTC(2026, 1, 1) + i * 60_000).toISOString(),
+      });
     }
     const { size } = await stat(join(dir, "big.jsonl"));
 
@@ -103,7 +121,15 @@ export async function runSessionStoreBench(options: SessionStoreBenchOptions = {
       const { records } = await createSessionStore({ dir }).read("big");
       if (records.length !== messageCount) throw new Error(`read ${records.length} of ${messageCount} records`);
     });
-    emit({ name: "session-store.read-2000-messages", ms: round(median(readTimes)), runs, targetMs: 300, messages: messageCount, logBytes: size, maxMs: round(Math.max(...readTimes)) });
+    emit({
+      name: "session-store.read-2000-messages",
+      ms: round(median(readTimes)),
+      runs,
+      targetMs: 300,
+      messages: messageCount,
+      logBytes: size,
+      maxMs: round(Math.max(...readTimes)),
+    });
 
     // A new agent process answering session/list: index.json exists (built by an earlier list).
     await setup.list();
@@ -111,16 +137,37 @@ export async function runSessionStoreBench(options: SessionStoreBenchOptions = {
       const page = await createSessionStore({ dir }).list({ limit: 50 });
       if (page.sessions.length !== 50) throw new Error("short page");
     });
-    emit({ name: "session-store.list-1000", ms: round(median(listTimes)), runs, targetMs: 50, sessions: sessionCount + 1, maxMs: round(Math.max(...listTimes)) });
+    emit({
+      name: "session-store.list-1000",
+      ms: round(median(listTimes)),
+      runs,
+      targetMs: 50,
+      sessions: sessionCount + 1,
+      maxMs: round(Math.max(...listTimes)),
+    });
 
     const warm = createSessionStore({ dir });
     await warm.list();
     const warmTimes = await measure(runs, undefined, () => warm.list({ limit: 50 }));
-    emit({ name: "session-store.list-1000-same-process", ms: round(median(warmTimes)), runs, sessions: sessionCount + 1 });
+    emit({
+      name: "session-store.list-1000-same-process",
+      ms: round(median(warmTimes)),
+      runs,
+      sessions: sessionCount + 1,
+    });
 
     // Index lost (first run after an upgrade, or deleted): every log's meta is rebuilt.
-    const rebuildTimes = await measure(runs, () => rm(join(dir, "index.json"), { force: true }), () => createSessionStore({ dir }).list({ limit: 50 }));
-    emit({ name: "session-store.list-1000-rebuild", ms: round(median(rebuildTimes)), runs, sessions: sessionCount + 1 });
+    const rebuildTimes = await measure(
+      runs,
+      () => rm(join(dir, "index.json"), { force: true }),
+      () => createSessionStore({ dir }).list({ limit: 50 }),
+    );
+    emit({
+      name: "session-store.list-1000-rebuild",
+      ms: round(median(rebuildTimes)),
+      runs,
+      sessions: sessionCount + 1,
+    });
 
     const appender = createSessionStore({ dir });
     await appender.create({ id: "appends", cwd: "/home/me/project" });
@@ -128,7 +175,12 @@ export async function runSessionStoreBench(options: SessionStoreBenchOptions = {
       for (const record of big.slice(0, 1000)) await appender.append("appends", record);
     });
     // 1,000 records per run, so the median in ms is also the cost per record in µs.
-    emit({ name: "session-store.append-1000", ms: round(median(appendTimes)), runs, perRecordUs: round(median(appendTimes)) });
+    emit({
+      name: "session-store.append-1000",
+      ms: round(median(appendTimes)),
+      runs,
+      perRecordUs: round(median(appendTimes)),
+    });
   } finally {
     await rm(root, { recursive: true, force: true });
   }

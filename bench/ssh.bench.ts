@@ -19,7 +19,10 @@ function buildTree(root: string): void {
     mkdirSync(dir, { recursive: true });
     for (let f = 0; f < FILES / 50; f++) {
       const marker = d * 100 + f === 3_137 ? "NEEDLE_MARKER" : "plain";
-      writeFileSync(join(dir, `file${f}.ts`), `// ${marker}\nexport const value${f} = ${d};\nfunction helper() { return "${marker}"; }\n`);
+      writeFileSync(
+        join(dir, `file${f}.ts`),
+        `// ${marker}\nexport const value${f} = ${d};\nfunction helper() { return "${marker}"; }\n`,
+      );
     }
   }
 }
@@ -39,7 +42,8 @@ function connect(sshd: TestSshd): SshBackend {
   const connection = createSshConnection({
     endpoint: { host: sshd.host, port: sshd.port, username: sshd.user },
     auth: { identities: [{ path: sshd.clientKeyPath, key: sshd.clientKey }] },
-    verifyHostKey: async (key) => (key.fingerprint === sshd.hostFingerprint ? { trusted: true } : { refused: "unexpected host key" }),
+    verifyHostKey: async (key) =>
+      key.fingerprint === sshd.hostFingerprint ? { trusted: true } : { refused: "unexpected host key" },
   });
   return createSshBackend({ connection, rootDir: sshd.remoteRoot });
 }
@@ -65,7 +69,12 @@ export async function runSshBench(runs = 7): Promise<BenchResult[]> {
       await fresh.health();
       await fresh.close();
     });
-    results.push({ name: "ssh.connect", value: round(setupMs), unit: "ms", note: "TCP + key exchange + auth + SFTP + root check, loopback" });
+    results.push({
+      name: "ssh.connect",
+      value: round(setupMs),
+      unit: "ms",
+      note: "TCP + key exchange + auth + SFTP + root check, loopback",
+    });
 
     const reads = 20;
     const remoteRead = await timed(runs, async () => {
@@ -74,12 +83,26 @@ export async function runSshBench(runs = 7): Promise<BenchResult[]> {
     const localRead = await timed(runs, async () => {
       for (let i = 0; i < reads; i++) check(await local.read(join(sshd.backingDir, file)));
     });
-    results.push({ name: "ssh.read-file", value: round(remoteRead / reads, 2), unit: "ms", baseline: round(localRead / reads, 2), ratio: round(remoteRead / localRead, 1), note: "per read_file, shared SFTP session" });
+    results.push({
+      name: "ssh.read-file",
+      value: round(remoteRead / reads, 2),
+      unit: "ms",
+      baseline: round(localRead / reads, 2),
+      ratio: round(remoteRead / localRead, 1),
+      note: "per read_file, shared SFTP session",
+    });
     // The same read with a new channel per operation (what sharing the SFTP session saves).
     const channelRead = await timed(runs, async () => {
       for (let i = 0; i < reads; i++) await remote.execute(`cat ${file}`);
     });
-    results.push({ name: "ssh.read-file-new-channel", value: round(channelRead / reads, 2), unit: "ms", baseline: round(remoteRead / reads, 2), ratio: round(channelRead / remoteRead, 1), note: "cat in an exec channel per read vs the shared SFTP session" });
+    results.push({
+      name: "ssh.read-file-new-channel",
+      value: round(channelRead / reads, 2),
+      unit: "ms",
+      baseline: round(remoteRead / reads, 2),
+      ratio: round(channelRead / remoteRead, 1),
+      note: "cat in an exec channel per read vs the shared SFTP session",
+    });
 
     const remoteGrep = await timed(runs, async () => {
       const r = check(await remote.grep("NEEDLE_MARKER", sshd.remoteRoot, null, 1000));
@@ -89,16 +112,32 @@ export async function runSshBench(runs = 7): Promise<BenchResult[]> {
       const r = check(await local.grep("NEEDLE_MARKER", sshd.backingDir, null, 1000));
       if (r.matches!.length !== 2) throw new Error(`local grep found ${r.matches!.length}`);
     });
-    results.push({ name: "ssh.grep-5k-files", value: round(remoteGrep), unit: "ms", baseline: round(localGrep), ratio: round(remoteGrep / localGrep, 1), note: "rg on the remote vs rg locally" });
+    results.push({
+      name: "ssh.grep-5k-files",
+      value: round(remoteGrep),
+      unit: "ms",
+      baseline: round(localGrep),
+      ratio: round(remoteGrep / localGrep, 1),
+      note: "rg on the remote vs rg locally",
+    });
 
     const burst = 20;
     const remoteBurst = await timed(3, async () => {
-      for (let i = 0; i < burst; i++) if ((await remote.execute(`echo ${i}`)).exitCode !== 0) throw new Error("remote command failed");
+      for (let i = 0; i < burst; i++)
+        if ((await remote.execute(`echo ${i}`)).exitCode !== 0) throw new Error("remote command failed");
     });
     const localBurst = await timed(3, async () => {
-      for (let i = 0; i < burst; i++) if ((await local.execute(`echo ${i}`)).exitCode !== 0) throw new Error("local command failed");
+      for (let i = 0; i < burst; i++)
+        if ((await local.execute(`echo ${i}`)).exitCode !== 0) throw new Error("local command failed");
     });
-    results.push({ name: "ssh.command-burst-20", value: round(remoteBurst), unit: "ms", baseline: round(localBurst), ratio: round(remoteBurst / localBurst, 1), note: "20 sequential commands, one exec channel each" });
+    results.push({
+      name: "ssh.command-burst-20",
+      value: round(remoteBurst),
+      unit: "ms",
+      baseline: round(localBurst),
+      ratio: round(remoteBurst / localBurst, 1),
+      note: "20 sequential commands, one exec channel each",
+    });
     return results;
   } finally {
     await remote.close();

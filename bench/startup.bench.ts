@@ -9,7 +9,12 @@ import { performance } from "node:perf_hooks";
 import { median, ndjsonChild, round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: 1, clientCapabilities: {} },
+};
 
 // The floor: a Node process that reads one JSON line and answers it, nothing else.
 const BARE_AGENT = `
@@ -50,7 +55,11 @@ async function bundleSdkAgent(outfile: string): Promise<void> {
   });
 }
 
-async function timeInitialize(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; rss: number }> {
+async function timeInitialize(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; rss: number }> {
   const start = performance.now();
   const child = ndjsonChild(command, args, env);
   child.send(INITIALIZE);
@@ -83,7 +92,12 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
   writeFileSync(bare, BARE_AGENT);
   const sdkOnly = join(home, "sdk-agent.mjs");
   await bundleSdkAgent(sdkOnly);
-  const env = { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_API_KEY: "bench-key",
+    ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+  };
   try {
     // Warm the file cache once for both so the first spawn does not skew either median.
     await timeInitialize(process.execPath, [bare], env);
@@ -125,10 +139,27 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
     const agentMs = median(agentTimes);
     const readyMs = median(agentReady);
     const bareReadyMs = median(bareReady);
-    const spread = (values: number[], floor: number) => `ratio spread ${round(Math.min(...values) / floor, 2)}-${round(Math.max(...values) / floor, 2)}x over ${values.length} runs`;
+    const spread = (values: number[], floor: number) =>
+      `ratio spread ${round(Math.min(...values) / floor, 2)}-${round(Math.max(...values) / floor, 2)}x over ${values.length} runs`;
     return [
-      { name: "startup.ready", value: round(readyMs), unit: "ms", baseline: round(bareReadyMs), ratio: round(readyMs / bareReadyMs, 2), target: "<= 1.6x bare Node", note: spread(agentReady, bareReadyMs) },
-      { name: "startup.initialize", value: round(agentMs), unit: "ms", baseline: round(bareMs), ratio: round(agentMs / bareMs, 2), target: "<= 1.5x bare Node", note: spread(agentTimes, bareMs) },
+      {
+        name: "startup.ready",
+        value: round(readyMs),
+        unit: "ms",
+        baseline: round(bareReadyMs),
+        ratio: round(readyMs / bareReadyMs, 2),
+        target: "<= 1.6x bare Node",
+        note: spread(agentReady, bareReadyMs),
+      },
+      {
+        name: "startup.initialize",
+        value: round(agentMs),
+        unit: "ms",
+        baseline: round(bareMs),
+        ratio: round(agentMs / bareMs, 2),
+        target: "<= 1.5x bare Node",
+        note: spread(agentTimes, bareMs),
+      },
       {
         name: "startup.initialize-vs-sdk-floor",
         value: round(agentMs),

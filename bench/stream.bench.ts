@@ -27,14 +27,23 @@ export async function runStreamBench(runs = 7): Promise<BenchResult[]> {
   return [...burst, ...paced];
 }
 
-async function streamOnce(runs: number, pacing: { wordsPerChunk?: number; chunkDelayMs?: number }, label: string): Promise<BenchResult[]> {
+async function streamOnce(
+  runs: number,
+  pacing: { wordsPerChunk?: number; chunkDelayMs?: number },
+  label: string,
+): Promise<BenchResult[]> {
   const text = answer();
   const model = await createFakeModelServer();
   model.setHandler(() => textTurn(text, pacing));
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
   const project = mkdtempSync(join(tmpdir(), "deep-acp-bench-project-"));
   try {
-    const agent = ndjsonChild(process.execPath, [BINARY], { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
+    const agent = ndjsonChild(process.execPath, [BINARY], {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+    });
     agent.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     await agent.next((m) => m.id === 1);
     agent.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: project, mcpServers: [] } });
@@ -49,7 +58,12 @@ async function streamOnce(runs: number, pacing: { wordsPerChunk?: number; chunkD
       const response = await fetch(`${model.anthropicBaseUrl}/v1/messages`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": "k", "anthropic-version": "2023-06-01" },
-        body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 1000, stream: true, messages: [{ role: "user", content: "talk" }] }),
+        body: JSON.stringify({
+          model: "claude-sonnet-4-5",
+          max_tokens: 1000,
+          stream: true,
+          messages: [{ role: "user", content: "talk" }],
+        }),
       });
       const reader = response.body!.getReader();
       for (;;) if ((await reader.read()).done) break;
@@ -58,10 +72,17 @@ async function streamOnce(runs: number, pacing: { wordsPerChunk?: number; chunkD
       const before = agent.seen.length;
       const id = 10 + i;
       start = performance.now();
-      agent.send({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "talk" }] } });
+      agent.send({
+        jsonrpc: "2.0",
+        id,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "talk" }] },
+      });
       await agent.next((m) => m.id === id);
       const ms = performance.now() - start;
-      const updates = agent.seen.slice(before).filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk");
+      const updates = agent.seen
+        .slice(before)
+        .filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk");
       received = updates.map((m) => m.params.update.content.text).join("");
       if (i > 0) {
         direct.push(directMs);
@@ -69,7 +90,12 @@ async function streamOnce(runs: number, pacing: { wordsPerChunk?: number; chunkD
         updateCounts.push(updates.length);
       }
       // Keep the conversation from growing across runs: each run should measure one answer.
-      agent.send({ jsonrpc: "2.0", id: 1000 + i, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "/clear" }] } });
+      agent.send({
+        jsonrpc: "2.0",
+        id: 1000 + i,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "/clear" }] },
+      });
       await agent.next((m) => m.id === 1000 + i);
     }
     await agent.stop();
@@ -78,8 +104,21 @@ async function streamOnce(runs: number, pacing: { wordsPerChunk?: number; chunkD
     const agentMs = median(relayed);
     const updates = median(updateCounts);
     return [
-      { name: `stream.20k-words.${label}`, value: round(agentMs), unit: "ms", baseline: round(directMs), ratio: round(agentMs / directMs, 3), target: "overhead <= 5%", note: `overhead ${round((agentMs / directMs - 1) * 100, 1)}%` },
-      { name: `stream.updates-per-second.${label}`, value: round(updates / (agentMs / 1000)), unit: "updates/s", note: `${updates} agent_message_chunk updates for ${WORDS} words` },
+      {
+        name: `stream.20k-words.${label}`,
+        value: round(agentMs),
+        unit: "ms",
+        baseline: round(directMs),
+        ratio: round(agentMs / directMs, 3),
+        target: "overhead <= 5%",
+        note: `overhead ${round((agentMs / directMs - 1) * 100, 1)}%`,
+      },
+      {
+        name: `stream.updates-per-second.${label}`,
+        value: round(updates / (agentMs / 1000)),
+        unit: "updates/s",
+        note: `${updates} agent_message_chunk updates for ${WORDS} words`,
+      },
     ];
   } finally {
     await model.close();

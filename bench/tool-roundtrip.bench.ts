@@ -32,7 +32,10 @@ export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
     if (req.url === "/bare") {
       if (bareFinishedAt > 0) bareGaps.push(arrived - bareFinishedAt);
       req.resume().on("end", () => {
-        const rendered = renderAnthropic({ parts: [{ type: "tool_call", name: "read_file", input: { file_path: file }, id: "toolu_bare" }] }, { model: "m", requestBytes: 0, includeUsage: false, sequence: 1 });
+        const rendered = renderAnthropic(
+          { parts: [{ type: "tool_call", name: "read_file", input: { file_path: file }, id: "toolu_bare" }] },
+          { model: "m", requestBytes: 0, includeUsage: false, sequence: 1 },
+        );
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.on("finish", () => (bareFinishedAt = performance.now()));
         res.end([...rendered.parts, ...rendered.tail].join(""));
@@ -44,11 +47,23 @@ export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
     req.on("end", () => {
       const messages = (JSON.parse(body).messages ?? []) as Array<{ role: string; content: unknown }>;
       const last = messages[messages.length - 1];
-      const isToolResult = Array.isArray(last?.content) && (last.content as Array<{ type: string }>).some((c) => c.type === "tool_result");
+      const isToolResult =
+        Array.isArray(last?.content) && (last.content as Array<{ type: string }>).some((c) => c.type === "tool_result");
       if (isToolResult) gaps.push(arrived - finishedAt);
       sequence += 1;
-      const turn = isToolResult ? { parts: [{ type: "text" as const, text: "done" }] } : { parts: [{ type: "tool_call" as const, name: "read_file", input: { file_path: file }, id: `toolu_${sequence}` }] };
-      const rendered = renderAnthropic(turn, { model: "claude-sonnet-4-5", requestBytes: body.length, includeUsage: false, sequence });
+      const turn = isToolResult
+        ? { parts: [{ type: "text" as const, text: "done" }] }
+        : {
+            parts: [
+              { type: "tool_call" as const, name: "read_file", input: { file_path: file }, id: `toolu_${sequence}` },
+            ],
+          };
+      const rendered = renderAnthropic(turn, {
+        model: "claude-sonnet-4-5",
+        requestBytes: body.length,
+        includeUsage: false,
+        sequence,
+      });
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       if (!isToolResult) res.on("finish", () => (finishedAt = performance.now()));
       res.end([...rendered.parts, ...rendered.tail].join(""));
@@ -59,11 +74,20 @@ export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
   const bare = async (count: number) => {
     bareFinishedAt = 0;
     const script = `for (let i = 0; i < ${count}; i++) { const r = await fetch("${base}/bare", { method: "POST", body: "{}" }); await r.text(); }`;
-    await new Promise<void>((done, fail) => spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" }).on("exit", (code) => (code === 0 ? done() : fail(new Error(`bare client exited ${code}`)))));
+    await new Promise<void>((done, fail) =>
+      spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" }).on("exit", (code) =>
+        code === 0 ? done() : fail(new Error(`bare client exited ${code}`)),
+      ),
+    );
   };
   try {
     await bare(Math.ceil(runs / 2) + 1);
-    const agent = ndjsonChild(process.execPath, [BINARY], { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: base });
+    const agent = ndjsonChild(process.execPath, [BINARY], {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: base,
+    });
     agent.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     await agent.next((m) => m.id === 1);
     agent.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: project, mcpServers: [] } });
@@ -71,7 +95,12 @@ export async function runToolRoundTripBench(runs = 15): Promise<BenchResult[]> {
     // Two warm-up turns: the first model call and first tool run load their modules.
     for (let i = 0; i < runs + 2; i++) {
       const id = 10 + i;
-      agent.send({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "read it" }] } });
+      agent.send({
+        jsonrpc: "2.0",
+        id,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "read it" }] },
+      });
       const answer = await agent.next((m) => m.id === id && !m.method);
       if (answer.result?.stopReason !== "end_turn") throw new Error(`prompt failed: ${JSON.stringify(answer)}`);
     }

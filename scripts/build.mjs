@@ -54,7 +54,9 @@ const result = await build({
   sourcemap: "linked",
   legalComments: "none",
   // Bundled CommonJS dependencies call require() for Node built-ins; give ESM chunks a real one.
-  banner: { js: '#!/usr/bin/env node\nimport { createRequire as __deepAcpCreateRequire } from "node:module";\nconst require = __deepAcpCreateRequire(import.meta.url);' },
+  banner: {
+    js: '#!/usr/bin/env node\nimport { createRequire as __deepAcpCreateRequire } from "node:module";\nconst require = __deepAcpCreateRequire(import.meta.url);',
+  },
   logLevel: "warning",
   metafile: true,
 });

@@ -15,7 +15,8 @@ export function registerAuthHandlers(app: acp.AgentApp, state: ConnectionState):
   const known = new Set<string>(Object.values(AUTH_METHOD_IDS));
   return app
     .onRequest(acp.methods.agent.authenticate, async ({ params }) => {
-      if (!known.has(params.methodId)) throw acp.RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method "${params.methodId}"`);
+      if (!known.has(params.methodId))
+        throw acp.RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method "${params.methodId}"`);
       await services.models.reload();
       const resolved = await services.models.resolveDefault();
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);

@@ -26,7 +26,11 @@ export function currentLaunch(): LaunchCommand {
  * The handshake answer. Every capability listed here is implemented; the protocol version is always
  * 1 (the only stable version), whatever the client asked for.
  */
-export function buildInitializeResponse({ version, clientCapabilities, launch = currentLaunch() }: InitializeInput): acp.InitializeResponse {
+export function buildInitializeResponse({
+  version,
+  clientCapabilities,
+  launch = currentLaunch(),
+}: InitializeInput): acp.InitializeResponse {
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
@@ -68,8 +72,16 @@ function authMethods(capabilities: acp.ClientCapabilities, launch: LaunchCommand
   const login = {
     id: AUTH_METHOD_IDS.terminal,
     name: "Log in from a terminal",
-    description: "Choose a provider and enter its API key; deep-acp stores it in ~/.deepagents/.state/credentials.json.",
-    _meta: { "terminal-auth": { label: "deep-acp login", command: launch.command, args: [...launch.args, ...LOGIN_ARGS], env: {} } },
+    description:
+      "Choose a provider and enter its API key; deep-acp stores it in ~/.deepagents/.state/credentials.json.",
+    _meta: {
+      "terminal-auth": {
+        label: "deep-acp login",
+        command: launch.command,
+        args: [...launch.args, ...LOGIN_ARGS],
+        env: {},
+      },
+    },
   };
   methods.push(terminal ? { type: "terminal", ...login, args: LOGIN_ARGS } : login);
   return methods;

@@ -11,9 +11,16 @@ export function modeState(mode: SessionMode): acp.SessionModeState {
 }
 
 /** The full option list; ACP requires every response and update to carry all of them. */
-export function configOptions(mode: SessionMode, modelSpec: string, choices: readonly ModelChoice[], thoughtLevel?: ThoughtLevel): acp.SessionConfigOption[] {
+export function configOptions(
+  mode: SessionMode,
+  modelSpec: string,
+  choices: readonly ModelChoice[],
+  thoughtLevel?: ThoughtLevel,
+): acp.SessionConfigOption[] {
   const thought = thoughtSupport(modelSpec);
-  const models = choices.some((c) => c.spec === modelSpec) ? choices : [{ spec: modelSpec, name: modelSpec, description: "" }, ...choices];
+  const models = choices.some((c) => c.spec === modelSpec)
+    ? choices
+    : [{ spec: modelSpec, name: modelSpec, description: "" }, ...choices];
   return [
     {
       id: "mode",
@@ -30,7 +37,11 @@ export function configOptions(mode: SessionMode, modelSpec: string, choices: rea
       category: "model",
       type: "select",
       currentValue: modelSpec,
-      options: models.map((c) => ({ value: c.spec, name: c.name, ...(c.description ? { description: c.description } : {}) })),
+      options: models.map((c) => ({
+        value: c.spec,
+        name: c.name,
+        ...(c.description ? { description: c.description } : {}),
+      })),
     },
     // Only for models that take a thinking budget or reasoning effort.
     ...(thought

@@ -1,5 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { BindCollaborators, SessionCollaborators, Session, SessionServices, SessionEvent } from "../session/index.js";
+import type {
+  BindCollaborators,
+  SessionCollaborators,
+  Session,
+  SessionServices,
+  SessionEvent,
+} from "../session/index.js";
 import type { ReplayItem } from "../transcript/index.js";
 import type { Logger } from "../util/logger.js";
 import { configOptions, modeState } from "./config-options.js";
@@ -25,7 +31,12 @@ export function loadSessionLayer(): Promise<SessionLayer> {
 }
 
 /** How to open an unloaded session again, as the editor first attached it. */
-type Origin = { client: acp.AgentContext; cwd: string; additionalDirectories: string[]; mcpServers: readonly acp.McpServer[] };
+type Origin = {
+  client: acp.AgentContext;
+  cwd: string;
+  additionalDirectories: string[];
+  mcpServers: readonly acp.McpServer[];
+};
 
 /** Loaded sessions kept by default; the least recently used idle ones beyond it are unloaded. */
 export const DEFAULT_MAX_LOADED_SESSIONS = 32;
@@ -71,7 +82,11 @@ export class ConnectionState {
     if (!reopened) {
       reopened = (async () => {
         const { createSession } = await loadSessionLayer();
-        const opened = await createSession(this.services, { kind: "open", id: sessionId, cwd: origin.cwd, additionalDirectories: origin.additionalDirectories }, this.bind(origin.client, origin.mcpServers));
+        const opened = await createSession(
+          this.services,
+          { kind: "open", id: sessionId, cwd: origin.cwd, additionalDirectories: origin.additionalDirectories },
+          this.bind(origin.client, origin.mcpServers),
+        );
         this.unloaded.delete(sessionId);
         const live = this.register(origin.client, opened.session, origin.mcpServers);
         this.logger.debug(`reopened session ${sessionId}`);
@@ -111,19 +126,35 @@ export class ConnectionState {
     return (sessionId) => this.collaborators(client, sessionId, mcpServers);
   }
 
-  private collaborators(client: acp.AgentContext, sessionId: string, mcpServers: readonly acp.McpServer[]): SessionCollaborators {
+  private collaborators(
+    client: acp.AgentContext,
+    sessionId: string,
+    mcpServers: readonly acp.McpServer[],
+  ): SessionCollaborators {
     const push = (update: acp.SessionUpdate) => this.sessions.get(sessionId)?.stream.push(update);
     return {
       approver: createPermissionDialog(
         sessionId,
-        (request, signal) => client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        (request, signal) =>
+          client.request(acp.methods.client.session.requestPermission, request, {
+            cancellationSignal: signal,
+            stopWaitingOnCancel: true,
+          }),
         this.logger,
       ),
       questioner: createQuestionDialog({
         sessionId,
         capabilities: this.clientCapabilities,
-        elicit: (params, signal) => client.request(acp.methods.client.elicitation.create, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
-        choose: (params, signal) => client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+        elicit: (params, signal) =>
+          client.request(acp.methods.client.elicitation.create, params, {
+            cancellationSignal: signal,
+            stopWaitingOnCancel: true,
+          }),
+        choose: (params, signal) =>
+          client.request(acp.methods.client.session.requestPermission, params, {
+            cancellationSignal: signal,
+            stopWaitingOnCancel: true,
+          }),
         complete: (params) => client.notify(acp.methods.client.elicitation.complete, params),
         logger: this.logger,
       }),
@@ -164,14 +195,22 @@ export class ConnectionState {
       translate: createTranslator(this.features),
     };
     this.sessions.set(session.id, entry);
-    this.origins.set(session.id, { client, cwd: session.cwd, additionalDirectories: session.additionalDirectories, mcpServers });
+    this.origins.set(session.id, {
+      client,
+      cwd: session.cwd,
+      additionalDirectories: session.additionalDirectories,
+      mcpServers,
+    });
     if (this.sessions.size > this.maxLoaded) void this.unloadOverCap(session.id);
     return entry;
   }
 
   async config(session: Session) {
     const choices = await this.services.models.choices(session.modelSpec).catch(() => []);
-    return { modes: modeState(session.mode), configOptions: configOptions(session.mode, session.modelSpec, choices, session.thoughtLevel) };
+    return {
+      modes: modeState(session.mode),
+      configOptions: configOptions(session.mode, session.modelSpec, choices, session.thoughtLevel),
+    };
   }
 
   /**
@@ -203,12 +242,24 @@ export class ConnectionState {
     entry.stream.push({ sessionUpdate: "available_commands_update", availableCommands: commands });
   }
 
-  private commandsFor(sessionId: string, skills: ReadonlyArray<{ name: string; description: string }>): acp.AvailableCommand[] {
+  private commandsFor(
+    sessionId: string,
+    skills: ReadonlyArray<{ name: string; description: string }>,
+  ): acp.AvailableCommand[] {
     const pending = this.pendingReload.get(sessionId);
     const base = toAvailableCommands(this.commands).map((command) =>
-      command.name === "reload" && pending ? { ...command, description: `Pending: ${pending}. Run /reload to apply` } : command,
+      command.name === "reload" && pending
+        ? { ...command, description: `Pending: ${pending}. Run /reload to apply` }
+        : command,
     );
-    return [...base, ...skills.map((s) => ({ name: `skill:${s.name}`, description: s.description.slice(0, 200), input: { hint: "request (optional)" } }))];
+    return [
+      ...base,
+      ...skills.map((s) => ({
+        name: `skill:${s.name}`,
+        description: s.description.slice(0, 200),
+        input: { hint: "request (optional)" },
+      })),
+    ];
   }
 
   /** Replays a stored conversation as session updates (load). Never sends a terminal id. */
@@ -216,7 +267,8 @@ export class ConnectionState {
     const translate = createTranslator({ ...this.features, terminalOutput: false });
     for (const item of items) {
       if (item.type === "user") {
-        for (const content of toContentBlocks(item.blocks)) entry.stream.push({ sessionUpdate: "user_message_chunk", messageId: item.messageId, content });
+        for (const content of toContentBlocks(item.blocks))
+          entry.stream.push({ sessionUpdate: "user_message_chunk", messageId: item.messageId, content });
         continue;
       }
       for (const update of translate(item)) entry.stream.push(update);
@@ -236,5 +288,9 @@ export class ConnectionState {
 }
 
 export function toAvailableCommands(commands: readonly SlashCommand[]): acp.AvailableCommand[] {
-  return commands.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) }));
+  return commands.map((c) => ({
+    name: c.name,
+    description: c.description,
+    ...(c.hint ? { input: { hint: c.hint } } : {}),
+  }));
 }

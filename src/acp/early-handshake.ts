@@ -22,7 +22,8 @@ const MAX_EARLY_LINE_BYTES = 1024;
 const MAX_EARLY_DEPTH = 7;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function depthOf(value: unknown): number {
   if (typeof value !== "object" || value === null) return 0;
@@ -38,7 +39,10 @@ function depthOf(value: unknown): number {
  * only `auth.terminal` and `_meta["terminal-auth"]`, compared with `=== true`, which gives the same
  * result on the raw and on the parsed params. Versions other than 1 go through the SDK's router.
  */
-export function acceptEarlyInitialize(bytes: Buffer, version: string): { id: string | number; line: string } | undefined {
+export function acceptEarlyInitialize(
+  bytes: Buffer,
+  version: string,
+): { id: string | number; line: string } | undefined {
   if (bytes.length > MAX_EARLY_LINE_BYTES) return undefined;
   let message: unknown;
   try {
@@ -48,8 +52,10 @@ export function acceptEarlyInitialize(bytes: Buffer, version: string): { id: str
   }
   if (!isPlainObject(message) || depthOf(message) > MAX_EARLY_DEPTH) return undefined;
   const { jsonrpc, id, method, params } = message;
-  if (jsonrpc !== "2.0" || method !== "initialize" || !isPlainObject(params) || params.protocolVersion !== 1) return undefined;
-  if (!(typeof id === "string" && id.length <= 128) && !(typeof id === "number" && Number.isSafeInteger(id))) return undefined;
+  if (jsonrpc !== "2.0" || method !== "initialize" || !isPlainObject(params) || params.protocolVersion !== 1)
+    return undefined;
+  if (!(typeof id === "string" && id.length <= 128) && !(typeof id === "number" && Number.isSafeInteger(id)))
+    return undefined;
   const capabilities = isPlainObject(params.clientCapabilities) ? params.clientCapabilities : {};
   const result = buildInitializeResponse({ version, clientCapabilities: capabilities });
   return { id, line: `${JSON.stringify({ jsonrpc: "2.0", id, result })}\n` };

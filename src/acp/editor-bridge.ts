@@ -5,7 +5,11 @@ import type { EditorBridge } from "../backends/editor-bridge.js";
  * The editor's file system and terminals for one session, as the backends layer sees them. Only
  * what the client advertised is offered (ACP forbids calling the rest).
  */
-export function createEditorBridge(client: acp.AgentContext, sessionId: string, caps: acp.ClientCapabilities): EditorBridge | undefined {
+export function createEditorBridge(
+  client: acp.AgentContext,
+  sessionId: string,
+  caps: acp.ClientCapabilities,
+): EditorBridge | undefined {
   const canReadFiles = caps.fs?.readTextFile === true;
   const canWriteFiles = caps.fs?.writeTextFile === true;
   const canRunTerminals = caps.terminal === true;
@@ -15,7 +19,12 @@ export function createEditorBridge(client: acp.AgentContext, sessionId: string, 
     canWriteFiles,
     canRunTerminals,
     async readTextFile(path, line, limit) {
-      const response = await client.request(acp.methods.client.fs.readTextFile, { sessionId, path, ...(line !== undefined ? { line } : {}), ...(limit !== undefined ? { limit } : {}) });
+      const response = await client.request(acp.methods.client.fs.readTextFile, {
+        sessionId,
+        path,
+        ...(line !== undefined ? { line } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
       return response.content;
     },
     async writeTextFile(path, content) {
@@ -41,7 +50,9 @@ export function createEditorBridge(client: acp.AgentContext, sessionId: string, 
           return {
             output: out.output,
             truncated: out.truncated,
-            ...(out.exitStatus ? { exitStatus: { exitCode: out.exitStatus.exitCode ?? null, signal: out.exitStatus.signal ?? null } } : {}),
+            ...(out.exitStatus
+              ? { exitStatus: { exitCode: out.exitStatus.exitCode ?? null, signal: out.exitStatus.signal ?? null } }
+              : {}),
           };
         },
         kill: async () => void (await handle.kill()),

@@ -15,7 +15,8 @@ export function toRequestError(error: unknown, context: ErrorContext = {}): unkn
   if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) {
     return acp.RequestError.sessionNotFound(context.sessionId ?? error.sessionId);
   }
-  if (error instanceof InvalidCursorError) return acp.RequestError.invalidParams({ cursor: context.cursor }, "invalid cursor");
+  if (error instanceof InvalidCursorError)
+    return acp.RequestError.invalidParams({ cursor: context.cursor }, "invalid cursor");
   if (error instanceof ForkPointError || error instanceof RewindError) {
     return acp.RequestError.invalidParams({ messageId: context.messageId }, error.message);
   }

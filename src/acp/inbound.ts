@@ -27,10 +27,16 @@ export type Inbound =
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 
-const errorResponse = (id: JsonRpcId, code: number, message: string): ErrorResponse => ({ jsonrpc: "2.0", id, error: { code, message } });
+const errorResponse = (id: JsonRpcId, code: number, message: string): ErrorResponse => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message },
+});
 
 export const isValidId = (id: unknown): id is JsonRpcId =>
-  id === null || (typeof id === "string" && id.length <= MAX_ID_CHARS) || (typeof id === "number" && Number.isFinite(id));
+  id === null ||
+  (typeof id === "string" && id.length <= MAX_ID_CHARS) ||
+  (typeof id === "number" && Number.isFinite(id));
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -40,9 +46,15 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * an error response for that id (so whatever waits for it fails instead of hanging); a notification
  * is dropped, as JSON-RPC wants.
  */
-function refuse(shape: { id: JsonRpcId | undefined; hasMethod: boolean; hasOutcome: boolean }, code: number, message: string, certain: boolean): Inbound {
+function refuse(
+  shape: { id: JsonRpcId | undefined; hasMethod: boolean; hasOutcome: boolean },
+  code: number,
+  message: string,
+  certain: boolean,
+): Inbound {
   if (!shape.hasMethod && shape.hasOutcome) {
-    if (shape.id === undefined || shape.id === null) return { kind: "drop", reason: `unmatchable response: ${message}` };
+    if (shape.id === undefined || shape.id === null)
+      return { kind: "drop", reason: `unmatchable response: ${message}` };
     return { kind: "message", message: errorResponse(shape.id, code, message) };
   }
   // With the whole line scanned, no id means a notification; from a truncated head we cannot tell.
@@ -64,13 +76,23 @@ export function classifyLine(line: SplitLine, limits: TransportLimits): Inbound 
   const { bytes } = line;
   const scanned = bytes.length > limits.maxDepth ? scanJsonLine(bytes, limits.maxDepth) : undefined;
   if (scanned && scanned.depth > limits.maxDepth) {
-    return refuse(scanned, INVALID_REQUEST, `Invalid request: JSON nested deeper than ${limits.maxDepth} levels ([acp] max_json_depth)`, true);
+    return refuse(
+      scanned,
+      INVALID_REQUEST,
+      `Invalid request: JSON nested deeper than ${limits.maxDepth} levels ([acp] max_json_depth)`,
+      true,
+    );
   }
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
-    return refuse(scanned ?? scanJsonLine(bytes, limits.maxDepth), PARSE_ERROR, "Parse error: the line is not valid UTF-8", true);
+    return refuse(
+      scanned ?? scanJsonLine(bytes, limits.maxDepth),
+      PARSE_ERROR,
+      "Parse error: the line is not valid UTF-8",
+      true,
+    );
   }
   if (text.trim() === "") return { kind: "drop", reason: "empty line" };
   let value: unknown;
@@ -78,30 +100,57 @@ export function classifyLine(line: SplitLine, limits: TransportLimits): Inbound 
     value = JSON.parse(text);
   } catch (error) {
     // JSON.parse's message quotes a few characters of the input at most.
-    return { kind: "reply", response: errorResponse(null, PARSE_ERROR, `Parse error: ${String((error as Error).message).slice(0, 200)}`) };
+    return {
+      kind: "reply",
+      response: errorResponse(null, PARSE_ERROR, `Parse error: ${String((error as Error).message).slice(0, 200)}`),
+    };
   }
   return classifyValue(value);
 }
 
 function classifyValue(value: unknown): Inbound {
-  if (Array.isArray(value)) return { kind: "reply", response: errorResponse(null, INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported") };
+  if (Array.isArray(value))
+    return {
+      kind: "reply",
+      response: errorResponse(null, INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported"),
+    };
   if (typeof value !== "object" || value === null) {
-    return { kind: "reply", response: errorResponse(null, INVALID_REQUEST, "Invalid request: a message must be a JSON object") };
+    return {
+      kind: "reply",
+      response: errorResponse(null, INVALID_REQUEST, "Invalid request: a message must be a JSON object"),
+    };
   }
   const message = value as Record<string, unknown>;
   const hasId = Object.hasOwn(message, "id");
   const id = hasId && isValidId(message.id) ? message.id : null;
-  const shape = { id: hasId ? id : undefined, hasMethod: "method" in message, hasOutcome: "result" in message || "error" in message };
+  const shape = {
+    id: hasId ? id : undefined,
+    hasMethod: "method" in message,
+    hasOutcome: "result" in message || "error" in message,
+  };
   if (!shape.hasMethod) {
-    if (!hasId && !shape.hasOutcome) return { kind: "reply", response: errorResponse(null, INVALID_REQUEST, "Invalid request: no method, id, result or error") };
+    if (!hasId && !shape.hasOutcome)
+      return {
+        kind: "reply",
+        response: errorResponse(null, INVALID_REQUEST, "Invalid request: no method, id, result or error"),
+      };
     // A response: never answered. One whose id cannot be ours is dropped here, the rest go to the SDK.
-    if (!hasId || !isValidId(message.id) || message.jsonrpc !== "2.0") return { kind: "drop", reason: "malformed response" };
+    if (!hasId || !isValidId(message.id) || message.jsonrpc !== "2.0")
+      return { kind: "drop", reason: "malformed response" };
     return { kind: "message", message };
   }
   if (hasId && !isValidId(message.id)) {
-    return { kind: "reply", response: errorResponse(null, INVALID_REQUEST, `Invalid request: id must be a string (at most ${MAX_ID_CHARS} characters), a number or null`) };
+    return {
+      kind: "reply",
+      response: errorResponse(
+        null,
+        INVALID_REQUEST,
+        `Invalid request: id must be a string (at most ${MAX_ID_CHARS} characters), a number or null`,
+      ),
+    };
   }
   if (message.jsonrpc !== "2.0") return refuse(shape, INVALID_REQUEST, 'Invalid request: jsonrpc must be "2.0"', true);
-  if (typeof message.method !== "string") return refuse(shape, INVALID_REQUEST, "Invalid request: method must be a string", true);
+  if (typeof message.method !== "string")
+    return refuse(shape, INVALID_REQUEST, "Invalid request: method must be a string", true);
   return { kind: "message", message };
 }

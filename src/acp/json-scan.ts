@@ -59,7 +59,14 @@ function readId(bytes: Uint8Array, at: number): JsonRpcId {
     if (end === -1 || end - at > MAX_ID_CHARS * 6) return null;
     end++;
   } else {
-    while (end < bytes.length && end - at < 64 && !isSpace(bytes[end]) && bytes[end] !== 0x2c && bytes[end] !== CLOSE_BRACE) end++;
+    while (
+      end < bytes.length &&
+      end - at < 64 &&
+      !isSpace(bytes[end]) &&
+      bytes[end] !== 0x2c &&
+      bytes[end] !== CLOSE_BRACE
+    )
+      end++;
   }
   try {
     const value: unknown = JSON.parse(decoder.decode(bytes.subarray(at, end)));

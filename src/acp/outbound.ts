@@ -17,7 +17,8 @@ export type Encoded =
 
 type Message = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Message => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Message =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function stringify(value: unknown): string | Error {
   try {
@@ -31,25 +32,35 @@ function boundedError(error: Message): Message {
   const message = typeof error.message === "string" ? error.message : "Error";
   const bounded: Message = {
     code: typeof error.code === "number" && Number.isInteger(error.code) ? error.code : -32603,
-    message: message.length > MAX_ERROR_MESSAGE_CHARS ? `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (truncated)` : message,
+    message:
+      message.length > MAX_ERROR_MESSAGE_CHARS ? `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (truncated)` : message,
   };
   if (error.data !== undefined) {
     const data = stringify(error.data);
     if (typeof data === "string" && data.length <= MAX_ERROR_DATA_CHARS) bounded.data = error.data;
-    else bounded.data = { omitted: typeof data === "string" ? `${data.length} characters of error data` : "error data that cannot be encoded" };
+    else
+      bounded.data = {
+        omitted:
+          typeof data === "string" ? `${data.length} characters of error data` : "error data that cannot be encoded",
+      };
   }
   return bounded;
 }
 
 export function encodeMessage(message: unknown): Encoded {
   let outgoing = message;
-  if (isRecord(message) && isRecord(message.error) && !("method" in message)) outgoing = { ...message, error: boundedError(message.error) };
+  if (isRecord(message) && isRecord(message.error) && !("method" in message))
+    outgoing = { ...message, error: boundedError(message.error) };
   const text = stringify(outgoing);
   if (typeof text === "string") return { ok: true, line: `${text}\n` };
   const reason = `cannot encode an outgoing message: ${text.message}`;
   // An answer we cannot encode is replaced by an error answer, so the request is still answered once.
   if (isRecord(message) && !("method" in message) && "id" in message && isValidId(message.id)) {
-    const answer = { jsonrpc: "2.0", id: message.id, error: { code: -32603, message: "Internal error: the response could not be encoded" } };
+    const answer = {
+      jsonrpc: "2.0",
+      id: message.id,
+      error: { code: -32603, message: "Internal error: the response could not be encoded" },
+    };
     return { ok: false, reason, answer: `${JSON.stringify(answer)}\n` };
   }
   return { ok: false, reason };

@@ -3,7 +3,10 @@ import type { ApprovalOutcome, ApprovalRequest, Approver } from "../agent/approv
 import type { Logger } from "../util/logger.js";
 import { META_KEY, toToolCallContent } from "./translate.js";
 
-export type PermissionRequester = (params: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<acp.RequestPermissionResponse>;
+export type PermissionRequester = (
+  params: acp.RequestPermissionRequest,
+  signal: AbortSignal,
+) => Promise<acp.RequestPermissionResponse>;
 
 const OPTION_IDS = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
 
@@ -42,7 +45,9 @@ export function permissionParams(sessionId: string, req: ApprovalRequest): acp.R
       rawInput: req.rawInput,
       locations: req.locations,
       ...(req.preview && req.preview.length > 0 ? { content: toToolCallContent(req.preview) } : {}),
-      _meta: { [META_KEY]: { reason: req.reason, ...(req.parentToolCallId ? { parentToolCallId: req.parentToolCallId } : {}) } },
+      _meta: {
+        [META_KEY]: { reason: req.reason, ...(req.parentToolCallId ? { parentToolCallId: req.parentToolCallId } : {}) },
+      },
     },
     options,
   };

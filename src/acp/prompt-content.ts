@@ -15,20 +15,41 @@ export function toPromptBlocks(blocks: readonly acp.ContentBlock[], cwd: string)
         out.push({ type: "text", text: block.text });
         break;
       case "image":
-        out.push({ type: "image", mimeType: block.mimeType, data: block.data, ...(block.uri ? { uri: block.uri } : {}) });
+        out.push({
+          type: "image",
+          mimeType: block.mimeType,
+          data: block.data,
+          ...(block.uri ? { uri: block.uri } : {}),
+        });
         break;
       case "audio":
         out.push({ type: "text", text: `[audio clip (${block.mimeType}) omitted: audio is not supported]` });
         break;
       case "resource_link": {
         const path = filePathOf(block.uri, cwd);
-        out.push(path ? { type: "file", path, name: block.name, uri: block.uri } : { type: "link", uri: block.uri, name: block.name });
+        out.push(
+          path
+            ? { type: "file", path, name: block.name, uri: block.uri }
+            : { type: "link", uri: block.uri, name: block.name },
+        );
         break;
       }
       case "resource": {
         const resource = block.resource;
-        if ("text" in resource) out.push({ type: "resource", uri: resource.uri, text: resource.text, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}) });
-        else out.push({ type: "resource", uri: resource.uri, blob: resource.blob, ...(resource.mimeType ? { mimeType: resource.mimeType } : {}) });
+        if ("text" in resource)
+          out.push({
+            type: "resource",
+            uri: resource.uri,
+            text: resource.text,
+            ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+          });
+        else
+          out.push({
+            type: "resource",
+            uri: resource.uri,
+            blob: resource.blob,
+            ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
+          });
         break;
       }
     }
@@ -63,8 +84,18 @@ export function toContentBlocks(blocks: readonly PromptBlock[]): acp.ContentBloc
         return { type: "resource_link", uri: block.uri, name: block.name };
       case "resource":
         return block.text !== undefined
-          ? { type: "resource", resource: { uri: block.uri, text: block.text, ...(block.mimeType ? { mimeType: block.mimeType } : {}) } }
-          : { type: "resource", resource: { uri: block.uri, blob: block.blob ?? "", ...(block.mimeType ? { mimeType: block.mimeType } : {}) } };
+          ? {
+              type: "resource",
+              resource: { uri: block.uri, text: block.text, ...(block.mimeType ? { mimeType: block.mimeType } : {}) },
+            }
+          : {
+              type: "resource",
+              resource: {
+                uri: block.uri,
+                blob: block.blob ?? "",
+                ...(block.mimeType ? { mimeType: block.mimeType } : {}),
+              },
+            };
     }
   });
 }

@@ -30,11 +30,17 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       };
       let promptBlocks = blocks;
       let result: CommandResult | undefined;
-      if (parsed?.name.startsWith("skill:")) result = await skillPrompt(session, parsed.name.slice("skill:".length), parsed.args);
+      if (parsed?.name.startsWith("skill:"))
+        result = await skillPrompt(session, parsed.name.slice("skill:".length), parsed.args);
       else if (command && parsed) result = await command.run(session, parsed.args, context);
       if (result) {
         if (result.kind === "reply") {
-          if (result.text) stream.push({ sessionUpdate: "agent_message_chunk", messageId: randomUUID(), content: { type: "text", text: result.text } });
+          if (result.text)
+            stream.push({
+              sessionUpdate: "agent_message_chunk",
+              messageId: randomUUID(),
+              content: { type: "text", text: result.text },
+            });
           await stream.flush();
           return { stopReason: result.stopReason ?? "end_turn" };
         }
@@ -68,7 +74,8 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
     })
     .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
       const entry = await state.live(params.sessionId);
-      if (typeof params.value !== "string") throw acp.RequestError.invalidParams({ configId: params.configId }, "this option takes a string value");
+      if (typeof params.value !== "string")
+        throw acp.RequestError.invalidParams({ configId: params.configId }, "this option takes a string value");
       if (params.configId === "mode") {
         await applyMode(entry, params.value);
         entry.stream.push({ sessionUpdate: "current_mode_update", currentModeId: entry.session.mode });
@@ -85,9 +92,15 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
           throw acp.RequestError.invalidParams({ configId: "thought_level", value: params.value }, errorMessage(error));
         }
       } else if (params.configId === "thought_level") {
-        throw acp.RequestError.invalidParams({ configId: "thought_level", value: params.value }, `"${params.value}" is not a thought level (off, low, medium, high)`);
+        throw acp.RequestError.invalidParams(
+          { configId: "thought_level", value: params.value },
+          `"${params.value}" is not a thought level (off, low, medium, high)`,
+        );
       } else {
-        throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown config option "${params.configId}"`);
+        throw acp.RequestError.invalidParams(
+          { configId: params.configId },
+          `unknown config option "${params.configId}"`,
+        );
       }
       return { configOptions: (await state.config(entry.session)).configOptions };
     });

@@ -9,9 +9,15 @@ import type { Logger } from "../util/logger.js";
 // Forms never ask for secrets (the spec forbids it): ask_user refuses such questions, and relayed
 // forms whose fields look like secrets are declined.
 
-export type ElicitationRequester = (params: acp.CreateElicitationRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>;
+export type ElicitationRequester = (
+  params: acp.CreateElicitationRequest,
+  signal: AbortSignal,
+) => Promise<acp.CreateElicitationResponse>;
 export type ElicitationCompleter = (params: acp.CompleteElicitationNotification) => void | Promise<void>;
-export type ChoiceRequester = (params: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<acp.RequestPermissionResponse>;
+export type ChoiceRequester = (
+  params: acp.RequestPermissionRequest,
+  signal: AbortSignal,
+) => Promise<acp.RequestPermissionResponse>;
 
 export type QuestionDialogOptions = {
   sessionId: string;
@@ -40,15 +46,21 @@ export function createQuestionDialog(options: QuestionDialogOptions): Questioner
         const response = await requestForm(options, { message: question.question, schema, toolCallId }, signal);
         if (response.action === "accept") return parseAnswer(question, response.content);
         // "cancel" is the user closing the form: for the model that is a refusal to answer.
-        if (response.action !== "unsupported") return signal.aborted ? { outcome: "cancelled" } : { outcome: "declined" };
+        if (response.action !== "unsupported")
+          return signal.aborted ? { outcome: "cancelled" } : { outcome: "declined" };
       }
       if (isYesNo(question)) return askYesNo(options, question, toolCallId, signal);
       return { outcome: "unavailable", reason: "the editor cannot show forms" };
     },
     async form(request, { toolCallId }, signal): Promise<FormAnswer> {
-      if (!canForm()) return { action: "unsupported", reason: "the editor cannot show forms (no elicitation.form capability)" };
+      if (!canForm())
+        return { action: "unsupported", reason: "the editor cannot show forms (no elicitation.form capability)" };
       const secret = secretField(request.schema);
-      if (secret) return { action: "unsupported", reason: `the form asks for "${secret}", which looks like a secret; forms must not collect secrets` };
+      if (secret)
+        return {
+          action: "unsupported",
+          reason: `the form asks for "${secret}", which looks like a secret; forms must not collect secrets`,
+        };
       return requestForm(options, { message: request.message, schema: request.schema, toolCallId }, signal);
     },
     get urls() {
@@ -58,7 +70,13 @@ export function createQuestionDialog(options: QuestionDialogOptions): Questioner
       // Agents must not use a mode the client did not advertise.
       if (!canUrl()) return "unsupported";
       try {
-        const params = { sessionId: options.sessionId, mode: "url", elicitationId: request.elicitationId, url: request.url, message: request.message } as acp.CreateElicitationRequest;
+        const params = {
+          sessionId: options.sessionId,
+          mode: "url",
+          elicitationId: request.elicitationId,
+          url: request.url,
+          message: request.message,
+        } as acp.CreateElicitationRequest;
         const response = await options.elicit(params, signal);
         return response.action === "accept" ? "accept" : response.action === "decline" ? "decline" : "cancel";
       } catch (error) {
@@ -68,7 +86,9 @@ export function createQuestionDialog(options: QuestionDialogOptions): Questioner
       }
     },
     urlDone(elicitationId) {
-      void Promise.resolve(options.complete?.({ elicitationId } as acp.CompleteElicitationNotification)).catch((error) => options.logger.warn("elicitation/complete failed", error));
+      void Promise.resolve(options.complete?.({ elicitationId } as acp.CompleteElicitationNotification)).catch(
+        (error) => options.logger.warn("elicitation/complete failed", error),
+      );
     },
   };
 }
@@ -89,7 +109,8 @@ async function requestForm(
       },
       signal,
     );
-    if (response.action === "accept") return { action: "accept", content: (response as { content?: Record<string, unknown> | null }).content ?? {} };
+    if (response.action === "accept")
+      return { action: "accept", content: (response as { content?: Record<string, unknown> | null }).content ?? {} };
     if (response.action === "decline") return { action: "decline" };
     return { action: "cancel" };
   } catch (error) {
@@ -101,13 +122,20 @@ async function requestForm(
 
 export function questionSchema(question: UserQuestion): Record<string, unknown> {
   if (!question.options) {
-    return { type: "object", properties: { [ANSWER]: { type: "string", title: "Your answer", minLength: 1 } }, required: [ANSWER] };
+    return {
+      type: "object",
+      properties: { [ANSWER]: { type: "string", title: "Your answer", minLength: 1 } },
+      required: [ANSWER],
+    };
   }
   const choices = question.options.map((option) => ({ const: option, title: option }));
   const pick = question.multiSelect
     ? { type: "array", title: "Choose any", items: { anyOf: choices } }
     : { type: "string", title: "Choose one", oneOf: choices };
-  return { type: "object", properties: { [ANSWER]: pick, [OTHER]: { type: "string", title: "Or answer in your own words" } } };
+  return {
+    type: "object",
+    properties: { [ANSWER]: pick, [OTHER]: { type: "string", title: "Or answer in your own words" } },
+  };
 }
 
 function parseAnswer(question: UserQuestion, content: Record<string, unknown>): UserAnswer {
@@ -115,7 +143,10 @@ function parseAnswer(question: UserQuestion, content: Record<string, unknown>): 
   const picked = (Array.isArray(raw) ? raw : raw === undefined || raw === "" ? [] : [raw]).map(String);
   const allowed = question.options;
   const selected = allowed ? picked.filter((value) => allowed.includes(value)) : [];
-  const free = [allowed ? "" : picked.join(", "), typeof content[OTHER] === "string" ? (content[OTHER] as string) : ""].map((t) => t.trim()).filter(Boolean).join("\n");
+  const free = [allowed ? "" : picked.join(", "), typeof content[OTHER] === "string" ? (content[OTHER] as string) : ""]
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .join("\n");
   return { outcome: "answered", selected, ...(free ? { text: free } : {}) };
 }
 
@@ -124,10 +155,20 @@ const NO = /^(no|n)$/i;
 
 function isYesNo(question: UserQuestion): boolean {
   const options = question.options;
-  return !question.multiSelect && options?.length === 2 && options.some((o) => YES.test(o.trim())) && options.some((o) => NO.test(o.trim()));
+  return (
+    !question.multiSelect &&
+    options?.length === 2 &&
+    options.some((o) => YES.test(o.trim())) &&
+    options.some((o) => NO.test(o.trim()))
+  );
 }
 
-async function askYesNo(options: QuestionDialogOptions, question: UserQuestion, toolCallId: string, signal: AbortSignal): Promise<UserAnswer> {
+async function askYesNo(
+  options: QuestionDialogOptions,
+  question: UserQuestion,
+  toolCallId: string,
+  signal: AbortSignal,
+): Promise<UserAnswer> {
   const yes = question.options!.find((o) => YES.test(o.trim()))!;
   const no = question.options!.find((o) => NO.test(o.trim()))!;
   try {
@@ -151,11 +192,15 @@ async function askYesNo(options: QuestionDialogOptions, question: UserQuestion, 
   }
 }
 
-const SECRET_FIELD = /pass(word|phrase|code)?|secret|token|api[_-]?key|private[_-]?key|credential|ssn|credit[_-]?card|cvv/i;
+const SECRET_FIELD =
+  /pass(word|phrase|code)?|secret|token|api[_-]?key|private[_-]?key|credential|ssn|credit[_-]?card|cvv/i;
 
 /** The first field of a form whose name, title or format suggests a secret. */
 export function secretField(schema: Record<string, unknown>): string | undefined {
-  const properties = (schema.properties ?? {}) as Record<string, { title?: unknown; description?: unknown; format?: unknown }>;
+  const properties = (schema.properties ?? {}) as Record<
+    string,
+    { title?: unknown; description?: unknown; format?: unknown }
+  >;
   for (const [name, property] of Object.entries(properties)) {
     const words = [name, property?.title, property?.format].filter((w) => typeof w === "string").join(" ");
     if (SECRET_FIELD.test(words)) return name;

@@ -25,24 +25,32 @@ export function createAcpServer(options: AcpServerOptions) {
   if (options.maxLoadedSessions !== undefined) state.maxLoaded = options.maxLoadedSessions;
   state.commands = coreCommands(() => state.commands);
 
-  let app = acp
-    .agent({ name: "deep-acp" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => {
-      state.clientCapabilities = params.clientCapabilities ?? {};
-      const meta = (state.clientCapabilities._meta ?? {}) as Record<string, unknown>;
-      state.features = {
-        terminalOutput: meta.terminal_output === true,
-        notices: state.clientCapabilities.session?.notices != null,
-        compaction: state.clientCapabilities.session?.compaction != null,
-      };
-      // Warm what session/new needs once this answer is on its way. Compiling the session layer
-      // holds the thread for tens of milliseconds, so it waits a moment: a session/list or
-      // session/new sent straight after initialize is answered first (session/new loads the
-      // layer itself), and an editor that pauses finds it warm.
-      setTimeout(() => void services.config().then(() => services.models.choices()).catch(() => undefined), 0);
-      setTimeout(() => void loadSessionLayer().catch((error) => logger.error("cannot load the session layer", error)), SESSION_LAYER_PREFETCH_DELAY_MS).unref();
-      return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
-    });
+  let app = acp.agent({ name: "deep-acp" }).onRequest(acp.methods.agent.initialize, ({ params }) => {
+    state.clientCapabilities = params.clientCapabilities ?? {};
+    const meta = (state.clientCapabilities._meta ?? {}) as Record<string, unknown>;
+    state.features = {
+      terminalOutput: meta.terminal_output === true,
+      notices: state.clientCapabilities.session?.notices != null,
+      compaction: state.clientCapabilities.session?.compaction != null,
+    };
+    // Warm what session/new needs once this answer is on its way. Compiling the session layer
+    // holds the thread for tens of milliseconds, so it waits a moment: a session/list or
+    // session/new sent straight after initialize is answered first (session/new loads the
+    // layer itself), and an editor that pauses finds it warm.
+    setTimeout(
+      () =>
+        void services
+          .config()
+          .then(() => services.models.choices())
+          .catch(() => undefined),
+      0,
+    );
+    setTimeout(
+      () => void loadSessionLayer().catch((error) => logger.error("cannot load the session layer", error)),
+      SESSION_LAYER_PREFETCH_DELAY_MS,
+    ).unref();
+    return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
+  });
   app = registerAuthHandlers(app, state);
   app = registerSessionLifecycle(app, state);
   app = registerPromptHandlers(app, state);

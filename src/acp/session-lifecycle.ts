@@ -13,7 +13,8 @@ const rewindParams = z.object({ sessionId: z.string().min(1), messageId: z.strin
 
 function checkPaths(cwd: string, extra: readonly string[] = []) {
   for (const dir of [cwd, ...extra]) {
-    if (!isAbsolute(dir)) throw acp.RequestError.invalidParams({ path: shown(dir) }, `paths must be absolute: "${shown(dir)}"`);
+    if (!isAbsolute(dir))
+      throw acp.RequestError.invalidParams({ path: shown(dir) }, `paths must be absolute: "${shown(dir)}"`);
   }
 }
 
@@ -26,7 +27,8 @@ async function checkWorkingDirectory(cwd: string): Promise<void> {
     const why = info.code === "ENOENT" ? "does not exist" : `cannot be used (${info.code ?? info.message})`;
     throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd ${why}: "${shown(cwd)}"`);
   }
-  if (!info.isDirectory()) throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd is not a directory: "${shown(cwd)}"`);
+  if (!info.isDirectory())
+    throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd is not a directory: "${shown(cwd)}"`);
 }
 
 /** session/new, load, resume, fork, list, delete, close and rewind. */
@@ -34,7 +36,14 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
   const { services } = state;
 
   /** Opens a stored session into this connection, or reuses it when it is already live. */
-  async function attach(client: acp.AgentContext, sessionId: string, cwd: string, additionalDirectories: string[] | undefined, mcpServers: acp.McpServer[] | undefined, replay: boolean): Promise<LiveSession> {
+  async function attach(
+    client: acp.AgentContext,
+    sessionId: string,
+    cwd: string,
+    additionalDirectories: string[] | undefined,
+    mcpServers: acp.McpServer[] | undefined,
+    replay: boolean,
+  ): Promise<LiveSession> {
     const existing = state.sessions.get(sessionId);
     if (existing) {
       if (replay) {
@@ -46,7 +55,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     state.forget(sessionId); // an unloaded session is opened afresh (and replayed) by load and resume
     const { createSession } = await loadSessionLayer();
     const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories };
-    const opened = await mapErrors({ sessionId }, () => createSession(services, source, state.bind(client, mcpServers)));
+    const opened = await mapErrors({ sessionId }, () =>
+      createSession(services, source, state.bind(client, mcpServers)),
+    );
     const entry = state.register(client, opened.session, mcpServers);
     opened.session.warmUp();
     if (replay) state.replay(entry, opened.replay);
@@ -72,7 +83,12 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       }
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
       const { createSession } = await loadSessionLayer();
-      const source = { kind: "new" as const, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [], modelSpec: resolved.spec };
+      const source = {
+        kind: "new" as const,
+        cwd: params.cwd,
+        additionalDirectories: params.additionalDirectories ?? [],
+        modelSpec: resolved.spec,
+      };
       const { session } = await createSession(services, source, state.bind(client, params.mcpServers));
       const entry = state.register(client, session, params.mcpServers);
       session.warmUp();
@@ -83,23 +99,50 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
-      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, params.mcpServers, true);
+      const entry = await attach(
+        client,
+        params.sessionId,
+        params.cwd,
+        params.additionalDirectories,
+        params.mcpServers,
+        true,
+      );
       return respond(entry);
     })
     .onRequest(acp.methods.agent.session.resume, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
-      const entry = await attach(client, params.sessionId, params.cwd, params.additionalDirectories, params.mcpServers, false);
+      const entry = await attach(
+        client,
+        params.sessionId,
+        params.cwd,
+        params.additionalDirectories,
+        params.mcpServers,
+        false,
+      );
       return respond(entry);
     })
     .onRequest(acp.methods.agent.session.fork, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
       const meta = (params._meta ?? {}) as Record<string, unknown>;
       const own = (meta[META_KEY] ?? {}) as Record<string, unknown>;
-      const messageId = typeof own.messageId === "string" ? own.messageId : typeof meta.messageId === "string" ? meta.messageId : undefined;
+      const messageId =
+        typeof own.messageId === "string"
+          ? own.messageId
+          : typeof meta.messageId === "string"
+            ? meta.messageId
+            : undefined;
       await state.sessions.get(params.sessionId)?.session.records(); // flush a live source first
       const { createSession } = await loadSessionLayer();
-      const source = { kind: "fork" as const, sourceId: params.sessionId, cwd: params.cwd, additionalDirectories: params.additionalDirectories, messageId };
-      const opened = await mapErrors({ sessionId: params.sessionId, messageId }, () => createSession(services, source, state.bind(client, params.mcpServers)));
+      const source = {
+        kind: "fork" as const,
+        sourceId: params.sessionId,
+        cwd: params.cwd,
+        additionalDirectories: params.additionalDirectories,
+        messageId,
+      };
+      const opened = await mapErrors({ sessionId: params.sessionId, messageId }, () =>
+        createSession(services, source, state.bind(client, params.mcpServers)),
+      );
       const entry = state.register(client, opened.session, params.mcpServers);
       opened.session.warmUp();
       state.announceCommands(entry);
@@ -131,7 +174,8 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       return {};
     })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
-      if (!state.sessions.has(params.sessionId) && !state.forget(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
+      if (!state.sessions.has(params.sessionId) && !state.forget(params.sessionId))
+        throw acp.RequestError.sessionNotFound(params.sessionId);
       await state.close(params.sessionId);
       return {};
     })

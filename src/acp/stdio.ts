@@ -130,7 +130,10 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       if (!answered(record.id) && ended) return Promise.resolve();
       if (earlyAnswer && record.id === earlyAnswer.id) {
         // The early handshake already sent this answer; the SDK's must be the same bytes.
-        if (!encoded.ok || encoded.line !== earlyAnswer.line) logger.error(`initialize was answered early with ${earlyAnswer.line.trim()} but the SDK answers ${encoded.ok ? encoded.line.trim() : encoded.reason}`);
+        if (!encoded.ok || encoded.line !== earlyAnswer.line)
+          logger.error(
+            `initialize was answered early with ${earlyAnswer.line.trim()} but the SDK answers ${encoded.ok ? encoded.line.trim() : encoded.reason}`,
+          );
         earlyAnswer = undefined;
         for (const held of heldBack.splice(0)) controller.enqueue(held);
         return Promise.resolve();
@@ -141,7 +144,11 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     if (encoded.answer) return sink.write(encoded.answer);
     // One of our own requests that cannot be sent: fail it locally so its caller does not wait forever.
     if (record && typeof record === "object" && "method" in record && "id" in record && !ended) {
-      controller.enqueue({ jsonrpc: "2.0", id: record.id, error: { code: -32603, message: "Internal error: the request could not be encoded" } } as acp.AnyMessage);
+      controller.enqueue({
+        jsonrpc: "2.0",
+        id: record.id,
+        error: { code: -32603, message: "Internal error: the request could not be encoded" },
+      } as acp.AnyMessage);
     }
     return Promise.resolve();
   };
@@ -165,7 +172,8 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     }
   };
 
-  const onData = (chunk: Buffer | string) => deliver(splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+  const onData = (chunk: Buffer | string) =>
+    deliver(splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
   const onEnd = () => {
     deliver(splitter.end());
     if (options.onInputEnd) options.onInputEnd();
@@ -183,7 +191,10 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     for (const { id, method, count } of open.values()) {
       if (earlyAnswer && id === earlyAnswer.id) continue; // answered by the early handshake
       // A turn that did not wind down in time still ends the way the editor expects: cancelled.
-      const outcome = method === "session/prompt" ? { result: { stopReason: "cancelled" } } : { error: { code: -32603, message: `Internal error: ${reason}` } };
+      const outcome =
+        method === "session/prompt"
+          ? { result: { stopReason: "cancelled" } }
+          : { error: { code: -32603, message: `Internal error: ${reason}` } };
       for (let i = 0; i < count; i++) void sink.write(encodeLine({ jsonrpc: "2.0", id, ...outcome }));
     }
     open.clear();
@@ -211,7 +222,12 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       });
     },
   });
-  const writer = { write: send, releaseLock: () => undefined, close: async () => sink.flush(), ready: Promise.resolve() };
+  const writer = {
+    write: send,
+    releaseLock: () => undefined,
+    close: async () => sink.flush(),
+    ready: Promise.resolve(),
+  };
   const writable = { getWriter: () => writer, locked: false } as unknown as WritableStream<acp.AnyMessage>;
 
   return {

@@ -34,7 +34,9 @@ export function toToolCallContent(display: readonly ToolDisplay[]): acp.ToolCall
 // `claudeCode.parentToolUseId`, the convention claude-agent-acp set and that clients which nest
 // subagent activity (Tidewave and others) already read.
 function parentMeta(parentToolCallId: string | undefined): { _meta?: Record<string, unknown> } {
-  return parentToolCallId ? { _meta: { [META_KEY]: { parentToolCallId }, claudeCode: { parentToolUseId: parentToolCallId } } } : {};
+  return parentToolCallId
+    ? { _meta: { [META_KEY]: { parentToolCallId }, claudeCode: { parentToolUseId: parentToolCallId } } }
+    : {};
 }
 
 function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _meta?: Record<string, unknown> } {
@@ -52,9 +54,21 @@ export function createTranslator(features: ClientFeatures) {
   return function translate(event: SessionEvent): acp.SessionUpdate[] {
     switch (event.type) {
       case "message_chunk":
-        return [{ sessionUpdate: "agent_message_chunk", messageId: event.messageId, content: { type: "text", text: event.text } }];
+        return [
+          {
+            sessionUpdate: "agent_message_chunk",
+            messageId: event.messageId,
+            content: { type: "text", text: event.text },
+          },
+        ];
       case "thought_chunk":
-        return [{ sessionUpdate: "agent_thought_chunk", messageId: event.messageId, content: { type: "text", text: event.text } }];
+        return [
+          {
+            sessionUpdate: "agent_thought_chunk",
+            messageId: event.messageId,
+            content: { type: "text", text: event.text },
+          },
+        ];
       case "tool_call": {
         const live = event.liveTerminal && features.terminalOutput ? event.liveTerminal : undefined;
         if (live) liveTerminals.add(event.toolCallId);
@@ -71,7 +85,10 @@ export function createTranslator(features: ClientFeatures) {
             ...mergeMeta(
               live ? { terminal_info: { terminal_id: live.terminalId, cwd: live.cwd } } : undefined,
               event.parentToolCallId
-                ? { [META_KEY]: { parentToolCallId: event.parentToolCallId, toolName: event.name }, claudeCode: { parentToolUseId: event.parentToolCallId, toolName: event.name } }
+                ? {
+                    [META_KEY]: { parentToolCallId: event.parentToolCallId, toolName: event.name },
+                    claudeCode: { parentToolUseId: event.parentToolCallId, toolName: event.name },
+                  }
                 : { [META_KEY]: { toolName: event.name } },
             ),
           },
@@ -83,12 +100,18 @@ export function createTranslator(features: ClientFeatures) {
           {
             sessionUpdate: "tool_call_update",
             toolCallId: event.toolCallId,
-            ...mergeMeta({ terminal_output: { terminal_id: event.terminalId, data: event.data } }, event.parentToolCallId ? { [META_KEY]: { parentToolCallId: event.parentToolCallId } } : undefined),
+            ...mergeMeta(
+              { terminal_output: { terminal_id: event.terminalId, data: event.data } },
+              event.parentToolCallId ? { [META_KEY]: { parentToolCallId: event.parentToolCallId } } : undefined,
+            ),
           },
         ];
       case "tool_call_update": {
         const finished = event.status === "completed" || event.status === "failed";
-        const starting = event.liveTerminal && features.terminalOutput && !liveTerminals.has(event.toolCallId) ? event.liveTerminal : undefined;
+        const starting =
+          event.liveTerminal && features.terminalOutput && !liveTerminals.has(event.toolCallId)
+            ? event.liveTerminal
+            : undefined;
         if (starting) liveTerminals.add(event.toolCallId);
         const live = liveTerminals.has(event.toolCallId);
         if (event.fallbackOnly && live) return [];
@@ -100,7 +123,9 @@ export function createTranslator(features: ClientFeatures) {
           ...(event.locations ? { locations: event.locations } : {}),
           ...(event.rawInput !== undefined ? { rawInput: event.rawInput } : {}),
           ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
-          ...(event.content && !(live && (finished || event.liveTerminal)) ? { content: toToolCallContent(event.content) } : {}),
+          ...(event.content && !(live && (finished || event.liveTerminal))
+            ? { content: toToolCallContent(event.content) }
+            : {}),
           ...parentMeta(event.parentToolCallId),
         };
         if (starting) {
@@ -111,36 +136,79 @@ export function createTranslator(features: ClientFeatures) {
           liveTerminals.delete(event.toolCallId);
           const raw = (event.rawOutput ?? {}) as { exitCode?: number | null; signal?: string | null };
           update.content = [{ type: "terminal", terminalId: event.toolCallId }];
-          update._meta = { ...update._meta, terminal_exit: { terminal_id: event.toolCallId, exit_code: raw.exitCode ?? null, signal: raw.signal ?? null } };
+          update._meta = {
+            ...update._meta,
+            terminal_exit: {
+              terminal_id: event.toolCallId,
+              exit_code: raw.exitCode ?? null,
+              signal: raw.signal ?? null,
+            },
+          };
         }
         return [update];
       }
       case "plan":
         return [{ sessionUpdate: "plan", entries: event.entries }];
       case "usage":
-        return [{ sessionUpdate: "usage_update", used: event.used, size: event.size, ...(event.sessionCostUsd !== undefined ? { cost: { amount: roundUsd(event.sessionCostUsd), currency: "USD" } } : {}) }];
+        return [
+          {
+            sessionUpdate: "usage_update",
+            used: event.used,
+            size: event.size,
+            ...(event.sessionCostUsd !== undefined
+              ? { cost: { amount: roundUsd(event.sessionCostUsd), currency: "USD" } }
+              : {}),
+          },
+        ];
       case "notice":
         return [noticeUpdate(event, features)];
       case "compaction":
         if (features.compaction) {
-          return [{ sessionUpdate: "compaction_update", compactionId: event.compactionId, status: event.status, ...(event.summary ? { summary: [{ type: "text", text: event.summary }] } : {}), ...(event.error ? { error: event.error } : {}) }];
+          return [
+            {
+              sessionUpdate: "compaction_update",
+              compactionId: event.compactionId,
+              status: event.status,
+              ...(event.summary ? { summary: [{ type: "text", text: event.summary }] } : {}),
+              ...(event.error ? { error: event.error } : {}),
+            },
+          ];
         }
         if (event.status === "in_progress") return [];
-        return [textChunk(`compaction-${event.compactionId}`, event.status === "completed" ? "_Conversation compacted: older messages were summarized to free context._\n\n" : `_Compaction failed: ${event.error ?? "unknown error"}_\n\n`)];
+        return [
+          textChunk(
+            `compaction-${event.compactionId}`,
+            event.status === "completed"
+              ? "_Conversation compacted: older messages were summarized to free context._\n\n"
+              : `_Compaction failed: ${event.error ?? "unknown error"}_\n\n`,
+          ),
+        ];
       case "session_info":
-        return [{ sessionUpdate: "session_info_update", ...(event.title !== undefined ? { title: event.title } : {}), updatedAt: event.updatedAt }];
+        return [
+          {
+            sessionUpdate: "session_info_update",
+            ...(event.title !== undefined ? { title: event.title } : {}),
+            updatedAt: event.updatedAt,
+          },
+        ];
     }
   };
 }
 
 function noticeUpdate(event: Extract<SessionEvent, { type: "notice" }>, features: ClientFeatures): acp.SessionUpdate {
   if (features.notices) {
-    return { sessionUpdate: "notice", severity: event.severity, title: event.title, ...(event.description ? { description: event.description } : {}) };
+    return {
+      sessionUpdate: "notice",
+      severity: event.severity,
+      title: event.title,
+      ...(event.description ? { description: event.description } : {}),
+    };
   }
   const text = event.description ? `${event.title}: ${event.description}` : event.title;
   // Without the notices capability: warnings belong in the thread, routine info in the thoughts.
   const id = `notice-${Math.random().toString(36).slice(2)}`;
-  if (event.severity === "info") return { sessionUpdate: "agent_thought_chunk", messageId: id, content: { type: "text", text: `${text}\n` } };
+  if (event.severity === "info")
+    return { sessionUpdate: "agent_thought_chunk", messageId: id, content: { type: "text", text: `${text}\n` } };
   return textChunk(id, `> ${event.severity === "error" ? "Error" : "Warning"}: ${text}\n\n`);
 }
 

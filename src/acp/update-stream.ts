@@ -36,10 +36,17 @@ export function createUpdateStream(options: UpdateStreamOptions) {
 
   return {
     push(update: acp.SessionUpdate): void {
-      const isText = (update.sessionUpdate === "agent_message_chunk" || update.sessionUpdate === "agent_thought_chunk") && update.content.type === "text";
+      const isText =
+        (update.sessionUpdate === "agent_message_chunk" || update.sessionUpdate === "agent_thought_chunk") &&
+        update.content.type === "text";
       if (isText) {
         const text = (update.content as { text: string }).text;
-        if (pending && pending.sessionUpdate === update.sessionUpdate && pending.messageId === update.messageId && pendingText.length + text.length <= maxChars) {
+        if (
+          pending &&
+          pending.sessionUpdate === update.sessionUpdate &&
+          pending.messageId === update.messageId &&
+          pendingText.length + text.length <= maxChars
+        ) {
           pendingText += text;
           return;
         }

@@ -1,7 +1,8 @@
 import type { ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
 
 /** `unattended`: nobody could be asked (headless without --yes); the model must not read it as a user's no. */
-export type ApprovalOutcome = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "unattended" | "cancelled";
+export type ApprovalOutcome =
+  "allow_once" | "allow_always" | "reject_once" | "reject_always" | "unattended" | "cancelled";
 
 export type ApprovalRequest = {
   toolCallId: string;

@@ -60,7 +60,13 @@ export type AgentEvent =
     }
   /** Something the user should see that is not part of the answer (retries, hook messages, reload hints). */
   | { type: "notice"; severity: "info" | "warning" | "error"; title: string; description?: string }
-  | { type: "compaction"; compactionId: string; status: "in_progress" | "completed" | "failed"; summary?: string; error?: string };
+  | {
+      type: "compaction";
+      compactionId: string;
+      status: "in_progress" | "completed" | "failed";
+      summary?: string;
+      error?: string;
+    };
 
 export type AgentEventSink = (event: AgentEvent) => void;
 

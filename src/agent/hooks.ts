@@ -23,7 +23,12 @@ export interface AgentHooks {
   preToolUse?(call: HookedToolCall, signal: AbortSignal): Promise<PreToolOutcome>;
   /** Runs when a permission dialog is about to be shown; may answer it. */
   permissionRequest?(call: HookedToolCall, signal: AbortSignal): Promise<PermissionHookOutcome>;
-  postToolUse?(call: HookedToolCall, result: ToolResult, failed: boolean, signal: AbortSignal): Promise<PostToolOutcome>;
+  postToolUse?(
+    call: HookedToolCall,
+    result: ToolResult,
+    failed: boolean,
+    signal: AbortSignal,
+  ): Promise<PostToolOutcome>;
   /** The model stopped; may continue the turn. The implementation owns the continuation cap. */
   stop?(info: { lastAssistantText: string }, signal: AbortSignal): Promise<StopOutcome>;
   /** Notification hooks; fire and forget. */

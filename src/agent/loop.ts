@@ -25,7 +25,18 @@ export type TurnModel = {
  * The seams every tool call of the turn passes through: before it runs (the gate's inputs: mode,
  * approvals, file rules) and after (finalizeResult), plus what it runs with.
  */
-export type ToolCallSeams = Pick<ToolRunEnv, "mode" | "virtualPrefixes" | "readRoots" | "approver" | "memory" | "gatePolicy" | "questioner" | "finalizeResult" | "runSubagent"> & {
+export type ToolCallSeams = Pick<
+  ToolRunEnv,
+  | "mode"
+  | "virtualPrefixes"
+  | "readRoots"
+  | "approver"
+  | "memory"
+  | "gatePolicy"
+  | "questioner"
+  | "finalizeResult"
+  | "runSubagent"
+> & {
   /** Shared tool context for the turn (backend, executor, roots, limits). */
   context: Omit<ToolRunEnv["context"], "turn">;
 };
@@ -64,7 +75,11 @@ export type TurnOptions = {
  * Never throws. After the signal aborts nothing more is emitted, and the turn resolves `cancelled`
  * with every started tool call given a result so the conversation stays valid for the next turn.
  */
-export async function runTurn(history: readonly Message[], prompt: UserMessage, options: TurnOptions): Promise<TurnResult> {
+export async function runTurn(
+  history: readonly Message[],
+  prompt: UserMessage,
+  options: TurnOptions,
+): Promise<TurnResult> {
   const { signal, history: sink } = options;
   const model = options.model.client;
   const newId = options.newId ?? (() => randomUUID());
@@ -123,7 +138,13 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
       const { message, stopReason, usage, toolIds } = streamed;
       record(message, streamed.messageId);
       const costUsd = usageCostUsd(usage, model.pricing);
-      emit({ type: "usage", used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0), size: model.contextWindow, usage, ...(costUsd !== undefined ? { costUsd } : {}) });
+      emit({
+        type: "usage",
+        used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
+        size: model.contextWindow,
+        usage,
+        ...(costUsd !== undefined ? { costUsd } : {}),
+      });
 
       const calls = message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
       if (calls.length === 0) {
@@ -143,7 +164,9 @@ export async function runTurn(history: readonly Message[], prompt: UserMessage, 
       const outcomes = await runCalls(env, calls, toolIds, signal);
       for (const outcome of outcomes) record(outcome.message);
       if (signal.aborted || outcomes.some((o) => o.cancelled)) return { stopReason: "cancelled" };
-      const closing = outcomes.map((o) => (o.result as ToolResult).endTurnWith).filter((text): text is string => text !== undefined);
+      const closing = outcomes
+        .map((o) => (o.result as ToolResult).endTurnWith)
+        .filter((text): text is string => text !== undefined);
       if (closing.length > 0) {
         // The user answers with their next prompt: say it as the agent's message and stop here.
         const text = closing.join("\n\n");
@@ -170,9 +193,19 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
     if ((singletons.get(call.name) ?? 0) > 1) {
       const text = `Error: ${call.name} may be called only once per message; send one call with the complete list.`;
       if (!known) announceToolCall(env, toolCallId, call.name);
-      env.emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text }], parentToolCallId: env.parentToolCallId });
+      env.emit({
+        type: "tool_call_update",
+        toolCallId,
+        status: "failed",
+        content: [{ type: "text", text }],
+        parentToolCallId: env.parentToolCallId,
+      });
       const result = { content: [{ type: "text" as const, text }], isError: true };
-      return Promise.resolve({ message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, ...result }, result, cancelled: false });
+      return Promise.resolve({
+        message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, ...result },
+        result,
+        cancelled: false,
+      });
     }
     return runToolCall(env, request, known !== undefined);
   });
@@ -186,15 +219,33 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
   const settled = await Promise.race([Promise.all(pending), delay(CANCEL_GRACE_MS).then(() => null)]);
   if (settled) return settled;
   const result = { content: [{ type: "text" as const, text: "Cancelled by the user." }], isError: true };
-  return calls.map((call) => ({ message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, ...result }, result, cancelled: true }));
+  return calls.map((call) => ({
+    message: { role: "tool" as const, toolCallId: call.id, toolName: call.name, ...result },
+    result,
+    cancelled: true,
+  }));
 }
 
 type Streamed =
-  | { kind: "done"; message: AssistantMessage; messageId: string; stopReason: string; usage: Usage; toolIds: Map<string, string> }
+  | {
+      kind: "done";
+      message: AssistantMessage;
+      messageId: string;
+      stopReason: string;
+      usage: Usage;
+      toolIds: Map<string, string>;
+    }
   | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage }
   | { kind: "aborted"; messageId: string; partial?: AssistantMessage };
 
-async function streamModel(model: ModelClient, messages: Message[], options: TurnOptions, env: ToolRunEnv, emit: AgentEventSink, newId: () => string): Promise<Streamed> {
+async function streamModel(
+  model: ModelClient,
+  messages: Message[],
+  options: TurnOptions,
+  env: ToolRunEnv,
+  emit: AgentEventSink,
+  newId: () => string,
+): Promise<Streamed> {
   const messageId = newId();
   const thoughtId = newId();
   const toolIds = new Map<string, string>();
@@ -223,7 +274,11 @@ async function streamModel(model: ModelClient, messages: Message[], options: Tur
         break;
       }
       case "retry":
-        emit({ type: "notice", severity: "warning", title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})` });
+        emit({
+          type: "notice",
+          severity: "warning",
+          title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})`,
+        });
         break;
       case "notice":
         emit({ type: "notice", severity: "warning", title: event.message });
@@ -231,13 +286,28 @@ async function streamModel(model: ModelClient, messages: Message[], options: Tur
       case "usage":
         break;
       case "done":
-        return { kind: "done", message: event.message, messageId, stopReason: event.stopReason, usage: event.usage, toolIds };
+        return {
+          kind: "done",
+          message: event.message,
+          messageId,
+          stopReason: event.stopReason,
+          usage: event.usage,
+          toolIds,
+        };
       case "error": {
-        const partial: AssistantMessage | undefined = text ? { role: "assistant", content: [{ type: "text", text }] } : undefined;
+        const partial: AssistantMessage | undefined = text
+          ? { role: "assistant", content: [{ type: "text", text }] }
+          : undefined;
         if (event.aborted || options.signal.aborted) return { kind: "aborted", messageId, partial };
         // Calls the editor already shows will never run now.
         for (const toolCallId of toolIds.values()) {
-          emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text: "The model request failed before this call was complete." }], parentToolCallId: options.parentToolCallId });
+          emit({
+            type: "tool_call_update",
+            toolCallId,
+            status: "failed",
+            content: [{ type: "text", text: "The model request failed before this call was complete." }],
+            parentToolCallId: options.parentToolCallId,
+          });
         }
         return { kind: "error", message: event.message, messageId, partial };
       }

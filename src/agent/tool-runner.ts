@@ -1,6 +1,15 @@
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolResultMessage, UserContent } from "../model/types.js";
-import type { AnyTool, Questioner, SubagentRequest, ToolContext, ToolDisplay, ToolPresentation, ToolResult, UserQuestion } from "../tools/types.js";
+import type {
+  AnyTool,
+  Questioner,
+  SubagentRequest,
+  ToolContext,
+  ToolDisplay,
+  ToolPresentation,
+  ToolResult,
+  UserQuestion,
+} from "../tools/types.js";
 import { errorMessage, isAbortError } from "../util/errors.js";
 import type { Mutex } from "../util/mutex.js";
 import { runWithApprovedTargets } from "../backends/approved-targets.js";
@@ -43,7 +52,12 @@ export type ToolCallRequest = { toolCallId: string; name: string; input: unknown
 
 export type ToolRunOutcome = { message: ToolResultMessage; result: ToolResult; cancelled: boolean };
 
-export function liveTerminalFor(tool: AnyTool | undefined, executor: SandboxBackendProtocol | undefined, toolCallId: string, cwd: string) {
+export function liveTerminalFor(
+  tool: AnyTool | undefined,
+  executor: SandboxBackendProtocol | undefined,
+  toolCallId: string,
+  cwd: string,
+) {
   if (!tool?.streamsOutput || !executor || executor.outputMode === "editor-terminal") return undefined;
   return { terminalId: toolCallId, cwd };
 }
@@ -69,14 +83,25 @@ export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: stri
  * One tool call from validation to result: present, hooks, rules and approval, execution, post hooks.
  * Never throws: every failure becomes a failed call with a message the model can act on.
  */
-export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, announced: boolean): Promise<ToolRunOutcome> {
+export async function runToolCall(
+  env: ToolRunEnv,
+  request: ToolCallRequest,
+  announced: boolean,
+): Promise<ToolRunOutcome> {
   const { toolCallId } = request;
   const parent = env.parentToolCallId;
   const fail = (text: string): ToolRunOutcome => {
-    env.emit({ type: "tool_call_update", toolCallId, status: "failed", content: [{ type: "text", text }], parentToolCallId: parent });
+    env.emit({
+      type: "tool_call_update",
+      toolCallId,
+      status: "failed",
+      content: [{ type: "text", text }],
+      parentToolCallId: parent,
+    });
     return outcome(request, { content: [{ type: "text", text }], isError: true }, false);
   };
-  const cancelled = (): ToolRunOutcome => outcome(request, { content: [{ type: "text", text: "Cancelled by the user." }], isError: true }, true);
+  const cancelled = (): ToolRunOutcome =>
+    outcome(request, { content: [{ type: "text", text: "Cancelled by the user." }], isError: true }, true);
 
   const tool = env.tools.get(request.name);
   if (!tool) {
@@ -99,11 +124,26 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
   }
   const locations = presentation.locations ?? [];
   if (announced) {
-    env.emit({ type: "tool_call_update", toolCallId, title: presentation.title, locations, rawInput: input, parentToolCallId: parent });
+    env.emit({
+      type: "tool_call_update",
+      toolCallId,
+      title: presentation.title,
+      locations,
+      rawInput: input,
+      parentToolCallId: parent,
+    });
   } else {
     env.emit({
-      type: "tool_call", toolCallId, name: tool.name, title: presentation.title, kind: tool.kind, status: "pending", locations, rawInput: input,
-      liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd), parentToolCallId: parent,
+      type: "tool_call",
+      toolCallId,
+      name: tool.name,
+      title: presentation.title,
+      kind: tool.kind,
+      status: "pending",
+      locations,
+      rawInput: input,
+      liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
+      parentToolCallId: parent,
     });
   }
 
@@ -116,8 +156,20 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
     progress: progressSink(env, toolCallId),
     callTool: (name, nestedInput) => runNestedCall(env, toolCallId, name, nestedInput),
     // `task` is the subagent's own call; anything else (eval's task()) gets a task call of its own under it.
-    ...(env.runSubagent ? { runSubagent: (req: SubagentRequest) => (tool.name === "task" ? env.runSubagent!(req, toolCallId, signal) : runNestedSubagent(env, toolCallId, req, signal)) } : {}),
-    ...(env.questioner ? { askUser: (question: UserQuestion) => env.dialogLock(() => env.questioner!.ask(question, { toolCallId }, signal)) } : {}),
+    ...(env.runSubagent
+      ? {
+          runSubagent: (req: SubagentRequest) =>
+            tool.name === "task"
+              ? env.runSubagent!(req, toolCallId, signal)
+              : runNestedSubagent(env, toolCallId, req, signal),
+        }
+      : {}),
+    ...(env.questioner
+      ? {
+          askUser: (question: UserQuestion) =>
+            env.dialogLock(() => env.questioner!.ask(question, { toolCallId }, signal)),
+        }
+      : {}),
   };
 
   const permitted = await authorize(env, hooked, presentation, context);
@@ -138,13 +190,21 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
   const failed = result.isError === true;
   const post = await env.hooks.postToolUse?.(hooked, result, failed, signal);
   emitSystemMessages(env, post?.systemMessages);
-  if (post?.context?.length) result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
+  if (post?.context?.length)
+    result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
   if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
 
   const display = result.display ?? toDisplay(result.content);
   if (result.background) {
     // The process outlives this call: the editor keeps it in progress; its output and exit follow.
-    env.emit({ type: "tool_call_update", toolCallId, content: display, liveTerminal: { terminalId: toolCallId, cwd: env.context.cwd }, ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}), parentToolCallId: parent });
+    env.emit({
+      type: "tool_call_update",
+      toolCallId,
+      content: display,
+      liveTerminal: { terminalId: toolCallId, cwd: env.context.cwd },
+      ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
+      parentToolCallId: parent,
+    });
     return outcome(request, result, false);
   }
   env.emit({
@@ -164,7 +224,12 @@ export async function runToolCall(env: ToolRunEnv, request: ToolCallRequest, ann
  * A tool call made from code (eval's `tools.x()`), shown in the editor under the eval call. It goes
  * through the gate like any call: approving the eval approves running the code, not what it reaches.
  */
-async function runNestedCall(env: ToolRunEnv, parentToolCallId: string, name: string, input: unknown): Promise<ToolResult> {
+async function runNestedCall(
+  env: ToolRunEnv,
+  parentToolCallId: string,
+  name: string,
+  input: unknown,
+): Promise<ToolResult> {
   const toolCallId = env.newToolCallId();
   const nested: ToolRunEnv = { ...env, parentToolCallId };
   const result = await runToolCall(nested, { toolCallId, name, input, modelCallId: toolCallId }, false);
@@ -173,7 +238,12 @@ async function runNestedCall(env: ToolRunEnv, parentToolCallId: string, name: st
 
 type Allowed = { approved: ReadonlyMap<string, string> };
 /** A subagent started from code (eval's task()): shown as its own `task` call under the caller. */
-async function runNestedSubagent(env: ToolRunEnv, parentToolCallId: string, request: SubagentRequest, signal: AbortSignal): Promise<ToolResult> {
+async function runNestedSubagent(
+  env: ToolRunEnv,
+  parentToolCallId: string,
+  request: SubagentRequest,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   const toolCallId = env.newToolCallId();
   const rawInput = { description: request.description, subagent_type: request.subagentType };
   const task = env.tools.get("task");
@@ -183,16 +253,38 @@ async function runNestedSubagent(env: ToolRunEnv, parentToolCallId: string, requ
   } catch {
     // keep the generic title
   }
-  env.emit({ type: "tool_call", toolCallId, name: "task", title, kind: task?.kind ?? "think", status: "in_progress", locations: [], rawInput, parentToolCallId });
+  env.emit({
+    type: "tool_call",
+    toolCallId,
+    name: "task",
+    title,
+    kind: task?.kind ?? "think",
+    status: "in_progress",
+    locations: [],
+    rawInput,
+    parentToolCallId,
+  });
   const result = await env.runSubagent!(request, toolCallId, signal);
-  if (!signal.aborted) env.emit({ type: "tool_call_update", toolCallId, status: result.isError ? "failed" : "completed", content: result.display ?? toDisplay(result.content), parentToolCallId });
+  if (!signal.aborted)
+    env.emit({
+      type: "tool_call_update",
+      toolCallId,
+      status: result.isError ? "failed" : "completed",
+      content: result.display ?? toDisplay(result.content),
+      parentToolCallId,
+    });
   return result;
 }
 
 type Authorization = Allowed | "cancelled" | { message: string };
 
 /** Asks the gate (src/gate) and carries out its answer: hooks run here, the decision is the gate's. */
-async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: ToolPresentation, context: ToolContext): Promise<Authorization> {
+async function authorize(
+  env: ToolRunEnv,
+  call: HookedToolCall,
+  presentation: ToolPresentation,
+  context: ToolContext,
+): Promise<Authorization> {
   const { tool } = call;
   const gated = await gateToolCall({
     tool,
@@ -214,7 +306,8 @@ async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: To
   if (env.signal.aborted) return "cancelled";
   const decision = pre?.decision ? gated.withHook({ decision: pre.decision, reason: pre.reason }) : gated.decision;
   const allowed = async (): Promise<Allowed> => {
-    if (tool.effect === "edit" || tool.effect === "delete") await forgetCommandsChangedBy(gated.targets, env.context.roots, env.memory);
+    if (tool.effect === "edit" || tool.effect === "delete")
+      await forgetCommandsChangedBy(gated.targets, env.context.roots, env.memory);
     return { approved: gated.approved };
   };
   if (decision.action === "deny") return { message: decision.reason };
@@ -223,14 +316,22 @@ async function authorize(env: ToolRunEnv, call: HookedToolCall, presentation: To
   return answer === "allow" ? allowed() : answer;
 }
 
-async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: ToolPresentation, context: ToolContext, decision: Extract<GateDecision, { action: "ask" }>, previewable: boolean): Promise<"allow" | "cancelled" | { message: string }> {
+async function askUser(
+  env: ToolRunEnv,
+  call: HookedToolCall,
+  presentation: ToolPresentation,
+  context: ToolContext,
+  decision: Extract<GateDecision, { action: "ask" }>,
+  previewable: boolean,
+): Promise<"allow" | "cancelled" | { message: string }> {
   if (env.signal.aborted) return "cancelled";
   // A remembered choice may have been made while this call waited for the dialog lock.
   if (decision.alwaysKey && env.memory.lookup(decision.alwaysKey) === "allow") return "allow";
   const permissionHook = await env.hooks.permissionRequest?.(call, env.signal);
   emitSystemMessages(env, permissionHook?.systemMessages);
   if (permissionHook?.decision === "allow") return "allow";
-  if (permissionHook?.decision === "deny") return { message: `Permission denied by hook: ${permissionHook.message ?? "no reason given"}` };
+  if (permissionHook?.decision === "deny")
+    return { message: `Permission denied by hook: ${permissionHook.message ?? "no reason given"}` };
 
   let preview: ToolDisplay[] | undefined;
   try {
@@ -259,15 +360,23 @@ async function askUser(env: ToolRunEnv, call: HookedToolCall, presentation: Tool
     case "allow_once":
       return "allow";
     case "allow_always":
-      if (decision.alwaysKey) env.memory.remember(decision.alwaysKey, "allow", decision.alwaysLabel ?? decision.alwaysKey);
+      if (decision.alwaysKey)
+        env.memory.remember(decision.alwaysKey, "allow", decision.alwaysLabel ?? decision.alwaysKey);
       return "allow";
     case "reject_always":
-      if (decision.alwaysKey) env.memory.remember(decision.alwaysKey, "deny", decision.alwaysLabel ?? decision.alwaysKey);
-      return { message: `The user rejected this ${call.tool.name} call and asked not to be asked again. Do not retry it; continue another way or ask the user.` };
+      if (decision.alwaysKey)
+        env.memory.remember(decision.alwaysKey, "deny", decision.alwaysLabel ?? decision.alwaysKey);
+      return {
+        message: `The user rejected this ${call.tool.name} call and asked not to be asked again. Do not retry it; continue another way or ask the user.`,
+      };
     case "reject_once":
-      return { message: `The user rejected this ${call.tool.name} call. Do not retry it as is; adjust the approach or ask the user what they want.` };
+      return {
+        message: `The user rejected this ${call.tool.name} call. Do not retry it as is; adjust the approach or ask the user what they want.`,
+      };
     case "unattended":
-      return { message: `This ${call.tool.name} call needs approval (${decision.reason}) and this run cannot ask for it (headless, without --yes), so it was not run. No user rejected it. Do not retry it; finish what you can without it and say that rerunning with --yes would allow it.` };
+      return {
+        message: `This ${call.tool.name} call needs approval (${decision.reason}) and this run cannot ask for it (headless, without --yes), so it was not run. No user rejected it. Do not retry it; finish what you can without it and say that rerunning with --yes would allow it.`,
+      };
     case "cancelled":
       return "cancelled";
   }
@@ -277,10 +386,21 @@ function progressSink(env: ToolRunEnv, toolCallId: string): ToolContext["progres
   return (event) => {
     switch (event.type) {
       case "output":
-        env.emit({ type: "tool_output", toolCallId, terminalId: toolCallId, data: event.data, parentToolCallId: env.parentToolCallId });
+        env.emit({
+          type: "tool_output",
+          toolCallId,
+          terminalId: toolCallId,
+          data: event.data,
+          parentToolCallId: env.parentToolCallId,
+        });
         return;
       case "terminal":
-        env.emit({ type: "tool_call_update", toolCallId, content: [{ type: "terminal", terminalId: event.terminalId }], parentToolCallId: env.parentToolCallId });
+        env.emit({
+          type: "tool_call_update",
+          toolCallId,
+          content: [{ type: "terminal", terminalId: event.terminalId }],
+          parentToolCallId: env.parentToolCallId,
+        });
         return;
       case "plan":
         if (!env.parentToolCallId) env.emit({ type: "plan", entries: event.entries });
@@ -294,12 +414,22 @@ function emitSystemMessages(env: ToolRunEnv, messages: string[] | undefined): vo
 }
 
 function outcome(request: ToolCallRequest, result: ToolResult, wasCancelled: boolean): ToolRunOutcome {
-  const message: ToolResultMessage = { role: "tool", toolCallId: request.modelCallId, toolName: request.name, content: result.content, isError: result.isError === true };
+  const message: ToolResultMessage = {
+    role: "tool",
+    toolCallId: request.modelCallId,
+    toolName: request.name,
+    content: result.content,
+    isError: result.isError === true,
+  };
   return { message, result, cancelled: wasCancelled };
 }
 
 function toDisplay(content: readonly UserContent[]): ToolDisplay[] {
-  return content.map((part) => (part.type === "text" ? { type: "text", text: part.text } : { type: "image", mimeType: part.mimeType, data: part.data }));
+  return content.map((part) =>
+    part.type === "text"
+      ? { type: "text", text: part.text }
+      : { type: "image", mimeType: part.mimeType, data: part.data },
+  );
 }
 
 /** Providers keep unparsable argument JSON as `{__raw}`; show the model what it sent. */

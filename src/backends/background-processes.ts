@@ -73,10 +73,17 @@ export function createBackgroundProcesses(options: BackgroundProcessesOptions) {
     /** Throws BackgroundLimitError when `maxProcesses` are running. */
     start(command: string, spec: BackgroundSpawnSpec, listener?: BackgroundListener): BackgroundProcessInfo {
       if (running() >= options.maxProcesses) {
-        throw new BackgroundLimitError(`${options.maxProcesses} background processes are already running; stop one first (process_stop)`);
+        throw new BackgroundLimitError(
+          `${options.maxProcesses} background processes are already running; stop one first (process_stop)`,
+        );
       }
       const id = `p${next++}`;
-      const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(spec.file, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       const pid = child.pid;
       const untrack = pid !== undefined ? trackProcessGroup(pid) : () => undefined;
       const info: BackgroundProcessInfo = { id, command, cwd: spec.cwd, pid, startedAt: now(), outputChars: 0 };
@@ -179,7 +186,7 @@ export type BackgroundProcesses = ReturnType<typeof createBackgroundProcesses>;
 /** "[exited with code 1]", "[stopped]", "[killed by SIGKILL]". */
 export function describeExit(exit: BackgroundExit): string {
   if (exit.stopped) return "[stopped]";
-  if (exit.exitCode !== null) return exit.exitCode === 0 ? "[exited with code 0]" : `[exited with code ${exit.exitCode}]`;
+  if (exit.exitCode !== null)
+    return exit.exitCode === 0 ? "[exited with code 0]" : `[exited with code ${exit.exitCode}]`;
   return `[killed by ${exit.signal ?? "a signal"}]`;
 }
-

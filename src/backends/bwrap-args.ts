@@ -72,11 +72,13 @@ export function buildBwrapArgs(mounts: BwrapMounts, cwd: string): string[] {
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
 
   const nested: Mount[] = [];
-  if (mounts.homeDir && mounts.homeDir !== "/") nested.push({ dest: resolve(mounts.homeDir), args: ["--tmpfs", resolve(mounts.homeDir)] });
+  if (mounts.homeDir && mounts.homeDir !== "/")
+    nested.push({ dest: resolve(mounts.homeDir), args: ["--tmpfs", resolve(mounts.homeDir)] });
   if (mounts.network) {
     // resolv.conf is often a symlink into /run, which is not mounted.
     const resolv = realOrUndefined("/etc/resolv.conf");
-    if (resolv && !system.some((p) => resolv === p || resolv.startsWith(`${p}/`))) nested.push({ dest: resolv, args: ["--ro-bind", resolv, resolv] });
+    if (resolv && !system.some((p) => resolv === p || resolv.startsWith(`${p}/`)))
+      nested.push({ dest: resolv, args: ["--ro-bind", resolv, resolv] });
   }
   for (const path of mounts.readOnlyPaths) {
     const real = realOrUndefined(path);

@@ -88,7 +88,8 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
     const cwd = exec.cwd ?? roots[0]!;
     const problem = checkWorkingDirectory(cwd);
     if (problem) return failedToStart(problem);
-    if (!visible.some((p) => isInside(p, resolve(cwd)))) return failedToStart(`working directory is outside the sandbox: ${cwd}`);
+    if (!visible.some((p) => isInside(p, resolve(cwd))))
+      return failedToStart(`working directory is outside the sandbox: ${cwd}`);
     return runCommand({
       file: bwrap,
       args: [...buildBwrapArgs(mounts, resolve(cwd)), "--", shell, "-c", command],
@@ -137,16 +138,32 @@ export function checkBwrapAvailable(options: CheckBwrapOptions = {}): Promise<Bw
   const path = options.bwrapPath?.includes("/") ? options.bwrapPath : findExecutable(options.bwrapPath ?? "bwrap");
   if (!path || !isExecutable(path)) return Promise.resolve({ ok: false, reason: BWRAP_NOT_INSTALLED });
   const args = buildBwrapArgs(
-    { roots: [], readOnlyPaths: [], writablePaths: [], network: false, homeDir: undefined, systemPaths: DEFAULT_SYSTEM_PATHS },
+    {
+      roots: [],
+      readOnlyPaths: [],
+      writablePaths: [],
+      network: false,
+      homeDir: undefined,
+      systemPaths: DEFAULT_SYSTEM_PATHS,
+    },
     "/",
   );
   return new Promise((resolvePromise) => {
-    execFile(path, [...args, "--", "/bin/sh", "-c", "true"], { timeout: options.timeoutMs ?? 10_000 }, (error, _stdout, stderr) => {
-      if (!error) return resolvePromise({ ok: true });
-      const detail = (stderr || error.message).trim().split("\n")[0] ?? "";
-      const namespaces = /namespace|uid map|setting up uid|operation not permitted|no permissions to creat|unshare/i.test(detail);
-      resolvePromise({ ok: false, reason: namespaces ? `user namespaces unavailable: ${detail}` : `bwrap cannot run a sandbox: ${detail}` });
-    });
+    execFile(
+      path,
+      [...args, "--", "/bin/sh", "-c", "true"],
+      { timeout: options.timeoutMs ?? 10_000 },
+      (error, _stdout, stderr) => {
+        if (!error) return resolvePromise({ ok: true });
+        const detail = (stderr || error.message).trim().split("\n")[0] ?? "";
+        const namespaces =
+          /namespace|uid map|setting up uid|operation not permitted|no permissions to creat|unshare/i.test(detail);
+        resolvePromise({
+          ok: false,
+          reason: namespaces ? `user namespaces unavailable: ${detail}` : `bwrap cannot run a sandbox: ${detail}`,
+        });
+      },
+    );
   });
 }
 

@@ -40,7 +40,9 @@ export function normaliseRoutePrefix(prefix: string): string {
   const segments = prefix.split("/").filter((s) => s.length > 0);
   const bad = segments.some((s) => s === "." || s === ".." || s === "~" || hasGlobChars(s) || s.includes("\0"));
   if (!prefix.startsWith("/") || segments.length === 0 || bad) {
-    throw new InvalidRouteError(`invalid route prefix ${JSON.stringify(prefix)}: use an absolute directory such as "/memories/"`);
+    throw new InvalidRouteError(
+      `invalid route prefix ${JSON.stringify(prefix)}: use an absolute directory such as "/memories/"`,
+    );
   }
   return `/${segments.join("/")}/`;
 }
@@ -48,9 +50,18 @@ export function normaliseRoutePrefix(prefix: string): string {
 type Route = { prefix: string; backend: BackendProtocol };
 type Target = { backend: BackendProtocol; route?: Route; path: string };
 
-export function createCompositeBackend(defaultBackend: SandboxBackendProtocol, routes: Record<string, BackendProtocol>): CompositeSandboxBackend;
-export function createCompositeBackend(defaultBackend: BackendProtocol, routes: Record<string, BackendProtocol>): CompositeBackend;
-export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap: Record<string, BackendProtocol>): CompositeBackend {
+export function createCompositeBackend(
+  defaultBackend: SandboxBackendProtocol,
+  routes: Record<string, BackendProtocol>,
+): CompositeSandboxBackend;
+export function createCompositeBackend(
+  defaultBackend: BackendProtocol,
+  routes: Record<string, BackendProtocol>,
+): CompositeBackend;
+export function createCompositeBackend(
+  defaultBackend: BackendProtocol,
+  routeMap: Record<string, BackendProtocol>,
+): CompositeBackend {
   const routes: Route[] = Object.entries(routeMap)
     .map(([prefix, backend]) => ({ prefix: normaliseRoutePrefix(prefix), backend }))
     .sort((a, b) => b.prefix.length - a.prefix.length || (a.prefix < b.prefix ? -1 : 1));
@@ -71,7 +82,8 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
     return { backend: defaultBackend, path };
   }
 
-  const outer = (route: Route | undefined, inner: string) => (route ? route.prefix.slice(0, -1) + (inner.startsWith("/") ? inner : `/${inner}`) : inner);
+  const outer = (route: Route | undefined, inner: string) =>
+    route ? route.prefix.slice(0, -1) + (inner.startsWith("/") ? inner : `/${inner}`) : inner;
 
   /** Routes mounted strictly below an absolute directory path (deeper than the route owning it). */
   function routesUnder(path: string | null | undefined, owner: Route | undefined): Route[] {
@@ -79,7 +91,13 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
     const dir = dirOf(path);
     const base = dir === "/" ? "/" : `${dir}/`;
     return routes
-      .filter((r) => r.prefix.startsWith(base) && r.prefix !== base && r !== owner && (!owner || r.prefix.startsWith(owner.prefix)))
+      .filter(
+        (r) =>
+          r.prefix.startsWith(base) &&
+          r.prefix !== base &&
+          r !== owner &&
+          (!owner || r.prefix.startsWith(owner.prefix)),
+      )
       .sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
   }
 
@@ -106,7 +124,12 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
     return { files: [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
   }
 
-  async function grep(pattern: string, path?: string | null, glob?: string | null, maxCount?: number | null): Promise<GrepResult> {
+  async function grep(
+    pattern: string,
+    path?: string | null,
+    glob?: string | null,
+    maxCount?: number | null,
+  ): Promise<GrepResult> {
     const t = owner(path);
     const limit = maxCount ?? DEFAULT_GREP_MAX_COUNT;
     const mounted = routesUnder(path, t.route);
@@ -232,7 +255,8 @@ export function createCompositeBackend(defaultBackend: BackendProtocol, routeMap
     const sandbox = defaultBackend;
     return Object.assign(composite, {
       id: sandbox.id,
-      execute: (command: string, options?: Parameters<SandboxBackendProtocol["execute"]>[1]) => sandbox.execute(command, options),
+      execute: (command: string, options?: Parameters<SandboxBackendProtocol["execute"]>[1]) =>
+        sandbox.execute(command, options),
     });
   }
   return composite;

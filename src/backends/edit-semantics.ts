@@ -2,9 +2,7 @@
 // "Error: " prefix, like every backend `error`: the tool renders `Error: ${error}`, which yields the
 // reference texts exactly.
 
-export type StringReplacement =
-  | { ok: true; content: string; occurrences: number }
-  | { ok: false; error: string };
+export type StringReplacement = { ok: true; content: string; occurrences: number } | { ok: false; error: string };
 
 export const EMPTY_OLD_STRING_MESSAGE = "oldString cannot be empty when file has content";
 

@@ -152,7 +152,8 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
   async function edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
     const abs = absolute(filePath);
     const real = await editorPath(abs);
-    if (!editorWrites(real, newString) || !(await editorReads(real))) return fallback.edit(abs, oldString, newString, replaceAll);
+    if (!editorWrites(real, newString) || !(await editorReads(real)))
+      return fallback.edit(abs, oldString, newString, replaceAll);
     const before = await textBefore(real);
     if (before === null) return { error: fileNotFoundMessage(abs) };
     if (before === undefined) return fallback.edit(abs, oldString, newString, replaceAll);
@@ -175,7 +176,8 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
       if (executor) return executor.execute(command, exec);
       return failedToStart("this session cannot run commands");
     }
-    if (exec.signal?.aborted) return { output: "", exitCode: null, signal: null, truncated: false, timedOut: false, aborted: true };
+    if (exec.signal?.aborted)
+      return { output: "", exitCode: null, signal: null, truncated: false, timedOut: false, aborted: true };
     const cwd = exec.cwd ?? roots[0] ?? process.cwd();
     let terminal: EditorTerminal;
     try {
@@ -204,10 +206,13 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<"stopped">((resolveStop) => {
-      timer = setTimeout(() => {
-        stop = "timeout";
-        resolveStop("stopped");
-      }, exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000);
+      timer = setTimeout(
+        () => {
+          stop = "timeout";
+          resolveStop("stopped");
+        },
+        exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,
+      );
       onAbort = () => {
         stop = "abort";
         resolveStop("stopped");

@@ -124,7 +124,10 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
           if (info.size > maxBytes) throw tooLarge(target.display, info.size, "read");
           return { content: toBytes(await handle.readFile()), mimeType };
         }
-        const window = info.size <= maxBytes ? windowLines((await handle.readFile()).toString("utf8"), offset, limit) : await streamWindow(handle, offset, limit);
+        const window =
+          info.size <= maxBytes
+            ? windowLines((await handle.readFile()).toString("utf8"), offset, limit)
+            : await streamWindow(handle, offset, limit);
         if (window.error !== undefined) return { error: window.error };
         return { content: window.content, mimeType, totalLines: window.totalLines };
       } finally {
@@ -156,7 +159,10 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
   }
 
   /** Writes and returns the previous text (null when the file is new, undefined when binary/huge). */
-  async function writeInternal(filePath: string, content: string | Uint8Array): Promise<{ display: string; before: string | null | undefined }> {
+  async function writeInternal(
+    filePath: string,
+    content: string | Uint8Array,
+  ): Promise<{ display: string; before: string | null | undefined }> {
     const target = guard.resolve(filePath);
     if (guard.virtualMode && target.display === "/") throw new FsOpError("'/' is a directory", "is_directory");
     const real = await guard.forCreate(target);
@@ -263,18 +269,30 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
       const files = await Promise.all(
         entries.map(async (entry): Promise<FileInfo> => {
           const host = join(real, entry.name);
-          const shown = target.display === "/" ? `/${entry.name}` : `${target.display.replace(/\/+$/, "")}/${entry.name}`;
+          const shown =
+            target.display === "/" ? `/${entry.name}` : `${target.display.replace(/\/+$/, "")}/${entry.name}`;
           try {
             let stats = await fs.lstat(host);
             if (stats.isSymbolicLink()) {
               // Virtual mode never reports what lies behind a link leaving the root.
-              if (root && !(await guard.existing({ full: host, display: shown }).then(() => true, () => false))) {
+              if (
+                root &&
+                !(await guard.existing({ full: host, display: shown }).then(
+                  () => true,
+                  () => false,
+                ))
+              ) {
                 return { path: shown, isDir: false };
               }
               stats = await fs.stat(host);
             }
             const dir = stats.isDirectory();
-            return { path: dir ? `${shown}/` : shown, isDir: dir, size: dir ? 0 : stats.size, modifiedAt: stats.mtime.toISOString() };
+            return {
+              path: dir ? `${shown}/` : shown,
+              isDir: dir,
+              size: dir ? 0 : stats.size,
+              modifiedAt: stats.mtime.toISOString(),
+            };
           } catch {
             return { path: shown, isDir: false };
           }
@@ -292,7 +310,8 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
       const target = guard.resolve(filePath);
       if (guard.virtualMode && target.display === "/") {
         const root = await guard.realRoot();
-        for (const entry of await fs.readdir(root, { withFileTypes: true })) await fs.rm(join(root, entry.name), { recursive: true, force: true });
+        for (const entry of await fs.readdir(root, { withFileTypes: true }))
+          await fs.rm(join(root, entry.name), { recursive: true, force: true });
         return { path: "/" };
       }
       if (target.full === "/") return { error: "Refusing to delete the filesystem root" };

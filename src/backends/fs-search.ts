@@ -44,7 +44,10 @@ function relativeTo(base: string, path: string): string {
 }
 
 /** grep's glob for ripgrep: file-name globs as a file type, path globs checked on each match. */
-function rgFilter(base: Base, glob: string | null | undefined): { nameGlob?: string; accept?: (path: string) => boolean } {
+function rgFilter(
+  base: Base,
+  glob: string | null | undefined,
+): { nameGlob?: string; accept?: (path: string) => boolean } {
   if (!glob || !base.isDir) return {};
   if (!glob.includes("/")) return { nameGlob: glob };
   const filter = fileFilter(glob)!;
@@ -128,7 +131,8 @@ async function grepWithWalk(
   } else {
     files.push(base.host);
   }
-  if (base.isDir) files.splice(0, files.length, ...(await withoutHardLinked(files.map((path) => ({ path })))).map((f) => f.path));
+  if (base.isDir)
+    files.splice(0, files.length, ...(await withoutHardLinked(files.map((path) => ({ path })))).map((f) => f.path));
   const matches: GrepMatch[] = [];
   let truncated = false;
   await grepFiles(files, pattern, ctx.maxFileSizeBytes, (file, line, text) => {

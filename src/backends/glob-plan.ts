@@ -48,4 +48,3 @@ export function fileFilter(glob: string | null | undefined): ((relativePath: str
   if (glob.includes("/")) return (path) => regex.test(path);
   return (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
 }
-

@@ -64,7 +64,11 @@ function readSmallFile(file: string, limit: number): Buffer | "large" | undefine
   }
 }
 
-async function streamSearch(file: string, pattern: string, onLine: (line: number, text: string) => boolean): Promise<void> {
+async function streamSearch(
+  file: string,
+  pattern: string,
+  onLine: (line: number, text: string) => boolean,
+): Promise<void> {
   let head: Buffer;
   try {
     const fd = openSync(file, "r");

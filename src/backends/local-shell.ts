@@ -62,7 +62,13 @@ export function checkWorkingDirectory(cwd: string): string | undefined {
 }
 
 export function failedToStart(message: string): ExecuteResponse {
-  return { output: `Failed to start command: ${message}`, exitCode: null, signal: null, truncated: false, timedOut: false };
+  return {
+    output: `Failed to start command: ${message}`,
+    exitCode: null,
+    signal: null,
+    truncated: false,
+    timedOut: false,
+  };
 }
 
 export function createLocalShellBackend(options: LocalShellBackendOptions): LocalShellBackend {

@@ -46,10 +46,13 @@ const MAX_PATH_BYTES = 4095;
 /** Rejects input no file system would accept, before it reaches a syscall. */
 export function checkPathText(path: string): void {
   if (typeof path !== "string" || path.length === 0) throw new FsOpError("path must not be empty", "invalid_path");
-  if (path.includes("\0")) throw new FsOpError(`path contains a NUL byte: '${shownPath(path.replace(/\0/g, "\\0"))}'`, "invalid_path");
-  if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new FsOpError(`Path too long: '${shownPath(path)}'`, "invalid_path");
+  if (path.includes("\0"))
+    throw new FsOpError(`path contains a NUL byte: '${shownPath(path.replace(/\0/g, "\\0"))}'`, "invalid_path");
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES)
+    throw new FsOpError(`Path too long: '${shownPath(path)}'`, "invalid_path");
   for (const segment of path.split("/")) {
-    if (Buffer.byteLength(segment) > MAX_NAME_BYTES) throw new FsOpError(`File name too long: '${shownPath(segment)}'`, "invalid_path");
+    if (Buffer.byteLength(segment) > MAX_NAME_BYTES)
+      throw new FsOpError(`File name too long: '${shownPath(segment)}'`, "invalid_path");
   }
 }
 
@@ -87,7 +90,10 @@ export function createPathGuard(options: PathGuardOptions) {
       realRootCache = await fs.realpath(rootDir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" || !options.createRoot) {
-        throw new FsOpError(`Root directory '${rootDir}' is not accessible: ${toFsOpError(error, rootDir).message}`, "file_not_found");
+        throw new FsOpError(
+          `Root directory '${rootDir}' is not accessible: ${toFsOpError(error, rootDir).message}`,
+          "file_not_found",
+        );
       }
       await fs.mkdir(rootDir, { recursive: true, mode: 0o700 });
       realRootCache = await fs.realpath(rootDir);
@@ -146,7 +152,8 @@ export function createPathGuard(options: PathGuardOptions) {
   async function forCreate(target: ResolvedPath): Promise<string> {
     if (!virtualMode) {
       const resolved = await resolveRealTarget(target.full, fs);
-      if (resolved.unresolved) throw new FsOpError(`cannot resolve '${shownPath(target.display)}' (${resolved.unresolved})`, "invalid_path");
+      if (resolved.unresolved)
+        throw new FsOpError(`cannot resolve '${shownPath(target.display)}' (${resolved.unresolved})`, "invalid_path");
       return asApproved(target, resolved.real);
     }
     const root = await realRoot();
@@ -162,7 +169,8 @@ export function createPathGuard(options: PathGuardOptions) {
         if (code !== "ENOENT") throw toFsOpError(error, target.display);
         // A dangling symlink is "missing" for realpath; following it later could leave the root.
         const link = await fs.lstat(probe).catch(() => undefined);
-        if (link?.isSymbolicLink()) throw new FsOpError(`Symlinks are not allowed: '${shownPath(target.display)}'`, "invalid_path");
+        if (link?.isSymbolicLink())
+          throw new FsOpError(`Symlinks are not allowed: '${shownPath(target.display)}'`, "invalid_path");
         const parent = dirname(probe);
         if (parent === probe) throw toFsOpError(error, target.display);
         missing.push(probe.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
@@ -175,7 +183,10 @@ export function createPathGuard(options: PathGuardOptions) {
   function asApproved(target: ResolvedPath, real: string): string {
     const approved = approvedRealPath(target.full);
     if (approved !== undefined && approved !== real) {
-      throw new FsOpError(`'${shownPath(target.display)}' changed after it was approved: it now leads to ${real}, not ${approved}; not opened`, "permission_denied");
+      throw new FsOpError(
+        `'${shownPath(target.display)}' changed after it was approved: it now leads to ${real}, not ${approved}; not opened`,
+        "permission_denied",
+      );
     }
     return real;
   }
@@ -184,7 +195,11 @@ export function createPathGuard(options: PathGuardOptions) {
   async function openChecked(real: string, flags: number, display: string, mode?: number): Promise<FileHandle> {
     const handle = await fs.open(real, flags | constants.O_NOFOLLOW, mode).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ELOOP" && !virtualMode) throw new FsOpError(`'${shownPath(display)}' was replaced by a link after it was checked; not opened`, "permission_denied");
+      if (code === "ELOOP" && !virtualMode)
+        throw new FsOpError(
+          `'${shownPath(display)}' was replaced by a link after it was checked; not opened`,
+          "permission_denied",
+        );
       throw toFsOpError(error, display);
     });
     try {
@@ -210,7 +225,10 @@ export function createPathGuard(options: PathGuardOptions) {
       if (!isInside(await realRoot(), actual)) throw outside(display);
     } else if (actual !== real) {
       // A folder on the way was swapped for a link between the check and the open.
-      throw new FsOpError(`'${shownPath(display)}' opened ${actual}, not the checked ${real}; refused`, "permission_denied");
+      throw new FsOpError(
+        `'${shownPath(display)}' opened ${actual}, not the checked ${real}; refused`,
+        "permission_denied",
+      );
     }
   }
 

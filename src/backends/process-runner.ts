@@ -40,7 +40,12 @@ export function runCommand(options: RunCommandOptions): Promise<ExecuteResponse>
     const buffer = createOutputBuffer(options.maxOutputChars);
     let child: ChildProcess;
     try {
-      child = spawn(options.file, options.args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(options.file, options.args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
     } catch (error) {
       resolvePromise({ ...empty, output: `Failed to start command: ${(error as Error).message}` });
       return;

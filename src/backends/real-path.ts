@@ -42,7 +42,13 @@ export async function resolveRealTarget(path: string, fs: RealPathFs = nodeRealP
   try {
     const { real, stats } = await realOf(requested, fs, 0);
     if (!stats) return { requested, real, exists: false, isDirectory: false, hardLinks: 0 };
-    return { requested, real, exists: true, isDirectory: stats.isDirectory(), hardLinks: stats.isFile() ? stats.nlink : 0 };
+    return {
+      requested,
+      real,
+      exists: true,
+      isDirectory: stats.isDirectory(),
+      hardLinks: stats.isFile() ? stats.nlink : 0,
+    };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     return { requested, real: requested, exists: false, isDirectory: false, hardLinks: 0, unresolved: code };

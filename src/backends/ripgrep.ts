@@ -8,7 +8,11 @@ import type { GrepMatch } from "./protocol.js";
 // walks in parallel, honours .gitignore and skips binary files. We read its output as a stream and
 // stop it as soon as we have enough, so a search over a huge tree costs what ripgrep costs.
 
-export type SpawnFn = (command: string, args: string[], options: { stdio: ["ignore", "pipe", "pipe"]; env: NodeJS.ProcessEnv }) => ChildProcess;
+export type SpawnFn = (
+  command: string,
+  args: string[],
+  options: { stdio: ["ignore", "pipe", "pipe"]; env: NodeJS.ProcessEnv },
+) => ChildProcess;
 
 /**
  * ripgrep starts with only what it needs: no API keys (a file it reads could be /proc/self/environ

@@ -26,11 +26,19 @@ export function buildRouteBackends(
     try {
       prefix = normaliseRoutePrefix(rawPrefix);
     } catch (error) {
-      diagnostics.push({ severity: "error", source, message: `${(error as InvalidRouteError).message} (route ignored)` });
+      diagnostics.push({
+        severity: "error",
+        source,
+        message: `${(error as InvalidRouteError).message} (route ignored)`,
+      });
       continue;
     }
     if (prefix in items) {
-      diagnostics.push({ severity: "warning", source, message: `route ${JSON.stringify(rawPrefix)} repeats ${prefix} (later entry ignored)` });
+      diagnostics.push({
+        severity: "warning",
+        source,
+        message: `route ${JSON.stringify(rawPrefix)} repeats ${prefix} (later entry ignored)`,
+      });
       continue;
     }
     if (kind === "state") items[prefix] = factories.state(prefix);

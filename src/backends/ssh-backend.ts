@@ -58,14 +58,21 @@ export interface SshBackend extends SandboxBackendProtocol {
 export type SshHealth = SshConnectionStatus & { ok: boolean; rootExists?: boolean; ripgrep?: boolean; error?: string };
 
 export function isSshBackend(backend: unknown): backend is SshBackend {
-  return typeof (backend as Partial<SshBackend> | undefined)?.realPath === "function" && typeof (backend as Partial<SshBackend>).health === "function";
+  return (
+    typeof (backend as Partial<SshBackend> | undefined)?.realPath === "function" &&
+    typeof (backend as Partial<SshBackend>).health === "function"
+  );
 }
 
 export function createSshBackend(options: SshBackendOptions): SshBackend {
   const { connection } = options;
   const rootDir = posix.resolve(options.rootDir);
   const fs = createRemoteFs(connection);
-  const files = createRemoteFiles({ fs, rootDir, maxFileBytes: Math.floor((options.maxFileSizeMb ?? 10) * 1024 * 1024) });
+  const files = createRemoteFiles({
+    fs,
+    rootDir,
+    maxFileBytes: Math.floor((options.maxFileSizeMb ?? 10) * 1024 * 1024),
+  });
   const search = createRemoteSearch({
     connection,
     fs,
@@ -118,7 +125,8 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
     execute,
     // Background processes are local child processes (backends/background-processes.ts); a remote
     // one would need a channel kept open past the call, which is not built yet.
-    backgroundSpec: () => `background processes are not available on a remote workspace (${connection.target}); run the command in the foreground with a timeout`,
+    backgroundSpec: () =>
+      `background processes are not available on a remote workspace (${connection.target}); run the command in the foreground with a timeout`,
     realPath: files.realPath,
     realPathFs: createRemoteRealPathFs(fs),
     async health() {
@@ -127,7 +135,13 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
         const root = await fs.exists(rootDir);
         const ripgrep = await search.hasRipgrep();
         const ok = root?.isDirectory() === true;
-        return { ...connection.status(), ok, rootExists: ok, ripgrep, ...(ok ? {} : { error: `${rootDir} is not a directory on ${connection.target}` }) };
+        return {
+          ...connection.status(),
+          ok,
+          rootExists: ok,
+          ripgrep,
+          ...(ok ? {} : { error: `${rootDir} is not a directory on ${connection.target}` }),
+        };
       } catch (error) {
         return { ...connection.status(), ok: false, error: (error as Error).message };
       }

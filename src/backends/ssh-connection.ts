@@ -143,7 +143,15 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
     if (endpoint.jump) {
       const jump = await connectEndpoint(Ssh, endpoint.jump, chain);
       sock = await new Promise((resolve, reject) =>
-        jump.forwardOut("127.0.0.1", 0, endpoint.host, endpoint.port, (error, stream) => (error ? reject(new SshConnectionError(`jump host ${describeTarget(endpoint.jump!)} could not reach ${endpoint.host}:${endpoint.port}: ${error.message}`)) : resolve(stream))),
+        jump.forwardOut("127.0.0.1", 0, endpoint.host, endpoint.port, (error, stream) =>
+          error
+            ? reject(
+                new SshConnectionError(
+                  `jump host ${describeTarget(endpoint.jump!)} could not reach ${endpoint.host}:${endpoint.port}: ${error.message}`,
+                ),
+              )
+            : resolve(stream),
+        ),
       );
     }
     const client = new Ssh.Client();
@@ -152,8 +160,10 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
     client.on("error", () => {});
     // ssh2's typings know only a subset of the array form it accepts (agent and key objects).
     const auth: Array<Record<string, unknown>> = [];
-    if (options.auth.agentSocket) auth.push({ type: "agent", username: endpoint.username, agent: options.auth.agentSocket });
-    for (const identity of options.auth.identities) auth.push({ type: "publickey", username: endpoint.username, key: identity.key });
+    if (options.auth.agentSocket)
+      auth.push({ type: "agent", username: endpoint.username, agent: options.auth.agentSocket });
+    for (const identity of options.auth.identities)
+      auth.push({ type: "publickey", username: endpoint.username, key: identity.key });
     return new Promise<Client>((resolve, reject) => {
       let refusal: Error | undefined;
       client.once("ready", () => resolve(client));
@@ -161,11 +171,20 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
         const where = describeTarget(endpoint);
         if (refusal) reject(refusal);
         else if (error.level === "client-authentication") {
-          const tried = [options.auth.agentSocket ? "ssh-agent" : "", ...options.auth.identities.map((i) => i.path)].filter(Boolean);
-          reject(new SshConnectionError(`authentication to ${where} failed (tried: ${tried.join(", ") || "no keys: no ssh-agent and no identity file"})`));
+          const tried = [
+            options.auth.agentSocket ? "ssh-agent" : "",
+            ...options.auth.identities.map((i) => i.path),
+          ].filter(Boolean);
+          reject(
+            new SshConnectionError(
+              `authentication to ${where} failed (tried: ${tried.join(", ") || "no keys: no ssh-agent and no identity file"})`,
+            ),
+          );
         } else reject(new SshConnectionError(`cannot connect to ${where}: ${error.message}`));
       });
-      client.once("close", () => reject(refusal ?? new SshConnectionError(`connection to ${describeTarget(endpoint)} closed during setup`)));
+      client.once("close", () =>
+        reject(refusal ?? new SshConnectionError(`connection to ${describeTarget(endpoint)} closed during setup`)),
+      );
       client.connect({
         host: endpoint.host,
         port: endpoint.port,
@@ -186,7 +205,9 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
               verify(false);
             },
             (error: unknown) => {
-              refusal = new SshConnectionError(`host key check for ${describeTarget(endpoint)} failed: ${(error as Error).message}`);
+              refusal = new SshConnectionError(
+                `host key check for ${describeTarget(endpoint)} failed: ${(error as Error).message}`,
+              );
               verify(false);
             },
           );
@@ -213,7 +234,8 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
         for (const c of chain) c.end();
         chain = [];
         if (!(error instanceof UnknownHostKeyError)) throw error;
-        if (attempt >= 4 || !options.confirmHostKey || !(await options.confirmHostKey(error.key))) throw new SshConnectionError(error.message);
+        if (attempt >= 4 || !options.confirmHostKey || !(await options.confirmHostKey(error.key)))
+          throw new SshConnectionError(error.message);
         confirmed.add(confirmedId(error.key));
       }
     }
@@ -249,7 +271,9 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
       failures++;
       lastFailureAt = Date.now();
       status.lastError = (error as Error).message;
-      throw error instanceof SshConnectionError ? error : new SshConnectionError(`cannot connect to ${target}: ${(error as Error).message}`);
+      throw error instanceof SshConnectionError
+        ? error
+        : new SshConnectionError(`cannot connect to ${target}: ${(error as Error).message}`);
     });
     return live;
   }
@@ -262,7 +286,9 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
         const { client } = await current();
         status.channelsOpened++;
         const channel = await new Promise<ClientChannel>((resolve, reject) =>
-          client.exec(command, (error, stream) => (error ? reject(new SshConnectionError(`${target}: ${error.message}`)) : resolve(stream))),
+          client.exec(command, (error, stream) =>
+            error ? reject(new SshConnectionError(`${target}: ${error.message}`)) : resolve(stream),
+          ),
         );
         channel.once("close", release);
         return channel;

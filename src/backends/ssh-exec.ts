@@ -26,7 +26,9 @@ const PID_MARK = "\u001eDEEPACP-PGID ";
  */
 export function wrapCommand(command: string, cwd: string, killBackground = true): string {
   const shell = `if command -v bash >/dev/null 2>&1; then s=bash; else s=/bin/sh; fi`;
-  const run = killBackground ? `"$s" -c "$1" </dev/null; c=$?; trap '' TERM; kill -TERM -- -$$ 2>/dev/null; exit $c` : `exec "$s" -c "$1" </dev/null`;
+  const run = killBackground
+    ? `"$s" -c "$1" </dev/null; c=$?; trap '' TERM; kill -TERM -- -$$ 2>/dev/null; exit $c`
+    : `exec "$s" -c "$1" </dev/null`;
   const inner = `printf '${PID_MARK.replace("\u001e", "\\036")}%s\\n' "$$"; ${shell}; ${run}`;
   // OpenSSH starts each session's shell as a session leader: then exec keeps that pid as the group
   // id and no fork is needed (setsid -w would also print a note when the command is killed).
@@ -63,7 +65,11 @@ async function runQuiet(connection: SshConnection, command: string): Promise<voi
 /** How long to wait for output held open by a process that escaped the group, after the exit. */
 const DRAIN_MS = 250;
 
-export async function executeRemote(connection: SshConnection, command: string, options: RemoteExecOptions): Promise<ExecuteResponse> {
+export async function executeRemote(
+  connection: SshConnection,
+  command: string,
+  options: RemoteExecOptions,
+): Promise<ExecuteResponse> {
   const empty: ExecuteResponse = { output: "", exitCode: null, signal: null, truncated: false, timedOut: false };
   if (options.signal?.aborted) return { ...empty, aborted: true };
   let channel: ClientChannel;
@@ -113,7 +119,14 @@ export async function executeRemote(connection: SshConnection, command: string, 
       channel.close();
       if (lost) emit(`${buffer.totalChars > 0 ? "\n" : ""}[${lost}; the command's outcome is unknown]`);
       const { output, truncated } = buffer.result();
-      resolve({ output, exitCode: exit?.code ?? null, signal: exit?.signal ?? null, truncated, timedOut, ...(aborted ? { aborted: true } : {}) });
+      resolve({
+        output,
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        truncated,
+        timedOut,
+        ...(aborted ? { aborted: true } : {}),
+      });
     };
     // Stops the command: kill its group once its pid is known (the data handler does it when the
     // pid arrives later); a command that never reported one is left to the channel close.
@@ -174,12 +187,18 @@ export async function executeRemote(connection: SshConnection, command: string, 
       head = "";
       if (exit || settled) return void finish();
       // No exit status: the connection went (its close may be reported just after the channel's).
-      void Promise.race([dropped, new Promise<string>((r) => setTimeout(() => r(`${connection.target}: the channel closed before the command reported an exit status`), 1000))]).then(
-        (reason) => {
-          lost ??= reason;
-          void finish();
-        },
-      );
+      void Promise.race([
+        dropped,
+        new Promise<string>((r) =>
+          setTimeout(
+            () => r(`${connection.target}: the channel closed before the command reported an exit status`),
+            1000,
+          ),
+        ),
+      ]).then((reason) => {
+        lost ??= reason;
+        void finish();
+      });
     });
   });
 }

@@ -37,18 +37,24 @@ export function createRemoteFiles(options: RemoteFilesOptions) {
     checkPathText(path);
     return posix.isAbsolute(path) ? posix.resolve(path) : posix.resolve(rootDir, path);
   }
-  const message = (error: unknown, path: string) => (error instanceof FsOpError ? error.message : `${(error as Error).message} ('${shownPath(path)}')`);
+  const message = (error: unknown, path: string) =>
+    error instanceof FsOpError ? error.message : `${(error as Error).message} ('${shownPath(path)}')`;
   const code = (error: unknown) => (error instanceof FsOpError ? error.code : "invalid_path");
 
   function assertFile(info: RemoteStats, path: string): void {
     if (info.isDirectory()) throw new FsOpError(`'${shownPath(path)}' is a directory`, "is_directory");
     if (!info.isFile()) throw new FsOpError(`'${shownPath(path)}' is not a regular file`, "invalid_path");
     if (info.size > maxFileBytes) {
-      throw new FsOpError(`File '${shownPath(path)}' is too large (${(info.size / 1048576).toFixed(1)} MB exceeds the ${maxFileBytes / 1048576} MB limit)`, "invalid_path");
+      throw new FsOpError(
+        `File '${shownPath(path)}' is too large (${(info.size / 1048576).toFixed(1)} MB exceeds the ${maxFileBytes / 1048576} MB limit)`,
+        "invalid_path",
+      );
     }
   }
 
-  async function readWhole(path: string): Promise<{ bytes: Buffer; info: RemoteStats; mimeType: string; text?: string }> {
+  async function readWhole(
+    path: string,
+  ): Promise<{ bytes: Buffer; info: RemoteStats; mimeType: string; text?: string }> {
     const info = await fs.stat(path);
     assertFile(info, path);
     const bytes = await fs.readFile(path);
@@ -96,7 +102,14 @@ export function createRemoteFiles(options: RemoteFilesOptions) {
         const whole = await readWhole(resolvePath(filePath));
         // SFTP v3 has no creation time; the modification time stands in.
         const modifiedAt = new Date((whole.info.mtime ?? 0) * 1000).toISOString();
-        return { data: { content: whole.text ?? toBytes(whole.bytes), mimeType: whole.mimeType, createdAt: modifiedAt, modifiedAt } };
+        return {
+          data: {
+            content: whole.text ?? toBytes(whole.bytes),
+            mimeType: whole.mimeType,
+            createdAt: modifiedAt,
+            modifiedAt,
+          },
+        };
       } catch (error) {
         return { error: message(error, filePath) };
       }
@@ -116,7 +129,8 @@ export function createRemoteFiles(options: RemoteFilesOptions) {
       try {
         const path = resolvePath(filePath);
         const whole = await readWhole(path);
-        if (whole.text === undefined || looksBinary(whole.bytes)) return { error: `Cannot edit binary file '${shownPath(path)}'` };
+        if (whole.text === undefined || looksBinary(whole.bytes))
+          return { error: `Cannot edit binary file '${shownPath(path)}'` };
         const replaced = performStringReplacement(whole.text, oldString, newString, replaceAll);
         if (!replaced.ok) return { error: replaced.error };
         await fs.replaceFile(path, Buffer.from(replaced.content, "utf8"), whole.info.mode);
@@ -142,7 +156,12 @@ export function createRemoteFiles(options: RemoteFilesOptions) {
               return { path: shown, isDir: false };
             }
             const dir = stats.isDirectory();
-            return { path: dir ? `${shown}/` : shown, isDir: dir, size: dir ? 0 : stats.size, modifiedAt: new Date((stats.mtime ?? 0) * 1000).toISOString() };
+            return {
+              path: dir ? `${shown}/` : shown,
+              isDir: dir,
+              size: dir ? 0 : stats.size,
+              modifiedAt: new Date((stats.mtime ?? 0) * 1000).toISOString(),
+            };
           }),
         );
         files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -35,7 +35,9 @@ export function createHostTrust(options: HostTrustOptions): HostTrust {
         case "trusted":
           return { trusted: true };
         case "revoked":
-          return { refused: `The host key of ${name} (${describeHostKey(key)}) is marked @revoked in ${path}; not connecting.` };
+          return {
+            refused: `The host key of ${name} (${describeHostKey(key)}) is marked @revoked in ${path}; not connecting.`,
+          };
         case "changed":
           return {
             refused:

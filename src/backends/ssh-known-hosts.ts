@@ -27,7 +27,13 @@ export function hostPatternName(host: string, port: number): string {
 }
 
 function globMatch(pattern: string, name: string): boolean {
-  const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i");
+  const regex = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+    "i",
+  );
   return regex.test(name);
 }
 
@@ -97,7 +103,11 @@ export function createKnownHostsFile(path: string): KnownHostsFile {
       } catch {
         // new file
       }
-      await appendFile(path, `${prefix}${hostPatternName(key.host, key.port)} ${key.type} ${key.blob.toString("base64")}\n`, { mode: 0o600 });
+      await appendFile(
+        path,
+        `${prefix}${hostPatternName(key.host, key.port)} ${key.type} ${key.blob.toString("base64")}\n`,
+        { mode: 0o600 },
+      );
     },
   };
 }

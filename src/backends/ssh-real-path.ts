@@ -9,7 +9,8 @@ import type { RemoteFs, RemoteStats } from "./ssh-sftp.js";
 
 function errnoError(error: unknown): Error {
   if (!(error instanceof FsOpError)) return error as Error;
-  const code = error.errno ?? (error.code === "file_not_found" ? "ENOENT" : error.code === "permission_denied" ? "EACCES" : "EIO");
+  const code =
+    error.errno ?? (error.code === "file_not_found" ? "ENOENT" : error.code === "permission_denied" ? "EACCES" : "EIO");
   return Object.assign(new Error(error.message), { code });
 }
 
@@ -35,14 +36,15 @@ export function createRemoteRealPathFs(fs: RemoteFs): RealPathFs {
   return {
     // OpenSSH's realpath accepts a missing last component; the resolver must learn it is missing.
     realpath: (path) =>
-      fs.realpath(path).then(
-        async (real) => {
+      fs
+        .realpath(path)
+        .then(async (real) => {
           await fs.lstat(real);
           return real;
-        },
-      ).catch((error: unknown) => {
-        throw errnoError(error);
-      }),
+        })
+        .catch((error: unknown) => {
+          throw errnoError(error);
+        }),
     stat: wrap(fs.stat, asStats),
     lstat: wrap(fs.lstat, asStats),
     readlink: wrap(fs.readlink, (target: string) => target),

@@ -26,7 +26,8 @@ const WALK_FLAGS = "--hidden --no-require-git --no-messages --glob '!.git'";
 const MATCH_PREFIX = '{"type":"match"';
 
 type RgData = { text?: string; bytes?: string };
-const rgText = (data: RgData) => (data.text !== undefined ? data.text : Buffer.from(data.bytes ?? "", "base64").toString("utf8"));
+const rgText = (data: RgData) =>
+  data.text !== undefined ? data.text : Buffer.from(data.bytes ?? "", "base64").toString("utf8");
 const stripNewline = (text: string) => text.replace(/\r?\n?$/, "");
 const relativeTo = (base: string, path: string) => path.slice(base.endsWith("/") ? base.length : base.length + 1);
 
@@ -65,20 +66,31 @@ export function createRemoteSearch(options: RemoteSearchOptions) {
     return hasRg;
   }
 
-  async function resolveBase(path: string): Promise<{ path: string; isDir: boolean } | { error: string; missing: boolean }> {
+  async function resolveBase(
+    path: string,
+  ): Promise<{ path: string; isDir: boolean } | { error: string; missing: boolean }> {
     try {
       const full = options.resolvePath(path);
       const info = await fs.stat(full);
       return { path: full, isDir: info.isDirectory() };
     } catch (error) {
-      return { error: (error as Error).message, missing: error instanceof FsOpError && error.code === "file_not_found" };
+      return {
+        error: (error as Error).message,
+        missing: error instanceof FsOpError && error.code === "file_not_found",
+      };
     }
   }
 
-  async function grep(pattern: string, path?: string | null, glob?: string | null, maxCount?: number | null): Promise<GrepResult> {
+  async function grep(
+    pattern: string,
+    path?: string | null,
+    glob?: string | null,
+    maxCount?: number | null,
+  ): Promise<GrepResult> {
     if (pattern.length === 0) return { error: "pattern must not be empty" };
     const limit = maxCount ?? DEFAULT_GREP_MAX_COUNT;
-    if (!Number.isInteger(limit) || limit < 1) return { error: `max_count must be a positive integer, got ${maxCount}` };
+    if (!Number.isInteger(limit) || limit < 1)
+      return { error: `max_count must be a positive integer, got ${maxCount}` };
     const base = await resolveBase(path ?? options.rootDir);
     if ("error" in base) return { error: base.error };
     if (pattern.includes("\n")) return { matches: [] };
@@ -106,7 +118,9 @@ export function createRemoteSearch(options: RemoteSearchOptions) {
       let stopFn = () => {};
       const lines = recordSplitter(0x0a, (record) => {
         if (record.subarray(0, MATCH_PREFIX.length).toString() !== MATCH_PREFIX) return;
-        const data = (JSON.parse(record.toString("utf8")) as { data: { path: RgData; lines: RgData; line_number: number } }).data;
+        const data = (
+          JSON.parse(record.toString("utf8")) as { data: { path: RgData; lines: RgData; line_number: number } }
+        ).data;
         add(rgText(data.path), data.line_number, rgText(data.lines), stopFn);
       });
       onChunk = (chunk, stop) => {
@@ -129,10 +143,16 @@ export function createRemoteSearch(options: RemoteSearchOptions) {
         lines.push(chunk);
       };
     }
-    const run = await streamRemote(connection, command, options.timeoutMs, onChunk).catch((error: Error) => ({ lost: error.message, code: null, stderr: "", timedOut: false }));
+    const run = await streamRemote(connection, command, options.timeoutMs, onChunk).catch((error: Error) => ({
+      lost: error.message,
+      code: null,
+      stderr: "",
+      timedOut: false,
+    }));
     if (run.lost) return { error: `grep failed: ${run.lost}` };
     // 1 = nothing found; 2 with an empty stderr = unreadable files.
-    if (!truncated && run.code !== null && run.code > 1 && run.stderr.trim() !== "") return { error: `grep failed on ${connection.target} (exit ${run.code}): ${run.stderr.trim()}` };
+    if (!truncated && run.code !== null && run.code > 1 && run.stderr.trim() !== "")
+      return { error: `grep failed on ${connection.target} (exit ${run.code}): ${run.stderr.trim()}` };
     matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
     return truncated || run.timedOut ? { matches, truncated: true } : { matches };
   }

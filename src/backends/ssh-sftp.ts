@@ -20,7 +20,8 @@ export function toRemoteError(error: unknown, path: string, target: string): FsO
   const e = error as { code?: unknown; message?: string };
   const p = shownPath(path);
   if (e.code === SFTP_NO_SUCH_FILE) return new FsOpError(fileNotFoundMessage(p), "file_not_found", "ENOENT");
-  if (e.code === SFTP_PERMISSION_DENIED) return new FsOpError(`Permission denied: '${p}'`, "permission_denied", "EACCES");
+  if (e.code === SFTP_PERMISSION_DENIED)
+    return new FsOpError(`Permission denied: '${p}'`, "permission_denied", "EACCES");
   if (typeof e.code === "number") return new FsOpError(`${e.message ?? "SFTP failure"} ('${p}')`, "invalid_path");
   // Not an SFTP status: the channel or the connection failed.
   return new FsOpError(`${target}: ${e.message ?? String(error)} ('${p}')`, "invalid_path");
@@ -32,7 +33,10 @@ export function createRemoteFs(connection: SshConnection) {
   const target = connection.target;
 
   /** Calls an SFTP method; a dropped connection rejects at once even if ssh2 never calls back. */
-  async function call<T>(path: string, run: (sftp: SFTPWrapper, done: (error: Error | null | undefined, value?: T) => void) => void): Promise<T> {
+  async function call<T>(
+    path: string,
+    run: (sftp: SFTPWrapper, done: (error: Error | null | undefined, value?: T) => void) => void,
+  ): Promise<T> {
     let sftp: SFTPWrapper;
     try {
       sftp = await connection.sftp();
@@ -63,7 +67,8 @@ export function createRemoteFs(connection: SshConnection) {
 
   const stat = (path: string) => call<RemoteStats>(path, (s, d) => s.stat(path, (e, st) => d(e, st as RemoteStats)));
   const lstat = (path: string) => call<RemoteStats>(path, (s, d) => s.lstat(path, (e, st) => d(e, st as RemoteStats)));
-  const readdir = (path: string) => call<FileEntryWithStats[]>(path, (s, d) => s.readdir(path, (e, list) => d(e, list as FileEntryWithStats[])));
+  const readdir = (path: string) =>
+    call<FileEntryWithStats[]>(path, (s, d) => s.readdir(path, (e, list) => d(e, list as FileEntryWithStats[])));
   const readFile = (path: string) => call<Buffer>(path, (s, d) => s.readFile(path, (e, data) => d(e, data)));
   const realpath = (path: string) => call<string>(path, (s, d) => s.realpath(path, (e, real) => d(e, real)));
   const unlink = (path: string) => call<void>(path, (s, d) => s.unlink(path, (e) => d(e)));
@@ -85,7 +90,8 @@ export function createRemoteFs(connection: SshConnection) {
   async function mkdirs(dir: string, display: string): Promise<void> {
     const info = await exists(dir);
     if (info) {
-      if (!info.isDirectory()) throw new FsOpError(`Not a directory: a parent of '${shownPath(display)}' is a file`, "invalid_path");
+      if (!info.isDirectory())
+        throw new FsOpError(`Not a directory: a parent of '${shownPath(display)}' is a file`, "invalid_path");
       return;
     }
     const parent = posix.dirname(dir);
@@ -99,7 +105,9 @@ export function createRemoteFs(connection: SshConnection) {
   }
 
   async function writeAll(path: string, data: Uint8Array, mode: number | undefined): Promise<void> {
-    const handle = await call<Buffer>(path, (s, d) => s.open(path, "wx", mode === undefined ? {} : { mode }, (e, h) => d(e, h)));
+    const handle = await call<Buffer>(path, (s, d) =>
+      s.open(path, "wx", mode === undefined ? {} : { mode }, (e, h) => d(e, h)),
+    );
     try {
       // One request per 32 KiB (the size every SFTP server accepts), all in flight at once.
       const chunk = 32 * 1024;
@@ -139,14 +147,19 @@ export function createRemoteFs(connection: SshConnection) {
 
   /** Replaces (or creates) a file's content atomically, keeping the old file's mode. */
   async function replaceFile(path: string, data: Uint8Array, oldMode: number | undefined): Promise<void> {
-    const temp = posix.join(posix.dirname(path), `.${posix.basename(path).slice(0, 200)}.deep-acp-${randomBytes(4).toString("hex")}.tmp`);
+    const temp = posix.join(
+      posix.dirname(path),
+      `.${posix.basename(path).slice(0, 200)}.deep-acp-${randomBytes(4).toString("hex")}.tmp`,
+    );
     try {
       await writeAll(temp, data, oldMode === undefined ? undefined : oldMode & 0o7777);
       if (oldMode !== undefined) await chmod(temp, oldMode & 0o7777).catch(() => {});
       await rename(temp, path);
     } catch (error) {
       await unlink(temp).catch(() => {});
-      throw error instanceof FsOpError ? new FsOpError(error.message.replace(temp, path), error.code, error.errno) : error;
+      throw error instanceof FsOpError
+        ? new FsOpError(error.message.replace(temp, path), error.code, error.errno)
+        : error;
     }
   }
 

@@ -29,14 +29,22 @@ export function parseRemoteUrl(text: string): RemoteSpec {
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   if (!host) throw new RemoteSpecError(`remote "${text}" has no host: ${usage}`);
-  if (url.password) throw new RemoteSpecError(`remote "${text}": passwords in the URL are not supported; use ssh-agent or an identity file`);
+  if (url.password)
+    throw new RemoteSpecError(
+      `remote "${text}": passwords in the URL are not supported; use ssh-agent or an identity file`,
+    );
   if (url.search || url.hash) throw new RemoteSpecError(`remote "${text}": unexpected "?" or "#": ${usage}`);
   const path = decodeURIComponent(url.pathname);
   if (!path.startsWith("/")) {
     throw new RemoteSpecError(`remote "${text}" needs an absolute path on the host: ${usage}`);
   }
   const port = url.port ? Number(url.port) : undefined;
-  return { ...(url.username ? { user: decodeURIComponent(url.username) } : {}), host, ...(port ? { port } : {}), path: posix.normalize(path) };
+  return {
+    ...(url.username ? { user: decodeURIComponent(url.username) } : {}),
+    host,
+    ...(port ? { port } : {}),
+    path: posix.normalize(path),
+  };
 }
 
 export function formatRemoteUrl(spec: RemoteSpec): string {
@@ -44,7 +52,12 @@ export function formatRemoteUrl(spec: RemoteSpec): string {
   return `ssh://${spec.user ? `${encodeURIComponent(spec.user)}@` : ""}${host}${spec.port ? `:${spec.port}` : ""}${spec.path}`;
 }
 
-export type ResolvedHost = SshEndpoint & { identityFiles: string[]; identitiesOnly: boolean; agentSocket?: string; viaSshConfig: boolean };
+export type ResolvedHost = SshEndpoint & {
+  identityFiles: string[];
+  identitiesOnly: boolean;
+  agentSocket?: string;
+  viaSshConfig: boolean;
+};
 
 export type ResolveHostOptions = {
   home: string;
@@ -65,7 +78,10 @@ function expandHome(path: string, home: string): string {
 /** `ssh -G` for one host; undefined when OpenSSH is not installed. */
 function sshG(binary: string, args: string[]): Promise<Map<string, string[]> | undefined> {
   return new Promise((resolve) => {
-    const child = spawn(binary, ["-G", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SSH_AUTH_SOCK: "" } });
+    const child = spawn(binary, ["-G", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, SSH_AUTH_SOCK: "" },
+    });
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
@@ -99,7 +115,11 @@ function parseHop(text: string): { user?: string; host: string; port?: number } 
 }
 
 /** Resolves a host (an alias or a name) to where and as whom to connect, jump hosts included. */
-export async function resolveHost(spec: { user?: string; host: string; port?: number }, options: ResolveHostOptions, depth = 0): Promise<ResolvedHost> {
+export async function resolveHost(
+  spec: { user?: string; host: string; port?: number },
+  options: ResolveHostOptions,
+  depth = 0,
+): Promise<ResolvedHost> {
   if (depth > 5) throw new RemoteSpecError(`ProxyJump chain for ${spec.host} is too long (or loops)`);
   const binary = options.sshBinary === undefined ? "ssh" : options.sshBinary;
   const configFile = join(options.home, ".ssh", "config");
@@ -118,9 +138,11 @@ export async function resolveHost(spec: { user?: string; host: string; port?: nu
   const port = spec.port ?? Number(one("port") ?? 22);
   const identitiesOnly = one("identitiesonly") === "yes";
   const configured = (config?.get("identityfile") ?? []).map((f) => expandHome(f, options.home));
-  const identityFiles = configured.length > 0 ? configured : DEFAULT_IDENTITIES.map((f) => join(options.home, ".ssh", f));
+  const identityFiles =
+    configured.length > 0 ? configured : DEFAULT_IDENTITIES.map((f) => join(options.home, ".ssh", f));
   const agent = one("identityagent");
-  const agentPath = agent === "none" ? undefined : agent && agent !== "SSH_AUTH_SOCK" ? expandHome(agent, options.home) : agentSocket;
+  const agentPath =
+    agent === "none" ? undefined : agent && agent !== "SSH_AUTH_SOCK" ? expandHome(agent, options.home) : agentSocket;
   const resolved: ResolvedHost = {
     host,
     port,

@@ -3,7 +3,14 @@ import { createSshBackend, type SshBackend } from "./ssh-backend.js";
 import { createSshConnection, type HostKey, type SshConnection, type SshEndpoint } from "./ssh-connection.js";
 import { createHostTrust, type HostKeyAnswer } from "./ssh-host-trust.js";
 import { createKnownHostsFile } from "./ssh-known-hosts.js";
-import { formatRemoteUrl, loadIdentities, resolveHost, type RemoteSpec, type ResolvedHost, type ResolveHostOptions } from "./ssh-target.js";
+import {
+  formatRemoteUrl,
+  loadIdentities,
+  resolveHost,
+  type RemoteSpec,
+  type ResolvedHost,
+  type ResolveHostOptions,
+} from "./ssh-target.js";
 
 // Everything needed to reach a remote workspace from a `ssh://` spec: the host as ~/.ssh/config
 // describes it, keys from ssh-agent and identity files, known_hosts checks with a dialog for unknown
@@ -35,7 +42,8 @@ const pool = new Map<string, PoolEntry>();
 
 function poolKey(endpoint: SshEndpoint, trustUnknown: boolean): string {
   const hops: string[] = [];
-  for (let hop: SshEndpoint | undefined = endpoint; hop; hop = hop.jump) hops.push(`${hop.username}@${hop.host}:${hop.port}`);
+  for (let hop: SshEndpoint | undefined = endpoint; hop; hop = hop.jump)
+    hops.push(`${hop.username}@${hop.host}:${hop.port}`);
   return `${hops.join(" via ")}${trustUnknown ? " (trust unknown)" : ""}`;
 }
 
@@ -71,7 +79,8 @@ export async function openSshWorkspace(options: OpenSshWorkspaceOptions): Promis
   if (!entry) {
     // Jump hosts are authenticated with the same agent and keys (theirs included).
     const files = new Set(resolved.identityFiles);
-    for (let hop = resolved.jump as ResolvedHost | undefined; hop; hop = hop.jump as ResolvedHost | undefined) for (const f of hop.identityFiles ?? []) files.add(f);
+    for (let hop = resolved.jump as ResolvedHost | undefined; hop; hop = hop.jump as ResolvedHost | undefined)
+      for (const f of hop.identityFiles ?? []) files.add(f);
     const identities = await loadIdentities([...files]);
     const created: PoolEntry = { connection: undefined as unknown as SshConnection, users: 0, askers: [] };
     // An unknown key is asked about in the session that uses the connection most recently.

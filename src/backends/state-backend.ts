@@ -93,7 +93,8 @@ export function createStateBackend(options: StateBackendOptions = {}): StateBack
     const key = virtualKey(path);
     if (isDir(key)) throw isDirError(key);
     for (let parent = parentKey(key); parent !== "/"; parent = parentKey(parent)) {
-      if (files.has(parent)) throw new FsOpError(`Not a directory: a parent of '${shownPath(key)}' is a file`, "invalid_path");
+      if (files.has(parent))
+        throw new FsOpError(`Not a directory: a parent of '${shownPath(key)}' is a file`, "invalid_path");
     }
     const now = clock().toISOString();
     const previous = files.get(key);
@@ -155,7 +156,9 @@ export function createStateBackend(options: StateBackendOptions = {}): StateBack
   async function readRaw(filePath: string): Promise<ReadRawResult> {
     try {
       const { file } = getFile(filePath);
-      return { data: { ...file, content: typeof file.content === "string" ? file.content : new Uint8Array(file.content) } };
+      return {
+        data: { ...file, content: typeof file.content === "string" ? file.content : new Uint8Array(file.content) },
+      };
     } catch (error) {
       return { error: toFsOpError(error, filePath).message };
     }
@@ -198,11 +201,17 @@ export function createStateBackend(options: StateBackendOptions = {}): StateBack
     }
   }
 
-  async function grep(pattern: string, path?: string | null, glob?: string | null, maxCount?: number | null): Promise<GrepResult> {
+  async function grep(
+    pattern: string,
+    path?: string | null,
+    glob?: string | null,
+    maxCount?: number | null,
+  ): Promise<GrepResult> {
     try {
       if (pattern.length === 0) return { error: "pattern must not be empty" };
       const limit = maxCount ?? DEFAULT_GREP_MAX_COUNT;
-      if (!Number.isInteger(limit) || limit < 1) return { error: `max_count must be a positive integer, got ${maxCount}` };
+      if (!Number.isInteger(limit) || limit < 1)
+        return { error: `max_count must be a positive integer, got ${maxCount}` };
       const base = virtualKey(path ?? "/");
       if (!files.has(base) && !isDir(base)) throw notFound(base);
       const filter = files.has(base) ? undefined : fileFilter(glob);
@@ -264,7 +273,10 @@ export function createStateBackend(options: StateBackendOptions = {}): StateBack
     return paths.map((path) => {
       try {
         const { file } = getFile(path);
-        const content = typeof file.content === "string" ? new Uint8Array(Buffer.from(file.content, "utf8")) : new Uint8Array(file.content);
+        const content =
+          typeof file.content === "string"
+            ? new Uint8Array(Buffer.from(file.content, "utf8"))
+            : new Uint8Array(file.content);
         return { path, content, error: null };
       } catch (error) {
         return { path, content: null, error: toFsOpError(error, path).code };

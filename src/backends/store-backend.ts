@@ -38,8 +38,15 @@ export interface StoreBackend extends FilesystemBackend {
 export function validateNamespace(namespace: readonly string[]): void {
   if (namespace.length === 0) throw new InvalidNamespaceError("store namespace must have at least one component");
   for (const component of namespace) {
-    if (typeof component !== "string" || !NAMESPACE_COMPONENT.test(component) || component === "." || component === "..") {
-      throw new InvalidNamespaceError(`invalid store namespace component ${JSON.stringify(component)}: use letters, digits and - _ . @ + : ~`);
+    if (
+      typeof component !== "string" ||
+      !NAMESPACE_COMPONENT.test(component) ||
+      component === "." ||
+      component === ".."
+    ) {
+      throw new InvalidNamespaceError(
+        `invalid store namespace component ${JSON.stringify(component)}: use letters, digits and - _ . @ + : ~`,
+      );
     }
   }
 }

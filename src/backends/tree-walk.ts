@@ -26,7 +26,9 @@ export type WalkOptions = {
 export async function walkTree(options: WalkOptions): Promise<void> {
   const inherited = await parentIgnoreLevels(options.base, options.ignoreRoot ?? "/");
   let stopped = false;
-  const queue: Array<{ dir: string; depth: number; levels: IgnoreLevel[] }> = [{ dir: options.base, depth: 1, levels: inherited }];
+  const queue: Array<{ dir: string; depth: number; levels: IgnoreLevel[] }> = [
+    { dir: options.base, depth: 1, levels: inherited },
+  ];
   let active = 0;
 
   await new Promise<void>((resolveWalk) => {
@@ -49,7 +51,8 @@ export async function walkTree(options: WalkOptions): Promise<void> {
         return; // unreadable directories are skipped, as ripgrep does with --no-messages
       }
       const isRepo = entries.some((e) => e.name === ".git");
-      const own = isRepo || entries.some((e) => IGNORE_FILES.includes(e.name)) ? await loadIgnore(job.dir, isRepo) : undefined;
+      const own =
+        isRepo || entries.some((e) => IGNORE_FILES.includes(e.name)) ? await loadIgnore(job.dir, isRepo) : undefined;
       const levels = own ? [...job.levels, own] : job.levels;
       for (const entry of entries) {
         if (stopped) return;
@@ -59,7 +62,8 @@ export async function walkTree(options: WalkOptions): Promise<void> {
         if (!isDir && !entry.isFile()) continue;
         if (isIgnored(levels, path, isDir)) continue;
         if (isDir) {
-          if (options.maxDepth === undefined || job.depth < options.maxDepth) queue.push({ dir: path, depth: job.depth + 1, levels });
+          if (options.maxDepth === undefined || job.depth < options.maxDepth)
+            queue.push({ dir: path, depth: job.depth + 1, levels });
         } else if (options.onFile(path) === false) {
           stopped = true;
         }

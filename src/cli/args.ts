@@ -71,8 +71,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     throw new UsageError((error as Error).message);
   }
   const v = parsed.values;
-  if (v["mcp-config"] !== undefined && v["no-mcp"]) throw new UsageError("--mcp-config and --no-mcp cannot be used together");
-  if (v.sandbox !== undefined && v.sandbox !== "none" && v.sandbox !== "bwrap") throw new UsageError(`--sandbox must be "none" or "bwrap" (got "${v.sandbox}")`);
+  if (v["mcp-config"] !== undefined && v["no-mcp"])
+    throw new UsageError("--mcp-config and --no-mcp cannot be used together");
+  if (v.sandbox !== undefined && v.sandbox !== "none" && v.sandbox !== "bwrap")
+    throw new UsageError(`--sandbox must be "none" or "bwrap" (got "${v.sandbox}")`);
   if (v.remote !== undefined) {
     try {
       parseRemoteUrl(v.remote);
@@ -81,8 +83,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     }
   }
   const agent = v.agent ?? "agent";
-  if (!/^[A-Za-z0-9_-]+$/.test(agent)) throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
-  if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "") throw new UsageError("-n needs a prompt");
+  if (!/^[A-Za-z0-9_-]+$/.test(agent))
+    throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
+  if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "")
+    throw new UsageError("-n needs a prompt");
   const maxMessageBytes = positiveInteger(v["max-message-bytes"], "--max-message-bytes", 1024);
   const maxJsonDepth = positiveInteger(v["max-json-depth"], "--max-json-depth", 8);
   return {
@@ -114,7 +118,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
 function positiveInteger(value: string | undefined, flag: string, min: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number of at least ${min} (got "${value}")`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new UsageError(`${flag} must be a whole number of at least ${min} (got "${value}")`);
   return n;
 }
 

@@ -21,7 +21,12 @@ export async function collectMemoryFacts(user: UserPaths, projectRoot: string): 
     const note = loaded.diagnostics.find((d) => d.source === path);
     if (!note) return { path, scope, state: "missing" as const };
     // "info" is a file read under another name (a symlink to an earlier link of the chain).
-    return { path, scope, state: note.severity === "info" ? ("found" as const) : ("invalid" as const), detail: note.message };
+    return {
+      path,
+      scope,
+      state: note.severity === "info" ? ("found" as const) : ("invalid" as const),
+      detail: note.message,
+    };
   });
   const memoriesDir = await directoryFacts(user.memoriesDir);
   return { files, memoriesDir, diagnostics: loaded.diagnostics };
@@ -50,12 +55,21 @@ export async function collectSkillsFacts(options: SkillsFactsOptions): Promise<D
     builtinDir: builtinSkillsDir(options.user.stateDir),
   });
   const dirs = await Promise.all(
-    loaded.sources.map(async (source) => ({ ...(await directoryFacts(source.dir)), scope: source.scope, label: source.label })),
+    loaded.sources.map(async (source) => ({
+      ...(await directoryFacts(source.dir)),
+      scope: source.scope,
+      label: source.label,
+    })),
   );
   return {
     dirs,
     builtin: [...BUILTIN_SKILL_NAMES],
-    skills: loaded.items.map((skill) => ({ name: skill.name, scope: skill.scope, path: skill.path, overrides: skill.overrides ?? [] })),
+    skills: loaded.items.map((skill) => ({
+      name: skill.name,
+      scope: skill.scope,
+      path: skill.path,
+      overrides: skill.overrides ?? [],
+    })),
     pendingSymlinks: loaded.pendingSymlinks.map((p) => ({ skill: p.skillName, link: p.linkPath, target: p.target })),
     diagnostics: [...loaded.trustDiagnostics, ...loaded.diagnostics],
   };

@@ -1,5 +1,12 @@
 import { projectPaths } from "../config/paths.js";
-import { canonicalRoot, createHookTrustStore, describeProjectHooks, loadHooksConfig, type HookSource, type LoadedHooks } from "../hooks/index.js";
+import {
+  canonicalRoot,
+  createHookTrustStore,
+  describeProjectHooks,
+  loadHooksConfig,
+  type HookSource,
+  type LoadedHooks,
+} from "../hooks/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { DoctorHookFile, DoctorHookTrust, DoctorHooksFacts } from "./doctor-types.js";
 
@@ -28,7 +35,12 @@ export async function collectHooksFacts(options: HooksFactsOptions): Promise<Doc
 }
 
 function fileFacts(info: LoadedHooks["files"][number], loaded: LoadedHooks): DoctorHookFile {
-  const base = { path: info.file, scope: info.scope, handlers: info.itemCount, ...(info.pluginId !== undefined ? { pluginId: info.pluginId } : {}) };
+  const base = {
+    path: info.file,
+    scope: info.scope,
+    handlers: info.itemCount,
+    ...(info.pluginId !== undefined ? { pluginId: info.pluginId } : {}),
+  };
   if (!info.exists) return { ...base, state: "missing" };
   const errors = loaded.diagnostics.filter((d) => d.source === info.file && d.severity === "error");
   if (errors.length === 0) return { ...base, state: "found" };
@@ -36,7 +48,11 @@ function fileFacts(info: LoadedHooks["files"][number], loaded: LoadedHooks): Doc
   return { ...base, state: "invalid", detail: `${errors[0]!.message}${more}` };
 }
 
-async function trustOf(loaded: LoadedHooks, options: HooksFactsOptions, diagnostics: Diagnostic[]): Promise<DoctorHookTrust> {
+async function trustOf(
+  loaded: LoadedHooks,
+  options: HooksFactsOptions,
+  diagnostics: Diagnostic[],
+): Promise<DoctorHookTrust> {
   const request = await describeProjectHooks(loaded, options.projectRoot);
   if (!request) return { status: "none", commands: [] };
   const facts = {
@@ -52,7 +68,8 @@ async function trustOf(loaded: LoadedHooks, options: HooksFactsOptions, diagnost
     diagnostics.push({
       severity: "warning",
       source: request.file,
-      message: "edited (or a script it runs changed) since you trusted it; the editor asks again before these hooks run",
+      message:
+        "edited (or a script it runs changed) since you trusted it; the editor asks again before these hooks run",
     });
     return { status: "changed", ...facts };
   }

@@ -1,4 +1,10 @@
-import { createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type McpServerEntry, type PluginMcpServers } from "../mcp/index.js";
+import {
+  createMcpTrustResolver,
+  createMcpTrustStore,
+  discoverMcpServers,
+  type McpServerEntry,
+  type PluginMcpServers,
+} from "../mcp/index.js";
 import type { DoctorMcpFacts, DoctorMcpServer } from "./doctor-types.js";
 
 export type McpFactsOptions = {
@@ -65,6 +71,7 @@ export async function collectMcpFacts(options: McpFactsOptions): Promise<DoctorM
 function describeTarget(entry: McpServerEntry): Pick<DoctorMcpServer, "transport" | "target"> {
   const definition = entry.definition;
   if (!definition) return { transport: "invalid" };
-  if (definition.transport === "stdio") return { transport: "stdio", target: [definition.command, ...definition.args].join(" ") };
+  if (definition.transport === "stdio")
+    return { transport: "stdio", target: [definition.command, ...definition.args].join(" ") };
   return { transport: definition.transport, target: definition.url };
 }

@@ -9,7 +9,12 @@ import type { DoctorPluginsFacts } from "./doctor-types.js";
 export type PluginLoad = { facts: DoctorPluginsFacts; items: LoadedPlugin[] };
 
 export async function collectPluginFacts(paths: UserPaths, projectRoot: string): Promise<PluginLoad> {
-  const loaded = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot, createDataDirs: false });
+  const loaded = await loadEnabledPlugins({
+    pluginsDir: paths.pluginsDir,
+    stateDir: paths.stateDir,
+    projectRoot,
+    createDataDirs: false,
+  });
   // The loader already reported the state file's problems; this read is for the installed/enabled lists.
   const { state } = await createPluginStateStore(paths.stateDir).load();
   const byId = new Map(loaded.items.map((plugin) => [plugin.id, plugin]));

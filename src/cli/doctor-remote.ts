@@ -32,16 +32,38 @@ export async function collectRemoteFacts(options: RemoteFactsOptions): Promise<D
   if (!selection) return { mappedProjects: mapped, diagnostics };
   let health: SshHealth;
   try {
-    const backend = await openSshWorkspace({ spec: selection.spec, home: options.home, trustUnknownHost: options.trustRemoteHost, connectTimeoutSeconds: options.config.remote.connect_timeout_seconds });
+    const backend = await openSshWorkspace({
+      spec: selection.spec,
+      home: options.home,
+      trustUnknownHost: options.trustRemoteHost,
+      connectTimeoutSeconds: options.config.remote.connect_timeout_seconds,
+    });
     health = await backend.health();
     await backend.close();
   } catch (error) {
-    health = { target: selection.url, connected: false, reconnects: 0, channelsOpened: 0, ok: false, error: (error as Error).message };
+    health = {
+      target: selection.url,
+      connected: false,
+      reconnects: 0,
+      channelsOpened: 0,
+      ok: false,
+      error: (error as Error).message,
+    };
   }
-  if (!health.ok) diagnostics.push({ severity: "error", source: selection.source, message: describeSshHealth(selection.url, health) });
+  if (!health.ok)
+    diagnostics.push({
+      severity: "error",
+      source: selection.source,
+      message: describeSshHealth(selection.url, health),
+    });
   return {
     mappedProjects: mapped,
-    workspace: { url: selection.url, source: selection.source, ok: health.ok, summary: describeSshHealth(selection.url, health) },
+    workspace: {
+      url: selection.url,
+      source: selection.source,
+      ok: health.ok,
+      summary: describeSshHealth(selection.url, health),
+    },
     diagnostics,
   };
 }

@@ -17,16 +17,28 @@ export function renderDoctorReport(report: DoctorReport): string {
         `  agent         ${report.agent}`,
       ],
     },
-    { title: "Node.js", lines: [mark(report.node.ok ? "✓" : "✗", `${report.node.version} (deep-acp needs ${report.node.required})`)] },
+    {
+      title: "Node.js",
+      lines: [mark(report.node.ok ? "✓" : "✗", `${report.node.version} (deep-acp needs ${report.node.required})`)],
+    },
     modelBlock(report),
-    { title: "Config", lines: [fileLine(report.config.file), ...diagnosticLines(report.config.diagnostics, [report.config.file])] },
+    {
+      title: "Config",
+      lines: [fileLine(report.config.file), ...diagnosticLines(report.config.diagnostics, [report.config.file])],
+    },
     mcpBlock(report),
     hooksBlock(report),
     {
       title: "Memory (AGENTS.md, in load order)",
       lines: [
-        ...report.memory.files.map((file) => fileLine(file, `${file.scope}: `, file.bytes !== undefined ? `${file.bytes} bytes` : undefined)),
-        fileLine(report.memory.memoriesDir, "memories: ", report.memory.memoriesDir.entries !== undefined ? `${report.memory.memoriesDir.entries} entries` : undefined),
+        ...report.memory.files.map((file) =>
+          fileLine(file, `${file.scope}: `, file.bytes !== undefined ? `${file.bytes} bytes` : undefined),
+        ),
+        fileLine(
+          report.memory.memoriesDir,
+          "memories: ",
+          report.memory.memoriesDir.entries !== undefined ? `${report.memory.memoriesDir.entries} entries` : undefined,
+        ),
         ...diagnosticLines(report.memory.diagnostics, report.memory.files),
       ],
     },
@@ -35,7 +47,12 @@ export function renderDoctorReport(report: DoctorReport): string {
       title: "Subagents",
       lines: [
         ...report.subagents.dirs.map((dir) => fileLine(dir, `${dir.scope}: `)),
-        ...report.subagents.items.map((agent) => mark("✓", `${agent.name} (${agent.source}${agent.model ? `, ${agent.model}` : ""})${agent.path ? ` ${agent.path}` : ""}`)),
+        ...report.subagents.items.map((agent) =>
+          mark(
+            "✓",
+            `${agent.name} (${agent.source}${agent.model ? `, ${agent.model}` : ""})${agent.path ? ` ${agent.path}` : ""}`,
+          ),
+        ),
         ...diagnosticLines(report.subagents.diagnostics, report.subagents.dirs),
       ],
     },
@@ -43,7 +60,9 @@ export function renderDoctorReport(report: DoctorReport): string {
     sandboxBlock(report),
     remoteBlock(report),
   ];
-  const text = blocks.map((block) => [block.title, ...(block.lines.length > 0 ? block.lines : ["  (nothing)"])].join("\n")).join("\n\n");
+  const text = blocks
+    .map((block) => [block.title, ...(block.lines.length > 0 ? block.lines : ["  (nothing)"])].join("\n"))
+    .join("\n\n");
   return `${text}\n\n${summary(report)}\n`;
 }
 
@@ -58,32 +77,64 @@ function modelBlock(report: DoctorReport): Block {
     lines.push(mark("✗", model.error ?? "no usable model"));
   }
   const stored = model.credentialsFile;
-  lines.push(fileLine(stored, "stored credentials: ", stored.providers.length > 0 ? stored.providers.join(", ") : undefined));
+  lines.push(
+    fileLine(stored, "stored credentials: ", stored.providers.length > 0 ? stored.providers.join(", ") : undefined),
+  );
   lines.push(`  environment: ${model.env.length > 0 ? model.env.join(", ") : "no model variables set"}`);
   const chosen = model.spec?.slice(0, model.spec.indexOf(":"));
   for (const provider of model.providers ?? []) {
     const touched = provider.set.length > 0 || provider.stored;
-    const state = provider.name === chosen ? "chosen" : provider.usable ? "configured" : touched ? (provider.explicit ? "by --model" : "partly set") : "not set";
+    const state =
+      provider.name === chosen
+        ? "chosen"
+        : provider.usable
+          ? "configured"
+          : touched
+            ? provider.explicit
+              ? "by --model"
+              : "partly set"
+            : "not set";
     const set = provider.set.length > 0 ? `; set: ${provider.set.join(", ")}` : "";
     const files = provider.files ? `; files: ${provider.files.join(", ")}` : "";
-    lines.push(`    ${provider.name.padEnd(17)} ${state.padEnd(10)} reads ${provider.reads.join(", ") || "nothing"}${provider.stored ? ", stored credentials" : ""}${set}${files}`);
+    lines.push(
+      `    ${provider.name.padEnd(17)} ${state.padEnd(10)} reads ${provider.reads.join(", ") || "nothing"}${provider.stored ? ", stored credentials" : ""}${set}${files}`,
+    );
   }
   // The resolution error is already the first line.
-  lines.push(...diagnosticLines(model.diagnostics.filter((d) => d.source !== "model"), [stored]));
+  lines.push(
+    ...diagnosticLines(
+      model.diagnostics.filter((d) => d.source !== "model"),
+      [stored],
+    ),
+  );
   return { title: "Model", lines };
 }
 
 function mcpBlock(report: DoctorReport): Block {
   const mcp = report.mcp;
-  if (mcp.disabled) return { title: "MCP servers", lines: [mark("–", "disabled by --no-mcp"), ...diagnosticLines(mcp.diagnostics)] };
+  if (mcp.disabled)
+    return { title: "MCP servers", lines: [mark("–", "disabled by --no-mcp"), ...diagnosticLines(mcp.diagnostics)] };
   const width = Math.max(...mcp.files.map((file) => file.level.length));
   const lines = mcp.files.map((file) =>
-    fileLine(file, `${file.level.padEnd(width)}  `, file.state === "found" ? `${file.servers.length} server${file.servers.length === 1 ? "" : "s"}` : undefined),
+    fileLine(
+      file,
+      `${file.level.padEnd(width)}  `,
+      file.state === "found" ? `${file.servers.length} server${file.servers.length === 1 ? "" : "s"}` : undefined,
+    ),
   );
   lines.push(...mcp.servers.map(serverLine));
   // Server problems are already on the server lines.
-  const serverNotes = new Set(mcp.servers.flatMap((server) => [...server.errors, ...server.warnings].map((note) => `server "${server.name}": ${note}`)));
-  lines.push(...diagnosticLines(mcp.diagnostics.filter((d) => !serverNotes.has(d.message)), mcp.files));
+  const serverNotes = new Set(
+    mcp.servers.flatMap((server) =>
+      [...server.errors, ...server.warnings].map((note) => `server "${server.name}": ${note}`),
+    ),
+  );
+  lines.push(
+    ...diagnosticLines(
+      mcp.diagnostics.filter((d) => !serverNotes.has(d.message)),
+      mcp.files,
+    ),
+  );
   return { title: "MCP servers", lines };
 }
 
@@ -94,7 +145,10 @@ function serverLine(server: DoctorMcpServer): string {
   if (server.disabled) return mark("–", `${head}: disabled in config.toml [mcp].disabled_servers`);
   if (server.trust && !server.trust.allowed) return mark("!", `${head}: ${server.trust.reason}`);
   const trust = server.trust ? ` (${server.trust.reason})` : "";
-  return mark(server.warnings.length > 0 ? "!" : "✓", `${head}${trust}${server.warnings.length > 0 ? `: ${server.warnings.join("; ")}` : ""}`);
+  return mark(
+    server.warnings.length > 0 ? "!" : "✓",
+    `${head}${trust}${server.warnings.length > 0 ? `: ${server.warnings.join("; ")}` : ""}`,
+  );
 }
 
 const TRUST_TEXT: Record<DoctorHookTrust["status"], string> = {
@@ -108,11 +162,20 @@ const TRUST_TEXT: Record<DoctorHookTrust["status"], string> = {
 function hooksBlock(report: DoctorReport): Block {
   const hooks = report.hooks;
   const lines = hooks.files.map((file) =>
-    fileLine(file, `${file.scope}${file.pluginId ? ` ${file.pluginId}` : ""}: `, file.state !== "missing" ? `${file.handlers} handler${file.handlers === 1 ? "" : "s"}` : undefined),
+    fileLine(
+      file,
+      `${file.scope}${file.pluginId ? ` ${file.pluginId}` : ""}: `,
+      file.state !== "missing" ? `${file.handlers} handler${file.handlers === 1 ? "" : "s"}` : undefined,
+    ),
   );
   const trust = hooks.projectTrust;
   if (trust.status !== "none") {
-    lines.push(mark(trust.status === "trusted" || trust.status === "flag" ? "✓" : "!", `project hooks ${TRUST_TEXT[trust.status]}`));
+    lines.push(
+      mark(
+        trust.status === "trusted" || trust.status === "flag" ? "✓" : "!",
+        `project hooks ${TRUST_TEXT[trust.status]}`,
+      ),
+    );
     lines.push(...trust.commands.map((command) => `      ${command}`));
   }
   lines.push(...diagnosticLines(hooks.diagnostics, hooks.files));
@@ -123,19 +186,37 @@ function skillsBlock(report: DoctorReport): Block {
   const skills = report.skills;
   const lines = skills.dirs.map((dir) => fileLine(dir, `${dir.label}: `));
   lines.push(mark("✓", `built-in: ${skills.builtin.join(", ")}`));
-  for (const skill of skills.skills) lines.push(mark("✓", `${skill.name} (${skill.scope}) ${skill.path}${skill.overrides.length > 0 ? `, overrides ${skill.overrides.join(", ")}` : ""}`));
-  for (const pending of skills.pendingSymlinks) lines.push(mark("!", `${pending.skill}: ${pending.link} leads to ${pending.target}; approve it in the editor`));
+  for (const skill of skills.skills)
+    lines.push(
+      mark(
+        "✓",
+        `${skill.name} (${skill.scope}) ${skill.path}${skill.overrides.length > 0 ? `, overrides ${skill.overrides.join(", ")}` : ""}`,
+      ),
+    );
+  for (const pending of skills.pendingSymlinks)
+    lines.push(mark("!", `${pending.skill}: ${pending.link} leads to ${pending.target}; approve it in the editor`));
   const pendingLinks = new Set(skills.pendingSymlinks.map((p) => p.link));
-  lines.push(...diagnosticLines(skills.diagnostics.filter((d) => !pendingLinks.has(d.source)), skills.dirs));
+  lines.push(
+    ...diagnosticLines(
+      skills.diagnostics.filter((d) => !pendingLinks.has(d.source)),
+      skills.dirs,
+    ),
+  );
   return { title: "Skills", lines };
 }
 
 function pluginsBlock(report: DoctorReport): Block {
   const plugins = report.plugins;
-  const lines = [fileLine(plugins.dir, "", plugins.installed.length > 0 ? `installed: ${plugins.installed.join(", ")}` : undefined)];
+  const lines = [
+    fileLine(plugins.dir, "", plugins.installed.length > 0 ? `installed: ${plugins.installed.join(", ")}` : undefined),
+  ];
   for (const plugin of plugins.enabled) {
     const parts = `${plugin.skills} skill dir(s), ${plugin.mcpServers} MCP server(s), ${plugin.hookFiles} hooks file(s)`;
-    lines.push(plugin.loaded ? mark("✓", `${plugin.id}${plugin.version ? ` ${plugin.version}` : ""}: ${parts}`) : mark("✗", `${plugin.id}: enabled but not loaded`));
+    lines.push(
+      plugin.loaded
+        ? mark("✓", `${plugin.id}${plugin.version ? ` ${plugin.version}` : ""}: ${parts}`)
+        : mark("✗", `${plugin.id}: enabled but not loaded`),
+    );
   }
   lines.push(...diagnosticLines(plugins.diagnostics, [plugins.dir]));
   return { title: "Plugins", lines };
@@ -152,29 +233,38 @@ function sandboxBlock(report: DoctorReport): Block {
 function remoteBlock(report: DoctorReport): Block {
   const remote = report.remote;
   const lines: string[] = [];
-  if (remote.workspace) lines.push(mark(remote.workspace.ok ? "✓" : "✗", `${remote.workspace.summary} (from ${remote.workspace.source})`));
-  else lines.push(`  local (${remote.mappedProjects} project${remote.mappedProjects === 1 ? "" : "s"} mapped in [remote.projects]; none covers this directory)`);
+  if (remote.workspace)
+    lines.push(mark(remote.workspace.ok ? "✓" : "✗", `${remote.workspace.summary} (from ${remote.workspace.source})`));
+  else
+    lines.push(
+      `  local (${remote.mappedProjects} project${remote.mappedProjects === 1 ? "" : "s"} mapped in [remote.projects]; none covers this directory)`,
+    );
   if (!remote.workspace || remote.workspace.ok) lines.push(...diagnosticLines(remote.diagnostics));
   return { title: "Remote workspace", lines };
 }
 
 function summary(report: DoctorReport): string {
-  const warnings = report.warnings.length > 0 ? ` ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}.` : "";
+  const warnings =
+    report.warnings.length > 0 ? ` ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}.` : "";
   if (report.ok) return `✓ Nothing is broken.${warnings}`;
   const count = report.problems.length;
-  const list = report.problems.map((p) => `  ${p.section}: ${p.source === p.section ? "" : `${p.source}: `}${p.message}`);
+  const list = report.problems.map(
+    (p) => `  ${p.section}: ${p.source === p.section ? "" : `${p.source}: `}${p.message}`,
+  );
   return [`✗ ${count} problem${count === 1 ? "" : "s"}:${warnings}`, ...list].join("\n");
 }
 
 function fileLine(file: DoctorFile, prefix = "", note?: string): string {
   if (file.state === "missing") return mark("–", `${prefix}${file.path}: not found`);
-  if (file.state === "invalid") return mark("✗", `${prefix}${file.path}: invalid${file.detail ? `: ${file.detail}` : ""}`);
+  if (file.state === "invalid")
+    return mark("✗", `${prefix}${file.path}: invalid${file.detail ? `: ${file.detail}` : ""}`);
   return mark("✓", `${prefix}${file.path}${note ? `: ${note}` : ""}${file.detail ? ` (${file.detail})` : ""}`);
 }
 
 /** Warnings and errors, except those an "invalid" line of `files` already shows as its reason. */
 function diagnosticLines(diagnostics: readonly Diagnostic[], files: readonly DoctorFile[] = []): string[] {
-  const shown = (d: Diagnostic) => files.some((file) => file.state === "invalid" && file.path === d.source && file.detail?.includes(d.message));
+  const shown = (d: Diagnostic) =>
+    files.some((file) => file.state === "invalid" && file.path === d.source && file.detail?.includes(d.message));
   return diagnostics
     .filter((d) => d.severity !== "info" && !shown(d))
     .map((d) => `    ${d.severity === "error" ? "✗" : "!"} ${d.source}: ${d.message}`);

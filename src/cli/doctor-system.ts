@@ -12,7 +12,9 @@ export function collectNodeFacts(version: string): DoctorNodeFacts {
     version,
     required: REQUIRED_NODE,
     ok,
-    diagnostics: ok ? [] : [{ severity: "error", source: "node", message: `Node ${version} is too old; deep-acp needs ${REQUIRED_NODE}` }],
+    diagnostics: ok
+      ? []
+      : [{ severity: "error", source: "node", message: `Node ${version} is too old; deep-acp needs ${REQUIRED_NODE}` }],
   };
 }
 
@@ -27,7 +29,8 @@ export type SandboxFactsOptions = {
 /** Missing bubblewrap only matters when the sandbox is asked for; otherwise it is a hint. */
 export async function collectSandboxFacts(options: SandboxFactsOptions): Promise<DoctorSandboxFacts> {
   const kind = options.flag ?? options.configKind;
-  const kindSource = options.flag !== undefined ? "--sandbox" : options.configKind !== "none" ? "config.toml" : "default";
+  const kindSource =
+    options.flag !== undefined ? "--sandbox" : options.configKind !== "none" ? "config.toml" : "default";
   const availability = await options.check();
   const bwrap = availability.ok ? { ok: true } : { ok: false, reason: availability.reason };
   if (availability.ok) return { kind, kindSource, bwrap, diagnostics: [] };
@@ -38,7 +41,11 @@ export async function collectSandboxFacts(options: SandboxFactsOptions): Promise
     bwrap,
     diagnostics: [
       kind === "bwrap"
-        ? { severity: "error", source: kindSource, message: `${message}; shell commands will fail until it works (or use --sandbox none)` }
+        ? {
+            severity: "error",
+            source: kindSource,
+            message: `${message}; shell commands will fail until it works (or use --sandbox none)`,
+          }
         : { severity: "warning", source: "sandbox", message: `${message} (only needed for --sandbox bwrap)` },
     ],
   };

@@ -9,7 +9,8 @@ export type DoctorFileState = "found" | "missing" | "invalid";
 
 export type DoctorFile = { path: string; state: DoctorFileState; detail?: string };
 
-export type DoctorSectionId = "node" | "model" | "config" | "mcp" | "hooks" | "memory" | "skills" | "subagents" | "plugins" | "sandbox" | "remote";
+export type DoctorSectionId =
+  "node" | "model" | "config" | "mcp" | "hooks" | "memory" | "skills" | "subagents" | "plugins" | "sandbox" | "remote";
 
 export type DoctorProblem = { section: DoctorSectionId; source: string; message: string };
 
@@ -30,7 +31,16 @@ export type DoctorModelFacts = {
   /** Names of the model-related environment variables that are set (values are never reported). */
   env: string[];
   /** Every provider: the variables and files it reads, which variables are set, whether it could be picked without --model (`explicit`: only when named). */
-  providers?: Array<{ name: string; label: string; reads: string[]; set: string[]; stored: boolean; usable: boolean; explicit: boolean; files?: string[] }>;
+  providers?: Array<{
+    name: string;
+    label: string;
+    reads: string[];
+    set: string[];
+    stored: boolean;
+    usable: boolean;
+    explicit: boolean;
+    files?: string[];
+  }>;
   diagnostics: Diagnostic[];
 };
 
@@ -100,7 +110,15 @@ export type DoctorSubagentsFacts = {
 export type DoctorPluginsFacts = {
   dir: DoctorFile;
   installed: string[];
-  enabled: Array<{ id: string; loaded: boolean; version?: string; root?: string; skills: number; mcpServers: number; hookFiles: number }>;
+  enabled: Array<{
+    id: string;
+    loaded: boolean;
+    version?: string;
+    root?: string;
+    skills: number;
+    mcpServers: number;
+    hookFiles: number;
+  }>;
   diagnostics: Diagnostic[];
 };
 

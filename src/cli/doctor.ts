@@ -89,10 +89,16 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
   const loadedConfig = await loadConfigFile(paths.configFile);
   const config = loadedConfig.config;
   const plugins = await collectPluginFacts(paths, projectRoot);
-  const checkBwrap = options.checkBwrap ?? (async () => (await import("../backends/bwrap-sandbox.js")).checkBwrapAvailable());
+  const checkBwrap =
+    options.checkBwrap ?? (async () => (await import("../backends/bwrap-sandbox.js")).checkBwrapAvailable());
 
   const [model, mcp, hooks, memory, skills, subagents, sandbox, remote] = await Promise.all([
-    collectModelFacts({ env: options.env, flag: options.model, configDefault: config.model.default, stateDir: paths.stateDir }),
+    collectModelFacts({
+      env: options.env,
+      flag: options.model,
+      configDefault: config.model.default,
+      stateDir: paths.stateDir,
+    }),
     collectMcpFacts({
       cwd: options.cwd,
       home: options.home,
@@ -100,7 +106,12 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
       stateDir: paths.stateDir,
       noMcp: options.noMcp ?? false,
       trustProjectMcp: options.trustProjectMcp ?? false,
-      pluginServers: plugins.items.map((p) => ({ plugin: p.id, origin: p.root, servers: p.mcpServers, variables: p.env })),
+      pluginServers: plugins.items.map((p) => ({
+        plugin: p.id,
+        origin: p.root,
+        servers: p.mcpServers,
+        variables: p.env,
+      })),
       disabledServers: config.mcp.disabled_servers,
       projectEnv: config.mcp.project_env,
       ...(options.mcpConfig !== undefined ? { configFlag: options.mcpConfig } : {}),
@@ -113,13 +124,31 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
       pluginSources: plugins.items.flatMap((p) => p.hooks),
     }),
     collectMemoryFacts(paths, projectRoot),
-    collectSkillsFacts({ user: paths, projectRoot, extraAllowedDirs: config.skills.extra_allowed_dirs, pluginSources: plugins.items.flatMap((p) => p.skillSources) }),
+    collectSkillsFacts({
+      user: paths,
+      projectRoot,
+      extraAllowedDirs: config.skills.extra_allowed_dirs,
+      pluginSources: plugins.items.flatMap((p) => p.skillSources),
+    }),
     collectSubagentsFacts(paths, projectRoot),
-    collectSandboxFacts({ ...(options.sandbox !== undefined ? { flag: options.sandbox } : {}), configKind: config.sandbox.kind, check: checkBwrap }),
-    collectRemoteFacts({ cwd: options.cwd, home: options.home, config, trustRemoteHost: options.trustRemoteHost ?? false, ...(options.remote !== undefined ? { flag: options.remote } : {}) }),
+    collectSandboxFacts({
+      ...(options.sandbox !== undefined ? { flag: options.sandbox } : {}),
+      configKind: config.sandbox.kind,
+      check: checkBwrap,
+    }),
+    collectRemoteFacts({
+      cwd: options.cwd,
+      home: options.home,
+      config,
+      trustRemoteHost: options.trustRemoteHost ?? false,
+      ...(options.remote !== undefined ? { flag: options.remote } : {}),
+    }),
   ]);
   const node = collectNodeFacts(options.nodeVersion ?? process.version);
-  const configFacts: DoctorConfigFacts = { file: configFile(paths.configFile, loadedConfig.found, loadedConfig.diagnostics), diagnostics: loadedConfig.diagnostics };
+  const configFacts: DoctorConfigFacts = {
+    file: configFile(paths.configFile, loadedConfig.found, loadedConfig.diagnostics),
+    diagnostics: loadedConfig.diagnostics,
+  };
 
   const sections: Array<[DoctorSectionId, Diagnostic[]]> = [
     ["node", node.diagnostics],
@@ -135,7 +164,9 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
     ["remote", remote.diagnostics],
   ];
   const collect = (severity: Diagnostic["severity"]): DoctorProblem[] =>
-    sections.flatMap(([section, list]) => list.filter((d) => d.severity === severity).map((d) => ({ section, source: d.source, message: d.message })));
+    sections.flatMap(([section, list]) =>
+      list.filter((d) => d.severity === severity).map((d) => ({ section, source: d.source, message: d.message })),
+    );
   const problems = collect("error");
   return {
     ok: problems.length === 0,

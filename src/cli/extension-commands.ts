@@ -1,7 +1,18 @@
 import { projectPaths, userPaths } from "../config/paths.js";
 import { findProjectRoot } from "../config/project-root.js";
 import { loadConfigFile } from "../config/config-file.js";
-import { collectMcpList, createMcpTrustResolver, createMcpTrustStore, createUrlOpener, discoverMcpServers, MCP_FLAGS_CONFLICT, mcpLogin, McpLoginError, mcpLogout, renderMcpList } from "../mcp/index.js";
+import {
+  collectMcpList,
+  createMcpTrustResolver,
+  createMcpTrustStore,
+  createUrlOpener,
+  discoverMcpServers,
+  MCP_FLAGS_CONFLICT,
+  mcpLogin,
+  McpLoginError,
+  mcpLogout,
+  renderMcpList,
+} from "../mcp/index.js";
 import { createPluginsCli } from "../plugins/index.js";
 import { prepareBuiltinSkills, sessionSkillSources } from "../extensions/index.js";
 import { createSkillsCli, createSkillTrustStore } from "../skills/index.js";
@@ -9,7 +20,10 @@ import { loadEnabledPlugins } from "../plugins/index.js";
 import type { CliOptions } from "./args.js";
 
 export type CommandIo = { stdout: (text: string) => void; stderr: (text: string) => void };
-const defaultIo: CommandIo = { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };
+const defaultIo: CommandIo = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+};
 
 function usage(io: CommandIo, text: string): number {
   io.stderr(`Usage: ${text}\n`);
@@ -17,7 +31,12 @@ function usage(io: CommandIo, text: string): number {
 }
 
 /** `deep-acp mcp list | login NAME | logout NAME` */
-export async function runMcpCommand(cli: CliOptions, args: string[], io: CommandIo = defaultIo, cwd = process.cwd()): Promise<number> {
+export async function runMcpCommand(
+  cli: CliOptions,
+  args: string[],
+  io: CommandIo = defaultIo,
+  cwd = process.cwd(),
+): Promise<number> {
   const [action, name] = args;
   const paths = userPaths(cli.agent);
   const projectRoot = findProjectRoot(cwd);
@@ -32,23 +51,46 @@ export async function runMcpCommand(cli: CliOptions, args: string[], io: Command
     home: paths.home,
     configFlag: cli.mcpConfig,
     noMcp: cli.noMcp,
-    pluginServers: plugins.items.map((p) => ({ plugin: p.id, origin: p.root, servers: p.mcpServers, variables: p.env })),
+    pluginServers: plugins.items.map((p) => ({
+      plugin: p.id,
+      origin: p.root,
+      servers: p.mcpServers,
+      variables: p.env,
+    })),
     cwd,
   });
   const envPolicy = { projectEnv: config.mcp.project_env };
-  const trust = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir: paths.stateDir }), projectRoot, trustProjectServers: cli.trustProjectMcp, envPolicy });
+  const trust = createMcpTrustResolver({
+    store: createMcpTrustStore({ stateDir: paths.stateDir }),
+    projectRoot,
+    trustProjectServers: cli.trustProjectMcp,
+    envPolicy,
+  });
   switch (action) {
     case undefined:
     case "list": {
-      const report = await collectMcpList({ discovery, trust, stateDir: paths.stateDir, manager: { disabledServers: config.mcp.disabled_servers, envPolicy } });
+      const report = await collectMcpList({
+        discovery,
+        trust,
+        stateDir: paths.stateDir,
+        manager: { disabledServers: config.mcp.disabled_servers, envPolicy },
+      });
       io.stdout(renderMcpList(report));
       return report.diagnostics.some((d) => d.severity === "error") ? 1 : 0;
     }
     case "login": {
       if (!name) return usage(io, "deep-acp mcp login NAME");
       try {
-        const result = await mcpLogin(name, { entries: discovery.items, trust, envPolicy, stateDir: paths.stateDir, openUrl: createUrlOpener({ write: (t) => io.stderr(t) }) });
-        io.stdout(`Logged in to ${result.server}; tokens saved in ${result.tokenFile}. Run /reload in open editor sessions.\n`);
+        const result = await mcpLogin(name, {
+          entries: discovery.items,
+          trust,
+          envPolicy,
+          stateDir: paths.stateDir,
+          openUrl: createUrlOpener({ write: (t) => io.stderr(t) }),
+        });
+        io.stdout(
+          `Logged in to ${result.server}; tokens saved in ${result.tokenFile}. Run /reload in open editor sessions.\n`,
+        );
         return 0;
       } catch (error) {
         if (error instanceof McpLoginError) {
@@ -70,7 +112,12 @@ export async function runMcpCommand(cli: CliOptions, args: string[], io: Command
 }
 
 /** `deep-acp skills list | info NAME | create NAME [--project] | delete NAME [--force]` */
-export async function runSkillsCommand(cli: CliOptions, args: string[], io: CommandIo = defaultIo, cwd = process.cwd()): Promise<number> {
+export async function runSkillsCommand(
+  cli: CliOptions,
+  args: string[],
+  io: CommandIo = defaultIo,
+  cwd = process.cwd(),
+): Promise<number> {
   const [action, name] = args;
   const paths = userPaths(cli.agent);
   const projectRoot = findProjectRoot(cwd);
@@ -79,7 +126,12 @@ export async function runSkillsCommand(cli: CliOptions, args: string[], io: Comm
   const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
   const approved = (await createSkillTrustStore({ stateDir: paths.stateDir }).load()).items;
   const skills = createSkillsCli({
-    sources: sessionSkillSources({ paths, projectRoot, builtinDir, pluginSources: plugins.items.flatMap((p) => p.skillSources) }),
+    sources: sessionSkillSources({
+      paths,
+      projectRoot,
+      builtinDir,
+      pluginSources: plugins.items.flatMap((p) => p.skillSources),
+    }),
     userSkillsDir: paths.skillsDirs[0]!,
     projectSkillsDir: projectPaths(projectRoot).skillsDirs[0],
     extraAllowedDirs: config.skills.extra_allowed_dirs,
@@ -116,10 +168,21 @@ export async function runSkillsCommand(cli: CliOptions, args: string[], io: Comm
 }
 
 /** `deep-acp plugins add SOURCE | list | enable ID [--force] | disable ID | remove ID` */
-export async function runPluginsCommand(cli: CliOptions, args: string[], io: CommandIo = defaultIo, cwd = process.cwd()): Promise<number> {
+export async function runPluginsCommand(
+  cli: CliOptions,
+  args: string[],
+  io: CommandIo = defaultIo,
+  cwd = process.cwd(),
+): Promise<number> {
   const [action, target] = args;
   const paths = userPaths(cli.agent);
-  const plugins = createPluginsCli({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot: findProjectRoot(cwd), cwd, home: paths.home });
+  const plugins = createPluginsCli({
+    pluginsDir: paths.pluginsDir,
+    stateDir: paths.stateDir,
+    projectRoot: findProjectRoot(cwd),
+    cwd,
+    home: paths.home,
+  });
   let result;
   switch (action) {
     case "add":

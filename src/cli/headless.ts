@@ -20,7 +20,12 @@ const defaultIo: HeadlessIo = {
  * The answer streams to stdout, tool activity to stderr. Without --yes anything that would ask is
  * refused. Exit code 0 when the turn ends normally, 1 otherwise.
  */
-export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessIo = defaultIo, cwd = process.cwd()): Promise<number> {
+export async function runHeadless(
+  cli: CliOptions,
+  logger: Logger,
+  io: HeadlessIo = defaultIo,
+  cwd = process.cwd(),
+): Promise<number> {
   const services = createServices({ cli, env: process.env, logger });
   const resolved = await services.models.resolveDefault();
   if ("error" in resolved) {
@@ -32,7 +37,9 @@ export async function runHeadless(cli: CliOptions, logger: Logger, io: HeadlessI
     ? { requestApproval: async () => "allow_once" }
     : {
         async requestApproval(request) {
-          io.stderr(`deep-acp: refused "${request.title}" (${request.reason}); it needs approval: rerun with --yes to allow\n`);
+          io.stderr(
+            `deep-acp: refused "${request.title}" (${request.reason}); it needs approval: rerun with --yes to allow\n`,
+          );
           return "unattended";
         },
       };
@@ -94,7 +101,11 @@ function describe(event: SessionEvent): { stdout?: string; stderr?: string } {
     case "tool_output":
       return { stderr: event.data };
     case "plan":
-      return { stderr: event.entries.map((e) => `  [${e.status === "completed" ? "x" : e.status === "in_progress" ? "~" : " "}] ${e.content}\n`).join("") };
+      return {
+        stderr: event.entries
+          .map((e) => `  [${e.status === "completed" ? "x" : e.status === "in_progress" ? "~" : " "}] ${e.content}\n`)
+          .join(""),
+      };
     case "notice":
       return { stderr: `deep-acp: ${event.title}${event.description ? `: ${event.description}` : ""}\n` };
     default:

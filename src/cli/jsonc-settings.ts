@@ -1,4 +1,12 @@
-import { applyEdits, format, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
+import {
+  applyEdits,
+  format,
+  modify,
+  parse,
+  printParseErrorCode,
+  type FormattingOptions,
+  type ParseError,
+} from "jsonc-parser";
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -10,15 +18,23 @@ export type MergeResult = { ok: true; text: string; replaced: boolean } | { ok: 
  * survive. An existing entry of the same name keeps the fields `entry` does not set (the user's `env`,
  * default mode, ...). A text that does not parse is refused: rewriting it could lose what we cannot read.
  */
-export function mergeSettingsEntry(text: string, group: string, name: string, entry: JsonObject, seed: JsonObject = {}): MergeResult {
-  if (text.trim() === "") return { ok: true, text: `${JSON.stringify({ ...seed, [group]: { [name]: entry } }, null, 2)}\n`, replaced: false };
+export function mergeSettingsEntry(
+  text: string,
+  group: string,
+  name: string,
+  entry: JsonObject,
+  seed: JsonObject = {},
+): MergeResult {
+  if (text.trim() === "")
+    return { ok: true, text: `${JSON.stringify({ ...seed, [group]: { [name]: entry } }, null, 2)}\n`, replaced: false };
   const source = text;
   const errors: ParseError[] = [];
   const root: unknown = parse(source, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) return { ok: false, error: describeParseError(source, errors[0]!) };
   if (!isObject(root)) return { ok: false, error: "the file's top level is not a JSON object" };
   const existingGroup = root[group];
-  if (existingGroup !== undefined && !isObject(existingGroup)) return { ok: false, error: `"${group}" is not an object` };
+  if (existingGroup !== undefined && !isObject(existingGroup))
+    return { ok: false, error: `"${group}" is not an object` };
   const formatting = formattingOf(source);
   let out = source;
   // Insert unformatted, then format only the inserted text: modify()'s own formatting also

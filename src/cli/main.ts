@@ -32,7 +32,9 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case undefined: {
       // The editor waits for initialize while the SDK loads; answer it from here if it is plain.
-      const early = process.stdin.isTTY ? undefined : startEarlyHandshake({ input: process.stdin, output: process.stdout, version: VERSION });
+      const early = process.stdin.isTTY
+        ? undefined
+        : startEarlyHandshake({ input: process.stdin, output: process.stdout, version: VERSION });
       const { serve } = await import("./serve.js");
       return serve(cli, VERSION, logger, early);
     }
@@ -69,7 +71,9 @@ async function main(argv: string[]): Promise<number> {
       return runLogout(cli);
     }
     default:
-      process.stderr.write(`deep-acp: unknown command "${[command, ...rest].join(" ")}"\nRun deep-acp --help for usage.\n`);
+      process.stderr.write(
+        `deep-acp: unknown command "${[command, ...rest].join(" ")}"\nRun deep-acp --help for usage.\n`,
+      );
       return 2;
   }
 }

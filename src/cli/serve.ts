@@ -25,16 +25,24 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * with an error), close every session (processes, MCP servers, logs), and exit: 0 for EOF, 128+n
  * for signal n. A second signal exits at once.
  */
-export async function serve(cli: CliOptions, version: string, logger: Logger, early?: { handover(): EarlyPreface }): Promise<number> {
+export async function serve(
+  cli: CliOptions,
+  version: string,
+  logger: Logger,
+  early?: { handover(): EarlyPreface },
+): Promise<number> {
   if (process.stdin.isTTY) {
     process.stderr.write(
       "deep-acp is waiting for an editor to speak ACP (JSON-RPC) on stdin.\n" +
-        "Add it to your editor (see README), or try it from a shell with: deep-acp -n \"explain this project\"\n",
+        'Add it to your editor (see README), or try it from a shell with: deep-acp -n "explain this project"\n',
     );
   }
   const services = createServices({ cli, env: process.env, logger });
   const { config } = await services.config();
-  const limits = { maxMessageBytes: cli.maxMessageBytes ?? config.acp.max_message_bytes, maxDepth: cli.maxJsonDepth ?? config.acp.max_json_depth };
+  const limits = {
+    maxMessageBytes: cli.maxMessageBytes ?? config.acp.max_message_bytes,
+    maxDepth: cli.maxJsonDepth ?? config.acp.max_json_depth,
+  };
   const server = createAcpServer({ services, version, logger, maxLoadedSessions: config.acp.max_loaded_sessions });
 
   let exitCode = 0;
@@ -42,7 +50,14 @@ export async function serve(cli: CliOptions, version: string, logger: Logger, ea
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
   const preface = early?.handover();
-  const transport = createStdioTransport({ input: process.stdin, output: process.stdout, logger, limits, preface, onInputEnd: () => stop(0, "stdin closed") });
+  const transport = createStdioTransport({
+    input: process.stdin,
+    output: process.stdout,
+    logger,
+    limits,
+    preface,
+    onInputEnd: () => stop(0, "stdin closed"),
+  });
 
   function stop(code: number, why: string): void {
     if (stopping) return;
@@ -61,7 +76,10 @@ export async function serve(cli: CliOptions, version: string, logger: Logger, ea
         await transport.settled(ANSWER_GRACE_MS);
       }
       transport.close("the agent is shutting down");
-      await Promise.race([server.shutdown().catch((error) => logger.error("shutdown failed", error)), sleep(CLOSE_GRACE_MS)]);
+      await Promise.race([
+        server.shutdown().catch((error) => logger.error("shutdown failed", error)),
+        sleep(CLOSE_GRACE_MS),
+      ]);
       // Whatever ignored SIGTERM during the sessions' close (or was never asked) goes now.
       const killed = killTrackedGroups();
       if (killed > 0) logger.debug(`killed ${killed} remaining process group(s)`);

@@ -1,13 +1,27 @@
 import type { CliOptions } from "./args.js";
 import { createServices } from "./services.js";
-import { restoreSession, type SessionRecord, SessionNotFoundError, InvalidSessionIdError } from "../transcript/index.js";
+import {
+  restoreSession,
+  type SessionRecord,
+  SessionNotFoundError,
+  InvalidSessionIdError,
+} from "../transcript/index.js";
 import type { Logger } from "../util/logger.js";
 
 export type SessionsIo = { stdout: (text: string) => void; stderr: (text: string) => void };
-const defaultIo: SessionsIo = { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };
+const defaultIo: SessionsIo = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+};
 
 /** `deep-acp sessions list [--json] | show ID | delete ID` */
-export async function runSessionsCommand(cli: CliOptions, args: string[], logger: Logger, io: SessionsIo = defaultIo, cwd = process.cwd()): Promise<number> {
+export async function runSessionsCommand(
+  cli: CliOptions,
+  args: string[],
+  logger: Logger,
+  io: SessionsIo = defaultIo,
+  cwd = process.cwd(),
+): Promise<number> {
   const services = createServices({ cli, env: process.env, logger });
   const store = services.sessions;
   const [action, id] = args;
@@ -34,8 +48,12 @@ export async function runSessionsCommand(cli: CliOptions, args: string[], logger
         io.stdout(`# ${meta.title ?? "(untitled)"}\n${meta.cwd} · updated ${meta.updatedAt}\n\n`);
         let last = "";
         for (const item of restored.replay) {
-          if (item.type === "user") io.stdout(`\n## User\n${item.blocks.map((b) => (b.type === "text" ? b.text : b.type === "file" ? `@${b.path}` : "")).join("")}\n`);
-          else if (item.type === "message_chunk") io.stdout((last === "message_chunk" ? "" : "\n## Agent\n") + item.text);
+          if (item.type === "user")
+            io.stdout(
+              `\n## User\n${item.blocks.map((b) => (b.type === "text" ? b.text : b.type === "file" ? `@${b.path}` : "")).join("")}\n`,
+            );
+          else if (item.type === "message_chunk")
+            io.stdout((last === "message_chunk" ? "" : "\n## Agent\n") + item.text);
           else if (item.type === "tool_call") io.stdout(`\n- ${item.title}`);
           else if (item.type === "tool_call_update" && item.status) io.stdout(` (${item.status})`);
           last = item.type;

@@ -45,7 +45,8 @@ export type TargetOptions = {
 export function editorTarget(editor: EditorName, launch: LaunchCommand, options: TargetOptions): EditorTarget {
   const { home, platform } = options;
   const appData = join(home, "AppData", "Roaming");
-  const config = platform === "linux" && options.xdgConfigHome?.startsWith("/") ? options.xdgConfigHome : join(home, ".config");
+  const config =
+    platform === "linux" && options.xdgConfigHome?.startsWith("/") ? options.xdgConfigHome : join(home, ".config");
   switch (editor) {
     case "zed":
       return {
@@ -53,7 +54,13 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
         label: "Zed",
         file: platform === "win32" ? join(appData, "Zed", "settings.json") : join(config, "zed", "settings.json"),
         group: "agent_servers",
-        entry: { type: "custom", command: launch.command, args: launch.args, env: {}, default_config_options: { mode: "default" } },
+        entry: {
+          type: "custom",
+          command: launch.command,
+          args: launch.args,
+          env: {},
+          default_config_options: { mode: "default" },
+        },
         next: `Open the agent panel, click "+" and pick ${AGENT_NAME}. Restart Zed if it was running an older deep-acp.`,
       };
     case "jetbrains":
@@ -80,15 +87,30 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
         kind: "snippet",
         label: "Neovim",
         snippets: [
-          { title: "CodeCompanion.nvim (needs Neovim >= 0.11)", where: "your CodeCompanion setup, e.g. ~/.config/nvim/lua/plugins/codecompanion.lua (lazy.nvim `opts`), or the codecompanion setup({...}) call in ~/.config/nvim/init.lua", code: codeCompanionSnippet(launch) },
-          { title: "avante.nvim", where: "your avante options, e.g. ~/.config/nvim/lua/plugins/avante.lua, or the avante setup({...}) call", code: avanteSnippet(launch) },
+          {
+            title: "CodeCompanion.nvim (needs Neovim >= 0.11)",
+            where:
+              "your CodeCompanion setup, e.g. ~/.config/nvim/lua/plugins/codecompanion.lua (lazy.nvim `opts`), or the codecompanion setup({...}) call in ~/.config/nvim/init.lua",
+            code: codeCompanionSnippet(launch),
+          },
+          {
+            title: "avante.nvim",
+            where: "your avante options, e.g. ~/.config/nvim/lua/plugins/avante.lua, or the avante setup({...}) call",
+            code: avanteSnippet(launch),
+          },
         ],
       };
     case "emacs":
       return {
         kind: "snippet",
         label: "Emacs agent-shell",
-        snippets: [{ title: "agent-shell (needs Emacs >= 29.1)", where: "your init file: ~/.emacs.d/init.el or ~/.config/emacs/init.el (after agent-shell is installed)", code: agentShellSnippet(launch) }],
+        snippets: [
+          {
+            title: "agent-shell (needs Emacs >= 29.1)",
+            where: "your init file: ~/.emacs.d/init.el or ~/.config/emacs/init.el (after agent-shell is installed)",
+            code: agentShellSnippet(launch),
+          },
+        ],
       };
   }
 }

@@ -5,7 +5,15 @@ import { writeFileAtomic } from "../util/atomic-file.js";
 import { errorMessage } from "../util/errors.js";
 import type { CliOptions } from "./args.js";
 import { mergeSettingsEntry } from "./jsonc-settings.js";
-import { AGENT_NAME, EDITORS, editorTarget, type EditorName, type JsonEditor, type LaunchCommand, type SnippetEditor } from "./setup-editors.js";
+import {
+  AGENT_NAME,
+  EDITORS,
+  editorTarget,
+  type EditorName,
+  type JsonEditor,
+  type LaunchCommand,
+  type SnippetEditor,
+} from "./setup-editors.js";
 
 export type SetupOptions = {
   /** Default: os.homedir(). Every settings path is under it. */
@@ -39,14 +47,22 @@ export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Pro
   const out = options.out ?? ((text: string) => void process.stdout.write(text));
   const [editor, ...extra] = cli.command.slice(1);
   if (!editor || extra.length > 0 || !(EDITORS as readonly string[]).includes(editor)) {
-    (options.err ?? ((text: string) => void process.stderr.write(text)))(`deep-acp setup: name one editor: ${EDITORS.join(", ")} (got "${cli.command.slice(1).join(" ")}")\n`);
+    (options.err ?? ((text: string) => void process.stderr.write(text)))(
+      `deep-acp setup: name one editor: ${EDITORS.join(", ")} (got "${cli.command.slice(1).join(" ")}")\n`,
+    );
     return 2;
   }
   const launch = options.launch ?? thisInstallation();
   const env = options.env ?? process.env;
-  const target = editorTarget(editor as EditorName, launch, { home: options.home ?? homedir(), platform: options.platform ?? process.platform, ...(env.XDG_CONFIG_HOME ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}) });
+  const target = editorTarget(editor as EditorName, launch, {
+    home: options.home ?? homedir(),
+    platform: options.platform ?? process.platform,
+    ...(env.XDG_CONFIG_HOME ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}),
+  });
   if (/[\\/]_npx[\\/]/.test(launch.args.join(" "))) {
-    out(`Note: this deep-acp runs from npx's cache (${launch.args[0]}), which npm may clean; for a lasting path install it (npm i -g deep-acp) or use a checkout.\n\n`);
+    out(
+      `Note: this deep-acp runs from npx's cache (${launch.args[0]}), which npm may clean; for a lasting path install it (npm i -g deep-acp) or use a checkout.\n\n`,
+    );
   }
   if (target.kind === "snippet") return printSnippets(target, out);
   if (cli.print) return printEntry(target, out);
@@ -55,7 +71,8 @@ export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Pro
 
 function printSnippets(target: SnippetEditor, out: (text: string) => void): number {
   out(`${target.label}: settings are code, so deep-acp prints them rather than editing your config.\n`);
-  for (const snippet of target.snippets) out(`\n-- ${snippet.title}\n-- Goes into ${snippet.where}:\n\n${snippet.code}\n`);
+  for (const snippet of target.snippets)
+    out(`\n-- ${snippet.title}\n-- Goes into ${snippet.where}:\n\n${snippet.code}\n`);
   return 0;
 }
 
@@ -65,7 +82,10 @@ function printEntry(target: JsonEditor, out: (text: string) => void): number {
   return 0;
 }
 
-async function writeEntry(target: JsonEditor, run: { dryRun: boolean; out: (text: string) => void; now: () => Date }): Promise<number> {
+async function writeEntry(
+  target: JsonEditor,
+  run: { dryRun: boolean; out: (text: string) => void; now: () => Date },
+): Promise<number> {
   const { out } = run;
   // Follow a symlinked settings file (dotfile managers) so the link survives the rename.
   const file = await realpath(target.file).catch(() => target.file);
@@ -80,7 +100,9 @@ async function writeEntry(target: JsonEditor, run: { dryRun: boolean; out: (text
   }
   const merged = mergeSettingsEntry(before ?? "", target.group, AGENT_NAME, target.entry, target.seed);
   if (!merged.ok) {
-    out(`${file} is not valid JSON with comments (${merged.error}). Nothing was written; fix the file or merge this by hand:\n\n`);
+    out(
+      `${file} is not valid JSON with comments (${merged.error}). Nothing was written; fix the file or merge this by hand:\n\n`,
+    );
     printEntry(target, out);
     return 1;
   }
@@ -90,7 +112,9 @@ async function writeEntry(target: JsonEditor, run: { dryRun: boolean; out: (text
     return 0;
   }
   if (run.dryRun) {
-    out(`Dry run: would ${verb} "${AGENT_NAME}" in ${file}${before === undefined ? " (a new file)" : " and keep a backup"}. The file would read:\n\n${merged.text}`);
+    out(
+      `Dry run: would ${verb} "${AGENT_NAME}" in ${file}${before === undefined ? " (a new file)" : " and keep a backup"}. The file would read:\n\n${merged.text}`,
+    );
     return 0;
   }
   const mode = before === undefined ? 0o644 : (await stat(file)).mode & 0o777;
@@ -100,7 +124,9 @@ async function writeEntry(target: JsonEditor, run: { dryRun: boolean; out: (text
     await copyFile(file, backup);
   }
   await writeFileAtomic(file, merged.text, { mode, dirMode: 0o755 });
-  out(`${target.label}: ${merged.replaced ? "updated" : "added"} "${AGENT_NAME}" in ${file}${backup ? ` (backup: ${backup})` : ""}.\n${target.next}\n`);
+  out(
+    `${target.label}: ${merged.replaced ? "updated" : "added"} "${AGENT_NAME}" in ${file}${backup ? ` (backup: ${backup})` : ""}.\n${target.next}\n`,
+  );
   return 0;
 }
 

@@ -8,7 +8,10 @@ import type { Questioner, UserAnswer, UserQuestion } from "../tools/types.js";
 // line declines. With no line left (stdin closed or never given) the question fails with a message that
 // says how to answer, instead of hanging or guessing.
 
-export function createStdinQuestioner(input: NodeJS.ReadableStream, log: (text: string) => void): Questioner & { close(): void } {
+export function createStdinQuestioner(
+  input: NodeJS.ReadableStream,
+  log: (text: string) => void,
+): Questioner & { close(): void } {
   let reader: ReturnType<typeof createInterface> | undefined;
   let lines: AsyncIterator<string> | undefined;
   let ended = false;
@@ -16,8 +19,13 @@ export function createStdinQuestioner(input: NodeJS.ReadableStream, log: (text: 
     if (ended) return undefined;
     reader ??= createInterface({ input, crlfDelay: Infinity, terminal: false });
     lines ??= reader[Symbol.asyncIterator]();
-    const aborted = new Promise<undefined>((resolve) => signal.addEventListener("abort", () => resolve(undefined), { once: true }));
-    const line = await Promise.race([lines.next().then((r) => (r.done ? ((ended = true), undefined) : r.value)), aborted]);
+    const aborted = new Promise<undefined>((resolve) =>
+      signal.addEventListener("abort", () => resolve(undefined), { once: true }),
+    );
+    const line = await Promise.race([
+      lines.next().then((r) => (r.done ? ((ended = true), undefined) : r.value)),
+      aborted,
+    ]);
     return line;
   };
   return {
@@ -27,7 +35,11 @@ export function createStdinQuestioner(input: NodeJS.ReadableStream, log: (text: 
       const line = await next(signal);
       if (signal.aborted) return { outcome: "cancelled" };
       if (line === undefined) {
-        return { outcome: "failed", message: "the user cannot be asked in this headless run (no answer on stdin). Decide yourself and state the assumption, or pipe answers to deep-acp -n, one line per question." };
+        return {
+          outcome: "failed",
+          message:
+            "the user cannot be asked in this headless run (no answer on stdin). Decide yourself and state the assumption, or pipe answers to deep-acp -n, one line per question.",
+        };
       }
       log(`deep-acp: answer: ${line}\n`);
       return parseLine(question, line);
@@ -49,8 +61,15 @@ export function parseLine(question: UserQuestion, line: string): UserAnswer {
   if (text === "") return { outcome: "declined" };
   const options = question.options;
   if (!options) return { outcome: "answered", selected: [], text };
-  const parts = question.multiSelect ? text.split(",").map((p) => p.trim()).filter(Boolean) : [text];
-  const chosen = parts.map((part) => (/^\d+$/.test(part) ? options[Number(part) - 1] : options.find((o) => o.toLowerCase() === part.toLowerCase())));
+  const parts = question.multiSelect
+    ? text
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean)
+    : [text];
+  const chosen = parts.map((part) =>
+    /^\d+$/.test(part) ? options[Number(part) - 1] : options.find((o) => o.toLowerCase() === part.toLowerCase()),
+  );
   if (chosen.every((c): c is string => c !== undefined)) return { outcome: "answered", selected: [...new Set(chosen)] };
   return { outcome: "answered", selected: [], text };
 }

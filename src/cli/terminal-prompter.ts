@@ -23,12 +23,17 @@ export type PrompterInput = NodeJS.ReadableStream & { isTTY?: boolean; setRawMod
  * Line-by-line answers from `input`, buffered so that piped answers ("1\nsk-...\n") arrive intact.
  * On a terminal, secret answers are read in raw mode, so the terminal never echoes them.
  */
-export function createTerminalPrompter(input: PrompterInput = process.stdin, output: NodeJS.WritableStream = process.stderr): LoginPrompter {
+export function createTerminalPrompter(
+  input: PrompterInput = process.stdin,
+  output: NodeJS.WritableStream = process.stderr,
+): LoginPrompter {
   const lines: string[] = [];
   let partial = "";
   let ended = false;
   let wake: (() => void) | undefined;
-  let secret: { text: string; escape: 0 | 1 | 2; resolve(line: string | undefined): void; reject(error: Error): void } | undefined;
+  let secret:
+    | { text: string; escape: 0 | 1 | 2; resolve(line: string | undefined): void; reject(error: Error): void }
+    | undefined;
   const terminal = input.isTTY === true && typeof input.setRawMode === "function";
 
   const onText = (chunk: string) => {
@@ -59,7 +64,10 @@ export function createTerminalPrompter(input: PrompterInput = process.stdin, out
       else if (ch === "\x1b") state.escape = 1;
       else if (ch === "\r" || ch === "\n") {
         finishSecret(state.text);
-        const rest = chars.slice(i + 1).join("").replace(/^\n/, "");
+        const rest = chars
+          .slice(i + 1)
+          .join("")
+          .replace(/^\n/, "");
         if (rest) onText(rest);
         return;
       } else if (ch === "\x03") return finishSecret(undefined, new LoginCancelled());

@@ -2,8 +2,7 @@ import type { Session, SessionEventSink } from "../session/index.js";
 import type { PromptBlock } from "../turn/index.js";
 
 export type CommandResult =
-  | { kind: "reply"; text: string; stopReason?: "end_turn" | "cancelled" }
-  | { kind: "prompt"; blocks: PromptBlock[] };
+  { kind: "reply"; text: string; stopReason?: "end_turn" | "cancelled" } | { kind: "prompt"; blocks: PromptBlock[] };
 
 /** What a command can use besides the session: a sink for progress events, and a commands refresh. */
 export type CommandContext = { events: SessionEventSink; refreshCommands: () => Promise<void> };
@@ -51,7 +50,9 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
         const lines = [
           `- Session: \`${session.id}\``,
           `- Working directory: \`${session.cwd}\``,
-          ...(session.additionalDirectories.length ? [`- Additional directories: ${session.additionalDirectories.map((d) => `\`${d}\``).join(", ")}`] : []),
+          ...(session.additionalDirectories.length
+            ? [`- Additional directories: ${session.additionalDirectories.map((d) => `\`${d}\``).join(", ")}`]
+            : []),
           `- Project root: \`${session.projectRoot}\``,
           ...(remote ? [`- Remote workspace: ${remote}`] : []),
           `- Model: \`${session.modelSpec}\``,
@@ -70,7 +71,8 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
     },
     {
       name: "context",
-      description: "Show what fills the context window: system prompt, memory, skills, tool schemas, MCP tools, conversation",
+      description:
+        "Show what fills the context window: system prompt, memory, skills, tool schemas, MCP tools, conversation",
       async run(session) {
         return { kind: "reply", text: await session.contextReport() };
       },
@@ -133,7 +135,11 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       hint: "what to keep (optional)",
       async run(session, args, context) {
         const result = await session.compact(args, context.events);
-        return { kind: "reply", text: "message" in result && result.message ? result.message : "", stopReason: result.stopReason === "cancelled" ? "cancelled" : "end_turn" };
+        return {
+          kind: "reply",
+          text: "message" in result && result.message ? result.message : "",
+          stopReason: result.stopReason === "cancelled" ? "cancelled" : "end_turn",
+        };
       },
     },
     {
@@ -153,14 +159,26 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
         const revoke = /^(?:revoke|forget)\s+(\d+)$/.exec(args);
         if (revoke) {
           const entry = entries[Number(revoke[1]) - 1];
-          if (!entry) return { kind: "reply", text: `There is no remembered choice number ${revoke[1]}. Run /permissions to see the list.` };
+          if (!entry)
+            return {
+              kind: "reply",
+              text: `There is no remembered choice number ${revoke[1]}. Run /permissions to see the list.`,
+            };
           await session.approvals.forget(entry.key);
-          return { kind: "reply", text: `Forgot: ${entry.decision === "allow" ? "allowed" : "rejected"} — ${entry.label}. deep-acp will ask again.` };
+          return {
+            kind: "reply",
+            text: `Forgot: ${entry.decision === "allow" ? "allowed" : "rejected"} — ${entry.label}. deep-acp will ask again.`,
+          };
         }
-        if (args) return { kind: "reply", text: "Usage: `/permissions` to list, `/permissions revoke N` to forget choice N." };
-        if (entries.length === 0) return { kind: "reply", text: `No remembered permission choices for ${session.projectRoot}.` };
+        if (args)
+          return { kind: "reply", text: "Usage: `/permissions` to list, `/permissions revoke N` to forget choice N." };
+        if (entries.length === 0)
+          return { kind: "reply", text: `No remembered permission choices for ${session.projectRoot}.` };
         const lines = entries.map((e, i) => `${i + 1}. ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}`);
-        return { kind: "reply", text: `**Remembered choices for \`${session.projectRoot}\`**\n\n${lines.join("\n")}\n\nForget one with \`/permissions revoke N\`.` };
+        return {
+          kind: "reply",
+          text: `**Remembered choices for \`${session.projectRoot}\`**\n\n${lines.join("\n")}\n\nForget one with \`/permissions revoke N\`.`,
+        };
       },
     },
   ];

@@ -107,7 +107,11 @@ const sections = {
   }),
   acp: z.strictObject({
     /** Longest line accepted from the editor; longer ones are refused with -32600 (the connection stays up). */
-    max_message_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    max_message_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(32 * 1024 * 1024),
     /** Deepest nesting of objects/arrays accepted in one message. */
     max_json_depth: z.number().int().min(8).max(10_000).default(256),
     /** Sessions kept loaded; beyond it the least recently used idle ones are unloaded (and reopened on use). */
@@ -124,11 +128,18 @@ const sections = {
     max_bytes: z.number().int().positive().default(5_000_000),
     max_redirects: z.number().int().nonnegative().default(5),
     /** CIDRs ("127.0.0.1/32") that may be fetched although loopback, link-local or private. */
-    allow_private_networks: z.array(z.string().refine((entry) => parseCidr(entry) !== undefined, "must be an IP address or CIDR")).default([]),
+    allow_private_networks: z
+      .array(z.string().refine((entry) => parseCidr(entry) !== undefined, "must be an IP address or CIDR"))
+      .default([]),
   }),
   remote: z.strictObject({
     /** Local project root -> `ssh://[user@]host[:port]/abs/path`: sessions under it work on that remote path. */
-    projects: z.record(z.string().refine((p) => p.startsWith("/"), "must be an absolute local path"), z.string().regex(/^ssh:\/\//i, "must be ssh://[user@]host[:port]/abs/path")).default({}),
+    projects: z
+      .record(
+        z.string().refine((p) => p.startsWith("/"), "must be an absolute local path"),
+        z.string().regex(/^ssh:\/\//i, "must be ssh://[user@]host[:port]/abs/path"),
+      )
+      .default({}),
     connect_timeout_seconds: z.number().positive().default(15),
   }),
   mcp: z.strictObject({
@@ -189,13 +200,20 @@ export async function loadConfigFile(path: string): Promise<ConfigLoad> {
   try {
     raw = parse(text) as Record<string, unknown>;
   } catch (error) {
-    return { config: defaultConfig(), found: true, diagnostics: [{ severity: "error", source: path, message: `invalid TOML: ${errorMessage(error)}` }] };
+    return {
+      config: defaultConfig(),
+      found: true,
+      diagnostics: [{ severity: "error", source: path, message: `invalid TOML: ${errorMessage(error)}` }],
+    };
   }
   return { ...parseConfigObject(raw, path), found: true };
 }
 
 /** Validates section by section so one bad key does not discard the rest. */
-export function parseConfigObject(raw: Record<string, unknown>, source: string): { config: DeepAcpConfig; diagnostics: Diagnostic[] } {
+export function parseConfigObject(
+  raw: Record<string, unknown>,
+  source: string,
+): { config: DeepAcpConfig; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const accepted: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
@@ -206,7 +224,12 @@ export function parseConfigObject(raw: Record<string, unknown>, source: string):
     const fieldSchema = configSchema.shape[key as keyof typeof configSchema.shape];
     const parsed = fieldSchema.safeParse(value);
     if (parsed.success) accepted[key] = value;
-    else diagnostics.push({ severity: "error", source, message: `[${key}] ${z.prettifyError(parsed.error).replace(/\n/g, "; ")} (section uses defaults)` });
+    else
+      diagnostics.push({
+        severity: "error",
+        source,
+        message: `[${key}] ${z.prettifyError(parsed.error).replace(/\n/g, "; ")} (section uses defaults)`,
+      });
   }
   return { config: configSchema.parse(accepted), diagnostics };
 }

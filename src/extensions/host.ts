@@ -58,7 +58,13 @@ export class ExtensionHost {
 
   constructor(private readonly options: ExtensionHostOptions) {
     this.sandboxes = createWorkerSandboxFactory({ logger: options.services.logger.child("interpreter") });
-    this.signIn = options.questioner ? createMcpSignIn({ services: options.services, projectRoot: options.projectRoot, questioner: options.questioner }) : undefined;
+    this.signIn = options.questioner
+      ? createMcpSignIn({
+          services: options.services,
+          projectRoot: options.projectRoot,
+          questioner: options.questioner,
+        })
+      : undefined;
   }
 
   start(): Promise<Extensions> {
@@ -81,7 +87,8 @@ export class ExtensionHost {
     // The interpreter worker (10+ MB with QuickJS loaded) starts with a turn, not with the session:
     // an idle session holds none, and an unused worker exits after its idle time.
     const { config } = await this.options.services.config();
-    if (config.interpreter.enabled) void this.sandboxes.prewarm(limitsFromConfig(config.interpreter)).catch(() => undefined);
+    if (config.interpreter.enabled)
+      void this.sandboxes.prewarm(limitsFromConfig(config.interpreter)).catch(() => undefined);
     if (this.options.prompter) await this.trust.open(this.options.prompter, signal);
     else this.trust.refuseAll("cancelled");
     await Promise.race([extensions.settled, aborted(signal)]);
@@ -95,7 +102,13 @@ export class ExtensionHost {
       this.shown.add(d);
       this.unshown.push(d);
     }
-    for (const d of this.unshown.splice(0)) sink({ type: "notice", severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
+    for (const d of this.unshown.splice(0))
+      sink({
+        type: "notice",
+        severity: d.severity === "info" ? "info" : d.severity,
+        title: d.message,
+        description: d.source,
+      });
     return extensions;
   }
 
@@ -128,16 +141,25 @@ export class ExtensionHost {
 
   /** Loaded skills (name and description), for /skills and the /skill: commands. */
   async skillList(): Promise<Array<{ name: string; description: string; source: string }>> {
-    return (await this.start()).skills.items.map((s) => ({ name: s.name, description: s.description, source: s.source }));
+    return (await this.start()).skills.items.map((s) => ({
+      name: s.name,
+      description: s.description,
+      source: s.source,
+    }));
   }
 
   /** The prompt text of `/skill:<name> [args]`, or why it cannot be used. */
-  async skillInvocation(name: string, args: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+  async skillInvocation(
+    name: string,
+    args: string,
+  ): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
     const { skills } = await this.start();
     const skill = skills.items.find((s) => s.name === name);
     if (!skill) return { ok: false, error: `There is no skill named "${name}". Run /skills to see them.` };
     const content = await readSkillContent(skill, skills.roots);
-    return content.ok ? { ok: true, text: skillInvocationPrompt(skill, content.content, args) } : { ok: false, error: content.error };
+    return content.ok
+      ? { ok: true, text: skillInvocationPrompt(skill, content.content, args) }
+      : { ok: false, error: content.error };
   }
 
   /** Markdown for /mcp: servers, status, tools and reasons. */
@@ -153,7 +175,8 @@ export class ExtensionHost {
   async close(): Promise<void> {
     await this.unwatch?.().catch(() => undefined);
     const extensions = await this.loading?.catch(() => undefined);
-    if (extensions?.hooks.hasHandlers("SessionEnd")) await extensions.hooks.run("SessionEnd", { reason: "other" }).catch(() => undefined);
+    if (extensions?.hooks.hasHandlers("SessionEnd"))
+      await extensions.hooks.run("SessionEnd", { reason: "other" }).catch(() => undefined);
     await closeExtensions(extensions);
     await this.sandboxes.shutdown().catch(() => undefined);
   }
@@ -188,7 +211,10 @@ export class ExtensionHost {
     void this.unwatch?.().catch(() => undefined);
     const { services, projectRoot } = this.options;
     const targets = sessionWatchTargets({ user: services.paths, projectRoot, plugins: extensions.plugins });
-    const pending = createPendingChanges({ skillRoots: skillRootsOf(targets), loadedSkillDirs: extensions.skills.items.map((skill) => skill.dir) });
+    const pending = createPendingChanges({
+      skillRoots: skillRootsOf(targets),
+      loadedSkillDirs: extensions.skills.items.map((skill) => skill.dir),
+    });
     this.pending = pending;
     this.unwatch = services.watchHub.watch(projectRoot, targets, (change) => {
       // Every change updates what is pending (the editor's /reload entry); the notice is sent once.
@@ -196,8 +222,14 @@ export class ExtensionHost {
       if (this.pending === pending) this.options.onReloadPending?.(pending.describe());
       if (this.stale) return;
       this.stale = true;
-      const event: AgentEvent = { type: "notice", severity: "info", title: `Changed: ${change.labels.join(", ")}. Run /reload to apply the changes.`, description: change.paths.slice(0, 5).join(", ") };
-      if (!this.options.notify(event)) this.unshown.push({ severity: "info", source: change.paths[0] ?? "config", message: event.title });
+      const event: AgentEvent = {
+        type: "notice",
+        severity: "info",
+        title: `Changed: ${change.labels.join(", ")}. Run /reload to apply the changes.`,
+        description: change.paths.slice(0, 5).join(", "),
+      };
+      if (!this.options.notify(event))
+        this.unshown.push({ severity: "info", source: change.paths[0] ?? "config", message: event.title });
     });
   }
 
@@ -206,7 +238,12 @@ export class ExtensionHost {
    * allow them, rather than leave the user wondering why their tools are missing.
    */
   private reportSkippedProjectServers(extensions: Extensions, sink: (event: AgentEvent) => void): void {
-    const skipped = extensions.mcp.describe().filter((server) => server.status === "untrusted" && server.trust === "pending" && !this.skippedReported.has(server.name));
+    const skipped = extensions.mcp
+      .describe()
+      .filter(
+        (server) =>
+          server.status === "untrusted" && server.trust === "pending" && !this.skippedReported.has(server.name),
+      );
     if (skipped.length === 0) return;
     for (const server of skipped) this.skippedReported.add(server.name);
     const names = skipped.map((server) => `"${server.name}"`).join(", ");
@@ -224,7 +261,16 @@ export class ExtensionHost {
     const toolCallId = `hook-${status.runId}`;
     const event: AgentEvent =
       phase === "start"
-        ? { type: "tool_call", toolCallId, name: "hook", title: status.statusMessage, kind: "other", status: "in_progress", locations: [], rawInput: { hook: status.hook } }
+        ? {
+            type: "tool_call",
+            toolCallId,
+            name: "hook",
+            title: status.statusMessage,
+            kind: "other",
+            status: "in_progress",
+            locations: [],
+            rawInput: { hook: status.hook },
+          }
         : { type: "tool_call_update", toolCallId, status: "completed" };
     if (this.turnSink) this.turnSink(event);
     else this.options.notify(event);
@@ -257,12 +303,17 @@ function mcpStatusChanges(before: ReadonlyMap<string, string>, after: Extensions
   const lines = after.mcp
     .describe()
     .filter((server) => before.has(server.name) && before.get(server.name) !== server.status)
-    .map((server) => `- MCP ${server.name}: ${before.get(server.name)} → ${server.status}${server.reason ? ` (${server.reason})` : ""}`);
+    .map(
+      (server) =>
+        `- MCP ${server.name}: ${before.get(server.name)} → ${server.status}${server.reason ? ` (${server.reason})` : ""}`,
+    );
   return lines.length > 0 ? `\n${lines.join("\n")}` : "";
 }
 
 function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
 }
 
 function delay(ms: number): Promise<void> {

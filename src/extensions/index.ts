@@ -3,5 +3,17 @@
 export { ExtensionHost, type ExtensionHostOptions } from "./host.js";
 export { closeExtensions, loadExtensions, type ExtensionInputs, type Extensions } from "./load.js";
 export type { ExtensionFlags, ExtensionServices } from "./services.js";
-export { createTrustQueue, type TrustOptionKind, type TrustPrompter, type TrustQuestion, type TrustQueue } from "./trust-queue.js";
-export { builtinSkillsDir, loadSkillSet, prepareBuiltinSkills, sessionSkillSources, type SkillSetOptions } from "./skill-set.js";
+export {
+  createTrustQueue,
+  type TrustOptionKind,
+  type TrustPrompter,
+  type TrustQuestion,
+  type TrustQueue,
+} from "./trust-queue.js";
+export {
+  builtinSkillsDir,
+  loadSkillSet,
+  prepareBuiltinSkills,
+  sessionSkillSources,
+  type SkillSetOptions,
+} from "./skill-set.js";

@@ -1,11 +1,36 @@
 import type { Questioner } from "../tools/types.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { projectPaths } from "../config/paths.js";
-import { createHookEngine, createHookTrustStore, formatHookTrustRequest, loadHooksConfig, resolveProjectHookTrust, type HookEngine, type HookSource, type HookTrustAnswer } from "../hooks/index.js";
-import { createMcpManager, createMcpTrustResolver, createMcpTrustStore, discoverMcpServers, type EditorMcpServer, type McpManager, type McpServerEntry, type McpEnvPolicy, type McpTrustDecision } from "../mcp/index.js";
+import {
+  createHookEngine,
+  createHookTrustStore,
+  formatHookTrustRequest,
+  loadHooksConfig,
+  resolveProjectHookTrust,
+  type HookEngine,
+  type HookSource,
+  type HookTrustAnswer,
+} from "../hooks/index.js";
+import {
+  createMcpManager,
+  createMcpTrustResolver,
+  createMcpTrustStore,
+  discoverMcpServers,
+  type EditorMcpServer,
+  type McpManager,
+  type McpServerEntry,
+  type McpEnvPolicy,
+  type McpTrustDecision,
+} from "../mcp/index.js";
 import { loadMemory, type MemoryLoad } from "../memory/index.js";
 import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
-import { createSkillTrustStore, describePendingLink, type PendingSymlink, type Skill, type SkillSource } from "../skills/index.js";
+import {
+  createSkillTrustStore,
+  describePendingLink,
+  type PendingSymlink,
+  type Skill,
+  type SkillSource,
+} from "../skills/index.js";
 import { loadSubagents, type SubagentDefinition } from "../subagents/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
@@ -63,21 +88,40 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     sessionSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined)),
     loadMemory({ userFile: paths.agentMemoryFile, projectRoot }),
     loadSubagents({ userDir: paths.subagentsDir, projectDir: projectPaths(projectRoot).subagentsDir, projectRoot }),
-    loadHooksConfig([{ scope: "project", file: projectPaths(projectRoot).hooksFile }, { scope: "user", file: paths.hooksFile }, ...plugins.items.flatMap((p) => p.hooks as HookSource[])]),
+    loadHooksConfig([
+      { scope: "project", file: projectPaths(projectRoot).hooksFile },
+      { scope: "user", file: paths.hooksFile },
+      ...plugins.items.flatMap((p) => p.hooks as HookSource[]),
+    ]),
     discoverMcpServers({
       projectRoot,
       home: paths.home,
       configFlag: services.flags.mcpConfigPath,
       noMcp: services.flags.noMcp,
       editorServers: inputs.editorMcpServers,
-      pluginServers: plugins.items.map((p) => ({ plugin: p.id, origin: p.root, servers: p.mcpServers, variables: p.env })),
+      pluginServers: plugins.items.map((p) => ({
+        plugin: p.id,
+        origin: p.root,
+        servers: p.mcpServers,
+        variables: p.env,
+      })),
       cwd: inputs.cwd,
     }),
   ]);
-  diagnostics.push(...skills.diagnostics, ...memory.diagnostics, ...subagents.diagnostics, ...hookLoad.diagnostics, ...discovery.diagnostics);
+  diagnostics.push(
+    ...skills.diagnostics,
+    ...memory.diagnostics,
+    ...subagents.diagnostics,
+    ...hookLoad.diagnostics,
+    ...discovery.diagnostics,
+  );
 
   // Hooks start without project handlers until their trust is settled (a dialog at the next turn).
-  const buildEngine = (items: typeof hookLoad.items, extra: typeof hookLoad.diagnostics = [], approvedScripts?: Record<string, string>) =>
+  const buildEngine = (
+    items: typeof hookLoad.items,
+    extra: typeof hookLoad.diagnostics = [],
+    approvedScripts?: Record<string, string>,
+  ) =>
     createHookEngine({
       config: items,
       ...(approvedScripts ? { approvedScripts } : {}),
@@ -105,7 +149,9 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     projectRoot,
     trustProjectServers: services.flags.trustProjectMcp,
     logger: services.logger.child("mcp"),
-    ...(inputs.interactive ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) } : {}),
+    ...(inputs.interactive
+      ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) }
+      : {}),
   });
   let mcp: McpManager;
   if (previous) {
@@ -124,7 +170,12 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       elicit: (server) => {
         const questioner = inputs.questioner;
         if (!questioner?.forms) return undefined;
-        return (request, signal) => questioner.form({ message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema }, {}, signal);
+        return (request, signal) =>
+          questioner.form(
+            { message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema },
+            {},
+            signal,
+          );
       },
       connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
       callTimeoutMs: config.mcp.call_timeout_seconds * 1000,
@@ -152,7 +203,9 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     store: createHookTrustStore({ stateDir: paths.stateDir }),
     trustFlag: services.flags.trustProjectHooks,
     sessionGrants: inputs.hookGrants,
-    ...(inputs.interactive ? { ask: (request) => askHookTrust(inputs.trust, request.file, formatHookTrustRequest(request)) } : {}),
+    ...(inputs.interactive
+      ? { ask: (request) => askHookTrust(inputs.trust, request.file, formatHookTrustRequest(request)) }
+      : {}),
   }).then((resolved) => {
     extensions.hooks = buildEngine(resolved.items, resolved.diagnostics, resolved.request?.scripts);
     diagnostics.push(...resolved.diagnostics.filter((d) => d.severity !== "info"));
@@ -200,7 +253,12 @@ async function approveSkillSymlinks(inputs: ExtensionInputs, pending: readonly P
   return approved;
 }
 
-async function askMcpTrust(trust: TrustQueue, name: string, title: string, detail: string): Promise<McpTrustDecision | "cancelled"> {
+async function askMcpTrust(
+  trust: TrustQueue,
+  name: string,
+  title: string,
+  detail: string,
+): Promise<McpTrustDecision | "cancelled"> {
   const answer = await trust.ask({
     key: `trust-mcp-${name}`,
     title,
@@ -212,7 +270,9 @@ async function askMcpTrust(trust: TrustQueue, name: string, title: string, detai
       { id: "never", name: "Never run it", kind: "reject_always" },
     ],
   });
-  return answer === "allow_once" || answer === "allow_always" || answer === "reject" || answer === "never" ? answer : "cancelled";
+  return answer === "allow_once" || answer === "allow_always" || answer === "reject" || answer === "never"
+    ? answer
+    : "cancelled";
 }
 
 async function askHookTrust(trust: TrustQueue, file: string, body: string): Promise<HookTrustAnswer> {

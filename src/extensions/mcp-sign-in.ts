@@ -6,7 +6,14 @@
 
 import { randomUUID } from "node:crypto";
 import type { AgentEvent } from "../agent/events.js";
-import { createMcpTrustResolver, createMcpTrustStore, mcpLogin, type McpManager, type McpServerEntry, type McpEnvPolicy } from "../mcp/index.js";
+import {
+  createMcpTrustResolver,
+  createMcpTrustStore,
+  mcpLogin,
+  type McpManager,
+  type McpServerEntry,
+  type McpEnvPolicy,
+} from "../mcp/index.js";
 import type { Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import type { ExtensionServices } from "./services.js";
@@ -35,7 +42,12 @@ export function createMcpSignIn(options: McpSignInOptions) {
   /** Servers already offered a sign-in in this session (whatever the outcome). */
   const offered = new Set<string>();
 
-  async function signIn(target: McpSignInTarget, entry: McpServerEntry, signal: AbortSignal, sink: (event: AgentEvent) => void): Promise<void> {
+  async function signIn(
+    target: McpSignInTarget,
+    entry: McpServerEntry,
+    signal: AbortSignal,
+    sink: (event: AgentEvent) => void,
+  ): Promise<void> {
     const name = entry.name;
     const { services } = options;
     const elicitationId = randomUUID();
@@ -66,8 +78,16 @@ export function createMcpSignIn(options: McpSignInOptions) {
       });
     } catch (error) {
       const refused = error instanceof SignInRefused ? error.answer : undefined;
-      const title = refused === "decline" || refused === "cancel" || signal.aborted ? `MCP server "${name}" stays signed out (sign-in ${signal.aborted ? "cancelled" : refused === "decline" ? "declined" : "cancelled"})` : `MCP server "${name}": sign-in failed: ${errorMessage(error)}`;
-      sink({ type: "notice", severity: "warning", title, description: `run \`deep-acp mcp login ${name}\` in a terminal, then /reload` });
+      const title =
+        refused === "decline" || refused === "cancel" || signal.aborted
+          ? `MCP server "${name}" stays signed out (sign-in ${signal.aborted ? "cancelled" : refused === "decline" ? "declined" : "cancelled"})`
+          : `MCP server "${name}": sign-in failed: ${errorMessage(error)}`;
+      sink({
+        type: "notice",
+        severity: "warning",
+        title,
+        description: `run \`deep-acp mcp login ${name}\` in a terminal, then /reload`,
+      });
       return;
     } finally {
       if (shown) options.questioner.urlDone?.(elicitationId);
@@ -75,8 +95,14 @@ export function createMcpSignIn(options: McpSignInOptions) {
     await target.mcp.reload(target.mcpEntries);
     await Promise.race([target.mcp.ready(signal), delay(RECONNECT_WAIT_MS)]);
     const status = target.mcp.describe().find((server) => server.name === name);
-    if (status?.status === "ok") sink({ type: "notice", severity: "info", title: `Signed in to MCP server "${name}"; its tools are available.` });
-    else sink({ type: "notice", severity: "warning", title: `Signed in to MCP server "${name}", but it is ${status?.status ?? "gone"}${status?.reason ? ` (${status.reason})` : ""}` });
+    if (status?.status === "ok")
+      sink({ type: "notice", severity: "info", title: `Signed in to MCP server "${name}"; its tools are available.` });
+    else
+      sink({
+        type: "notice",
+        severity: "warning",
+        title: `Signed in to MCP server "${name}", but it is ${status?.status ?? "gone"}${status?.reason ? ` (${status.reason})` : ""}`,
+      });
   }
 
   return {

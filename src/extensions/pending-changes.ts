@@ -44,7 +44,13 @@ export function createPendingChanges(options: PendingChangesOptions) {
       for (const path of change.paths) {
         const skill = skillOf(path);
         if (skill) {
-          const state = !exists(skill.dir) ? (loaded.has(skill.dir) ? "removed" : undefined) : loaded.has(skill.dir) ? "changed" : "added";
+          const state = !exists(skill.dir)
+            ? loaded.has(skill.dir)
+              ? "removed"
+              : undefined
+            : loaded.has(skill.dir)
+              ? "changed"
+              : "added";
           if (state) items.set(`skill:${skill.dir}`, `skill ${skill.name} ${state}`);
           else items.delete(`skill:${skill.dir}`);
         }
@@ -67,5 +73,7 @@ export type PendingChanges = ReturnType<typeof createPendingChanges>;
 
 /** The watched skill folders of a session's targets. */
 export function skillRootsOf(targets: readonly WatchTarget[]): string[] {
-  return targets.filter((target) => target.label === "skills" && !target.path.endsWith(".json")).map((target) => target.path);
+  return targets
+    .filter((target) => target.label === "skills" && !target.path.endsWith(".json"))
+    .map((target) => target.path);
 }

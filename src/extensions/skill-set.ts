@@ -1,6 +1,12 @@
 import { join } from "node:path";
 import type { UserPaths } from "../config/paths.js";
-import { createSkillTrustStore, defaultSkillSources, loadSkills, materializeBuiltinSkills, type SkillSource } from "../skills/index.js";
+import {
+  createSkillTrustStore,
+  defaultSkillSources,
+  loadSkills,
+  materializeBuiltinSkills,
+  type SkillSource,
+} from "../skills/index.js";
 
 // The one composition of a session's skill sources, shared by sessions and `deep-acp doctor` so that
 // doctor reports exactly the skills a session loads (built-ins, plugins, user, project, in that order).
@@ -40,7 +46,12 @@ export type SkillSetOptions = {
 
 /** The skill sources a session reads, lowest priority first. */
 export function sessionSkillSources(options: Omit<SkillSetOptions, "extraAllowedDirs">): SkillSource[] {
-  return defaultSkillSources({ user: options.paths, projectRoot: options.projectRoot, builtinDir: options.builtinDir, pluginSources: options.pluginSources });
+  return defaultSkillSources({
+    user: options.paths,
+    projectRoot: options.projectRoot,
+    builtinDir: options.builtinDir,
+    pluginSources: options.pluginSources,
+  });
 }
 
 /** The skill sources a session reads, and the skills found in them (reads only). */
@@ -48,6 +59,11 @@ export async function loadSkillSet(options: SkillSetOptions) {
   const { paths } = options;
   const sources = sessionSkillSources(options);
   const approved = await createSkillTrustStore({ stateDir: paths.stateDir }).load();
-  const loaded = await loadSkills({ sources, extraAllowedDirs: options.extraAllowedDirs, approvedTargets: approved.items, home: paths.home });
+  const loaded = await loadSkills({
+    sources,
+    extraAllowedDirs: options.extraAllowedDirs,
+    approvedTargets: approved.items,
+    home: paths.home,
+  });
   return { ...loaded, sources, trustDiagnostics: approved.diagnostics };
 }

@@ -12,7 +12,9 @@ export interface ApprovalMemory {
   forgetMatching?(matches: (key: string) => boolean): void;
 }
 
-export function createSessionApprovalMemory(): ApprovalMemory & { entries(): Array<{ key: string; decision: RememberedDecision; label: string }> } {
+export function createSessionApprovalMemory(): ApprovalMemory & {
+  entries(): Array<{ key: string; decision: RememberedDecision; label: string }>;
+} {
   const map = new Map<string, { decision: RememberedDecision; label: string }>();
   return {
     lookup: (key) => map.get(key)?.decision,
@@ -38,7 +40,11 @@ export type PersistentApprovalMemory = ApprovalMemory & {
  * synchronous (the agent asks in the middle of a turn), so entries are cached in memory and every
  * new choice is written through.
  */
-export function createPersistentApprovalMemory(store: ApprovalStore, projectRoot: string, logger: Logger): PersistentApprovalMemory {
+export function createPersistentApprovalMemory(
+  store: ApprovalStore,
+  projectRoot: string,
+  logger: Logger,
+): PersistentApprovalMemory {
   const cache = new Map<string, ApprovalEntry>();
   let loaded: Promise<void> | undefined;
   return {
@@ -58,7 +64,9 @@ export function createPersistentApprovalMemory(store: ApprovalStore, projectRoot
     lookup: (key) => cache.get(key)?.decision,
     remember(key: string, decision: RememberedDecision, label: string) {
       cache.set(key, { key, decision, label, updatedAt: new Date().toISOString() });
-      void store.remember(projectRoot, key, decision, label).catch((error) => logger.warn("cannot save a remembered approval", error));
+      void store
+        .remember(projectRoot, key, decision, label)
+        .catch((error) => logger.warn("cannot save a remembered approval", error));
     },
     forgetMatching(matches) {
       for (const key of [...cache.keys()]) {

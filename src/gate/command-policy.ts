@@ -11,23 +11,153 @@ const METACHARACTERS = /[;&|<>`$(){}\\\n*?!#~[\]'"]/;
 
 /** Programs whose next word names the real action (`git push` is not `git status`). */
 const SUBCOMMAND_PROGRAMS = new Set([
-  "git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "make", "docker", "kubectl", "pip", "pip3",
-  "uv", "poetry", "dotnet", "mvn", "gradle", "bundle", "rails", "rake", "composer", "deno", "swift", "terraform",
+  "git",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "cargo",
+  "go",
+  "make",
+  "docker",
+  "kubectl",
+  "pip",
+  "pip3",
+  "uv",
+  "poetry",
+  "dotnet",
+  "mvn",
+  "gradle",
+  "bundle",
+  "rails",
+  "rake",
+  "composer",
+  "deno",
+  "swift",
+  "terraform",
 ]);
 
 /** Run another program or arbitrary code: remembering them would remember everything. */
 const WRAPPERS = new Set([
-  "env", "timeout", "xargs", "sudo", "doas", "su", "nice", "nohup", "ionice", "chrt", "taskset", "stdbuf", "time", "watch",
-  "exec", "eval", "command", "builtin", "setsid", "strace", "ltrace", "gdb", "script", "unbuffer", "flock", "chroot",
-  "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "busybox",
-  "node", "nodejs", "deno", "bun", "python", "python2", "python3", "pypy", "perl", "ruby", "php", "lua", "tclsh", "Rscript",
-  "java", "osascript", "awk", "gawk", "mawk", "nawk", "sed", "vim", "vi", "nvim", "emacs", "ssh", "scp", "rsync",
-  "npx", "pnpx", "bunx", "uvx", "pipx", "dlx", "find", "parallel",
+  "env",
+  "timeout",
+  "xargs",
+  "sudo",
+  "doas",
+  "su",
+  "nice",
+  "nohup",
+  "ionice",
+  "chrt",
+  "taskset",
+  "stdbuf",
+  "time",
+  "watch",
+  "exec",
+  "eval",
+  "command",
+  "builtin",
+  "setsid",
+  "strace",
+  "ltrace",
+  "gdb",
+  "script",
+  "unbuffer",
+  "flock",
+  "chroot",
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "csh",
+  "tcsh",
+  "busybox",
+  "node",
+  "nodejs",
+  "deno",
+  "bun",
+  "python",
+  "python2",
+  "python3",
+  "pypy",
+  "perl",
+  "ruby",
+  "php",
+  "lua",
+  "tclsh",
+  "Rscript",
+  "java",
+  "osascript",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "sed",
+  "vim",
+  "vi",
+  "nvim",
+  "emacs",
+  "ssh",
+  "scp",
+  "rsync",
+  "npx",
+  "pnpx",
+  "bunx",
+  "uvx",
+  "pipx",
+  "dlx",
+  "find",
+  "parallel",
   // Also run what they are given: other interpreters, command runners, schedulers and openers.
-  "tsx", "ts-node", "vite-node", "ipython", "jshell", "julia", "elixir", "iex", "erl", "escript", "guile", "racket",
-  "sbcl", "ghci", "runghc", "runhaskell", "dart", "kotlin", "scala", "groovy", "pwsh", "powershell", "nu", "xonsh",
-  "expect", "tmux", "screen", "at", "batch", "crontab", "systemd-run", "xdg-open", "open", "man", "fd", "nodemon",
-  "entr", "pkexec", "runuser", "unshare", "nsenter", "firejail", "bwrap", "proot", "fakeroot", "valgrind", "hyperfine",
+  "tsx",
+  "ts-node",
+  "vite-node",
+  "ipython",
+  "jshell",
+  "julia",
+  "elixir",
+  "iex",
+  "erl",
+  "escript",
+  "guile",
+  "racket",
+  "sbcl",
+  "ghci",
+  "runghc",
+  "runhaskell",
+  "dart",
+  "kotlin",
+  "scala",
+  "groovy",
+  "pwsh",
+  "powershell",
+  "nu",
+  "xonsh",
+  "expect",
+  "tmux",
+  "screen",
+  "at",
+  "batch",
+  "crontab",
+  "systemd-run",
+  "xdg-open",
+  "open",
+  "man",
+  "fd",
+  "nodemon",
+  "entr",
+  "pkexec",
+  "runuser",
+  "unshare",
+  "nsenter",
+  "firejail",
+  "bwrap",
+  "proot",
+  "fakeroot",
+  "valgrind",
+  "hyperfine",
 ]);
 
 /** Versioned interpreters (`python3.12`, `node20`, `perl5.36`). */
@@ -38,15 +168,80 @@ const ASSIGNMENT_PROGRAMS = new Set(["make", "gmake", "rake"]);
 
 /** Read, copy or change the files they are named: the key names those files (by real path). */
 const FILE_PROGRAMS = new Set([
-  "cat", "head", "tail", "less", "more", "bat", "nl", "tac", "od", "xxd", "hexdump", "strings", "base64", "base32",
-  "cp", "mv", "ln", "rm", "rmdir", "touch", "mkdir", "chmod", "chown", "chgrp", "tee", "truncate", "dd", "shred",
-  "tar", "zip", "unzip", "gzip", "gunzip", "zcat", "bzip2", "xz", "file", "stat", "wc", "md5sum", "sha256sum", "sha1sum",
-  "grep", "rg", "ag", "egrep", "fgrep", "diff", "cmp", "sort", "uniq", "cut", "tr", "jq", "yq", "source",
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "bat",
+  "nl",
+  "tac",
+  "od",
+  "xxd",
+  "hexdump",
+  "strings",
+  "base64",
+  "base32",
+  "cp",
+  "mv",
+  "ln",
+  "rm",
+  "rmdir",
+  "touch",
+  "mkdir",
+  "chmod",
+  "chown",
+  "chgrp",
+  "tee",
+  "truncate",
+  "dd",
+  "shred",
+  "tar",
+  "zip",
+  "unzip",
+  "gzip",
+  "gunzip",
+  "zcat",
+  "bzip2",
+  "xz",
+  "file",
+  "stat",
+  "wc",
+  "md5sum",
+  "sha256sum",
+  "sha1sum",
+  "grep",
+  "rg",
+  "ag",
+  "egrep",
+  "fgrep",
+  "diff",
+  "cmp",
+  "sort",
+  "uniq",
+  "cut",
+  "tr",
+  "jq",
+  "yq",
+  "source",
 ]);
 
 /** Subcommands that change configuration or run given code: never remembered. */
 const DANGEROUS_SUBCOMMANDS: Record<string, readonly string[]> = {
-  git: ["config", "submodule", "filter-branch", "filter-repo", "bisect", "rebase", "difftool", "mergetool", "daemon", "instaweb", "credential", "remote"],
+  git: [
+    "config",
+    "submodule",
+    "filter-branch",
+    "filter-repo",
+    "bisect",
+    "rebase",
+    "difftool",
+    "mergetool",
+    "daemon",
+    "instaweb",
+    "credential",
+    "remote",
+  ],
   npm: ["exec", "x", "explore", "config", "set", "init", "create", "pkg"],
   pnpm: ["exec", "dlx", "config", "create"],
   yarn: ["exec", "dlx", "config", "create"],
@@ -115,9 +310,7 @@ export function commandPathArguments(command: string, cwd: string): string[] {
   return candidates;
 }
 
-export type CommandApproval =
-  | { key: string; label: string }
-  | { key: null; why: string };
+export type CommandApproval = { key: string; label: string } | { key: null; why: string };
 
 export type CommandApprovalContext = {
   cwd: string;
@@ -136,7 +329,8 @@ export function commandApproval(command: string, context: CommandApprovalContext
     }
     program = basename(program);
   }
-  if (WRAPPERS.has(program) || VERSIONED_INTERPRETER.test(program)) return { key: null, why: `\`${program}\` can run any program or code` };
+  if (WRAPPERS.has(program) || VERSIONED_INTERPRETER.test(program))
+    return { key: null, why: `\`${program}\` can run any program or code` };
   if (ASSIGNMENT_PROGRAMS.has(program) && words.args.some((arg) => !arg.startsWith("-") && arg.includes("="))) {
     return { key: null, why: "a `NAME=value` argument can change what it runs" };
   }
@@ -160,12 +354,16 @@ export function commandApproval(command: string, context: CommandApprovalContext
       const exact = [program, ...words.args].join(" ");
       return { key: `execute:exact:${exact}`, label: `Always allow \`${exact}\`` };
     }
-    if (DANGEROUS_SUBCOMMANDS[program]?.includes(sub)) return { key: null, why: `\`${program} ${sub}\` can run any code or change configuration` };
+    if (DANGEROUS_SUBCOMMANDS[program]?.includes(sub))
+      return { key: null, why: `\`${program} ${sub}\` can run any code or change configuration` };
     // `npm run build` is not `npm run deploy`.
     if (["run", "run-script"].includes(sub) && ["npm", "pnpm", "yarn", "bun"].includes(program)) {
       const script = words.args[1];
       if (!script || script.startsWith("-")) return { key: null, why: "no script named" };
-      return { key: `execute:${program} ${sub} ${script}`, label: `Always allow \`${program} ${sub} ${script}\` commands` };
+      return {
+        key: `execute:${program} ${sub} ${script}`,
+        label: `Always allow \`${program} ${sub} ${script}\` commands`,
+      };
     }
     return { key: `execute:${program} ${sub}`, label: `Always allow \`${program} ${sub}\` commands` };
   }
@@ -183,20 +381,72 @@ export function commandsDecidedBy(relativePath: string): "all" | readonly string
   const name = relativePath.split("/").pop() ?? "";
   if (relativePath === ".git" || relativePath.startsWith(".git/") || relativePath.includes("/.git/")) return ["git"];
   // Hook folders that core.hooksPath commonly points at (husky, lefthook, pre-commit).
-  if (/(^|\/)(\.husky|\.githooks)\//.test(relativePath) || [".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml"].includes(name)) return ["git"];
+  if (
+    /(^|\/)(\.husky|\.githooks)\//.test(relativePath) ||
+    [".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml"].includes(name)
+  )
+    return ["git"];
   // What `npm test` and friends actually start.
   if (/(^|\/)node_modules\/\.bin\//.test(relativePath)) return ["npm", "pnpm", "yarn", "bun"];
-  if (["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", "bunfig.toml", ".pnpmfile.cjs"].includes(name)) {
+  if (
+    [
+      "package.json",
+      ".npmrc",
+      ".yarnrc",
+      ".yarnrc.yml",
+      "pnpm-workspace.yaml",
+      "bunfig.toml",
+      ".pnpmfile.cjs",
+    ].includes(name)
+  ) {
     return ["npm", "pnpm", "yarn", "bun"];
   }
   if (["Makefile", "makefile", "GNUmakefile"].includes(name) || name.endsWith(".mk")) return ["make"];
-  if (["Cargo.toml", "build.rs", "config.toml"].includes(name) && (name !== "config.toml" || relativePath.includes(".cargo/"))) return ["cargo"];
+  if (
+    ["Cargo.toml", "build.rs", "config.toml"].includes(name) &&
+    (name !== "config.toml" || relativePath.includes(".cargo/"))
+  )
+    return ["cargo"];
   if (["go.mod", "go.work"].includes(name)) return ["go"];
   if (name.endsWith(".tf") || name.endsWith(".tfvars") || name === ".terraformrc") return ["terraform"];
-  if (["pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "conftest.py", "pytest.ini", "uv.toml"].includes(name)) return "all";
+  if (
+    [
+      "pyproject.toml",
+      "setup.py",
+      "setup.cfg",
+      "tox.ini",
+      "noxfile.py",
+      "conftest.py",
+      "pytest.ini",
+      "uv.toml",
+    ].includes(name)
+  )
+    return "all";
   if (["Gemfile", "Rakefile", ".bundle"].includes(name)) return ["bundle", "rake", "rails"];
-  if (["build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties", "pom.xml"].includes(name)) return ["gradle", "mvn"];
-  if (["composer.json", "deno.json", "deno.jsonc", "Dockerfile", "docker-compose.yml", "compose.yaml", "justfile", "Taskfile.yml"].includes(name)) return "all";
+  if (
+    [
+      "build.gradle",
+      "build.gradle.kts",
+      "settings.gradle",
+      "settings.gradle.kts",
+      "gradle.properties",
+      "pom.xml",
+    ].includes(name)
+  )
+    return ["gradle", "mvn"];
+  if (
+    [
+      "composer.json",
+      "deno.json",
+      "deno.jsonc",
+      "Dockerfile",
+      "docker-compose.yml",
+      "compose.yaml",
+      "justfile",
+      "Taskfile.yml",
+    ].includes(name)
+  )
+    return "all";
   if ([".envrc", ".env", ".tool-versions", ".node-version", ".nvmrc", ".python-version"].includes(name)) return "all";
   return [];
 }

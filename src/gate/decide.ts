@@ -40,7 +40,9 @@ export type GateTarget = RealTarget & {
 };
 
 /** The user's file rules' verdict on the call (path-rules.ts); undefined = no opinion. */
-export type RuleVerdict = { action: "deny"; reason: string } | { action: "ask"; reason: string; alwaysKey: string | null; alwaysLabel: string | null };
+export type RuleVerdict =
+  | { action: "deny"; reason: string }
+  | { action: "ask"; reason: string; alwaysKey: string | null; alwaysLabel: string | null };
 
 export type HookVerdict = { decision: "allow" | "deny" | "ask"; reason?: string };
 
@@ -69,10 +71,20 @@ type Ask = Extract<GateDecision, { action: "ask" }> & { sticky?: boolean };
 export function decide(request: GateRequest): GateDecision {
   const { tool, mode, rules, hook } = request;
   if (rules?.action === "deny") return { action: "deny", reason: `Error: ${rules.reason}` };
-  if (hook?.decision === "deny") return { action: "deny", reason: `${tool.hookName ?? tool.name} blocked by hook: ${hook.reason ?? "no reason given"}` };
+  if (hook?.decision === "deny")
+    return {
+      action: "deny",
+      reason: `${tool.hookName ?? tool.name} blocked by hook: ${hook.reason ?? "no reason given"}`,
+    };
   // Bypass only skips our own dialogs; deny rules and hooks (a hook's "ask" too) still apply.
   if (mode === "bypass") {
-    if (hook?.decision === "ask") return { action: "ask", reason: hook.reason ?? "a hook asked for confirmation", alwaysKey: null, alwaysLabel: null };
+    if (hook?.decision === "ask")
+      return {
+        action: "ask",
+        reason: hook.reason ?? "a hook asked for confirmation",
+        alwaysKey: null,
+        alwaysLabel: null,
+      };
     return { action: "allow", reason: "bypass mode" };
   }
 
@@ -84,15 +96,20 @@ export function decide(request: GateRequest): GateDecision {
   if (hook?.decision === "ask" && decision.action === "allow") {
     decision = ask(hook.reason ?? "a hook asked for confirmation", null, null);
   }
-  if (hook?.decision === "allow" && decision.action === "ask" && !decision.sticky) return { action: "allow", reason: "allowed by a hook" };
+  if (hook?.decision === "allow" && decision.action === "ask" && !decision.sticky)
+    return { action: "allow", reason: "allowed by a hook" };
   if (decision.action === "allow") return decision;
 
   const { sticky: _sticky, ...asking } = decision;
   if (asking.alwaysKey) {
     const remembered = request.remembered(asking.alwaysKey);
-    if (remembered === "allow") return { action: "allow", reason: `remembered: ${asking.alwaysLabel ?? asking.alwaysKey}` };
+    if (remembered === "allow")
+      return { action: "allow", reason: `remembered: ${asking.alwaysLabel ?? asking.alwaysKey}` };
     if (remembered === "deny") {
-      return { action: "deny", reason: `The user has denied ${tool.name} for this (remembered choice: ${asking.alwaysLabel ?? asking.alwaysKey}).` };
+      return {
+        action: "deny",
+        reason: `The user has denied ${tool.name} for this (remembered choice: ${asking.alwaysLabel ?? asking.alwaysKey}).`,
+      };
     }
   }
   return asking;
@@ -113,12 +130,16 @@ function byMode(request: GateRequest): GateDecision | Ask {
     case "execute": {
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };
       const command = request.command;
-      return command?.key ? ask("runs a shell command", command.key, command.label) : ask("runs a shell command", null, null);
+      return command?.key
+        ? ask("runs a shell command", command.key, command.label)
+        : ask("runs a shell command", null, null);
     }
     case "network": {
       // Fetching changes nothing locally, so plan mode offers it too; every new host still asks.
       const host = request.host;
-      return host ? ask(`fetches from ${host}`, `fetch:${host}`, `Always allow fetching from ${host}`) : ask("fetches from the network", null, null);
+      return host
+        ? ask(`fetches from ${host}`, `fetch:${host}`, `Always allow fetching from ${host}`)
+        : ask("fetches from the network", null, null);
     }
     case "external":
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };
@@ -133,9 +154,14 @@ function decideRead(request: GateRequest): GateDecision | Ask {
   const readable = [...request.roots, ...request.readRoots];
   for (const target of targets) {
     if (target.virtual) continue;
-    if (target.unresolved) return ask(`reads ${named(target)}, which cannot be resolved (${target.unresolved})`, null, null, true);
+    if (target.unresolved)
+      return ask(`reads ${named(target)}, which cannot be resolved (${target.unresolved})`, null, null, true);
     if (!inside(target.real, readable)) {
-      return ask(`reads ${named(target)}, outside the project`, `${tool.name}:outside:${target.real}`, `Always allow ${tool.name} of ${target.real}`);
+      return ask(
+        `reads ${named(target)}, outside the project`,
+        `${tool.name}:outside:${target.real}`,
+        `Always allow ${tool.name} of ${target.real}`,
+      );
     }
     if (target.hardLinks > 1) return ask(hardLinkReason("reads", target), null, null, true);
   }
@@ -148,20 +174,32 @@ function decideChange(request: GateRequest): GateDecision | Ask {
   let inProject: Ask | undefined;
   for (const target of targets) {
     if (target.virtual && !target.shared) continue;
-    if (target.unresolved) return ask(`${verb} ${named(target)}, which cannot be resolved (${target.unresolved})`, null, null, true);
+    if (target.unresolved)
+      return ask(`${verb} ${named(target)}, which cannot be resolved (${target.unresolved})`, null, null, true);
     const recursive = tool.effect === "delete" && target.isDirectory;
     if (target.shared || !inside(target.real, roots)) {
       const where = target.shared ? "shared by every project" : "outside the project";
       if (recursive) return ask(`deletes the folder ${named(target)} and everything in it, ${where}`, null, null, true);
-      return ask(`${verb} ${named(target)}, ${where}`, `${tool.name}:outside:${target.real}`, `Always allow ${tool.name} of ${target.real}`);
+      return ask(
+        `${verb} ${named(target)}, ${where}`,
+        `${tool.name}:outside:${target.real}`,
+        `Always allow ${tool.name} of ${target.real}`,
+      );
     }
     const guarded = request.protectedPaths.match(target.real, roots);
-    if (guarded) return ask(`${verb} ${named(target)}, a protected path (${guarded}): it can decide what runs later`, null, null, true);
+    if (guarded)
+      return ask(
+        `${verb} ${named(target)}, a protected path (${guarded}): it can decide what runs later`,
+        null,
+        null,
+        true,
+      );
     if (target.hardLinks > 1 && tool.effect !== "delete") return ask(hardLinkReason(verb, target), null, null, true);
     if (recursive) inProject ??= ask(`deletes the folder ${named(target)} and everything in it`, null, null);
   }
   if (inProject) return inProject;
-  if (tool.effect === "delete") return ask("deletes a file", "tool:delete:inside", "Always allow deleting files in this project");
+  if (tool.effect === "delete")
+    return ask("deletes a file", "tool:delete:inside", "Always allow deleting files in this project");
   if (mode === "accept-edits") return { action: "allow", reason: "accept-edits mode" };
   return ask("edits a file", `tool:${tool.name}`, `Always allow ${tool.name} in this project`);
 }

@@ -4,7 +4,14 @@ import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
 import { commandApproval, commandKeyUses, commandPathArguments, commandsDecidedBy } from "./command-policy.js";
 import { fetchHost } from "../tools/web-fetch.js";
-import { decide, type GateDecision, type GateMode, type GateTarget, type GateTool, type HookVerdict } from "./decide.js";
+import {
+  decide,
+  type GateDecision,
+  type GateMode,
+  type GateTarget,
+  type GateTool,
+  type HookVerdict,
+} from "./decide.js";
 import { checkFileRules } from "./path-rules.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
@@ -71,48 +78,81 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   const [roots, readRoots] = local
     ? await Promise.all([realRoots(request.roots, fs), realRoots(request.readRoots ?? [], fs)])
     : [request.roots.map((r) => resolve(r)), (request.readRoots ?? []).map((r) => resolve(r))];
-  const targets = await resolveTargets(request.paths, request.virtualPrefixes, policy.sharedPrefixes ?? DEFAULT_SHARED, local ? fs : undefined);
-  const command = request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, local ? fs : undefined) : undefined;
-  const decideWith = (hook: HookVerdict | undefined) => decide({
-    tool: request.tool,
-    mode: request.mode,
-    roots,
-    readRoots,
-    targets,
-    command,
-    ...(request.tool.effect === "network" ? { host: fetchHost(request.input) } : {}),
-    protectedPaths: policy.protectedPaths ?? DEFAULT_PROTECTED,
-    rules: policy.rules ? checkFileRules(policy.rules, policy.sandboxed ?? false, request.tool.effect, targets) : undefined,
-    hook,
-    remembered: (key) => request.memory.lookup(key),
-  });
+  const targets = await resolveTargets(
+    request.paths,
+    request.virtualPrefixes,
+    policy.sharedPrefixes ?? DEFAULT_SHARED,
+    local ? fs : undefined,
+  );
+  const command =
+    request.tool.effect === "execute"
+      ? await approveCommand(request.input, request.cwd, roots, local ? fs : undefined)
+      : undefined;
+  const decideWith = (hook: HookVerdict | undefined) =>
+    decide({
+      tool: request.tool,
+      mode: request.mode,
+      roots,
+      readRoots,
+      targets,
+      command,
+      ...(request.tool.effect === "network" ? { host: fetchHost(request.input) } : {}),
+      protectedPaths: policy.protectedPaths ?? DEFAULT_PROTECTED,
+      rules: policy.rules
+        ? checkFileRules(policy.rules, policy.sandboxed ?? false, request.tool.effect, targets)
+        : undefined,
+      hook,
+      remembered: (key) => request.memory.lookup(key),
+    });
   const approved = new Map(targets.filter((t) => !t.virtual && !t.unresolved).map((t) => [t.requested, t.real]));
   const readable = [...roots, ...readRoots];
-  const previewable = targets.every((t) => (t.virtual ? !t.shared : !t.unresolved && t.hardLinks <= 1 && readable.some((root) => isWithin(t.real, root))));
+  const previewable = targets.every((t) =>
+    t.virtual ? !t.shared : !t.unresolved && t.hardLinks <= 1 && readable.some((root) => isWithin(t.real, root)),
+  );
   return { decision: decideWith(request.hook), targets, approved, previewable, withHook: decideWith };
 }
 
 /** Targets of a call; without `fs` (a remote workspace) paths are taken as given. */
-export async function resolveTargets(paths: readonly string[], virtualPrefixes: readonly string[], sharedPrefixes: readonly string[], fs?: RealPathFs): Promise<GateTarget[]> {
+export async function resolveTargets(
+  paths: readonly string[],
+  virtualPrefixes: readonly string[],
+  sharedPrefixes: readonly string[],
+  fs?: RealPathFs,
+): Promise<GateTarget[]> {
   return Promise.all(
     paths.map(async (path): Promise<GateTarget> => {
       if (isVirtualPath(path, virtualPrefixes)) {
-        return { requested: path, real: path, exists: true, isDirectory: false, hardLinks: 0, virtual: true, shared: isVirtualPath(path, sharedPrefixes) };
+        return {
+          requested: path,
+          real: path,
+          exists: true,
+          isDirectory: false,
+          hardLinks: 0,
+          virtual: true,
+          shared: isVirtualPath(path, sharedPrefixes),
+        };
       }
-      if (!fs) return { requested: resolve(path), real: resolve(path), exists: false, isDirectory: false, hardLinks: 0 };
+      if (!fs)
+        return { requested: resolve(path), real: resolve(path), exists: false, isDirectory: false, hardLinks: 0 };
       return resolveRealTarget(path, fs);
     }),
   );
 }
 
 async function approveCommand(input: unknown, cwd: string, roots: readonly string[], fs: RealPathFs | undefined) {
-  const command = typeof (input as { command?: unknown })?.command === "string" ? (input as { command: string }).command : "";
+  const command =
+    typeof (input as { command?: unknown })?.command === "string" ? (input as { command: string }).command : "";
   const paths = new Map<string, { real: string; inside: boolean }>();
   for (const arg of commandPathArguments(command, cwd)) {
-    const target = fs ? await resolveRealTarget(arg, fs) : { requested: arg, real: arg, exists: false, unresolved: undefined };
+    const target = fs
+      ? await resolveRealTarget(arg, fs)
+      : { requested: arg, real: arg, exists: false, unresolved: undefined };
     // Only arguments that name something (or a path-like word) count; "status" in `git status` does not.
     if (!target.exists && !/[/.]/.test(relative(cwd, arg))) continue;
-    paths.set(arg, { real: target.real, inside: !target.unresolved && roots.some((root) => isWithin(target.real, root)) });
+    paths.set(arg, {
+      real: target.real,
+      inside: !target.unresolved && roots.some((root) => isWithin(target.real, root)),
+    });
   }
   return commandApproval(command, { cwd, paths });
 }
@@ -122,7 +162,12 @@ async function approveCommand(input: unknown, cwd: string, roots: readonly strin
  * configure are dropped (package.json scripts before a remembered `npm test`, .git/config before
  * `git status`), so the next run asks again.
  */
-export async function forgetCommandsChangedBy(targets: readonly GateTarget[], roots: readonly string[], memory: ApprovalMemory, fs: RealPathFs = nodeRealPathFs): Promise<void> {
+export async function forgetCommandsChangedBy(
+  targets: readonly GateTarget[],
+  roots: readonly string[],
+  memory: ApprovalMemory,
+  fs: RealPathFs = nodeRealPathFs,
+): Promise<void> {
   if (!memory.forgetMatching) return;
   const real = await realRoots(roots, fs);
   for (const target of targets) {

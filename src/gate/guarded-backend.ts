@@ -10,7 +10,11 @@ import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRule
  * around a deny rule. The "ask" decision is taken earlier, by the gate, so here only `deny` blocks
  * and "ask" entries stay visible in listings.
  */
-export function createGuardedBackend(inner: BackendProtocol, rules: CompiledFileRules, options: { localPaths?: boolean } = {}): BackendProtocol {
+export function createGuardedBackend(
+  inner: BackendProtocol,
+  rules: CompiledFileRules,
+  options: { localPaths?: boolean } = {},
+): BackendProtocol {
   if (rules.rules.length === 0) return inner;
   const deniedAsGiven = (op: "read" | "write", path: string): string | undefined => {
     const check = checkToolPath(rules, op, path);
@@ -41,7 +45,9 @@ export function createGuardedBackend(inner: BackendProtocol, rules: CompiledFile
       return denyOr(await denied("write", path), () => inner.write(path, content));
     },
     async edit(path, oldString, newString, replaceAll) {
-      return denyOr((await denied("read", path)) ?? (await denied("write", path)), () => inner.edit(path, oldString, newString, replaceAll));
+      return denyOr((await denied("read", path)) ?? (await denied("write", path)), () =>
+        inner.edit(path, oldString, newString, replaceAll),
+      );
     },
     async grep(pattern, path, glob, maxCount) {
       const error = path ? await denied("read", path) : undefined;
@@ -62,7 +68,8 @@ export function createGuardedBackend(inner: BackendProtocol, rules: CompiledFile
       const real = options.localPaths === false || !path.startsWith("/") ? path : (await resolveRealTarget(path)).real;
       for (const candidate of new Set([path, real])) {
         const decision = decideDeleteAccess(rules, candidate, { isDirectory: isDirectory(candidate) });
-        if (decision.decision === "deny") return { error: decision.error ?? `permission denied for write on ${candidate}` };
+        if (decision.decision === "deny")
+          return { error: decision.error ?? `permission denied for write on ${candidate}` };
       }
       return remove(path);
     };
@@ -73,7 +80,9 @@ export function createGuardedBackend(inner: BackendProtocol, rules: CompiledFile
       const verdicts = await Promise.all(files.map(([path]) => denied("write", path)));
       const allowed = files.filter((_, i) => !verdicts[i]);
       const results = await upload(allowed);
-      const denials = files.filter((_, i) => verdicts[i]).map(([path]) => ({ path, error: "permission_denied" as const }));
+      const denials = files
+        .filter((_, i) => verdicts[i])
+        .map(([path]) => ({ path, error: "permission_denied" as const }));
       return [...results, ...denials];
     };
   }
@@ -83,7 +92,12 @@ export function createGuardedBackend(inner: BackendProtocol, rules: CompiledFile
       const verdicts = await Promise.all(paths.map((p) => denied("read", p)));
       const allowed = paths.filter((_, i) => !verdicts[i]);
       const results = await download(allowed);
-      return [...results, ...paths.filter((_, i) => verdicts[i]).map((path) => ({ path, content: null, error: "permission_denied" as const }))];
+      return [
+        ...results,
+        ...paths
+          .filter((_, i) => verdicts[i])
+          .map((path) => ({ path, content: null, error: "permission_denied" as const })),
+      ];
     };
   }
   // Keep sandbox identity and execute (commands are not path-checked; see the approval policy).

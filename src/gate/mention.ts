@@ -21,7 +21,9 @@ export async function decideMention(path: string, scope: MentionScope): Promise<
   const target = await resolveRealTarget(path);
   if (target.unresolved) return `cannot be resolved (${target.unresolved}); not embedded`;
   const roots = await realRoots([...scope.roots, ...(scope.readRoots ?? [])]);
-  if (!roots.some((root) => isWithin(target.real, root))) return `${named(target)} is outside the project; not embedded (read_file asks for it)`;
-  if (target.hardLinks > 1) return `${named(target)} has ${target.hardLinks} hard links; not embedded (read_file asks for it)`;
+  if (!roots.some((root) => isWithin(target.real, root)))
+    return `${named(target)} is outside the project; not embedded (read_file asks for it)`;
+  if (target.hardLinks > 1)
+    return `${named(target)} has ${target.hardLinks} hard links; not embedded (read_file asks for it)`;
   return undefined;
 }

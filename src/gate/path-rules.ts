@@ -6,10 +6,22 @@ import type { GateEffect, GateTarget, RuleVerdict } from "./decide.js";
 // named like an allowed one gets around a rule. Shell commands are never path-checked, so when
 // rules exist and commands are not sandboxed, every command asks and "always" is not offered.
 
-export function checkFileRules(rules: CompiledFileRules, sandboxed: boolean, effect: GateEffect, targets: readonly GateTarget[]): RuleVerdict | undefined {
+export function checkFileRules(
+  rules: CompiledFileRules,
+  sandboxed: boolean,
+  effect: GateEffect,
+  targets: readonly GateTarget[],
+): RuleVerdict | undefined {
   if (rules.rules.length === 0) return undefined;
   if (effect === "execute") {
-    return sandboxed ? undefined : { action: "ask", reason: "runs a shell command, which your file rules cannot check", alwaysKey: null, alwaysLabel: null };
+    return sandboxed
+      ? undefined
+      : {
+          action: "ask",
+          reason: "runs a shell command, which your file rules cannot check",
+          alwaysKey: null,
+          alwaysLabel: null,
+        };
   }
   const op = effect === "read" ? "read" : effect === "edit" || effect === "delete" ? "write" : undefined;
   if (!op) return undefined;
@@ -19,7 +31,8 @@ export function checkFileRules(rules: CompiledFileRules, sandboxed: boolean, eff
     for (const path of new Set([target.real, target.requested])) {
       if (effect === "delete") {
         const decision = decideDeleteAccess(rules, path, { isDirectory: target.isDirectory });
-        if (decision.decision === "deny") return { action: "deny", reason: decision.error ?? `permission denied for write on ${path}` };
+        if (decision.decision === "deny")
+          return { action: "deny", reason: decision.error ?? `permission denied for write on ${path}` };
         if (decision.decision === "ask") asks ??= target.real;
         continue;
       }
@@ -29,5 +42,10 @@ export function checkFileRules(rules: CompiledFileRules, sandboxed: boolean, eff
     }
   }
   if (!asks) return undefined;
-  return { action: "ask", reason: `your file rules ask before ${op === "read" ? "reading" : "changing"} ${asks}`, alwaysKey: `rule:${op}:${asks}`, alwaysLabel: `Always allow ${op} of ${asks}` };
+  return {
+    action: "ask",
+    reason: `your file rules ask before ${op === "read" ? "reading" : "changing"} ${asks}`,
+    alwaysKey: `rule:${op}:${asks}`,
+    alwaysLabel: `Always allow ${op} of ${asks}`,
+  };
 }

@@ -33,11 +33,17 @@ export type ProtectedPaths = {
 };
 
 /** `patterns` replaces the built-in list when given; `extra` adds to it. */
-export function createProtectedPaths(patterns: readonly string[] = DEFAULT_PROTECTED_PATHS, extra: readonly string[] = []): ProtectedPaths {
+export function createProtectedPaths(
+  patterns: readonly string[] = DEFAULT_PROTECTED_PATHS,
+  extra: readonly string[] = [],
+): ProtectedPaths {
   patterns = [...patterns, ...extra];
   // ".git/**" also protects ".git" itself (deleting or replacing the whole folder). Case-blind:
   // on macOS and Windows ".GIT/config" is the same file as ".git/config".
-  const compiled = patterns.map((pattern) => ({ pattern, matchers: variants(pattern).map((p) => picomatch(p, { dot: true, nocase: true })) }));
+  const compiled = patterns.map((pattern) => ({
+    pattern,
+    matchers: variants(pattern).map((p) => picomatch(p, { dot: true, nocase: true })),
+  }));
   return {
     patterns,
     match(realPath, roots) {

@@ -23,14 +23,18 @@ export type RestoreDecision = { ok: true; approved: Map<string, string> } | { ok
 export async function decideRestore(path: string, scope: RestoreScope): Promise<RestoreDecision> {
   const shared = scope.sharedPrefixes ?? ["/memories/"];
   if (isVirtualPath(path, scope.virtualPrefixes)) {
-    return isVirtualPath(path, shared) ? { ok: false, reason: "shared by every project; not restored without asking" } : { ok: true, approved: new Map() };
+    return isVirtualPath(path, shared)
+      ? { ok: false, reason: "shared by every project; not restored without asking" }
+      : { ok: true, approved: new Map() };
   }
   const local = scope.localPaths !== false;
   const fs = scope.fs ?? nodeRealPathFs;
   const [target] = await resolveTargets([path], [], [], local ? fs : undefined);
   const roots = local ? await realRoots(scope.roots, fs) : scope.roots;
-  if (!target || target.unresolved) return { ok: false, reason: `cannot be resolved (${target?.unresolved ?? "unknown"})` };
-  if (!roots.some((root) => isWithin(target.real, root))) return { ok: false, reason: `${named(target)} is outside the session's current folders` };
+  if (!target || target.unresolved)
+    return { ok: false, reason: `cannot be resolved (${target?.unresolved ?? "unknown"})` };
+  if (!roots.some((root) => isWithin(target.real, root)))
+    return { ok: false, reason: `${named(target)} is outside the session's current folders` };
   if (target.hardLinks > 1) return { ok: false, reason: `${named(target)} has ${target.hardLinks} hard links` };
   return { ok: true, approved: new Map([[target.requested, target.real]]) };
 }

@@ -3,7 +3,13 @@ import { readFile as fsReadFile } from "node:fs/promises";
 import { errorMessage } from "../util/errors.js";
 import { HOOK_EVENTS, HOOK_EVENT_NAMES, isHookEventName, type HookEventName } from "./events.js";
 import { compileMatcher, isWildcard } from "./matcher.js";
-import { HOOK_SCOPE_RANK, type HookDiagnostic, type HookHandlerConfig, type HookItem, type HookSource } from "./types.js";
+import {
+  HOOK_SCOPE_RANK,
+  type HookDiagnostic,
+  type HookHandlerConfig,
+  type HookItem,
+  type HookSource,
+} from "./types.js";
 
 // hooks.json: {"hooks": {"<Event>": [{"matcher": "...", "hooks": [{"type": "command", ...}]}]}}.
 // Every problem is reported with its JSON path and only the broken entry is skipped; unknown keys
@@ -33,7 +39,10 @@ export type LoadHooksOptions = {
 };
 
 /** Reads and validates every source; never throws on bad or missing files. */
-export async function loadHooksConfig(sources: readonly HookSource[], options: LoadHooksOptions = {}): Promise<LoadedHooks> {
+export async function loadHooksConfig(
+  sources: readonly HookSource[],
+  options: LoadHooksOptions = {},
+): Promise<LoadedHooks> {
   const read = options.readFile ?? fsReadFile;
   const items: HookItem[] = [];
   const diagnostics: HookDiagnostic[] = [];
@@ -79,7 +88,11 @@ export function sha256Hex(bytes: Uint8Array): string {
 }
 
 /** Validates one parsed hooks.json value. `firstOrder` numbers the items after earlier sources. */
-export function parseHooksConfig(source: HookSource, value: unknown, firstOrder = 0): { items: HookItem[]; diagnostics: HookDiagnostic[] } {
+export function parseHooksConfig(
+  source: HookSource,
+  value: unknown,
+  firstOrder = 0,
+): { items: HookItem[]; diagnostics: HookDiagnostic[] } {
   const items: HookItem[] = [];
   const diagnostics: HookDiagnostic[] = [];
   const fail = (path: string, message: string, severity: HookDiagnostic["severity"] = "error") =>
@@ -95,7 +108,10 @@ export function parseHooksConfig(source: HookSource, value: unknown, firstOrder 
     return { items, diagnostics };
   }
   if (Array.isArray(hooks)) {
-    fail("hooks", `the legacy list format is not supported; use {"hooks": {"<Event>": [{"matcher": "...", "hooks": [...]}]}}`);
+    fail(
+      "hooks",
+      `the legacy list format is not supported; use {"hooks": {"<Event>": [{"matcher": "...", "hooks": [...]}]}}`,
+    );
     return { items, diagnostics };
   }
   if (!isRecord(hooks)) {
@@ -107,7 +123,11 @@ export function parseHooksConfig(source: HookSource, value: unknown, firstOrder 
     const eventPath = `hooks.${eventKey}`;
     if (!isHookEventName(eventKey)) {
       const hint = HOOK_EVENT_NAMES.find((name) => name.toLowerCase() === eventKey.toLowerCase());
-      fail(eventPath, `unknown event${hint ? ` (did you mean ${hint}?)` : `; known: ${HOOK_EVENT_NAMES.join(", ")}`}`, "warning");
+      fail(
+        eventPath,
+        `unknown event${hint ? ` (did you mean ${hint}?)` : `; known: ${HOOK_EVENT_NAMES.join(", ")}`}`,
+        "warning",
+      );
       continue;
     }
     if (!Array.isArray(groups)) {
@@ -116,24 +136,32 @@ export function parseHooksConfig(source: HookSource, value: unknown, firstOrder 
     }
     groups.forEach((group, groupIndex) => {
       const groupPath = `${eventPath}[${groupIndex}]`;
-      if (!isRecord(group)) return fail(groupPath, `expected an object with "matcher" and "hooks", got ${describeType(group)}`);
+      if (!isRecord(group))
+        return fail(groupPath, `expected an object with "matcher" and "hooks", got ${describeType(group)}`);
       const rawMatcher = group.matcher;
       if (rawMatcher !== undefined && typeof rawMatcher !== "string") {
         return fail(`${groupPath}.matcher`, `expected a string, got ${describeType(rawMatcher)}`);
       }
       const compiled = compileMatcher(rawMatcher);
       if (!compiled.ok) {
-        diagnostics.push(configError(source, "invalid_matcher", `${groupPath}.matcher: invalid regular expression: ${compiled.error}`));
+        diagnostics.push(
+          configError(source, "invalid_matcher", `${groupPath}.matcher: invalid regular expression: ${compiled.error}`),
+        );
         return;
       }
       if (HOOK_EVENTS[eventKey].matcherField === null && !isWildcard(compiled.matcher)) {
         diagnostics.push(
-          configError(source, "invalid_matcher", `${groupPath}.matcher: ${eventKey} takes no matcher; use "" or "*" or leave it out`),
+          configError(
+            source,
+            "invalid_matcher",
+            `${groupPath}.matcher: ${eventKey} takes no matcher; use "" or "*" or leave it out`,
+          ),
         );
         return;
       }
       const handlers = group.hooks;
-      if (!Array.isArray(handlers)) return fail(`${groupPath}.hooks`, `expected a list of hooks, got ${describeType(handlers)}`);
+      if (!Array.isArray(handlers))
+        return fail(`${groupPath}.hooks`, `expected a list of hooks, got ${describeType(handlers)}`);
       handlers.forEach((raw, handlerIndex) => {
         const path = `${groupPath}.hooks[${handlerIndex}]`;
         const handler = parseHandler(raw, (message) => fail(path, message));
@@ -160,13 +188,17 @@ function parseHandler(raw: unknown, fail: (message: string) => void): HookHandle
   if (!isRecord(raw)) return void fail(`expected a {"type": "command", ...} object, got ${describeType(raw)}`);
   if (raw.type !== "command") {
     const type = typeof raw.type === "string" ? raw.type : undefined;
-    if (type !== undefined && UNSUPPORTED_TYPES.has(type)) return void fail(`handler type "${type}" is not supported; only "command" is`);
-    return void fail(`"type" must be "command", got ${type === undefined ? describeType(raw.type) : JSON.stringify(type)}`);
+    if (type !== undefined && UNSUPPORTED_TYPES.has(type))
+      return void fail(`handler type "${type}" is not supported; only "command" is`);
+    return void fail(
+      `"type" must be "command", got ${type === undefined ? describeType(raw.type) : JSON.stringify(type)}`,
+    );
   }
   if (raw.async === true) return void fail(`"async": true is not supported; hooks run synchronously`);
   const handler: HookHandlerConfig = {};
   if (raw.command !== undefined) {
-    if (typeof raw.command !== "string" || raw.command.trim() === "") return void fail(`"command" must be a non-empty string`);
+    if (typeof raw.command !== "string" || raw.command.trim() === "")
+      return void fail(`"command" must be a non-empty string`);
     handler.command = raw.command;
   }
   if (raw.argv !== undefined) {
@@ -177,7 +209,8 @@ function parseHandler(raw: unknown, fail: (message: string) => void): HookHandle
     if (argv[0] === "") return void fail(`"argv[0]" (the program) must not be empty`);
     handler.argv = [...argv];
   }
-  if (handler.command === undefined && handler.argv === undefined) return void fail(`needs "command" (shell) or "argv" (no shell)`);
+  if (handler.command === undefined && handler.argv === undefined)
+    return void fail(`needs "command" (shell) or "argv" (no shell)`);
   if (raw.timeout !== undefined) {
     if (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0) {
       return void fail(`"timeout" must be a number of seconds > 0`);

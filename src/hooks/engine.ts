@@ -102,7 +102,11 @@ export interface HookEngine {
    */
   hasHandlers(event: HookEventName, matcherValue?: string): boolean;
   /** Runs every matching handler concurrently and reduces their results. Never rejects. */
-  run<E extends HookEventName>(event: E, input: HookEventInput<E>, options?: HookRunOptions): Promise<ReducedHookResult>;
+  run<E extends HookEventName>(
+    event: E,
+    input: HookEventInput<E>,
+    options?: HookRunOptions,
+  ): Promise<ReducedHookResult>;
   /** For `/hooks` and `deep-acp doctor`. */
   describe(): HookEngineDescription;
 }
@@ -114,7 +118,10 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
   const clock = options.clock ?? Date;
   const logger = options.logger ?? silentLogger;
   const baseEnv = options.env ?? process.env;
-  const lastRuns = new Map<string, { run: NonNullable<HookHandlerDescription["lastRun"]>; diagnostics: HookDiagnostic[] }>();
+  const lastRuns = new Map<
+    string,
+    { run: NonNullable<HookHandlerDescription["lastRun"]>; diagnostics: HookDiagnostic[] }
+  >();
   let runCounter = 0;
 
   const select = (event: HookEventName, matcherValue: string | undefined): HookItem[] => {
@@ -142,7 +149,15 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
   const changedScripts = async (item: HookItem): Promise<string[]> => {
     if (item.source.scope !== "project" || !options.approvedScripts) return [];
     const approved = options.approvedScripts;
-    const now = await hookScriptDigests([{ ...(item.handler.command !== undefined ? { command: item.handler.command } : {}), ...(item.handler.argv ? { argv: item.handler.argv } : {}) }], options.projectRoot);
+    const now = await hookScriptDigests(
+      [
+        {
+          ...(item.handler.command !== undefined ? { command: item.handler.command } : {}),
+          ...(item.handler.argv ? { argv: item.handler.argv } : {}),
+        },
+      ],
+      options.projectRoot,
+    );
     return Object.keys(now).filter((name) => approved[name] !== now[name]);
   };
 
@@ -163,20 +178,30 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
     const changed = await changedScripts(item);
     const result: HookCommandResult =
       changed.length > 0
-        ? { exitCode: null, signal: null, stdout: "", stderr: "", stdoutTruncated: false, stderrTruncated: false, timedOut: false, cancelled: false, spawnError: `not run: ${changed.join(", ")} changed since you trusted this project's hooks; run /reload to review it` }
+        ? {
+            exitCode: null,
+            signal: null,
+            stdout: "",
+            stderr: "",
+            stdoutTruncated: false,
+            stderrTruncated: false,
+            timedOut: false,
+            cancelled: false,
+            spawnError: `not run: ${changed.join(", ")} changed since you trusted this project's hooks; run /reload to review it`,
+          }
         : await runHookCommand({
-      ...(item.handler.argv
-        ? { argv: item.handler.argv.map((arg) => substituteHookVariables(arg, vars)) }
-        : { command: item.handler.command ?? "" }),
-      cwd: options.projectRoot,
-      env: buildHookEnv(baseEnv, item.source, options.projectRoot, options.passEnv),
-      input: payloadJson,
-      timeoutMs: timeoutSec * 1000,
-      ...(signal ? { signal } : {}),
-      ...(options.spawn ? { spawn: options.spawn } : {}),
-      ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
-      ...(options.shell !== undefined ? { shell: options.shell } : {}),
-    });
+            ...(item.handler.argv
+              ? { argv: item.handler.argv.map((arg) => substituteHookVariables(arg, vars)) }
+              : { command: item.handler.command ?? "" }),
+            cwd: options.projectRoot,
+            env: buildHookEnv(baseEnv, item.source, options.projectRoot, options.passEnv),
+            input: payloadJson,
+            timeoutMs: timeoutSec * 1000,
+            ...(signal ? { signal } : {}),
+            ...(options.spawn ? { spawn: options.spawn } : {}),
+            ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
+            ...(options.shell !== undefined ? { shell: options.shell } : {}),
+          });
     const durationMs = clock.now() - started;
     const verdict = interpretHookResult(result, { event, file: item.source.file, hook, timeoutSec });
     const outcome: HookRunOutcome = {
@@ -192,14 +217,17 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
       run: { at: started, exitCode: result.exitCode, timedOut: result.timedOut, durationMs },
       diagnostics: verdict.diagnostics,
     });
-    for (const d of verdict.diagnostics) logger[d.severity === "info" ? "debug" : "warn"](`hook ${event} ${hook}: ${d.message}`);
+    for (const d of verdict.diagnostics)
+      logger[d.severity === "info" ? "debug" : "warn"](`hook ${event} ${hook}: ${d.message}`);
     safely(() => options.onHookEnd?.({ ...status, outcome, diagnostics: verdict.diagnostics }), logger);
     return { verdict, outcome };
   };
 
   return {
     hasHandlers(event, matcherValue) {
-      return items.some((item) => item.event === event && (matcherValue === undefined || matches(item.matcher, matcherValue)));
+      return items.some(
+        (item) => item.event === event && (matcherValue === undefined || matches(item.matcher, matcherValue)),
+      );
     },
 
     async run(event, input, runOptions = {}) {

@@ -17,7 +17,10 @@ export function isHookVariable(name: string, passEnv: readonly string[] = []): b
 }
 
 /** The allowlisted part of `env` (and no unset values). */
-export function scrubHookEnv(env: Readonly<Record<string, string | undefined>>, passEnv: readonly string[] = []): Record<string, string> {
+export function scrubHookEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  passEnv: readonly string[] = [],
+): Record<string, string> {
   return filterEnvironment(env, { allowed: passEnv });
 }
 

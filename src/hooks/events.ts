@@ -39,7 +39,12 @@ export const HOOK_EVENTS: Readonly<Record<HookEventName, HookEventSpec>> = {
   SessionStart: { matcherField: "source", defaultTimeoutSec: 600, blockPolicy: "diagnose", plainStdoutIsContext: true },
   UserPromptSubmit: { matcherField: null, defaultTimeoutSec: 30, blockPolicy: "block", plainStdoutIsContext: true },
   SessionEnd: { matcherField: "reason", defaultTimeoutSec: 600, blockPolicy: "diagnose", plainStdoutIsContext: false },
-  PermissionRequest: { matcherField: "tool_name", defaultTimeoutSec: 600, blockPolicy: "block", plainStdoutIsContext: false },
+  PermissionRequest: {
+    matcherField: "tool_name",
+    defaultTimeoutSec: 600,
+    blockPolicy: "block",
+    plainStdoutIsContext: false,
+  },
   Notification: {
     matcherField: "notification_type",
     defaultTimeoutSec: 600,
@@ -47,7 +52,12 @@ export const HOOK_EVENTS: Readonly<Record<HookEventName, HookEventSpec>> = {
     plainStdoutIsContext: false,
   },
   PreToolUse: { matcherField: "tool_name", defaultTimeoutSec: 600, blockPolicy: "block", plainStdoutIsContext: false },
-  PostToolUse: { matcherField: "tool_name", defaultTimeoutSec: 600, blockPolicy: "feedback", plainStdoutIsContext: false },
+  PostToolUse: {
+    matcherField: "tool_name",
+    defaultTimeoutSec: 600,
+    blockPolicy: "feedback",
+    plainStdoutIsContext: false,
+  },
   PostToolUseFailure: {
     matcherField: "tool_name",
     defaultTimeoutSec: 600,
@@ -56,8 +66,18 @@ export const HOOK_EVENTS: Readonly<Record<HookEventName, HookEventSpec>> = {
   },
   PreCompact: { matcherField: "trigger", defaultTimeoutSec: 600, blockPolicy: "block", plainStdoutIsContext: false },
   Stop: { matcherField: null, defaultTimeoutSec: 600, blockPolicy: "feedback", plainStdoutIsContext: false },
-  SubagentStart: { matcherField: "agent_type", defaultTimeoutSec: 600, blockPolicy: "diagnose", plainStdoutIsContext: false },
-  SubagentStop: { matcherField: "agent_type", defaultTimeoutSec: 600, blockPolicy: "feedback", plainStdoutIsContext: false },
+  SubagentStart: {
+    matcherField: "agent_type",
+    defaultTimeoutSec: 600,
+    blockPolicy: "diagnose",
+    plainStdoutIsContext: false,
+  },
+  SubagentStop: {
+    matcherField: "agent_type",
+    defaultTimeoutSec: 600,
+    blockPolicy: "feedback",
+    plainStdoutIsContext: false,
+  },
 };
 
 export function isHookEventName(value: string): value is HookEventName {
@@ -91,11 +111,18 @@ export type HookEventInputs = {
   PermissionRequest: { tool_name: string; tool_input: HookToolInput; permission_suggestions?: unknown[] };
   Notification: {
     message: string;
-    notification_type: "permission_prompt" | "idle_prompt" | "auth_success" | "agent_needs_input" | "agent_completed" | (string & {});
+    notification_type:
+      "permission_prompt" | "idle_prompt" | "auth_success" | "agent_needs_input" | "agent_completed" | (string & {});
     title?: string;
   };
   PreToolUse: { tool_name: string; tool_input: HookToolInput; tool_use_id: string };
-  PostToolUse: { tool_name: string; tool_input: HookToolInput; tool_use_id: string; tool_response: unknown; duration_ms?: number };
+  PostToolUse: {
+    tool_name: string;
+    tool_input: HookToolInput;
+    tool_use_id: string;
+    tool_response: unknown;
+    duration_ms?: number;
+  };
   PostToolUseFailure: {
     tool_name: string;
     tool_input: HookToolInput;

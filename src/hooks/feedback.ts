@@ -15,8 +15,7 @@ export function hookFeedbackText(result: ReducedHookResult): string | undefined 
 }
 
 export type StopDecision =
-  | { action: "stop"; stopReason?: string; diagnostic?: HookDiagnostic }
-  | { action: "continue"; message: string };
+  { action: "stop"; stopReason?: string; diagnostic?: HookDiagnostic } | { action: "continue"; message: string };
 
 /**
  * Tracks Stop-hook continuations for one turn. Use `active` as the payload's `stop_hook_active`,

@@ -10,7 +10,14 @@ export {
   type LoadedHooks,
   type LoadHooksOptions,
 } from "./config-loader.js";
-export { scrubHookEnv, isSecretEnvName, isHookVariable, buildHookEnv, hookVariables, substituteHookVariables } from "./env.js";
+export {
+  scrubHookEnv,
+  isSecretEnvName,
+  isHookVariable,
+  buildHookEnv,
+  hookVariables,
+  substituteHookVariables,
+} from "./env.js";
 export {
   runHookCommand,
   MAX_HOOK_OUTPUT_BYTES,

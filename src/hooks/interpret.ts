@@ -31,17 +31,31 @@ export type InterpretContext = {
   timeoutSec: number;
 };
 
-const TOP_LEVEL_FIELDS = new Set(["continue", "stopReason", "suppressOutput", "systemMessage", "decision", "reason", "hookSpecificOutput"]);
+const TOP_LEVEL_FIELDS = new Set([
+  "continue",
+  "stopReason",
+  "suppressOutput",
+  "systemMessage",
+  "decision",
+  "reason",
+  "hookSpecificOutput",
+]);
 const UNSUPPORTED_TOP_LEVEL = new Set(["terminalSequence"]);
 
 /** Per event: hookSpecificOutput fields we apply, and known Claude Code fields we do not. */
 const SPECIFIC_FIELDS: Record<HookEventName, { supported: string[]; unsupported: string[] }> = {
-  SessionStart: { supported: ["additionalContext"], unsupported: ["initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills"] },
+  SessionStart: {
+    supported: ["additionalContext"],
+    unsupported: ["initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills"],
+  },
   UserPromptSubmit: { supported: ["additionalContext"], unsupported: ["sessionTitle", "suppressOriginalPrompt"] },
   SessionEnd: { supported: [], unsupported: [] },
   PermissionRequest: { supported: ["decision"], unsupported: [] },
   Notification: { supported: [], unsupported: [] },
-  PreToolUse: { supported: ["permissionDecision", "permissionDecisionReason", "additionalContext"], unsupported: ["updatedInput"] },
+  PreToolUse: {
+    supported: ["permissionDecision", "permissionDecisionReason", "additionalContext"],
+    unsupported: ["updatedInput"],
+  },
   PostToolUse: { supported: ["additionalContext"], unsupported: ["updatedMCPToolOutput", "updatedToolOutput"] },
   PostToolUseFailure: { supported: ["additionalContext"], unsupported: [] },
   PreCompact: { supported: [], unsupported: [] },
@@ -75,7 +89,8 @@ export function interpretHookResult(result: HookCommandResult, ctx: InterpretCon
     return verdict;
   }
   if (result.exitCode !== 0) {
-    const how = result.exitCode === null ? `was killed by ${result.signal ?? "a signal"}` : `exited with code ${result.exitCode}`;
+    const how =
+      result.exitCode === null ? `was killed by ${result.signal ?? "a signal"}` : `exited with code ${result.exitCode}`;
     const stderr = excerpt(result.stderr);
     diag("nonzero_exit", `${how}; ignored${stderr ? `: ${stderr}` : ""}`);
     return verdict;
@@ -85,7 +100,8 @@ export function interpretHookResult(result: HookCommandResult, ctx: InterpretCon
   if (stdout === "") return verdict;
   const parsed = parseJsonObject(stdout);
   if (parsed === undefined) {
-    if (stdout.startsWith("{")) diag("invalid_output", `stdout starts with "{" but is not valid JSON; treated as plain text`);
+    if (stdout.startsWith("{"))
+      diag("invalid_output", `stdout starts with "{" but is not valid JSON; treated as plain text`);
     if (HOOK_EVENTS[ctx.event].plainStdoutIsContext) verdict.additionalContext.push(stdout);
     else diag("plain_output_ignored", `plain stdout is ignored for ${ctx.event}: ${excerpt(stdout)}`, "info");
     return verdict;
@@ -139,7 +155,10 @@ function applyJsonOutput(verdict: HookVerdict, out: Record<string, unknown>, ctx
     if (out.decision === "block") applyBlock(verdict, reason?.trim() || DEFAULT_BLOCK_REASON, ctx, diag);
     else if (out.decision === "approve" && ctx.event === "PreToolUse") {
       // Claude Code's deprecated spelling of permissionDecision "allow".
-      verdict.permission = mostRestrictive(verdict.permission, reason ? { decision: "allow", reason } : { decision: "allow" });
+      verdict.permission = mostRestrictive(
+        verdict.permission,
+        reason ? { decision: "allow", reason } : { decision: "allow" },
+      );
     } else diag("invalid_output", `"decision" ${JSON.stringify(out.decision)} is not valid for ${ctx.event}; ignored`);
   }
 
@@ -165,7 +184,12 @@ function applyJsonOutput(verdict: HookVerdict, out: Record<string, unknown>, ctx
   applySpecificOutput(verdict, specific, ctx, diag);
 }
 
-function applySpecificOutput(verdict: HookVerdict, specific: Record<string, unknown>, ctx: InterpretContext, diag: Diag): void {
+function applySpecificOutput(
+  verdict: HookVerdict,
+  specific: Record<string, unknown>,
+  ctx: InterpretContext,
+  diag: Diag,
+): void {
   const fields = SPECIFIC_FIELDS[ctx.event];
   for (const key of Object.keys(specific)) {
     if (key === "hookEventName" || fields.supported.includes(key)) continue;
@@ -173,7 +197,8 @@ function applySpecificOutput(verdict: HookVerdict, specific: Record<string, unkn
     diag("unknown_field", `hookSpecificOutput.${key} is not a ${ctx.event} field; ignored`, "info");
   }
   for (const key of fields.unsupported) {
-    if (specific[key] !== undefined && key !== "updatedInput") diag("unsupported_field", `hookSpecificOutput.${key} is not supported; ignored`);
+    if (specific[key] !== undefined && key !== "updatedInput")
+      diag("unsupported_field", `hookSpecificOutput.${key} is not supported; ignored`);
   }
 
   if (fields.supported.includes("additionalContext") && specific.additionalContext !== undefined) {
@@ -194,7 +219,8 @@ function applyPreToolUse(verdict: HookVerdict, specific: Record<string, unknown>
     else diag("invalid_output", `hookSpecificOutput.permissionDecisionReason must be a string; ignored`);
   }
   if (raw === undefined || raw === null) {
-    if (specific.updatedInput !== undefined) diag("unsupported_field", `hookSpecificOutput.updatedInput is not supported; ignored`);
+    if (specific.updatedInput !== undefined)
+      diag("unsupported_field", `hookSpecificOutput.updatedInput is not supported; ignored`);
     return;
   }
   if (raw === "defer") {
@@ -210,8 +236,12 @@ function applyPreToolUse(verdict: HookVerdict, specific: Record<string, unknown>
     diag("unsupported_field", `hookSpecificOutput.updatedInput is not supported, so its "${raw}" decision was dropped`);
     return;
   }
-  if (specific.updatedInput !== undefined) diag("unsupported_field", `hookSpecificOutput.updatedInput is not supported; ignored`);
-  verdict.permission = mostRestrictive(verdict.permission, reason !== undefined ? { decision: raw, reason } : { decision: raw });
+  if (specific.updatedInput !== undefined)
+    diag("unsupported_field", `hookSpecificOutput.updatedInput is not supported; ignored`);
+  verdict.permission = mostRestrictive(
+    verdict.permission,
+    reason !== undefined ? { decision: raw, reason } : { decision: raw },
+  );
 }
 
 function applyPermissionRequest(verdict: HookVerdict, raw: unknown, diag: Diag): void {
@@ -225,7 +255,8 @@ function applyPermissionRequest(verdict: HookVerdict, raw: unknown, diag: Diag):
       diag("unsupported_field", `decision.updatedInput is not supported, so the "allow" was dropped`);
       return;
     }
-    if (raw.updatedPermissions !== undefined) diag("unsupported_field", `decision.updatedPermissions is not supported; allowed once only`);
+    if (raw.updatedPermissions !== undefined)
+      diag("unsupported_field", `decision.updatedPermissions is not supported; allowed once only`);
     if (verdict.permissionRequest?.behavior !== "deny") verdict.permissionRequest = { behavior: "allow" };
     return;
   }

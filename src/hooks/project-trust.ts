@@ -75,12 +75,24 @@ export type ResolvedHookTrust = {
  * Lists the project file's handlers and the scripts they run, for the dialog; undefined when there
  * is nothing to run.
  */
-export async function describeProjectHooks(loaded: LoadedHooks, projectRoot: string): Promise<HookTrustRequest | undefined> {
+export async function describeProjectHooks(
+  loaded: LoadedHooks,
+  projectRoot: string,
+): Promise<HookTrustRequest | undefined> {
   const file = loaded.files.find((f) => f.scope === "project" && f.exists && f.itemCount > 0);
   if (!file?.sha256) return undefined;
-  const commands = loaded.items.filter((item) => item.source.scope === "project" && item.source.file === file.file).map(toCommand);
+  const commands = loaded.items
+    .filter((item) => item.source.scope === "project" && item.source.file === file.file)
+    .map(toCommand);
   const scripts = await hookScriptDigests(commands, projectRoot);
-  return { projectRoot, file: file.file, sha256: file.sha256, commands, scripts, fingerprint: hookTrustFingerprint(file.sha256, scripts) };
+  return {
+    projectRoot,
+    file: file.file,
+    sha256: file.sha256,
+    commands,
+    scripts,
+    fingerprint: hookTrustFingerprint(file.sha256, scripts),
+  };
 }
 
 /** Reads one hooks file and describes it (for `deep-acp doctor`, or a dialog outside a session). */
@@ -100,27 +112,50 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
   if (!request) return { items: withoutProject, status: "none", diagnostics: [] };
 
   const grantKey = `${await canonicalRoot(options.projectRoot)}\0${request.fingerprint}`;
-  const trusted = (status: HookTrustStatus): ResolvedHookTrust => ({ items: [...loaded.items], status, request, diagnostics: [] });
+  const trusted = (status: HookTrustStatus): ResolvedHookTrust => ({
+    items: [...loaded.items],
+    status,
+    request,
+    diagnostics: [],
+  });
   // A rejection is the user's own answer, so it is only listed (/hooks), not raised as a warning.
   const skipped = (status: HookTrustStatus, message: string): ResolvedHookTrust => ({
     items: withoutProject,
     status,
     request,
-    diagnostics: [{ severity: status === "rejected" ? "info" : "warning", source: request.file, code: "untrusted", message }],
+    diagnostics: [
+      { severity: status === "rejected" ? "info" : "warning", source: request.file, code: "untrusted", message },
+    ],
   });
 
   if (options.trustFlag) return trusted("flag");
   if (options.sessionGrants?.has(grantKey)) return trusted("trusted_once");
   if (await options.store.isTrusted(options.projectRoot, request.fingerprint)) return trusted("trusted");
   const previous = await options.store.entry(options.projectRoot);
-  if (previous) request.changes = hookTrustChanges(previous.hooks_file !== undefined ? { sha256: previous.sha256, hooksFile: previous.hooks_file, ...(previous.scripts ? { scripts: previous.scripts } : {}) } : { sha256: previous.sha256 }, { fileSha256: request.sha256, scripts: request.scripts, file: request.file });
+  if (previous)
+    request.changes = hookTrustChanges(
+      previous.hooks_file !== undefined
+        ? {
+            sha256: previous.sha256,
+            hooksFile: previous.hooks_file,
+            ...(previous.scripts ? { scripts: previous.scripts } : {}),
+          }
+        : { sha256: previous.sha256 },
+      { fileSha256: request.sha256, scripts: request.scripts, file: request.file },
+    );
   if (!options.ask) {
     const why = request.changes?.length ? ` (changed since you trusted them: ${request.changes.join("; ")})` : "";
-    return skipped("untrusted", `project hooks not loaded: not trusted${why} (review them in the editor, or pass --trust-project-hooks)`);
+    return skipped(
+      "untrusted",
+      `project hooks not loaded: not trusted${why} (review them in the editor, or pass --trust-project-hooks)`,
+    );
   }
   const answer = await options.ask(request);
   if (answer === "allow_always") {
-    await options.store.trust(options.projectRoot, request.fingerprint, { hooksFile: request.sha256, scripts: request.scripts });
+    await options.store.trust(options.projectRoot, request.fingerprint, {
+      hooksFile: request.sha256,
+      scripts: request.scripts,
+    });
     return trusted("trusted");
   }
   if (answer === "allow_once") {
@@ -143,12 +178,21 @@ export function formatHookTrustRequest(request: HookTrustRequest): string {
     }),
   );
   const scripts = Object.keys(request.scripts).sort();
-  if (scripts.length > 0) lines.push("", `Project files these commands run (any change asks again): ${scripts.map((s) => `\`${s}\``).join(", ")}`);
+  if (scripts.length > 0)
+    lines.push(
+      "",
+      `Project files these commands run (any change asks again): ${scripts.map((s) => `\`${s}\``).join(", ")}`,
+    );
   return lines.join("\n");
 }
 
 function toCommand(item: HookItem): HookTrustCommand {
-  const command: HookTrustCommand = { event: item.event, matcher: item.matcher.source, hook: hookLabel(item.handler), path: item.path };
+  const command: HookTrustCommand = {
+    event: item.event,
+    matcher: item.matcher.source,
+    hook: hookLabel(item.handler),
+    path: item.path,
+  };
   if (item.handler.command !== undefined) command.command = item.handler.command;
   if (item.handler.argv !== undefined) command.argv = [...item.handler.argv];
   return command;

@@ -48,7 +48,9 @@ export function reduceHookVerdicts(
   }
 
   if (event === "PermissionRequest") {
-    const denies = verdicts.map((v) => v.permissionRequest).filter((d): d is PermissionRequestDecision => d?.behavior === "deny");
+    const denies = verdicts
+      .map((v) => v.permissionRequest)
+      .filter((d): d is PermissionRequestDecision => d?.behavior === "deny");
     if (denies.length > 0) {
       const decision: PermissionRequestDecision = { behavior: "deny" };
       const message = joinReasons(denies.map((d) => d.message));

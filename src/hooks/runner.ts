@@ -71,7 +71,12 @@ export function runHookCommand(options: HookCommandOptions): Promise<HookCommand
     let child: ChildProcess;
     let untrack = () => {};
     try {
-      child = spawnFn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+      child = spawnFn(file, args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       if (child.pid !== undefined) untrack = trackProcessGroup(child.pid);
     } catch (error) {
       resolve({ ...result, spawnError: error instanceof Error ? error.message : String(error) });

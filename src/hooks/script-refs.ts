@@ -47,7 +47,10 @@ function shellWords(text: string): string[] {
  * root. A word counts when it resolves (against the root, where hooks run) to an existing regular
  * file whose path, lexically or after following links, is inside the project.
  */
-export async function hookScriptDigests(commands: ReadonlyArray<{ command?: string; argv?: string[] }>, projectRoot: string): Promise<FileDigests> {
+export async function hookScriptDigests(
+  commands: ReadonlyArray<{ command?: string; argv?: string[] }>,
+  projectRoot: string,
+): Promise<FileDigests> {
   const root = resolve(projectRoot);
   const realRoot = await realpath(root).catch(() => root);
   const out: FileDigests = {};
@@ -81,11 +84,15 @@ export function hookTrustFingerprint(fileSha256: string, scripts: FileDigests): 
 }
 
 /** Why the dialog is back: the hooks file and each script that changed since the approval. */
-export function hookTrustChanges(before: { sha256: string; hooksFile?: string; scripts?: FileDigests }, now: { fileSha256: string; scripts: FileDigests; file: string }): string[] {
+export function hookTrustChanges(
+  before: { sha256: string; hooksFile?: string; scripts?: FileDigests },
+  now: { fileSha256: string; scripts: FileDigests; file: string },
+): string[] {
   const out: string[] = [];
   // Entries written before scripts were covered hold the file's digest in `sha256`.
   if ((before.hooksFile ?? before.sha256) !== now.fileSha256) out.push(`${now.file} changed`);
   if (before.scripts) out.push(...describeDigestChanges(before.scripts, now.scripts));
-  else if (Object.keys(now.scripts).length > 0) out.push(`the approval now also covers the scripts it runs (${Object.keys(now.scripts).sort().join(", ")})`);
+  else if (Object.keys(now.scripts).length > 0)
+    out.push(`the approval now also covers the scripts it runs (${Object.keys(now.scripts).sort().join(", ")})`);
   return out;
 }

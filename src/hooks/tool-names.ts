@@ -12,7 +12,10 @@ export function mcpHookToolName(server: string, tool: string): string {
  * model sees them) and Task `{content: [{type: "text", text}]}`, each plus our structured fields.
  * Other tools give their structured `rawOutput` when they have one, else the text the model saw.
  */
-export function toHookToolResponse(result: { content: readonly unknown[]; isError?: boolean; rawOutput?: unknown }, nativeName?: string): unknown {
+export function toHookToolResponse(
+  result: { content: readonly unknown[]; isError?: boolean; rawOutput?: unknown },
+  nativeName?: string,
+): unknown {
   const raw = isRecord(result.rawOutput) ? result.rawOutput : undefined;
   const text = result.content
     .map((part) => (isRecord(part) && part.type === "text" && typeof part.text === "string" ? part.text : ""))

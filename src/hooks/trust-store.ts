@@ -19,7 +19,12 @@ export type HookTrustStoreOptions = {
  * its commands run); `hooks_file` and `scripts` record what was approved, so a later dialog can say
  * which file changed. Older entries hold only the hooks file's digest in `sha256`.
  */
-export type HookTrustEntry = { sha256: string; trusted_at: string; hooks_file?: string; scripts?: Record<string, string> };
+export type HookTrustEntry = {
+  sha256: string;
+  trusted_at: string;
+  hooks_file?: string;
+  scripts?: Record<string, string>;
+};
 
 export type HookTrustDetails = { hooksFile: string; scripts: Record<string, string> };
 
@@ -73,7 +78,11 @@ export function createHookTrustStore(options: HookTrustStoreOptions): HookTrustS
     async trust(projectRoot, sha256, details) {
       const root = await canonicalRoot(projectRoot);
       await update((data) => {
-        data.projects[root] = { sha256, trusted_at: new Date(clock.now()).toISOString(), ...(details ? { hooks_file: details.hooksFile, scripts: details.scripts } : {}) };
+        data.projects[root] = {
+          sha256,
+          trusted_at: new Date(clock.now()).toISOString(),
+          ...(details ? { hooks_file: details.hooksFile, scripts: details.scripts } : {}),
+        };
       });
     },
     async entry(projectRoot) {

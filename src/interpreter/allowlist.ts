@@ -8,12 +8,20 @@ const SOURCE = "config.toml [interpreter] tools";
  * or globs with `*` (`"github_*"` for every tool of one MCP server). Names that match nothing are
  * reported, not fatal: an MCP server may simply not be connected.
  */
-export function resolveInterpreterTools(names: readonly string[], available: readonly AnyTool[], source = SOURCE): Loaded<AnyTool[]> {
+export function resolveInterpreterTools(
+  names: readonly string[],
+  available: readonly AnyTool[],
+  source = SOURCE,
+): Loaded<AnyTool[]> {
   const diagnostics: Diagnostic[] = [];
   const chosen = new Map<string, AnyTool>();
   for (const entry of names) {
     if (entry === "eval" || entry === "task") {
-      diagnostics.push({ severity: "warning", source, message: `"${entry}" cannot be called from code (subagents use task())` });
+      diagnostics.push({
+        severity: "warning",
+        source,
+        message: `"${entry}" cannot be called from code (subagents use task())`,
+      });
       continue;
     }
     const pattern = globToRegExp(entry);

@@ -60,7 +60,8 @@ export function createEvalTool(options: EvalToolOptions): EvalTool {
   const stateKey = `interpreter:${JSON.stringify({ tools: allowlist.map((t) => t.name), subagents: options.hasSubagents, limits: options.limits })}`;
   let workers: WorkerSandboxFactory | undefined;
   const ownWorkers = () => (workers ??= createWorkerSandboxFactory({ logger: options.logger }));
-  const sandboxFactory: SandboxFactory = (sandboxOptions) => (options.createSandbox ?? ownWorkers().create)(sandboxOptions);
+  const sandboxFactory: SandboxFactory = (sandboxOptions) =>
+    (options.createSandbox ?? ownWorkers().create)(sandboxOptions);
 
   const sessionFor = (ctx: ToolContext): InterpreterSession => {
     const existing = ctx.turn.state.get(stateKey) as InterpreterSession | undefined;
@@ -101,7 +102,10 @@ export function createEvalTool(options: EvalToolOptions): EvalTool {
       } catch (error) {
         // The engine could not start or answer (e.g. the QuickJS package is missing): a tool error, not a crash of the turn.
         options.logger?.warn("eval failed to run", error);
-        return { content: [{ type: "text", text: `InternalError: the interpreter is unavailable: ${errorMessage(error)}` }], isError: true };
+        return {
+          content: [{ type: "text", text: `InternalError: the interpreter is unavailable: ${errorMessage(error)}` }],
+          isError: true,
+        };
       }
       return {
         content: [{ type: "text", text: outcome.output }],
@@ -131,7 +135,10 @@ function describeEval(options: EvalToolOptions): string {
 }
 
 function firstLine(code: string): string {
-  const lines = code.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const lines = code
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   const first = lines[0] ?? "";
   const clipped = first.length > 60 ? `${first.slice(0, 59)}…` : first;
   return lines.length > 1 && clipped === first ? `${clipped} …` : clipped;

@@ -5,10 +5,26 @@ export { createEvalTool, type EvalInput, type EvalTool, type EvalToolOptions } f
 export { interpreterPromptSection, type InterpreterPromptOptions } from "./prompt.js";
 export { resolveInterpreterTools } from "./allowlist.js";
 export { DEFAULT_INTERPRETER_LIMITS, limitsFromConfig, resolveLimits, type InterpreterLimits } from "./limits.js";
-export { createInterpreterSession, type EvalOutcome, type InterpreterSession, type InterpreterSessionOptions } from "./session.js";
+export {
+  createInterpreterSession,
+  type EvalOutcome,
+  type InterpreterSession,
+  type InterpreterSessionOptions,
+} from "./session.js";
 export { warmUp } from "./warm-up.js";
-export { createSandbox, type EngineOutcome, type EvalStatus, type Sandbox, type SandboxFactory, type SandboxOptions } from "./sandbox.js";
-export { createWorkerSandboxFactory, type WorkerSandboxFactory, type WorkerSandboxFactoryOptions } from "./worker-client.js";
+export {
+  createSandbox,
+  type EngineOutcome,
+  type EvalStatus,
+  type Sandbox,
+  type SandboxFactory,
+  type SandboxOptions,
+} from "./sandbox.js";
+export {
+  createWorkerSandboxFactory,
+  type WorkerSandboxFactory,
+  type WorkerSandboxFactoryOptions,
+} from "./worker-client.js";
 export type { EvalIO } from "./host-calls.js";
 export type { EngineHost } from "./eval-run.js";
 export { loadQuickJS } from "./quickjs-loader.js";

@@ -62,9 +62,7 @@ export function stripLineNumbers(text: string): string {
 
 /** The text a tool result carries for the model, as one string. */
 export function resultText(result: ToolResult): string {
-  return result.content
-    .map((part) => (part.type === "text" ? part.text : `[image: ${part.mimeType}]`))
-    .join("\n");
+  return result.content.map((part) => (part.type === "text" ? part.text : `[image: ${part.mimeType}]`)).join("\n");
 }
 
 export function flattenToolResult(toolName: string, result: ToolResult): string {
@@ -105,7 +103,9 @@ export function validateToolInput(binding: ToolBinding, json: string): unknown {
   }
   const checked = binding.tool.validate(input);
   if (!checked.success) {
-    throw new TypeError(`Tool '${binding.tool.name}' failed: invalid input for tools.${binding.callName}: ${checked.error}`);
+    throw new TypeError(
+      `Tool '${binding.tool.name}' failed: invalid input for tools.${binding.callName}: ${checked.error}`,
+    );
   }
   return input;
 }

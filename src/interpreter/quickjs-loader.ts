@@ -75,7 +75,9 @@ export async function createEngineInstance(options: EngineInstanceOptions): Prom
   } as EmscriptenModuleLoaderOptions;
   const module = await core.newQuickJSWASMModuleFromVariant(
     // The library's option types name WebAssembly.Module/Memory, which this project's libs lack.
-    core.newVariant(variant, { wasmModule: wasm, wasmMemory: memory, emscriptenModule } as Parameters<Core["newVariant"]>[1]),
+    core.newVariant(variant, { wasmModule: wasm, wasmMemory: memory, emscriptenModule } as Parameters<
+      Core["newVariant"]
+    >[1]),
   );
   return { module, memory, core, maxBytes: maximum * WASM_PAGE };
 }

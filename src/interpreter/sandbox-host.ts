@@ -85,7 +85,9 @@ export abstract class SandboxHostFunctions {
     if (!repeat) run.timers.delete(id);
     try {
       this.guard(run, () => {
-        const result = this.ctx.newNumber(id).consume((h) => this.ctx.callFunction(this.helpers.fireTimer, this.ctx.undefined, h));
+        const result = this.ctx
+          .newNumber(id)
+          .consume((h) => this.ctx.callFunction(this.helpers.fireTimer, this.ctx.undefined, h));
         if (result.error) result.error.dispose();
         else result.value.dispose();
       });
@@ -97,5 +99,7 @@ export abstract class SandboxHostFunctions {
 }
 
 function errorFields(error: unknown): { name: string; message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
+  return error instanceof Error
+    ? { name: error.name, message: error.message }
+    : { name: "Error", message: String(error) };
 }

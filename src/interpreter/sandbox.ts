@@ -48,7 +48,10 @@ export type SandboxFactory = (options: SandboxOptions) => Promise<Sandbox>;
 
 /** An interpreter on the calling thread. `createWorkerSandboxFactory` runs the same engine off the main thread. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  const engine = await createEngineInstance({ memoryLimitBytes: options.limits.memoryLimitBytes, logger: options.logger });
+  const engine = await createEngineInstance({
+    memoryLimitBytes: options.limits.memoryLimitBytes,
+    logger: options.logger,
+  });
   return new QuickJSSandbox(engine, options);
 }
 
@@ -236,7 +239,11 @@ class QuickJSSandbox extends SandboxHostFunctions implements Sandbox {
 
   private outOfMemory(run: EvalRun, info: ErrorInfo | null, exhausted: boolean): EngineOutcome {
     const mb = Math.round(this.limits.memoryLimitBytes / (1024 * 1024));
-    const text = describeError({ name: "InternalError", message: `out of memory (limit: ${mb} MB, interpreter.memory_limit_mb)`, stack: info?.stack });
+    const text = describeError({
+      name: "InternalError",
+      message: `out of memory (limit: ${mb} MB, interpreter.memory_limit_mb)`,
+      stack: info?.stack,
+    });
     if (!exhausted) return this.outcome(run, "out_of_memory", text);
     this.usable = false;
     return this.outcome(run, "out_of_memory", `${text}\n${resetNote()}`, true);
@@ -252,7 +259,10 @@ class QuickJSSandbox extends SandboxHostFunctions implements Sandbox {
   }
 
   private outcome(run: EvalRun, status: EvalStatus, tail: string, lostState = false): EngineOutcome {
-    const output = assembleOutput({ console: run.console.text, consoleDropped: run.console.droppedChars, tail }, this.limits.maxOutputChars);
+    const output = assembleOutput(
+      { console: run.console.text, consoleDropped: run.console.droppedChars, tail },
+      this.limits.maxOutputChars,
+    );
     return { status, output, lostState };
   }
 
@@ -339,7 +349,9 @@ class QuickJSSandbox extends SandboxHostFunctions implements Sandbox {
       // The emscripten runtime sets process.exitCode when it thinks the program exited.
       process.exitCode = exitCode;
       this.usable = false;
-      throw error instanceof EngineCrash ? error : new EngineCrash(error instanceof Error ? error.message : String(error));
+      throw error instanceof EngineCrash
+        ? error
+        : new EngineCrash(error instanceof Error ? error.message : String(error));
     } finally {
       run.clock.guestExit();
     }
@@ -365,11 +377,12 @@ class QuickJSSandbox extends SandboxHostFunctions implements Sandbox {
     }
     const configHandle = ctx.newString(JSON.stringify(config));
     const helpersObject = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, host, configHandle));
-    const helpers = Object.fromEntries(PRELUDE_HELPERS.map((name) => [name, ctx.getProp(helpersObject, name)])) as Helpers;
+    const helpers = Object.fromEntries(
+      PRELUDE_HELPERS.map((name) => [name, ctx.getProp(helpersObject, name)]),
+    ) as Helpers;
     for (const handle of [fn, host, configHandle, helpersObject]) handle.dispose();
     return helpers;
   }
-
 }
 
 function messageOf(error: unknown): string {

@@ -67,13 +67,20 @@ export function createInterpreterSession(options: InterpreterSessionOptions): In
     if (disposed) throw new Error("the interpreter of this turn has been disposed");
     const engine = await acquire();
     // The turn ended (or was cancelled) while the engine was starting.
-    if (disposed || io.signal.aborted) return { status: "cancelled", output: "Cancelled: execution interrupted", lostState: false, toolCalls: 0 };
+    if (disposed || io.signal.aborted)
+      return { status: "cancelled", output: "Cancelled: execution interrupted", lostState: false, toolCalls: 0 };
     const host = createHostCalls({ bindings, io, limits: options.limits });
     try {
       const outcome = await engine.run(code, host);
       return { ...outcome, toolCalls: host.toolCalls };
     } catch (error) {
-      if (disposed) return { status: "cancelled", output: "Cancelled: execution interrupted", lostState: false, toolCalls: host.toolCalls };
+      if (disposed)
+        return {
+          status: "cancelled",
+          output: "Cancelled: execution interrupted",
+          lostState: false,
+          toolCalls: host.toolCalls,
+        };
       throw error;
     } finally {
       host.close();

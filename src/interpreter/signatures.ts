@@ -34,9 +34,14 @@ export function schemaToTypeScript(schema: unknown, root: Schema | null = null, 
   if (Array.isArray(s.oneOf)) return union(s.oneOf.map(next));
   if (Array.isArray(s.allOf)) return s.allOf.map((part) => wrap(next(part))).join(" & ") || "unknown";
 
-  const types = Array.isArray(s.type) ? s.type.filter((t): t is string => typeof t === "string") : typeof s.type === "string" ? [s.type] : [];
+  const types = Array.isArray(s.type)
+    ? s.type.filter((t): t is string => typeof t === "string")
+    : typeof s.type === "string"
+      ? [s.type]
+      : [];
   if (types.length > 1) return union(types.map((t) => next({ ...s, type: t })));
-  const type = types[0] ?? (s.properties || s.additionalProperties ? "object" : s.items || s.prefixItems ? "array" : undefined);
+  const type =
+    types[0] ?? (s.properties || s.additionalProperties ? "object" : s.items || s.prefixItems ? "array" : undefined);
   switch (type) {
     case "string":
       return "string";
@@ -59,13 +64,16 @@ export function schemaToTypeScript(schema: unknown, root: Schema | null = null, 
 
 function objectType(s: Schema, next: (sub: unknown) => string): string {
   const properties = asSchema(s.properties) ?? {};
-  const required = new Set(Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : []);
+  const required = new Set(
+    Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : [],
+  );
   const members = Object.entries(properties).map(([key, value]) => {
     const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
     return `${name}${required.has(key) ? "" : "?"}: ${next(value)}`;
   });
   const extra = s.additionalProperties;
-  if (extra !== undefined && extra !== false) members.push(`[key: string]: ${extra === true ? "unknown" : next(extra)}`);
+  if (extra !== undefined && extra !== false)
+    members.push(`[key: string]: ${extra === true ? "unknown" : next(extra)}`);
   if (members.length === 0) return extra === false ? "{}" : "Record<string, unknown>";
   return `{ ${members.join("; ")} }`;
 }

@@ -34,7 +34,10 @@ export function parseTaskRequest(json: string): SubagentRequest {
   if (typeof subagentType !== "string" || subagentType.trim() === "") {
     throw new TypeError(`task() needs a subagentType; expected ${USAGE}`);
   }
-  if (responseSchema !== undefined && (responseSchema === null || typeof responseSchema !== "object" || Array.isArray(responseSchema))) {
+  if (
+    responseSchema !== undefined &&
+    (responseSchema === null || typeof responseSchema !== "object" || Array.isArray(responseSchema))
+  ) {
     throw new TypeError("task() responseSchema must be a JSON Schema object");
   }
   return responseSchema === undefined

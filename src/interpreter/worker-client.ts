@@ -82,14 +82,25 @@ class WorkerConnection {
     private readonly onGone: () => void,
   ) {}
 
-  static async start(options: { logger: Logger; idleMs: number; stackBytes: number; onGone: () => void }): Promise<WorkerConnection> {
+  static async start(options: {
+    logger: Logger;
+    idleMs: number;
+    stackBytes: number;
+    onGone: () => void;
+  }): Promise<WorkerConnection> {
     const { WORKER_ENTRY_URL } = await import("./worker-entry.js");
     const init: WorkerInit = { [WORKER_MARKER]: true, cancelBuffer: new SharedArrayBuffer(4) };
     // ~64x the QuickJS stack limit keeps WASM recursion inside QuickJS's check (measured: 256 KiB
     // of guest stack can need over 4 MiB of host stack while parsing deeply nested input).
     const stackSizeMb = Math.max(16, Math.ceil((options.stackBytes * 64) / (1024 * 1024)));
     const worker = spawn(WORKER_ENTRY_URL, init, stackSizeMb);
-    const connection = new WorkerConnection(worker, new Int32Array(init.cancelBuffer), options.logger, options.idleMs, options.onGone);
+    const connection = new WorkerConnection(
+      worker,
+      new Int32Array(init.cancelBuffer),
+      options.logger,
+      options.idleMs,
+      options.onGone,
+    );
     worker.on("message", (message: FromWorker) => connection.receive(message));
     worker.on("error", (error) => connection.lost(`the interpreter worker failed: ${error.message}`));
     worker.on("exit", (code) => connection.lost(`the interpreter worker exited (code ${code})`));
@@ -110,7 +121,11 @@ class WorkerConnection {
       this.post({
         t: "create",
         id,
-        spec: { limits: options.limits, tools: (options.tools ?? []).map(([c, n]) => [c, n]), subagents: options.subagents ?? false },
+        spec: {
+          limits: options.limits,
+          tools: (options.tools ?? []).map(([c, n]) => [c, n]),
+          subagents: options.subagents ?? false,
+        },
       });
     });
     this.sandboxes.add(sandbox);
@@ -207,11 +222,16 @@ class WorkerConnection {
       reply({ ok: false, name: "Error", message: "the eval that made this call has already ended" });
       return;
     }
-    const call = message.kind === "tool" ? entry.host.callTool(message.name, message.json) : entry.host.runTask(message.json);
+    const call =
+      message.kind === "tool" ? entry.host.callTool(message.name, message.json) : entry.host.runTask(message.json);
     call.then(
       (text) => reply({ ok: true, text }),
       (error: unknown) =>
-        reply(error instanceof Error ? { ok: false, name: error.name, message: error.message } : { ok: false, name: "Error", message: String(error) }),
+        reply(
+          error instanceof Error
+            ? { ok: false, name: error.name, message: error.message }
+            : { ok: false, name: "Error", message: String(error) },
+        ),
     );
   }
 
@@ -278,7 +298,9 @@ function spawn(entryUrl: string, init: WorkerInit, stackSizeMb: number): Worker 
   if (!entryUrl.endsWith(".ts")) return new Worker(new URL(entryUrl), { workerData: init, resourceLimits });
   // Running from TypeScript sources (tests, `tsx` during development): the worker needs the same
   // loader. The built package ships the entry as a JavaScript chunk and never takes this path.
-  const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
+  const tsxApi = pathToFileURL(
+    join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs"),
+  ).href;
   const bootstrap = `(async () => { (await import(${JSON.stringify(tsxApi)})).register(); await import(${JSON.stringify(entryUrl)}); })();`;
   return new Worker(bootstrap, { eval: true, workerData: init, resourceLimits });
 }

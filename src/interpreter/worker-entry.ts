@@ -56,7 +56,9 @@ function serve(port: MessagePort, init: WorkerInit): void {
   port.on("message", (message: ToWorker) => {
     switch (message.t) {
       case "warm":
-        void import("./warm-up.js").then(({ warmUp }) => warmUp()).catch((error: unknown) => logger.debug("warm-up failed", error));
+        void import("./warm-up.js")
+          .then(({ warmUp }) => warmUp())
+          .catch((error: unknown) => logger.debug("warm-up failed", error));
         return;
       case "create": {
         const created = engine.then(({ createSandbox }) => createSandbox({ ...message.spec, logger }));
@@ -65,7 +67,11 @@ function serve(port: MessagePort, init: WorkerInit): void {
           () => post({ t: "created", id: message.id }),
           (error: unknown) => {
             sandboxes.delete(message.id);
-            post({ t: "createFailed", id: message.id, message: error instanceof Error ? error.message : String(error) });
+            post({
+              t: "createFailed",
+              id: message.id,
+              message: error instanceof Error ? error.message : String(error),
+            });
           },
         );
         return;
@@ -97,11 +103,17 @@ function serve(port: MessagePort, init: WorkerInit): void {
 function workerLogger(post: (message: FromWorker) => void): Logger {
   const log = (level: "debug" | "info" | "warn" | "error") => (message: string, details?: unknown) =>
     post({ t: "log", level, message, details: details === undefined ? undefined : describe(details) });
-  const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error"), child: () => logger };
+  const logger: Logger = {
+    debug: log("debug"),
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
+    child: () => logger,
+  };
   return logger;
 }
 
 function describe(details: unknown): string {
   if (details instanceof Error) return details.stack ?? details.message;
-  return typeof details === "string" ? details : JSON.stringify(details) ?? String(details);
+  return typeof details === "string" ? details : (JSON.stringify(details) ?? String(details));
 }

@@ -41,17 +41,34 @@ export async function callMcpTool(
     if (ctx.signal.aborted) return { kind: "result", result: failure(`${label} was cancelled`) };
     const code = (error as { code?: unknown }).code;
     if (code === REQUEST_TIMEOUT) {
-      return { kind: "result", result: failure(`${label} timed out after ${Math.round(timeoutMs / 1000)}s (the server was asked to cancel it)`) };
+      return {
+        kind: "result",
+        result: failure(
+          `${label} timed out after ${Math.round(timeoutMs / 1000)}s (the server was asked to cancel it)`,
+        ),
+      };
     }
     const message = errorMessage(error);
     const name = error instanceof Error ? error.name : "";
     if (name === "UnauthorizedError" || /unauthorized|invalid_grant/i.test(message)) {
       const reason = `login expired or refresh failed: run \`deep-acp mcp login ${server}\`, then /reload`;
-      return { kind: "lost", status: "unauthenticated", reason, result: failure(`${label} failed: MCP server "${server}" needs a new login (${reason})`) };
+      return {
+        kind: "lost",
+        status: "unauthenticated",
+        reason,
+        result: failure(`${label} failed: MCP server "${server}" needs a new login (${reason})`),
+      };
     }
     if (code === CONNECTION_CLOSED || isTransportFailure(error)) {
       const reason = code === CONNECTION_CLOSED ? connection.lostReason() : message;
-      return { kind: "lost", status: "error", reason, result: failure(`${label} failed: MCP server "${server}" ${code === CONNECTION_CLOSED ? `stopped during the call (${reason})` : `is unreachable (${reason})`}`) };
+      return {
+        kind: "lost",
+        status: "error",
+        reason,
+        result: failure(
+          `${label} failed: MCP server "${server}" ${code === CONNECTION_CLOSED ? `stopped during the call (${reason})` : `is unreachable (${reason})`}`,
+        ),
+      };
     }
     return { kind: "result", result: failure(`${label} failed: ${message}`) };
   }
@@ -61,7 +78,12 @@ export async function callMcpTool(
 function isTransportFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === "McpError") return false;
-  return error instanceof TypeError || /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|not running|Streamable HTTP error|SSE error|Not connected/i.test(error.message);
+  return (
+    error instanceof TypeError ||
+    /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|not running|Streamable HTTP error|SSE error|Not connected/i.test(
+      error.message,
+    )
+  );
 }
 
 function failure(text: string): ToolResult {

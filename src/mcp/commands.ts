@@ -17,7 +17,8 @@ export type McpListOptions = {
 
 export async function collectMcpList(options: McpListOptions): Promise<McpListReport> {
   const { discovery } = options;
-  if (discovery.disabled) return { files: [], servers: [], diagnostics: discovery.diagnostics, disabled: true, connected: false };
+  if (discovery.disabled)
+    return { files: [], servers: [], diagnostics: discovery.diagnostics, disabled: true, connected: false };
   const manager = createMcpManager({
     connectTimeoutMs: 15_000,
     ...options.manager,
@@ -28,7 +29,13 @@ export async function collectMcpList(options: McpListOptions): Promise<McpListRe
   try {
     manager.start();
     await manager.ready();
-    return { files: discovery.files, servers: manager.describe(), diagnostics: discovery.diagnostics, disabled: false, connected: true };
+    return {
+      files: discovery.files,
+      servers: manager.describe(),
+      diagnostics: discovery.diagnostics,
+      disabled: false,
+      connected: true,
+    };
   } finally {
     await manager.close();
   }

@@ -39,7 +39,10 @@ export type McpConnectionOptions = {
 };
 
 /** Relays one form elicitation; "unsupported" is answered to the server as a decline. */
-export type McpElicit = (request: { message: string; schema: Record<string, unknown> }, signal: AbortSignal) => Promise<FormAnswer>;
+export type McpElicit = (
+  request: { message: string; schema: Record<string, unknown> },
+  signal: AbortSignal,
+) => Promise<FormAnswer>;
 
 export interface McpConnection {
   readonly client: Client;
@@ -92,7 +95,10 @@ export async function connectMcpServer(options: McpConnectionOptions): Promise<M
       const store = createMcpTokenStore({ stateDir: options.stateDir, server: server.name, url: server.url });
       const stored = await store.load();
       if (!stored?.tokens) {
-        throw new McpConnectError(`not logged in: run \`deep-acp mcp login ${server.name}\`, then /reload`, "unauthenticated");
+        throw new McpConnectError(
+          `not logged in: run \`deep-acp mcp login ${server.name}\`, then /reload`,
+          "unauthenticated",
+        );
       }
       oauth = createOAuthProvider({ store, mode: "connect", redirectUrl: CONNECT_MODE_REDIRECT });
     }
@@ -123,7 +129,10 @@ export async function connectMcpServer(options: McpConnectionOptions): Promise<M
   };
 
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${Math.round(options.connectTimeoutMs / 100) / 10}s`)), options.connectTimeoutMs);
+  const timer = setTimeout(
+    () => timeout.abort(new Error(`timed out after ${Math.round(options.connectTimeoutMs / 100) / 10}s`)),
+    options.connectTimeoutMs,
+  );
   const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
   const aborted = new Promise<never>((_, reject) => {
     const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error("connection cancelled"));
@@ -214,10 +223,16 @@ function classifyConnectError(
   const name = error instanceof Error ? error.name : "";
   const code = (error as { code?: unknown }).code;
   if (oauth && (oauth.loginRequired || name === "UnauthorizedError" || /unauthorized|invalid_grant/i.test(message))) {
-    return new McpConnectError(`login expired or refresh failed: run \`deep-acp mcp login ${server.name}\`, then /reload`, "unauthenticated");
+    return new McpConnectError(
+      `login expired or refresh failed: run \`deep-acp mcp login ${server.name}\`, then /reload`,
+      "unauthenticated",
+    );
   }
   if (code === 401 || /\b401\b/.test(message)) {
-    return new McpConnectError(`server requires authentication (HTTP 401): add "auth": "oauth" or an Authorization header`, "unauthenticated");
+    return new McpConnectError(
+      `server requires authentication (HTTP 401): add "auth": "oauth" or an Authorization header`,
+      "unauthenticated",
+    );
   }
   if (server.transport === "stdio" && /connection closed/i.test(message)) {
     return new McpConnectError(`server ${describeLoss("closed the connection")} before initializing`, "error");
@@ -240,6 +255,8 @@ async function relayElicitations(client: Client, sdk: McpSdk, elicit: McpElicit,
       logger.info(`declined the server's question: ${answer.reason}`);
       return { action: "decline" as const };
     }
-    return answer.action === "accept" ? { action: "accept" as const, content: answer.content as Record<string, string | number | boolean | string[]> } : { action: answer.action };
+    return answer.action === "accept"
+      ? { action: "accept" as const, content: answer.content as Record<string, string | number | boolean | string[]> }
+      : { action: answer.action };
   });
 }

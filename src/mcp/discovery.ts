@@ -6,7 +6,13 @@ import { join, resolve } from "node:path";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import { fingerprintServer } from "./fingerprint.js";
-import { UNTRUSTED_SOURCES, type EditorMcpServer, type McpServerEntry, type McpSource, type PluginMcpServers } from "./types.js";
+import {
+  UNTRUSTED_SOURCES,
+  type EditorMcpServer,
+  type McpServerEntry,
+  type McpSource,
+  type PluginMcpServers,
+} from "./types.js";
 import { isRecord, SERVER_NAME, validateServer } from "./validate.js";
 
 export type McpConfigFileStatus = {
@@ -52,7 +58,9 @@ export type McpDiscoveryOptions = {
 export const MCP_FLAGS_CONFLICT = "--no-mcp and --mcp-config cannot be used together";
 
 /** Every config file looked for, lowest priority first. */
-export function mcpConfigSources(options: Pick<McpDiscoveryOptions, "projectRoot" | "home" | "userFile" | "configFlag" | "cwd">) {
+export function mcpConfigSources(
+  options: Pick<McpDiscoveryOptions, "projectRoot" | "home" | "userFile" | "configFlag" | "cwd">,
+) {
   const userFile = options.userFile ?? join(options.home ?? "", ".deepagents", ".mcp.json");
   const root = resolve(options.projectRoot);
   const sources: Array<{ path: string; source: McpSource }> = [
@@ -60,17 +68,20 @@ export function mcpConfigSources(options: Pick<McpDiscoveryOptions, "projectRoot
     { path: join(root, ".deepagents", ".mcp.json"), source: "project" },
     { path: join(root, ".mcp.json"), source: "project-root" },
   ];
-  if (options.configFlag) sources.push({ path: resolve(options.cwd ?? process.cwd(), options.configFlag), source: "flag" });
+  if (options.configFlag)
+    sources.push({ path: resolve(options.cwd ?? process.cwd(), options.configFlag), source: "flag" });
   return sources;
 }
 
 export async function discoverMcpServers(options: McpDiscoveryOptions): Promise<McpDiscovery> {
   const diagnostics: Diagnostic[] = [];
   if (options.noMcp) {
-    if (options.configFlag) diagnostics.push({ severity: "error", source: "--mcp-config", message: MCP_FLAGS_CONFLICT });
+    if (options.configFlag)
+      diagnostics.push({ severity: "error", source: "--mcp-config", message: MCP_FLAGS_CONFLICT });
     return { items: [], files: [], diagnostics, disabled: true };
   }
-  if (!options.userFile && options.home === undefined) throw new TypeError("discoverMcpServers needs `home` or `userFile`");
+  if (!options.userFile && options.home === undefined)
+    throw new TypeError("discoverMcpServers needs `home` or `userFile`");
   const read = options.readFile ?? ((path: string) => fsReadFile(path, "utf8"));
   const merged = new Map<string, McpServerEntry>();
   const add = (entry: McpServerEntry) => {
@@ -91,14 +102,20 @@ export async function discoverMcpServers(options: McpDiscoveryOptions): Promise<
   };
 
   for (const plugin of options.pluginServers ?? []) {
-    for (const [name, raw] of Object.entries(plugin.servers)) add(makeEntry(name, raw, "plugin", `${plugin.plugin} (${plugin.origin})`, plugin.variables));
+    for (const [name, raw] of Object.entries(plugin.servers))
+      add(makeEntry(name, raw, "plugin", `${plugin.plugin} (${plugin.origin})`, plugin.variables));
   }
 
   const files: McpConfigFileStatus[] = [];
   for (const { path, source } of mcpConfigSources(options)) {
     const loaded = await readConfigFile(path, source, read);
     files.push(loaded.file);
-    if (loaded.error) diagnostics.push({ severity: source === "flag" || loaded.file.status === "invalid" ? "error" : "warning", source: path, message: loaded.error });
+    if (loaded.error)
+      diagnostics.push({
+        severity: source === "flag" || loaded.file.status === "invalid" ? "error" : "warning",
+        source: path,
+        message: loaded.error,
+      });
     for (const [name, raw] of loaded.servers) add(makeEntry(name, raw, source, path));
   }
 
@@ -106,8 +123,10 @@ export async function discoverMcpServers(options: McpDiscoveryOptions): Promise<
 
   const items = [...merged.values()].sort((a, b) => SOURCE_ORDER.indexOf(a.source) - SOURCE_ORDER.indexOf(b.source));
   for (const entry of items) {
-    for (const error of entry.errors) diagnostics.push({ severity: "error", source: entry.origin, message: `server "${entry.name}": ${error}` });
-    for (const warning of entry.warnings) diagnostics.push({ severity: "warning", source: entry.origin, message: `server "${entry.name}": ${warning}` });
+    for (const error of entry.errors)
+      diagnostics.push({ severity: "error", source: entry.origin, message: `server "${entry.name}": ${error}` });
+    for (const warning of entry.warnings)
+      diagnostics.push({ severity: "warning", source: entry.origin, message: `server "${entry.name}": ${warning}` });
   }
   return { items, files, diagnostics, disabled: false };
 }
@@ -116,7 +135,11 @@ const SOURCE_ORDER: McpSource[] = ["plugin", "user", "project", "project-root", 
 
 type FileLoad = { file: McpConfigFileStatus; servers: Array<[string, unknown]>; error?: string };
 
-async function readConfigFile(path: string, source: McpSource, read: (path: string) => Promise<string>): Promise<FileLoad> {
+async function readConfigFile(
+  path: string,
+  source: McpSource,
+  read: (path: string) => Promise<string>,
+): Promise<FileLoad> {
   let text: string;
   try {
     text = await read(path);
@@ -124,7 +147,11 @@ async function readConfigFile(path: string, source: McpSource, read: (path: stri
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     if (missing && source !== "flag") return { file: { path, source, status: "missing", servers: [] }, servers: [] };
     const message = missing ? "file not found" : `cannot read: ${errorMessage(error)}`;
-    return { file: { path, source, status: missing ? "missing" : "invalid", servers: [], error: message }, servers: [], error: message };
+    return {
+      file: { path, source, status: missing ? "missing" : "invalid", servers: [], error: message },
+      servers: [],
+      error: message,
+    };
   }
   let parsed: unknown;
   try {
@@ -143,7 +170,14 @@ async function readConfigFile(path: string, source: McpSource, read: (path: stri
   return { file, servers };
 }
 
-function makeEntry(name: string, raw: unknown, source: McpSource, origin: string, variables?: Record<string, string>, literal = false): McpServerEntry {
+function makeEntry(
+  name: string,
+  raw: unknown,
+  source: McpSource,
+  origin: string,
+  variables?: Record<string, string>,
+  literal = false,
+): McpServerEntry {
   const validation = validateServer(name, raw, { literal });
   return {
     name,

@@ -8,7 +8,13 @@
 // names listed in config.toml `[mcp] project_env`, and never a model key. A refused placeholder
 // without a `:-default` stops the server with an error that says how to allow it.
 
-import { filterEnvironment, isBaseVariable, isCredentialLike, isModelKeyVariable, isPassableVariable } from "../util/secret-env.js";
+import {
+  filterEnvironment,
+  isBaseVariable,
+  isCredentialLike,
+  isModelKeyVariable,
+  isPassableVariable,
+} from "../util/secret-env.js";
 import { lookupFrom, type VariableLookup } from "./interpolate.js";
 import type { McpServerDefinition, McpServerEntry } from "./types.js";
 import { UNTRUSTED_SOURCES } from "./types.js";
@@ -24,7 +30,10 @@ export function isInheritedVariable(name: string): boolean {
 }
 
 /** Allowlisted parent variables, then the server's configured `env` on top. */
-export function stdioServerEnvironment(parent: Record<string, string | undefined>, configured: Record<string, string>): Record<string, string> {
+export function stdioServerEnvironment(
+  parent: Record<string, string | undefined>,
+  configured: Record<string, string>,
+): Record<string, string> {
   return { ...filterEnvironment(parent), ...configured };
 }
 
@@ -34,7 +43,10 @@ export type Placeholder = { name: string; hasDefault: boolean };
 
 /** Every `${VAR}` a definition reads, once per name (a default counts only if every use has one). */
 export function placeholdersOf(definition: McpServerDefinition): Placeholder[] {
-  const texts = definition.transport === "stdio" ? [definition.command, ...definition.args, ...Object.values(definition.env)] : [definition.url, ...Object.values(definition.headers)];
+  const texts =
+    definition.transport === "stdio"
+      ? [definition.command, ...definition.args, ...Object.values(definition.env)]
+      : [definition.url, ...Object.values(definition.headers)];
   const found = new Map<string, boolean>();
   for (const text of texts) {
     for (const match of text.matchAll(PLACEHOLDER)) {
@@ -63,7 +75,11 @@ export type EnvironmentExposure = {
   withheld: WithheldVariable[];
 };
 
-export function environmentExposure(entry: McpServerEntry, env: Readonly<Record<string, string | undefined>>, policy: McpEnvPolicy): EnvironmentExposure {
+export function environmentExposure(
+  entry: McpServerEntry,
+  env: Readonly<Record<string, string | undefined>>,
+  policy: McpEnvPolicy,
+): EnvironmentExposure {
   const definition = entry.definition;
   if (!definition || entry.literal) return { receives: [], inherits: [], withheld: [] };
   const receives: string[] = [];
@@ -92,7 +108,9 @@ export function interpolationLookup(
   policy: McpEnvPolicy,
 ): { ok: true; lookup: VariableLookup } | { ok: false; error: string } {
   if (!UNTRUSTED_SOURCES.has(entry.source)) return { ok: true, lookup: lookupFrom(entry.variables, env) };
-  const refused = entry.definition ? environmentExposure(entry, env, policy).withheld.find((item) => !item.hasDefault) : undefined;
+  const refused = entry.definition
+    ? environmentExposure(entry, env, policy).withheld.find((item) => !item.hasDefault)
+    : undefined;
   if (refused) {
     return {
       ok: false,

@@ -1,7 +1,15 @@
 // Public surface of MCP support. Importing this module loads no MCP SDK code: the SDK is imported
 // dynamically when a manager actually connects a server or a login starts.
 
-export type { EditorMcpServer, McpServerDefinition, McpServerEntry, McpSource, McpTransport, McpToolFilterSpec, PluginMcpServers } from "./types.js";
+export type {
+  EditorMcpServer,
+  McpServerDefinition,
+  McpServerEntry,
+  McpSource,
+  McpTransport,
+  McpToolFilterSpec,
+  PluginMcpServers,
+} from "./types.js";
 export { MCP_CAPABILITIES } from "./types.js";
 export { discoverMcpServers, editorEntry, mcpConfigSources, MCP_FLAGS_CONFLICT } from "./discovery.js";
 export type { McpConfigFileStatus, McpDiscovery, McpDiscoveryOptions } from "./discovery.js";
@@ -13,7 +21,15 @@ export { canonicalJson, fingerprintServer } from "./fingerprint.js";
 export { createMcpTrustStore, McpTrustStoreError } from "./trust-store.js";
 export type { McpTrustStore, McpTrustStoreOptions, McpTrustSnapshot } from "./trust-store.js";
 export { createMcpTrustResolver, describeTrustRequest } from "./trust.js";
-export type { McpTrustDecider, McpTrustDecision, McpTrustRequest, McpTrustResolver, McpTrustResolverOptions, McpTrustState, McpTrustVerdict } from "./trust.js";
+export type {
+  McpTrustDecider,
+  McpTrustDecision,
+  McpTrustRequest,
+  McpTrustResolver,
+  McpTrustResolverOptions,
+  McpTrustState,
+  McpTrustVerdict,
+} from "./trust.js";
 export { environmentExposure, interpolationLookup, stdioServerEnvironment } from "./environment.js";
 export type { EnvironmentExposure, McpEnvPolicy } from "./environment.js";
 export { isCoherentlyReadOnly } from "./annotations.js";

@@ -6,7 +6,13 @@ import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
 import { callMcpTool } from "./call-tool.js";
-import { connectMcpServer, McpConnectError, type FetchFunction, type McpConnection, type McpElicit } from "./connection.js";
+import {
+  connectMcpServer,
+  McpConnectError,
+  type FetchFunction,
+  type McpConnection,
+  type McpElicit,
+} from "./connection.js";
 import { fingerprintServer } from "./fingerprint.js";
 import { interpolationLookup, type McpEnvPolicy } from "./environment.js";
 import { resolveServerDefinition } from "./interpolate.js";
@@ -240,7 +246,10 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     const current = slots.get(slot.entry.name);
     const connection = current === slot ? slot.connection : undefined;
     if (!connection || slot.status !== "ok") {
-      const why = current && current !== slot ? "was reloaded; use its current tools" : `is ${slot.status}${slot.reason ? ` (${slot.reason})` : ""}`;
+      const why =
+        current && current !== slot
+          ? "was reloaded; use its current tools"
+          : `is ${slot.status}${slot.reason ? ` (${slot.reason})` : ""}`;
       return { content: [{ type: "text", text: `MCP server "${slot.entry.name}" ${why}` }], isError: true };
     }
     const outcome = await callMcpTool(connection, slot.entry.name, tool, args, ctx, callTimeoutMs);
@@ -257,22 +266,40 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   /** Project servers' tools remember approvals per source, name and definition; the user's own keep their plain names. */
   function approvalScope(entry: McpServerEntry): string | undefined {
     if (!UNTRUSTED_SOURCES.has(entry.source)) return undefined;
-    return `mcp:${entry.source}:${entry.name}:${trustFingerprint(entry, options.envPolicy ?? { projectEnv: [] }).replace(/^sha256:/, "").slice(0, 16)}`;
+    return `mcp:${entry.source}:${entry.name}:${trustFingerprint(entry, options.envPolicy ?? { projectEnv: [] })
+      .replace(/^sha256:/, "")
+      .slice(0, 16)}`;
   }
 
-  function adaptedTools(): Array<{ slot: Slot; tool: AnyTool; mcpName: string; readOnly: boolean; description: string }> {
+  function adaptedTools(): Array<{
+    slot: Slot;
+    tool: AnyTool;
+    mcpName: string;
+    readOnly: boolean;
+    description: string;
+  }> {
     const taken = new Set(reserved);
     const out: Array<{ slot: Slot; tool: AnyTool; mcpName: string; readOnly: boolean; description: string }> = [];
     for (const slot of slots.values()) {
       if (slot.status !== "ok" || !slot.connection) continue;
       const listed = slot.connection.tools;
-      const { kept } = applyToolFilter(slot.entry.name, listed.map((tool) => tool.name), slot.entry.definition?.filter);
+      const { kept } = applyToolFilter(
+        slot.entry.name,
+        listed.map((tool) => tool.name),
+        slot.entry.definition?.filter,
+      );
       const keep = new Set(kept);
       for (const tool of listed) {
         if (!keep.has(tool.name)) continue;
         const name = modelToolName(slot.entry.name, tool.name, taken);
         taken.add(name);
-        const adapted = adaptMcpTool(slot.entry.name, tool, name, (mcpName, args, ctx) => call(slot, mcpName, args, ctx), approvalScope(slot.entry));
+        const adapted = adaptMcpTool(
+          slot.entry.name,
+          tool,
+          name,
+          (mcpName, args, ctx) => call(slot, mcpName, args, ctx),
+          approvalScope(slot.entry),
+        );
         out.push({ slot, ...adapted, description: adapted.tool.description });
       }
     }
@@ -286,12 +313,19 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       const listed = connection?.tools.map((tool) => tool.name) ?? [];
       const filter = connection ? applyToolFilter(entry.name, listed, entry.definition?.filter) : null;
       const warnings = [...entry.warnings];
-      if (filter && filter.unmatched.length > 0) warnings.push(`filter entries matching no tool: ${filter.unmatched.join(", ")}`);
+      if (filter && filter.unmatched.length > 0)
+        warnings.push(`filter entries matching no tool: ${filter.unmatched.join(", ")}`);
       const mine = tools.filter((item) => item.slot === slot);
       for (const item of mine) {
-        if (item.tool.name !== `${entry.name}_${item.mcpName}`) warnings.push(`tool "${item.mcpName}" is offered as "${item.tool.name}"`);
+        if (item.tool.name !== `${entry.name}_${item.mcpName}`)
+          warnings.push(`tool "${item.mcpName}" is offered as "${item.tool.name}"`);
       }
-      const version = connection ? { ...(connection.serverName ? { name: connection.serverName } : {}), ...(connection.serverVersion ? { version: connection.serverVersion } : {}) } : undefined;
+      const version = connection
+        ? {
+            ...(connection.serverName ? { name: connection.serverName } : {}),
+            ...(connection.serverVersion ? { version: connection.serverVersion } : {}),
+          }
+        : undefined;
       return {
         name: entry.name,
         source: entry.source,
@@ -301,7 +335,12 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         status: slot.status,
         ...(slot.reason ? { reason: slot.reason } : {}),
         trust: slot.trust,
-        tools: mine.map((item) => ({ name: item.tool.name, mcpName: item.mcpName, readOnly: item.readOnly, description: item.description })),
+        tools: mine.map((item) => ({
+          name: item.tool.name,
+          mcpName: item.mcpName,
+          readOnly: item.readOnly,
+          description: item.description,
+        })),
         hiddenTools: filter?.removed ?? [],
         warnings,
         ...(version && Object.keys(version).length > 0 ? { server: version } : {}),
@@ -383,7 +422,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 
 /** What makes a running server "the same" across reloads: its definition, source and variables. */
 function identityOf(entry: McpServerEntry): string {
-  return fingerprintServer({ raw: entry.raw ?? null, source: entry.source, variables: entry.variables ?? null, literal: entry.literal ?? false });
+  return fingerprintServer({
+    raw: entry.raw ?? null,
+    source: entry.source,
+    variables: entry.variables ?? null,
+    literal: entry.literal ?? false,
+  });
 }
 
 export function targetOf(entry: McpServerEntry): string {

@@ -54,8 +54,10 @@ export async function mcpLogin(name: string, options: McpLoginOptions): Promise<
   }
   const definition = entry.definition;
   if (!definition) throw new McpLoginError(`server "${name}" has an invalid definition: ${entry.errors.join("; ")}`);
-  if (definition.transport === "stdio") throw new McpLoginError(`server "${name}" is a stdio server; login is for http/sse servers with "auth": "oauth"`);
-  if (definition.auth !== "oauth") throw new McpLoginError(`server "${name}" does not use OAuth (add "auth": "oauth" to its definition)`);
+  if (definition.transport === "stdio")
+    throw new McpLoginError(`server "${name}" is a stdio server; login is for http/sse servers with "auth": "oauth"`);
+  if (definition.auth !== "oauth")
+    throw new McpLoginError(`server "${name}" does not use OAuth (add "auth": "oauth" to its definition)`);
 
   const verdict = await options.trust.resolve(entry, options.signal);
   if (!verdict.allowed) throw new McpLoginError(`project server "${name}" is not approved (${verdict.reason})`);
@@ -82,8 +84,13 @@ export async function mcpLogin(name: string, options: McpLoginOptions): Promise<
     if (first !== "AUTHORIZED") {
       logger.info(`waiting for the browser on ${listener.url}`);
       const callback = await listener.wait(options.timeoutMs ?? 300_000, options.signal);
-      if (callback.state !== provider.lastState) throw new McpLoginError("authorization response has the wrong state parameter (possible CSRF); try again");
-      const second = await auth(provider, { serverUrl, authorizationCode: callback.code, ...(fetchFn ? { fetchFn } : {}) });
+      if (callback.state !== provider.lastState)
+        throw new McpLoginError("authorization response has the wrong state parameter (possible CSRF); try again");
+      const second = await auth(provider, {
+        serverUrl,
+        authorizationCode: callback.code,
+        ...(fetchFn ? { fetchFn } : {}),
+      });
       if (second !== "AUTHORIZED") throw new McpLoginError("the authorization server did not issue tokens");
     }
     return { server: name, url, tokenFile: store.path };

@@ -20,7 +20,11 @@ export function createUrlOpener(options: OpenUrlOptions = {}): (url: string) => 
   return (url) => {
     write(`Open this URL in your browser to log in:\n\n  ${url}\n\n`);
     const [command, args] =
-      platform === "darwin" ? ["open", [url]] : platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
+      platform === "darwin"
+        ? ["open", [url]]
+        : platform === "win32"
+          ? ["cmd", ["/c", "start", "", url]]
+          : ["xdg-open", [url]];
     try {
       const child = spawn(command, args as string[], { stdio: "ignore", detached: true });
       child.on("error", () => undefined);

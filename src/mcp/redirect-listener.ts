@@ -66,7 +66,10 @@ export async function startRedirectListener(): Promise<RedirectListener> {
     url: `http://127.0.0.1:${port}/callback`,
     wait(timeoutMs, signal) {
       return new Promise<AuthorizationCallback>((resolve, reject) => {
-        const timer = setTimeout(() => finish(new OAuthCallbackError(`no authorization received within ${Math.round(timeoutMs / 1000)}s`)), timeoutMs);
+        const timer = setTimeout(
+          () => finish(new OAuthCallbackError(`no authorization received within ${Math.round(timeoutMs / 1000)}s`)),
+          timeoutMs,
+        );
         const onAbort = () => finish(new OAuthCallbackError("login cancelled"));
         const finish = (outcome: AuthorizationCallback | Error) => {
           clearTimeout(timer);

@@ -35,7 +35,7 @@ export function renderMcpList(report: McpListReport): string {
       file.status === "found"
         ? `found, ${file.servers.length} server${file.servers.length === 1 ? "" : "s"}`
         : file.status === "missing"
-          ? file.error ?? "not found"
+          ? (file.error ?? "not found")
           : `invalid: ${file.error ?? "unreadable"}`;
     lines.push(`  ${file.source.padEnd(sourceWidth)}  ${file.path}  (${state})`);
   }
@@ -43,8 +43,11 @@ export function renderMcpList(report: McpListReport): string {
   if (report.servers.length === 0) lines.push("No MCP servers configured.");
   else lines.push("Servers:");
   for (const server of report.servers) {
-    const status = server.status === "ok" ? `ok, ${server.tools.length} tool${server.tools.length === 1 ? "" : "s"}` : server.status;
-    lines.push(`  ${server.name}  [${server.source}, ${server.transport}]  ${status}${server.reason ? ` - ${server.reason}` : ""}`);
+    const status =
+      server.status === "ok" ? `ok, ${server.tools.length} tool${server.tools.length === 1 ? "" : "s"}` : server.status;
+    lines.push(
+      `  ${server.name}  [${server.source}, ${server.transport}]  ${status}${server.reason ? ` - ${server.reason}` : ""}`,
+    );
     lines.push(`      ${server.transport === "stdio" ? "runs" : "url"}: ${server.target}`);
     lines.push(`      from: ${server.origin}`);
     if (server.trust) lines.push(`      trust: ${TRUST_LABEL[server.trust]}`);
@@ -61,7 +64,8 @@ export function renderMcpList(report: McpListReport): string {
 
 /** Markdown for `/mcp`: every server, its status and reason, and its tools. */
 export function renderMcpStatus(servers: readonly McpServerReport[]): string {
-  if (servers.length === 0) return "No MCP servers configured. Add them to `.mcp.json` in the project or `~/.deepagents/.mcp.json`, then `/reload`.";
+  if (servers.length === 0)
+    return "No MCP servers configured. Add them to `.mcp.json` in the project or `~/.deepagents/.mcp.json`, then `/reload`.";
   const out: string[] = [];
   for (const server of servers) {
     const icon = server.status === "ok" ? "✓" : server.status === "connecting" ? "…" : "✗";
@@ -72,7 +76,8 @@ export function renderMcpStatus(servers: readonly McpServerReport[]): string {
     for (const warning of server.warnings) out.push(`- warning: ${warning}`);
     if (server.tools.length > 0) {
       out.push(`- tools (${server.tools.length}):`);
-      for (const tool of server.tools) out.push(`  - \`${tool.name}\`${tool.readOnly ? " (read-only, as the server claims)" : ""}`);
+      for (const tool of server.tools)
+        out.push(`  - \`${tool.name}\`${tool.readOnly ? " (read-only, as the server claims)" : ""}`);
     }
     if (server.hiddenTools.length > 0) out.push(`- hidden by filter: ${server.hiddenTools.join(", ")}`);
     out.push("");
@@ -89,12 +94,16 @@ const INSTRUCTIONS_CHARS = 2000;
 export function renderMcpPromptSection(servers: readonly McpServerReport[]): string {
   const connected = servers.filter((server) => server.status === "ok" && server.tools.length > 0);
   if (connected.length === 0) return "";
-  const lines = ["## MCP servers", "Tools named `<server>_<tool>` come from these external MCP servers; a server that fails affects only its own tools."];
+  const lines = [
+    "## MCP servers",
+    "Tools named `<server>_<tool>` come from these external MCP servers; a server that fails affects only its own tools.",
+  ];
   for (const server of connected) {
     lines.push(`- ${server.name} (${server.transport}): ${server.tools.map((tool) => `\`${tool.name}\``).join(", ")}`);
     const instructions = server.instructions?.trim();
     if (instructions) {
-      const cut = instructions.length > INSTRUCTIONS_CHARS ? `${instructions.slice(0, INSTRUCTIONS_CHARS)}…` : instructions;
+      const cut =
+        instructions.length > INSTRUCTIONS_CHARS ? `${instructions.slice(0, INSTRUCTIONS_CHARS)}…` : instructions;
       lines.push(`  Server instructions: ${cut.replace(/\n+/g, " ")}`);
     }
   }

@@ -52,8 +52,10 @@ export function convertCallResult(result: McpCallResult, label: string): ToolRes
     }
   }
 
-  if (content.length === 0 && result.structuredContent !== undefined) text(JSON.stringify(result.structuredContent, null, 2));
-  if (content.length === 0 && result.toolResult !== undefined) text(typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult));
+  if (content.length === 0 && result.structuredContent !== undefined)
+    text(JSON.stringify(result.structuredContent, null, 2));
+  if (content.length === 0 && result.toolResult !== undefined)
+    text(typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult));
   const isError = result.isError === true;
   if (content.length === 0) text(isError ? `${label} failed without a message` : `${label} returned no content`);
 
@@ -65,7 +67,11 @@ export function convertCallResult(result: McpCallResult, label: string): ToolRes
   };
 }
 
-function embeddedResource(resource: unknown, text: (value: string) => void, image: (mime: string, data: string) => void): void {
+function embeddedResource(
+  resource: unknown,
+  text: (value: string) => void,
+  image: (mime: string, data: string) => void,
+): void {
   if (typeof resource !== "object" || resource === null) {
     text("[embedded resource without content]");
     return;
@@ -77,7 +83,8 @@ function embeddedResource(resource: unknown, text: (value: string) => void, imag
     text(`[resource ${uri}${mime ? ` (${mime})` : ""}]\n${r.text}`);
   } else if (typeof r.blob === "string") {
     if (mime?.startsWith("image/")) image(mime, r.blob);
-    else if (mime && isTextual(mime)) text(`[resource ${uri} (${mime})]\n${Buffer.from(r.blob, "base64").toString("utf8")}`);
+    else if (mime && isTextual(mime))
+      text(`[resource ${uri} (${mime})]\n${Buffer.from(r.blob, "base64").toString("utf8")}`);
     else text(`[resource ${uri}${mime ? ` (${mime})` : ""}: ${base64Bytes(r.blob)} bytes of binary data not shown]`);
   } else {
     text(`[resource ${uri}]`);

@@ -100,7 +100,11 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
         // spawn reports a missing cwd as ENOENT too; name the right culprit.
         const friendly =
           error.code === "ENOENT"
-            ? new Error(existsSync(options.cwd) ? `command not found: ${options.command}` : `working directory not found: ${options.cwd}`)
+            ? new Error(
+                existsSync(options.cwd)
+                  ? `command not found: ${options.command}`
+                  : `working directory not found: ${options.cwd}`,
+              )
             : error;
         if (!spawned) reject(friendly);
         else transport.onerror?.(friendly);

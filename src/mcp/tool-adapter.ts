@@ -13,7 +13,13 @@ export type McpToolCaller = (tool: string, args: Record<string, unknown>, ctx: T
 export type AdaptedTool = { tool: AnyTool; mcpName: string; readOnly: boolean };
 
 /** `approvalScope`: binds remembered approvals to one definition (see ToolDefinition.approvalId). */
-export function adaptMcpTool(server: string, tool: Tool, modelName: string, call: McpToolCaller, approvalScope?: string): AdaptedTool {
+export function adaptMcpTool(
+  server: string,
+  tool: Tool,
+  modelName: string,
+  call: McpToolCaller,
+  approvalScope?: string,
+): AdaptedTool {
   const readOnly = isCoherentlyReadOnly(tool.annotations);
   const schema = { ...(tool.inputSchema as Record<string, unknown>) };
   delete schema.$schema;
@@ -29,7 +35,8 @@ export function adaptMcpTool(server: string, tool: Tool, modelName: string, call
     ...(approvalScope ? { approvalId: `${approvalScope}:${tool.name}` } : {}),
     validate(raw) {
       if (raw === undefined || raw === null) return { success: true, data: {} };
-      if (typeof raw !== "object" || Array.isArray(raw)) return { success: false, error: "arguments must be a JSON object" };
+      if (typeof raw !== "object" || Array.isArray(raw))
+        return { success: false, error: "arguments must be a JSON object" };
       return { success: true, data: raw as Record<string, unknown> };
     },
     present: () => ({ title: `${server}: ${tool.name}` }),

@@ -14,7 +14,11 @@ export type ToolFilterOutcome = {
  * Applies `allowedTools` / `disabledTools`. Each entry is tried against the bare tool name and the
  * server-prefixed name (`<server>_<tool>`), literally unless it contains `*`, `?` or `[`.
  */
-export function applyToolFilter(server: string, tools: readonly string[], filter: McpToolFilterSpec | undefined): ToolFilterOutcome {
+export function applyToolFilter(
+  server: string,
+  tools: readonly string[],
+  filter: McpToolFilterSpec | undefined,
+): ToolFilterOutcome {
   if (!filter) return { kept: [...tools], removed: [], unmatched: [] };
   const used = new Set<string>();
   const matches = (tool: string) => {

@@ -47,7 +47,8 @@ export function createMcpTrustStore(options: McpTrustStoreOptions): McpTrustStor
   const path = join(options.stateDir, "mcp_trust.json");
   const now = options.now ?? (() => new Date());
   const read = options.readFile ?? ((file: string) => fsReadFile(file, "utf8"));
-  const write = options.writeFile ?? ((file: string, data: string) => writeFileAtomic(file, data, { mode: 0o600, dirMode: 0o700 }));
+  const write =
+    options.writeFile ?? ((file: string, data: string) => writeFileAtomic(file, data, { mode: 0o600, dirMode: 0o700 }));
   // Serializes read-modify-write cycles of this process; other processes can still interleave,
   // which at worst loses one of two simultaneous decisions (the user is then asked again).
   let queue: Promise<unknown> = Promise.resolve();
@@ -71,7 +72,8 @@ export function createMcpTrustStore(options: McpTrustStoreOptions): McpTrustStor
     const run = queue.then(async () => {
       const snapshot = await load();
       // Rewriting an unreadable file would silently drop the user's "never" list.
-      if (snapshot.error) throw new McpTrustStoreError(`${snapshot.error}; fix or delete it to save MCP trust decisions`);
+      if (snapshot.error)
+        throw new McpTrustStoreError(`${snapshot.error}; fix or delete it to save MCP trust decisions`);
       change(snapshot);
       const body = { version: 1, approvals: snapshot.approvals, denied: snapshot.denied };
       await write(path, `${JSON.stringify(body, null, 2)}\n`);
@@ -94,7 +96,8 @@ export function createMcpTrustStore(options: McpTrustStoreOptions): McpTrustStor
     deny: (projectRoot, name) =>
       update((snapshot) => {
         snapshot.approvals = snapshot.approvals.filter((row) => !same(projectRoot, name)(row));
-        if (!snapshot.denied.some(same(projectRoot, name))) snapshot.denied.push({ projectRoot, name, deniedAt: now().toISOString() });
+        if (!snapshot.denied.some(same(projectRoot, name)))
+          snapshot.denied.push({ projectRoot, name, deniedAt: now().toISOString() });
       }),
     forget: (projectRoot, name) =>
       update((snapshot) => {
@@ -112,13 +115,23 @@ function parseSnapshot(value: unknown): McpTrustSnapshot {
     if (!Array.isArray(list)) throw new Error(`"${key}" is not a list`);
     return list.filter((row): row is Record<string, unknown> => typeof row === "object" && row !== null);
   };
-  const text = (row: Record<string, unknown>, key: string) => (typeof row[key] === "string" ? (row[key] as string) : "");
+  const text = (row: Record<string, unknown>, key: string) =>
+    typeof row[key] === "string" ? (row[key] as string) : "";
   return {
     approvals: rows("approvals")
-      .map((row) => ({ projectRoot: text(row, "projectRoot"), name: text(row, "name"), fingerprint: text(row, "fingerprint"), approvedAt: text(row, "approvedAt") }))
+      .map((row) => ({
+        projectRoot: text(row, "projectRoot"),
+        name: text(row, "name"),
+        fingerprint: text(row, "fingerprint"),
+        approvedAt: text(row, "approvedAt"),
+      }))
       .filter((row) => row.projectRoot && row.name && row.fingerprint),
     denied: rows("denied")
-      .map((row) => ({ projectRoot: text(row, "projectRoot"), name: text(row, "name"), deniedAt: text(row, "deniedAt") }))
+      .map((row) => ({
+        projectRoot: text(row, "projectRoot"),
+        name: text(row, "name"),
+        deniedAt: text(row, "deniedAt"),
+      }))
       .filter((row) => row.projectRoot && row.name),
   };
 }

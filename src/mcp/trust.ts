@@ -7,7 +7,14 @@ import { resolve } from "node:path";
 import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
-import { environmentExposure, isInheritedVariable, mayRead, placeholdersOf, type EnvironmentExposure, type McpEnvPolicy } from "./environment.js";
+import {
+  environmentExposure,
+  isInheritedVariable,
+  mayRead,
+  placeholdersOf,
+  type EnvironmentExposure,
+  type McpEnvPolicy,
+} from "./environment.js";
 import { fingerprintServer } from "./fingerprint.js";
 import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
 import type { McpServerEntry, McpSource, McpTransport } from "./types.js";
@@ -71,7 +78,10 @@ export type McpTrustRequest = {
  * Shows the request to the human and returns the choice. Resolve `"cancelled"` when the dialog
  * was dismissed or `signal` aborted: the server stays off and is asked about again next time.
  */
-export type McpTrustDecider = (request: McpTrustRequest, signal: AbortSignal) => Promise<McpTrustDecision | "cancelled">;
+export type McpTrustDecider = (
+  request: McpTrustRequest,
+  signal: AbortSignal,
+) => Promise<McpTrustDecision | "cancelled">;
 
 export interface McpTrustResolver {
   /** The verdict without asking anybody. */
@@ -114,29 +124,40 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
   const key = (entry: McpServerEntry) => `${entry.source}\0${entry.name}\0${bound(entry)}`;
 
   async function verdictFrom(entry: McpServerEntry, snapshot: McpTrustSnapshot): Promise<McpTrustVerdict> {
-    if (!UNTRUSTED_SOURCES.has(entry.source)) return { state: "trusted", allowed: true, reason: `${entry.source} config` };
-    const mine = (row: { projectRoot: string; name: string }) => row.projectRoot === projectRoot && row.name === entry.name;
+    if (!UNTRUSTED_SOURCES.has(entry.source))
+      return { state: "trusted", allowed: true, reason: `${entry.source} config` };
+    const mine = (row: { projectRoot: string; name: string }) =>
+      row.projectRoot === projectRoot && row.name === entry.name;
     if (snapshot.denied.some(mine)) return { state: "denied", allowed: false, reason: "on the never-allow list" };
     if (rejected.has(key(entry))) return { state: "rejected", allowed: false, reason: "rejected for this session" };
-    if (allowedOnce.has(key(entry))) return { state: "approved-once", allowed: true, reason: "allowed for this session" };
+    if (allowedOnce.has(key(entry)))
+      return { state: "approved-once", allowed: true, reason: "allowed for this session" };
     if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === bound(entry))) {
       return { state: "approved", allowed: true, reason: "approved" };
     }
     if (snapshot.error) {
-      return { state: "pending", allowed: false, reason: `trust store unreadable (${snapshot.error}); project servers need approval` };
+      return {
+        state: "pending",
+        allowed: false,
+        reason: `trust store unreadable (${snapshot.error}); project servers need approval`,
+      };
     }
     if (options.trustProjectServers) return { state: "flag", allowed: true, reason: "--trust-project-mcp" };
     const changed = snapshot.approvals.some(mine);
     return {
       state: "pending",
       allowed: false,
-      reason: changed ? "definition changed since it was approved" : "project server not approved (approve it in the editor or pass --trust-project-mcp)",
+      reason: changed
+        ? "definition changed since it was approved"
+        : "project server not approved (approve it in the editor or pass --trust-project-mcp)",
     };
   }
 
   async function request(entry: McpServerEntry): Promise<McpTrustRequest> {
     const snapshot = await options.store.load();
-    const changed = snapshot.approvals.some((row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== bound(entry));
+    const changed = snapshot.approvals.some(
+      (row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== bound(entry),
+    );
     return describeTrustRequest(entry, projectRoot, changed, { env, policy });
   }
 
@@ -186,10 +207,12 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
       const again = await check(entry);
       if (again.state !== "pending") return again;
       if (signal?.aborted) return again;
-      const choice = await decide(await request(entry), signal ?? new AbortController().signal).catch((error: unknown) => {
-        logger.warn(`MCP trust dialog for "${entry.name}" failed`, errorMessage(error));
-        return "cancelled" as const;
-      });
+      const choice = await decide(await request(entry), signal ?? new AbortController().signal).catch(
+        (error: unknown) => {
+          logger.warn(`MCP trust dialog for "${entry.name}" failed`, errorMessage(error));
+          return "cancelled" as const;
+        },
+      );
       if (choice === "cancelled") return { ...again, reason: "approval dialog dismissed" };
       return record(entry, choice);
     });
@@ -212,16 +235,31 @@ export function trustFingerprint(entry: McpServerEntry, policy: McpEnvPolicy): s
         .filter((name) => mayRead(entry, name, policy) && !isInheritedVariable(name))
         .sort()
     : [];
-  return extra.length === 0 ? entry.fingerprint : fingerprintServer({ definition: entry.raw ?? null, allowedVariables: extra });
+  return extra.length === 0
+    ? entry.fingerprint
+    : fingerprintServer({ definition: entry.raw ?? null, allowedVariables: extra });
 }
 
 export type DescribeContext = { env: Readonly<Record<string, string | undefined>>; policy: McpEnvPolicy };
 
-export function describeTrustRequest(entry: McpServerEntry, projectRoot: string, changed: boolean, context: DescribeContext = { env: {}, policy: { projectEnv: [] } }): McpTrustRequest {
+export function describeTrustRequest(
+  entry: McpServerEntry,
+  projectRoot: string,
+  changed: boolean,
+  context: DescribeContext = { env: {}, policy: { projectEnv: [] } },
+): McpTrustRequest {
   const raw = (typeof entry.raw === "object" && entry.raw !== null ? entry.raw : {}) as Record<string, unknown>;
   const definition = entry.definition;
   const exposure = environmentExposure(entry, context.env, context.policy);
-  const base = { name: entry.name, source: entry.source, origin: entry.origin, projectRoot, fingerprint: trustFingerprint(entry, context.policy), changed, exposure };
+  const base = {
+    name: entry.name,
+    source: entry.source,
+    origin: entry.origin,
+    projectRoot,
+    fingerprint: trustFingerprint(entry, context.policy),
+    changed,
+    exposure,
+  };
   const lines = [`Defined in: ${entry.origin}`];
   let request: McpTrustRequest;
   if (definition?.transport === "stdio") {
@@ -231,7 +269,16 @@ export function describeTrustRequest(entry: McpServerEntry, projectRoot: string,
       lines.push("Sets environment:");
       for (const [name, value] of Object.entries(definition.env)) lines.push(`  ${name}=${value}`);
     }
-    request = { ...base, transport: "stdio", command: definition.command, args: definition.args, envNames, env: { ...definition.env }, title: "", detail: "" };
+    request = {
+      ...base,
+      transport: "stdio",
+      command: definition.command,
+      args: definition.args,
+      envNames,
+      env: { ...definition.env },
+      title: "",
+      detail: "",
+    };
   } else if (definition) {
     const headerNames = Object.keys(definition.headers);
     lines.push(`Connects to: ${definition.url} (${definition.transport === "sse" ? "SSE" : "Streamable HTTP"})`);
@@ -240,7 +287,16 @@ export function describeTrustRequest(entry: McpServerEntry, projectRoot: string,
       for (const [name, value] of Object.entries(definition.headers)) lines.push(`  ${name}: ${value}`);
     }
     if (definition.auth) lines.push("Authentication: OAuth");
-    request = { ...base, transport: definition.transport, url: definition.url, headerNames, headers: { ...definition.headers }, oauth: definition.auth === "oauth", title: "", detail: "" };
+    request = {
+      ...base,
+      transport: definition.transport,
+      url: definition.url,
+      headerNames,
+      headers: { ...definition.headers },
+      oauth: definition.auth === "oauth",
+      title: "",
+      detail: "",
+    };
   } else {
     lines.push(`Definition: ${JSON.stringify(Object.keys(raw))} (invalid)`);
     request = { ...base, transport: "unknown", title: "", detail: "" };
@@ -255,10 +311,14 @@ export function describeTrustRequest(entry: McpServerEntry, projectRoot: string,
 
 /** "Receives from your environment: ..." lines: names only, never values. */
 function exposureLines(exposure: EnvironmentExposure): string[] {
-  const lines = [`Receives from your environment: ${exposure.receives.length > 0 ? exposure.receives.join(", ") : "none of your variables"}`];
+  const lines = [
+    `Receives from your environment: ${exposure.receives.length > 0 ? exposure.receives.join(", ") : "none of your variables"}`,
+  ];
   if (exposure.inherits.length > 0) lines.push(`Also inherits: ${exposure.inherits.join(", ")}`);
   for (const item of exposure.withheld) {
-    lines.push(`Not given: ${item.name} (${item.reason})${item.hasDefault ? "; its default is used" : "; the server will not start"}`);
+    lines.push(
+      `Not given: ${item.name} (${item.reason})${item.hasDefault ? "; its default is used" : "; the server will not start"}`,
+    );
   }
   return lines;
 }

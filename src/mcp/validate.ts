@@ -6,7 +6,18 @@ import type { McpServerDefinition, McpToolFilterSpec, McpTransport } from "./typ
 
 export const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 
-const KNOWN_KEYS = new Set(["type", "transport", "command", "args", "env", "url", "headers", "auth", "allowedTools", "disabledTools"]);
+const KNOWN_KEYS = new Set([
+  "type",
+  "transport",
+  "command",
+  "args",
+  "env",
+  "url",
+  "headers",
+  "auth",
+  "allowedTools",
+  "disabledTools",
+]);
 
 const TRANSPORT_ALIASES: Record<string, McpTransport> = {
   stdio: "stdio",
@@ -49,9 +60,21 @@ export function validateServer(name: string, raw: unknown, options: ValidateOpti
     if (typeof command !== "string" || command.trim() === "") errors.push(`"command" must be a non-empty string`);
     const args = stringList(raw.args, "args", errors) ?? [];
     const env = stringRecord(raw.env, "env", errors) ?? {};
-    if (!options.literal) checkPlaceholders([["command", command], ...args.map((a, i) => [`args[${i}]`, a] as const), ...Object.entries(env).map(([k, v]) => [`env.${k}`, v] as const)], errors);
+    if (!options.literal)
+      checkPlaceholders(
+        [
+          ["command", command],
+          ...args.map((a, i) => [`args[${i}]`, a] as const),
+          ...Object.entries(env).map(([k, v]) => [`env.${k}`, v] as const),
+        ],
+        errors,
+      );
     if (errors.length > 0) return { errors, warnings };
-    return { definition: { name, transport, command: command as string, args, env, ...(filter ? { filter } : {}) }, errors, warnings };
+    return {
+      definition: { name, transport, command: command as string, args, env, ...(filter ? { filter } : {}) },
+      errors,
+      warnings,
+    };
   }
 
   for (const key of ["command", "args", "env"]) {
@@ -59,7 +82,8 @@ export function validateServer(name: string, raw: unknown, options: ValidateOpti
   }
   const url = raw.url;
   if (typeof url !== "string" || url.trim() === "") errors.push(`"url" must be a non-empty string`);
-  else if ((options.literal || !url.includes("${")) && !isHttpUrl(url)) errors.push(`"url" must be an http:// or https:// URL`);
+  else if ((options.literal || !url.includes("${")) && !isHttpUrl(url))
+    errors.push(`"url" must be an http:// or https:// URL`);
   const headers = stringRecord(raw.headers, "headers", errors) ?? {};
   let auth: "oauth" | undefined;
   if (raw.auth !== undefined) {
@@ -68,10 +92,18 @@ export function validateServer(name: string, raw: unknown, options: ValidateOpti
       errors.push(`"auth": "oauth" cannot be combined with an Authorization header`);
     } else auth = "oauth";
   }
-  if (!options.literal) checkPlaceholders([["url", url], ...Object.entries(headers).map(([k, v]) => [`headers.${k}`, v] as const)], errors);
+  if (!options.literal)
+    checkPlaceholders([["url", url], ...Object.entries(headers).map(([k, v]) => [`headers.${k}`, v] as const)], errors);
   if (errors.length > 0) return { errors, warnings };
   return {
-    definition: { name, transport, url: url as string, headers, ...(auth ? { auth } : {}), ...(filter ? { filter } : {}) },
+    definition: {
+      name,
+      transport,
+      url: url as string,
+      headers,
+      ...(auth ? { auth } : {}),
+      ...(filter ? { filter } : {}),
+    },
     errors,
     warnings,
   };

@@ -39,7 +39,8 @@ export async function loadMemory(options: LoadMemoryOptions): Promise<MemoryLoad
   const locations: MemoryLocations = { userFile: options.userFile, projectFiles };
   const items: MemorySource[] = [];
   const seen = new Set<string>();
-  const projectRoot = options.projectRoot !== undefined ? await realpath(options.projectRoot).catch(() => undefined) : undefined;
+  const projectRoot =
+    options.projectRoot !== undefined ? await realpath(options.projectRoot).catch(() => undefined) : undefined;
 
   const candidates: { path: string; scope: MemoryScope }[] = [
     { path: options.userFile, scope: "user" },
@@ -55,8 +56,17 @@ export async function loadMemory(options: LoadMemoryOptions): Promise<MemoryLoad
       }
       continue;
     }
-    if (scope === "project" && projectRoot !== undefined && real !== projectRoot && !real.startsWith(projectRoot + sep)) {
-      diagnostics.push({ severity: "warning", source: path, message: `symlink resolves to ${real}, outside the project; not loaded` });
+    if (
+      scope === "project" &&
+      projectRoot !== undefined &&
+      real !== projectRoot &&
+      !real.startsWith(projectRoot + sep)
+    ) {
+      diagnostics.push({
+        severity: "warning",
+        source: path,
+        message: `symlink resolves to ${real}, outside the project; not loaded`,
+      });
       continue;
     }
     if (seen.has(real)) {
@@ -72,11 +82,19 @@ export async function loadMemory(options: LoadMemoryOptions): Promise<MemoryLoad
       }
       // A hard link is another name for a file that may live outside the project (~/.ssh/id_rsa).
       if (scope === "project" && info.nlink > 1) {
-        diagnostics.push({ severity: "warning", source: path, message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded` });
+        diagnostics.push({
+          severity: "warning",
+          source: path,
+          message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded`,
+        });
         continue;
       }
       if (info.size > MAX_MEMORY_FILE_BYTES) {
-        diagnostics.push({ severity: "error", source: path, message: `larger than 10 MiB (${info.size} bytes); not loaded` });
+        diagnostics.push({
+          severity: "error",
+          source: path,
+          message: `larger than 10 MiB (${info.size} bytes); not loaded`,
+        });
         continue;
       }
       items.push({ path, scope, content: await readFile(real, "utf8") });

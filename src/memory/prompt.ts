@@ -8,7 +8,9 @@ export function memoryPromptSection(sources: readonly MemorySource[], locations?
   const body =
     sources.length === 0
       ? "(No memory loaded)"
-      : sources.map((source) => `${source.path}\n${source.content.trim() === "" ? "(empty)" : source.content.trimEnd()}`).join("\n\n");
+      : sources
+          .map((source) => `${source.path}\n${source.content.trim() === "" ? "(empty)" : source.content.trimEnd()}`)
+          .join("\n\n");
   return `<agent_memory>\n${body}\n</agent_memory>\n\n${guidelines(sources, locations)}`;
 }
 
@@ -20,7 +22,9 @@ function guidelines(sources: readonly MemorySource[], locations?: MemoryLocation
     const project = existing ?? locations.projectFiles[0];
     if (project) where.push(`- Project memory (this repository; often committed and shared): \`${project}\``);
   } else {
-    where.push("- User memory: `~/.deepagents/<agent>/AGENTS.md`; project memory: `<project root>/.deepagents/AGENTS.md` or `<project root>/AGENTS.md`.");
+    where.push(
+      "- User memory: `~/.deepagents/<agent>/AGENTS.md`; project memory: `<project root>/.deepagents/AGENTS.md` or `<project root>/AGENTS.md`.",
+    );
   }
   return `<memory_guidelines>
 The <agent_memory> above was loaded from AGENTS.md files at the start of this session. Keep it useful by

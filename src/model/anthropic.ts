@@ -1,5 +1,10 @@
 import { silentLogger, type Logger } from "../util/logger.js";
-import { addCacheBreakpoints, toAnthropicMessages, toAnthropicTools, type AnthropicBlock } from "./anthropic-messages.js";
+import {
+  addCacheBreakpoints,
+  toAnthropicMessages,
+  toAnthropicTools,
+  type AnthropicBlock,
+} from "./anthropic-messages.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
 import { ModelApiError } from "./errors.js";
 import { joinUrl, streamSse, type FetchLike } from "./http.js";
@@ -54,8 +59,10 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     const body: Record<string, unknown> = { model: options.model, max_tokens: maxTokens, stream: true, messages };
     if (system.length > 0) body.system = system;
     if (request.tools.length > 0) body.tools = toAnthropicTools(request.tools);
-    const budget = options.thinkingBudgetTokens === undefined ? undefined : Math.min(options.thinkingBudgetTokens, maxTokens - 1);
-    if (budget !== undefined && budget >= MIN_THINKING_BUDGET) body.thinking = { type: "enabled", budget_tokens: budget };
+    const budget =
+      options.thinkingBudgetTokens === undefined ? undefined : Math.min(options.thinkingBudgetTokens, maxTokens - 1);
+    if (budget !== undefined && budget >= MIN_THINKING_BUDGET)
+      body.thinking = { type: "enabled", budget_tokens: budget };
     return body;
   };
 
@@ -90,7 +97,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     contextWindow: options.contextWindow ?? info.contextWindow,
     supportsImages: options.supportsImages ?? info.supportsImages,
     stream: (request) =>
-      streamAttempts(LABEL, () => buildBody(request), (body) => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }),
+      streamAttempts(
+        LABEL,
+        () => buildBody(request),
+        (body) => attempt(body, request.signal),
+        { signal: request.signal, retry: options.retry, logger },
+      ),
   };
 }
 
@@ -192,7 +204,9 @@ function finishBlock(block: Block): AssistantContent {
     case "text":
       return { type: "text", text: block.text };
     case "thinking":
-      return block.signature ? { type: "thinking", text: block.text, signature: block.signature } : { type: "thinking", text: block.text };
+      return block.signature
+        ? { type: "thinking", text: block.text, signature: block.signature }
+        : { type: "thinking", text: block.text };
     case "redacted":
       return { type: "thinking", text: "", redacted: block.data };
     case "tool": {
@@ -228,7 +242,11 @@ function mapStopReason(reason: string | null, hasTools: boolean): ModelStopReaso
   }
 }
 
-const RETRYABLE_STREAM_ERRORS: Record<string, number> = { overloaded_error: 529, api_error: 500, rate_limit_error: 429 };
+const RETRYABLE_STREAM_ERRORS: Record<string, number> = {
+  overloaded_error: 529,
+  api_error: 500,
+  rate_limit_error: 429,
+};
 
 function streamError(error: Wire): ModelApiError {
   const type = typeof error.type === "string" ? error.type : "error";

@@ -27,10 +27,16 @@ export function createAzureClient(options: AzureClientOptions): ModelClient {
     );
   }
   if (!settings.apiKey && !settings.token) {
-    throw new ModelConfigError("missing_credentials", `azure:${deployment} needs AZURE_OPENAI_API_KEY or an Entra ID token in AZURE_OPENAI_AD_TOKEN (or run deep-acp login)`, "azure");
+    throw new ModelConfigError(
+      "missing_credentials",
+      `azure:${deployment} needs AZURE_OPENAI_API_KEY or an Entra ID token in AZURE_OPENAI_AD_TOKEN (or run deep-acp login)`,
+      "azure",
+    );
   }
   const apiVersion = envValue(options.env, "AZURE_OPENAI_API_VERSION") ?? DEFAULT_AZURE_API_VERSION;
-  const headers: Record<string, string> = settings.apiKey ? { "api-key": settings.apiKey } : { authorization: `Bearer ${settings.token}` };
+  const headers: Record<string, string> = settings.apiKey
+    ? { "api-key": settings.apiKey }
+    : { authorization: `Bearer ${settings.token}` };
   const authHint = settings.apiKey
     ? `check ${settings.sources.apiKey === "stored" ? "the key stored by deep-acp login" : "AZURE_OPENAI_API_KEY"}`
     : "the Entra ID token in AZURE_OPENAI_AD_TOKEN may have expired: refresh it with `az account get-access-token --resource https://cognitiveservices.azure.com`";

@@ -7,7 +7,13 @@ import type { Message, ModelToolSpec, UserContent } from "./types.js";
 type Block = Record<string, unknown>;
 export type ConverseMessage = { role: "user" | "assistant"; content: Block[] };
 
-const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
+const IMAGE_FORMATS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpeg",
+  "image/jpg": "jpeg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+};
 
 export function toConverseMessages(messages: Message[]): ConverseMessage[] {
   const out: ConverseMessage[] = [];
@@ -27,9 +33,11 @@ export function toConverseMessages(messages: Message[]): ConverseMessage[] {
         const content: Block[] = [];
         for (const part of message.content) {
           if (part.type === "text" && part.text !== "") content.push({ text: part.text });
-          else if (part.type === "thinking" && part.redacted !== undefined) content.push({ reasoningContent: { redactedContent: Buffer.from(part.redacted, "base64") } });
+          else if (part.type === "thinking" && part.redacted !== undefined)
+            content.push({ reasoningContent: { redactedContent: Buffer.from(part.redacted, "base64") } });
           // Unsigned thinking (another provider's) would be rejected by Claude.
-          else if (part.type === "thinking" && part.signature) content.push({ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } });
+          else if (part.type === "thinking" && part.signature)
+            content.push({ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } });
           else if (part.type === "tool_call") {
             const input = isPlainObject(part.input) && !isRawToolInput(part.input) ? part.input : {};
             content.push({ toolUse: { toolUseId: part.id, name: part.name, input } });
@@ -40,7 +48,15 @@ export function toConverseMessages(messages: Message[]): ConverseMessage[] {
       }
       case "tool": {
         const content = message.content.flatMap(userBlock);
-        push("user", [{ toolResult: { toolUseId: message.toolCallId, content: content.length > 0 ? content : [{ text: "" }], status: message.isError ? "error" : "success" } }]);
+        push("user", [
+          {
+            toolResult: {
+              toolUseId: message.toolCallId,
+              content: content.length > 0 ? content : [{ text: "" }],
+              status: message.isError ? "error" : "success",
+            },
+          },
+        ]);
         break;
       }
     }
@@ -51,7 +67,8 @@ export function toConverseMessages(messages: Message[]): ConverseMessage[] {
 function userBlock(part: UserContent): Block[] {
   if (part.type === "text") return part.text === "" ? [] : [{ text: part.text }];
   const format = IMAGE_FORMATS[part.mimeType.toLowerCase()];
-  if (!format) return [{ text: `(an image of type ${part.mimeType} was left out: Bedrock takes png, jpeg, gif and webp)` }];
+  if (!format)
+    return [{ text: `(an image of type ${part.mimeType} was left out: Bedrock takes png, jpeg, gif and webp)` }];
   return [{ image: { format, source: { bytes: Buffer.from(part.data, "base64") } } }];
 }
 
@@ -60,7 +77,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 export function toConverseTools(tools: ModelToolSpec[]): Block[] {
-  return tools.map((tool) => ({ toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.inputSchema } } }));
+  return tools.map((tool) => ({
+    toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.inputSchema } },
+  }));
 }
 
 /** Claude on Bedrock caches at cachePoint blocks: after the system prompt and tools, and after the last message. */

@@ -22,16 +22,32 @@ export type BedrockClientOptions = CommonClientOptions & {
 };
 
 const LABEL = "AWS Bedrock";
-const RETRYABLE_NAMES = new Set(["ThrottlingException", "ServiceUnavailableException", "InternalServerException", "ModelStreamErrorException", "ModelNotReadyException", "TimeoutError"]);
-const CREDENTIAL_HINT = "set AWS_PROFILE (run `aws sso login --profile NAME` if it uses SSO) or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY";
+const RETRYABLE_NAMES = new Set([
+  "ThrottlingException",
+  "ServiceUnavailableException",
+  "InternalServerException",
+  "ModelStreamErrorException",
+  "ModelNotReadyException",
+  "TimeoutError",
+]);
+const CREDENTIAL_HINT =
+  "set AWS_PROFILE (run `aws sso login --profile NAME` if it uses SSO) or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY";
 
 export async function createBedrockClient(options: BedrockClientOptions): Promise<ModelClient> {
-  const [sdk, { NodeHttpHandler }] = await Promise.all([import("@aws-sdk/client-bedrock-runtime"), import("@smithy/node-http-handler")]);
+  const [sdk, { NodeHttpHandler }] = await Promise.all([
+    import("@aws-sdk/client-bedrock-runtime"),
+    import("@smithy/node-http-handler"),
+  ]);
   const region = envValue(options.env, "AWS_REGION") ?? envValue(options.env, "AWS_DEFAULT_REGION");
   const endpoint = envValue(options.env, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME");
   // HTTP/1.1: the client's HTTP/2 default exists for bidirectional streams, which ConverseStream is not,
   // and proxies and gateways speak HTTP/1.1.
-  const runtime = new sdk.BedrockRuntimeClient({ maxAttempts: 1, requestHandler: new NodeHttpHandler(), ...(region && { region }), ...(endpoint && { endpoint }) });
+  const runtime = new sdk.BedrockRuntimeClient({
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler(),
+    ...(region && { region }),
+    ...(endpoint && { endpoint }),
+  });
   const logger = options.logger ?? silentLogger;
   const claude = /(^|\.)anthropic\./.test(options.model);
 
@@ -45,8 +61,12 @@ export async function createBedrockClient(options: BedrockClientOptions): Promis
     if (system.length > 0) input.system = system;
     if (tools.length > 0) input.toolConfig = { tools };
     if (maxTokens !== undefined) input.inferenceConfig = { maxTokens };
-    const budget = options.thinkingBudgetTokens === undefined || maxTokens === undefined ? options.thinkingBudgetTokens : Math.min(options.thinkingBudgetTokens, maxTokens - 1);
-    if (claude && budget !== undefined && budget >= 1024) input.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: budget } };
+    const budget =
+      options.thinkingBudgetTokens === undefined || maxTokens === undefined
+        ? options.thinkingBudgetTokens
+        : Math.min(options.thinkingBudgetTokens, maxTokens - 1);
+    if (claude && budget !== undefined && budget >= 1024)
+      input.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: budget } };
     return input;
   };
 
@@ -73,23 +93,38 @@ export async function createBedrockClient(options: BedrockClientOptions): Promis
     contextWindow: options.contextWindow,
     supportsImages: options.supportsImages,
     stream: (request) =>
-      streamAttempts(LABEL, () => buildInput(request), (input) => attempt(input, request.signal), { signal: request.signal, retry: options.retry, logger }),
+      streamAttempts(
+        LABEL,
+        () => buildInput(request),
+        (input) => attempt(input, request.signal),
+        { signal: request.signal, retry: options.retry, logger },
+      ),
   };
 }
 
-type SdkError = Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown; $response?: { headers?: Record<string, string> } };
+type SdkError = Error & {
+  $metadata?: { httpStatusCode?: number };
+  $retryable?: unknown;
+  $response?: { headers?: Record<string, string> };
+};
 
 function toApiError(error: unknown): unknown {
   if (error instanceof ModelApiError || isAbortError(error)) return error;
   const sdkError = error as SdkError;
   const name = sdkError?.name ?? "Error";
   if (name === "CredentialsProviderError" || /credential/i.test(name)) {
-    return new ModelApiError(`${LABEL}: no AWS credentials found (${errorMessage(error)}); ${CREDENTIAL_HINT}`, { retryable: false });
+    return new ModelApiError(`${LABEL}: no AWS credentials found (${errorMessage(error)}); ${CREDENTIAL_HINT}`, {
+      retryable: false,
+    });
   }
   const status = sdkError?.$metadata?.httpStatusCode;
-  const retryable = RETRYABLE_NAMES.has(name) || (status !== undefined && isRetryableStatus(status)) || sdkError?.$retryable !== undefined;
+  const retryable =
+    RETRYABLE_NAMES.has(name) ||
+    (status !== undefined && isRetryableStatus(status)) ||
+    sdkError?.$retryable !== undefined;
   let message = `${LABEL} error${status ? ` ${status}` : ""} (${name}): ${errorMessage(error)}`;
-  if (name === "ExpiredTokenException" || name === "UnrecognizedClientException" || status === 401 || status === 403) message += ` (${CREDENTIAL_HINT})`;
+  if (name === "ExpiredTokenException" || name === "UnrecognizedClientException" || status === 401 || status === 403)
+    message += ` (${CREDENTIAL_HINT})`;
   if (/region/i.test(errorMessage(error)) && status === undefined) message += " (set AWS_REGION)";
   if (status === undefined && !RETRYABLE_NAMES.has(name) && sdkError?.$metadata === undefined) {
     // Connection failures have no HTTP response.
@@ -97,8 +132,14 @@ function toApiError(error: unknown): unknown {
     return new ModelApiError(message, { retryable: network });
   }
   // The SDK keeps the raw response on the error: honour the server's retry-after like every other provider.
-  const retryAfterMs = sdkError?.$response?.headers ? parseRetryAfter(new Headers(sdkError.$response.headers)) : undefined;
-  return new ModelApiError(message, { retryable, ...(status === undefined ? {} : { status }), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  const retryAfterMs = sdkError?.$response?.headers
+    ? parseRetryAfter(new Headers(sdkError.$response.headers))
+    : undefined;
+  return new ModelApiError(message, {
+    retryable,
+    ...(status === undefined ? {} : { status }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
 }
 
 type Block =
@@ -120,12 +161,18 @@ export function createConverseAssembler() {
     if (event.contentBlockStart) {
       const { contentBlockIndex, start } = event.contentBlockStart as Wire;
       if (start?.toolUse) {
-        blocks[Number(contentBlockIndex)] = { kind: "tool", id: String(start.toolUse.toolUseId), name: String(start.toolUse.name), json: [] };
+        blocks[Number(contentBlockIndex)] = {
+          kind: "tool",
+          id: String(start.toolUse.toolUseId),
+          name: String(start.toolUse.name),
+          json: [],
+        };
         return [{ type: "tool_call_start", id: String(start.toolUse.toolUseId), name: String(start.toolUse.name) }];
       }
       return [];
     }
-    if (event.contentBlockDelta) return applyDelta(Number(event.contentBlockDelta.contentBlockIndex), event.contentBlockDelta.delta ?? {});
+    if (event.contentBlockDelta)
+      return applyDelta(Number(event.contentBlockDelta.contentBlockIndex), event.contentBlockDelta.delta ?? {});
     if (event.messageStop) {
       stopReason = String(event.messageStop.stopReason ?? "end_turn");
       return [];
@@ -169,11 +216,23 @@ export function createConverseAssembler() {
   const done = (): ModelEvent => {
     const content: AssistantContent[] = blocks.filter(Boolean).map((block): AssistantContent => {
       if (block.kind === "text") return { type: "text", text: block.text };
-      if (block.kind === "tool") return { type: "tool_call", id: block.id, name: block.name, input: parseToolInput(block.json.join("")) };
-      if (block.redacted) return { type: "thinking", text: "", redacted: Buffer.from(block.redacted).toString("base64") };
-      return block.signature ? { type: "thinking", text: block.text, signature: block.signature } : { type: "thinking", text: block.text };
+      if (block.kind === "tool")
+        return { type: "tool_call", id: block.id, name: block.name, input: parseToolInput(block.json.join("")) };
+      if (block.redacted)
+        return { type: "thinking", text: "", redacted: Buffer.from(block.redacted).toString("base64") };
+      return block.signature
+        ? { type: "thinking", text: block.text, signature: block.signature }
+        : { type: "thinking", text: block.text };
     });
-    return { type: "done", stopReason: mapStopReason(stopReason, content.some((p) => p.type === "tool_call")), message: { role: "assistant", content }, usage };
+    return {
+      type: "done",
+      stopReason: mapStopReason(
+        stopReason,
+        content.some((p) => p.type === "tool_call"),
+      ),
+      message: { role: "assistant", content },
+      usage,
+    };
   };
 
   return {
@@ -183,7 +242,8 @@ export function createConverseAssembler() {
     },
     /** The stream ended without metadata: fine after messageStop, else it was cut off. */
     end(): ModelEvent[] {
-      if (stopReason === undefined) throw new ModelApiError(`${LABEL} stream ended before messageStop`, { retryable: true });
+      if (stopReason === undefined)
+        throw new ModelApiError(`${LABEL} stream ended before messageStop`, { retryable: true });
       finished = true;
       return [done()];
     },
@@ -211,14 +271,20 @@ function toUsage(wire: Wire | undefined, current: Usage): Usage {
     inputTokens: typeof wire.inputTokens === "number" ? wire.inputTokens : current.inputTokens,
     outputTokens: typeof wire.outputTokens === "number" ? wire.outputTokens : current.outputTokens,
   };
-  if (typeof wire.cacheReadInputTokens === "number" && wire.cacheReadInputTokens > 0) usage.cacheReadTokens = wire.cacheReadInputTokens;
-  if (typeof wire.cacheWriteInputTokens === "number" && wire.cacheWriteInputTokens > 0) usage.cacheWriteTokens = wire.cacheWriteInputTokens;
+  if (typeof wire.cacheReadInputTokens === "number" && wire.cacheReadInputTokens > 0)
+    usage.cacheReadTokens = wire.cacheReadInputTokens;
+  if (typeof wire.cacheWriteInputTokens === "number" && wire.cacheWriteInputTokens > 0)
+    usage.cacheWriteTokens = wire.cacheWriteInputTokens;
   return usage;
 }
 
 function streamException(key: string, value: Wire): ModelApiError {
   const name = key.charAt(0).toUpperCase() + key.slice(1);
   const retryable = RETRYABLE_NAMES.has(name);
-  const status = name === "ThrottlingException" ? 429 : name === "ValidationException" ? 400 : retryable ? 500 : undefined;
-  return new ModelApiError(`${LABEL} stream error (${name}): ${value.message ?? "no message"}`, { retryable, ...(status === undefined ? {} : { status }) });
+  const status =
+    name === "ThrottlingException" ? 429 : name === "ValidationException" ? 400 : retryable ? 500 : undefined;
+  return new ModelApiError(`${LABEL} stream error (${name}): ${value.message ?? "no message"}`, {
+    retryable,
+    ...(status === undefined ? {} : { status }),
+  });
 }

@@ -23,7 +23,12 @@ const K = 1000;
 const M = 1_048_576;
 
 function price(input: number, output: number, cacheRead?: number, cacheWrite?: number): ModelPricing {
-  return { input, output, ...(cacheRead !== undefined && { cacheRead }), ...(cacheWrite !== undefined && { cacheWrite }) };
+  return {
+    input,
+    output,
+    ...(cacheRead !== undefined && { cacheRead }),
+    ...(cacheWrite !== undefined && { cacheWrite }),
+  };
 }
 
 /** Anthropic: cache writes (5-minute TTL) cost 1.25x input, cache reads 0.1x. */
@@ -31,7 +36,14 @@ function claude(input: number, output: number): ModelPricing {
   return price(input, output, input / 10, input * 1.25);
 }
 
-function entry(model: string, name: string, contextWindow: number, maxOutputTokens: number, pricing?: ModelPricing, extra: Partial<CatalogEntry> = {}): CatalogEntry {
+function entry(
+  model: string,
+  name: string,
+  contextWindow: number,
+  maxOutputTokens: number,
+  pricing?: ModelPricing,
+  extra: Partial<CatalogEntry> = {},
+): CatalogEntry {
   return { model, name, contextWindow, maxOutputTokens, supportsImages: true, ...(pricing && { pricing }), ...extra };
 }
 
@@ -66,14 +78,28 @@ export const VENDOR_CATALOG: Record<Vendor, CatalogEntry[]> = {
   ],
   // Gemini: prompts over 200K tokens are billed at the long-context rate; implicit cache reads are discounted.
   google: [
-    entry("gemini-3-pro-preview", "Gemini 3 Pro (preview)", M, 65_536, {
-      ...price(2, 12, 0.2),
-      longContext: { aboveTokens: 200 * K, ...price(4, 18, 0.4) },
-    }, { reasoning: true }),
-    entry("gemini-2.5-pro", "Gemini 2.5 Pro", M, 65_536, {
-      ...price(1.25, 10, 0.125),
-      longContext: { aboveTokens: 200 * K, ...price(2.5, 15, 0.25) },
-    }, { reasoning: true }),
+    entry(
+      "gemini-3-pro-preview",
+      "Gemini 3 Pro (preview)",
+      M,
+      65_536,
+      {
+        ...price(2, 12, 0.2),
+        longContext: { aboveTokens: 200 * K, ...price(4, 18, 0.4) },
+      },
+      { reasoning: true },
+    ),
+    entry(
+      "gemini-2.5-pro",
+      "Gemini 2.5 Pro",
+      M,
+      65_536,
+      {
+        ...price(1.25, 10, 0.125),
+        longContext: { aboveTokens: 200 * K, ...price(2.5, 15, 0.25) },
+      },
+      { reasoning: true },
+    ),
     entry("gemini-2.5-flash", "Gemini 2.5 Flash", M, 65_536, price(0.3, 2.5, 0.03), { reasoning: true }),
     entry("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", M, 65_536, price(0.1, 0.4, 0.01), { reasoning: true }),
     entry("gemini-2.0-flash", "Gemini 2.0 Flash", M, 8192, price(0.1, 0.4, 0.025)),
@@ -85,7 +111,9 @@ export const VENDOR_CATALOG: Record<Vendor, CatalogEntry[]> = {
   ],
   deepseek: [
     entry("deepseek-chat", "DeepSeek V3.2", 128 * K, 8 * K, price(0.28, 0.42, 0.028), { supportsImages: false }),
-    entry("deepseek-reasoner", "DeepSeek V3.2 (thinking)", 128 * K, 64 * K, price(0.28, 0.42, 0.028), { supportsImages: false }),
+    entry("deepseek-reasoner", "DeepSeek V3.2 (thinking)", 128 * K, 64 * K, price(0.28, 0.42, 0.028), {
+      supportsImages: false,
+    }),
   ],
   groq: [
     entry("llama-3.3-70b-versatile", "Llama 3.3 70B", 131_072, 32_768, price(0.59, 0.79), { supportsImages: false }),
@@ -102,16 +130,29 @@ export const VENDOR_CATALOG: Record<Vendor, CatalogEntry[]> = {
     entry("devstral-medium-latest", "Devstral Medium", 128 * K, 32 * K, undefined, { supportsImages: false }),
   ],
   together: [
-    entry("meta-llama/Llama-3.3-70B-Instruct-Turbo", "Llama 3.3 70B Turbo", 131_072, 32_768, price(0.88, 0.88), { supportsImages: false }),
+    entry("meta-llama/Llama-3.3-70B-Instruct-Turbo", "Llama 3.3 70B Turbo", 131_072, 32_768, price(0.88, 0.88), {
+      supportsImages: false,
+    }),
     entry("deepseek-ai/DeepSeek-V3", "DeepSeek V3", 131_072, 8 * K, undefined, { supportsImages: false }),
-    entry("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", "Qwen3 Coder 480B", 256 * K, 64 * K, undefined, { supportsImages: false }),
+    entry("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", "Qwen3 Coder 480B", 256 * K, 64 * K, undefined, {
+      supportsImages: false,
+    }),
   ],
 };
 
-export const CATALOG_ALIASES: Record<string, string> = { "claude-sonnet-4": "claude-sonnet-4-0", "claude-opus-4": "claude-opus-4-0" };
+export const CATALOG_ALIASES: Record<string, string> = {
+  "claude-sonnet-4": "claude-sonnet-4-0",
+  "claude-opus-4": "claude-opus-4-0",
+};
 
 /**
  * Cloud resellers (Bedrock, Vertex) charge the list price only on their global endpoints for these
  * models; regional endpoints cost more, so we show no price there rather than a low one.
  */
-export const REGIONAL_PREMIUM_MODELS = new Set(["claude-sonnet-4-5", "claude-sonnet-4-6", "claude-opus-4-5", "claude-opus-4-6", "claude-haiku-4-5"]);
+export const REGIONAL_PREMIUM_MODELS = new Set([
+  "claude-sonnet-4-5",
+  "claude-sonnet-4-6",
+  "claude-opus-4-5",
+  "claude-opus-4-6",
+  "claude-haiku-4-5",
+]);

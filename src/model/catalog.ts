@@ -1,4 +1,10 @@
-import { CATALOG_ALIASES, REGIONAL_PREMIUM_MODELS, VENDOR_CATALOG, type CatalogEntry, type Vendor } from "./catalog-data.js";
+import {
+  CATALOG_ALIASES,
+  REGIONAL_PREMIUM_MODELS,
+  VENDOR_CATALOG,
+  type CatalogEntry,
+  type Vendor,
+} from "./catalog-data.js";
 import type { ModelPricing } from "./types.js";
 import type { ProviderName } from "./types.js";
 
@@ -73,7 +79,9 @@ function place(provider: string, model: string): Placement | undefined {
 
 /** `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → anthropic / claude-sonnet-4-5-20250929. */
 function placeBedrock(model: string): Placement | undefined {
-  const match = /^(?:(us|eu|apac|jp|au|ca|us-gov|global)\.)?([a-z0-9-]+)\.(.+?)(?:-v\d+(?::\d+)?)?(?::\d+k)?$/.exec(model);
+  const match = /^(?:(us|eu|apac|jp|au|ca|us-gov|global)\.)?([a-z0-9-]+)\.(.+?)(?:-v\d+(?::\d+)?)?(?::\d+k)?$/.exec(
+    model,
+  );
   if (!match) return undefined;
   const [, geo, vendor, name] = match as unknown as [string, string | undefined, string, string];
   if (vendor === "anthropic") {
@@ -141,7 +149,11 @@ export function findModel(provider: ProviderName | string, model: string): Catal
  * Limits and prices of `model` at `provider`: the catalog's, with config overrides applied, else
  * conservative defaults and no price.
  */
-export function lookupModel(provider: ProviderName | string, model: string, overrides: CatalogOverrides = {}): ModelInfo {
+export function lookupModel(
+  provider: ProviderName | string,
+  model: string,
+  overrides: CatalogOverrides = {},
+): ModelInfo {
   const placement = place(provider, model);
   const hit = placement ? findIn(placement.vendor, placement.model) : undefined;
   const base: ModelInfo = hit
@@ -161,7 +173,8 @@ export function lookupModel(provider: ProviderName | string, model: string, over
 
 function defaults(provider: string, model: string): ModelInfo {
   const anthropic = provider === "anthropic" || (provider === "bedrock" && model.includes("anthropic."));
-  const local = provider === "ollama" || provider === "openai-compatible" || provider === "lmstudio" || provider === "vllm";
+  const local =
+    provider === "ollama" || provider === "openai-compatible" || provider === "lmstudio" || provider === "vllm";
   return {
     name: model,
     contextWindow: anthropic ? 200 * K : 128 * K,
@@ -197,6 +210,10 @@ function applyOverride(base: ModelInfo, override: CatalogOverride): ModelInfo {
  * Prices of a `provider:model` (USD per million tokens), or undefined when unknown. With
  * `usageCostUsd(usage, pricing)` this is all a cost display needs.
  */
-export function modelPricing(provider: ProviderName | string, model: string, overrides: CatalogOverrides = {}): ModelPricing | undefined {
+export function modelPricing(
+  provider: ProviderName | string,
+  model: string,
+  overrides: CatalogOverrides = {},
+): ModelPricing | undefined {
   return lookupModel(provider, model, overrides).pricing;
 }

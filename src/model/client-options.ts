@@ -12,4 +12,3 @@ export type CommonClientOptions = {
   supportsImages: boolean;
   idleTimeoutMs?: number;
 };
-

@@ -1,6 +1,12 @@
 import type { Logger } from "../util/logger.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel, type CatalogOverrides, type ModelInfo } from "./catalog.js";
-import { ollamaApiBase, providerSettings, type EnvLike, type ProviderSettings, type StoredCredentials } from "./credentials.js";
+import {
+  ollamaApiBase,
+  providerSettings,
+  type EnvLike,
+  type ProviderSettings,
+  type StoredCredentials,
+} from "./credentials.js";
 import { ModelConfigError } from "./errors.js";
 import type { FetchLike } from "./http.js";
 import { PROVIDERS } from "./providers.js";
@@ -39,14 +45,21 @@ export type CreateModelClientOptions = {
  * Builds the client for `spec`, loading only that provider's module. Throws ModelConfigError
  * ("invalid_spec" or "missing_credentials", naming the variable to set).
  */
-export async function createModelClient(spec: string | ModelSpec, options: CreateModelClientOptions): Promise<ModelClient> {
+export async function createModelClient(
+  spec: string | ModelSpec,
+  options: CreateModelClientOptions,
+): Promise<ModelClient> {
   const parsed = typeof spec === "string" ? parseModelSpec(spec) : spec;
   const info = lookupModel(parsed.provider, parsed.model, options.catalog);
   const client = await createClient(parsed, options, info);
   return info.pricing ? { ...client, pricing: info.pricing } : client;
 }
 
-async function createClient({ provider, model }: ModelSpec, options: CreateModelClientOptions, info: ModelInfo): Promise<ModelClient> {
+async function createClient(
+  { provider, model }: ModelSpec,
+  options: CreateModelClientOptions,
+  info: ModelInfo,
+): Promise<ModelClient> {
   const settings = providerSettings(provider, options.env, options.credentials);
   const common: CommonClientOptions = {
     model,
@@ -58,12 +71,19 @@ async function createClient({ provider, model }: ModelSpec, options: CreateModel
     ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
   };
   const hostedMax = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens);
-  const thinking = options.thinkingBudgetTokens === undefined ? {} : { thinkingBudgetTokens: options.thinkingBudgetTokens };
+  const thinking =
+    options.thinkingBudgetTokens === undefined ? {} : { thinkingBudgetTokens: options.thinkingBudgetTokens };
   switch (provider) {
     case "anthropic": {
       const apiKey = requireKey(provider, model, settings);
       const { createAnthropicClient } = await import("./anthropic.js");
-      return createAnthropicClient({ ...common, apiKey, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax, ...thinking });
+      return createAnthropicClient({
+        ...common,
+        apiKey,
+        ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
+        maxOutputTokens: hostedMax,
+        ...thinking,
+      });
     }
     case "openai":
     case "openai-responses": {
@@ -71,10 +91,24 @@ async function createClient({ provider, model }: ModelSpec, options: CreateModel
       // The Responses API exists only at OpenAI itself; a custom base URL may be a proxy that lacks it.
       if (provider === "openai-responses" || (info.reasoning && settings.baseUrl === undefined)) {
         const { createOpenAiResponsesClient } = await import("./openai-responses.js");
-        return createOpenAiResponsesClient({ ...common, provider, apiKey, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax, reasoning: info.reasoning, ...(options.reasoningEffort && { reasoningEffort: options.reasoningEffort }) });
+        return createOpenAiResponsesClient({
+          ...common,
+          provider,
+          apiKey,
+          ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
+          maxOutputTokens: hostedMax,
+          reasoning: info.reasoning,
+          ...(options.reasoningEffort && { reasoningEffort: options.reasoningEffort }),
+        });
       }
       const { createOpenAiChatClient } = await import("./openai-chat.js");
-      return createOpenAiChatClient({ ...common, provider, apiKey, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax });
+      return createOpenAiChatClient({
+        ...common,
+        provider,
+        apiKey,
+        ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
+        maxOutputTokens: hostedMax,
+      });
     }
     case "azure": {
       const { createAzureClient } = await import("./azure.js");
@@ -85,11 +119,23 @@ async function createClient({ provider, model }: ModelSpec, options: CreateModel
       const { createGoogleClient } = await import("./google.js");
       if (provider === "google") {
         const apiKey = requireKey(provider, model, settings);
-        return createGoogleClient({ ...common, auth: { kind: "api-key", apiKey }, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax, reasoning: info.reasoning });
+        return createGoogleClient({
+          ...common,
+          auth: { kind: "api-key", apiKey },
+          ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
+          maxOutputTokens: hostedMax,
+          reasoning: info.reasoning,
+        });
       }
       const { vertexAuth } = await import("./vertex-auth.js");
       const auth = await vertexAuth(options.env, model);
-      return createGoogleClient({ ...common, auth, ...(settings.baseUrl && { baseUrl: settings.baseUrl }), maxOutputTokens: hostedMax, reasoning: info.reasoning });
+      return createGoogleClient({
+        ...common,
+        auth,
+        ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
+        maxOutputTokens: hostedMax,
+        reasoning: info.reasoning,
+      });
     }
     case "bedrock": {
       const { createBedrockClient } = await import("./bedrock.js");
@@ -125,7 +171,8 @@ async function createClient({ provider, model }: ModelSpec, options: CreateModel
 }
 
 function presetExtras(provider: ProviderName): { headers?: Record<string, string>; streamUsage?: boolean } {
-  if (provider === "openrouter") return { headers: { "x-title": "deep-acp", "http-referer": "https://www.npmjs.com/package/deep-acp" } };
+  if (provider === "openrouter")
+    return { headers: { "x-title": "deep-acp", "http-referer": "https://www.npmjs.com/package/deep-acp" } };
   // Mistral sends usage on its last chunk unasked and rejects fields it does not know.
   if (provider === "mistral") return { streamUsage: false };
   return {};

@@ -37,7 +37,11 @@ function firstEnv(env: EnvLike, names: readonly string[]): { value: string; name
   return undefined;
 }
 
-export function providerSettings(provider: ProviderName, env: EnvLike, credentials: StoredCredentials = {}): ProviderSettings {
+export function providerSettings(
+  provider: ProviderName,
+  env: EnvLike,
+  credentials: StoredCredentials = {},
+): ProviderSettings {
   const info = PROVIDERS[provider];
   // The Responses API uses the OpenAI account's key.
   const stored = credentials[provider] ?? (provider === "openai-responses" ? credentials.openai : undefined);
@@ -78,7 +82,8 @@ function applyAzure(env: EnvLike, out: ProviderSettings): void {
   const token = envValue(env, "AZURE_OPENAI_AD_TOKEN");
   if (token) [out.token, out.sources.token] = [token, "AZURE_OPENAI_AD_TOKEN"];
   const resource = envValue(env, "AZURE_OPENAI_RESOURCE");
-  if (!out.baseUrl && resource) [out.baseUrl, out.sources.baseUrl] = [`https://${resource}.openai.azure.com`, "AZURE_OPENAI_RESOURCE"];
+  if (!out.baseUrl && resource)
+    [out.baseUrl, out.sources.baseUrl] = [`https://${resource}.openai.azure.com`, "AZURE_OPENAI_RESOURCE"];
   out.fromEnv ||= token !== undefined;
   out.usable = out.baseUrl !== undefined && (out.apiKey !== undefined || out.token !== undefined);
 }

@@ -25,10 +25,14 @@ export function createFallbackClient(primary: ModelClient, candidates: FallbackC
   };
 }
 
-async function* streamWithFallback(primary: ModelClient, candidates: FallbackCandidate[], request: ModelRequest): AsyncGenerator<ModelEvent> {
+async function* streamWithFallback(
+  primary: ModelClient,
+  candidates: FallbackCandidate[],
+  request: ModelRequest,
+): AsyncGenerator<ModelEvent> {
   let current = primary;
   let failures: string[] = [];
-  for (let next = 0; ; ) {
+  for (let next = 0; ;) {
     let failed: Extract<ModelEvent, { type: "error" }> | undefined;
     for await (const event of current.stream(request)) {
       if (event.type === "error" && event.exhausted && !request.signal.aborted && next < candidates.length) {
@@ -53,7 +57,10 @@ async function* streamWithFallback(primary: ModelClient, candidates: FallbackCan
       yield { type: "error", message: failures.join("; "), aborted: false, exhausted: true };
       return;
     }
-    yield { type: "notice", message: `${current.id} is unavailable (${failed.message}); ${chosen.id} is answering instead` };
+    yield {
+      type: "notice",
+      message: `${current.id} is unavailable (${failed.message}); ${chosen.id} is answering instead`,
+    };
     current = chosen;
   }
 }

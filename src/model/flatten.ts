@@ -44,7 +44,9 @@ export function streamAttempts<Body>(
   try {
     body = buildBody();
   } catch (error) {
-    return flattenBatches(single([{ type: "error", message: `Could not build the ${label} request: ${String(error)}`, aborted: false }]));
+    return flattenBatches(
+      single([{ type: "error", message: `Could not build the ${label} request: ${String(error)}`, aborted: false }]),
+    );
   }
   return flattenBatches(withRetryBatches(() => attempt(body), context));
 }

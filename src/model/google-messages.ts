@@ -25,7 +25,12 @@ export function toGeminiContents(messages: Message[]): GeminiContent[] {
         for (const part of message.content) {
           if (part.type === "text" && part.text !== "") parts.push({ text: part.text });
           if (part.type === "tool_call") {
-            const call: GeminiPart = { functionCall: { name: part.name, args: isPlainObject(part.input) && !isRawToolInput(part.input) ? part.input : {} } };
+            const call: GeminiPart = {
+              functionCall: {
+                name: part.name,
+                args: isPlainObject(part.input) && !isRawToolInput(part.input) ? part.input : {},
+              },
+            };
             // Gemini 3 rejects a function call sent back without the signature it came with.
             if (part.thoughtSignature) call.thoughtSignature = part.thoughtSignature;
             parts.push(call);
@@ -37,7 +42,10 @@ export function toGeminiContents(messages: Message[]): GeminiContent[] {
       case "tool": {
         const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
         const response = message.isError ? { error: text } : { content: text };
-        push("user", [{ functionResponse: { name: message.toolName, response } }, ...message.content.filter((p) => p.type === "image").flatMap(userPart)]);
+        push("user", [
+          { functionResponse: { name: message.toolName, response } },
+          ...message.content.filter((p) => p.type === "image").flatMap(userPart),
+        ]);
         break;
       }
     }
@@ -61,7 +69,9 @@ export function toGeminiTools(tools: ModelToolSpec[]): Record<string, unknown>[]
       functionDeclarations: tools.map((tool) => {
         const parameters = toGeminiSchema(tool.inputSchema);
         // A tool without arguments is declared without parameters (an empty OBJECT is rejected).
-        return parameters.properties ? { name: tool.name, description: tool.description, parameters } : { name: tool.name, description: tool.description };
+        return parameters.properties
+          ? { name: tool.name, description: tool.description, parameters }
+          : { name: tool.name, description: tool.description };
       }),
     },
   ];
@@ -69,7 +79,22 @@ export function toGeminiTools(tools: ModelToolSpec[]): Record<string, unknown>[]
 
 // Gemini takes an OpenAPI 3.0 subset: no $schema, additionalProperties or const, "nullable" instead
 // of type unions, and an OBJECT must have at least one property.
-const KEPT = new Set(["type", "format", "description", "nullable", "enum", "required", "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern", "title"]);
+const KEPT = new Set([
+  "type",
+  "format",
+  "description",
+  "nullable",
+  "enum",
+  "required",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "title",
+]);
 
 export function toGeminiSchema(schema: unknown): Record<string, unknown> {
   if (!isPlainObject(schema)) return {};
@@ -83,7 +108,9 @@ export function toGeminiSchema(schema: unknown): Record<string, unknown> {
   if ("const" in schema) out.enum = [schema.const];
   if (Array.isArray(out.enum)) out.enum = out.enum.map(String);
   if (isPlainObject(schema.properties) && Object.keys(schema.properties).length > 0) {
-    out.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, sub]) => [name, toGeminiSchema(sub)]));
+    out.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, sub]) => [name, toGeminiSchema(sub)]),
+    );
   } else if (out.type === "object") {
     delete out.required;
   }

@@ -42,7 +42,9 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   const logger = options.logger ?? silentLogger;
   const authHint =
-    auth.kind === "api-key" ? "check GOOGLE_API_KEY / GEMINI_API_KEY or the key stored by deep-acp login" : `check ${auth.describe}; run \`gcloud auth application-default login\` if it expired`;
+    auth.kind === "api-key"
+      ? "check GOOGLE_API_KEY / GEMINI_API_KEY or the key stored by deep-acp login"
+      : `check ${auth.describe}; run \`gcloud auth application-default login\` if it expired`;
 
   const buildBody = (request: ModelRequest): Record<string, unknown> => {
     const body: Record<string, unknown> = { contents: toGeminiContents(request.messages) };
@@ -64,7 +66,9 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
       try {
         headers = await auth.getHeaders();
       } catch (error) {
-        throw new ModelApiError(`Could not get a Google access token from ${auth.describe}: ${errorMessage(error)}`, { retryable: false });
+        throw new ModelApiError(`Could not get a Google access token from ${auth.describe}: ${errorMessage(error)}`, {
+          retryable: false,
+        });
       }
     }
     const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
@@ -84,7 +88,12 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
     contextWindow: options.contextWindow,
     supportsImages: options.supportsImages,
     stream: (request) =>
-      streamAttempts(label, () => buildBody(request), (body) => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }),
+      streamAttempts(
+        label,
+        () => buildBody(request),
+        (body) => attempt(body, request.signal),
+        { signal: request.signal, retry: options.retry, logger },
+      ),
   };
 }
 
@@ -95,9 +104,15 @@ export function geminiStreamUrl(model: string, auth: GoogleAuth, baseUrl?: strin
     // Accept a root, or a root that already names the API version.
     return joinUrl(base, /\/v1(beta)?$/.test(base) ? `models/${method}` : `v1beta/models/${method}`);
   }
-  const host = auth.location === "global" ? "https://aiplatform.googleapis.com" : `https://${auth.location}-aiplatform.googleapis.com`;
+  const host =
+    auth.location === "global"
+      ? "https://aiplatform.googleapis.com"
+      : `https://${auth.location}-aiplatform.googleapis.com`;
   const base = (baseUrl ?? host).replace(/\/+$/, "");
-  return joinUrl(base, `v1/projects/${encodeURIComponent(auth.project)}/locations/${encodeURIComponent(auth.location)}/publishers/google/models/${method}`);
+  return joinUrl(
+    base,
+    `v1/projects/${encodeURIComponent(auth.project)}/locations/${encodeURIComponent(auth.location)}/publishers/google/models/${method}`,
+  );
 }
 
 // Wire chunks are read defensively field by field.
@@ -133,7 +148,10 @@ export function createGeminiAssembler(label: string) {
         events.push({ type: type === "thinking" ? "thinking_delta" : "text_delta", text: part.text });
       }
       if (part.functionCall) {
-        const id = typeof part.functionCall.id === "string" && part.functionCall.id ? part.functionCall.id : `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+        const id =
+          typeof part.functionCall.id === "string" && part.functionCall.id
+            ? part.functionCall.id
+            : `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
         const name = String(part.functionCall.name ?? "");
         const call: AssistantContent = { type: "tool_call", id, name, input: part.functionCall.args ?? {} };
         if (typeof part.thoughtSignature === "string") call.thoughtSignature = part.thoughtSignature;
@@ -188,7 +206,9 @@ function mapFinishReason(reason: string, hasTools: boolean): ModelStopReason {
 function toUsage(wire: Wire): Usage {
   const prompt = typeof wire.promptTokenCount === "number" ? wire.promptTokenCount : 0;
   const cached = typeof wire.cachedContentTokenCount === "number" ? wire.cachedContentTokenCount : 0;
-  const output = (typeof wire.candidatesTokenCount === "number" ? wire.candidatesTokenCount : 0) + (typeof wire.thoughtsTokenCount === "number" ? wire.thoughtsTokenCount : 0);
+  const output =
+    (typeof wire.candidatesTokenCount === "number" ? wire.candidatesTokenCount : 0) +
+    (typeof wire.thoughtsTokenCount === "number" ? wire.thoughtsTokenCount : 0);
   const usage: Usage = { inputTokens: prompt - cached, outputTokens: output };
   if (cached > 0) usage.cacheReadTokens = cached;
   return usage;
@@ -196,8 +216,11 @@ function toUsage(wire: Wire): Usage {
 
 function streamError(label: string, error: Wire): ModelApiError {
   const status = typeof error.code === "number" ? error.code : undefined;
-  return new ModelApiError(`${label} stream error${error.status ? ` (${error.status})` : ""}: ${error.message ?? "no message"}`, {
-    retryable: status === undefined ? error.status === "UNAVAILABLE" : isRetryableStatus(status),
-    ...(status === undefined ? {} : { status }),
-  });
+  return new ModelApiError(
+    `${label} stream error${error.status ? ` (${error.status})` : ""}: ${error.message ?? "no message"}`,
+    {
+      retryable: status === undefined ? error.status === "UNAVAILABLE" : isRetryableStatus(status),
+      ...(status === undefined ? {} : { status }),
+    },
+  );
 }

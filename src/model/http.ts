@@ -35,7 +35,8 @@ export async function postForStream(request: PostStreamRequest): Promise<Readabl
   if (!response.ok) {
     const text = await response.text().catch(() => "");
     const error = httpError(response.status, response.headers, text, request.label);
-    if ((response.status === 401 || response.status === 403) && request.authHint) error.message += ` (${request.authHint})`;
+    if ((response.status === 401 || response.status === 403) && request.authHint)
+      error.message += ` (${request.authHint})`;
     throw error;
   }
   if (!response.body) throw new ModelApiError(`${request.label} returned an empty response`, { retryable: true });
@@ -106,7 +107,11 @@ export function httpError(status: number, headers: Headers, bodyText: string, la
   const { type, message } = describeErrorBody(bodyText);
   const shouldRetry = headers.get("x-should-retry");
   const retryable =
-    shouldRetry === "true" ? true : shouldRetry === "false" ? false : isRetryableStatus(status) || type === "overloaded_error";
+    shouldRetry === "true"
+      ? true
+      : shouldRetry === "false"
+        ? false
+        : isRetryableStatus(status) || type === "overloaded_error";
   const retryAfterMs = parseRetryAfter(headers);
   return new ModelApiError(`${label} error ${status}${type ? ` (${type})` : ""}: ${message}`, {
     status,
@@ -119,7 +124,8 @@ export function httpError(status: number, headers: Headers, bodyText: string, la
 export function describeErrorBody(bodyText: string): { type?: string; message: string } {
   try {
     const parsed = JSON.parse(bodyText) as { error?: unknown; message?: unknown };
-    const inner = typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as Record<string, unknown>) : {};
+    const inner =
+      typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as Record<string, unknown>) : {};
     const message = inner.message ?? parsed.message ?? (typeof parsed.error === "string" ? parsed.error : undefined);
     const type = inner.type ?? inner.code;
     if (typeof message === "string") {

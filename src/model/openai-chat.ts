@@ -8,9 +8,20 @@ import { isRetryableStatus, type RetryOptions } from "./retry.js";
 import { streamAttempts } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
 import { PROVIDERS } from "./providers.js";
-import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, ProviderName, Usage } from "./types.js";
+import type {
+  AssistantContent,
+  ModelClient,
+  ModelEvent,
+  ModelRequest,
+  ModelStopReason,
+  ProviderName,
+  Usage,
+} from "./types.js";
 
-export type OpenAiChatProvider = Exclude<ProviderName, "anthropic" | "openai-responses" | "google" | "vertex" | "bedrock">;
+export type OpenAiChatProvider = Exclude<
+  ProviderName,
+  "anthropic" | "openai-responses" | "google" | "vertex" | "bedrock"
+>;
 
 export type OpenAiChatClientOptions = {
   provider: OpenAiChatProvider;
@@ -53,13 +64,27 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   const { provider } = options;
   const base = options.baseUrl ?? PROVIDERS[provider].defaultBaseUrl;
   if (!base && !options.url) {
-    throw new ModelConfigError("missing_credentials", "openai-compatible needs a base URL: set OPENAI_COMPATIBLE_BASE_URL", provider);
+    throw new ModelConfigError(
+      "missing_credentials",
+      "openai-compatible needs a base URL: set OPENAI_COMPATIBLE_BASE_URL",
+      provider,
+    );
   }
   const url = options.url ?? joinUrl(base!, "chat/completions");
-  const label = provider === "openai" ? "OpenAI API" : provider === "openai-compatible" ? "OpenAI-compatible server" : PROVIDERS[provider].label;
+  const label =
+    provider === "openai"
+      ? "OpenAI API"
+      : provider === "openai-compatible"
+        ? "OpenAI-compatible server"
+        : PROVIDERS[provider].label;
   const keyVars = PROVIDERS[provider].keyVars;
-  const authHint = options.authHint ?? (keyVars.length > 0 ? `check ${keyVars.join(" / ")} or the key stored by deep-acp login` : "check the server's API key");
-  const maxTokensField = options.maxTokensField ?? (provider === "openai" || provider === "azure" ? "max_completion_tokens" : "max_tokens");
+  const authHint =
+    options.authHint ??
+    (keyVars.length > 0
+      ? `check ${keyVars.join(" / ")} or the key stored by deep-acp login`
+      : "check the server's API key");
+  const maxTokensField =
+    options.maxTokensField ?? (provider === "openai" || provider === "azure" ? "max_completion_tokens" : "max_tokens");
   const info = lookupModel(provider, options.model);
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   const logger = options.logger ?? silentLogger;
@@ -101,7 +126,12 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
     contextWindow: options.contextWindow ?? info.contextWindow,
     supportsImages: options.supportsImages ?? info.supportsImages,
     stream: (request) =>
-      streamAttempts(label, () => buildBody(request), (body) => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }),
+      streamAttempts(
+        label,
+        () => buildBody(request),
+        (body) => attempt(body, request.signal),
+        { signal: request.signal, retry: options.retry, logger },
+      ),
   };
 }
 
@@ -152,7 +182,9 @@ export function createChatAssembler(label: string) {
       events.push({ type: "text_delta", text: delta.content });
     }
     if (Array.isArray(delta.tool_calls)) {
-      delta.tool_calls.forEach((fragment: Wire, position: number) => events.push(...applyToolFragment(fragment, position)));
+      delta.tool_calls.forEach((fragment: Wire, position: number) =>
+        events.push(...applyToolFragment(fragment, position)),
+      );
     }
     if (choice?.finish_reason) finishReason = choice.finish_reason;
     // Groq reports usage under x_groq on its last chunk.
@@ -223,7 +255,8 @@ function streamError(label: string, error: Wire | string): ModelApiError {
   const code = typeof detail.code === "number" ? detail.code : Number(detail.status);
   const status = Number.isInteger(code) && code >= 400 ? code : undefined;
   const type = detail.type ?? (typeof detail.code === "string" ? detail.code : undefined);
-  const retryable = status !== undefined ? isRetryableStatus(status) : type === "server_error" || type === "rate_limit_exceeded";
+  const retryable =
+    status !== undefined ? isRetryableStatus(status) : type === "server_error" || type === "rate_limit_exceeded";
   return new ModelApiError(`${label} stream error${type ? ` (${type})` : ""}: ${detail.message ?? "no message"}`, {
     retryable,
     ...(status === undefined ? {} : { status }),

@@ -34,7 +34,11 @@ export function toChatMessages(system: string, messages: Message[]): ChatMessage
             : [],
         );
         if (text === "" && toolCalls.length === 0) break;
-        out.push(toolCalls.length > 0 ? { role: "assistant", content: text || null, tool_calls: toolCalls } : { role: "assistant", content: text });
+        out.push(
+          toolCalls.length > 0
+            ? { role: "assistant", content: text || null, tool_calls: toolCalls }
+            : { role: "assistant", content: text },
+        );
         break;
       }
       case "tool": {
@@ -43,7 +47,10 @@ export function toChatMessages(system: string, messages: Message[]): ChatMessage
         if (images.length > 0) {
           pendingImages.push({
             role: "user",
-            content: [{ type: "text", text: `Images returned by the ${message.toolName} tool (call ${message.toolCallId}):` }, ...images.map(imagePart)],
+            content: [
+              { type: "text", text: `Images returned by the ${message.toolName} tool (call ${message.toolCallId}):` },
+              ...images.map(imagePart),
+            ],
           });
         }
         break;
@@ -56,7 +63,8 @@ export function toChatMessages(system: string, messages: Message[]): ChatMessage
 
 function userContent(content: UserContent[]): string | ChatContentPart[] {
   // Plain strings are the most widely supported form among compatible servers.
-  if (content.every((part) => part.type === "text")) return content.map((part) => (part as { text: string }).text).join("\n");
+  if (content.every((part) => part.type === "text"))
+    return content.map((part) => (part as { text: string }).text).join("\n");
   return content.map((part) => (part.type === "text" ? { type: "text", text: part.text } : imagePart(part)));
 }
 

@@ -35,7 +35,12 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
   const reasoning = options.reasoning !== false;
 
   const buildBody = (request: ModelRequest): Record<string, unknown> => {
-    const body: Record<string, unknown> = { model: options.model, input: toResponsesInput(request.messages), stream: true, store: false };
+    const body: Record<string, unknown> = {
+      model: options.model,
+      input: toResponsesInput(request.messages),
+      stream: true,
+      store: false,
+    };
     if (request.system) body.instructions = request.system;
     if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
     const maxTokens = request.maxOutputTokens ?? options.maxOutputTokens;
@@ -51,7 +56,16 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
     const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createResponsesAssembler();
     const authHint = "check OPENAI_API_KEY or the key stored by deep-acp login";
-    for await (const batch of streamSse({ fetch: fetchImpl, url, headers, body, signal, label: LABEL, authHint, ...idle })) {
+    for await (const batch of streamSse({
+      fetch: fetchImpl,
+      url,
+      headers,
+      body,
+      signal,
+      label: LABEL,
+      authHint,
+      ...idle,
+    })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) {
         out.push(...assembler.push(sse.event, sse.data));
@@ -70,7 +84,12 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
     contextWindow: options.contextWindow,
     supportsImages: options.supportsImages,
     stream: (request) =>
-      streamAttempts(LABEL, () => buildBody(request), (body) => attempt(body, request.signal), { signal: request.signal, retry: options.retry, logger }),
+      streamAttempts(
+        LABEL,
+        () => buildBody(request),
+        (body) => attempt(body, request.signal),
+        { signal: request.signal, retry: options.retry, logger },
+      ),
   };
 }
 
@@ -127,7 +146,8 @@ export function createResponsesAssembler() {
       case "response.output_item.done": {
         const done: Wire = wire.item ?? {};
         const item = items.get(String(done.id ?? wire.output_index));
-        if (item?.kind === "reasoning" && typeof done.encrypted_content === "string") item.encrypted = done.encrypted_content;
+        if (item?.kind === "reasoning" && typeof done.encrypted_content === "string")
+          item.encrypted = done.encrypted_content;
         if (item?.kind === "call" && typeof done.arguments === "string") item.done = done.arguments;
         return [];
       }
@@ -150,8 +170,16 @@ export function createResponsesAssembler() {
     if (item.type === "reasoning") entry = { kind: "reasoning", id: String(item.id ?? ""), summary: [] };
     else if (item.type === "message") entry = { kind: "message", text: "" };
     else if (item.type === "function_call") {
-      const id = typeof item.call_id === "string" && item.call_id ? item.call_id : `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
-      entry = { kind: "call", id, name: String(item.name ?? ""), args: typeof item.arguments === "string" && item.arguments ? [item.arguments] : [] };
+      const id =
+        typeof item.call_id === "string" && item.call_id
+          ? item.call_id
+          : `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+      entry = {
+        kind: "call",
+        id,
+        name: String(item.name ?? ""),
+        args: typeof item.arguments === "string" && item.arguments ? [item.arguments] : [],
+      };
       events.push({ type: "tool_call_start", id, name: entry.name });
     } else return [];
     items.set(key, entry);
@@ -166,16 +194,31 @@ export function createResponsesAssembler() {
     for (const item of order) {
       if (item.kind === "reasoning") {
         const text = item.summary.filter((s) => s !== undefined).join("\n\n");
-        content.push(item.encrypted ? { type: "thinking", text, encrypted: { id: item.id, content: item.encrypted } } : { type: "thinking", text });
+        content.push(
+          item.encrypted
+            ? { type: "thinking", text, encrypted: { id: item.id, content: item.encrypted } }
+            : { type: "thinking", text },
+        );
       } else if (item.kind === "message") {
         if (item.text) content.push({ type: "text", text: item.text });
       } else {
-        content.push({ type: "tool_call", id: item.id, name: item.name, input: parseToolInput(item.done ?? item.args.join("")) });
+        content.push({
+          type: "tool_call",
+          id: item.id,
+          name: item.name,
+          input: parseToolInput(item.done ?? item.args.join("")),
+        });
       }
     }
     const hasTools = content.some((part) => part.type === "tool_call");
     const reason = response.incomplete_details?.reason;
-    const stopReason: ModelStopReason = incomplete ? (reason === "content_filter" ? "refusal" : "max_tokens") : hasTools ? "tool_use" : "end_turn";
+    const stopReason: ModelStopReason = incomplete
+      ? reason === "content_filter"
+        ? "refusal"
+        : "max_tokens"
+      : hasTools
+        ? "tool_use"
+        : "end_turn";
     return { type: "done", stopReason, message: { role: "assistant", content }, usage };
   };
 
@@ -191,8 +234,12 @@ export function createResponsesAssembler() {
 function toUsage(wire: Wire | undefined, current: Usage): Usage {
   if (!wire) return current;
   const input = typeof wire.input_tokens === "number" ? wire.input_tokens : 0;
-  const cached = typeof wire.input_tokens_details?.cached_tokens === "number" ? wire.input_tokens_details.cached_tokens : 0;
-  const usage: Usage = { inputTokens: input - cached, outputTokens: typeof wire.output_tokens === "number" ? wire.output_tokens : 0 };
+  const cached =
+    typeof wire.input_tokens_details?.cached_tokens === "number" ? wire.input_tokens_details.cached_tokens : 0;
+  const usage: Usage = {
+    inputTokens: input - cached,
+    outputTokens: typeof wire.output_tokens === "number" ? wire.output_tokens : 0,
+  };
   if (cached > 0) usage.cacheReadTokens = cached;
   return usage;
 }

@@ -11,7 +11,8 @@ export function usageCostUsd(usage: Usage, pricing: ModelPricing | undefined): n
   const cacheRead = usage.cacheReadTokens ?? 0;
   const cacheWrite = usage.cacheWriteTokens ?? 0;
   const prompt = usage.inputTokens + cacheRead + cacheWrite;
-  const prices: TokenPrices = pricing.longContext && prompt > pricing.longContext.aboveTokens ? pricing.longContext : pricing;
+  const prices: TokenPrices =
+    pricing.longContext && prompt > pricing.longContext.aboveTokens ? pricing.longContext : pricing;
   if (cacheRead > 0 && prices.cacheRead === undefined) return undefined;
   if (cacheWrite > 0 && prices.cacheWrite === undefined) return undefined;
   const micro =

@@ -112,15 +112,38 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     api: "Azure OpenAI Chat Completions (deployments, api-version)",
     keyVars: ["AZURE_OPENAI_API_KEY"],
     baseUrlVar: "AZURE_OPENAI_ENDPOINT",
-    otherVars: ["AZURE_OPENAI_AD_TOKEN", "AZURE_OPENAI_RESOURCE", "AZURE_OPENAI_DEPLOYMENT", "AZURE_OPENAI_API_VERSION"],
+    otherVars: [
+      "AZURE_OPENAI_AD_TOKEN",
+      "AZURE_OPENAI_RESOURCE",
+      "AZURE_OPENAI_DEPLOYMENT",
+      "AZURE_OPENAI_API_VERSION",
+    ],
     detect: "key",
     keyRequired: true,
   },
-  openrouter: preset("OpenRouter", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4.5"),
+  openrouter: preset(
+    "OpenRouter",
+    "OPENROUTER_API_KEY",
+    "OPENROUTER_BASE_URL",
+    "https://openrouter.ai/api/v1",
+    "anthropic/claude-sonnet-4.5",
+  ),
   groq: preset("Groq", "GROQ_API_KEY", "GROQ_BASE_URL", "https://api.groq.com/openai/v1", "openai/gpt-oss-120b"),
-  mistral: preset("Mistral", "MISTRAL_API_KEY", "MISTRAL_BASE_URL", "https://api.mistral.ai/v1", "mistral-medium-latest"),
+  mistral: preset(
+    "Mistral",
+    "MISTRAL_API_KEY",
+    "MISTRAL_BASE_URL",
+    "https://api.mistral.ai/v1",
+    "mistral-medium-latest",
+  ),
   deepseek: preset("DeepSeek", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com/v1", "deepseek-chat"),
-  together: preset("Together AI", "TOGETHER_API_KEY", "TOGETHER_BASE_URL", "https://api.together.xyz/v1", "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8"),
+  together: preset(
+    "Together AI",
+    "TOGETHER_API_KEY",
+    "TOGETHER_BASE_URL",
+    "https://api.together.xyz/v1",
+    "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8",
+  ),
   lmstudio: {
     label: "LM Studio",
     api: "Chat Completions (local server)",
@@ -141,8 +164,23 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
   },
 };
 
-function preset(label: string, keyVar: string, baseUrlVar: string, defaultBaseUrl: string, defaultModel: string): ProviderInfo {
-  return { label, api: "Chat Completions preset", keyVars: [keyVar], baseUrlVar, defaultBaseUrl, detect: "key", keyRequired: true, defaultModel };
+function preset(
+  label: string,
+  keyVar: string,
+  baseUrlVar: string,
+  defaultBaseUrl: string,
+  defaultModel: string,
+): ProviderInfo {
+  return {
+    label,
+    api: "Chat Completions preset",
+    keyVars: [keyVar],
+    baseUrlVar,
+    defaultBaseUrl,
+    detect: "key",
+    keyRequired: true,
+    defaultModel,
+  };
 }
 
 /** The Chat Completions presets: hosts whose API is plain Chat Completions at a known URL. */
@@ -153,7 +191,8 @@ export type ChatPreset = (typeof CHAT_PRESETS)[number];
 export function allProviderVars(): string[] {
   const out = new Set<string>(["DEEP_ACP_MODEL"]);
   for (const info of Object.values(PROVIDERS)) {
-    for (const name of [...info.keyVars, ...(info.baseUrlVar ? [info.baseUrlVar] : []), ...(info.otherVars ?? [])]) out.add(name);
+    for (const name of [...info.keyVars, ...(info.baseUrlVar ? [info.baseUrlVar] : []), ...(info.otherVars ?? [])])
+      out.add(name);
   }
   return [...out];
 }

@@ -8,7 +8,14 @@ export { formatModelSpec, parseModelSpec, type ModelSpec } from "./spec.js";
 export { ModelConfigError, type ModelConfigErrorCode } from "./errors.js";
 export { createModelClient, type CreateModelClientOptions } from "./create-client.js";
 export type { EnvLike, StoredCredentials } from "./credentials.js";
-export { lookupModel, modelPricing, usageCostUsd, type CatalogOverrides, type ModelInfo, type ModelPricing } from "./catalog.js";
+export {
+  lookupModel,
+  modelPricing,
+  usageCostUsd,
+  type CatalogOverrides,
+  type ModelInfo,
+  type ModelPricing,
+} from "./catalog.js";
 
 export type ResolveModelSpecInput = {
   /** `--model` value. */
@@ -51,10 +58,22 @@ export function resolveModelSpec(input: ResolveModelSpecInput): ResolvedModelSpe
   for (const [provider, env, credentials, where] of auto) {
     const info = PROVIDERS[provider];
     // Local servers are picked from the environment only by their URL variable (ollama never: its default URL proves nothing).
-    if (where === "env" && info.detect === "url" && (provider === "ollama" || provider === "lmstudio" || provider === "vllm")) continue;
+    if (
+      where === "env" &&
+      info.detect === "url" &&
+      (provider === "ollama" || provider === "lmstudio" || provider === "vllm")
+    )
+      continue;
     const settings = providerSettings(provider, env, credentials);
     if (!settings.usable) continue;
-    const source = where === "stored" ? `stored credentials (${provider})` : (provider === "azure" ? settings.sources.apiKey ?? settings.sources.token : info.detect === "url" ? settings.sources.baseUrl : settings.sources.apiKey) ?? provider;
+    const source =
+      where === "stored"
+        ? `stored credentials (${provider})`
+        : ((provider === "azure"
+            ? (settings.sources.apiKey ?? settings.sources.token)
+            : info.detect === "url"
+              ? settings.sources.baseUrl
+              : settings.sources.apiKey) ?? provider);
     const model = info.defaultModel ?? settings.model;
     if (model === undefined) {
       const modelVar = info.otherVars?.find((name) => name.endsWith("_MODEL") || name.endsWith("_DEPLOYMENT"));
@@ -88,7 +107,6 @@ export type ListModelChoicesInput = {
   catalog?: CatalogOverrides;
 };
 
-
 /** Entries for the editor's model picker: catalog models of configured providers, config extras, the current model. */
 export function listModelChoices(input: ListModelChoicesInput): ModelChoice[] {
   const specs: ModelSpec[] = [];
@@ -112,9 +130,18 @@ export function listModelChoices(input: ListModelChoicesInput): ModelChoice[] {
     if (seen.has(id)) continue;
     seen.add(id);
     const info = lookupModel(spec.provider, spec.model, input.catalog);
-    const context = info.contextWindow >= 1_000_000 ? `${(info.contextWindow / 1_000_000).toFixed(1)}M` : `${Math.round(info.contextWindow / 1000)}K`;
-    const price = info.pricing ? ` · $${formatPrice(info.pricing.input)}/$${formatPrice(info.pricing.output)} per M tokens` : "";
-    choices.push({ spec: id, name: info.name, description: `${PROVIDERS[spec.provider].label} · ${context} context${price}` });
+    const context =
+      info.contextWindow >= 1_000_000
+        ? `${(info.contextWindow / 1_000_000).toFixed(1)}M`
+        : `${Math.round(info.contextWindow / 1000)}K`;
+    const price = info.pricing
+      ? ` · $${formatPrice(info.pricing.input)}/$${formatPrice(info.pricing.output)} per M tokens`
+      : "";
+    choices.push({
+      spec: id,
+      name: info.name,
+      description: `${PROVIDERS[spec.provider].label} · ${context} context${price}`,
+    });
   }
   return choices;
 }

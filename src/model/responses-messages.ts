@@ -40,11 +40,21 @@ export function toResponsesInput(messages: Message[]): ResponsesItem[] {
       case "tool": {
         const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
         const images = message.content.filter((part): part is ImagePart => part.type === "image");
-        out.push({ type: "function_call_output", call_id: message.toolCallId, output: text || (images.length > 0 ? `(${images.length} image(s) attached below)` : "") });
+        out.push({
+          type: "function_call_output",
+          call_id: message.toolCallId,
+          output: text || (images.length > 0 ? `(${images.length} image(s) attached below)` : ""),
+        });
         if (images.length > 0) {
           pendingImages.push({
             role: "user",
-            content: [{ type: "input_text", text: `Images returned by the ${message.toolName} tool (call ${message.toolCallId}):` }, ...images.map(userPart)],
+            content: [
+              {
+                type: "input_text",
+                text: `Images returned by the ${message.toolName} tool (call ${message.toolCallId}):`,
+              },
+              ...images.map(userPart),
+            ],
           });
         }
         break;
@@ -56,10 +66,18 @@ export function toResponsesInput(messages: Message[]): ResponsesItem[] {
 }
 
 function userPart(part: UserContent): ResponsesItem {
-  return part.type === "text" ? { type: "input_text", text: part.text } : { type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}` };
+  return part.type === "text"
+    ? { type: "input_text", text: part.text }
+    : { type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}` };
 }
 
 export function toResponsesTools(tools: ModelToolSpec[]): ResponsesItem[] {
   // strict: false, because our schemas have optional properties that strict mode would reject.
-  return tools.map((tool) => ({ type: "function", name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false }));
+  return tools.map((tool) => ({
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema,
+    strict: false,
+  }));
 }

@@ -70,7 +70,10 @@ export type RetryContext = {
  * terminal `error` event. An attempt that already emitted content is never retried, so streamed
  * text is never duplicated. `attempt` signals failure by throwing.
  */
-export async function* withRetry(attempt: () => AsyncIterable<ModelEvent>, context: RetryContext): AsyncGenerator<ModelEvent> {
+export async function* withRetry(
+  attempt: () => AsyncIterable<ModelEvent>,
+  context: RetryContext,
+): AsyncGenerator<ModelEvent> {
   for await (const batch of withRetryBatches(() => singles(attempt()), context)) yield* batch;
 }
 
@@ -79,7 +82,10 @@ async function* singles(events: AsyncIterable<ModelEvent>): AsyncGenerator<Model
 }
 
 /** withRetry over batches of events (one per network read), the form providers stream in. */
-export async function* withRetryBatches(attempt: () => AsyncIterable<ModelEvent[]>, context: RetryContext): AsyncGenerator<ModelEvent[]> {
+export async function* withRetryBatches(
+  attempt: () => AsyncIterable<ModelEvent[]>,
+  context: RetryContext,
+): AsyncGenerator<ModelEvent[]> {
   const { signal } = context;
   const options = context.retry ?? {};
   const maxRetries = options.maxRetries ?? 4;
@@ -91,7 +97,10 @@ export async function* withRetryBatches(attempt: () => AsyncIterable<ModelEvent[
     try {
       if (signal.aborted) throw signal.reason;
       for await (const batch of attempt()) {
-        if (!emittedContent && batch.some((e) => e.type === "text_delta" || e.type === "thinking_delta" || e.type === "tool_call_start")) {
+        if (
+          !emittedContent &&
+          batch.some((e) => e.type === "text_delta" || e.type === "thinking_delta" || e.type === "tool_call_start")
+        ) {
           emittedContent = true;
         }
         yield batch;

@@ -1,6 +1,13 @@
 import { thoughtOptions, type ThoughtLevel } from "./thought-level.js";
 import { readJsonObjectFile } from "../util/json-file.js";
-import { createModelClient, listModelChoices, resolveModelSpec, type ModelChoice, type ResolvedModelSpec, type StoredCredentials } from "./resolve.js";
+import {
+  createModelClient,
+  listModelChoices,
+  resolveModelSpec,
+  type ModelChoice,
+  type ResolvedModelSpec,
+  type StoredCredentials,
+} from "./resolve.js";
 import { createFallbackClient } from "./fallback.js";
 import type { ModelClient } from "./types.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
@@ -38,11 +45,22 @@ export function createModelService(options: ModelServiceOptions): ModelService {
   return {
     async resolveDefault() {
       const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
-      return resolveModelSpec({ flag: options.flag, env: options.env, configDefault: config.model.default, credentials: stored });
+      return resolveModelSpec({
+        flag: options.flag,
+        env: options.env,
+        configDefault: config.model.default,
+        credentials: stored,
+      });
     },
     async choices(current) {
       const [{ config }, stored] = await Promise.all([options.config(), loadCredentials()]);
-      return listModelChoices({ env: options.env, credentials: stored, configOptions: config.model.options, current, catalog: config.model.catalog });
+      return listModelChoices({
+        env: options.env,
+        credentials: stored,
+        configOptions: config.model.options,
+        current,
+        catalog: config.model.catalog,
+      });
     },
     create(spec, thoughtLevel) {
       const key = thoughtLevel ? `${spec}#${thoughtLevel}` : spec;
@@ -60,10 +78,15 @@ export function createModelService(options: ModelServiceOptions): ModelService {
             ...thoughtOptions(thoughtLevel),
           };
           const primary = await createModelClient(spec, clientOptions);
-          const fallbacks = config.model.fallbacks.filter((fallback) => fallback.trim() !== spec && fallback.trim() !== primary.id);
+          const fallbacks = config.model.fallbacks.filter(
+            (fallback) => fallback.trim() !== spec && fallback.trim() !== primary.id,
+          );
           return createFallbackClient(
             primary,
-            fallbacks.map((fallback) => ({ spec: fallback, create: memoSuccess(() => createModelClient(fallback, clientOptions)) })),
+            fallbacks.map((fallback) => ({
+              spec: fallback,
+              create: memoSuccess(() => createModelClient(fallback, clientOptions)),
+            })),
           );
         })();
         // A failure (missing key) must not stick: the user may log in and retry.

@@ -26,7 +26,9 @@ export function parseModelSpec(text: string): ModelSpec {
   if (colon === -1) {
     const provider = PROVIDER_NAMES.find((name) => findModel(name, trimmed) !== undefined);
     if (provider) return { provider, model: trimmed };
-    throw invalid(`Model "${trimmed}" has no provider; write provider:model (providers: ${providers}), e.g. ${EXAMPLE}`);
+    throw invalid(
+      `Model "${trimmed}" has no provider; write provider:model (providers: ${providers}), e.g. ${EXAMPLE}`,
+    );
   }
   const provider = trimmed.slice(0, colon).trim();
   const model = trimmed.slice(colon + 1).trim();

@@ -8,10 +8,19 @@ import { parseModelSpec } from "./spec.js";
 
 export type ThoughtLevel = "off" | "low" | "medium" | "high";
 
-export const THOUGHT_LEVEL_NAMES: Readonly<Record<ThoughtLevel, string>> = { off: "Off", low: "Low", medium: "Medium", high: "High" };
+export const THOUGHT_LEVEL_NAMES: Readonly<Record<ThoughtLevel, string>> = {
+  off: "Off",
+  low: "Low",
+  medium: "Medium",
+  high: "High",
+};
 
 /** Anthropic thinking budgets; below the default 16,384 max_tokens so the answer keeps room. */
-const ANTHROPIC_BUDGETS: Readonly<Record<Exclude<ThoughtLevel, "off">, number>> = { low: 2048, medium: 6144, high: 12_288 };
+const ANTHROPIC_BUDGETS: Readonly<Record<Exclude<ThoughtLevel, "off">, number>> = {
+  low: 2048,
+  medium: 6144,
+  high: 12_288,
+};
 
 export type ThoughtSupport = { levels: ThoughtLevel[]; defaultLevel: ThoughtLevel };
 
@@ -37,7 +46,10 @@ export function thoughtSupport(spec: string, catalog?: CatalogOverrides): Though
 }
 
 /** Client options for a level (spread into CreateModelClientOptions). */
-export function thoughtOptions(level: ThoughtLevel | undefined): { thinkingBudgetTokens?: number; reasoningEffort?: "low" | "medium" | "high" } {
+export function thoughtOptions(level: ThoughtLevel | undefined): {
+  thinkingBudgetTokens?: number;
+  reasoningEffort?: "low" | "medium" | "high";
+} {
   if (!level || level === "off") return {};
   return { thinkingBudgetTokens: ANTHROPIC_BUDGETS[level], reasoningEffort: level };
 }

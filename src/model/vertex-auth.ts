@@ -28,8 +28,13 @@ export async function vertexAuth(env: EnvLike, model: string): Promise<Extract<G
   }
   let project = envValue(env, "GOOGLE_CLOUD_PROJECT") ?? envValue(env, "GCLOUD_PROJECT");
   if (!project) {
-    project = await auth.getProjectId().catch(() => undefined) ?? undefined;
-    if (!project) throw new ModelConfigError("missing_credentials", `vertex:${model} needs a project: set GOOGLE_CLOUD_PROJECT`, "vertex");
+    project = (await auth.getProjectId().catch(() => undefined)) ?? undefined;
+    if (!project)
+      throw new ModelConfigError(
+        "missing_credentials",
+        `vertex:${model} needs a project: set GOOGLE_CLOUD_PROJECT`,
+        "vertex",
+      );
   }
   const location = envValue(env, "GOOGLE_CLOUD_LOCATION") ?? "global";
   return {
@@ -38,7 +43,8 @@ export async function vertexAuth(env: EnvLike, model: string): Promise<Extract<G
     location,
     describe,
     getHeaders: async () => {
-      const url = location === "global" ? "https://aiplatform.googleapis.com/" : `https://${location}-aiplatform.googleapis.com/`;
+      const url =
+        location === "global" ? "https://aiplatform.googleapis.com/" : `https://${location}-aiplatform.googleapis.com/`;
       const headers = await client.getRequestHeaders(url);
       const out: Record<string, string> = {};
       headers.forEach((value, key) => void (out[key] = value));

@@ -52,7 +52,9 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       text = await readFile(path, "utf8");
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-      lastDiagnostics = missing ? [] : [{ severity: "error", source: path, message: `cannot read: ${errorMessage(error)}` }];
+      lastDiagnostics = missing
+        ? []
+        : [{ severity: "error", source: path, message: `cannot read: ${errorMessage(error)}` }];
       return { file: empty, corrupt: false };
     }
     const diagnostics: Diagnostic[] = [];
@@ -60,12 +62,16 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      lastDiagnostics = [{ severity: "warning", source: path, message: `corrupted approvals file ignored: ${errorMessage(error)}` }];
+      lastDiagnostics = [
+        { severity: "warning", source: path, message: `corrupted approvals file ignored: ${errorMessage(error)}` },
+      ];
       return { file: empty, corrupt: true };
     }
     const projects = (raw as { projects?: unknown } | null)?.projects;
     if (typeof projects !== "object" || projects === null || Array.isArray(projects)) {
-      lastDiagnostics = [{ severity: "warning", source: path, message: "corrupted approvals file ignored: no \"projects\" object" }];
+      lastDiagnostics = [
+        { severity: "warning", source: path, message: 'corrupted approvals file ignored: no "projects" object' },
+      ];
       return { file: empty, corrupt: true };
     }
     // Null-prototype records: a key such as "__proto__" must stay an ordinary entry.
@@ -76,9 +82,17 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       for (const [key, value] of Object.entries(entries as Record<string, unknown>)) {
         const entry = value as Partial<StoredEntry> | null;
         if (entry && (entry.decision === "allow" || entry.decision === "deny")) {
-          kept[key] = { decision: entry.decision, label: String(entry.label ?? key), updatedAt: String(entry.updatedAt ?? "") };
+          kept[key] = {
+            decision: entry.decision,
+            label: String(entry.label ?? key),
+            updatedAt: String(entry.updatedAt ?? ""),
+          };
         } else {
-          diagnostics.push({ severity: "warning", source: path, message: `ignored malformed approval for ${root}: ${key}` });
+          diagnostics.push({
+            severity: "warning",
+            source: path,
+            message: `ignored malformed approval for ${root}: ${key}`,
+          });
         }
       }
       file.projects[root] = kept;

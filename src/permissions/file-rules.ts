@@ -52,7 +52,10 @@ export function deleteDeniedMessage(path: string, patterns: readonly string[]): 
 }
 
 /** Validates every rule path; invalid paths are dropped with an error diagnostic (they could never match). */
-export function compileFileRules(rules: readonly FileRule[], source = "config.toml [[permissions]]"): Loaded<CompiledFileRules> {
+export function compileFileRules(
+  rules: readonly FileRule[],
+  source = "config.toml [[permissions]]",
+): Loaded<CompiledFileRules> {
   const diagnostics: Diagnostic[] = [];
   const compiled: CompiledRule[] = [];
   rules.forEach((rule, index) => {
@@ -60,7 +63,8 @@ export function compileFileRules(rules: readonly FileRule[], source = "config.to
     for (const raw of rule.paths) {
       const checked = validatePath(raw);
       if (checked.ok) patterns.push(checked.path);
-      else diagnostics.push({ severity: "error", source, message: `rule ${index + 1}: ${checked.error} (path ignored)` });
+      else
+        diagnostics.push({ severity: "error", source, message: `rule ${index + 1}: ${checked.error} (path ignored)` });
     }
     if (patterns.length === 0) return;
     compiled.push({
@@ -87,7 +91,11 @@ function asCompiled(rules: CompiledFileRules | readonly FileRule[]): CompiledFil
 }
 
 /** First matching rule's mode; "allow" when none matches. `path` must be canonical (validatePath). */
-export function decidePathAccess(rules: CompiledFileRules | readonly FileRule[], operation: FileOperation, path: string): PermissionMode {
+export function decidePathAccess(
+  rules: CompiledFileRules | readonly FileRule[],
+  operation: FileOperation,
+  path: string,
+): PermissionMode {
   for (const rule of asCompiled(rules).rules) {
     if (!rule.operations.includes(operation)) continue;
     if (rule.matchers.some((match) => match(path))) return rule.mode;
@@ -100,11 +108,16 @@ export type ToolPathDecision =
   | { ok: false; path?: string; decision: "deny" | "invalid"; error: string };
 
 /** Validate + decide for one tool path, with the error text the tool returns. */
-export function checkToolPath(rules: CompiledFileRules | readonly FileRule[], operation: FileOperation, rawPath: string): ToolPathDecision {
+export function checkToolPath(
+  rules: CompiledFileRules | readonly FileRule[],
+  operation: FileOperation,
+  rawPath: string,
+): ToolPathDecision {
   const checked = validatePath(rawPath);
   if (!checked.ok) return { ok: false, decision: "invalid", error: checked.error };
   const decision = decidePathAccess(rules, operation, checked.path);
-  if (decision === "deny") return { ok: false, path: checked.path, decision, error: permissionDeniedMessage(operation, checked.path) };
+  if (decision === "deny")
+    return { ok: false, path: checked.path, decision, error: permissionDeniedMessage(operation, checked.path) };
   return { ok: true, path: checked.path, decision };
 }
 
@@ -181,7 +194,9 @@ export function findDeletePatterns(
     if (rule.mode !== mode || !rule.operations.includes("write")) continue;
     rule.patterns.forEach((pattern, i) => {
       const match = rule.matchers[i]!;
-      const hit = listed ? match(dir) || listed.some((p) => match(p)) : match(dir) || subtreesOverlap(dir, globAnchor(pattern));
+      const hit = listed
+        ? match(dir) || listed.some((p) => match(p))
+        : match(dir) || subtreesOverlap(dir, globAnchor(pattern));
       if (hit && !found.includes(pattern)) found.push(pattern);
     });
   }
@@ -189,7 +204,11 @@ export function findDeletePatterns(
 }
 
 /** Deny-write globs that block deleting directory `dir`, whatever their order among the rules. */
-export function findDeleteDenyPatterns(rules: CompiledFileRules | readonly FileRule[], dir: string, descendants?: Iterable<string>): string[] {
+export function findDeleteDenyPatterns(
+  rules: CompiledFileRules | readonly FileRule[],
+  dir: string,
+  descendants?: Iterable<string>,
+): string[] {
   return findDeletePatterns(rules, dir, "deny", descendants);
 }
 
@@ -207,7 +226,9 @@ export function decideDeleteAccess(
 ): DeleteDecision {
   if (!options.isDirectory) {
     const decision = decidePathAccess(rules, "write", path);
-    return decision === "deny" ? { decision, patterns: [], error: permissionDeniedMessage("write", path) } : { decision, patterns: [] };
+    return decision === "deny"
+      ? { decision, patterns: [], error: permissionDeniedMessage("write", path) }
+      : { decision, patterns: [] };
   }
   const listed = options.descendants ? [...options.descendants] : undefined;
   const deny = findDeletePatterns(rules, path, "deny", listed);

@@ -49,7 +49,11 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
   const store = createPluginStateStore(options.stateDir);
   const now = options.now ?? (() => new Date());
   const dataDir = (id: string) => join(options.pluginsDir, "data", pluginDataKey(id));
-  const consentContext = (id: string) => ({ id, dataDir: dataDir(id), ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}) });
+  const consentContext = (id: string) => ({
+    id,
+    dataDir: dataDir(id),
+    ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
+  });
 
   /** Runs a state mutation; corrupt state files abort instead of being overwritten. */
   async function mutate(run: (state: PluginState) => Promise<CliResult>): Promise<CliResult> {
@@ -69,11 +73,31 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
     return result;
   }
 
-  async function installOne(state: PluginState, id: string, name: string, marketplace: string, sourceDir: string, version: string | undefined, lines: string[]) {
+  async function installOne(
+    state: PluginState,
+    id: string,
+    name: string,
+    marketplace: string,
+    sourceDir: string,
+    version: string | undefined,
+    lines: string[],
+  ) {
     const previous = state.installed[id];
-    const installPath = await installPluginCopy({ pluginsDir: options.pluginsDir, name, marketplace, sourceDir, ...(version ? { version } : {}) });
-    if (previous && previous.installPath !== installPath) await removePluginCopy(options.pluginsDir, previous.installPath);
-    state.installed[id] = { installPath, source: sourceDir, installedAt: now().toISOString(), ...(version ? { version } : {}) };
+    const installPath = await installPluginCopy({
+      pluginsDir: options.pluginsDir,
+      name,
+      marketplace,
+      sourceDir,
+      ...(version ? { version } : {}),
+    });
+    if (previous && previous.installPath !== installPath)
+      await removePluginCopy(options.pluginsDir, previous.installPath);
+    state.installed[id] = {
+      installPath,
+      source: sourceDir,
+      installedAt: now().toISOString(),
+      ...(version ? { version } : {}),
+    };
     const status = id in state.enabled ? await recheckConsent(state, id, name, installPath) : "disabled";
     lines.push(`  ${id}${version ? ` ${version}` : ""}: ${status}`);
   }
@@ -99,17 +123,31 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
             const dir = resolved.target.dir;
             const manifest = await loadPluginManifest(dir, directoryPluginName(dir));
             diagnostics.push(...manifest.diagnostics);
-            if (!manifest.manifest) return { text: ["Cannot add plugin:", ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`)].join("\n"), exitCode: 1 };
+            if (!manifest.manifest)
+              return {
+                text: ["Cannot add plugin:", ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`)].join("\n"),
+                exitCode: 1,
+              };
             const id = `${manifest.manifest.name}@local`;
             lines.push(`Installed plugin from ${dir}:`);
             await installOne(state, id, manifest.manifest.name, "local", dir, manifest.manifest.version, lines);
           } else {
             const market = resolved.target.marketplace;
-            if (market.name === "local") return { text: `${market.manifestPath}: the marketplace name 'local' is reserved for plugins added directly`, exitCode: 1 };
+            if (market.name === "local")
+              return {
+                text: `${market.manifestPath}: the marketplace name 'local' is reserved for plugins added directly`,
+                exitCode: 1,
+              };
             diagnostics.push(...market.diagnostics);
             const replaced = state.marketplaces[market.name];
-            state.marketplaces[market.name] = { sourceType: market.sourceType, source: market.source, installLocation: market.root };
-            lines.push(`Added marketplace ${market.name} (${market.source})${replaced && replaced.source !== market.source ? `, replacing the one from ${replaced.source}` : ""}:`);
+            state.marketplaces[market.name] = {
+              sourceType: market.sourceType,
+              source: market.source,
+              installLocation: market.root,
+            };
+            lines.push(
+              `Added marketplace ${market.name} (${market.source})${replaced && replaced.source !== market.source ? `, replacing the one from ${replaced.source}` : ""}:`,
+            );
             if (market.entries.length === 0) lines.push("  (no installable plugins)");
             for (const entry of market.entries) {
               const manifest = await loadPluginManifest(entry.dir, entry.name);
@@ -118,13 +156,24 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
                 lines.push(`  ${entry.name}@${market.name}: skipped (invalid manifest)`);
                 continue;
               }
-              await installOne(state, `${entry.name}@${market.name}`, entry.name, market.name, entry.dir, manifest.manifest.version ?? entry.version, lines);
+              await installOne(
+                state,
+                `${entry.name}@${market.name}`,
+                entry.name,
+                market.name,
+                entry.dir,
+                manifest.manifest.version ?? entry.version,
+                lines,
+              );
             }
           }
         } catch (error) {
           return { text: `Install failed: ${errorMessage(error)}`, exitCode: 1 };
         }
-        lines.push("", "Plugins stay disabled until you enable them: deep-acp plugins enable <id> (it shows what the plugin will run).");
+        lines.push(
+          "",
+          "Plugins stay disabled until you enable them: deep-acp plugins enable <id> (it shows what the plugin will run).",
+        );
         if (diagnostics.length > 0) lines.push("", "Problems:", ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`));
         return { text: lines.join("\n"), exitCode: 0 };
       });
@@ -137,7 +186,12 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
       lines.push(markets.length > 0 ? "Marketplaces:" : "Marketplaces: none");
       for (const [name, record] of markets) lines.push(`  ${name}: ${record.sourceType} ${record.source}`);
       const ids = Object.keys(state.installed).sort();
-      lines.push("", ids.length > 0 ? "Plugins:" : "Plugins: none (add one with: deep-acp plugins add <directory or marketplace.json>)");
+      lines.push(
+        "",
+        ids.length > 0
+          ? "Plugins:"
+          : "Plugins: none (add one with: deep-acp plugins add <directory or marketplace.json>)",
+      );
       for (const id of ids) {
         const installed = state.installed[id]!;
         const name = splitPluginId(id)?.name ?? id;
@@ -158,7 +212,8 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
         }
       }
       for (const id of Object.keys(state.enabled)) {
-        if (!state.installed[id]) diagnostics.push({ severity: "warning", source: `plugin ${id}`, message: "enabled but not installed" });
+        if (!state.installed[id])
+          diagnostics.push({ severity: "warning", source: `plugin ${id}`, message: "enabled but not installed" });
       }
       if (diagnostics.length > 0) lines.push("", "Problems:", ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`));
       return { text: lines.join("\n"), exitCode: 0 };
@@ -183,11 +238,17 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
         try {
           await mkdir(dataDir(id), { recursive: true, mode: 0o700 });
         } catch (error) {
-          return { text: `Cannot create the plugin data directory ${dataDir(id)}: ${errorMessage(error)}`, exitCode: 1 };
+          return {
+            text: `Cannot create the plugin data directory ${dataDir(id)}: ${errorMessage(error)}`,
+            exitCode: 1,
+          };
         }
         state.enabled[id] = inspected.plugin.fingerprint;
         state.consentFiles[id] = inspected.plugin.files;
-        return { text: `Enabled ${id}. Enabling is your consent to everything below.\n\n${text}\n\n${RELOAD_NOTE}`, exitCode: 0 };
+        return {
+          text: `Enabled ${id}. Enabling is your consent to everything below.\n\n${text}\n\n${RELOAD_NOTE}`,
+          exitCode: 0,
+        };
       });
     },
 
@@ -203,9 +264,12 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
 
     remove(id) {
       return mutate(async (state) => {
-        const ids = splitPluginId(id) ? [id] : Object.keys(state.installed).filter((candidate) => splitPluginId(candidate)?.marketplace === id);
+        const ids = splitPluginId(id)
+          ? [id]
+          : Object.keys(state.installed).filter((candidate) => splitPluginId(candidate)?.marketplace === id);
         const isMarketplace = !splitPluginId(id) && id in state.marketplaces;
-        if (!isMarketplace && !ids.some((candidate) => state.installed[candidate] || candidate in state.enabled)) return notInstalled(id, state);
+        if (!isMarketplace && !ids.some((candidate) => state.installed[candidate] || candidate in state.enabled))
+          return notInstalled(id, state);
         const lines: string[] = [];
         for (const pluginId of ids) {
           const installed = state.installed[pluginId];
@@ -228,9 +292,15 @@ export function createPluginsCli(options: PluginsCliOptions): PluginsCli {
 
 function notInstalled(id: string, state: PluginState): CliResult {
   const ids = Object.keys(state.installed).sort();
-  return { text: `Plugin '${id}' is not installed.${ids.length > 0 ? ` Installed: ${ids.join(", ")}` : ""}`, exitCode: 1 };
+  return {
+    text: `Plugin '${id}' is not installed.${ids.length > 0 ? ` Installed: ${ids.join(", ")}` : ""}`,
+    exitCode: 1,
+  };
 }
 
 function brokenPlugin(id: string, diagnostics: readonly Diagnostic[]): CliResult {
-  return { text: [`Plugin ${id} cannot be loaded:`, ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`)].join("\n"), exitCode: 1 };
+  return {
+    text: [`Plugin ${id} cannot be loaded:`, ...diagnostics.map((d) => `  ${formatDiagnostic(d)}`)].join("\n"),
+    exitCode: 1,
+  };
 }

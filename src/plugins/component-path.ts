@@ -13,7 +13,12 @@ export type ComponentPathOptions = {
  * absolute, and its real path must stay inside the real plugin root (a symlink may not lead out).
  * A path that does not exist yet is resolved lexically under the real root.
  */
-export async function resolveComponentPath(declaration: unknown, root: string, field: string, options: ComponentPathOptions = {}): Promise<ComponentPathResult> {
+export async function resolveComponentPath(
+  declaration: unknown,
+  root: string,
+  field: string,
+  options: ComponentPathOptions = {},
+): Promise<ComponentPathResult> {
   const fail = (why: string): ComponentPathResult => ({ ok: false, error: `${field}: ${why}; ignored` });
   if (typeof declaration !== "string") return fail("expected a path string");
   if (!declaration.startsWith("./")) return fail(`'${declaration}' must start with './' (relative to the plugin root)`);
@@ -23,7 +28,8 @@ export async function resolveComponentPath(declaration: unknown, root: string, f
   }
   const segments = rest.split(/[\\/]+/).filter((segment) => segment !== "" && segment !== ".");
   if (segments.includes("..")) return fail(`'${declaration}' must not contain '..'`);
-  if (isAbsolute(rest) || win32.isAbsolute(rest) || /^[A-Za-z]:/.test(rest)) return fail(`'${declaration}' must stay within the plugin root`);
+  if (isAbsolute(rest) || win32.isAbsolute(rest) || /^[A-Za-z]:/.test(rest))
+    return fail(`'${declaration}' must stay within the plugin root`);
   let realRoot: string;
   try {
     realRoot = await realpath(root);
@@ -33,7 +39,8 @@ export async function resolveComponentPath(declaration: unknown, root: string, f
   const lexical = join(realRoot, ...segments);
   const real = await realpathOfExistingPrefix(lexical);
   const rel = relative(realRoot, real);
-  if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) return fail(`'${declaration}' resolves to ${real}, outside the plugin root`);
+  if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel))
+    return fail(`'${declaration}' resolves to ${real}, outside the plugin root`);
   return { ok: true, path: real };
 }
 

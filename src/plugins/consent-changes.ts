@@ -13,5 +13,7 @@ export function consentChanges(state: PluginState, id: string, plugin: PluginIns
   if (!before) return ["the consent now covers every file of the plugin, not only its hook and MCP definitions"];
   const changes = describeDigestChanges(before, plugin.files);
   if (changes.length === 0) return ["its hook or MCP definitions changed"];
-  return changes.length > MAX_LISTED ? [...changes.slice(0, MAX_LISTED), `${changes.length - MAX_LISTED} more`] : changes;
+  return changes.length > MAX_LISTED
+    ? [...changes.slice(0, MAX_LISTED), `${changes.length - MAX_LISTED} more`]
+    : changes;
 }

@@ -6,7 +6,9 @@ import { isPlainObject } from "./manifest.js";
 export type HookCommandSummary = { event: string; matcher?: string; command: string; file: string };
 
 /** Parsed hooks documents of a plugin (file path -> document), for consent text and fingerprints. */
-export async function readHookDocuments(files: readonly string[]): Promise<{ documents: Record<string, unknown>; errors: string[] }> {
+export async function readHookDocuments(
+  files: readonly string[],
+): Promise<{ documents: Record<string, unknown>; errors: string[] }> {
   const documents: Record<string, unknown> = {};
   const errors: string[] = [];
   for (const file of files) {

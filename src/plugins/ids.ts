@@ -16,7 +16,11 @@ export function isValidPluginName(name: unknown, allowAt = true): name is string
 
 /** A directory name for an arbitrary id: readable slug plus a hash so distinct ids never collide. */
 export function pluginDataKey(id: string): string {
-  const slug = id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48) || "plugin";
+  const slug =
+    id
+      .replace(/[^A-Za-z0-9_-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 48) || "plugin";
   return `${slug}-${sha256(id).slice(0, 16)}`;
 }
 

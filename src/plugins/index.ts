@@ -8,5 +8,10 @@ export { inspectPlugin, type PluginInspection } from "./inspect.js";
 export { consentText } from "./consent.js";
 export { createPluginStateStore, PluginStateError, type PluginState, type PluginStateStore } from "./state.js";
 export { resolveAddTarget, type AddTarget, type Marketplace, type MarketplaceEntry } from "./marketplace.js";
-export { loadEnabledPlugins, type LoadedPlugin, type LoadEnabledPluginsOptions, type PluginHookSource } from "./load.js";
+export {
+  loadEnabledPlugins,
+  type LoadedPlugin,
+  type LoadEnabledPluginsOptions,
+  type PluginHookSource,
+} from "./load.js";
 export { createPluginsCli, type PluginsCli, type PluginsCliOptions, type CliResult } from "./cli.js";

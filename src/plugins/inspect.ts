@@ -24,9 +24,15 @@ export type PluginInspection = {
 };
 
 /** Reads a plugin directory; undefined (with diagnostics) when it is missing or its manifest is broken. */
-export async function inspectPlugin(root: string, fallbackName: string): Promise<{ plugin?: PluginInspection; diagnostics: Diagnostic[] }> {
+export async function inspectPlugin(
+  root: string,
+  fallbackName: string,
+): Promise<{ plugin?: PluginInspection; diagnostics: Diagnostic[] }> {
   const realRoot = await realpath(root).catch(() => undefined);
-  if (!realRoot) return { diagnostics: [{ severity: "error", source: root, message: "plugin directory is missing; re-add the plugin" }] };
+  if (!realRoot)
+    return {
+      diagnostics: [{ severity: "error", source: root, message: "plugin directory is missing; re-add the plugin" }],
+    };
   const manifestLoad = await loadPluginManifest(realRoot, fallbackName);
   const diagnostics = [...manifestLoad.diagnostics];
   const manifest = manifestLoad.manifest;
@@ -36,16 +42,42 @@ export async function inspectPlugin(root: string, fallbackName: string): Promise
   const mcp = await declaredMcpServers(inventory.mcpFiles, manifest.inlineMcp);
   diagnostics.push(...mcp.diagnostics);
   const hooks = await readHookDocuments(inventory.hookFiles);
-  for (const error of hooks.errors) diagnostics.push({ severity: "error", source: realRoot, message: `hooks file unreadable (the hooks loader will report it too): ${error}` });
+  for (const error of hooks.errors)
+    diagnostics.push({
+      severity: "error",
+      source: realRoot,
+      message: `hooks file unreadable (the hooks loader will report it too): ${error}`,
+    });
   const hookCommands = Object.entries(hooks.documents).flatMap(([file, document]) => summarizeHooks(document, file));
-  if (manifest.inlineHooks && manifest.manifestPath) hookCommands.push(...summarizeHooks(manifest.inlineHooks, manifest.manifestPath));
-  const relativeDocs = Object.fromEntries(Object.entries(hooks.documents).map(([file, document]) => [relative(realRoot, file), document]));
+  if (manifest.inlineHooks && manifest.manifestPath)
+    hookCommands.push(...summarizeHooks(manifest.inlineHooks, manifest.manifestPath));
+  const relativeDocs = Object.fromEntries(
+    Object.entries(hooks.documents).map(([file, document]) => [relative(realRoot, file), document]),
+  );
   // The tree, not just the definitions: a hook `node ${CLAUDE_PLUGIN_ROOT}/hook.mjs` runs hook.mjs's bytes.
   const files = await treeDigest(realRoot, { skipDirs: [".git"] });
   const fingerprint = sha256(
-    canonicalJson({ mcp: mcp.servers, hooks: relativeDocs, inlineHooks: manifest.inlineHooks ?? null, hookFiles: inventory.hookFiles.map((file) => relative(realRoot, file)), tree: digestOfDigests(files) }),
+    canonicalJson({
+      mcp: mcp.servers,
+      hooks: relativeDocs,
+      inlineHooks: manifest.inlineHooks ?? null,
+      hookFiles: inventory.hookFiles.map((file) => relative(realRoot, file)),
+      tree: digestOfDigests(files),
+    }),
   );
-  return { plugin: { root: realRoot, manifest, inventory, declaredMcp: mcp.servers, hookCommands, files, fingerprint, diagnostics }, diagnostics };
+  return {
+    plugin: {
+      root: realRoot,
+      manifest,
+      inventory,
+      declaredMcp: mcp.servers,
+      hookCommands,
+      files,
+      fingerprint,
+      diagnostics,
+    },
+    diagnostics,
+  };
 }
 
 function sha256(text: string): string {

@@ -25,7 +25,9 @@ export async function installPluginCopy(options: InstallCopyOptions): Promise<st
   await mkdir(options.pluginsDir, { recursive: true, mode: 0o700 });
   const realPlugins = await realpath(options.pluginsDir);
   if (realPlugins === realSource || realPlugins.startsWith(realSource + sep)) {
-    throw new PluginInstallError(`${options.sourceDir} contains the plugin store ${options.pluginsDir}; add the plugin's own directory instead`);
+    throw new PluginInstallError(
+      `${options.sourceDir} contains the plugin store ${options.pluginsDir}; add the plugin's own directory instead`,
+    );
   }
   const parent = join(options.pluginsDir, "cache", cacheSegment(options.marketplace), cacheSegment(options.name));
   await mkdir(parent, { recursive: true, mode: 0o700 });

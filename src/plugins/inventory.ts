@@ -25,17 +25,28 @@ export async function buildInventory(root: string, manifest: PluginManifest): Pr
   const existing = async (declaration: string, field: string, want: "dir" | "file"): Promise<string | undefined> => {
     const resolved = await resolveComponentPath(declaration, root, field);
     if (!resolved.ok) {
-      if (await kind(join(root, declaration)) !== "missing") diagnostics.push({ severity: "warning", source: root, message: resolved.error });
+      if ((await kind(join(root, declaration))) !== "missing")
+        diagnostics.push({ severity: "warning", source: root, message: resolved.error });
       return undefined;
     }
     return (await kind(resolved.path)) === want ? resolved.path : undefined;
   };
 
   const defaultSkills = await existing("./skills", "skills/", "dir");
-  const rootSkill = !defaultSkills && manifest.skills.length === 0 ? await existing("./SKILL.md", "SKILL.md", "file") : undefined;
-  const skillDirs = unique([...(defaultSkills ? [defaultSkills] : []), ...manifest.skills, ...(rootSkill ? [join(rootSkill, "..")] : [])]);
+  const rootSkill =
+    !defaultSkills && manifest.skills.length === 0 ? await existing("./SKILL.md", "SKILL.md", "file") : undefined;
+  const skillDirs = unique([
+    ...(defaultSkills ? [defaultSkills] : []),
+    ...manifest.skills,
+    ...(rootSkill ? [join(rootSkill, "..")] : []),
+  ]);
   for (const dir of manifest.skills) {
-    if ((await kind(dir)) === "missing") diagnostics.push({ severity: "warning", source: manifest.manifestPath ?? root, message: `skills path ${dir} does not exist` });
+    if ((await kind(dir)) === "missing")
+      diagnostics.push({
+        severity: "warning",
+        source: manifest.manifestPath ?? root,
+        message: `skills path ${dir} does not exist`,
+      });
   }
 
   const defaultMcp = await existing("./.mcp.json", ".mcp.json", "file");
@@ -48,8 +59,14 @@ export async function buildInventory(root: string, manifest: PluginManifest): Pr
     const file = (await kind(path)) === "dir" ? join(path, "hooks.json") : path;
     const source = manifest.manifestPath ?? root;
     const real = await realpath(file).catch(() => undefined);
-    if (real === undefined || (await kind(real)) !== "file") diagnostics.push({ severity: "warning", source, message: `hooks: ${file} does not exist; ignored` });
-    else if (!(await isInsideRoot(real, root))) diagnostics.push({ severity: "warning", source, message: `hooks: ${file} resolves to ${real}, outside the plugin root; ignored` });
+    if (real === undefined || (await kind(real)) !== "file")
+      diagnostics.push({ severity: "warning", source, message: `hooks: ${file} does not exist; ignored` });
+    else if (!(await isInsideRoot(real, root)))
+      diagnostics.push({
+        severity: "warning",
+        source,
+        message: `hooks: ${file} resolves to ${real}, outside the plugin root; ignored`,
+      });
     else hookFiles.push(real);
   }
 
@@ -57,7 +74,11 @@ export async function buildInventory(root: string, manifest: PluginManifest): Pr
   for (const name of ["agents", "commands"]) {
     if ((await kind(join(root, name))) === "dir") {
       unsupported.push(name);
-      diagnostics.push({ severity: "info", source: join(root, name), message: `plugin ${name}/ are not supported by deep-acp; ignored` });
+      diagnostics.push({
+        severity: "info",
+        source: join(root, name),
+        message: `plugin ${name}/ are not supported by deep-acp; ignored`,
+      });
     }
   }
   return { skillDirs, mcpFiles, hookFiles: unique(hookFiles), unsupported, diagnostics };

@@ -68,7 +68,11 @@ export async function loadEnabledPlugins(options: LoadEnabledPluginsOptions): Pr
     const parts = splitPluginId(id);
     const installed = state.installed[id];
     if (!parts || !installed) {
-      diagnostics.push({ severity: "warning", source, message: "enabled but not installed; ignored (deep-acp plugins add <source> to install it)" });
+      diagnostics.push({
+        severity: "warning",
+        source,
+        message: "enabled but not installed; ignored (deep-acp plugins add <source> to install it)",
+      });
       continue;
     }
     const inspected = await inspectPlugin(installed.installPath, parts.name);
@@ -88,14 +92,23 @@ export async function loadEnabledPlugins(options: LoadEnabledPluginsOptions): Pr
       try {
         await mkdir(dataDir, { recursive: true, mode: 0o700 });
       } catch (error) {
-        diagnostics.push({ severity: "warning", source, message: `cannot create data directory ${dataDir}: ${errorMessage(error)}` });
+        diagnostics.push({
+          severity: "warning",
+          source,
+          message: `cannot create data directory ${dataDir}: ${errorMessage(error)}`,
+        });
       }
     }
-    const env = pluginEnvironment({ root: plugin.root, dataDir, ...(options.projectRoot !== undefined ? { projectDir: options.projectRoot } : {}) });
+    const env = pluginEnvironment({
+      root: plugin.root,
+      dataDir,
+      ...(options.projectRoot !== undefined ? { projectDir: options.projectRoot } : {}),
+    });
     const mcp = scopeMcpServers(id, plugin.root, plugin.declaredMcp, env);
     const hookBase = { scope: "plugin" as const, pluginId: id, pluginRoot: plugin.root, pluginDataDir: dataDir };
     const hooks: PluginHookSource[] = plugin.inventory.hookFiles.map((file) => ({ ...hookBase, file }));
-    if (plugin.manifest.inlineHooks && plugin.manifest.manifestPath) hooks.push({ ...hookBase, file: plugin.manifest.manifestPath, content: plugin.manifest.inlineHooks });
+    if (plugin.manifest.inlineHooks && plugin.manifest.manifestPath)
+      hooks.push({ ...hookBase, file: plugin.manifest.manifestPath, content: plugin.manifest.inlineHooks });
     const loaded: LoadedPlugin = {
       id,
       name: parts.name,
@@ -103,7 +116,13 @@ export async function loadEnabledPlugins(options: LoadEnabledPluginsOptions): Pr
       root: plugin.root,
       dataDir,
       env,
-      skillSources: plugin.inventory.skillDirs.map((dir) => ({ dir, scope: "plugin", label: `Plugin: ${id}`, pluginId: id, owner: plugin.root })),
+      skillSources: plugin.inventory.skillDirs.map((dir) => ({
+        dir,
+        scope: "plugin",
+        label: `Plugin: ${id}`,
+        pluginId: id,
+        owner: plugin.root,
+      })),
       mcpServers: mcp.servers,
       mcpServerNames: mcp.names,
       hooks,

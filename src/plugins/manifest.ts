@@ -6,7 +6,11 @@ import { resolveComponentPath } from "./component-path.js";
 import { isValidPluginName } from "./ids.js";
 
 /** Looked up in this order under the plugin root; the manifest itself is optional. */
-export const MANIFEST_PATHS = ["plugin.json", join(".claude-plugin", "plugin.json"), join(".codex-plugin", "plugin.json")];
+export const MANIFEST_PATHS = [
+  "plugin.json",
+  join(".claude-plugin", "plugin.json"),
+  join(".codex-plugin", "plugin.json"),
+];
 
 export type PluginManifest = {
   name: string;
@@ -30,7 +34,13 @@ export type ManifestLoad = { manifest?: PluginManifest; diagnostics: Diagnostic[
 export async function findManifest(root: string): Promise<string | undefined> {
   for (const rel of MANIFEST_PATHS) {
     const path = join(root, rel);
-    if (await stat(path).then((info) => info.isFile(), () => false)) return path;
+    if (
+      await stat(path).then(
+        (info) => info.isFile(),
+        () => false,
+      )
+    )
+      return path;
   }
   return undefined;
 }
@@ -49,17 +59,21 @@ export async function loadPluginManifest(root: string, fallbackName: string): Pr
     }
     return { manifest: { name: fallbackName, skills: [], mcpFiles: [], hookPaths: [] }, diagnostics };
   }
-  const error = (message: string): ManifestLoad => ({ diagnostics: [{ severity: "error", source: manifestPath, message }] });
+  const error = (message: string): ManifestLoad => ({
+    diagnostics: [{ severity: "error", source: manifestPath, message }],
+  });
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(manifestPath, "utf8"));
   } catch (cause) {
     return error(`plugin skipped: cannot read manifest: ${errorMessage(cause)}`);
   }
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return error("plugin skipped: manifest must be a JSON object");
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    return error("plugin skipped: manifest must be a JSON object");
   const data = raw as Record<string, unknown>;
   const name = isValidPluginName(data.name) ? data.name : isValidPluginName(fallbackName) ? fallbackName : undefined;
-  if (name === undefined) return error(`plugin skipped: invalid plugin name ${JSON.stringify(data.name)} (non-empty, no whitespace)`);
+  if (name === undefined)
+    return error(`plugin skipped: invalid plugin name ${JSON.stringify(data.name)} (non-empty, no whitespace)`);
   const manifest: PluginManifest = { name, manifestPath, skills: [], mcpFiles: [], hookPaths: [] };
   if (typeof data.version === "string" && data.version.trim()) manifest.version = data.version.trim();
   if (typeof data.displayName === "string") manifest.displayName = data.displayName;
@@ -77,7 +91,10 @@ export async function loadPluginManifest(root: string, fallbackName: string): Pr
   };
   if (data.skills !== undefined) manifest.skills = await paths(data.skills, "skills");
   if (isPlainObject(data.mcpServers) || (Array.isArray(data.mcpServers) && data.mcpServers.every(isPlainObject))) {
-    const inline = Object.assign({}, ...(Array.isArray(data.mcpServers) ? data.mcpServers : [data.mcpServers])) as Record<string, unknown>;
+    const inline = Object.assign(
+      {},
+      ...(Array.isArray(data.mcpServers) ? data.mcpServers : [data.mcpServers]),
+    ) as Record<string, unknown>;
     if (Object.keys(inline).length > 0) manifest.inlineMcp = inline;
   } else if (data.mcpServers !== undefined) {
     manifest.mcpFiles = await paths(data.mcpServers, "mcpServers");

@@ -6,7 +6,10 @@ import { resolveComponentPath } from "./component-path.js";
 import { isValidPluginName } from "./ids.js";
 import { findManifest, isPlainObject } from "./manifest.js";
 
-export const MARKETPLACE_MANIFEST_PATHS = [join(".claude-plugin", "marketplace.json"), join(".agents", "plugins", "marketplace.json")];
+export const MARKETPLACE_MANIFEST_PATHS = [
+  join(".claude-plugin", "marketplace.json"),
+  join(".agents", "plugins", "marketplace.json"),
+];
 
 /** A plugin listed by a marketplace, with its local directory resolved. */
 export type MarketplaceEntry = { name: string; dir: string; version?: string; description?: string };
@@ -34,14 +37,19 @@ const REMOTE_ONLY =
 /** Classifies a `plugins add` argument: a marketplace directory or JSON file, or a bare plugin directory. */
 export async function resolveAddTarget(raw: string, cwd: string, home: string): Promise<AddTargetResult> {
   const value = raw.trim();
-  if (!value) return { ok: false, error: "missing SOURCE (a marketplace directory, marketplace JSON file or plugin directory)" };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[\w.-]+@[^:/]+:/.test(value)) return { ok: false, error: `'${value}': ${REMOTE_ONLY}` };
+  if (!value)
+    return { ok: false, error: "missing SOURCE (a marketplace directory, marketplace JSON file or plugin directory)" };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[\w.-]+@[^:/]+:/.test(value))
+    return { ok: false, error: `'${value}': ${REMOTE_ONLY}` };
   const expanded = value === "~" ? home : value.startsWith("~/") ? join(home, value.slice(2)) : value;
   const path = isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
   const info = await stat(path).catch(() => undefined);
   if (!info) {
     const remoteLike = /^[\w.-]+\/[\w.-]+([#@].*)?$/.test(value) && !value.startsWith(".");
-    return { ok: false, error: remoteLike ? `'${value}' is not a local path; ${REMOTE_ONLY}` : `${path} does not exist` };
+    return {
+      ok: false,
+      error: remoteLike ? `'${value}' is not a local path; ${REMOTE_ONLY}` : `${path} does not exist`,
+    };
   }
   if (info.isFile()) {
     if (!path.endsWith(".json")) return { ok: false, error: `${path}: a marketplace file must be a .json file` };
@@ -50,7 +58,13 @@ export async function resolveAddTarget(raw: string, cwd: string, home: string): 
   if (!info.isDirectory()) return { ok: false, error: `${path} is neither a file nor a directory` };
   for (const rel of MARKETPLACE_MANIFEST_PATHS) {
     const manifest = join(path, rel);
-    if (await stat(manifest).then((s) => s.isFile(), () => false)) return loadMarketplace(manifest, "directory", path);
+    if (
+      await stat(manifest).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      return loadMarketplace(manifest, "directory", path);
   }
   if (await looksLikePlugin(path)) return { ok: true, target: { kind: "plugin", dir: path } };
   return {
@@ -62,7 +76,13 @@ export async function resolveAddTarget(raw: string, cwd: string, home: string): 
 async function looksLikePlugin(dir: string): Promise<boolean> {
   if (await findManifest(dir)) return true;
   for (const rel of ["skills", "SKILL.md", ".mcp.json", join("hooks", "hooks.json")]) {
-    if (await stat(join(dir, rel)).then(() => true, () => false)) return true;
+    if (
+      await stat(join(dir, rel)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -75,7 +95,11 @@ function marketplaceRoot(manifestPath: string): string {
   return dirname(manifestPath);
 }
 
-async function loadMarketplace(manifestPath: string, sourceType: "directory" | "file", source: string): Promise<AddTargetResult> {
+async function loadMarketplace(
+  manifestPath: string,
+  sourceType: "directory" | "file",
+  source: string,
+): Promise<AddTargetResult> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(manifestPath, "utf8"));
@@ -83,8 +107,13 @@ async function loadMarketplace(manifestPath: string, sourceType: "directory" | "
     return { ok: false, error: `${manifestPath}: ${errorMessage(error)}` };
   }
   if (!isPlainObject(raw)) return { ok: false, error: `${manifestPath}: a marketplace manifest must be a JSON object` };
-  if (!isValidPluginName(raw.name, false)) return { ok: false, error: `${manifestPath}: invalid marketplace name ${JSON.stringify(raw.name)} (non-empty, no whitespace, no '@')` };
-  if (!Array.isArray(raw.plugins)) return { ok: false, error: `${manifestPath}: marketplace '${raw.name}' must have a "plugins" array` };
+  if (!isValidPluginName(raw.name, false))
+    return {
+      ok: false,
+      error: `${manifestPath}: invalid marketplace name ${JSON.stringify(raw.name)} (non-empty, no whitespace, no '@')`,
+    };
+  if (!Array.isArray(raw.plugins))
+    return { ok: false, error: `${manifestPath}: marketplace '${raw.name}' must have a "plugins" array` };
   const root = marketplaceRoot(manifestPath);
   const diagnostics: Diagnostic[] = [];
   const warn = (message: string) => diagnostics.push({ severity: "warning", source: manifestPath, message });
@@ -105,7 +134,12 @@ async function loadMarketplace(manifestPath: string, sourceType: "directory" | "
       warn(`plugins[${index}] has an invalid name ${JSON.stringify(entry.name)}; skipped`);
       continue;
     }
-    const declared = typeof entry.source === "string" ? entry.source : isPlainObject(entry.source) && entry.source.source === "local" ? entry.source.path : undefined;
+    const declared =
+      typeof entry.source === "string"
+        ? entry.source
+        : isPlainObject(entry.source) && entry.source.source === "local"
+          ? entry.source.path
+          : undefined;
     if (declared === undefined) {
       const kind = isPlainObject(entry.source) ? String(entry.source.source) : typeof entry.source;
       warn(`plugin '${entry.name}' has source type '${kind}' and was skipped: ${REMOTE_ONLY}`);
@@ -116,7 +150,12 @@ async function loadMarketplace(manifestPath: string, sourceType: "directory" | "
       warn(resolved.error);
       continue;
     }
-    if (!(await stat(resolved.path).then((s) => s.isDirectory(), () => false))) {
+    if (
+      !(await stat(resolved.path).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    ) {
       warn(`plugin '${entry.name}': ${resolved.path} is not a directory; skipped`);
       continue;
     }

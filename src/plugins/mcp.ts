@@ -17,7 +17,10 @@ export function serverMap(document: unknown): Record<string, unknown> {
 }
 
 /** The plugin's servers under their declared names, unsubstituted: `.mcp.json` files first, inline manifest entries win. */
-export async function declaredMcpServers(mcpFiles: readonly string[], inline: Record<string, unknown> | undefined): Promise<DeclaredMcpServers> {
+export async function declaredMcpServers(
+  mcpFiles: readonly string[],
+  inline: Record<string, unknown> | undefined,
+): Promise<DeclaredMcpServers> {
   const diagnostics: Diagnostic[] = [];
   const servers: Record<string, Record<string, unknown>> = {};
   const take = (map: Record<string, unknown>, source: string) => {
@@ -30,7 +33,11 @@ export async function declaredMcpServers(mcpFiles: readonly string[], inline: Re
     try {
       take(serverMap(JSON.parse(await readFile(file, "utf8"))), file);
     } catch (error) {
-      diagnostics.push({ severity: "error", source: file, message: `plugin MCP config skipped: ${errorMessage(error)}` });
+      diagnostics.push({
+        severity: "error",
+        source: file,
+        message: `plugin MCP config skipped: ${errorMessage(error)}`,
+      });
     }
   }
   if (inline) take(serverMap(inline), "plugin.json mcpServers");
@@ -51,7 +58,8 @@ export function scopeMcpServers(
   const names: Record<string, string> = {};
   for (const [name, raw] of Object.entries(declared)) {
     const server = substitutePluginVariables(raw, env);
-    if (typeof server.cwd === "string" && server.cwd !== "" && !isAbsolute(server.cwd)) server.cwd = resolve(root, server.cwd);
+    if (typeof server.cwd === "string" && server.cwd !== "" && !isAbsolute(server.cwd))
+      server.cwd = resolve(root, server.cwd);
     if (typeof server.command === "string") server.env = { ...env, ...(isPlainObject(server.env) ? server.env : {}) };
     const scoped = scopedMcpServerName(pluginId, name);
     servers[scoped] = server;

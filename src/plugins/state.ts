@@ -51,7 +51,8 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
     if (read.state === "missing") return {};
     if (read.state === "invalid") return bad(read.reason);
     const raw = read.value;
-    if (raw.version !== undefined && (typeof raw.version !== "number" || raw.version > VERSION)) return bad(`unsupported version ${JSON.stringify(raw.version)}`);
+    if (raw.version !== undefined && (typeof raw.version !== "number" || raw.version > VERSION))
+      return bad(`unsupported version ${JSON.stringify(raw.version)}`);
     return raw;
 
     function bad(message: string): Record<string, unknown> {
@@ -92,7 +93,9 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
     const consentFiles = isPlainObject(s.consentFiles) ? s.consentFiles : {};
     for (const [id, files] of Object.entries(consentFiles)) {
       if (!(id in state.enabled) || !isPlainObject(files)) continue;
-      state.consentFiles[id] = Object.fromEntries(Object.entries(files).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+      state.consentFiles[id] = Object.fromEntries(
+        Object.entries(files).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+      );
     }
     return { state, diagnostics };
   }
@@ -102,7 +105,10 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
     loadForUpdate: async () => (await read(true)).state,
     async save(state) {
       const marketplaces = Object.fromEntries(
-        Object.entries(state.marketplaces).map(([name, r]) => [name, { source_type: r.sourceType, source: r.source, install_location: r.installLocation }]),
+        Object.entries(state.marketplaces).map(([name, r]) => [
+          name,
+          { source_type: r.sourceType, source: r.source, install_location: r.installLocation },
+        ]),
       );
       const ids = Object.keys(state.enabled).sort();
       await writeFileAtomic(files.marketplaces, json({ version: VERSION, marketplaces }));
@@ -113,7 +119,9 @@ export function createPluginStateStore(stateDir: string): PluginStateStore {
           version: VERSION,
           enabledPlugins: Object.fromEntries(ids.map((id) => [id, true])),
           consent: Object.fromEntries(ids.map((id) => [id, state.enabled[id]])),
-          consentFiles: Object.fromEntries(ids.filter((id) => state.consentFiles[id]).map((id) => [id, state.consentFiles[id]])),
+          consentFiles: Object.fromEntries(
+            ids.filter((id) => state.consentFiles[id]).map((id) => [id, state.consentFiles[id]]),
+          ),
         }),
       );
     },

@@ -23,11 +23,15 @@ export function pluginEnvironment(vars: PluginVariables): Record<string, string>
  */
 export function substitutePluginVariables<T>(value: T, env: Readonly<Record<string, string>>): T {
   if (typeof value === "string") {
-    return value.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) => (Object.hasOwn(env, name) ? env[name]! : whole)) as T;
+    return value.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) =>
+      Object.hasOwn(env, name) ? env[name]! : whole,
+    ) as T;
   }
   if (Array.isArray(value)) return value.map((item) => substitutePluginVariables(item, env)) as T;
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substitutePluginVariables(item, env)])) as T;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, substitutePluginVariables(item, env)]),
+    ) as T;
   }
   return value;
 }

@@ -18,7 +18,14 @@ const TAIL_CHARS = 2000;
 
 export function createSessionBackground(options: SessionBackgroundOptions) {
   const limits = { maxProcesses: 8, keepChars: 200_000 };
-  const processes = createBackgroundProcesses({ get maxProcesses() { return limits.maxProcesses; }, get keepChars() { return limits.keepChars; } });
+  const processes = createBackgroundProcesses({
+    get maxProcesses() {
+      return limits.maxProcesses;
+    },
+    get keepChars() {
+      return limits.keepChars;
+    },
+  });
   const refreshMs = options.refreshMs ?? 1000;
 
   const host: BackgroundHost & { shell?: SandboxBackendProtocol } = {
@@ -37,7 +44,12 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
       let timer: NodeJS.Timeout | undefined;
       const refresh = () => {
         timer = undefined;
-        emit({ type: "tool_call_update", toolCallId, content: [{ type: "text", text: "```\n" + tail + "\n```" }], fallbackOnly: true });
+        emit({
+          type: "tool_call_update",
+          toolCallId,
+          content: [{ type: "text", text: "```\n" + tail + "\n```" }],
+          fallbackOnly: true,
+        });
       };
       try {
         return processes.start(command, spec, {
@@ -49,7 +61,13 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
           onExit(exit) {
             if (timer) clearTimeout(timer);
             const text = "```\n" + (tail || "<no output>") + "\n```\n" + describeExit(exit);
-            emit({ type: "tool_call_update", toolCallId, status: exit.stopped || exit.exitCode === 0 ? "completed" : "failed", content: [{ type: "text", text }], rawOutput: { exitCode: exit.exitCode, signal: exit.signal, stopped: exit.stopped } });
+            emit({
+              type: "tool_call_update",
+              toolCallId,
+              status: exit.stopped || exit.exitCode === 0 ? "completed" : "failed",
+              content: [{ type: "text", text }],
+              rawOutput: { exitCode: exit.exitCode, signal: exit.signal, stopped: exit.stopped },
+            });
           },
         });
       } catch (error) {
@@ -65,7 +83,10 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
   return {
     host,
     /** Limits from config.toml and the shell commands run in (local or bubblewrap); returns what tools use. */
-    prepare(config: { max_background_processes: number; background_output_chars: number }, shell: SandboxBackendProtocol | undefined): BackgroundHost {
+    prepare(
+      config: { max_background_processes: number; background_output_chars: number },
+      shell: SandboxBackendProtocol | undefined,
+    ): BackgroundHost {
       limits.maxProcesses = config.max_background_processes;
       limits.keepChars = config.background_output_chars;
       host.shell = shell;
@@ -74,8 +95,12 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
     /** Markdown for /ps. */
     describe(now: Date): string {
       const list = processes.list();
-      if (list.length === 0) return "No background processes. The agent starts them with `execute` and `background: true`.";
-      const lines = list.map((p) => `- \`${p.id}\` ${p.exit ? describeExit(p.exit) : `running for ${duration(now.getTime() - p.startedAt.getTime())}`} (pid ${p.pid ?? "?"}): \`${p.command}\``);
+      if (list.length === 0)
+        return "No background processes. The agent starts them with `execute` and `background: true`.";
+      const lines = list.map(
+        (p) =>
+          `- \`${p.id}\` ${p.exit ? describeExit(p.exit) : `running for ${duration(now.getTime() - p.startedAt.getTime())}`} (pid ${p.pid ?? "?"}): \`${p.command}\``,
+      );
       return `**Background processes**\n\n${lines.join("\n")}\n\nStop one with \`/ps stop ID\`.`;
     },
     /** `/ps stop ID`: a line for the user. */
@@ -92,5 +117,9 @@ export type SessionBackground = ReturnType<typeof createSessionBackground>;
 
 function duration(ms: number): string {
   const s = Math.round(ms / 1000);
-  return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return s < 60
+    ? `${s} s`
+    : s < 3600
+      ? `${Math.floor(s / 60)} min ${s % 60} s`
+      : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }

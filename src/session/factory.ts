@@ -4,7 +4,13 @@ import type { Diagnostic } from "../util/diagnostics.js";
 import { ForkPointError } from "./errors.js";
 import type { SessionCollaborators, SessionOptions, SessionServices } from "./services.js";
 import { Session } from "./session.js";
-import { STATE_ATTACHMENT, type SessionMeta, restoreSession, type ReplayItem, type SessionRecord } from "../transcript/index.js";
+import {
+  STATE_ATTACHMENT,
+  type SessionMeta,
+  restoreSession,
+  type ReplayItem,
+  type SessionRecord,
+} from "../transcript/index.js";
 
 /**
  * Builds the collaborators for the id the client will see. The factory calls it once it has
@@ -38,22 +44,42 @@ export type OpenedSession = {
  * The one place a Session is built. Throws the store's SessionNotFoundError /
  * InvalidSessionIdError for an unknown source, ForkPointError for an unknown fork point.
  */
-export async function createSession(services: SessionServices, source: SessionSource, bind: BindCollaborators): Promise<OpenedSession> {
-  const opened = source.kind === "new" ? fresh(source) : await stored(services, source.kind === "fork" ? await forkStored(services, source) : source.id, source);
+export async function createSession(
+  services: SessionServices,
+  source: SessionSource,
+  bind: BindCollaborators,
+): Promise<OpenedSession> {
+  const opened =
+    source.kind === "new"
+      ? fresh(source)
+      : await stored(services, source.kind === "fork" ? await forkStored(services, source) : source.id, source);
   const { id, ...options } = opened.options;
   // Bound here, to the id the session gets and the client will be told.
   const session = new Session({ id, ...options, services, ...bind(id) });
   return { session, replay: opened.replay, diagnostics: opened.diagnostics };
 }
 
-type Prepared = { options: Omit<SessionOptions, "services" | keyof SessionCollaborators>; replay: ReplayItem[]; diagnostics: Diagnostic[] };
+type Prepared = {
+  options: Omit<SessionOptions, "services" | keyof SessionCollaborators>;
+  replay: ReplayItem[];
+  diagnostics: Diagnostic[];
+};
 
 function fresh(source: Extract<SessionSource, { kind: "new" }>): Prepared {
-  const options = { id: randomUUID(), cwd: source.cwd, additionalDirectories: source.additionalDirectories ?? [], modelSpec: source.modelSpec };
+  const options = {
+    id: randomUUID(),
+    cwd: source.cwd,
+    additionalDirectories: source.additionalDirectories ?? [],
+    modelSpec: source.modelSpec,
+  };
   return { options, replay: [], diagnostics: [] };
 }
 
-async function stored(services: SessionServices, id: string, source: { cwd: string; additionalDirectories?: string[] }): Promise<Prepared> {
+async function stored(
+  services: SessionServices,
+  id: string,
+  source: { cwd: string; additionalDirectories?: string[] },
+): Promise<Prepared> {
   const { meta, records, diagnostics } = await services.sessions.read(id);
   const restored = restoreSession(records as unknown as SessionRecord[]);
   const snapshots = await readStateSnapshots(services, id);
@@ -76,7 +102,10 @@ async function storedOrDefaultModel(services: SessionServices, meta: SessionMeta
 }
 
 /** Copies the source's log up to the fork point under a new id; returns that id. */
-async function forkStored(services: SessionServices, source: Extract<SessionSource, { kind: "fork" }>): Promise<string> {
+async function forkStored(
+  services: SessionServices,
+  source: Extract<SessionSource, { kind: "fork" }>,
+): Promise<string> {
   const { records } = await services.sessions.read(source.sourceId);
   const typed = records as unknown as SessionRecord[];
   let upto: number | undefined;
@@ -103,7 +132,10 @@ function forkPoint(records: readonly SessionRecord[], messageId: string): number
   return next < 0 ? records.length : next;
 }
 
-async function readStateSnapshots(services: SessionServices, id: string): Promise<Record<string, StateSnapshot> | undefined> {
+async function readStateSnapshots(
+  services: SessionServices,
+  id: string,
+): Promise<Record<string, StateSnapshot> | undefined> {
   const data = await services.sessions.readAttachment(id, STATE_ATTACHMENT).catch(() => undefined);
   if (!data) return undefined;
   try {

@@ -2,5 +2,11 @@
 // one factory that builds every Session. acp/ loads this lazily, after `initialize` is answered.
 export { createSession, type BindCollaborators, type OpenedSession, type SessionSource } from "./factory.js";
 export type { Session } from "./session.js";
-export type { SessionCollaborators, SessionEvent, SessionEventSink, SessionFlags, SessionServices } from "./services.js";
+export type {
+  SessionCollaborators,
+  SessionEvent,
+  SessionEventSink,
+  SessionFlags,
+  SessionServices,
+} from "./services.js";
 export { selectRemote, type RemoteSelection } from "./remote-workspace.js";

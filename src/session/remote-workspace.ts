@@ -34,10 +34,22 @@ function inside(root: string, path: string): string | undefined {
 }
 
 /** The remote for a session, undefined for a local one; throws with a readable message on a bad spec. */
-export function selectRemote(cwd: string, roots: readonly string[], flags: SessionFlags, config: DeepAcpConfig): RemoteSelection | undefined {
+export function selectRemote(
+  cwd: string,
+  roots: readonly string[],
+  flags: SessionFlags,
+  config: DeepAcpConfig,
+): RemoteSelection | undefined {
   if (flags.remote) {
     const spec = parseRemoteUrl(flags.remote);
-    return { spec, url: formatRemoteUrl(spec), cwd: spec.path, roots: [spec.path], source: "--remote", unmapped: roots.filter((r) => r !== cwd) };
+    return {
+      spec,
+      url: formatRemoteUrl(spec),
+      cwd: spec.path,
+      roots: [spec.path],
+      source: "--remote",
+      unmapped: roots.filter((r) => r !== cwd),
+    };
   }
   const projects = Object.entries(config.remote.projects);
   let best: { local: string; url: string; rel: string } | undefined;
@@ -60,7 +72,14 @@ export function selectRemote(cwd: string, roots: readonly string[], flags: Sessi
     if (mapped) remoteRoots.push(mapped);
     else unmapped.push(root);
   }
-  return { spec: { ...base, path: remoteCwd }, url: formatRemoteUrl({ ...base, path: remoteCwd }), cwd: remoteCwd, roots: remoteRoots, source: `config.toml [remote.projects] "${best.local}"`, unmapped };
+  return {
+    spec: { ...base, path: remoteCwd },
+    url: formatRemoteUrl({ ...base, path: remoteCwd }),
+    cwd: remoteCwd,
+    roots: remoteRoots,
+    source: `config.toml [remote.projects] "${best.local}"`,
+    unmapped,
+  };
 }
 
 /** The editor dialog for a host key that known_hosts does not have. */

@@ -33,9 +33,7 @@ export type SessionFlags = ExtensionFlags & {
 };
 
 /** What a session reports beyond the agent's own events. */
-export type SessionEvent =
-  | AgentEvent
-  | { type: "session_info"; title?: string; updatedAt: string };
+export type SessionEvent = AgentEvent | { type: "session_info"; title?: string; updatedAt: string };
 
 export type SessionEventSink = (event: SessionEvent) => void;
 

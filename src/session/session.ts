@@ -3,7 +3,17 @@ import { createSessionBackground, type SessionBackground } from "./background.js
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { assembleTurn, compactNow, createSessionStart, promptText, renderContextReport, runPromptTurn, titleFrom, type PromptBlock, type SessionStart } from "../turn/index.js";
+import {
+  assembleTurn,
+  compactNow,
+  createSessionStart,
+  promptText,
+  renderContextReport,
+  runPromptTurn,
+  titleFrom,
+  type PromptBlock,
+  type SessionStart,
+} from "../turn/index.js";
 import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
 import { ExtensionHost } from "../extensions/index.js";
@@ -58,7 +68,11 @@ export class Session {
   readonly extensions: ExtensionHost;
   private readonly sessionStart: SessionStart;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
-  private readonly pendingNotices: Array<{ severity: "info" | "warning" | "error"; title: string; description?: string }> = [];
+  private readonly pendingNotices: Array<{
+    severity: "info" | "warning" | "error";
+    title: string;
+    description?: string;
+  }> = [];
 
   constructor(options: SessionOptions) {
     this.id = options.id;
@@ -80,7 +94,12 @@ export class Session {
     this.background = createSessionBackground({ sink: (event) => options.updates?.(event) });
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
-    this.journal = createJournal({ store: options.services.sessions, sessionId: this.id, logger: options.services.logger, persisted: options.persisted ?? false });
+    this.journal = createJournal({
+      store: options.services.sessions,
+      sessionId: this.id,
+      logger: options.services.logger,
+      persisted: options.persisted ?? false,
+    });
     this.sessionStart = createSessionStart(this.journal.persisted ? "resume" : "startup");
     this.extensions = new ExtensionHost({
       sessionId: this.id,
@@ -103,10 +122,17 @@ export class Session {
       stateSnapshots: restored?.stateSnapshots,
       services: options.services,
       // Only an editor can answer an unknown SSH host key.
-      ...(options.trustPrompter ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, knownHosts)).then(hostKeyAnswer) } : {}),
+      ...(options.trustPrompter
+        ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, knownHosts)).then(hostKeyAnswer) }
+        : {}),
       alongside: () => this.approvals.load(),
       onDiagnostics: (diagnostics) => {
-        for (const d of diagnostics) this.pendingNotices.push({ severity: d.severity === "info" ? "info" : d.severity, title: d.message, description: d.source });
+        for (const d of diagnostics)
+          this.pendingNotices.push({
+            severity: d.severity === "info" ? "info" : d.severity,
+            title: d.message,
+            description: d.source,
+          });
       },
     });
   }
@@ -131,9 +157,13 @@ export class Session {
 
   /** Starts the slow parts (config, backends, model client) in the background; prompts await them. */
   warmUp(): void {
-    void this.ensureWorkspace().catch((error) => this.services.logger.warn(`session ${this.id}: workspace setup failed`, error));
+    void this.ensureWorkspace().catch((error) =>
+      this.services.logger.warn(`session ${this.id}: workspace setup failed`, error),
+    );
     void this.ensureModel().catch(() => undefined);
-    void this.extensions.start().catch((error) => this.services.logger.warn(`session ${this.id}: loading extensions failed`, error));
+    void this.extensions
+      .start()
+      .catch((error) => this.services.logger.warn(`session ${this.id}: loading extensions failed`, error));
   }
 
   /** /reload: re-reads skills, memory, subagents, plugins, hooks, MCP config and config.toml. */
@@ -146,7 +176,11 @@ export class Session {
   }
 
   /** Runs a prompt turn (after any turn already running). `messageId` names the user message. */
-  async prompt(blocks: readonly PromptBlock[], sink: SessionEventSink, messageId: string = randomUUID()): Promise<TurnResult> {
+  async prompt(
+    blocks: readonly PromptBlock[],
+    sink: SessionEventSink,
+    messageId: string = randomUUID(),
+  ): Promise<TurnResult> {
     return this.turns.run(async (signal) => {
       let result: TurnResult;
       try {
@@ -165,11 +199,25 @@ export class Session {
    */
   async compact(instructions: string, sink: SessionEventSink): Promise<TurnResult & { message?: string }> {
     return this.turns.run(async (signal) => {
-      const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
+      const [workspace, model, { config }] = await Promise.all([
+        this.ensureWorkspace(),
+        this.ensureModel(),
+        this.services.config(),
+      ]);
       await this.ensurePersisted();
       const hooks = await this.extensions.hooks();
       const emit = (event: AgentEvent) => this.observe(event, sink);
-      const compacted = await compactNow({ sessionId: this.id, workspace, model, config, hooks, emit, history: this.history, instructions, signal });
+      const compacted = await compactNow({
+        sessionId: this.id,
+        workspace,
+        model,
+        config,
+        hooks,
+        emit,
+        history: this.history,
+        instructions,
+        signal,
+      });
       if (compacted.messages) {
         this.replaceHistory(compacted.messages);
         await this.journal.flush();
@@ -190,7 +238,8 @@ export class Session {
 
   async setModel(spec: string): Promise<void> {
     // A level the new model does not have falls back to that model's default.
-    const level = this.thoughtLevel && thoughtSupport(spec)?.levels.includes(this.thoughtLevel) ? this.thoughtLevel : undefined;
+    const level =
+      this.thoughtLevel && thoughtSupport(spec)?.levels.includes(this.thoughtLevel) ? this.thoughtLevel : undefined;
     const model = this.services.models.create(spec, level);
     await model; // throws for an unusable spec, leaving the session unchanged
     this.modelSpec = spec;
@@ -201,7 +250,8 @@ export class Session {
 
   /** The `thought_level` option; throws for a level the current model does not have. */
   async setThoughtLevel(level: ThoughtLevel): Promise<void> {
-    if (!thoughtSupport(this.modelSpec)?.levels.includes(level)) throw new Error(`${this.modelSpec} has no thought level "${level}"`);
+    if (!thoughtSupport(this.modelSpec)?.levels.includes(level))
+      throw new Error(`${this.modelSpec} has no thought level "${level}"`);
     const model = this.services.models.create(this.modelSpec, level);
     await model;
     this.thoughtLevel = level;
@@ -217,10 +267,29 @@ export class Session {
 
   /** Markdown for /context: what fills the context window, by part. */
   async contextReport(): Promise<string> {
-    const [workspace, model, { config }, extensions] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config(), this.extensions.start()]);
+    const [workspace, model, { config }, extensions] = await Promise.all([
+      this.ensureWorkspace(),
+      this.ensureModel(),
+      this.services.config(),
+      this.extensions.start(),
+    ]);
     const session = { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode };
-    const turn = assembleTurn({ session, workspace, model, config, now: this.services.now(), env: this.services.env, extensions, interpreterSandboxes: this.extensions.sandboxes });
-    return renderContextReport({ turn, history: this.history, contextWindow: model.contextWindow, ...(this.lastUsed !== undefined ? { lastReported: this.lastUsed } : {}) });
+    const turn = assembleTurn({
+      session,
+      workspace,
+      model,
+      config,
+      now: this.services.now(),
+      env: this.services.env,
+      extensions,
+      interpreterSandboxes: this.extensions.sandboxes,
+    });
+    return renderContextReport({
+      turn,
+      history: this.history,
+      contextWindow: model.contextWindow,
+      ...(this.lastUsed !== undefined ? { lastReported: this.lastUsed } : {}),
+    });
   }
 
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
@@ -242,7 +311,11 @@ export class Session {
     await this.turns.stop();
     const outcome = await this.journal.rewind(messageId, async () => {
       const workspace = await this.ensureWorkspace();
-      const scope = { roots: workspace.roots, virtualPrefixes: workspace.virtualPrefixes, localPaths: !workspace.remote };
+      const scope = {
+        roots: workspace.roots,
+        virtualPrefixes: workspace.virtualPrefixes,
+        localPaths: !workspace.remote,
+      };
       return { backend: workspace.backend, scope };
     });
     if (!outcome) throw new RewindError(`no user message ${messageId} in session ${this.id}`);
@@ -279,12 +352,22 @@ export class Session {
   private replaceHistory(messages: Message[]): void {
     this.history = [...messages];
     const first = messages[0];
-    const summary = first && first.role === "user" ? first.content.map((c) => (c.type === "text" ? c.text : "")).join("") : "";
+    const summary =
+      first && first.role === "user" ? first.content.map((c) => (c.type === "text" ? c.text : "")).join("") : "";
     this.journal.record({ t: "compacted", history: this.history, summary });
   }
 
-  private async executeTurn(blocks: readonly PromptBlock[], sink: SessionEventSink, signal: AbortSignal, messageId: string): Promise<TurnResult> {
-    const [workspace, model, { config }] = await Promise.all([this.ensureWorkspace(), this.ensureModel(), this.services.config()]);
+  private async executeTurn(
+    blocks: readonly PromptBlock[],
+    sink: SessionEventSink,
+    signal: AbortSignal,
+    messageId: string,
+  ): Promise<TurnResult> {
+    const [workspace, model, { config }] = await Promise.all([
+      this.ensureWorkspace(),
+      this.ensureModel(),
+      this.services.config(),
+    ]);
     if (signal.aborted) return { stopReason: "cancelled" };
     await this.ensurePersisted();
     for (const notice of this.pendingNotices.splice(0)) sink({ type: "notice", ...notice });
@@ -352,15 +435,27 @@ export class Session {
   /** Saves the end of a turn, with the files of the session-scoped routes. */
   private async finishTurn(result: TurnResult): Promise<void> {
     const states = [...((await this.workspace.built())?.stateBackends ?? [])];
-    const snapshots = states.length > 0 ? Object.fromEntries(states.map(([prefix, state]) => [prefix, state.snapshot()])) : undefined;
-    await this.journal.endTurn(result, { ...(this.title ? { title: this.title } : {}), extra: { mode: this.mode, model: this.modelSpec } }, snapshots);
+    const snapshots =
+      states.length > 0 ? Object.fromEntries(states.map(([prefix, state]) => [prefix, state.snapshot()])) : undefined;
+    await this.journal.endTurn(
+      result,
+      { ...(this.title ? { title: this.title } : {}), extra: { mode: this.mode, model: this.modelSpec } },
+      snapshots,
+    );
   }
 
   /** New sessions reach the disk at their first prompt, so empty sessions never clutter the list. */
   private async ensurePersisted(): Promise<void> {
-    const first: SessionRecord[] = [{ t: "mode", mode: this.mode }, { t: "model", model: this.modelSpec }];
+    const first: SessionRecord[] = [
+      { t: "mode", mode: this.mode },
+      { t: "model", model: this.modelSpec },
+    ];
     if (this.thoughtLevel) first.push({ t: "thought_level", level: this.thoughtLevel });
-    const meta = { cwd: this.cwd, additionalDirectories: this.additionalDirectories, extra: { mode: this.mode, model: this.modelSpec } };
+    const meta = {
+      cwd: this.cwd,
+      additionalDirectories: this.additionalDirectories,
+      extra: { mode: this.mode, model: this.modelSpec },
+    };
     await this.journal.create(meta, first);
   }
 
@@ -377,4 +472,3 @@ export class Session {
     return model;
   }
 }
-

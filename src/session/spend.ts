@@ -4,7 +4,13 @@ import type { AgentEvent } from "../agent/events.js";
 // overrides). One request with an unknown price makes the total unknown, so a partial sum is never
 // shown as the cost. Restored from the transcript, so a reloaded session keeps counting.
 
-export type SpendTotals = { usd: number; unpriced: number; requests: number; inputTokens: number; outputTokens: number };
+export type SpendTotals = {
+  usd: number;
+  unpriced: number;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+};
 
 export function emptySpend(): SpendTotals {
   return { usd: 0, unpriced: 0, requests: 0, inputTokens: 0, outputTokens: 0 };
@@ -16,7 +22,8 @@ export function createSpendTracker(initial: SpendTotals = emptySpend()) {
     /** Adds one request; returns the event with the session total attached (when it is known). */
     add(event: Extract<AgentEvent, { type: "usage" }>): Extract<AgentEvent, { type: "usage" }> {
       totals.requests++;
-      totals.inputTokens += event.usage.inputTokens + (event.usage.cacheReadTokens ?? 0) + (event.usage.cacheWriteTokens ?? 0);
+      totals.inputTokens +=
+        event.usage.inputTokens + (event.usage.cacheReadTokens ?? 0) + (event.usage.cacheWriteTokens ?? 0);
       totals.outputTokens += event.usage.outputTokens;
       if (event.costUsd === undefined) totals.unpriced++;
       else totals.usd += event.costUsd;
@@ -31,10 +38,16 @@ export function createSpendTracker(initial: SpendTotals = emptySpend()) {
     /** Markdown for /cost. */
     report(limitUsd: number | undefined, model: string): string {
       const lines = [
-        totals.requests === 0 ? "- No model requests yet." : totals.unpriced === 0 ? `- Spent: **${usd(totals.usd)}**` : `- Spent: unknown (${totals.unpriced} of ${totals.requests} requests used a model without prices${totals.usd > 0 ? `; the priced ones cost ${usd(totals.usd)}` : ""})`,
+        totals.requests === 0
+          ? "- No model requests yet."
+          : totals.unpriced === 0
+            ? `- Spent: **${usd(totals.usd)}**`
+            : `- Spent: unknown (${totals.unpriced} of ${totals.requests} requests used a model without prices${totals.usd > 0 ? `; the priced ones cost ${usd(totals.usd)}` : ""})`,
         `- Model requests: ${totals.requests} (${totals.inputTokens.toLocaleString("en-US")} input and ${totals.outputTokens.toLocaleString("en-US")} output tokens)`,
         `- Model: \`${model}\``,
-        limitUsd === undefined ? "- Spend limit: none (set `[cost] max_session_usd` in config.toml)" : `- Spend limit: ${usd(limitUsd)} per session${totals.unpriced > 0 ? " (requests without prices are not counted)" : ""}`,
+        limitUsd === undefined
+          ? "- Spend limit: none (set `[cost] max_session_usd` in config.toml)"
+          : `- Spend limit: ${usd(limitUsd)} per session${totals.unpriced > 0 ? " (requests without prices are not counted)" : ""}`,
       ];
       return `**Cost of this session**\n\n${lines.join("\n")}`;
     },

@@ -3,7 +3,10 @@ import type { Diagnostic } from "../util/diagnostics.js";
 import type { SessionServices } from "./services.js";
 import { createWorkspace, type Workspace, type WorkspaceOptions } from "./workspace.js";
 
-export type WorkspaceSlotOptions = Pick<WorkspaceOptions, "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey"> & {
+export type WorkspaceSlotOptions = Pick<
+  WorkspaceOptions,
+  "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey"
+> & {
   services: SessionServices;
   /** Runs alongside the first build (the remembered approvals load then). */
   alongside?: () => Promise<unknown>;
@@ -22,8 +25,20 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
     get(): Promise<Workspace> {
       current ??= services.config().then(async ({ config }) => {
         const { cwd, roots, editor, stateSnapshots, askHostKey } = options;
-        const base = { cwd, roots, config, flags: services.flags, paths: services.paths, editor, logger: services.logger, stateSnapshots };
-        const [workspace] = await Promise.all([createWorkspace({ ...base, ...(askHostKey ? { askHostKey } : {}) }), options.alongside?.()]);
+        const base = {
+          cwd,
+          roots,
+          config,
+          flags: services.flags,
+          paths: services.paths,
+          editor,
+          logger: services.logger,
+          stateSnapshots,
+        };
+        const [workspace] = await Promise.all([
+          createWorkspace({ ...base, ...(askHostKey ? { askHostKey } : {}) }),
+          options.alongside?.(),
+        ]);
         options.onDiagnostics(workspace.diagnostics);
         return workspace;
       });

@@ -84,7 +84,12 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     });
     remote = { url: remoteSelection.url, source: remoteSelection.source, backend };
     shell = backend;
-    for (const dir of remoteSelection.unmapped) diagnostics.push({ severity: "warning", source: "remote", message: `${dir} has no remote counterpart; it is not part of this remote session` });
+    for (const dir of remoteSelection.unmapped)
+      diagnostics.push({
+        severity: "warning",
+        source: "remote",
+        message: `${dir} has no remote counterpart; it is not part of this remote session`,
+      });
   } else if (sandboxKind === "bwrap") {
     const availability = await checkBwrapAvailable();
     if (availability.ok) {
@@ -97,7 +102,11 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       });
     } else {
       // Never fall back to an unsandboxed shell: the user asked for isolation.
-      diagnostics.push({ severity: "error", source: "sandbox", message: `bubblewrap sandbox unavailable: ${availability.reason}; shell commands are disabled` });
+      diagnostics.push({
+        severity: "error",
+        source: "sandbox",
+        message: `bubblewrap sandbox unavailable: ${availability.reason}; shell commands are disabled`,
+      });
     }
   } else {
     shell = createLocalShellBackend({ rootDir: cwd, ...limits });
@@ -107,10 +116,18 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   let files: BackendProtocol = local;
   let executor: SandboxBackendProtocol | undefined = shell;
   if (editor && !remote) {
-    const viaEditor = createEditorBackend({ bridge: editor, roots, fallback: local, useEditorTerminals: sandboxKind !== "bwrap", ...limits });
+    const viaEditor = createEditorBackend({
+      bridge: editor,
+      roots,
+      fallback: local,
+      useEditorTerminals: sandboxKind !== "bwrap",
+      ...limits,
+    });
     if (editor.canReadFiles || editor.canWriteFiles) files = viaEditor;
     if (shell && editor.canRunTerminals && sandboxKind !== "bwrap" && viaEditor.canExecute) {
-      executor = Object.assign(viaEditor as unknown as SandboxBackendProtocol, { outputMode: "editor-terminal" as const });
+      executor = Object.assign(viaEditor as unknown as SandboxBackendProtocol, {
+        outputMode: "editor-terminal" as const,
+      });
     }
   }
 

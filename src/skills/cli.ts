@@ -41,14 +41,19 @@ export function createSkillsCli(options: SkillsCliOptions): SkillsCli {
       const loaded = await load();
       const lines: string[] = [];
       if (loaded.items.length === 0) {
-        lines.push("No skills found.", `Create one with: deep-acp skills create <name> (writes ${options.userSkillsDir}/<name>/SKILL.md)`);
+        lines.push(
+          "No skills found.",
+          `Create one with: deep-acp skills create <name> (writes ${options.userSkillsDir}/<name>/SKILL.md)`,
+        );
       }
       for (const source of options.sources) {
         const skills = loaded.items.filter((skill) => skill.sourceDir === source.dir && skill.source === source.label);
         if (skills.length === 0) continue;
         lines.push(`${source.label} skills (${source.dir}):`);
         for (const skill of skills) {
-          const overrides = skill.overrides?.length ? ` [overrides ${skill.overrides.length} lower-priority skill${skill.overrides.length > 1 ? "s" : ""}]` : "";
+          const overrides = skill.overrides?.length
+            ? ` [overrides ${skill.overrides.length} lower-priority skill${skill.overrides.length > 1 ? "s" : ""}]`
+            : "";
           lines.push(`  ${skill.name}${overrides}`, `    ${skill.description}`, `    ${skill.path}`);
         }
       }
@@ -95,23 +100,36 @@ export function createSkillsCli(options: SkillsCliOptions): SkillsCli {
         await writeFile(path, skillTemplate(name), { flag: "wx" });
       } catch (error) {
         const exists = (error as NodeJS.ErrnoException).code === "EEXIST";
-        return { text: exists ? `Skill directory already exists: ${dir}` : `Cannot create ${path}: ${errorMessage(error)}`, exitCode: 1 };
+        return {
+          text: exists ? `Skill directory already exists: ${dir}` : `Cannot create ${path}: ${errorMessage(error)}`,
+          exitCode: 1,
+        };
       }
       const shadow = (await load()).items.find((skill) => skill.name === name && skill.path !== path);
       const note = shadow ? `\nNote: a higher-priority skill with this name exists at ${shadow.path}; it wins.` : "";
-      return { text: `Created ${path}\nEdit its description and instructions, then run /reload in the editor.${note}`, exitCode: 0 };
+      return {
+        text: `Created ${path}\nEdit its description and instructions, then run /reload in the editor.${note}`,
+        exitCode: 0,
+      };
     },
 
     async delete(name) {
       const loaded = await load();
       const skill = loaded.items.find((candidate) => candidate.name === name);
       if (!skill) return notFound(name, loaded);
-      if (skill.scope === "builtin") return { text: `'${name}' is a built-in skill and cannot be deleted.`, exitCode: 1 };
+      if (skill.scope === "builtin")
+        return { text: `'${name}' is a built-in skill and cannot be deleted.`, exitCode: 1 };
       if (skill.scope === "plugin") {
-        return { text: `'${name}' comes from plugin ${skill.pluginId}; disable the plugin with: deep-acp plugins disable ${skill.pluginId}`, exitCode: 1 };
+        return {
+          text: `'${name}' comes from plugin ${skill.pluginId}; disable the plugin with: deep-acp plugins disable ${skill.pluginId}`,
+          exitCode: 1,
+        };
       }
       if (options.sources.some((source) => source.dir === skill.dir)) {
-        return { text: `${skill.dir} is a configured skills directory itself; remove its SKILL.md by hand if that is intended.`, exitCode: 1 };
+        return {
+          text: `${skill.dir} is a configured skills directory itself; remove its SKILL.md by hand if that is intended.`,
+          exitCode: 1,
+        };
       }
       try {
         // A symlinked skill is removed by its link only: the shared target may belong to someone else.
@@ -130,10 +148,16 @@ export function createSkillsCli(options: SkillsCliOptions): SkillsCli {
 function notFound(name: string, loaded: SkillsLoad): CliResult {
   const pending = loaded.pendingSymlinks.find((entry) => entry.skillName === name);
   if (pending) {
-    return { text: `Skill '${name}' was refused: ${pending.linkPath} resolves to ${pending.target}, outside the skill directories.`, exitCode: 1 };
+    return {
+      text: `Skill '${name}' was refused: ${pending.linkPath} resolves to ${pending.target}, outside the skill directories.`,
+      exitCode: 1,
+    };
   }
   const names = loaded.items.map((skill: Skill) => skill.name).sort();
-  return { text: `Skill '${name}' not found.${names.length > 0 ? ` Available: ${names.join(", ")}` : ""}`, exitCode: 1 };
+  return {
+    text: `Skill '${name}' not found.${names.length > 0 ? ` Available: ${names.join(", ")}` : ""}`,
+    exitCode: 1,
+  };
 }
 
 function problemLines(loaded: SkillsLoad): string[] {
@@ -144,7 +168,8 @@ function problemLines(loaded: SkillsLoad): string[] {
   }
   if (loaded.pendingSymlinks.length > 0) {
     lines.push("", "Refused symlinks (approve in the editor, or add the target to [skills].extra_allowed_dirs):");
-    for (const entry of loaded.pendingSymlinks) lines.push(`  ${entry.skillName}: ${entry.linkPath} -> ${entry.target}`);
+    for (const entry of loaded.pendingSymlinks)
+      lines.push(`  ${entry.skillName}: ${entry.linkPath} -> ${entry.target}`);
   }
   return lines;
 }

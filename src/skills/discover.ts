@@ -62,7 +62,8 @@ async function listDirs(dir: string, diagnostics: Diagnostic[]): Promise<string[
     else if (entry.isSymbolicLink()) {
       const kind = await entryKind(join(dir, entry.name));
       if (kind === "dir") names.push(entry.name);
-      else if (kind === "missing") diagnostics.push({ severity: "warning", source: join(dir, entry.name), message: "broken symlink; ignored" });
+      else if (kind === "missing")
+        diagnostics.push({ severity: "warning", source: join(dir, entry.name), message: "broken symlink; ignored" });
     }
   }
   return names.sort();

@@ -7,8 +7,7 @@ const SKILL_FRONTMATTER = /^---\s*\n([\s\S]*?)\n---\s*\n/;
 const LENIENT_FRONTMATTER = /^---\s*\n([\s\S]*?)\n---\s*(?:\n|$)/;
 
 export type FrontmatterResult =
-  | { ok: true; data: Record<string, unknown>; body: string }
-  | { ok: false; error: string };
+  { ok: true; data: Record<string, unknown>; body: string } | { ok: false; error: string };
 
 export type FrontmatterOptions = {
   /** Accept a file that ends at the closing `---` without a newline. Default false (skills spec). */

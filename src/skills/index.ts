@@ -4,7 +4,19 @@ export { parseSkillFile, skillNameProblem, isStrictSkillName, MAX_SKILL_FILE_BYT
 export { loadSkills, readSkillContent, type LoadSkillsOptions, type SkillContent } from "./load.js";
 export { defaultSkillSources, type SkillSourcesOptions } from "./sources.js";
 export { skillsPromptSection, skillInvocationPrompt, SKILL_READ_LINE_LIMIT } from "./prompt.js";
-export { createSkillTrustStore, SkillTrustError, type SkillTrustStore, type SkillTrustStoreOptions, type SkillTrustEntry } from "./trust-store.js";
-export { materializeBuiltinSkills, builtinSkillTexts, BUILTIN_SKILL_NAMES, type BuiltinSkillContext, type MaterializeResult } from "./builtin/index.js";
+export {
+  createSkillTrustStore,
+  SkillTrustError,
+  type SkillTrustStore,
+  type SkillTrustStoreOptions,
+  type SkillTrustEntry,
+} from "./trust-store.js";
+export {
+  materializeBuiltinSkills,
+  builtinSkillTexts,
+  BUILTIN_SKILL_NAMES,
+  type BuiltinSkillContext,
+  type MaterializeResult,
+} from "./builtin/index.js";
 export { createSkillsCli, type SkillsCli, type SkillsCliOptions, type CliResult } from "./cli.js";
 export { describePendingLink } from "./link-question.js";

@@ -38,7 +38,11 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<SkillsLoad
       const { skill, realDirs } = loaded;
       readable.set(skill.path, realDirs);
       if (seenInSource.has(skill.name)) {
-        diagnostics.push({ severity: "warning", source: skill.path, message: `another skill in ${source.dir} is also named '${skill.name}'; this one wins` });
+        diagnostics.push({
+          severity: "warning",
+          source: skill.path,
+          message: `another skill in ${source.dir} is also named '${skill.name}'; this one wins`,
+        });
       }
       seenInSource.add(skill.name);
       const previous = byName.get(skill.name);
@@ -60,7 +64,11 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<SkillsLoad
  * approved targets) and the sources to load. A source whose real path leaves its owner is refused
  * and listed as pending, unless its target is an approved or extra directory.
  */
-async function allowedRoots(options: LoadSkillsOptions, diagnostics: Diagnostic[], pending: PendingSymlink[]): Promise<{ roots: string[]; sources: SkillSource[] }> {
+async function allowedRoots(
+  options: LoadSkillsOptions,
+  diagnostics: Diagnostic[],
+  pending: PendingSymlink[],
+): Promise<{ roots: string[]; sources: SkillSource[] }> {
   const trusted = await trustedDirs(options, diagnostics);
   const roots = new Set<string>(trusted);
   const sources: SkillSource[] = [];
@@ -93,12 +101,21 @@ async function trustedDirs(options: LoadSkillsOptions, diagnostics: Diagnostic[]
   for (const raw of options.extraAllowedDirs ?? []) {
     const expanded = raw === "~" ? home : raw.startsWith("~/") ? join(home, raw.slice(2)) : raw;
     if (!isAbsolute(expanded)) {
-      diagnostics.push({ severity: "warning", source: "config.toml [skills].extra_allowed_dirs", message: `'${raw}' is not an absolute path; ignored` });
+      diagnostics.push({
+        severity: "warning",
+        source: "config.toml [skills].extra_allowed_dirs",
+        message: `'${raw}' is not an absolute path; ignored`,
+      });
       continue;
     }
     const real = await tryRealpath(resolve(expanded));
     if (real) roots.add(real);
-    else diagnostics.push({ severity: "info", source: "config.toml [skills].extra_allowed_dirs", message: `'${raw}' does not exist` });
+    else
+      diagnostics.push({
+        severity: "info",
+        source: "config.toml [skills].extra_allowed_dirs",
+        message: `'${raw}' does not exist`,
+      });
   }
   const { kept, dropped } = await verifiedTargets(options.approvedTargets ?? []);
   for (const target of kept) roots.add(target);
@@ -106,7 +123,8 @@ async function trustedDirs(options: LoadSkillsOptions, diagnostics: Diagnostic[]
     diagnostics.push({
       severity: "warning",
       source: target,
-      message: "approved skill directory no longer resolves to itself (moved, deleted or replaced by a symlink); approval ignored",
+      message:
+        "approved skill directory no longer resolves to itself (moved, deleted or replaced by a symlink); approval ignored",
     });
   }
   return [...roots];
@@ -125,7 +143,11 @@ async function loadCandidate(
   const realDir = await tryRealpath(dir);
   const realFile = await tryRealpath(path);
   if (!realDir || !realFile) {
-    diagnostics.push({ severity: "error", source: path, message: "skill skipped: SKILL.md is a broken symlink or cannot be resolved" });
+    diagnostics.push({
+      severity: "error",
+      source: path,
+      message: "skill skipped: SKILL.md is a broken symlink or cannot be resolved",
+    });
     return undefined;
   }
   const escape = !isInsideAny(realDir, roots)
@@ -148,22 +170,42 @@ async function loadCandidate(
     if (!info.isFile()) throw new Error("not a regular file");
     // A hard link is another name for a file that may live outside the project.
     if (source.scope === "project" && info.nlink > 1) {
-      diagnostics.push({ severity: "warning", source: path, message: `skill skipped: SKILL.md has ${info.nlink} hard links (the same file may live outside the project)` });
+      diagnostics.push({
+        severity: "warning",
+        source: path,
+        message: `skill skipped: SKILL.md has ${info.nlink} hard links (the same file may live outside the project)`,
+      });
       return undefined;
     }
     if (info.size > MAX_SKILL_FILE_BYTES) {
-      diagnostics.push({ severity: "error", source: path, message: `skill skipped: SKILL.md is larger than 10 MiB (${info.size} bytes)` });
+      diagnostics.push({
+        severity: "error",
+        source: path,
+        message: `skill skipped: SKILL.md is larger than 10 MiB (${info.size} bytes)`,
+      });
       return undefined;
     }
     content = await readFile(realFile, "utf8");
   } catch (error) {
-    diagnostics.push({ severity: "error", source: path, message: `skill skipped: cannot read SKILL.md: ${errorMessage(error)}` });
+    diagnostics.push({
+      severity: "error",
+      source: path,
+      message: `skill skipped: cannot read SKILL.md: ${errorMessage(error)}`,
+    });
     return undefined;
   }
   const parsed = parseSkillFile(content, path, basename(dir));
   diagnostics.push(...parsed.diagnostics);
   if (!parsed.metadata) return undefined;
-  const skill: Skill = { ...parsed.metadata, name: qualify(source, candidate, parsed.metadata.name), path, dir, scope: source.scope, source: source.label, sourceDir: source.dir };
+  const skill: Skill = {
+    ...parsed.metadata,
+    name: qualify(source, candidate, parsed.metadata.name),
+    path,
+    dir,
+    scope: source.scope,
+    source: source.label,
+    sourceDir: source.dir,
+  };
   if (source.pluginId !== undefined) skill.pluginId = source.pluginId;
   return { skill, realDirs: [...new Set([realDir, dirname(realFile)])] };
 }
@@ -190,15 +232,22 @@ export type SkillContent = { ok: true; content: string } | { ok: false; error: s
  * Reads a skill's SKILL.md for `/skill:<name>`, re-checking containment: a link may have been
  * re-pointed since discovery.
  */
-export async function readSkillContent(skill: Pick<Skill, "path" | "name">, roots: readonly string[]): Promise<SkillContent> {
+export async function readSkillContent(
+  skill: Pick<Skill, "path" | "name">,
+  roots: readonly string[],
+): Promise<SkillContent> {
   const real = await tryRealpath(skill.path);
   if (!real) return { ok: false, error: `skill '${skill.name}': ${skill.path} no longer exists` };
   if (!isInsideAny(real, roots)) {
-    return { ok: false, error: `skill '${skill.name}': ${skill.path} now resolves to ${real}, outside the skill directories; run /reload to review it` };
+    return {
+      ok: false,
+      error: `skill '${skill.name}': ${skill.path} now resolves to ${real}, outside the skill directories; run /reload to review it`,
+    };
   }
   try {
     const info = await stat(real);
-    if (info.size > MAX_SKILL_FILE_BYTES) return { ok: false, error: `skill '${skill.name}': SKILL.md is larger than 10 MiB` };
+    if (info.size > MAX_SKILL_FILE_BYTES)
+      return { ok: false, error: `skill '${skill.name}': SKILL.md is larger than 10 MiB` };
     return { ok: true, content: await readFile(real, "utf8") };
   } catch (error) {
     return { ok: false, error: `skill '${skill.name}': cannot read ${skill.path}: ${errorMessage(error)}` };

@@ -41,14 +41,22 @@ function formatSources(sources: readonly SkillSource[]): string {
 
 function formatSkillList(skills: readonly Skill[], sources: readonly SkillSource[]): string {
   if (skills.length === 0) {
-    const writable = sources.filter((source) => source.scope === "user" || source.scope === "project").map((source) => `\`${source.dir}\``);
-    return writable.length > 0 ? `(No skills available yet. Skills can be created in ${writable.join(" or ")}.)` : "(No skills available.)";
+    const writable = sources
+      .filter((source) => source.scope === "user" || source.scope === "project")
+      .map((source) => `\`${source.dir}\``);
+    return writable.length > 0
+      ? `(No skills available yet. Skills can be created in ${writable.join(" or ")}.)`
+      : "(No skills available.)";
   }
   const lines: string[] = [];
   for (const skill of skills) {
-    const notes = [skill.license && `License: ${skill.license}`, skill.compatibility && `Compatibility: ${skill.compatibility}`].filter(Boolean);
+    const notes = [
+      skill.license && `License: ${skill.license}`,
+      skill.compatibility && `Compatibility: ${skill.compatibility}`,
+    ].filter(Boolean);
     lines.push(`- **${skill.name}**: ${skill.description}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`);
-    if (skill.allowedTools && skill.allowedTools.length > 0) lines.push(`  → Allowed tools: ${skill.allowedTools.join(", ")}`);
+    if (skill.allowedTools && skill.allowedTools.length > 0)
+      lines.push(`  → Allowed tools: ${skill.allowedTools.join(", ")}`);
     lines.push(`  → Read \`${skill.path}\` for full instructions`);
   }
   return lines.join("\n");

@@ -23,8 +23,10 @@ export function defaultSkillSources(options: SkillSourcesOptions): SkillSource[]
   if (sharedSkills) sources.push({ dir: sharedSkills, scope: "user", label: "User (.agents)", owner: home });
   if (options.projectRoot !== undefined) {
     const [projectSkills, projectShared] = projectPaths(options.projectRoot).skillsDirs;
-    if (projectSkills) sources.push({ dir: projectSkills, scope: "project", label: "Project", owner: options.projectRoot });
-    if (projectShared) sources.push({ dir: projectShared, scope: "project", label: "Project (.agents)", owner: options.projectRoot });
+    if (projectSkills)
+      sources.push({ dir: projectSkills, scope: "project", label: "Project", owner: options.projectRoot });
+    if (projectShared)
+      sources.push({ dir: projectShared, scope: "project", label: "Project (.agents)", owner: options.projectRoot });
   }
   // A project at ~ makes <root>/.agents/skills the user's own dir: keep only the higher-priority entry.
   return sources.filter((source, index) => !sources.slice(index + 1).some((later) => later.dir === source.dir));

@@ -49,16 +49,23 @@ export function createSkillTrustStore(options: SkillTrustStoreOptions): SkillTru
     if (found.state === "invalid") return fail(found.reason);
     const record = found.value;
     const version = record.version;
-    if (version !== undefined && (typeof version !== "number" || !Number.isInteger(version) || version > STORE_VERSION)) {
+    if (
+      version !== undefined &&
+      (typeof version !== "number" || !Number.isInteger(version) || version > STORE_VERSION)
+    ) {
       return fail(`unsupported version ${JSON.stringify(version)}`);
     }
     const dirs = record.dirs;
-    if (dirs !== undefined && (!dirs || typeof dirs !== "object" || Array.isArray(dirs))) return fail("'dirs' is not an object");
+    if (dirs !== undefined && (!dirs || typeof dirs !== "object" || Array.isArray(dirs)))
+      return fail("'dirs' is not an object");
     return { data: { version: STORE_VERSION, dirs: (dirs ?? {}) as StoreData["dirs"] }, diagnostics: [] };
 
     function fail(message: string): { data: StoreData; diagnostics: Diagnostic[] } {
       if (strict) throw new SkillTrustError(`${file}: ${message}; fix or delete the file`);
-      return { data: empty, diagnostics: [{ severity: "error", source: file, message: `${message}; treating as no approvals` }] };
+      return {
+        data: empty,
+        diagnostics: [{ severity: "error", source: file, message: `${message}; treating as no approvals` }],
+      };
     }
   }
 
@@ -68,7 +75,11 @@ export function createSkillTrustStore(options: SkillTrustStoreOptions): SkillTru
       const { data, diagnostics } = await read(false);
       const { kept, dropped } = await verifiedTargets(Object.keys(data.dirs));
       for (const dir of dropped) {
-        diagnostics.push({ severity: "warning", source: file, message: `approved skill directory ${dir} no longer resolves to itself; approval ignored` });
+        diagnostics.push({
+          severity: "warning",
+          source: file,
+          message: `approved skill directory ${dir} no longer resolves to itself; approval ignored`,
+        });
       }
       return { items: kept.sort(), diagnostics };
     },
@@ -81,7 +92,9 @@ export function createSkillTrustStore(options: SkillTrustStoreOptions): SkillTru
     },
     async approve(target) {
       if ((await tryRealpath(target)) !== target) {
-        throw new SkillTrustError(`${target} is not a canonical existing directory (it resolves elsewhere or is missing); nothing approved`);
+        throw new SkillTrustError(
+          `${target} is not a canonical existing directory (it resolves elsewhere or is missing); nothing approved`,
+        );
       }
       const { data } = await read(true);
       data.dirs[target] = { trusted_at: now().toISOString() };

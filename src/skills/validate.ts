@@ -44,7 +44,11 @@ export function parseSkillFile(content: string, skillPath: string, directoryName
   const description = scalarText(data.description);
   if (!name || !description) {
     const missing = [!name && "name", !description && "description"].filter(Boolean).join(" and ");
-    diagnostics.push({ severity: "error", source: skillPath, message: `skill skipped: frontmatter is missing required ${missing}` });
+    diagnostics.push({
+      severity: "error",
+      source: skillPath,
+      message: `skill skipped: frontmatter is missing required ${missing}`,
+    });
     return { diagnostics };
   }
   const nameProblem = skillNameProblem(name, directoryName);
@@ -59,7 +63,8 @@ export function parseSkillFile(content: string, skillPath: string, directoryName
   if (license) metadata.license = license;
   const compatibility = scalarText(data.compatibility);
   if (compatibility) {
-    if (compatibility.length > MAX_SKILL_COMPATIBILITY_LENGTH) warn(`compatibility exceeds ${MAX_SKILL_COMPATIBILITY_LENGTH} characters; truncated`);
+    if (compatibility.length > MAX_SKILL_COMPATIBILITY_LENGTH)
+      warn(`compatibility exceeds ${MAX_SKILL_COMPATIBILITY_LENGTH} characters; truncated`);
     metadata.compatibility = compatibility.slice(0, MAX_SKILL_COMPATIBILITY_LENGTH);
   }
   const allowedTools = parseAllowedTools(data["allowed-tools"]);

@@ -31,7 +31,8 @@ export async function loadSubagents(options: LoadSubagentsOptions): Promise<Load
   if (options.projectDir) {
     const root = options.projectRoot ?? dirname(dirname(options.projectDir));
     const realRoot = await realpath(root).catch(() => root);
-    for (const agent of await loadDir(options.projectDir, "project", realRoot, diagnostics)) byName.set(agent.name, agent);
+    for (const agent of await loadDir(options.projectDir, "project", realRoot, diagnostics))
+      byName.set(agent.name, agent);
   }
   return { items: [...byName.values()], diagnostics };
 }
@@ -47,16 +48,27 @@ async function loadDir(
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT") diagnostics.push({ severity: "warning", source: dir, message: `cannot list subagents: ${errorMessage(error)}` });
+    if (code !== "ENOENT")
+      diagnostics.push({ severity: "warning", source: dir, message: `cannot list subagents: ${errorMessage(error)}` });
     return [];
   }
   const found = new Map<string, SubagentDefinition>();
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const entryPath = join(dir, entry.name);
-    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(entryPath).then((s) => s.isDirectory(), () => false)));
+    const isDir =
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() &&
+        (await stat(entryPath).then(
+          (s) => s.isDirectory(),
+          () => false,
+        )));
     if (!isDir) {
       if (entry.name.toLowerCase().endsWith(".md")) {
-        diagnostics.push({ severity: "warning", source: entryPath, message: `ignored: subagents are defined as ${join(dir, "<name>", "AGENTS.md")}, not as files directly in ${dir}` });
+        diagnostics.push({
+          severity: "warning",
+          source: entryPath,
+          message: `ignored: subagents are defined as ${join(dir, "<name>", "AGENTS.md")}, not as files directly in ${dir}`,
+        });
       }
       continue;
     }
@@ -67,42 +79,73 @@ async function loadDir(
     if (!agent) continue;
     const previous = found.get(agent.name);
     if (previous) {
-      diagnostics.push({ severity: "warning", source: file, message: `subagent name '${agent.name}' is also used by ${previous.path}; using ${file}` });
+      diagnostics.push({
+        severity: "warning",
+        source: file,
+        message: `subagent name '${agent.name}' is also used by ${previous.path}; using ${file}`,
+      });
     }
     found.set(agent.name, agent);
   }
   return [...found.values()];
 }
 
-async function readDefinition(file: string, folder: string, containRoot: string | undefined, diagnostics: Diagnostic[]): Promise<string | undefined> {
+async function readDefinition(
+  file: string,
+  folder: string,
+  containRoot: string | undefined,
+  diagnostics: Diagnostic[],
+): Promise<string | undefined> {
   let real: string;
   try {
     real = await realpath(file);
   } catch {
-    const strays = (await readdir(folder).catch(() => [] as string[])).filter((name) => name.toLowerCase().endsWith(".md"));
+    const strays = (await readdir(folder).catch(() => [] as string[])).filter((name) =>
+      name.toLowerCase().endsWith(".md"),
+    );
     if (strays.length > 0) {
-      diagnostics.push({ severity: "warning", source: folder, message: `ignored: expected AGENTS.md but found ${strays.sort().join(", ")}; rename the definition to AGENTS.md` });
+      diagnostics.push({
+        severity: "warning",
+        source: folder,
+        message: `ignored: expected AGENTS.md but found ${strays.sort().join(", ")}; rename the definition to AGENTS.md`,
+      });
     }
     return undefined;
   }
   if (containRoot !== undefined && real !== containRoot && !real.startsWith(containRoot + sep)) {
-    diagnostics.push({ severity: "warning", source: file, message: `symlink resolves to ${real}, outside the project; not loaded` });
+    diagnostics.push({
+      severity: "warning",
+      source: file,
+      message: `symlink resolves to ${real}, outside the project; not loaded`,
+    });
     return undefined;
   }
   try {
     const info = await stat(real);
     // A hard link is another name for a file that may live outside the project.
     if (containRoot !== undefined && info.isFile() && info.nlink > 1) {
-      diagnostics.push({ severity: "warning", source: file, message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded` });
+      diagnostics.push({
+        severity: "warning",
+        source: file,
+        message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded`,
+      });
       return undefined;
     }
     if (info.size > MAX_SUBAGENT_FILE_BYTES) {
-      diagnostics.push({ severity: "error", source: file, message: `subagent skipped: larger than 1 MiB (${info.size} bytes)` });
+      diagnostics.push({
+        severity: "error",
+        source: file,
+        message: `subagent skipped: larger than 1 MiB (${info.size} bytes)`,
+      });
       return undefined;
     }
     return await readFile(real, "utf8");
   } catch (error) {
-    diagnostics.push({ severity: "error", source: file, message: `subagent skipped: cannot read: ${errorMessage(error)}` });
+    diagnostics.push({
+      severity: "error",
+      source: file,
+      message: `subagent skipped: cannot read: ${errorMessage(error)}`,
+    });
     return undefined;
   }
 }
@@ -117,7 +160,11 @@ export function parseSubagent(
 ): SubagentDefinition | undefined {
   const parsed = parseFrontmatter(text, { lenient: true });
   if (!parsed.ok) {
-    diagnostics.push({ severity: "error", source: file, message: `subagent skipped: ${parsed.error}; it needs at least a description` });
+    diagnostics.push({
+      severity: "error",
+      source: file,
+      message: `subagent skipped: ${parsed.error}; it needs at least a description`,
+    });
     return undefined;
   }
   const data = parsed.data;
@@ -131,20 +178,32 @@ export function parseSubagent(
   const modelValid = rawModel === undefined || rawModel === null || typeof rawModel === "string";
   if (!modelValid) problems.push("model (a 'provider:model' string)");
   if (problems.length > 0 || name === undefined || description === undefined) {
-    diagnostics.push({ severity: "error", source: file, message: `subagent skipped: invalid or missing ${problems.join(", ")}` });
+    diagnostics.push({
+      severity: "error",
+      source: file,
+      message: `subagent skipped: invalid or missing ${problems.join(", ")}`,
+    });
     return undefined;
   }
   const agent: SubagentDefinition = { name, description, systemPrompt: parsed.body.trim(), source, path: file };
   const model = typeof rawModel === "string" ? rawModel.trim() : "";
   if (model) {
     if (!/^[^:\s]+:\S+$/.test(model)) {
-      diagnostics.push({ severity: "warning", source: file, message: `model '${model}' is not in 'provider:model' form; it may fail when the subagent runs` });
+      diagnostics.push({
+        severity: "warning",
+        source: file,
+        message: `model '${model}' is not in 'provider:model' form; it may fail when the subagent runs`,
+      });
     }
     agent.model = model;
   }
   for (const key of Object.keys(data)) {
     if (!["name", "description", "model"].includes(key)) {
-      diagnostics.push({ severity: "info", source: file, message: `frontmatter key '${key}' is not supported for subagents; ignored (subagents get the main agent's tools)` });
+      diagnostics.push({
+        severity: "info",
+        source: file,
+        message: `frontmatter key '${key}' is not supported for subagents; ignored (subagents get the main agent's tools)`,
+      });
     }
   }
   return agent;

@@ -4,7 +4,12 @@ import type { ToolResult, UserAnswer, UserQuestion } from "./types.js";
 
 const schema = z.object({
   question: z.string().trim().min(1).max(2000).describe("The question, complete and self-contained"),
-  options: z.array(z.string().trim().min(1).max(200)).min(2).max(12).optional().describe("Choices to pick from (2-12); omit for a free-text answer"),
+  options: z
+    .array(z.string().trim().min(1).max(200))
+    .min(2)
+    .max(12)
+    .optional()
+    .describe("Choices to pick from (2-12); omit for a free-text answer"),
   multi_select: z.boolean().optional().describe("Let the user pick several options (default false)"),
 });
 
@@ -29,11 +34,25 @@ export function createAskUserTool() {
       return { title: input.question.length > 120 ? `${input.question.slice(0, 117)}...` : input.question };
     },
     async execute(input, ctx): Promise<ToolResult> {
-      const question: UserQuestion = { question: input.question, ...(input.options ? { options: input.options } : {}), ...(input.multi_select ? { multiSelect: true } : {}) };
+      const question: UserQuestion = {
+        question: input.question,
+        ...(input.options ? { options: input.options } : {}),
+        ...(input.multi_select ? { multiSelect: true } : {}),
+      };
       if (looksLikeSecretRequest(input.question)) {
-        return { content: [{ type: "text", text: "Error: ask_user never asks for passwords, keys, tokens or other secrets. Tell the user where to configure the secret instead." }], isError: true };
+        return {
+          content: [
+            {
+              type: "text",
+              text: "Error: ask_user never asks for passwords, keys, tokens or other secrets. Tell the user where to configure the secret instead.",
+            },
+          ],
+          isError: true,
+        };
       }
-      const answer: UserAnswer = ctx.askUser ? await ctx.askUser(question) : { outcome: "unavailable", reason: "no way to show questions" };
+      const answer: UserAnswer = ctx.askUser
+        ? await ctx.askUser(question)
+        : { outcome: "unavailable", reason: "no way to show questions" };
       return answerResult(question, answer);
     },
   });
@@ -44,17 +63,33 @@ function answerResult(question: UserQuestion, answer: UserAnswer): ToolResult {
     case "answered": {
       const parts = [...answer.selected, ...(answer.text ? [answer.text] : [])];
       const text = parts.length === 0 ? "The user submitted no answer." : `The user answered: ${parts.join("; ")}`;
-      return { content: [{ type: "text", text }], rawOutput: { selected: answer.selected, ...(answer.text ? { text: answer.text } : {}) } };
+      return {
+        content: [{ type: "text", text }],
+        rawOutput: { selected: answer.selected, ...(answer.text ? { text: answer.text } : {}) },
+      };
     }
     case "declined":
-      return { content: [{ type: "text", text: "The user declined to answer. Continue with your best judgement and say what you assumed, or stop if you cannot." }], rawOutput: { declined: true } };
+      return {
+        content: [
+          {
+            type: "text",
+            text: "The user declined to answer. Continue with your best judgement and say what you assumed, or stop if you cannot.",
+          },
+        ],
+        rawOutput: { declined: true },
+      };
     case "failed":
       return { content: [{ type: "text", text: `Error: ${answer.message}` }], isError: true };
     case "cancelled":
       return { content: [{ type: "text", text: "The question was dismissed." }], isError: true };
     case "unavailable":
       return {
-        content: [{ type: "text", text: "The question was shown to the user as your message and the turn ends here; their answer will arrive as the next user message." }],
+        content: [
+          {
+            type: "text",
+            text: "The question was shown to the user as your message and the turn ends here; their answer will arrive as the next user message.",
+          },
+        ],
         endTurnWith: questionAsText(question),
         rawOutput: { askedInConversation: true, reason: answer.reason },
       };
@@ -64,11 +99,14 @@ function answerResult(question: UserQuestion, answer: UserAnswer): ToolResult {
 export function questionAsText(question: UserQuestion): string {
   if (!question.options) return question.question;
   const list = question.options.map((option, i) => `${i + 1}. ${option}`).join("\n");
-  const hint = question.multiSelect ? "(Reply with one or more of these, or something else.)" : "(Reply with one of these, or something else.)";
+  const hint = question.multiSelect
+    ? "(Reply with one or more of these, or something else.)"
+    : "(Reply with one of these, or something else.)";
   return `${question.question}\n\n${list}\n\n${hint}`;
 }
 
-const SECRET_WORDS = /\b(password|passphrase|passcode|api[ _-]?key|secret|access[ _-]?token|auth[ _-]?token|private[ _-]?key|credit[ _-]?card|ssn)\b/i;
+const SECRET_WORDS =
+  /\b(password|passphrase|passcode|api[ _-]?key|secret|access[ _-]?token|auth[ _-]?token|private[ _-]?key|credit[ _-]?card|ssn)\b/i;
 
 /** The spec forbids asking for secrets in forms; a question that names one is refused, not shown. */
 export function looksLikeSecretRequest(text: string): boolean {

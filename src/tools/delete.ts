@@ -21,7 +21,8 @@ export function createDeleteTool() {
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);
-      if (!ctx.backend.delete) return { content: [{ type: "text", text: "Error: this backend cannot delete files" }], isError: true };
+      if (!ctx.backend.delete)
+        return { content: [{ type: "text", text: "Error: this backend cannot delete files" }], isError: true };
       const result = await ctx.backend.delete(path);
       if (result.error) return { content: [{ type: "text", text: `Error: ${result.error}` }], isError: true };
       return { content: [{ type: "text", text: `Deleted ${path}` }] };

@@ -17,7 +17,13 @@ export function createEditFileTool() {
   return defineTool({
     name: "edit_file",
     hookName: "Edit",
-    hookInput: (i) => pick({ file_path: i.file_path, old_string: i.old_string, new_string: i.new_string, replace_all: i.replace_all ?? false }),
+    hookInput: (i) =>
+      pick({
+        file_path: i.file_path,
+        old_string: i.old_string,
+        new_string: i.new_string,
+        replace_all: i.replace_all ?? false,
+      }),
     offloadLargeResults: false,
     kind: "edit",
     effect: "edit",
@@ -41,11 +47,20 @@ export function createEditFileTool() {
     async execute(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);
       const result = await ctx.backend.edit(path, input.old_string, input.new_string, input.replace_all ?? false);
-      if (result.error) return { content: [{ type: "text", text: result.error.startsWith("Error") ? result.error : `Error: ${result.error}` }], isError: true };
+      if (result.error)
+        return {
+          content: [{ type: "text", text: result.error.startsWith("Error") ? result.error : `Error: ${result.error}` }],
+          isError: true,
+        };
       const line = result.before !== undefined ? firstChangedLine(result.before, input.old_string) : undefined;
       return {
-        content: [{ type: "text", text: `Successfully replaced ${result.occurrences ?? 1} occurrence(s) in '${path}'` }],
-        display: result.before !== undefined && result.after !== undefined ? [{ type: "diff", path, oldText: result.before, newText: result.after }] : undefined,
+        content: [
+          { type: "text", text: `Successfully replaced ${result.occurrences ?? 1} occurrence(s) in '${path}'` },
+        ],
+        display:
+          result.before !== undefined && result.after !== undefined
+            ? [{ type: "diff", path, oldText: result.before, newText: result.after }]
+            : undefined,
         locations: [{ path, ...(line ? { line } : {}) }],
       };
     },

@@ -11,4 +11,7 @@ export function withFilePathAlias<T extends z.ZodRawShape>(shape: T) {
   }, z.object(shape));
 }
 
-export const filePathField = z.string().min(1).describe("Absolute path of the file (relative paths resolve against the working directory)");
+export const filePathField = z
+  .string()
+  .min(1)
+  .describe("Absolute path of the file (relative paths resolve against the working directory)");

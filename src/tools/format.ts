@@ -16,7 +16,9 @@ export function formatWithLineNumbers(lines: readonly string[], firstLineNumber:
     }
     for (let chunk = 0; chunk * MAX_LINE_LENGTH < line.length; chunk++) {
       const marker = chunk === 0 ? String(number) : `${number}.${chunk}`;
-      rows.push(`${marker.padStart(LINE_NUMBER_WIDTH)}\t${line.slice(chunk * MAX_LINE_LENGTH, (chunk + 1) * MAX_LINE_LENGTH)}`);
+      rows.push(
+        `${marker.padStart(LINE_NUMBER_WIDTH)}\t${line.slice(chunk * MAX_LINE_LENGTH, (chunk + 1) * MAX_LINE_LENGTH)}`,
+      );
     }
   });
   return rows.join("\n");

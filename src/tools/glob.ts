@@ -27,14 +27,20 @@ export function createGlobTool() {
       const plan = planGlob(input.pattern, path);
       const base = "base" in plan ? resolve(plan.base) : path;
       // A directory is no location to follow; as the only one it would replace the title in Zed.
-      return { title: `Find ${input.pattern} in ${displayPath(base, ctx.roots)}`, locations: [], paths: base === path ? [path] : [path, base] };
+      return {
+        title: `Find ${input.pattern} in ${displayPath(base, ctx.roots)}`,
+        locations: [],
+        paths: base === path ? [path] : [path, base],
+      };
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
       const result = await ctx.backend.glob(input.pattern, path);
-      if (result.error) return { content: [{ type: "text", text: `Error finding files: ${result.error}` }], isError: true };
+      if (result.error)
+        return { content: [{ type: "text", text: `Error finding files: ${result.error}` }], isError: true };
       const files = result.files ?? [];
-      if (files.length === 0) return { content: [{ type: "text", text: `No files found matching pattern '${input.pattern}'` }] };
+      if (files.length === 0)
+        return { content: [{ type: "text", text: `No files found matching pattern '${input.pattern}'` }] };
       return { content: [{ type: "text", text: truncateListOutput(files.map((f) => f.path)) }] };
     },
   });

@@ -12,7 +12,12 @@ const schema = z.object({
   path: z.string().optional().describe("File or directory to search (default: the working directory)"),
   glob: z.string().nullish().describe("Only search files whose name matches, e.g. *.py"),
   output_mode: z.enum(["files_with_matches", "content", "count"]).optional().describe("default: content"),
-  max_count: z.number().int().positive().nullish().describe(`Stop after this many matches (default ${DEFAULT_GREP_MAX_COUNT})`),
+  max_count: z
+    .number()
+    .int()
+    .positive()
+    .nullish()
+    .describe(`Stop after this many matches (default ${DEFAULT_GREP_MAX_COUNT})`),
 });
 
 export function createGrepTool() {
@@ -20,7 +25,13 @@ export function createGrepTool() {
     name: "grep",
     hookName: "Grep",
     hookInput: (i) =>
-      pick({ pattern: escapeRegex(i.pattern), path: i.path, glob: i.glob ?? undefined, output_mode: i.output_mode, head_limit: i.max_count ?? undefined }),
+      pick({
+        pattern: escapeRegex(i.pattern),
+        path: i.path,
+        glob: i.glob ?? undefined,
+        output_mode: i.output_mode,
+        head_limit: i.max_count ?? undefined,
+      }),
     offloadLargeResults: false,
     kind: "search",
     effect: "read",
@@ -40,7 +51,8 @@ export function createGrepTool() {
       const result = await ctx.backend.grep(input.pattern, path, input.glob ?? null, maxCount);
       if (result.error) return { content: [{ type: "text", text: `Error: ${result.error}` }], isError: true };
       const matches = result.matches ?? [];
-      if (matches.length === 0) return { content: [{ type: "text", text: `No matches found for pattern '${input.pattern}'` }] };
+      if (matches.length === 0)
+        return { content: [{ type: "text", text: `No matches found for pattern '${input.pattern}'` }] };
       let text = truncateListOutput(formatGrep(matches, input.output_mode ?? "content"));
       if (result.truncated || matches.length >= maxCount) {
         text += `\n\nNote: the search stopped early because it hit the maximum match count (${maxCount}). Narrow the path or glob, or raise max_count.`;

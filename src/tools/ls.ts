@@ -26,10 +26,13 @@ export function createLsTool() {
     async execute(input, ctx) {
       const path = resolveToolPath(input.path ?? ctx.cwd, ctx.cwd);
       const result = await ctx.backend.ls(path);
-      if (result.error) return { content: [{ type: "text", text: `Error listing files: ${result.error}` }], isError: true };
+      if (result.error)
+        return { content: [{ type: "text", text: `Error listing files: ${result.error}` }], isError: true };
       const files = result.files ?? [];
       if (files.length === 0) return { content: [{ type: "text", text: `No files found in ${path}` }] };
-      const lines = files.map((f) => (f.isDir ? `${f.path} (directory)` : f.size ? `${f.path} (${f.size} bytes)` : f.path));
+      const lines = files.map((f) =>
+        f.isDir ? `${f.path} (directory)` : f.size ? `${f.path} (${f.size} bytes)` : f.path,
+      );
       return { content: [{ type: "text", text: truncateListOutput(lines) }] };
     },
   });

@@ -13,14 +13,20 @@ export function createProcessOutputTool() {
     kind: "execute",
     effect: "none",
     schema,
-    description: "Returns the new output of a background process started with execute {background: true} since the last read, and whether it is still running.",
+    description:
+      "Returns the new output of a background process started with execute {background: true} since the last read, and whether it is still running.",
     present: (input) => ({ title: `Output of ${input.id}` }),
     async execute(input, ctx): Promise<ToolResult> {
       const read = ctx.background?.read(input.id, ctx.limits.shellOutputChars);
       if (!read) return unknown(input.id, ctx);
       const status = read.info.exit ? describeExit(read.info.exit) : "[still running]";
       const skipped = read.skipped > 0 ? `[... ${read.skipped} earlier characters not shown ...]\n` : "";
-      return { content: [{ type: "text", text: `${skipped}${read.output === "" ? "<no new output>" : read.output}\n${status}` }], rawOutput: { running: !read.info.exit, ...(read.info.exit ?? {}) } };
+      return {
+        content: [
+          { type: "text", text: `${skipped}${read.output === "" ? "<no new output>" : read.output}\n${status}` },
+        ],
+        rawOutput: { running: !read.info.exit, ...(read.info.exit ?? {}) },
+      };
     },
   });
 }
@@ -33,7 +39,8 @@ export function createProcessStopTool() {
     kind: "execute",
     effect: "none",
     schema,
-    description: "Stops a background process started with execute {background: true}, with every process it started, and returns its last output.",
+    description:
+      "Stops a background process started with execute {background: true}, with every process it started, and returns its last output.",
     present: (input) => ({ title: `Stop ${input.id}` }),
     async execute(input, ctx): Promise<ToolResult> {
       const host = ctx.background;
@@ -48,5 +55,13 @@ export function createProcessStopTool() {
 
 function unknown(id: string, ctx: ToolContext): ToolResult {
   const known = ctx.background?.list().map((p) => p.id) ?? [];
-  return { content: [{ type: "text", text: `Error: no background process "${id}".${known.length ? ` Known: ${known.join(", ")}.` : " None was started in this session."}` }], isError: true };
+  return {
+    content: [
+      {
+        type: "text",
+        text: `Error: no background process "${id}".${known.length ? ` Known: ${known.join(", ")}.` : " None was started in this session."}`,
+      },
+    ],
+    isError: true,
+  };
 }

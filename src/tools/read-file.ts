@@ -12,7 +12,12 @@ export const DEFAULT_READ_LIMIT = 2000;
 const schema = withFilePathAlias({
   file_path: filePathField,
   offset: z.coerce.number().int().min(0).optional().describe("0-based line to start from (default 0)"),
-  limit: z.coerce.number().int().positive().optional().describe(`Number of lines to read (default ${DEFAULT_READ_LIMIT})`),
+  limit: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`Number of lines to read (default ${DEFAULT_READ_LIMIT})`),
 });
 
 export type ReadFileOptions = {
@@ -26,7 +31,8 @@ export function createReadFileTool(options: ReadFileOptions = {}) {
     name: "read_file",
     hookName: "Read",
     // Claude's Read offset is a 1-based line number, ours a 0-based line index.
-    hookInput: (i) => pick({ file_path: i.file_path, offset: typeof i.offset === "number" ? i.offset + 1 : undefined, limit: i.limit }),
+    hookInput: (i) =>
+      pick({ file_path: i.file_path, offset: typeof i.offset === "number" ? i.offset + 1 : undefined, limit: i.limit }),
     offloadLargeResults: false,
     kind: "read",
     effect: "read",
@@ -40,8 +46,13 @@ export function createReadFileTool(options: ReadFileOptions = {}) {
     present(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);
       const offset = input.offset ?? 0;
-      const range = input.offset || input.limit ? ` (${offset + 1} - ${offset + (input.limit ?? DEFAULT_READ_LIMIT)})` : "";
-      return { title: `Read ${displayPath(path, ctx.roots)}${range}`, locations: [{ path, line: offset + 1 }], paths: [path] };
+      const range =
+        input.offset || input.limit ? ` (${offset + 1} - ${offset + (input.limit ?? DEFAULT_READ_LIMIT)})` : "";
+      return {
+        title: `Read ${displayPath(path, ctx.roots)}${range}`,
+        locations: [{ path, line: offset + 1 }],
+        paths: [path],
+      };
     },
     async execute(input, ctx): Promise<ToolResult> {
       const path = resolveToolPath(input.file_path, ctx.cwd);
@@ -50,19 +61,24 @@ export function createReadFileTool(options: ReadFileOptions = {}) {
       const result = await ctx.backend.read(path, offset, limit);
       if (result.error) return errorResult(`Error: ${result.error}`);
       const content = result.content ?? "";
-      if (content instanceof Uint8Array) return binaryResult(path, content, result.mimeType ?? "application/octet-stream", supportsImages);
+      if (content instanceof Uint8Array)
+        return binaryResult(path, content, result.mimeType ?? "application/octet-stream", supportsImages);
       if (content === "" && offset === 0) {
         return textResult("System reminder: File exists but has empty contents", path);
       }
       // Backends may return more than asked; the window is ours to enforce.
       const lines = splitLines(content).slice(0, limit);
       let text = formatWithLineNumbers(lines, offset + 1);
-      if (text.length >= MAX_TOOL_OUTPUT_CHARS) text = text.slice(0, MAX_TOOL_OUTPUT_CHARS) + readTruncationMessage(path);
+      if (text.length >= MAX_TOOL_OUTPUT_CHARS)
+        text = text.slice(0, MAX_TOOL_OUTPUT_CHARS) + readTruncationMessage(path);
       const total = result.totalLines;
       if (total !== undefined && offset + lines.length < total) {
         text += `\n\n[Showing lines ${offset + 1}-${offset + lines.length} of ${total}. Use offset=${offset + lines.length} to read more.]`;
       }
-      return { ...textResult(text, path, offset + 1), display: [{ type: "text", text: "```\n" + lines.join("\n") + "\n```" }] };
+      return {
+        ...textResult(text, path, offset + 1),
+        display: [{ type: "text", text: "```\n" + lines.join("\n") + "\n```" }],
+      };
     },
   });
 }
@@ -85,7 +101,10 @@ function binaryResult(path: string, bytes: Uint8Array, mimeType: string, support
   }
   const data = Buffer.from(bytes).toString("base64");
   if (!supportsImages) {
-    return textResult(`Image file ${path} (${mimeType}, ${bytes.byteLength} bytes); the current model cannot view images.`, path);
+    return textResult(
+      `Image file ${path} (${mimeType}, ${bytes.byteLength} bytes); the current model cannot view images.`,
+      path,
+    );
   }
   return {
     content: [{ type: "image", mimeType, data }],

@@ -5,16 +5,7 @@ import type { UserContent } from "../model/types.js";
 
 /** Same strings as ACP's ToolKind; tools choose theirs at definition time. */
 export type ToolKind =
-  | "read"
-  | "edit"
-  | "delete"
-  | "move"
-  | "search"
-  | "execute"
-  | "think"
-  | "fetch"
-  | "switch_mode"
-  | "other";
+  "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
 
 /**
  * What a call can do to the user's machine; the approval policy and `plan` mode decide from this.
@@ -104,7 +95,11 @@ export interface Questioner {
   readonly forms: boolean;
   ask(question: UserQuestion, where: { toolCallId: string }, signal: AbortSignal): Promise<UserAnswer>;
   /** Shows a form as given (flat JSON Schema of primitive fields, as MCP and ACP define it). */
-  form(request: { message: string; schema: Record<string, unknown> }, where: { toolCallId?: string }, signal: AbortSignal): Promise<FormAnswer>;
+  form(
+    request: { message: string; schema: Record<string, unknown> },
+    where: { toolCallId?: string },
+    signal: AbortSignal,
+  ): Promise<FormAnswer>;
   /** Whether `openUrl` can show anything (the editor advertises `elicitation.url`). */
   readonly urls?: boolean;
   /** Asks the editor to open `url` (a URL elicitation, e.g. an OAuth sign-in); resolves with what the user chose. */
@@ -124,9 +119,7 @@ export type PlanEntry = {
 
 /** Live progress a running tool reports; the agent forwards it as events. */
 export type ToolProgress =
-  | { type: "output"; data: string }
-  | { type: "terminal"; terminalId: string }
-  | { type: "plan"; entries: PlanEntry[] };
+  { type: "output"; data: string } | { type: "terminal"; terminalId: string } | { type: "plan"; entries: PlanEntry[] };
 
 export type ToolLimits = {
   /** Default `execute` timeout. */

@@ -25,7 +25,8 @@ export type WebFetchToolOptions = {
 /** `web_fetch {url}`: one page as Markdown (HTML) or text; asks once per host unless "always" was chosen. */
 export function createWebFetchTool(options: WebFetchToolOptions) {
   let policy: AddressPolicy | Error | undefined;
-  const addressPolicy = () => (policy ??= safely(() => createAddressPolicy({ allowPrivate: options.allowPrivateNetworks })));
+  const addressPolicy = () =>
+    (policy ??= safely(() => createAddressPolicy({ allowPrivate: options.allowPrivateNetworks })));
   return defineTool({
     name: "web_fetch",
     hookName: "WebFetch",
@@ -55,7 +56,10 @@ export function createWebFetchTool(options: WebFetchToolOptions) {
           resolve: options.resolve,
         });
         const text = await pageText(page.body, page.contentType);
-        if (!text) return failure(`Error: ${page.url} returned ${page.contentType || "an unknown type"}, which is not text; it was not fetched into the conversation.`);
+        if (!text)
+          return failure(
+            `Error: ${page.url} returned ${page.contentType || "an unknown type"}, which is not text; it was not fetched into the conversation.`,
+          );
         const header = [
           ...(text.title ? [`# ${text.title}`] : []),
           `URL: ${page.url}${page.redirects.length > 0 ? ` (redirected from ${input.url})` : ""}`,
@@ -65,11 +69,19 @@ export function createWebFetchTool(options: WebFetchToolOptions) {
         return {
           content: [{ type: "text", text: `${header}\n\n${text.text}` }],
           isError: page.status >= 400,
-          rawOutput: { url: page.url, status: page.status, contentType: page.contentType, bytes: page.body.length, truncated: page.truncated, redirects: page.redirects },
+          rawOutput: {
+            url: page.url,
+            status: page.status,
+            contentType: page.contentType,
+            bytes: page.body.length,
+            truncated: page.truncated,
+            redirects: page.redirects,
+          },
         };
       } catch (error) {
         if (ctx.signal.aborted) throw error;
-        if (signal.aborted) return failure(`Error: fetching ${input.url} timed out after ${Math.round(options.timeoutMs / 1000)} s`);
+        if (signal.aborted)
+          return failure(`Error: fetching ${input.url} timed out after ${Math.round(options.timeoutMs / 1000)} s`);
         if (error instanceof WebFetchError) return failure(`Error: ${error.message}`);
         return failure(`Error: fetching ${input.url} failed: ${(error as Error).message}`);
       }

@@ -6,7 +6,9 @@ const todo = z.object({
   content: z.string().min(1),
   status: z.enum(["pending", "in_progress", "completed"]),
 });
-const schema = z.object({ todos: z.array(todo).describe("The complete, updated todo list (replaces the previous one)") });
+const schema = z.object({
+  todos: z.array(todo).describe("The complete, updated todo list (replaces the previous one)"),
+});
 
 export function createWriteTodosTool() {
   return defineTool({
@@ -27,7 +29,10 @@ export function createWriteTodosTool() {
       return { title: active ? `Plan: ${active.content}` : `Update plan (${input.todos.length} items)` };
     },
     async execute(input, ctx) {
-      ctx.progress({ type: "plan", entries: input.todos.map((t) => ({ content: t.content, status: t.status, priority: "medium" })) });
+      ctx.progress({
+        type: "plan",
+        entries: input.todos.map((t) => ({ content: t.content, status: t.status, priority: "medium" })),
+      });
       return { content: [{ type: "text", text: `Updated todo list to ${JSON.stringify(input.todos)}` }] };
     },
   });

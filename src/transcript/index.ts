@@ -1,7 +1,14 @@
 // The transcript room's public entry: what a session writes down (records), how it is written
 // (recorder), read back (restore), undone (rewind) and kept (the JSONL store).
 export { createRecorder, type Recorder } from "./recorder.js";
-export { repairToolResults, restoreSession, type ReplayItem, type RestoredSession, type SessionRecord, type ToolCallRecord } from "./restore.js";
+export {
+  repairToolResults,
+  restoreSession,
+  type ReplayItem,
+  type RestoredSession,
+  type SessionRecord,
+  type ToolCallRecord,
+} from "./restore.js";
 export { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
 export * from "./store/index.js";
 export { saveTurnEnd, STATE_ATTACHMENT, type TurnEndInput } from "./turn-end.js";

@@ -60,7 +60,10 @@ export function createJournal(options: JournalOptions) {
      * Truncates the log before user message `messageId` and puts back the files the agent changed
      * since (unless someone else changed them after). Undefined when there is no such message.
      */
-    async rewind(messageId: string, files: () => Promise<{ backend: BackendProtocol; scope: RestoreScope }>): Promise<RewindOutcome | undefined> {
+    async rewind(
+      messageId: string,
+      files: () => Promise<{ backend: BackendProtocol; scope: RestoreScope }>,
+    ): Promise<RewindOutcome | undefined> {
       const records = await this.records();
       const cut = records.findIndex((r) => r.t === "user" && r.id === messageId);
       if (cut < 0) return undefined;

@@ -20,7 +20,9 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
   const pendingCalls = new Map<string, ToolCallRecord & { written: boolean }>();
 
   const append = (record: SessionRecord) => {
-    store.append(sessionId, record as unknown as Record<string, unknown>).catch((error) => logger.warn(`session ${sessionId}: cannot save`, error));
+    store
+      .append(sessionId, record as unknown as Record<string, unknown>)
+      .catch((error) => logger.warn(`session ${sessionId}: cannot save`, error));
   };
   const flushText = () => {
     if (timer) clearTimeout(timer);
@@ -66,8 +68,14 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
           return bufferText("thought", event.messageId, event.text);
         case "tool_call":
           pendingCalls.set(event.toolCallId, {
-            id: event.toolCallId, name: event.name, title: event.title, kind: event.kind, locations: event.locations, rawInput: event.rawInput,
-            ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}), written: false,
+            id: event.toolCallId,
+            name: event.name,
+            title: event.title,
+            kind: event.kind,
+            locations: event.locations,
+            rawInput: event.rawInput,
+            ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
+            written: false,
           });
           return;
         case "tool_call_update": {

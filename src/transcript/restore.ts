@@ -24,7 +24,15 @@ export type SessionRecord =
   /** A message of the model's history (assistant replies, tool results, hook continuations). */
   | { t: "msg"; message: Message; mid?: string }
   | { t: "tool"; call: ToolCallRecord }
-  | { t: "tool_done"; id: string; status: "completed" | "failed"; content: ToolDisplay[]; locations?: ToolLocation[]; rawOutput?: unknown; parentToolCallId?: string }
+  | {
+      t: "tool_done";
+      id: string;
+      status: "completed" | "failed";
+      content: ToolDisplay[];
+      locations?: ToolLocation[];
+      rawOutput?: unknown;
+      parentToolCallId?: string;
+    }
   | { t: "plan"; entries: PlanEntry[] }
   /** `cost` absent: the request's price was unknown (older records have no `in`/`out` either). */
   | { t: "usage"; used: number; size: number; in?: number; out?: number; cost?: number }
@@ -38,7 +46,10 @@ export type SessionRecord =
 /** What the editor is sent to show a loaded session again. */
 export type ReplayItem =
   | { type: "user"; messageId: string; blocks: PromptBlock[] }
-  | Extract<AgentEvent, { type: "message_chunk" | "thought_chunk" | "tool_call" | "tool_call_update" | "plan" | "usage" }>;
+  | Extract<
+      AgentEvent,
+      { type: "message_chunk" | "thought_chunk" | "tool_call" | "tool_call_update" | "plan" | "usage" }
+    >;
 
 export type RestoredSession = {
   history: Message[];
@@ -84,11 +95,29 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
         history.push(record.message);
         break;
       case "tool":
-        replay.push({ type: "tool_call", toolCallId: record.call.id, name: record.call.name, title: record.call.title, kind: record.call.kind, status: "pending", locations: record.call.locations, rawInput: record.call.rawInput, parentToolCallId: record.call.parentToolCallId });
+        replay.push({
+          type: "tool_call",
+          toolCallId: record.call.id,
+          name: record.call.name,
+          title: record.call.title,
+          kind: record.call.kind,
+          status: "pending",
+          locations: record.call.locations,
+          rawInput: record.call.rawInput,
+          parentToolCallId: record.call.parentToolCallId,
+        });
         break;
       case "tool_done":
         finished.add(record.id);
-        replay.push({ type: "tool_call_update", toolCallId: record.id, status: record.status, content: record.content, ...(record.locations ? { locations: record.locations } : {}), ...(record.rawOutput !== undefined ? { rawOutput: record.rawOutput } : {}), parentToolCallId: record.parentToolCallId });
+        replay.push({
+          type: "tool_call_update",
+          toolCallId: record.id,
+          status: record.status,
+          content: record.content,
+          ...(record.locations ? { locations: record.locations } : {}),
+          ...(record.rawOutput !== undefined ? { rawOutput: record.rawOutput } : {}),
+          parentToolCallId: record.parentToolCallId,
+        });
         break;
       case "plan":
         restored.plan = record.entries;
@@ -126,15 +155,28 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
   // Calls the process never finished show as failed, not forever running.
   for (const item of [...replay]) {
     if (item.type === "tool_call" && !finished.has(item.toolCallId)) {
-      replay.push({ type: "tool_call_update", toolCallId: item.toolCallId, status: "failed", content: [{ type: "text", text: INTERRUPTED }], parentToolCallId: item.parentToolCallId });
+      replay.push({
+        type: "tool_call_update",
+        toolCallId: item.toolCallId,
+        status: "failed",
+        content: [{ type: "text", text: INTERRUPTED }],
+        parentToolCallId: item.parentToolCallId,
+      });
     }
   }
   // Text streamed before a crash is part of the conversation even though its message never completed.
   for (const [mid, text] of textByMessage) {
-    if (!recordedMessages.has(mid) && text.trim() !== "") history.push({ role: "assistant", content: [{ type: "text", text }] });
+    if (!recordedMessages.has(mid) && text.trim() !== "")
+      history.push({ role: "assistant", content: [{ type: "text", text }] });
   }
   restored.history = repairToolResults(history);
-  if (restored.usage) replay.push({ type: "usage", used: restored.usage.used, size: restored.usage.size, usage: { inputTokens: restored.usage.used, outputTokens: 0 } });
+  if (restored.usage)
+    replay.push({
+      type: "usage",
+      used: restored.usage.used,
+      size: restored.usage.size,
+      usage: { inputTokens: restored.usage.used, outputTokens: 0 },
+    });
   return restored;
 }
 
@@ -149,7 +191,15 @@ export function repairToolResults(history: readonly Message[]): Message[] {
     if (m.role !== "assistant") continue;
     for (const part of m.content) {
       if (part.type !== "tool_call") continue;
-      out.push(results.get(part.id) ?? { role: "tool", toolCallId: part.id, toolName: part.name, content: [{ type: "text", text: INTERRUPTED }], isError: true });
+      out.push(
+        results.get(part.id) ?? {
+          role: "tool",
+          toolCallId: part.id,
+          toolName: part.name,
+          content: [{ type: "text", text: INTERRUPTED }],
+          isError: true,
+        },
+      );
     }
   }
   return out;

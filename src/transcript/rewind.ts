@@ -18,7 +18,8 @@ export function fileChanges(records: readonly SessionRecord[]): FileChange[] {
   const changes: FileChange[] = [];
   for (const record of records) {
     if (record.t !== "tool_done" || record.status !== "completed") continue;
-    for (const item of record.content) if (item.type === "diff") changes.push({ path: item.path, before: item.oldText, after: item.newText });
+    for (const item of record.content)
+      if (item.type === "diff") changes.push({ path: item.path, before: item.oldText, after: item.newText });
   }
   return changes;
 }
@@ -29,7 +30,11 @@ export function fileChanges(records: readonly SessionRecord[]): FileChange[] {
  * what the gate allows without a dialog is touched (src/gate/restore.ts: real paths inside the
  * session's current roots); the rest is reported as not restored.
  */
-export async function restoreFiles(changes: readonly FileChange[], backend: BackendProtocol, scope: RestoreScope): Promise<RewindReport> {
+export async function restoreFiles(
+  changes: readonly FileChange[],
+  backend: BackendProtocol,
+  scope: RestoreScope,
+): Promise<RewindReport> {
   const report: RewindReport = { restored: [], notRestored: [] };
   const expected = new Map<string, string | null>();
   const skipped = new Set<string>();
@@ -42,10 +47,15 @@ export async function restoreFiles(changes: readonly FileChange[], backend: Back
       continue;
     }
     const pinned = <T>(work: () => Promise<T>) => runWithApprovedTargets(allowed.approved, work);
-    const current = expected.has(change.path) ? expected.get(change.path)! : await pinned(() => currentText(backend, change.path));
+    const current = expected.has(change.path)
+      ? expected.get(change.path)!
+      : await pinned(() => currentText(backend, change.path));
     if (current !== change.after) {
       skipped.add(change.path);
-      report.notRestored.push({ path: change.path, reason: current === null ? "deleted since the agent wrote it" : "changed since the agent wrote it" });
+      report.notRestored.push({
+        path: change.path,
+        reason: current === null ? "deleted since the agent wrote it" : "changed since the agent wrote it",
+      });
       continue;
     }
     try {

@@ -24,7 +24,9 @@ export async function saveTurnEnd(input: TurnEndInput): Promise<void> {
   recorder.record({ t: "turn_end", stopReason: input.result.stopReason });
   store.updateMeta(sessionId, input.meta).catch((error) => logger.warn("cannot update session index", error));
   if (input.snapshots) {
-    await store.writeAttachment(sessionId, STATE_ATTACHMENT, JSON.stringify(input.snapshots)).catch((error) => logger.warn("cannot save session files", error));
+    await store
+      .writeAttachment(sessionId, STATE_ATTACHMENT, JSON.stringify(input.snapshots))
+      .catch((error) => logger.warn("cannot save session files", error));
   }
   await recorder.flush().catch((error) => logger.warn("cannot save session", error));
 }

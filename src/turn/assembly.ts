@@ -3,7 +3,13 @@ import type { SessionMode } from "../agent/modes.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { createTaskTool } from "./task-tool.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
-import { createEvalTool, interpreterPromptSection, limitsFromConfig, resolveInterpreterTools, type WorkerSandboxFactory } from "../interpreter/index.js";
+import {
+  createEvalTool,
+  interpreterPromptSection,
+  limitsFromConfig,
+  resolveInterpreterTools,
+  type WorkerSandboxFactory,
+} from "../interpreter/index.js";
 import { renderMcpPromptSection } from "../mcp/index.js";
 import { memoryPromptSection } from "../memory/index.js";
 import type { ModelClient } from "../model/types.js";
@@ -59,11 +65,18 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
   const task = subagents.length > 0 ? [createTaskTool(subagents)] : [];
 
   const sections: string[] = [];
-  const parts = { memory: "", skills: "", interpreter: "", mcp: "", mcpToolNames: new Set(mcpTools.map((t) => t.name)) };
+  const parts = {
+    memory: "",
+    skills: "",
+    interpreter: "",
+    mcp: "",
+    mcpToolNames: new Set(mcpTools.map((t) => t.name)),
+  };
   if (extensions) {
     parts.memory = memoryPromptSection(extensions.memory.items, extensions.memory.locations);
     sections.push(parts.memory);
-    if (extensions.skills.items.length > 0) sections.push((parts.skills = skillsPromptSection(extensions.skills.items, extensions.skills.sources)));
+    if (extensions.skills.items.length > 0)
+      sections.push((parts.skills = skillsPromptSection(extensions.skills.items, extensions.skills.sources)));
   }
   const evalTools: AnyTool[] = [];
   if (config.interpreter.enabled && input.interpreterSandboxes) {
@@ -71,8 +84,24 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     const allowlist = resolveInterpreterTools(config.interpreter.tools, available);
     diagnostics.push(...allowlist.diagnostics);
     const readOnly = session.mode === "plan";
-    evalTools.push(createEvalTool({ limits, allowlist: allowlist.items, readOnly, hasSubagents: subagents.length > 0, createSandbox: input.interpreterSandboxes.create }));
-    sections.push(parts.interpreter = interpreterPromptSection({ limits, allowlist: allowlist.items, hasSubagents: subagents.length > 0, readOnly, subagentTypes: subagents.map((s) => ({ name: s.name, description: s.description })) }));
+    evalTools.push(
+      createEvalTool({
+        limits,
+        allowlist: allowlist.items,
+        readOnly,
+        hasSubagents: subagents.length > 0,
+        createSandbox: input.interpreterSandboxes.create,
+      }),
+    );
+    sections.push(
+      (parts.interpreter = interpreterPromptSection({
+        limits,
+        allowlist: allowlist.items,
+        hasSubagents: subagents.length > 0,
+        readOnly,
+        subagentTypes: subagents.map((s) => ({ name: s.name, description: s.description })),
+      })),
+    );
   }
   if (extensions) {
     const mcpSection = renderMcpPromptSection(extensions.mcp.describe());
@@ -92,7 +121,8 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     system: buildSystemPrompt({ ...environment, tools, sections }),
     tools,
     subagentTools,
-    subagentSystem: (subagent) => buildSystemPrompt({ ...environment, tools: subagentTools, intro: subagent.systemPrompt }),
+    subagentSystem: (subagent) =>
+      buildSystemPrompt({ ...environment, tools: subagentTools, intro: subagent.systemPrompt }),
     diagnostics,
     parts,
   };

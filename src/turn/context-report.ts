@@ -17,7 +17,11 @@ const tokens = (chars: number) => Math.ceil(chars / 4);
 export function renderContextReport({ turn, history, contextWindow, lastReported }: ContextReportInput): string {
   const { parts } = turn;
   const schema = (names: (name: string) => boolean) =>
-    JSON.stringify(turn.tools.filter((t) => names(t.name)).map((t) => ({ name: t.name, description: t.description, input_schema: t.jsonSchema }))).length;
+    JSON.stringify(
+      turn.tools
+        .filter((t) => names(t.name))
+        .map((t) => ({ name: t.name, description: t.description, input_schema: t.jsonSchema })),
+    ).length;
   const sectionChars = parts.memory.length + parts.skills.length + parts.interpreter.length + parts.mcp.length;
   const mcpCount = turn.tools.filter((t) => parts.mcpToolNames.has(t.name)).length;
   const rows: Array<[string, number]> = [
@@ -32,7 +36,9 @@ export function renderContextReport({ turn, history, contextWindow, lastReported
   ];
   const total = rows.reduce((sum, [, chars]) => sum + tokens(chars), 0);
   const percent = (n: number) => `${((n / contextWindow) * 100).toFixed(1)}%`;
-  const lines = rows.map(([label, chars]) => `| ${label} | ${tokens(chars).toLocaleString("en-US")} | ${percent(tokens(chars))} |`);
+  const lines = rows.map(
+    ([label, chars]) => `| ${label} | ${tokens(chars).toLocaleString("en-US")} | ${percent(tokens(chars))} |`,
+  );
   return [
     `**Context window** (≈ tokens, estimated at 4 characters per token; window ${contextWindow.toLocaleString("en-US")})`,
     "",
@@ -41,6 +47,8 @@ export function renderContextReport({ turn, history, contextWindow, lastReported
     ...lines,
     `| **Total** | **${total.toLocaleString("en-US")}** | **${percent(total)}** |`,
     "",
-    lastReported !== undefined ? `The model reported ${lastReported.toLocaleString("en-US")} tokens for the last request.` : "No request has been sent yet.",
+    lastReported !== undefined
+      ? `The model reported ${lastReported.toLocaleString("en-US")} tokens for the last request.`
+      : "No request has been sent yet.",
   ].join("\n");
 }

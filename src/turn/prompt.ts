@@ -38,16 +38,29 @@ export function blockPlan(block: PromptBlock, supportsImages: boolean): BlockPla
     case "image":
       return {
         plain: "",
-        content: [supportsImages ? { type: "image", mimeType: block.mimeType, data: block.data } : { type: "text", text: `[image ${block.uri ?? ""} omitted: the current model cannot view images]` }],
+        content: [
+          supportsImages
+            ? { type: "image", mimeType: block.mimeType, data: block.data }
+            : { type: "text", text: `[image ${block.uri ?? ""} omitted: the current model cannot view images]` },
+        ],
       };
     case "link":
       return { plain: "", content: [{ type: "text", text: `[@${block.name}](${block.uri})` }] };
     case "file":
       return { plain: "", content: [{ type: "text", text: `@${block.path}` }], read: block.path };
     case "resource":
-      if (block.text !== undefined) return { plain: "", content: [{ type: "text", text: `@${block.uri}` }], context: fileContext(block.uri, block.text) };
-      if (block.blob && supportsImages && block.mimeType?.startsWith("image/")) return { plain: "", content: [{ type: "image", mimeType: block.mimeType, data: block.blob }] };
-      return { plain: "", content: [{ type: "text", text: `[embedded ${block.mimeType ?? "binary"} resource ${block.uri} omitted]` }] };
+      if (block.text !== undefined)
+        return {
+          plain: "",
+          content: [{ type: "text", text: `@${block.uri}` }],
+          context: fileContext(block.uri, block.text),
+        };
+      if (block.blob && supportsImages && block.mimeType?.startsWith("image/"))
+        return { plain: "", content: [{ type: "image", mimeType: block.mimeType, data: block.blob }] };
+      return {
+        plain: "",
+        content: [{ type: "text", text: `[embedded ${block.mimeType ?? "binary"} resource ${block.uri} omitted]` }],
+      };
   }
 }
 
@@ -83,8 +96,12 @@ export async function resolvePrompt(
     const read = await backend.read(path, 0, Number.MAX_SAFE_INTEGER);
     if (read.error) context.push(`<context ref="${path}" error="${escapeAttr(read.error)}"/>`);
     else if (read.content instanceof Uint8Array) {
-      if (supportsImages && read.mimeType?.startsWith("image/")) content.push({ type: "image", mimeType: read.mimeType, data: Buffer.from(read.content).toString("base64") });
-      else context.push(`<context ref="${path}">binary file (${read.mimeType ?? "unknown type"}, ${read.content.byteLength} bytes)</context>`);
+      if (supportsImages && read.mimeType?.startsWith("image/"))
+        content.push({ type: "image", mimeType: read.mimeType, data: Buffer.from(read.content).toString("base64") });
+      else
+        context.push(
+          `<context ref="${path}">binary file (${read.mimeType ?? "unknown type"}, ${read.content.byteLength} bytes)</context>`,
+        );
     } else context.push(fileContext(path, read.content ?? ""));
   }
   if (context.length > 0) content.push({ type: "text", text: `\n\n${context.join("\n\n")}` });
@@ -94,7 +111,9 @@ export async function resolvePrompt(
 
 function fileContext(ref: string, text: string): string {
   const cut = text.length > MAX_MENTION_CHARS;
-  const body = cut ? `${text.slice(0, MAX_MENTION_CHARS)}\n[... cut at ${MAX_MENTION_CHARS} characters; read the rest with read_file]` : text;
+  const body = cut
+    ? `${text.slice(0, MAX_MENTION_CHARS)}\n[... cut at ${MAX_MENTION_CHARS} characters; read the rest with read_file]`
+    : text;
   return `<context ref="${escapeAttr(ref)}">\n${body}\n</context>`;
 }
 

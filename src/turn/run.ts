@@ -68,23 +68,57 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
   const { blocks, model, config, extensions, workspace, signal } = input;
   const hooks = () => extensions.hooks;
   const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages, (path) =>
-    decideMention(path, { roots: input.session.roots, readRoots: extensions.skills.roots, virtualPrefixes: workspace.virtualPrefixes, localPaths: input.gate.gatePolicy?.localPaths }));
-  const submitted = hooks().hasHandlers("UserPromptSubmit") ? await hooks().run("UserPromptSubmit", { prompt: promptText(blocks) }, { signal }) : undefined;
+    decideMention(path, {
+      roots: input.session.roots,
+      readRoots: extensions.skills.roots,
+      virtualPrefixes: workspace.virtualPrefixes,
+      localPaths: input.gate.gatePolicy?.localPaths,
+    }),
+  );
+  const submitted = hooks().hasHandlers("UserPromptSubmit")
+    ? await hooks().run("UserPromptSubmit", { prompt: promptText(blocks) }, { signal })
+    : undefined;
   if (submitted?.blocked || submitted?.continue === false) {
     const why = submitted.reason ?? submitted.stopReason ?? "a UserPromptSubmit hook stopped it";
     input.show({ type: "message_chunk", messageId: randomUUID(), text: `Prompt blocked by a hook: ${why}` });
     return { result: { stopReason: "end_turn" }, submitted: false };
   }
-  for (const message of submitted?.systemMessages ?? []) input.show({ type: "notice", severity: "info", title: message });
+  for (const message of submitted?.systemMessages ?? [])
+    input.show({ type: "notice", severity: "info", title: message });
   const context = [...input.startContext, ...(submitted?.additionalContext ?? [])];
-  if (context.length > 0) prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
+  if (context.length > 0)
+    prompt.content.push({ type: "text", text: `\n\n<system-reminder>\n${context.join("\n\n")}\n</system-reminder>` });
 
-  const turn = assembleTurn({ session: input.session, workspace, model, config, now: input.now, env: input.env, extensions, interpreterSandboxes: input.interpreterSandboxes });
-  for (const d of turn.diagnostics) input.show({ type: "notice", severity: "warning", title: d.message, description: d.source });
+  const turn = assembleTurn({
+    session: input.session,
+    workspace,
+    model,
+    config,
+    now: input.now,
+    env: input.env,
+    extensions,
+    interpreterSandboxes: input.interpreterSandboxes,
+  });
+  for (const d of turn.diagnostics)
+    input.show({ type: "notice", severity: "warning", title: d.message, description: d.source });
   const fixedChars = turn.system.length + JSON.stringify(turn.tools.map((t) => t.jsonSchema)).length;
-  const compactor = createSessionCompactor({ sessionId: input.session.id, workspace, model, config, emit: input.emit, fixedChars, hooks });
+  const compactor = createSessionCompactor({
+    sessionId: input.session.id,
+    workspace,
+    model,
+    config,
+    emit: input.emit,
+    fixedChars,
+    hooks,
+  });
   const options: TurnOptions = {
-    model: { client: model, system: turn.system, tools: turn.tools, maxRequests: config.agent.max_turn_requests, maxOutputTokens: config.model.max_output_tokens },
+    model: {
+      client: model,
+      system: turn.system,
+      tools: turn.tools,
+      maxRequests: config.agent.max_turn_requests,
+      maxOutputTokens: config.model.max_output_tokens,
+    },
     toolCalls: {
       context: {
         sessionId: input.session.id,
@@ -100,10 +134,14 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
       readRoots: extensions.skills.roots,
       ...input.gate,
       questioner: input.questioner,
-      finalizeResult: createResultOffloader({ backend: workspace.backend, thresholdChars: config.offload.tool_result_chars }),
+      finalizeResult: createResultOffloader({
+        backend: workspace.backend,
+        thresholdChars: config.offload.tool_result_chars,
+      }),
     },
     history: {
-      onMessage: (message, mid) => (message === prompt ? input.record.prompt(prompt, blocks) : input.record.message(message, mid)),
+      onMessage: (message, mid) =>
+        message === prompt ? input.record.prompt(prompt, blocks) : input.record.message(message, mid),
       prepareMessages: compactor.prepareMessages,
       onHistoryReplaced: (messages) => input.record.historyReplaced(messages),
     },

@@ -36,6 +36,11 @@ export type SessionStart = ReturnType<typeof createSessionStart>;
 
 /** A short title from the first prompt; no model call needed. */
 export function titleFrom(text: string): string {
-  const firstLine = text.trim().split("\n").find((line) => line.trim() !== "")?.trim() ?? "New session";
+  const firstLine =
+    text
+      .trim()
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim() ?? "New session";
   return firstLine.length > 60 ? `${firstLine.slice(0, 57).trimEnd()}...` : firstLine;
 }

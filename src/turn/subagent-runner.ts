@@ -25,9 +25,17 @@ export type SubagentRunnerOptions = {
  * the task call's id; its text does not (the parent reports it).
  */
 export function createSubagentRunner(options: SubagentRunnerOptions) {
-  return async function runSubagent(request: SubagentRequest, parentToolCallId: string, signal: AbortSignal): Promise<ToolResult> {
+  return async function runSubagent(
+    request: SubagentRequest,
+    parentToolCallId: string,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
     const definition = options.subagents.find((s) => s.name === request.subagentType);
-    if (!definition) return { content: [{ type: "text", text: `Error: unknown subagent type ${request.subagentType}` }], isError: true };
+    if (!definition)
+      return {
+        content: [{ type: "text", text: `Error: unknown subagent type ${request.subagentType}` }],
+        isError: true,
+      };
     const agentId = randomUUID();
     const hooks = options.hooks();
     const start = hooks.hasHandlers("SubagentStart", definition.name)
@@ -42,28 +50,55 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
     try {
       model = definition.model ? await options.createModel(definition.model) : options.parentModel;
     } catch (error) {
-      return { content: [{ type: "text", text: `Error: subagent ${definition.name} cannot use model ${definition.model}: ${(error as Error).message}` }], isError: true };
+      return {
+        content: [
+          {
+            type: "text",
+            text: `Error: subagent ${definition.name} cannot use model ${definition.model}: ${(error as Error).message}`,
+          },
+        ],
+        isError: true,
+      };
     }
     const messages: Message[] = [];
-    const result = await runTurn([], { role: "user", content: [{ type: "text", text: description }] }, {
-      ...options.parent,
-      model: { ...options.parent.model, client: model, system: options.systemPrompt(definition), tools: options.tools },
-      hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
-      // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
-      history: { onMessage: (message) => messages.push(message) },
-      signal,
-      parentToolCallId,
-    });
+    const result = await runTurn(
+      [],
+      { role: "user", content: [{ type: "text", text: description }] },
+      {
+        ...options.parent,
+        model: {
+          ...options.parent.model,
+          client: model,
+          system: options.systemPrompt(definition),
+          tools: options.tools,
+        },
+        hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
+        // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
+        history: { onMessage: (message) => messages.push(message) },
+        signal,
+        parentToolCallId,
+      },
+    );
     const answer = lastAssistantText(messages);
     const stop = hooks.hasHandlers("SubagentStop", definition.name)
-      ? await hooks.run("SubagentStop", { stop_hook_active: false, agent_id: agentId, agent_type: definition.name, last_assistant_message: answer }, { signal })
+      ? await hooks.run(
+          "SubagentStop",
+          { stop_hook_active: false, agent_id: agentId, agent_type: definition.name, last_assistant_message: answer },
+          { signal },
+        )
       : undefined;
     const feedback = stop ? hookFeedbackText(stop) : undefined;
-    if (signal.aborted || result.stopReason === "cancelled") return { content: [{ type: "text", text: "Cancelled by the user." }], isError: true };
-    if (result.error) return { content: [{ type: "text", text: `Error: the subagent failed: ${result.error}` }], isError: true };
+    if (signal.aborted || result.stopReason === "cancelled")
+      return { content: [{ type: "text", text: "Cancelled by the user." }], isError: true };
+    if (result.error)
+      return { content: [{ type: "text", text: `Error: the subagent failed: ${result.error}` }], isError: true };
     const text = answer || `(the subagent ended with ${result.stopReason} and no answer)`;
     const full = feedback ? `${text}\n\n${feedback}` : text;
-    return { content: [{ type: "text", text: full }], display: [{ type: "text", text: full }], rawOutput: { subagentType: definition.name, stopReason: result.stopReason } };
+    return {
+      content: [{ type: "text", text: full }],
+      display: [{ type: "text", text: full }],
+      rawOutput: { subagentType: definition.name, stopReason: result.stopReason },
+    };
   };
 }
 
@@ -71,7 +106,10 @@ function lastAssistantText(messages: readonly Message[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (m.role !== "assistant") continue;
-    const text = (m as AssistantMessage).content.map((p) => (p.type === "text" ? p.text : "")).join("").trim();
+    const text = (m as AssistantMessage).content
+      .map((p) => (p.type === "text" ? p.text : ""))
+      .join("")
+      .trim();
     if (text) return text;
   }
   return "";

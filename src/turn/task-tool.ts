@@ -29,9 +29,13 @@ export function createTaskTool(subagents: readonly SubagentDefinition[]) {
     },
     async execute(input, ctx) {
       if (!subagents.some((s) => s.name === input.subagent_type)) {
-        return { content: [{ type: "text", text: `Error: ${unknownSubagentMessage(input.subagent_type, subagents)}` }], isError: true };
+        return {
+          content: [{ type: "text", text: `Error: ${unknownSubagentMessage(input.subagent_type, subagents)}` }],
+          isError: true,
+        };
       }
-      if (!ctx.runSubagent) return { content: [{ type: "text", text: "Error: subagents are not available here" }], isError: true };
+      if (!ctx.runSubagent)
+        return { content: [{ type: "text", text: "Error: subagents are not available here" }], isError: true };
       return ctx.runSubagent({ description: input.description, subagentType: input.subagent_type });
     },
   });

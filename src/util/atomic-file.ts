@@ -13,7 +13,11 @@ export type AtomicWriteOptions = {
  * Writes a file so that readers see either the old or the new content, never a torn one:
  * temp file in the same directory, fsync, rename. Parent directories are created with `dirMode`.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const mode = options.mode ?? 0o600;
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: options.dirMode ?? 0o700 });

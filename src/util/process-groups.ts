@@ -25,7 +25,10 @@ let exitHookInstalled = false;
 function startLifeline(pgid: number): () => void {
   let reaper;
   try {
-    reaper = spawn("/bin/sh", ["-c", REAPER_SCRIPT, String(pgid)], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    reaper = spawn("/bin/sh", ["-c", REAPER_SCRIPT, String(pgid)], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
   } catch {
     return () => undefined;
   }

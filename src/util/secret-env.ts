@@ -85,10 +85,33 @@ export function isModelKeyVariable(name: string): boolean {
 
 // Whole words of an upper-cased name split at `_`; PAT, AUTH, DSN and PASS would match too much as
 // substrings (PATH, AUTHOR, ...), so they count only as words.
-const SECRET_WORDS = new Set(["KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASS", "PASSWD", "PASSWORD", "PWD", "PAT", "AUTH", "DSN", "CREDENTIAL", "CREDENTIALS", "COOKIE", "SESSION", "PRIVATE", "SIGNATURE", "SALT"]);
+const SECRET_WORDS = new Set([
+  "KEY",
+  "KEYS",
+  "APIKEY",
+  "TOKEN",
+  "TOKENS",
+  "SECRET",
+  "SECRETS",
+  "PASS",
+  "PASSWD",
+  "PASSWORD",
+  "PWD",
+  "PAT",
+  "AUTH",
+  "DSN",
+  "CREDENTIAL",
+  "CREDENTIALS",
+  "COOKIE",
+  "SESSION",
+  "PRIVATE",
+  "SIGNATURE",
+  "SALT",
+]);
 const SECRET_SUBSTRINGS = ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY", "CREDENTIAL", "PRIVATE_KEY"];
 // Connection strings carry passwords: DATABASE_URL, REDIS_URL, MONGODB_URI, AMQP_URL ...
-const CONNECTION_STRING = /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|AMQP|RABBITMQ|KAFKA|ELASTICSEARCH|SENTRY|WEBHOOK|SLACK_WEBHOOK)(?:_[A-Z0-9]+)*_(?:URL|URI|DSN)$/;
+const CONNECTION_STRING =
+  /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|AMQP|RABBITMQ|KAFKA|ELASTICSEARCH|SENTRY|WEBHOOK|SLACK_WEBHOOK)(?:_[A-Z0-9]+)*_(?:URL|URI|DSN)$/;
 
 /** Looks like it holds a secret (model keys included). Deliberately broad. */
 export function isCredentialLike(name: string): boolean {
@@ -115,7 +138,10 @@ export function isPassableVariable(name: string, allowlist: EnvAllowlist = {}): 
 }
 
 /** The allowed part of `env` (unset values and exported shell functions dropped). */
-export function filterEnvironment(env: Readonly<Record<string, string | undefined>>, allowlist: EnvAllowlist = {}): Record<string, string> {
+export function filterEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  allowlist: EnvAllowlist = {},
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     // Values starting with "()" are skipped against Shellshock-style parsing (as the MCP SDK does).

@@ -7,7 +7,11 @@ import { affectedTargets, isRelevant, normalizeTargets, type NormalizedTarget } 
 import type { ConfigChangeListener, FileWatcher, WatchFactory, WatchSubscription, WatchTarget } from "./types.js";
 
 /** Watches one directory without recursion; `listener` gets the name of the entry that changed. */
-export type DirWatchFactory = (dir: string, listener: (eventType: string, name: string | null) => void, onError: (error: unknown) => void) => { close(): void };
+export type DirWatchFactory = (
+  dir: string,
+  listener: (eventType: string, name: string | null) => void,
+  onError: (error: unknown) => void,
+) => { close(): void };
 
 export type ConfigWatcherHubOptions = {
   /** Default silentLogger. */
@@ -32,7 +36,13 @@ export type ConfigWatcherHub = {
   close(): Promise<void>;
 };
 
-type Subscriber = { targets: NormalizedTarget[]; listener: ConfigChangeListener; labels: Set<string>; paths: Set<string>; timer?: NodeJS.Timeout };
+type Subscriber = {
+  targets: NormalizedTarget[];
+  listener: ConfigChangeListener;
+  labels: Set<string>;
+  paths: Set<string>;
+  timer?: NodeJS.Timeout;
+};
 
 type DirWatch = { names: Set<string>; handle: { close(): void } };
 
@@ -49,7 +59,9 @@ type Entry = {
 };
 
 const defaultDirWatch: DirWatchFactory = (dir, listener, onError) => {
-  const watcher = fsWatch(dir, { persistent: false }, (eventType, name) => listener(eventType, name === null ? null : String(name)));
+  const watcher = fsWatch(dir, { persistent: false }, (eventType, name) =>
+    listener(eventType, name === null ? null : String(name)),
+  );
   watcher.on("error", onError);
   return watcher;
 };
@@ -98,13 +110,17 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
   /** Something appeared or vanished on the way to a target: work out again what to watch. */
   function scheduleReplan(entry: Entry): void {
     if (entry.closed || entry.replanTimer) return;
-    entry.replanTimer = setTimeout(() => void replan(entry).catch((error) => logger.warn(`config watcher (${entry.key}): ${errorMessage(error)}`)), 0);
+    entry.replanTimer = setTimeout(
+      () => void replan(entry).catch((error) => logger.warn(`config watcher (${entry.key}): ${errorMessage(error)}`)),
+      0,
+    );
   }
 
   function onTreeEvent(entry: Entry, eventName: string, rawPath: string): void {
     const path = resolve(rawPath);
     report(entry, eventName, path);
-    if (eventName === "unlinkDir" && [...entry.trees].some((tree) => tree === path || tree.startsWith(path + sep))) scheduleReplan(entry);
+    if (eventName === "unlinkDir" && [...entry.trees].some((tree) => tree === path || tree.startsWith(path + sep)))
+      scheduleReplan(entry);
   }
 
   function onDirEvent(entry: Entry, dir: string, eventType: string, name: string | null): void {
@@ -129,7 +145,8 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
   /** Reports the targets at or below `path` that exist now (they may have appeared before any watch reached them). */
   function reportExisting(entry: Entry, path: string): void {
     for (const target of allTargets(entry)) {
-      if ((target.path === path || target.path.startsWith(path + sep)) && probe.exists(target.path)) report(entry, "add", target.path);
+      if ((target.path === path || target.path.startsWith(path + sep)) && probe.exists(target.path))
+        report(entry, "add", target.path);
     }
   }
 
@@ -193,7 +210,15 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
   }
 
   function createEntry(key: string): Entry {
-    const entry: Entry = { key, subscribers: new Set(), trees: new Set(), dirs: new Map(), tree: Promise.resolve(undefined), ready: Promise.resolve(), closed: false };
+    const entry: Entry = {
+      key,
+      subscribers: new Set(),
+      trees: new Set(),
+      dirs: new Map(),
+      tree: Promise.resolve(undefined),
+      ready: Promise.resolve(),
+      closed: false,
+    };
     let markReady: () => void = () => {};
     entry.ready = new Promise<void>((resolveReady) => (markReady = resolveReady));
     entry.tree = (async () => {
@@ -234,7 +259,9 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
     for (const watch of entry.dirs.values()) watch.handle.close();
     entry.dirs.clear();
     const watcher = await entry.tree.catch(() => undefined);
-    await watcher?.close().catch((error: unknown) => logger.warn(`closing config watcher (${entry.key}): ${errorMessage(error)}`));
+    await watcher
+      ?.close()
+      .catch((error: unknown) => logger.warn(`closing config watcher (${entry.key}): ${errorMessage(error)}`));
   }
 
   return {
@@ -248,7 +275,9 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
         if (!entry) entries.set(key, (entry = createEntry(key)));
         const shared = entry;
         shared.subscribers.add(subscriber);
-        const replanned = fresh ? replan(shared, true).then(() => undefined) : shared.ready.then(async () => waitWatched(await shared.tree, await replan(shared, true)));
+        const replanned = fresh
+          ? replan(shared, true).then(() => undefined)
+          : shared.ready.then(async () => waitWatched(await shared.tree, await replan(shared, true)));
         ready = Promise.all([shared.ready, replanned]).then(() => undefined);
       }
       const unsubscribe = async () => {

@@ -6,7 +6,11 @@ export const DEFAULT_TARGET_DEPTH = 4;
 export type NormalizedTarget = { path: string; label: string; depth: number };
 
 export function normalizeTargets(targets: readonly WatchTarget[]): NormalizedTarget[] {
-  return targets.map((target) => ({ path: resolve(target.path), label: target.label, depth: target.depth ?? DEFAULT_TARGET_DEPTH }));
+  return targets.map((target) => ({
+    path: resolve(target.path),
+    label: target.label,
+    depth: target.depth ?? DEFAULT_TARGET_DEPTH,
+  }));
 }
 
 function isUnder(path: string, ancestor: string): boolean {
@@ -40,7 +44,11 @@ export function isRelevant(path: string, targets: Iterable<NormalizedTarget>): b
 }
 
 /** Targets a change at `path` affects; a removed ancestor directory affects everything below it. */
-export function affectedTargets(eventName: string, path: string, targets: Iterable<NormalizedTarget>): NormalizedTarget[] {
+export function affectedTargets(
+  eventName: string,
+  path: string,
+  targets: Iterable<NormalizedTarget>,
+): NormalizedTarget[] {
   const out: NormalizedTarget[] = [];
   for (const target of targets) {
     if (isWithin(path, target) || (eventName === "unlinkDir" && isUnder(target.path, path))) out.push(target);

@@ -49,7 +49,8 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
     const location = response.headers.location;
     if (REDIRECTS.has(response.statusCode ?? 0) && location) {
       response.destroy();
-      if (redirects.length >= options.maxRedirects) throw new WebFetchError(`Too many redirects (more than ${options.maxRedirects}); last one to ${location}`);
+      if (redirects.length >= options.maxRedirects)
+        throw new WebFetchError(`Too many redirects (more than ${options.maxRedirects}); last one to ${location}`);
       let next: URL;
       try {
         next = parseHttpUrl(new URL(location, current).href);
@@ -80,7 +81,8 @@ export function parseHttpUrl(text: string): URL {
   } catch {
     throw new WebFetchError(`"${text}" is not a valid URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new WebFetchError(`Only http and https URLs can be fetched, not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new WebFetchError(`Only http and https URLs can be fetched, not ${url.protocol}`);
   if (url.username || url.password) throw new WebFetchError("URLs with credentials in them are not fetched");
   return url;
 }
@@ -101,7 +103,8 @@ async function getOnce(url: URL, options: HttpGetOptions): Promise<IncomingMessa
   } else {
     socket = await openSocket(address, port, options.signal);
   }
-  if (url.protocol === "https:") socket = await startTls(socket, isIP(host) === 0 ? host : undefined, host, options.signal);
+  if (url.protocol === "https:")
+    socket = await startTls(socket, isIP(host) === 0 ? host : undefined, host, options.signal);
   return new Promise<IncomingMessage>((resolve, reject) => {
     const request = httpRequest({
       createConnection: () => socket,
@@ -118,7 +121,13 @@ async function getOnce(url: URL, options: HttpGetOptions): Promise<IncomingMessa
       },
     });
     request.on("response", resolve);
-    request.on("error", (error) => reject(options.signal.aborted ? options.signal.reason : new WebFetchError(`Request to ${url.host} failed: ${error.message}`)));
+    request.on("error", (error) =>
+      reject(
+        options.signal.aborted
+          ? options.signal.reason
+          : new WebFetchError(`Request to ${url.host} failed: ${error.message}`),
+      ),
+    );
     request.end();
   });
 }
@@ -132,7 +141,9 @@ async function checkedAddress(host: string, options: HttpGetOptions): Promise<st
     try {
       addresses = await (options.resolve ?? systemResolve)(host);
     } catch (error) {
-      throw new WebFetchError(`Cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new WebFetchError(
+        `Cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   const refusals: string[] = [];
@@ -198,10 +209,18 @@ function tunnel(proxy: URL, address: string, port: number, signal: AbortSignal):
       if (response.statusCode === 200) resolve(socket);
       else {
         socket.destroy();
-        reject(new WebFetchError(`The proxy ${proxy.host} refused the tunnel: HTTP ${response.statusCode} ${response.statusMessage ?? ""}`.trim()));
+        reject(
+          new WebFetchError(
+            `The proxy ${proxy.host} refused the tunnel: HTTP ${response.statusCode} ${response.statusMessage ?? ""}`.trim(),
+          ),
+        );
       }
     });
-    request.once("error", (error) => reject(signal.aborted ? signal.reason : new WebFetchError(`Cannot reach the proxy ${proxy.host}: ${error.message}`)));
+    request.once("error", (error) =>
+      reject(
+        signal.aborted ? signal.reason : new WebFetchError(`Cannot reach the proxy ${proxy.host}: ${error.message}`),
+      ),
+    );
     request.end();
   });
 }
@@ -211,7 +230,11 @@ function basicAuth(proxy: URL): string {
 }
 
 /** Reads at most `maxBytes` of the decoded body; a compressed bomb stops at the same limit. */
-async function readBody(response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<{ body: Buffer; truncated: boolean }> {
+async function readBody(
+  response: IncomingMessage,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const encoding = String(response.headers["content-encoding"] ?? "").toLowerCase();
   let stream: Readable = response;
   if (encoding === "gzip" || encoding === "x-gzip") stream = response.pipe(createGunzip());

@@ -29,7 +29,12 @@ function bypassed(target: URL, noProxy: string): boolean {
     const entry = rawEntry.trim().toLowerCase();
     if (entry === "") continue;
     if (entry === "*") return true;
-    const [entryHost = "", entryPort] = isIP(entry) !== 0 ? [entry, undefined] : entry.startsWith("[") ? [entry.slice(1, entry.indexOf("]")), entry.split("]:")[1]] : entry.split(":");
+    const [entryHost = "", entryPort] =
+      isIP(entry) !== 0
+        ? [entry, undefined]
+        : entry.startsWith("[")
+          ? [entry.slice(1, entry.indexOf("]")), entry.split("]:")[1]]
+          : entry.split(":");
     if (entryPort && entryPort !== port) continue;
     const suffix = entryHost.replace(/^\*?\./, "");
     if (host === suffix || host.endsWith(`.${suffix}`)) return true;

@@ -3,7 +3,8 @@
 
 export type PageText = { title?: string; text: string; format: "markdown" | "text" };
 
-const TEXT_TYPES = /^(text\/|application\/(json|ld\+json|xml|javascript|x-javascript|ecmascript|x-yaml|yaml|toml|x-sh|x-httpd-php|graphql)|[^;]*\+(json|xml))/i;
+const TEXT_TYPES =
+  /^(text\/|application\/(json|ld\+json|xml|javascript|x-javascript|ecmascript|x-yaml|yaml|toml|x-sh|x-httpd-php|graphql)|[^;]*\+(json|xml))/i;
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)/i;
 
 type Translator = { translate(html: string, options?: Record<string, unknown>): string };
@@ -11,7 +12,7 @@ let translator: Promise<Translator> | undefined;
 
 async function loadTranslator(): Promise<Translator> {
   translator ??= import("node-html-markdown").then((mod) => {
-    const exported = (mod as { NodeHtmlMarkdown?: Translator; default?: { NodeHtmlMarkdown: Translator } });
+    const exported = mod as { NodeHtmlMarkdown?: Translator; default?: { NodeHtmlMarkdown: Translator } };
     return exported.NodeHtmlMarkdown ?? exported.default!.NodeHtmlMarkdown;
   });
   return translator;
@@ -45,5 +46,8 @@ function sniffCharset(body: Buffer): string | undefined {
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", nbsp: " " })[name] ?? _);
+  return text.replace(
+    /&(amp|lt|gt|quot|#39|apos|nbsp);/g,
+    (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", nbsp: " " })[name] ?? _,
+  );
 }

@@ -52,30 +52,57 @@ describe("initialize: auth methods", () => {
 
   it("offers the terminal login (with the legacy descriptor) to clients that can run it", () => {
     const launch = { command: "/usr/bin/node", args: ["/opt/deep-acp/dist/deep-acp.js"] };
-    const response = buildInitializeResponse({ version: "1.0.0", clientCapabilities: { auth: { terminal: true } }, launch });
+    const response = buildInitializeResponse({
+      version: "1.0.0",
+      clientCapabilities: { auth: { terminal: true } },
+      launch,
+    });
     const terminal = response.authMethods!.find(isTerminal);
     expect(terminal).toMatchObject({
       type: "terminal",
       id: "deep-acp-terminal-login",
       args: ["login"],
-      _meta: { "terminal-auth": { label: "deep-acp login", command: "/usr/bin/node", args: ["/opt/deep-acp/dist/deep-acp.js", "login"], env: {} } },
+      _meta: {
+        "terminal-auth": {
+          label: "deep-acp login",
+          command: "/usr/bin/node",
+          args: ["/opt/deep-acp/dist/deep-acp.js", "login"],
+          env: {},
+        },
+      },
     });
     expect(response.authMethods!.filter((m) => !isTerminal(m)).map((m) => m.id)).toEqual(["deep-acp-login"]);
   });
 
   it("gives clients that only know the legacy descriptor a method carrying it, never a terminal-type one", () => {
     const launch = { command: "/usr/bin/node", args: ["/x/deep-acp.js"] };
-    const response = buildInitializeResponse({ version: "1.0.0", clientCapabilities: { _meta: { "terminal-auth": true } }, launch });
+    const response = buildInitializeResponse({
+      version: "1.0.0",
+      clientCapabilities: { _meta: { "terminal-auth": true } },
+      launch,
+    });
     expect(response.authMethods!.some(isTerminal)).toBe(false);
     expect(response.authMethods!.find((m) => m.id === "deep-acp-terminal-login")?._meta).toEqual({
-      "terminal-auth": { label: "deep-acp login", command: "/usr/bin/node", args: ["/x/deep-acp.js", "login"], env: {} },
+      "terminal-auth": {
+        label: "deep-acp login",
+        command: "/usr/bin/node",
+        args: ["/x/deep-acp.js", "login"],
+        env: {},
+      },
     });
   });
 
   it("names this process's own node and script as the login command by default", async () => {
     h = await startHarness({ clientCapabilities: { auth: { terminal: true } } });
     const terminal = h.init.authMethods!.find(isTerminal)!;
-    expect(terminal._meta).toEqual({ "terminal-auth": { label: "deep-acp login", command: process.execPath, args: [process.argv[1], "login"], env: {} } });
+    expect(terminal._meta).toEqual({
+      "terminal-auth": {
+        label: "deep-acp login",
+        command: process.execPath,
+        args: [process.argv[1], "login"],
+        env: {},
+      },
+    });
   });
 });
 

@@ -61,7 +61,10 @@ describe("ACP basics", () => {
 
   it("asks before running a command and shows its output", async () => {
     h = await startHarness();
-    h.model.enqueue(toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }), textTurn("Done."));
+    h.model.enqueue(
+      toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }),
+      textTurn("Done."),
+    );
     const { sessionId } = await h.newSession(project);
     const { response, updates } = await h.prompt(sessionId, "Run it");
     expect(response.stopReason).toBe("end_turn");
@@ -76,7 +79,10 @@ describe("ACP basics", () => {
 
   it("fails a rejected call, tells the model and goes on", async () => {
     h = await startHarness({ onPermission: () => "reject_once" });
-    h.model.enqueue(toolTurn("write_file", { file_path: join(project, "x.txt"), content: "x" }), textTurn("OK, I won't."));
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: join(project, "x.txt"), content: "x" }),
+      textTurn("OK, I won't."),
+    );
     const { sessionId } = await h.newSession(project);
     const { response, updates } = await h.prompt(sessionId, "write it");
     expect(response.stopReason).toBe("end_turn");
@@ -88,7 +94,11 @@ describe("ACP basics", () => {
 
   it("remembers allow_always per command prefix", async () => {
     h = await startHarness({ onPermission: () => "allow_always" });
-    h.model.enqueue(toolTurn("execute", { command: "ls -a" }), toolTurn("execute", { command: "ls -la" }), textTurn("listed"));
+    h.model.enqueue(
+      toolTurn("execute", { command: "ls -a" }),
+      toolTurn("execute", { command: "ls -la" }),
+      textTurn("listed"),
+    );
     const { sessionId } = await h.newSession(project);
     await h.prompt(sessionId, "list twice");
     expect(h.permissions).toHaveLength(1);

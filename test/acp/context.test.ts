@@ -27,7 +27,9 @@ describe("large tool results", () => {
     h.model.enqueue(toolTurn("execute", { command: "seq 1 40000" }));
     let followed = false;
     h.model.setHandler((request) => {
-      const path = /saved in the filesystem at this path: (\/large_tool_results\/[^\s\\"]+)/.exec(JSON.stringify(request.body))?.[1];
+      const path = /saved in the filesystem at this path: (\/large_tool_results\/[^\s\\"]+)/.exec(
+        JSON.stringify(request.body),
+      )?.[1];
       if (path && !followed) {
         followed = true;
         return toolTurn("read_file", { file_path: path, offset: 20000, limit: 3 });
@@ -48,7 +50,10 @@ describe("large tool results", () => {
 
 describe("compaction", () => {
   it("summarizes older messages when the context fills, keeps recent ones, and the editor sees it", async () => {
-    h = await startHarness({ setupHome: config("[model]\ncontext_window = 6000\n\n[compaction]\nkeep_messages = 2\n"), clientCapabilities: { session: { compaction: {} } } });
+    h = await startHarness({
+      setupHome: config("[model]\ncontext_window = 6000\n\n[compaction]\nkeep_messages = 2\n"),
+      clientCapabilities: { session: { compaction: {} } },
+    });
     const { sessionId } = await h.newSession(project);
     const filler = (n: number) => `${"lorem ipsum dolor sit amet ".repeat(150)} (${n})`;
     h.model.setHandler((request) => {
@@ -64,13 +69,19 @@ describe("compaction", () => {
     expect(last).toContain("/conversation_history/");
     expect(last).not.toContain("(1)");
     expect(last).toContain("(5)");
-    expect(h.updates.some((u) => u.update.sessionUpdate === "compaction_update" && u.update.status === "completed")).toBe(true);
+    expect(
+      h.updates.some((u) => u.update.sessionUpdate === "compaction_update" && u.update.status === "completed"),
+    ).toBe(true);
   });
 
   it("/compact summarizes on demand and says so", async () => {
     h = await startHarness();
     const { sessionId } = await h.newSession(project);
-    h.model.setHandler((request) => (request.system.includes("summar") ? textTurn("SUMMARY OF EARLIER WORK") : textTurn(`ok ${h.model.requests.length}`)));
+    h.model.setHandler((request) =>
+      request.system.includes("summar")
+        ? textTurn("SUMMARY OF EARLIER WORK")
+        : textTurn(`ok ${h.model.requests.length}`),
+    );
     for (let i = 0; i < 5; i++) await h.prompt(sessionId, `message number ${i}`);
     const { updates, response } = await h.prompt(sessionId, "/compact keep the numbers");
     expect(response.stopReason).toBe("end_turn");

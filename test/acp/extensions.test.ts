@@ -36,7 +36,12 @@ describe("memory and skills", () => {
       },
     });
     await writeFile(join(project, "AGENTS.md"), "This project uses pnpm.");
-    await writeSkill(join(project, ".deepagents", "skills"), "deploy", "How to deploy this project", "Run make deploy, then verify.");
+    await writeSkill(
+      join(project, ".deepagents", "skills"),
+      "deploy",
+      "How to deploy this project",
+      "Run make deploy, then verify.",
+    );
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
@@ -61,7 +66,11 @@ describe("memory and skills", () => {
     await h.prompt(sessionId, "hi");
     await h.watchersReady();
     await writeSkill(join(project, ".deepagents", "skills"), "lint", "Lint the project");
-    await h.waitFor(() => h.updates.some((u) => u.update.sessionUpdate === "notice" && /skills/.test((u.update as { title: string }).title)));
+    await h.waitFor(() =>
+      h.updates.some(
+        (u) => u.update.sessionUpdate === "notice" && /skills/.test((u.update as { title: string }).title),
+      ),
+    );
     const reload = await h.prompt(sessionId, "/reload");
     expect(agentText(reload.updates)).toContain("+lint");
     expect(commandNames(h).at(-1)).toContain("skill:lint");
@@ -86,7 +95,10 @@ describe("memory and skills", () => {
   it("/remember runs the built-in remember skill through the normal edit path", async () => {
     h = await startHarness({ onPermission: () => "allow_once" });
     const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("write_file", { file_path: join(project, "AGENTS.md"), content: "Use pnpm." }), textTurn("Remembered."));
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: join(project, "AGENTS.md"), content: "Use pnpm." }),
+      textTurn("Remembered."),
+    );
     await h.prompt(sessionId, "/remember we use pnpm");
     const first = JSON.stringify(h.model.requests[0]!.body);
     expect(first).toContain("remember");
@@ -100,12 +112,17 @@ describe("subagents", () => {
     h = await startHarness({ onPermission: () => "allow_once" });
     const agentDir = join(project, ".deepagents", "agents", "reviewer");
     await mkdir(agentDir, { recursive: true });
-    await writeFile(join(agentDir, "AGENTS.md"), "---\nname: reviewer\ndescription: Reviews code\nmodel: anthropic:claude-haiku-4-5\n---\nYou are a strict code reviewer.");
+    await writeFile(
+      join(agentDir, "AGENTS.md"),
+      "---\nname: reviewer\ndescription: Reviews code\nmodel: anthropic:claude-haiku-4-5\n---\nYou are a strict code reviewer.",
+    );
     const { sessionId } = await h.newSession(project);
     h.model.setHandler((request) => {
       if (request.system.startsWith("You are a strict code reviewer.")) return textTurn("REVIEW: looks fine");
       if (request.system.includes("You are a subagent")) {
-        return request.messages.length === 1 ? toolTurn("execute", { command: "echo from-subagent" }) : textTurn("GP: ran it");
+        return request.messages.length === 1
+          ? toolTurn("execute", { command: "echo from-subagent" })
+          : textTurn("GP: ran it");
       }
       if (request.messages.length === 1) {
         return {
@@ -127,7 +144,9 @@ describe("subagents", () => {
     expect(tasks).toHaveLength(2);
     const nestedId = toolUpdates(updates).find((u) => u.title === "echo from-subagent")!.toolCallId;
     const nested = toolUpdates(updates).find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === nestedId)!;
-    expect(tasks.map((t) => t.toolCallId)).toContain((nested._meta as { "deep-acp": { parentToolCallId: string } })["deep-acp"].parentToolCallId);
+    expect(tasks.map((t) => t.toolCallId)).toContain(
+      (nested._meta as { "deep-acp": { parentToolCallId: string } })["deep-acp"].parentToolCallId,
+    );
     const final = JSON.stringify(h.model.requests.at(-1)!.body);
     expect(final).toContain("REVIEW: looks fine");
     expect(final).toContain("GP: ran it");

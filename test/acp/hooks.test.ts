@@ -30,7 +30,14 @@ const EVENTS = [
   "SessionEnd",
 ] as const;
 
-type Logged = { payload: Record<string, any>; envNames: string[]; env: Record<string, string>; cwd: string; pid: number; childPid?: number };
+type Logged = {
+  payload: Record<string, any>;
+  envNames: string[];
+  env: Record<string, string>;
+  cwd: string;
+  pid: number;
+  childPid?: number;
+};
 type Hooks = Record<string, unknown>;
 
 let h: Harness | undefined;
@@ -52,7 +59,9 @@ afterEach(async () => {
 
 /** A handler running record.mjs without a shell (argv), logging to this test's log. */
 const record = (...flags: string[]) => ({ type: "command", argv: [process.execPath, RECORD, log, ...flags] });
-const group = (handler: unknown, matcher?: string) => [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [handler] }];
+const group = (handler: unknown, matcher?: string) => [
+  { ...(matcher !== undefined ? { matcher } : {}), hooks: [handler] },
+];
 const output = (value: unknown) => ["--stdout", JSON.stringify(value)];
 
 async function writeHooks(dir: string, hooks: Hooks): Promise<string> {
@@ -61,7 +70,10 @@ async function writeHooks(dir: string, hooks: Hooks): Promise<string> {
   await writeFile(file, JSON.stringify({ hooks }, null, 2));
   return file;
 }
-const userHooks = (hooks: Hooks): HarnessOptions["setupHome"] => async (home) => void (await writeHooks(join(home, ".deepagents"), hooks));
+const userHooks =
+  (hooks: Hooks): HarnessOptions["setupHome"] =>
+  async (home) =>
+    void (await writeHooks(join(home, ".deepagents"), hooks));
 
 async function logged(event?: string): Promise<Logged[]> {
   if (!existsSync(log)) return [];
@@ -82,13 +94,17 @@ async function waitForLogged(event: string, count: number): Promise<Logged[]> {
 
 const payloads = async (event: string) => (await logged(event)).map((e) => e.payload);
 const setMode = (sessionId: string, modeId: string) => h!.agent.request("session/set_mode", { sessionId, modeId });
-const lastUpdate = (updates: readonly acp.SessionUpdate[], toolCallId: string) => toolUpdates(updates, toolCallId).at(-1);
+const lastUpdate = (updates: readonly acp.SessionUpdate[], toolCallId: string) =>
+  toolUpdates(updates, toolCallId).at(-1);
 const toolCallOf = (updates: readonly acp.SessionUpdate[], title: string) =>
   toolUpdates(updates).find((u) => u.sessionUpdate === "tool_call" && u.title === title) ??
   toolUpdates(updates).find((u) => u.title === title);
-const toolResults = (request: { messages: Array<{ role: string; text: string; isError?: boolean }> }) => request.messages.filter((m) => m.role === "tool");
+const toolResults = (request: { messages: Array<{ role: string; text: string; isError?: boolean }> }) =>
+  request.messages.filter((m) => m.role === "tool");
 const noticeTitles = (updates: readonly acp.SessionUpdate[]) =>
-  updates.filter((u): u is Extract<acp.SessionUpdate, { sessionUpdate: "notice" }> => u.sessionUpdate === "notice").map((u) => `${u.title} ${u.description ?? ""}`);
+  updates
+    .filter((u): u is Extract<acp.SessionUpdate, { sessionUpdate: "notice" }> => u.sessionUpdate === "notice")
+    .map((u) => `${u.title} ${u.description ?? ""}`);
 const NOTICES = { session: { notices: {} } } as acp.ClientCapabilities;
 
 describe("every event, with the payload Claude Code hook scripts read", () => {
@@ -96,7 +112,11 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
     const hooks = Object.fromEntries(EVENTS.map((event) => [event, group(record())]));
     h = await startHarness({ setupHome: userHooks(hooks), onPermission: () => "allow_once" });
     const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("execute", { command: "echo hooked" }), toolTurn("read_file", { file_path: join(project, "missing.txt") }), textTurn("All done."));
+    h.model.enqueue(
+      toolTurn("execute", { command: "echo hooked" }),
+      toolTurn("read_file", { file_path: join(project, "missing.txt") }),
+      textTurn("All done."),
+    );
     const { updates, response } = await h.prompt(sessionId, "run the check");
     expect(response.stopReason).toBe("end_turn");
     await waitForLogged("Notification", 2);
@@ -114,28 +134,53 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
     ]);
     const transcript = join(h.home, ".deepagents", "sessions", `${sessionId}.jsonl`);
     for (const entry of all) {
-      expect(entry.payload).toMatchObject({ session_id: sessionId, transcript_path: transcript, cwd: project, permission_mode: "default" });
+      expect(entry.payload).toMatchObject({
+        session_id: sessionId,
+        transcript_path: transcript,
+        cwd: project,
+        permission_mode: "default",
+      });
       expect(entry.payload.agent_id).toBeUndefined();
     }
     expect(existsSync(transcript)).toBe(true);
 
-    expect(await payloads("SessionStart")).toEqual([expect.objectContaining({ source: "startup", model: expect.any(String) })]);
+    expect(await payloads("SessionStart")).toEqual([
+      expect.objectContaining({ source: "startup", model: expect.any(String) }),
+    ]);
     expect(await payloads("UserPromptSubmit")).toEqual([expect.objectContaining({ prompt: "run the check" })]);
     const [bash, read] = await payloads("PreToolUse");
-    expect(bash).toMatchObject({ tool_name: "Bash", tool_input: { command: "echo hooked" }, tool_use_id: expect.any(String) });
+    expect(bash).toMatchObject({
+      tool_name: "Bash",
+      tool_input: { command: "echo hooked" },
+      tool_use_id: expect.any(String),
+    });
     expect(read).toMatchObject({ tool_name: "Read", tool_input: { file_path: join(project, "missing.txt") } });
     // tool_use_id is the id the editor shows the call under, and pairs Pre with Post.
     expect(toolUpdates(updates).some((u) => u.toolCallId === bash!.tool_use_id)).toBe(true);
     expect(await payloads("PermissionRequest")).toEqual([
-      expect.objectContaining({ tool_name: "Bash", tool_input: { command: "echo hooked" }, permission_suggestions: [] }),
+      expect.objectContaining({
+        tool_name: "Bash",
+        tool_input: { command: "echo hooked" },
+        permission_suggestions: [],
+      }),
     ]);
     const [post] = await payloads("PostToolUse");
-    expect(post).toMatchObject({ tool_name: "Bash", tool_use_id: bash!.tool_use_id, tool_input: { command: "echo hooked" } });
-    expect(post!.tool_response).toMatchObject({ stdout: expect.stringContaining("hooked"), interrupted: false, exitCode: 0 });
+    expect(post).toMatchObject({
+      tool_name: "Bash",
+      tool_use_id: bash!.tool_use_id,
+      tool_input: { command: "echo hooked" },
+    });
+    expect(post!.tool_response).toMatchObject({
+      stdout: expect.stringContaining("hooked"),
+      interrupted: false,
+      exitCode: 0,
+    });
     const [failure] = await payloads("PostToolUseFailure");
     expect(failure).toMatchObject({ tool_name: "Read", tool_use_id: read!.tool_use_id, is_interrupt: false });
     expect(failure!.error).toContain("missing.txt");
-    expect(await payloads("Stop")).toEqual([expect.objectContaining({ stop_hook_active: false, last_assistant_message: "All done." })]);
+    expect(await payloads("Stop")).toEqual([
+      expect.objectContaining({ stop_hook_active: false, last_assistant_message: "All done." }),
+    ]);
 
     const notifications = await payloads("Notification");
     expect(notifications.map((n) => n.notification_type).sort()).toEqual(["idle_prompt", "permission_prompt"]);
@@ -146,7 +191,12 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
   });
 
   it("built-in tools reach hooks under Claude's wire names with Claude-shaped tool_input, subagents included", async () => {
-    const hooks = { PreToolUse: group(record()), PostToolUse: group(record(), "Task"), SubagentStart: group(record()), SubagentStop: group(record()) };
+    const hooks = {
+      PreToolUse: group(record()),
+      PostToolUse: group(record(), "Task"),
+      SubagentStart: group(record()),
+      SubagentStop: group(record()),
+    };
     h = await startHarness({ setupHome: userHooks(hooks) });
     await writeFile(join(project, "a.txt"), "alpha\nbeta\n");
     await writeFile(join(project, "b.txt"), "one two\n");
@@ -154,7 +204,9 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
     await setMode(sessionId, "bypass");
     h.model.setHandler((request): FakeTurn => {
       if (request.system.includes("You are a subagent")) {
-        return request.messages.length === 1 ? toolTurn("ls", { path: join(project, ".git") }) : textTurn("subagent report");
+        return request.messages.length === 1
+          ? toolTurn("ls", { path: join(project, ".git") })
+          : textTurn("subagent report");
       }
       if (request.messages.length > 1) return textTurn("done");
       const call = (name: string, input: unknown) => ({ type: "tool_call" as const, name, input });
@@ -177,43 +229,73 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
     const pre = await payloads("PreToolUse");
     const byName = (name: string) => pre.filter((p) => p.tool_name === name && p.agent_id === undefined);
     expect(pre.every((p) => p.permission_mode === "bypassPermissions")).toBe(true);
-    expect(byName("Write")).toEqual([expect.objectContaining({ tool_input: { file_path: join(project, "new.txt"), content: "fresh" } })]);
+    expect(byName("Write")).toEqual([
+      expect.objectContaining({ tool_input: { file_path: join(project, "new.txt"), content: "fresh" } }),
+    ]);
     expect(byName("Edit")).toEqual([
-      expect.objectContaining({ tool_input: { file_path: join(project, "b.txt"), old_string: "one", new_string: "uno", replace_all: false } }),
+      expect.objectContaining({
+        tool_input: { file_path: join(project, "b.txt"), old_string: "one", new_string: "uno", replace_all: false },
+      }),
     ]);
     // Claude's Read offset is a 1-based line number.
-    expect(byName("Read")).toEqual([expect.objectContaining({ tool_input: { file_path: join(project, "a.txt"), offset: 2, limit: 1 } })]);
+    expect(byName("Read")).toEqual([
+      expect.objectContaining({ tool_input: { file_path: join(project, "a.txt"), offset: 2, limit: 1 } }),
+    ]);
     expect(byName("LS")).toEqual([expect.objectContaining({ tool_input: { path: project } })]);
     // Our grep pattern is literal; Claude's is a regex, so the hook sees it escaped.
-    expect(byName("Grep")).toEqual([expect.objectContaining({ tool_input: expect.objectContaining({ pattern: "a\\.b", path: project }) })]);
+    expect(byName("Grep")).toEqual([
+      expect.objectContaining({ tool_input: expect.objectContaining({ pattern: "a\\.b", path: project }) }),
+    ]);
     expect(byName("Glob")).toEqual([expect.objectContaining({ tool_input: { pattern: "*.txt", path: project } })]);
     expect(byName("TodoWrite")).toEqual([
-      expect.objectContaining({ tool_input: { todos: [expect.objectContaining({ content: "check the hooks", status: "pending" })] } }),
+      expect.objectContaining({
+        tool_input: { todos: [expect.objectContaining({ content: "check the hooks", status: "pending" })] },
+      }),
     ]);
-    expect(byName("Task")).toEqual([expect.objectContaining({ tool_input: { description: "look around", subagent_type: "general-purpose" } })]);
+    expect(byName("Task")).toEqual([
+      expect.objectContaining({ tool_input: { description: "look around", subagent_type: "general-purpose" } }),
+    ]);
 
     const [start] = await payloads("SubagentStart");
     expect(start).toMatchObject({ agent_type: "general-purpose", agent_id: expect.any(String) });
     expect(await payloads("SubagentStop")).toEqual([
-      expect.objectContaining({ agent_id: start!.agent_id, agent_type: "general-purpose", stop_hook_active: false, last_assistant_message: "subagent report" }),
+      expect.objectContaining({
+        agent_id: start!.agent_id,
+        agent_type: "general-purpose",
+        stop_hook_active: false,
+        last_assistant_message: "subagent report",
+      }),
     ]);
     // Task's tool_response is shaped like Claude's: the report as text content.
-    expect((await payloads("PostToolUse"))[0]!.tool_response).toMatchObject({ content: [{ type: "text", text: "subagent report" }] });
+    expect((await payloads("PostToolUse"))[0]!.tool_response).toMatchObject({
+      content: [{ type: "text", text: "subagent report" }],
+    });
     // The subagent's own calls carry its id and type.
     expect(pre.filter((p) => p.agent_id !== undefined)).toEqual([
-      expect.objectContaining({ tool_name: "LS", tool_input: { path: join(project, ".git") }, agent_id: start!.agent_id, agent_type: "general-purpose" }),
+      expect.objectContaining({
+        tool_name: "LS",
+        tool_input: { path: join(project, ".git") },
+        agent_id: start!.agent_id,
+        agent_type: "general-purpose",
+      }),
     ]);
   });
 
   it("/compact fires PreCompact; /clear and session/close fire SessionEnd; the next session start says clear, then resume after session/load", async () => {
-    const hooks = { PreCompact: group(record()), SessionEnd: group({ type: "command", command: `sh ${RECORD_SH} ${log}` }), SessionStart: group(record()) };
+    const hooks = {
+      PreCompact: group(record()),
+      SessionEnd: group({ type: "command", command: `sh ${RECORD_SH} ${log}` }),
+      SessionStart: group(record()),
+    };
     h = await startHarness({ setupHome: userHooks(hooks) });
     const { sessionId } = await h.newSession(project);
     h.model.setHandler(() => textTurn("noted"));
     for (const text of ["one", "two", "three", "four"]) await h.prompt(sessionId, text);
     const compact = await h.prompt(sessionId, "/compact keep the decisions");
     expect(agentText(compact.updates)).toContain("Compacted");
-    expect(await payloads("PreCompact")).toEqual([expect.objectContaining({ trigger: "manual", custom_instructions: "keep the decisions", session_id: sessionId })]);
+    expect(await payloads("PreCompact")).toEqual([
+      expect.objectContaining({ trigger: "manual", custom_instructions: "keep the decisions", session_id: sessionId }),
+    ]);
 
     await h.prompt(sessionId, "/clear");
     expect(await payloads("SessionEnd")).toEqual([expect.objectContaining({ reason: "clear", session_id: sessionId })]);
@@ -229,8 +311,16 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
 
 describe("SessionStart and UserPromptSubmit", () => {
   it("SessionStart runs once, before UserPromptSubmit; its context waits for the first prompt a hook lets through", async () => {
-    const gate = { type: "command", command: `${process.execPath} ${RECORD} ${log} --if prompt=forbidden --stderr 'that word is not allowed' --exit 2` };
-    h = await startHarness({ setupHome: userHooks({ SessionStart: group(record("--stdout", "The build command is make.")), UserPromptSubmit: group(gate) }) });
+    const gate = {
+      type: "command",
+      command: `${process.execPath} ${RECORD} ${log} --if prompt=forbidden --stderr 'that word is not allowed' --exit 2`,
+    };
+    h = await startHarness({
+      setupHome: userHooks({
+        SessionStart: group(record("--stdout", "The build command is make.")),
+        UserPromptSubmit: group(gate),
+      }),
+    });
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("ok"));
     const blocked = await h.prompt(sessionId, "forbidden");
@@ -239,28 +329,55 @@ describe("SessionStart and UserPromptSubmit", () => {
     await h.prompt(sessionId, "build it");
     expect(h.model.requests[0]!.lastUserText).toContain("build it");
     expect(h.model.requests[0]!.lastUserText).toContain("The build command is make.");
-    expect((await logged()).map((e) => e.payload.hook_event_name)).toEqual(["SessionStart", "UserPromptSubmit", "UserPromptSubmit"]);
+    expect((await logged()).map((e) => e.payload.hook_event_name)).toEqual([
+      "SessionStart",
+      "UserPromptSubmit",
+      "UserPromptSubmit",
+    ]);
   });
 });
 
 describe("PreToolUse decisions", () => {
   it("deny fails the call with the reason, in the editor and for the model", async () => {
-    const deny = output({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "generated files are read-only" } });
+    const deny = output({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "generated files are read-only",
+      },
+    });
     h = await startHarness({ setupHome: userHooks({ PreToolUse: group(record(...deny), "Write|Edit") }) });
     const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("write_file", { file_path: join(project, "gen.ts"), content: "x" }), textTurn("understood"));
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: join(project, "gen.ts"), content: "x" }),
+      textTurn("understood"),
+    );
     const { updates } = await h.prompt(sessionId, "write it");
     const call = toolCallOf(updates, "write_file") ?? toolUpdates(updates)[0]!;
     expect(lastUpdate(updates, call.toolCallId)).toMatchObject({ status: "failed" });
-    expect(JSON.stringify(lastUpdate(updates, call.toolCallId)!.content)).toContain("Write blocked by hook: generated files are read-only");
-    expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({ isError: true, text: "Write blocked by hook: generated files are read-only" });
+    expect(JSON.stringify(lastUpdate(updates, call.toolCallId)!.content)).toContain(
+      "Write blocked by hook: generated files are read-only",
+    );
+    expect(toolResults(h.model.requests[1]!)[0]).toMatchObject({
+      isError: true,
+      text: "Write blocked by hook: generated files are read-only",
+    });
     expect(h.permissions).toHaveLength(0);
     expect(existsSync(join(project, "gen.ts"))).toBe(false);
   });
 
   it("ask forces the editor dialog even in bypass and accept-edits", async () => {
-    const ask = output({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "confirm this one" } });
-    h = await startHarness({ setupHome: userHooks({ PreToolUse: group(record(...ask), "Bash|Write") }), onPermission: (r) => (r.toolCall.title?.includes("echo") ? "allow_once" : "reject_once") });
+    const ask = output({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "ask",
+        permissionDecisionReason: "confirm this one",
+      },
+    });
+    h = await startHarness({
+      setupHome: userHooks({ PreToolUse: group(record(...ask), "Bash|Write") }),
+      onPermission: (r) => (r.toolCall.title?.includes("echo") ? "allow_once" : "reject_once"),
+    });
     const { sessionId } = await h.newSession(project);
     await setMode(sessionId, "bypass");
     h.model.enqueue(toolTurn("execute", { command: "echo asked > asked.txt" }), textTurn("ok"));
@@ -305,8 +422,29 @@ describe("PermissionRequest hooks answer the dialog, or let it reach the editor"
   it("allow and deny answer without a dialog; an undecided hook falls through to the editor", async () => {
     const hooks = {
       PermissionRequest: [
-        { matcher: "Bash", hooks: [record(...output({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } }))] },
-        { matcher: "Write", hooks: [record(...output({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "no new files today" } } }))] },
+        {
+          matcher: "Bash",
+          hooks: [
+            record(
+              ...output({
+                hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } },
+              }),
+            ),
+          ],
+        },
+        {
+          matcher: "Write",
+          hooks: [
+            record(
+              ...output({
+                hookSpecificOutput: {
+                  hookEventName: "PermissionRequest",
+                  decision: { behavior: "deny", message: "no new files today" },
+                },
+              }),
+            ),
+          ],
+        },
         { matcher: "Edit", hooks: [record()] },
       ],
     };
@@ -334,7 +472,8 @@ describe("PermissionRequest hooks answer the dialog, or let it reach the editor"
 
 describe("hook feedback", () => {
   it("PostToolUse and PostToolUseFailure context is appended to the tool result the model sees", async () => {
-    const context = (event: string, text: string) => record(...output({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }));
+    const context = (event: string, text: string) =>
+      record(...output({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }));
     h = await startHarness({
       setupHome: userHooks({
         PostToolUse: group(context("PostToolUse", "Reminder: run the linter next."), "Bash"),
@@ -343,7 +482,11 @@ describe("hook feedback", () => {
     });
     const { sessionId } = await h.newSession(project);
     await setMode(sessionId, "bypass");
-    h.model.enqueue(toolTurn("execute", { command: "echo out" }), toolTurn("read_file", { file_path: join(project, "gone.md") }), textTurn("ok"));
+    h.model.enqueue(
+      toolTurn("execute", { command: "echo out" }),
+      toolTurn("read_file", { file_path: join(project, "gone.md") }),
+      textTurn("ok"),
+    );
     await h.prompt(sessionId, "go");
     const [bash, read] = toolResults(h.model.requests.at(-1)!);
     expect(bash!.text).toContain("out");
@@ -354,11 +497,16 @@ describe("hook feedback", () => {
   it("matching handlers run concurrently, and results are reduced project first, then user", async () => {
     const a = join(scratch, "project-started");
     const b = join(scratch, "user-started");
-    const context = (text: string) => output({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: text } });
+    const context = (text: string) =>
+      output({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: text } });
     // Each waits for the other to start: run one after the other, the first would time out.
-    await writeHooks(join(project, ".deepagents"), { PostToolUse: group({ ...record("--touch", a, "--wait-for", b, ...context("from the project hook")), timeout: 8 }) });
+    await writeHooks(join(project, ".deepagents"), {
+      PostToolUse: group({ ...record("--touch", a, "--wait-for", b, ...context("from the project hook")), timeout: 8 }),
+    });
     h = await startHarness({
-      setupHome: userHooks({ PostToolUse: group({ ...record("--touch", b, "--wait-for", a, ...context("from the user hook")), timeout: 8 }) }),
+      setupHome: userHooks({
+        PostToolUse: group({ ...record("--touch", b, "--wait-for", a, ...context("from the user hook")), timeout: 8 }),
+      }),
       onPermission: () => "allow_always",
     });
     const { sessionId } = await h.newSession(project);
@@ -373,7 +521,9 @@ describe("hook feedback", () => {
 
   it("Stop keeps the turn going once, with stop_hook_active set on the second run", async () => {
     const block = output({ decision: "block", reason: "Also run the tests." });
-    h = await startHarness({ setupHome: userHooks({ Stop: group(record("--if", "stop_hook_active=false", ...block)) }) });
+    h = await startHarness({
+      setupHome: userHooks({ Stop: group(record("--if", "stop_hook_active=false", ...block)) }),
+    });
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("Done with the change."), textTurn("Tests pass too."));
     const { updates } = await h.prompt(sessionId, "change it");
@@ -387,18 +537,35 @@ describe("hook feedback", () => {
   });
 
   it("a Stop hook that always blocks gets at most 8 continuations", async () => {
-    h = await startHarness({ clientCapabilities: NOTICES, setupHome: userHooks({ Stop: group(record(...output({ decision: "block", reason: "Keep going." }))) }) });
+    h = await startHarness({
+      clientCapabilities: NOTICES,
+      setupHome: userHooks({ Stop: group(record(...output({ decision: "block", reason: "Keep going." }))) }),
+    });
     const { sessionId } = await h.newSession(project);
     h.model.setHandler(() => textTurn("still done"));
     const { response, updates } = await h.prompt(sessionId, "finish");
     expect(response.stopReason).toBe("end_turn");
     expect(h.model.requests).toHaveLength(9);
-    expect((await payloads("Stop")).map((p) => p.stop_hook_active)).toEqual([false, true, true, true, true, true, true, true, true]);
+    expect((await payloads("Stop")).map((p) => p.stop_hook_active)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(noticeTitles(updates).join("\n")).toMatch(/8 times/);
   });
 
   it("a PreCompact hook that exits 2 blocks /compact and says why", async () => {
-    h = await startHarness({ setupHome: userHooks({ PreCompact: group(record("--stderr", "not during the release freeze", "--exit", "2"), "manual") }) });
+    h = await startHarness({
+      setupHome: userHooks({
+        PreCompact: group(record("--stderr", "not during the release freeze", "--exit", "2"), "manual"),
+      }),
+    });
     const { sessionId } = await h.newSession(project);
     h.model.setHandler(() => textTurn("noted"));
     for (const text of ["one", "two", "three", "four"]) await h.prompt(sessionId, text);
@@ -414,7 +581,10 @@ describe("hook feedback", () => {
 
 describe("the runner", () => {
   it("kills a hanging hook and its child at the timeout; the action proceeds and the editor is told", async () => {
-    h = await startHarness({ clientCapabilities: NOTICES, setupHome: userHooks({ PreToolUse: group({ ...record("--hang"), timeout: 1 }, "Bash") }) });
+    h = await startHarness({
+      clientCapabilities: NOTICES,
+      setupHome: userHooks({ PreToolUse: group({ ...record("--hang"), timeout: 1 }, "Bash") }),
+    });
     const { sessionId } = await h.newSession(project);
     await setMode(sessionId, "bypass");
     h.model.enqueue(toolTurn("execute", { command: "echo still ran" }), textTurn("ok"));
@@ -433,7 +603,10 @@ describe("the runner", () => {
     h = await startHarness({
       setupHome: async (home) => {
         await userHooks({ UserPromptSubmit: group(record()) })!(home);
-        await writeFile(join(home, ".deepagents", "config.toml"), '[hooks]\npass_env = ["MY_SETTING", "ANTHROPIC_API_KEY"]\n');
+        await writeFile(
+          join(home, ".deepagents", "config.toml"),
+          '[hooks]\npass_env = ["MY_SETTING", "ANTHROPIC_API_KEY"]\n',
+        );
       },
       env: {
         MY_TOKEN: "t0ken",
@@ -457,26 +630,51 @@ describe("the runner", () => {
     expect(entry!.env.CLAUDE_PROJECT_DIR).toBe(project);
     expect(entry!.envNames).toContain("MY_SETTING");
     // An allowlist ([hooks] pass_env adds MY_SETTING; a model key stays out even when listed).
-    for (const secret of ["ANTHROPIC_API_KEY", "MY_TOKEN", "DB_PASSWORD", "DB_PASS", "DATABASE_URL", "GH_PAT", "NPM_AUTH", "SENTRY_DSN", "AWS_SECRET_ACCESS_KEY", "UNLISTED"]) {
+    for (const secret of [
+      "ANTHROPIC_API_KEY",
+      "MY_TOKEN",
+      "DB_PASSWORD",
+      "DB_PASS",
+      "DATABASE_URL",
+      "GH_PAT",
+      "NPM_AUTH",
+      "SENTRY_DSN",
+      "AWS_SECRET_ACCESS_KEY",
+      "UNLISTED",
+    ]) {
       expect(entry!.envNames).not.toContain(secret);
     }
   });
 
   it("shows a hook with a statusMessage as a tool call while it runs", async () => {
     const release = join(scratch, "release");
-    h = await startHarness({ setupHome: userHooks({ UserPromptSubmit: group({ ...record("--wait-for", release), statusMessage: "Checking the prompt policy" }) }) });
+    h = await startHarness({
+      setupHome: userHooks({
+        UserPromptSubmit: group({ ...record("--wait-for", release), statusMessage: "Checking the prompt policy" }),
+      }),
+    });
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("ok"));
     const turn = h.prompt(sessionId, "hi");
-    const isStatus = (u: acp.SessionNotification) => u.update.sessionUpdate === "tool_call" && u.update.title === "Checking the prompt policy";
+    const isStatus = (u: acp.SessionNotification) =>
+      u.update.sessionUpdate === "tool_call" && u.update.title === "Checking the prompt policy";
     await h.waitFor(() => h!.updates.some(isStatus));
     const shown = h.updates.find(isStatus)!.update as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" }>;
     expect(shown.status).toBe("in_progress");
     // Still running: nothing has finished it yet.
-    expect(h.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && u.update.toolCallId === shown.toolCallId)).toHaveLength(0);
+    expect(
+      h.updates.filter(
+        (u) => u.update.sessionUpdate === "tool_call_update" && u.update.toolCallId === shown.toolCallId,
+      ),
+    ).toHaveLength(0);
     await writeFile(release, "");
     await turn;
-    expect(lastUpdate(h.updates.map((u) => u.update), shown.toolCallId)).toMatchObject({ status: "completed" });
+    expect(
+      lastUpdate(
+        h.updates.map((u) => u.update),
+        shown.toolCallId,
+      ),
+    ).toMatchObject({ status: "completed" });
   });
 
   it("reports invalid hooks.json entries (notice, /hooks) and still runs the valid ones; /hooks lists them by event", async () => {
@@ -510,10 +708,12 @@ describe("the runner", () => {
 });
 
 describe("trusting project hooks in the editor", () => {
-  const projectHooks = (hooks: Hooks = { UserPromptSubmit: group(record()) }) => writeHooks(join(project, ".deepagents"), hooks);
+  const projectHooks = (hooks: Hooks = { UserPromptSubmit: group(record()) }) =>
+    writeHooks(join(project, ".deepagents"), hooks);
   const trustDialogs = () => h!.permissions.filter((p) => p.toolCall.title === "Run this project's hooks?");
   const answering = (answer: "allow_once" | "allow_always" | "reject_once") => ({
-    onPermission: (r: acp.RequestPermissionRequest) => (r.toolCall.title === "Run this project's hooks?" ? answer : "allow_once"),
+    onPermission: (r: acp.RequestPermissionRequest) =>
+      r.toolCall.title === "Run this project's hooks?" ? answer : "allow_once",
   });
 
   it("allow once runs them in this session and asks again in the next one", async () => {
@@ -544,7 +744,11 @@ describe("trusting project hooks in the editor", () => {
     expect(trustDialogs()).toHaveLength(1);
     expect(await logged("UserPromptSubmit")).toHaveLength(2);
     const state = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "hooks_trust.json"), "utf8"));
-    expect(state.projects[project].sha256).toBe(createHash("sha256").update(await readFile(file)).digest("hex"));
+    expect(state.projects[project].sha256).toBe(
+      createHash("sha256")
+        .update(await readFile(file))
+        .digest("hex"),
+    );
 
     await projectHooks({ UserPromptSubmit: group(record("--stdout", "changed")) });
     const { sessionId } = await h.newSession(project);

@@ -41,7 +41,8 @@ async function start(setup: Setup = {}, options: Omit<HarnessOptions, "setupHome
 function evalEachPrompt(harness: Harness, scripts: string[]): void {
   let next = 0;
   harness.model.setHandler((request): FakeTurn => {
-    if (request.messages.at(-1)?.role === "user" && next < scripts.length) return toolTurn("eval", { code: scripts[next++]! });
+    if (request.messages.at(-1)?.role === "user" && next < scripts.length)
+      return toolTurn("eval", { code: scripts[next++]! });
     return textTurn("done");
   });
 }
@@ -54,10 +55,16 @@ function evalOutput(request: RecordedRequest): { text: string; isError: boolean 
 }
 
 type ToolUpdate = ReturnType<typeof toolUpdates>[number];
-const meta = (u: ToolUpdate) => (u._meta as { "deep-acp"?: { toolName?: string; parentToolCallId?: string } } | undefined)?.["deep-acp"];
-const evalCalls = (updates: readonly acp.SessionUpdate[]) => toolUpdates(updates).filter((u) => u.sessionUpdate === "tool_call" && meta(u)?.toolName === "eval");
-const nestedUnder = (updates: readonly acp.SessionUpdate[], parent: string) => toolUpdates(updates).filter((u) => u.sessionUpdate === "tool_call" && meta(u)?.parentToolCallId === parent);
-const finalStatus = (updates: readonly acp.SessionUpdate[], id: string) => toolUpdates(updates, id).filter((u) => u.status).at(-1)?.status;
+const meta = (u: ToolUpdate) =>
+  (u._meta as { "deep-acp"?: { toolName?: string; parentToolCallId?: string } } | undefined)?.["deep-acp"];
+const evalCalls = (updates: readonly acp.SessionUpdate[]) =>
+  toolUpdates(updates).filter((u) => u.sessionUpdate === "tool_call" && meta(u)?.toolName === "eval");
+const nestedUnder = (updates: readonly acp.SessionUpdate[], parent: string) =>
+  toolUpdates(updates).filter((u) => u.sessionUpdate === "tool_call" && meta(u)?.parentToolCallId === parent);
+const finalStatus = (updates: readonly acp.SessionUpdate[], id: string) =>
+  toolUpdates(updates, id)
+    .filter((u) => u.status)
+    .at(-1)?.status;
 
 describe("approval gating", () => {
   it("with the default read-only allowlist eval runs without a dialog; calls from code are nested under it", async () => {
@@ -65,7 +72,9 @@ describe("approval gating", () => {
     await writeFile(join(project, "b.txt"), "beta\n");
     await start();
     const { sessionId } = await h!.newSession(project);
-    evalEachPrompt(h!, [`const names = ["a.txt", "b.txt"]; const texts = []; for (const n of names) texts.push((await tools.readFile({ file_path: ${JSON.stringify(project)} + "/" + n })).trim()); texts.join(",")`]);
+    evalEachPrompt(h!, [
+      `const names = ["a.txt", "b.txt"]; const texts = []; for (const n of names) texts.push((await tools.readFile({ file_path: ${JSON.stringify(project)} + "/" + n })).trim()); texts.join(",")`,
+    ]);
     const { updates } = await h!.prompt(sessionId, "read both");
     expect(h!.permissions).toHaveLength(0);
     expect(evalOutput(h!.model.requests[1]!).text).toBe("alpha,beta");
@@ -77,22 +86,31 @@ describe("approval gating", () => {
   });
 
   it("with a write tool in [interpreter].tools each eval asks in the editor, showing the code, and so does each write it makes", async () => {
-    await start({ config: '[interpreter]\ntools = ["read_file", "write_file"]\n' }, { onPermission: () => (h!.permissions.length <= 2 ? "allow_once" : "reject_once") });
+    await start(
+      { config: '[interpreter]\ntools = ["read_file", "write_file"]\n' },
+      { onPermission: () => (h!.permissions.length <= 2 ? "allow_once" : "reject_once") },
+    );
     const { sessionId } = await h!.newSession(project);
-    const write = (name: string) => `await tools.writeFile({ file_path: ${JSON.stringify(join(project, name))}, content: "from eval" }); "wrote ${name}"`;
+    const write = (name: string) =>
+      `await tools.writeFile({ file_path: ${JSON.stringify(join(project, name))}, content: "from eval" }); "wrote ${name}"`;
     evalEachPrompt(h!, [write("first.txt"), write("second.txt")]);
 
     const allowed = await h!.prompt(sessionId, "write one");
-    const evalDialogs = () => h!.permissions.filter((p) => JSON.stringify(p.toolCall.content).includes("tools.writeFile"));
+    const evalDialogs = () =>
+      h!.permissions.filter((p) => JSON.stringify(p.toolCall.content).includes("tools.writeFile"));
     expect(evalDialogs()).toHaveLength(1);
     // Approving the eval approves running the code, not what it reaches: the write asks too, nested under it.
     expect(h!.permissions).toHaveLength(2);
     expect(JSON.stringify(h!.permissions[1]!.toolCall)).toContain("first.txt");
-    expect(JSON.stringify(evalDialogs()[0]!.toolCall.content)).toContain(JSON.stringify(join(project, "first.txt")).slice(1, -1));
+    expect(JSON.stringify(evalDialogs()[0]!.toolCall.content)).toContain(
+      JSON.stringify(join(project, "first.txt")).slice(1, -1),
+    );
     expect(evalDialogs()[0]!.options.map((o) => o.kind)).not.toContain("allow_always");
     expect(await readFile(join(project, "first.txt"), "utf8")).toBe("from eval");
     expect(evalOutput(h!.model.requests[1]!).text).toBe("wrote first.txt");
-    expect(nestedUnder(allowed.updates, evalCalls(allowed.updates)[0]!.toolCallId).map((u) => u.kind)).toEqual(["edit"]);
+    expect(nestedUnder(allowed.updates, evalCalls(allowed.updates)[0]!.toolCallId).map((u) => u.kind)).toEqual([
+      "edit",
+    ]);
 
     const rejected = await h!.prompt(sessionId, "write another");
     expect(evalDialogs()).toHaveLength(2);
@@ -105,13 +123,27 @@ describe("approval gating", () => {
     const seen = join(project, "hook-input.json");
     await start({
       hooks: {
-        PreToolUse: [{ matcher: "Eval", hooks: [{ type: "command", command: `cat > '${seen}'; grep -q forbidden '${seen}' && { echo 'no forbidden code' >&2; exit 2; }; exit 0` }] }],
+        PreToolUse: [
+          {
+            matcher: "Eval",
+            hooks: [
+              {
+                type: "command",
+                command: `cat > '${seen}'; grep -q forbidden '${seen}' && { echo 'no forbidden code' >&2; exit 2; }; exit 0`,
+              },
+            ],
+          },
+        ],
       },
     });
     const { sessionId } = await h!.newSession(project);
     evalEachPrompt(h!, ["6 * 7", "const forbidden = 1; forbidden"]);
     await h!.prompt(sessionId, "compute");
-    const input = JSON.parse(await readFile(seen, "utf8")) as { hook_event_name: string; tool_name: string; tool_input: { code: string } };
+    const input = JSON.parse(await readFile(seen, "utf8")) as {
+      hook_event_name: string;
+      tool_name: string;
+      tool_input: { code: string };
+    };
     expect(input).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "Eval", tool_input: { code: "6 * 7" } });
     expect(evalOutput(h!.model.requests[1]!).text).toBe("42");
 
@@ -138,7 +170,9 @@ describe("approval gating", () => {
     const { updates } = await h!.prompt(sessionId, "read");
     const output = evalOutput(h!.model.requests[1]!).text;
     const [denial, ...result] = output.split("\n");
-    expect(denial).toBe(`Tool 'read_file' failed: Error: permission denied for read on ${join(project, "private", "key.txt")}`);
+    expect(denial).toBe(
+      `Tool 'read_file' failed: Error: permission denied for read on ${join(project, "private", "key.txt")}`,
+    );
     expect(JSON.parse(result.join("\n"))).toEqual({ open: "public" });
     expect(output).not.toContain("TOP-SECRET-VALUE");
     const nested = nestedUnder(updates, evalCalls(updates)[0]!.toolCallId);
@@ -153,7 +187,9 @@ describe("cancel", () => {
     const { sessionId } = await h!.newSession(project);
     evalEachPrompt(h!, ["let i = 0; while (true) { i++; }", "1 + 1"]);
     const pending = h!.prompt(sessionId, "spin");
-    await h!.waitFor(() => h!.updates.some((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "in_progress"));
+    await h!.waitFor(() =>
+      h!.updates.some((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "in_progress"),
+    );
     await h!.cancel(sessionId);
     expect((await pending).response.stopReason).toBe("cancelled");
     const next = await h!.prompt(sessionId, "again");
@@ -164,7 +200,12 @@ describe("cancel", () => {
   it("interrupts an eval waiting on a slow tool call and cancels that call", async () => {
     const marker = join(project, "fixture.log");
     await start(
-      { config: '[interpreter]\ntools = ["fixture_slow"]\ntimeout_ms = 600000\n', mcp: { fixture: { command: NODE, args: [join(FIXTURES, "fixture-server.mjs")], env: { FIXTURE_MARKER: marker } } } },
+      {
+        config: '[interpreter]\ntools = ["fixture_slow"]\ntimeout_ms = 600000\n',
+        mcp: {
+          fixture: { command: NODE, args: [join(FIXTURES, "fixture-server.mjs")], env: { FIXTURE_MARKER: marker } },
+        },
+      },
       { onPermission: () => "allow_once" },
     );
     const { sessionId } = await h!.newSession(project);
@@ -231,7 +272,12 @@ describe("task() fan-out", () => {
       ["think", "general-purpose"],
     ]);
     expect(tasks.flatMap((t) => nestedUnder(updates, t.toolCallId)).map((u) => u.kind)).toEqual(["read", "read"]);
-    const done = updates.filter((u) => u.sessionUpdate === "tool_call_update" && tasks.some((t) => t.toolCallId === u.toolCallId) && u.status === "completed");
+    const done = updates.filter(
+      (u) =>
+        u.sessionUpdate === "tool_call_update" &&
+        tasks.some((t) => t.toolCallId === u.toolCallId) &&
+        u.status === "completed",
+    );
     expect(done).toHaveLength(2);
   });
 });
@@ -243,8 +289,10 @@ describe("interpreter state", () => {
     let turn = 0;
     h!.model.setHandler((request) => {
       const last = request.messages.at(-1)!;
-      if (last.role === "user") return toolTurn("eval", { code: turn++ === 0 ? "const counter = 41; counter" : "typeof counter" });
-      if (request.messages.filter((m) => m.role === "tool").length === 1 && turn === 1) return toolTurn("eval", { code: "counter + 1" });
+      if (last.role === "user")
+        return toolTurn("eval", { code: turn++ === 0 ? "const counter = 41; counter" : "typeof counter" });
+      if (request.messages.filter((m) => m.role === "tool").length === 1 && turn === 1)
+        return toolTurn("eval", { code: "counter + 1" });
       return textTurn("done");
     });
     await h!.prompt(sessionId, "first turn");
@@ -261,7 +309,9 @@ describe("plan mode", () => {
     await start({ config: '[interpreter]\ntools = ["read_file", "write_file"]\n' });
     const { sessionId } = await h!.newSession(project);
     await h!.agent.request("session/set_mode", { sessionId, modeId: "plan" });
-    evalEachPrompt(h!, [`[typeof tools.writeFile, (await tools.readFile({ file_path: ${JSON.stringify(join(project, "in.txt"))} })).trim()].join(" ")`]);
+    evalEachPrompt(h!, [
+      `[typeof tools.writeFile, (await tools.readFile({ file_path: ${JSON.stringify(join(project, "in.txt"))} })).trim()].join(" ")`,
+    ]);
     await h!.prompt(sessionId, "look");
     expect(h!.model.requests[0]!.toolNames).toContain("eval");
     expect(h!.model.requests[0]!.system).not.toContain("tools.writeFile");
@@ -274,7 +324,11 @@ describe("limits", () => {
   it("a memory blowup and a loop past timeout_ms end with clear errors; the next eval works", async () => {
     await start({ config: "[interpreter]\ntimeout_ms = 1000\nmemory_limit_mb = 32\n" });
     const { sessionId } = await h!.newSession(project);
-    evalEachPrompt(h!, ["const parts = []; for (;;) parts.push('x'.repeat(65536) + parts.length)", "for (;;) {}", "[1, 2, 3].map((n) => n * 2)"]);
+    evalEachPrompt(h!, [
+      "const parts = []; for (;;) parts.push('x'.repeat(65536) + parts.length)",
+      "for (;;) {}",
+      "[1, 2, 3].map((n) => n * 2)",
+    ]);
 
     const oom = await h!.prompt(sessionId, "grow");
     expect(oom.response.stopReason).toBe("end_turn");

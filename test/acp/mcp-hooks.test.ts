@@ -22,8 +22,12 @@ afterEach(async () => {
 describe("MCP", () => {
   it("uses a stdio server the editor passes, without asking (editor servers are trusted)", async () => {
     h = await startHarness();
-    const { sessionId } = await h.newSession(project, { mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }] });
-    h.model.setHandler((request) => (request.messages.length === 1 ? toolTurn("everything_echo", { message: "hi from mcp" }) : textTurn("echoed")));
+    const { sessionId } = await h.newSession(project, {
+      mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }],
+    });
+    h.model.setHandler((request) =>
+      request.messages.length === 1 ? toolTurn("everything_echo", { message: "hi from mcp" }) : textTurn("echoed"),
+    );
     const { updates } = await h.prompt(sessionId, "echo something");
     expect(h.model.requests[0]!.toolNames).toContain("everything_echo");
     expect(JSON.stringify(h.model.requests[1]!.body)).toContain("Echo: hi from mcp");
@@ -33,7 +37,10 @@ describe("MCP", () => {
   });
 
   it("asks before starting a project server; allow once works for this session only", async () => {
-    await writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
+    await writeFile(
+      join(project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
+    );
     h = await startHarness({ onPermission: () => "allow_once" });
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("ok"));
@@ -46,7 +53,10 @@ describe("MCP", () => {
   });
 
   it("remembers 'never' and does not ask again", async () => {
-    await writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
+    await writeFile(
+      join(project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
+    );
     h = await startHarness({ onPermission: () => "reject_always" });
     const first = await h.newSession(project);
     h.model.enqueue(textTurn("ok"), textTurn("ok"));
@@ -65,7 +75,16 @@ describe("hooks", () => {
     h = await startHarness({
       setupHome: async (home) => {
         await mkdir(join(home, ".deepagents"), { recursive: true });
-        await writeFile(hooksFile(home), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo 'no shell today' >&2; exit 2" }] }] } }));
+        await writeFile(
+          hooksFile(home),
+          JSON.stringify({
+            hooks: {
+              PreToolUse: [
+                { matcher: "Bash", hooks: [{ type: "command", command: "echo 'no shell today' >&2; exit 2" }] },
+              ],
+            },
+          }),
+        );
       },
     });
     const { sessionId } = await h.newSession(project);
@@ -86,7 +105,16 @@ describe("hooks", () => {
           JSON.stringify({
             hooks: {
               SessionStart: [{ hooks: [{ type: "command", command: "echo 'The build command is make.'" }] }],
-              UserPromptSubmit: [{ hooks: [{ type: "command", command: "grep -q forbidden && { echo 'that word is not allowed' >&2; exit 2; } || exit 0" }] }],
+              UserPromptSubmit: [
+                {
+                  hooks: [
+                    {
+                      type: "command",
+                      command: "grep -q forbidden && { echo 'that word is not allowed' >&2; exit 2; } || exit 0",
+                    },
+                  ],
+                },
+              ],
             },
           }),
         );
@@ -103,9 +131,20 @@ describe("hooks", () => {
 
   it("runs project hooks only after the user trusts them in the editor", async () => {
     await mkdir(join(project, ".deepagents"), { recursive: true });
-    await writeFile(join(project, ".deepagents", "hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: "echo 'project hook says no' >&2; exit 2" }] }] } }));
+    await writeFile(
+      join(project, ".deepagents", "hooks.json"),
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            { matcher: "Read", hooks: [{ type: "command", command: "echo 'project hook says no' >&2; exit 2" }] },
+          ],
+        },
+      }),
+    );
     await writeFile(join(project, "a.txt"), "a");
-    h = await startHarness({ onPermission: (request) => (request.toolCall.title?.includes("hooks") ? "reject_once" : "allow_once") });
+    h = await startHarness({
+      onPermission: (request) => (request.toolCall.title?.includes("hooks") ? "reject_once" : "allow_once"),
+    });
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(toolTurn("read_file", { file_path: join(project, "a.txt") }), textTurn("read"));
     await h.prompt(sessionId, "read a");
@@ -127,8 +166,15 @@ describe("hooks", () => {
       setupHome: async (home) => {
         await mkdir(join(home, ".deepagents"), { recursive: true });
         const script = join(home, "stop.sh");
-        await writeFile(script, `#!/bin/sh\ninput=$(cat)\ncase "$input" in *'"stop_hook_active":false'*) echo '{"decision":"block","reason":"Also run the tests."}';; esac\n`, { mode: 0o755 });
-        await writeFile(hooksFile(home), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: script }] }] } }));
+        await writeFile(
+          script,
+          `#!/bin/sh\ninput=$(cat)\ncase "$input" in *'"stop_hook_active":false'*) echo '{"decision":"block","reason":"Also run the tests."}';; esac\n`,
+          { mode: 0o755 },
+        );
+        await writeFile(
+          hooksFile(home),
+          JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: script }] }] } }),
+        );
       },
     });
     const { sessionId } = await h.newSession(project);
@@ -147,7 +193,9 @@ describe("interpreter", () => {
     await writeFile(join(project, "n.txt"), "41");
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(
-      toolTurn("eval", { code: `const t = await tools.readFile({ file_path: ${JSON.stringify(join(project, "n.txt"))} }); console.log("read", t.trim()); Number(t) + 1` }),
+      toolTurn("eval", {
+        code: `const t = await tools.readFile({ file_path: ${JSON.stringify(join(project, "n.txt"))} }); console.log("read", t.trim()); Number(t) + 1`,
+      }),
       textTurn("It is 42."),
     );
     const { updates } = await h.prompt(sessionId, "compute");
@@ -157,7 +205,12 @@ describe("interpreter", () => {
     expect(sent).toContain("read 41");
     expect(sent).toContain("42");
     const evalCall = toolUpdates(updates).find((u) => u.sessionUpdate === "tool_call" && u.title === "eval")!;
-    const nested = toolUpdates(updates).filter((u) => u.sessionUpdate === "tool_call" && (u._meta as { "deep-acp"?: { parentToolCallId?: string } })?.["deep-acp"]?.parentToolCallId === evalCall.toolCallId);
+    const nested = toolUpdates(updates).filter(
+      (u) =>
+        u.sessionUpdate === "tool_call" &&
+        (u._meta as { "deep-acp"?: { parentToolCallId?: string } })?.["deep-acp"]?.parentToolCallId ===
+          evalCall.toolCallId,
+    );
     expect(nested.map((u) => u.kind)).toEqual(["read"]);
     expect(h.permissions).toHaveLength(0); // read-only allowlist: no dialog
   });

@@ -14,7 +14,11 @@ import { EVERYTHING, FILESYSTEM, FIXTURES, NODE, startEverything } from "../unit
 const FIXTURE_SERVER = join(FIXTURES, "fixture-server.mjs");
 const HANG_SERVER = join(FIXTURES, "hang-server.mjs");
 const STUBBORN_SERVER = join(FIXTURES, "stubborn-server.mjs");
-const everythingStdio = (extra: Record<string, unknown> = {}) => ({ command: NODE, args: [EVERYTHING, "stdio"], ...extra });
+const everythingStdio = (extra: Record<string, unknown> = {}) => ({
+  command: NODE,
+  args: [EVERYTHING, "stdio"],
+  ...extra,
+});
 
 let project: string;
 let home: string;
@@ -43,7 +47,8 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, JSON.stringify(value, null, 2));
 }
 
-const userMcp = (servers: Record<string, unknown>) => writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: servers });
+const userMcp = (servers: Record<string, unknown>) =>
+  writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: servers });
 const projectMcp = (servers: Record<string, unknown>) => writeJson(join(project, ".mcp.json"), { mcpServers: servers });
 const userConfig = async (toml: string) => {
   await mkdir(join(home, ".deepagents"), { recursive: true });
@@ -71,7 +76,8 @@ function lastToolResult(request: RecordedRequest): { text: string; isError: bool
 }
 
 const mcpStatus = async (h: Harness, sessionId: string) => agentText((await h.prompt(sessionId, "/mcp")).updates);
-const trustDialogs = (h: Harness, server: string) => h.permissions.filter((p) => p.toolCall.title === `Start project MCP server "${server}"?`);
+const trustDialogs = (h: Harness, server: string) =>
+  h.permissions.filter((p) => p.toolCall.title === `Start project MCP server "${server}"?`);
 
 describe("MCP servers reach the model from every source", () => {
   it("advertises http and sse MCP transports", async () => {
@@ -81,10 +87,16 @@ describe("MCP servers reach the model from every source", () => {
 
   it("a stdio server from ~/.deepagents/.mcp.json, with ${VAR} expanded from the agent's environment only", async () => {
     await userMcp({
-      ev: { command: "${DEEP_ACP_TEST_NODE}", args: ["${DEEP_ACP_TEST_EVERYTHING}", "stdio"], env: { GREETING: "${DEEP_ACP_TEST_GREETING}", FALLBACK: "${DEEP_ACP_TEST_UNSET:-from-default}" } },
+      ev: {
+        command: "${DEEP_ACP_TEST_NODE}",
+        args: ["${DEEP_ACP_TEST_EVERYTHING}", "stdio"],
+        env: { GREETING: "${DEEP_ACP_TEST_GREETING}", FALLBACK: "${DEEP_ACP_TEST_UNSET:-from-default}" },
+      },
       broken: everythingStdio({ env: { TOKEN: "${DEEP_ACP_TEST_MISSING}" } }),
     });
-    const h = await start({ env: { DEEP_ACP_TEST_NODE: NODE, DEEP_ACP_TEST_EVERYTHING: EVERYTHING, DEEP_ACP_TEST_GREETING: "hello-from-env" } });
+    const h = await start({
+      env: { DEEP_ACP_TEST_NODE: NODE, DEEP_ACP_TEST_EVERYTHING: EVERYTHING, DEEP_ACP_TEST_GREETING: "hello-from-env" },
+    });
     const { sessionId } = await h.newSession(project);
     callEachPrompt(h, [["ev_get-env", {}]]);
     const { updates } = await h.prompt(sessionId, "show the server environment");
@@ -138,7 +150,9 @@ describe("MCP servers reach the model from every source", () => {
       await h.prompt(sessionId, "three");
       const tools = h.model.requests[0]!.toolNames;
       expect(tools).toEqual(expect.arrayContaining(["local_echo", "web_echo", "stream_echo"]));
-      const results = h.model.requests.filter((r) => r.messages.at(-1)?.role === "tool").map((r) => lastToolResult(r).text);
+      const results = h.model.requests
+        .filter((r) => r.messages.at(-1)?.role === "tool")
+        .map((r) => lastToolResult(r).text);
       expect(results).toEqual(["Echo: via stdio", "Echo: via streamable http", "Echo: via sse"]);
       expect(h.permissions).toHaveLength(0);
     } finally {
@@ -151,7 +165,10 @@ describe("MCP servers reach the model from every source", () => {
     const http = await startEverything("streamableHttp");
     const sse = await startEverything("sse");
     try {
-      await userMcp({ web: { type: "streamable_http", url: http.url }, stream: { transport: "sse", url: "${DEEP_ACP_TEST_SSE_URL}" } });
+      await userMcp({
+        web: { type: "streamable_http", url: http.url },
+        stream: { transport: "sse", url: "${DEEP_ACP_TEST_SSE_URL}" },
+      });
       const h = await start({ env: { DEEP_ACP_TEST_SSE_URL: sse.url } });
       const { sessionId } = await h.newSession(project);
       callEachPrompt(h, [
@@ -208,7 +225,9 @@ describe("merging, flags and filters", () => {
     await userMcp({ user: everythingStdio() });
     await projectMcp({ proj: everythingStdio() });
     const h = await start({ args: ["--no-mcp"] });
-    const { sessionId } = await h.newSession(project, { mcpServers: [{ name: "ed", command: NODE, args: [EVERYTHING, "stdio"], env: [] }] });
+    const { sessionId } = await h.newSession(project, {
+      mcpServers: [{ name: "ed", command: NODE, args: [EVERYTHING, "stdio"], env: [] }],
+    });
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     expect(h.model.requests[0]!.toolNames.filter((name) => /^(user|proj|ed)_/.test(name))).toEqual([]);
@@ -236,10 +255,16 @@ describe("merging, flags and filters", () => {
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     const tools = h.model.requests[0]!.toolNames;
-    expect(tools.filter((name) => name.startsWith("keep_")).sort()).toEqual(["keep_echo", "keep_get-structured-content", "keep_get-sum"]);
+    expect(tools.filter((name) => name.startsWith("keep_")).sort()).toEqual([
+      "keep_echo",
+      "keep_get-structured-content",
+      "keep_get-sum",
+    ]);
     const dropped = tools.filter((name) => name.startsWith("drop_"));
     expect(dropped.length).toBeGreaterThan(0);
-    expect(dropped.filter((name) => name === "drop_echo" || name.startsWith("drop_get-") || name.startsWith("drop_toggle-"))).toEqual([]);
+    expect(
+      dropped.filter((name) => name === "drop_echo" || name.startsWith("drop_get-") || name.startsWith("drop_toggle-")),
+    ).toEqual([]);
     expect(dropped).toContain("drop_trigger-long-running-operation");
     expect(await mcpStatus(h, sessionId)).toMatch(/hidden by filter: .*echo/);
   });
@@ -284,7 +309,10 @@ describe("failures", () => {
 
   it("session/cancel during a long MCP call answers cancelled and tells the server to stop", async () => {
     const marker = join(home, "fixture-marker.log");
-    await userMcp({ ev: everythingStdio(), fixture: { command: NODE, args: [FIXTURE_SERVER], env: { FIXTURE_MARKER: marker } } });
+    await userMcp({
+      ev: everythingStdio(),
+      fixture: { command: NODE, args: [FIXTURE_SERVER], env: { FIXTURE_MARKER: marker } },
+    });
     const h = await start({ onPermission: () => "allow_once" });
     const { sessionId } = await h.newSession(project);
     callEachPrompt(h, [
@@ -296,7 +324,12 @@ describe("failures", () => {
     const markerText = () => readFile(marker, "utf8").catch(() => "");
     const running = [
       // server-everything's long-running operation, cancelled as soon as the editor shows it running
-      (seen: number) => h.waitFor(() => h.updates.slice(seen).some((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "in_progress")),
+      (seen: number) =>
+        h.waitFor(() =>
+          h.updates
+            .slice(seen)
+            .some((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "in_progress"),
+        ),
       // the fixture's slow tool, cancelled once the server is inside the handler
       async () => void (await expect.poll(markerText, { timeout: 10_000 }).toContain("slow started")),
     ];
@@ -319,7 +352,9 @@ describe("failures", () => {
 describe("read-only annotations", () => {
   it("in default mode annotated read-only tools run without a dialog, others ask", async () => {
     const h = await start({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project, { mcpServers: [{ name: "ev", command: NODE, args: [EVERYTHING, "stdio"], env: [] }] });
+    const { sessionId } = await h.newSession(project, {
+      mcpServers: [{ name: "ev", command: NODE, args: [EVERYTHING, "stdio"], env: [] }],
+    });
     callEachPrompt(h, [
       ["ev_get-sum", { a: 2, b: 3 }],
       ["ev_toggle-simulated-logging", {}],
@@ -379,7 +414,9 @@ describe("project trust dialogs", () => {
     const third = await start({ onPermission: () => "allow_once" });
     expect(await sessionTools(third)).toContain("proj_echo");
     const [dialog] = trustDialogs(third, "proj");
-    expect(JSON.stringify(dialog!.toolCall.content)).toContain("The definition changed since you last approved this server.");
+    expect(JSON.stringify(dialog!.toolCall.content)).toContain(
+      "The definition changed since you last approved this server.",
+    );
   });
 
   it("reject: off for this session (not asked again in it), asked again in the next process", async () => {
@@ -419,7 +456,10 @@ describe("process lifetime", () => {
 
   it("session/close stops every server, including one that ignores SIGTERM and its helper child", async () => {
     const marker = join(home, "fixture-marker.log");
-    await userMcp({ fixture: { command: NODE, args: [FIXTURE_SERVER], env: { FIXTURE_MARKER: marker } }, stubborn: { command: NODE, args: [STUBBORN_SERVER] } });
+    await userMcp({
+      fixture: { command: NODE, args: [FIXTURE_SERVER], env: { FIXTURE_MARKER: marker } },
+      stubborn: { command: NODE, args: [STUBBORN_SERVER] },
+    });
     const h = await start({ onPermission: () => "allow_once" });
     const { sessionId } = await h.newSession(project);
     callEachPrompt(h, [["stubborn_pids", {}]]);

@@ -55,7 +55,11 @@ describe("file permission rules", () => {
   it("leaves denied paths out of listings and searches", async () => {
     h = await startHarness({ setupHome: withRules });
     const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("grep", { pattern: "TOP-SECRET-VALUE", path: project }), toolTurn("glob", { pattern: "**/*.txt", path: project }), textTurn("searched"));
+    h.model.enqueue(
+      toolTurn("grep", { pattern: "TOP-SECRET-VALUE", path: project }),
+      toolTurn("glob", { pattern: "**/*.txt", path: project }),
+      textTurn("searched"),
+    );
     await h.prompt(sessionId, "search");
     const grep = JSON.stringify(h.model.requests[1]!.body);
     expect(grep).toContain("No matches found for pattern 'TOP-SECRET-VALUE'");
@@ -125,7 +129,11 @@ describe("remembered choices", () => {
   it("remembers 'always reject' and fails later calls without asking", async () => {
     h = await startHarness({ onPermission: () => "reject_always" });
     const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("execute", { command: "npm publish" }), toolTurn("execute", { command: "npm publish --dry-run" }), textTurn("stopped"));
+    h.model.enqueue(
+      toolTurn("execute", { command: "npm publish" }),
+      toolTurn("execute", { command: "npm publish --dry-run" }),
+      textTurn("stopped"),
+    );
     const { updates } = await h.prompt(sessionId, "publish");
     expect(h.permissions).toHaveLength(1);
     expect(toolUpdates(updates).filter((u) => u.status === "failed")).toHaveLength(2);
@@ -134,22 +142,27 @@ describe("remembered choices", () => {
 
 describe("bubblewrap sandbox", async () => {
   const available = (await checkBwrapAvailable()).ok;
-  it.skipIf(!available)("runs commands with the project writable, the rest read-only or hidden, and no network", async () => {
-    h = await startHarness({ args: ["--sandbox", "bwrap"], onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
-    const outside = await mkdtemp(join(tmpdir(), "deep-acp-outside-"));
-    h.model.enqueue(
-      toolTurn("execute", { command: `echo inside > ${join(project, "in.txt")} && echo ok` }),
-      toolTurn("execute", { command: `echo outside > ${join(outside, "out.txt")}` }),
-      toolTurn("execute", { command: `ls ${h.home} 2>&1; echo exit=$?` }),
-      toolTurn("execute", { command: `node -e "require('http').get('http://127.0.0.1:1', () => {}).on('error', (e) => { console.log('net:', e.code); })"` }),
-      textTurn("sandboxed"),
-    );
-    await h.prompt(sessionId, "try things");
-    expect(await readFile(join(project, "in.txt"), "utf8")).toBe("inside\n");
-    await expect(readFile(join(outside, "out.txt"))).rejects.toThrow();
-    expect(JSON.stringify(h.model.requests[2]!.body)).toMatch(/Read-only file system|No such file|Permission denied/);
-    expect(JSON.stringify(h.model.requests[4]!.body)).toMatch(/net: (ENETUNREACH|ECONNREFUSED|EACCES)/);
-    await rm(outside, { recursive: true, force: true });
-  });
+  it.skipIf(!available)(
+    "runs commands with the project writable, the rest read-only or hidden, and no network",
+    async () => {
+      h = await startHarness({ args: ["--sandbox", "bwrap"], onPermission: () => "allow_once" });
+      const { sessionId } = await h.newSession(project);
+      const outside = await mkdtemp(join(tmpdir(), "deep-acp-outside-"));
+      h.model.enqueue(
+        toolTurn("execute", { command: `echo inside > ${join(project, "in.txt")} && echo ok` }),
+        toolTurn("execute", { command: `echo outside > ${join(outside, "out.txt")}` }),
+        toolTurn("execute", { command: `ls ${h.home} 2>&1; echo exit=$?` }),
+        toolTurn("execute", {
+          command: `node -e "require('http').get('http://127.0.0.1:1', () => {}).on('error', (e) => { console.log('net:', e.code); })"`,
+        }),
+        textTurn("sandboxed"),
+      );
+      await h.prompt(sessionId, "try things");
+      expect(await readFile(join(project, "in.txt"), "utf8")).toBe("inside\n");
+      await expect(readFile(join(outside, "out.txt"))).rejects.toThrow();
+      expect(JSON.stringify(h.model.requests[2]!.body)).toMatch(/Read-only file system|No such file|Permission denied/);
+      expect(JSON.stringify(h.model.requests[4]!.body)).toMatch(/net: (ENETUNREACH|ECONNREFUSED|EACCES)/);
+      await rm(outside, { recursive: true, force: true });
+    },
+  );
 });

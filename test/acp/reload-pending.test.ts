@@ -27,7 +27,9 @@ async function writeSkill(name: string) {
 
 type Command = { name: string; description: string };
 const commandLists = (h: Harness) =>
-  h.updates.filter((u) => u.update.sessionUpdate === "available_commands_update").map((u) => (u.update as { availableCommands: Command[] }).availableCommands);
+  h.updates
+    .filter((u) => u.update.sessionUpdate === "available_commands_update")
+    .map((u) => (u.update as { availableCommands: Command[] }).availableCommands);
 const reloadEntry = (commands: Command[]) => commands.find((c) => c.name === "reload")!.description;
 
 async function openSession(h: Harness) {
@@ -51,7 +53,9 @@ it("without session.notices (Zed), the /reload entry says what is pending, and r
   expect(reloadEntry(pending)).toBe("Pending: skill second-skill added. Run /reload to apply");
   expect(pending.map((c) => c.name)).toContain("skill:first-skill");
   // Only the command list changed while no turn was running.
-  expect(new Set(h.updates.slice(outsideTurn).map((u) => u.update.sessionUpdate))).toEqual(new Set(["available_commands_update"]));
+  expect(new Set(h.updates.slice(outsideTurn).map((u) => u.update.sessionUpdate))).toEqual(
+    new Set(["available_commands_update"]),
+  );
 
   await h.prompt(sessionId, "/reload");
   const after = commandLists(h).at(-1)!;

@@ -25,7 +25,10 @@ beforeEach(async () => {
   // Untrusted project hooks: each live session asks the editor once (the trust dialog).
   await mkdir(join(project, ".deepagents"), { recursive: true });
   const hook = { type: "command", argv: [process.execPath, "-e", ""] };
-  await writeFile(join(project, ".deepagents", "hooks.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [hook] }] } }));
+  await writeFile(
+    join(project, ".deepagents", "hooks.json"),
+    JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [hook] }] } }),
+  );
   await writeFile(join(project, "a.txt"), "one\n");
 });
 afterEach(async () => {
@@ -37,7 +40,12 @@ afterEach(async () => {
 
 /** An editor with every capability, recording the session id of everything the agent sends it. */
 function startEditor() {
-  const env = { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_API_KEY: "test-key",
+    ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+  };
   const services = createServices({ cli: parseCliArgs([]), env, logger: silentLogger, home });
   // Config-change listeners, so a test can make the agent send an out-of-turn notice without a watcher.
   const watchers: ConfigChangeListener[] = [];
@@ -101,8 +109,15 @@ function startEditor() {
     sent,
     watchers,
     async initialize() {
-      const capabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true, session: { notices: {} } };
-      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: capabilities as acp.ClientCapabilities });
+      const capabilities = {
+        fs: { readTextFile: true, writeTextFile: true },
+        terminal: true,
+        session: { notices: {} },
+      };
+      await agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: capabilities as acp.ClientCapabilities,
+      });
     },
     async close() {
       connection.close();
@@ -121,12 +136,16 @@ async function exercise(editor: ReturnType<typeof startEditor>, sessionId: strin
     toolTurn("execute", { command: "echo hi" }),
     textTurn("done"),
   );
-  const response = await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "go" }] });
+  const response = await editor.agent.request(acp.methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "go" }],
+  });
   expect(response.stopReason).toBe("end_turn");
   // A config file changed outside a turn: the session tells the editor at once.
   const watchersBefore = editor.watchers.length;
   expect(watchersBefore).toBeGreaterThan(0);
-  for (const listener of editor.watchers) listener({ labels: ["skills"], paths: [join(project, ".deepagents", "skills")] });
+  for (const listener of editor.watchers)
+    listener({ labels: ["skills"], paths: [join(project, ".deepagents", "skills")] });
   // Notifications are dispatched after the handler runs; a round trip orders them before this point.
   await editor.agent.request(acp.methods.agent.session.list, {});
   return editor.sent.slice(start);
@@ -145,7 +164,10 @@ describe("session ids the client sees", () => {
       await editor.initialize();
       const known = new Set<string>();
 
-      const { sessionId: original } = await editor.agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+      const { sessionId: original } = await editor.agent.request(acp.methods.agent.session.new, {
+        cwd: project,
+        mcpServers: [],
+      });
       known.add(original);
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
@@ -154,10 +176,18 @@ describe("session ids the client sees", () => {
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
       await editor.agent.request(acp.methods.agent.session.close, { sessionId: original });
-      await editor.agent.request(acp.methods.agent.session.resume, { sessionId: original, cwd: project, mcpServers: [] });
+      await editor.agent.request(acp.methods.agent.session.resume, {
+        sessionId: original,
+        cwd: project,
+        mcpServers: [],
+      });
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
-      const { sessionId: forked } = await editor.agent.request(acp.methods.agent.session.fork, { sessionId: original, cwd: project, mcpServers: [] });
+      const { sessionId: forked } = await editor.agent.request(acp.methods.agent.session.fork, {
+        sessionId: original,
+        cwd: project,
+        mcpServers: [],
+      });
       known.add(forked);
       expect(forked).not.toBe(original);
       expect(kindsFor(await exercise(editor, forked), forked)).toEqual(EVERY_SURFACE);

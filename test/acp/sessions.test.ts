@@ -33,7 +33,16 @@ async function converse(h: Harness) {
   h.model.enqueue(textTurn("Hello there."));
   const first = await h.prompt(sessionId, "Say hello");
   h.model.enqueue(
-    { parts: [{ type: "thinking", text: "Plan the edit." }, { type: "tool_call", name: "write_todos", input: { todos: [{ content: "edit a.txt", status: "in_progress" }] } }] },
+    {
+      parts: [
+        { type: "thinking", text: "Plan the edit." },
+        {
+          type: "tool_call",
+          name: "write_todos",
+          input: { todos: [{ content: "edit a.txt", status: "in_progress" }] },
+        },
+      ],
+    },
     toolTurn("read_file", { file_path: join(project, "a.txt") }),
     toolTurn("edit_file", { file_path: join(project, "a.txt"), old_string: "one", new_string: "two" }),
     textTurn("Edited a.txt."),
@@ -79,10 +88,14 @@ describe("durable sessions", () => {
     expect(agentText(replay)).toBe("Hello there.Edited a.txt.");
     expect(replay.some((u) => u.sessionUpdate === "agent_thought_chunk")).toBe(true);
     const edit = replay.find((u) => u.sessionUpdate === "tool_call" && u.title === "Edit a.txt") as acp.ToolCall;
-    const done = replay.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === edit.toolCallId).at(-1) as acp.ToolCallUpdate;
+    const done = replay
+      .filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === edit.toolCallId)
+      .at(-1) as acp.ToolCallUpdate;
     expect(done.status).toBe("completed");
     expect(done.content).toEqual([{ type: "diff", path: join(project, "a.txt"), oldText: "one\n", newText: "two\n" }]);
-    expect(replay.find((u) => u.sessionUpdate === "plan")).toMatchObject({ entries: [{ content: "edit a.txt", status: "in_progress" }] });
+    expect(replay.find((u) => u.sessionUpdate === "plan")).toMatchObject({
+      entries: [{ content: "edit a.txt", status: "in_progress" }],
+    });
     expect(replay.some((u) => u.sessionUpdate === "usage_update")).toBe(true);
     expect(response.modes?.currentModeId).toBe("accept-edits");
     // The model sees the old conversation on the next turn.
@@ -102,7 +115,9 @@ describe("durable sessions", () => {
     const start = after.updates.length;
     await after.agent.request("session/resume", { sessionId, cwd: project });
     await new Promise((r) => setTimeout(r, 20));
-    expect(after.updates.slice(start).filter((n) => n.update.sessionUpdate !== "available_commands_update")).toEqual([]);
+    expect(after.updates.slice(start).filter((n) => n.update.sessionUpdate !== "available_commands_update")).toEqual(
+      [],
+    );
     after.model.enqueue(textTurn("ok"));
     await after.prompt(sessionId, "continue");
     expect(JSON.stringify(after.model.requests[0]!.body)).toContain("Say hello");
@@ -112,7 +127,11 @@ describe("durable sessions", () => {
     const h = await agent();
     const { sessionId, second } = await converse(h);
     const secondUserId = (second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"].userMessageId;
-    const fork = await h.agent.request("session/fork", { sessionId, cwd: project, _meta: { "deep-acp": { messageId: secondUserId } } });
+    const fork = await h.agent.request("session/fork", {
+      sessionId,
+      cwd: project,
+      _meta: { "deep-acp": { messageId: secondUserId } },
+    });
     expect(fork.sessionId).not.toBe(sessionId);
     h.model.enqueue(textTurn("forked"));
     await h.prompt(fork.sessionId, "in the fork");
@@ -129,8 +148,12 @@ describe("durable sessions", () => {
     const h = await agent();
     const { sessionId, second } = await converse(h);
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("two\n");
-    const userMessageId = (second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"].userMessageId;
-    const report = await h.agent.request<{ restoredFiles: string[]; notRestored: unknown[] }>("_deep-acp/session/rewind", { sessionId, messageId: userMessageId });
+    const userMessageId = (second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"]
+      .userMessageId;
+    const report = await h.agent.request<{ restoredFiles: string[]; notRestored: unknown[] }>(
+      "_deep-acp/session/rewind",
+      { sessionId, messageId: userMessageId },
+    );
     expect(report).toEqual({ restoredFiles: [join(project, "a.txt")], notRestored: [] });
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("one\n");
     h.model.enqueue(textTurn("rewound"));
@@ -141,24 +164,35 @@ describe("durable sessions", () => {
     const again = await converse(h);
     await writeFile(join(project, "a.txt"), "user changed it\n");
     const id = (again.second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"].userMessageId;
-    const refused = await h.agent.request<{ restoredFiles: string[]; notRestored: Array<{ path: string; reason: string }> }>("_deep-acp/session/rewind", { sessionId: again.sessionId, messageId: id });
+    const refused = await h.agent.request<{
+      restoredFiles: string[];
+      notRestored: Array<{ path: string; reason: string }>;
+    }>("_deep-acp/session/rewind", { sessionId: again.sessionId, messageId: id });
     expect(refused.restoredFiles).toEqual([]);
     expect(refused.notRestored).toEqual([{ path: join(project, "a.txt"), reason: "changed since the agent wrote it" }]);
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("user changed it\n");
-    await expect(h.agent.request("_deep-acp/session/rewind", { sessionId, messageId: "nope" })).rejects.toMatchObject({ code: -32602 });
+    await expect(h.agent.request("_deep-acp/session/rewind", { sessionId, messageId: "nope" })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it("rewinds only files inside the session's current folders: after a load with another cwd the old project is left alone", async () => {
     const h = await agent();
     const { sessionId, second } = await converse(h);
-    const userMessageId = (second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"].userMessageId;
+    const userMessageId = (second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"]
+      .userMessageId;
     const elsewhere = await mkdtemp(join(tmpdir(), "deep-acp-sessions-elsewhere-"));
     try {
       const loader = await agent();
       await loader.agent.request("session/load", { sessionId, cwd: elsewhere, mcpServers: [] });
-      const report = await loader.agent.request<{ restoredFiles: string[]; notRestored: Array<{ path: string; reason: string }> }>("_deep-acp/session/rewind", { sessionId, messageId: userMessageId });
+      const report = await loader.agent.request<{
+        restoredFiles: string[];
+        notRestored: Array<{ path: string; reason: string }>;
+      }>("_deep-acp/session/rewind", { sessionId, messageId: userMessageId });
       expect(report.restoredFiles).toEqual([]);
-      expect(report.notRestored).toEqual([{ path: join(project, "a.txt"), reason: expect.stringContaining("outside the session's current folders") }]);
+      expect(report.notRestored).toEqual([
+        { path: join(project, "a.txt"), reason: expect.stringContaining("outside the session's current folders") },
+      ]);
       expect(await readFile(join(project, "a.txt"), "utf8")).toBe("two\n");
     } finally {
       await rm(elsewhere, { recursive: true, force: true });
@@ -171,7 +205,9 @@ describe("durable sessions", () => {
     expect(await h.agent.request("session/delete", { sessionId })).toEqual({});
     expect(await h.agent.request("session/delete", { sessionId })).toEqual({});
     expect((await h.agent.request("session/list", {})).sessions).toEqual([]);
-    await expect(h.agent.request("session/load", { sessionId, cwd: project, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+    await expect(h.agent.request("session/load", { sessionId, cwd: project, mcpServers: [] })).rejects.toMatchObject({
+      code: -32002,
+    });
     expect((await readdir(join(home, ".deepagents", "sessions"))).filter((f) => f.includes(sessionId))).toEqual([]);
   });
 
@@ -194,7 +230,10 @@ describe("durable sessions", () => {
     const before = await agent();
     const { sessionId } = await before.newSession(project);
     await before.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-    before.model.enqueue(toolTurn("write_file", { file_path: "/large_tool_results/note.txt", content: "kept with the session" }), textTurn("saved"));
+    before.model.enqueue(
+      toolTurn("write_file", { file_path: "/large_tool_results/note.txt", content: "kept with the session" }),
+      textTurn("saved"),
+    );
     await before.prompt(sessionId, "save a note");
     await before.close();
     harnesses.length = 0;
@@ -210,13 +249,21 @@ describe("durable sessions", () => {
     const base = Date.parse("2026-01-01T00:00:00Z");
     for (let i = 0; i < 250; i++) {
       const at = new Date(base + i * 1000).toISOString();
-      await store.create({ id: `s${String(i).padStart(3, "0")}`, cwd: i % 5 === 0 ? "/other" : project, createdAt: at, updatedAt: at });
+      await store.create({
+        id: `s${String(i).padStart(3, "0")}`,
+        cwd: i % 5 === 0 ? "/other" : project,
+        createdAt: at,
+        updatedAt: at,
+      });
     }
     const h = await agent();
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page: acp.ListSessionsResponse = await h.agent.request("session/list", { cwd: project, ...(cursor ? { cursor } : {}) });
+      const page: acp.ListSessionsResponse = await h.agent.request("session/list", {
+        cwd: project,
+        ...(cursor ? { cursor } : {}),
+      });
       seen.push(...page.sessions.map((s) => s.sessionId));
       cursor = page.nextCursor ?? undefined;
     } while (cursor);

@@ -39,14 +39,17 @@ async function writeSkill(dir: string, name: string, frontmatter: string, body: 
   await mkdir(join(dir, name), { recursive: true });
   await writeFile(join(dir, name, "SKILL.md"), `---\n${frontmatter}\n---\n\n${body}\n`);
 }
-const skill = (dir: string, name: string, description: string, body = `Instructions of ${name}.`) => writeSkill(dir, name, `name: ${name}\ndescription: ${description}`, body);
+const skill = (dir: string, name: string, description: string, body = `Instructions of ${name}.`) =>
+  writeSkill(dir, name, `name: ${name}\ndescription: ${description}`, body);
 
 const userDir = (home: string, ...parts: string[]) => join(home, ".deepagents", "agent", ...parts);
 const projectDir = (...parts: string[]) => join(project, ".deepagents", ...parts);
 
 /** The latest available_commands_update of a session. */
 function commands(sessionId: string): string[] {
-  const updates = h!.updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === "available_commands_update");
+  const updates = h!.updates.filter(
+    (u) => u.sessionId === sessionId && u.update.sessionUpdate === "available_commands_update",
+  );
   const last = updates.at(-1)?.update as { availableCommands: Array<{ name: string }> } | undefined;
   return last?.availableCommands.map((c) => c.name) ?? [];
 }
@@ -69,7 +72,9 @@ async function editUntilNoticed(sessionIds: string[], pattern: RegExp, edit: () 
     await edit();
     await h!.waitFor(seen, 500).catch(() => undefined);
   }
-  expect(sessionIds.map((id) => changeNotices(id).filter((n) => pattern.test(n)).length)).toEqual(sessionIds.map(() => 1));
+  expect(sessionIds.map((id) => changeNotices(id).filter((n) => pattern.test(n)).length)).toEqual(
+    sessionIds.map(() => 1),
+  );
 }
 
 function runCli(args: string[], home: string, cwd = project): Promise<CommandResult> {
@@ -79,7 +84,12 @@ function runCli(args: string[], home: string, cwd = project): Promise<CommandRes
 describe("skills", () => {
   it("a project skill replaces a same-named user skill whole, in the prompt and in /skill:", async () => {
     const setupHome: HarnessOptions["setupHome"] = (home) =>
-      writeSkill(userDir(home, "skills"), "deploy", "name: deploy\ndescription: USER way to deploy\nlicense: MIT", "USER DEPLOY BODY");
+      writeSkill(
+        userDir(home, "skills"),
+        "deploy",
+        "name: deploy\ndescription: USER way to deploy\nlicense: MIT",
+        "USER DEPLOY BODY",
+      );
     h = await startHarness({ setupHome });
     await skill(projectDir("skills"), "deploy", "PROJECT way to deploy", "PROJECT DEPLOY BODY");
     const { sessionId } = await h.newSession(project);
@@ -94,7 +104,9 @@ describe("skills", () => {
     const sent = h.model.requests[1]!.lastUserText;
     expect(sent).toContain("PROJECT DEPLOY BODY");
     expect(sent).not.toContain("USER DEPLOY BODY");
-    expect(agentText((await h.prompt(sessionId, "/skills")).updates)).toContain("`/skill:deploy` — PROJECT way to deploy _(Project)_");
+    expect(agentText((await h.prompt(sessionId, "/skills")).updates)).toContain(
+      "`/skill:deploy` — PROJECT way to deploy _(Project)_",
+    );
   });
 
   it("invalid skills become notices; the valid ones load; built-in remember and skill-creator are always there", async () => {
@@ -115,9 +127,12 @@ describe("skills", () => {
     for (const name of ["lint", "other-name", "remember", "skill-creator"]) expect(system).toContain(`**${name}**`);
     expect(system).not.toContain("**nodesc**");
     const listed = agentText((await h.prompt(sessionId, "/skills")).updates);
-    for (const name of ["lint", "other-name", "remember", "skill-creator"]) expect(listed).toContain(`/skill:${name}\``);
+    for (const name of ["lint", "other-name", "remember", "skill-creator"])
+      expect(listed).toContain(`/skill:${name}\``);
     expect(listed).not.toContain("nodesc");
-    expect(commands(sessionId)).toEqual(expect.arrayContaining(["skill:lint", "skill:remember", "skill:skill-creator"]));
+    expect(commands(sessionId)).toEqual(
+      expect.arrayContaining(["skill:lint", "skill:remember", "skill:skill-creator"]),
+    );
   });
 
   describe("a skill folder that is a symlink out of the skill directories", () => {
@@ -128,7 +143,8 @@ describe("skills", () => {
       await mkdir(projectDir("skills"), { recursive: true });
       await symlink(join(outside, "shared-tool"), projectDir("skills", "shared-tool"));
     });
-    const linkDialogs = () => h!.permissions.filter((p) => p.toolCall.title === 'Load skill "shared-tool" from outside the skill folders?');
+    const linkDialogs = () =>
+      h!.permissions.filter((p) => p.toolCall.title === 'Load skill "shared-tool" from outside the skill folders?');
 
     it("asks in the editor; approved, it loads and is remembered by its target", async () => {
       h = await startHarness({ onPermission: () => "allow_always" });
@@ -158,14 +174,19 @@ describe("skills", () => {
       await h.prompt(sessionId, "hi");
       expect(linkDialogs()).toHaveLength(1);
       expect(h.model.requests[0]!.system).not.toContain("shared-tool");
-      expect(agentText((await h.prompt(sessionId, "/skill:shared-tool")).updates)).toContain('There is no skill named "shared-tool"');
+      expect(agentText((await h.prompt(sessionId, "/skill:shared-tool")).updates)).toContain(
+        'There is no skill named "shared-tool"',
+      );
     });
 
     it("[skills].extra_allowed_dirs allows it without a dialog", async () => {
       h = await startHarness({
         setupHome: async (home) => {
           await mkdir(join(home, ".deepagents"), { recursive: true });
-          await writeFile(join(home, ".deepagents", "config.toml"), `[skills]\nextra_allowed_dirs = [${JSON.stringify(outside)}]\n`);
+          await writeFile(
+            join(home, ".deepagents", "config.toml"),
+            `[skills]\nextra_allowed_dirs = [${JSON.stringify(outside)}]\n`,
+          );
         },
       });
       const { sessionId } = await h.newSession(project);
@@ -202,7 +223,10 @@ describe("memory", () => {
     const home = await tempDir("deep-acp-ext-home-");
     h = await startHarness({ home });
     const first = await h.newSession(project);
-    h.model.enqueue(toolTurn("write_file", { file_path: "/memories/preferences.md", content: "Use tabs, not spaces." }), textTurn("saved"));
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: "/memories/preferences.md", content: "Use tabs, not spaces." }),
+      textTurn("saved"),
+    );
     await h.prompt(first.sessionId, "remember that I use tabs");
     expect(h.permissions).toHaveLength(1); // memory edits are approved like any other edit
     await h.close();
@@ -227,9 +251,18 @@ describe("subagents", () => {
   it("a project subagent overrides a user one of the same name; an invalid file is a notice; an unknown type is an error for the model", async () => {
     h = await startHarness({
       clientCapabilities: NOTICES,
-      setupHome: (home) => define(userDir(home, "agents"), "reviewer", "---\nname: reviewer\ndescription: USER reviewer\n---\nUSER REVIEWER PROMPT"),
+      setupHome: (home) =>
+        define(
+          userDir(home, "agents"),
+          "reviewer",
+          "---\nname: reviewer\ndescription: USER reviewer\n---\nUSER REVIEWER PROMPT",
+        ),
     });
-    await define(projectDir("agents"), "reviewer", "---\nname: reviewer\ndescription: PROJECT reviewer\n---\nPROJECT REVIEWER PROMPT");
+    await define(
+      projectDir("agents"),
+      "reviewer",
+      "---\nname: reviewer\ndescription: PROJECT reviewer\n---\nPROJECT REVIEWER PROMPT",
+    );
     await define(projectDir("agents"), "broken", "---\nname: broken\n---\nNo description.");
     const { sessionId } = await h.newSession(project);
     h.model.setHandler((request): FakeTurn => {
@@ -266,8 +299,11 @@ describe("subagents", () => {
     const { sessionId } = await h.newSession(project);
     await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
     h.model.setHandler((request): FakeTurn => {
-      if (request.system.includes("You are a subagent")) return toolTurn("execute", { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 1000'` });
-      return request.messages.length === 1 ? toolTurn("task", { description: "long job", subagent_type: "general-purpose" }) : textTurn("finished");
+      if (request.system.includes("You are a subagent"))
+        return toolTurn("execute", { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 1000'` });
+      return request.messages.length === 1
+        ? toolTurn("task", { description: "long job", subagent_type: "general-purpose" })
+        : textTurn("finished");
     });
     const turn = h.prompt(sessionId, "start the long job");
     const deadline = Date.now() + 15_000;
@@ -289,7 +325,8 @@ describe("plugins", () => {
   it("enabled with the CLI, a plugin brings its skill, MCP server and hook; disabled, /reload removes them", async () => {
     const home = await tempDir("deep-acp-ext-home-");
     expect((await runCli(["plugins", "add", MARKET], home)).code).toBe(0);
-    for (const id of ["kit@market", "escapee@market"]) expect((await runCli(["plugins", "enable", id, "--force"], home)).code).toBe(0);
+    for (const id of ["kit@market", "escapee@market"])
+      expect((await runCli(["plugins", "enable", id, "--force"], home)).code).toBe(0);
     const installed = await realpath(join(home, ".deepagents", "plugins"));
 
     h = await startHarness({ home, clientCapabilities: NOTICES });
@@ -305,9 +342,13 @@ describe("plugins", () => {
     expect(mcpTool(first.toolNames)).toBeDefined();
     expect(first.lastUserText).toContain(`kit hook ran in ${installed}`);
     expect(first.lastUserText).toContain(`with data in ${join(installed, "data")}`);
-    expect(h.model.requests[1]!.messages.find((m) => m.role === "tool")!.text).toContain(`note about deploys (from ${installed}`);
+    expect(h.model.requests[1]!.messages.find((m) => m.role === "tool")!.text).toContain(
+      `note about deploys (from ${installed}`,
+    );
     // The escaping plugin's component paths are reported, and none of them loaded.
-    const problems = notices(sessionId).filter((n) => n.includes("escapee@market")).join("\n");
+    const problems = notices(sessionId)
+      .filter((n) => n.includes("escapee@market"))
+      .join("\n");
     expect(problems).toContain("must not contain '..'");
     expect(problems).toContain("must start with './'");
     expect(commands(sessionId).filter((c) => c.includes("escapee"))).toEqual([]);
@@ -334,7 +375,9 @@ describe("the watcher and /reload", () => {
     const { sessionId } = await h.newSession(project);
     h.model.setHandler(() => textTurn("ok"));
     let version = 0;
-    await editUntilNoticed([sessionId], /memory/, () => writeFile(join(project, "AGENTS.md"), `New rule ${++version}: always test.`));
+    await editUntilNoticed([sessionId], /memory/, () =>
+      writeFile(join(project, "AGENTS.md"), `New rule ${++version}: always test.`),
+    );
     await writeFile(join(project, "AGENTS.md"), "Newest rule: always test twice.");
     await new Promise((r) => setTimeout(r, 500)); // a second notice would have arrived by now
     expect(changeNotices(sessionId)).toHaveLength(1);
@@ -360,8 +403,16 @@ describe("the watcher and /reload", () => {
     const root = join(h.home, ".deepagents");
     await editUntilNoticed([sessionId], /hooks|mcp/, async () => {
       await mkdir(root, { recursive: true });
-      await writeFile(join(root, "hooks.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo HOOK-FROM-RELOAD" }] }] } }));
-      await writeFile(join(root, ".mcp.json"), JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [MCP_SERVER] } } }));
+      await writeFile(
+        join(root, "hooks.json"),
+        JSON.stringify({
+          hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo HOOK-FROM-RELOAD" }] }] },
+        }),
+      );
+      await writeFile(
+        join(root, ".mcp.json"),
+        JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [MCP_SERVER] } } }),
+      );
     });
     const reload = agentText((await h.prompt(sessionId, "/reload")).updates);
     expect(reload).toContain("MCP servers: +notes");
@@ -382,7 +433,9 @@ describe("the watcher and /reload", () => {
       await writeFile(join(project, "AGENTS.md"), `Rule ${attempt}.`);
       await new Promise((r) => setTimeout(r, 300));
       const { updates } = await h.prompt(sessionId, "ping");
-      shown = updates.filter((u) => u.sessionUpdate === "agent_thought_chunk" && JSON.stringify(u).includes("Changed: memory"));
+      shown = updates.filter(
+        (u) => u.sessionUpdate === "agent_thought_chunk" && JSON.stringify(u).includes("Changed: memory"),
+      );
     }
     expect(shown).toHaveLength(1);
     expect(h.updates.some((u) => u.update.sessionUpdate === "notice")).toBe(false);
@@ -394,11 +447,17 @@ describe("the watcher and /reload", () => {
     const a = await h.newSession(project);
     const b = await h.newSession(project);
     let version = 0;
-    await editUntilNoticed([a.sessionId, b.sessionId], /memory/, () => writeFile(join(project, "AGENTS.md"), `v${++version}`));
+    await editUntilNoticed([a.sessionId, b.sessionId], /memory/, () =>
+      writeFile(join(project, "AGENTS.md"), `v${++version}`),
+    );
     await h.agent.request("session/close", { sessionId: a.sessionId });
     await h.prompt(b.sessionId, "/reload");
     // Count b's notices from the reload on.
-    h.updates.splice(0, h.updates.length, ...h.updates.filter((u) => !(u.sessionId === b.sessionId && u.update.sessionUpdate === "notice")));
+    h.updates.splice(
+      0,
+      h.updates.length,
+      ...h.updates.filter((u) => !(u.sessionId === b.sessionId && u.update.sessionUpdate === "notice")),
+    );
     await editUntilNoticed([b.sessionId], /memory/, () => writeFile(join(project, "AGENTS.md"), `v${++version}`));
     expect(changeNotices(a.sessionId)).toHaveLength(1);
   });

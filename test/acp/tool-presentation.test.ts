@@ -34,13 +34,18 @@ it("shell calls are titled by their command line with no location; file tools po
   );
   const { updates } = await h.prompt(sessionId, "go");
   // In the order the model called them: sh, read, edit, ls, grep.
-  const ids = toolUpdates(updates).filter((u) => u.sessionUpdate === "tool_call").map((u) => u.toolCallId);
+  const ids = toolUpdates(updates)
+    .filter((u) => u.sessionUpdate === "tool_call")
+    .map((u) => u.toolCallId);
   expect(ids).toHaveLength(5);
   const view = (name: string) => {
     const all = toolUpdates(updates, ids[["sh", "read", "edit", "ls", "grep"].indexOf(name)]);
     const start = all.find((u) => u.sessionUpdate === "tool_call")!;
     // The call is announced while its input streams in; the title arrives with the input.
-    const title = all.map((u) => u.title).filter((t) => t !== undefined).at(-1);
+    const title = all
+      .map((u) => u.title)
+      .filter((t) => t !== undefined)
+      .at(-1);
     return { title, kind: start.kind, locations: all.flatMap((u) => u.locations ?? []), status: all.at(-1)!.status };
   };
   expect(view("sh")).toEqual({ title: "echo a: b && ls", kind: "execute", locations: [], status: "completed" });

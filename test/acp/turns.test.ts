@@ -42,7 +42,16 @@ describe("stop reasons and failures", () => {
   it("ends the prompt with a one-line error when the provider keeps failing, and stays usable", async () => {
     h = await startHarness();
     const { sessionId } = await h.newSession(project);
-    h.model.enqueue({ parts: [], httpError: { status: 400, body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } }) } });
+    h.model.enqueue({
+      parts: [],
+      httpError: {
+        status: 400,
+        body: JSON.stringify({
+          type: "error",
+          error: { type: "invalid_request_error", message: "prompt is too long" },
+        }),
+      },
+    });
     const error = await h.prompt(sessionId, "hi").catch((e: { code: number; message: string }) => e);
     expect(error).toMatchObject({ code: -32603 });
     expect((error as { message: string }).message).toContain("prompt is too long");
@@ -80,7 +89,10 @@ describe("prompt content", () => {
     await h.prompt(sessionId, [
       { type: "text", text: "look" },
       { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
-      { type: "resource", resource: { uri: "file:///notes.md", text: "embedded notes text", mimeType: "text/markdown" } },
+      {
+        type: "resource",
+        resource: { uri: "file:///notes.md", text: "embedded notes text", mimeType: "text/markdown" },
+      },
     ]);
     const body = JSON.stringify(h.model.requests[0]!.body);
     expect(body).toContain("iVBORw0KGgo=");
@@ -92,7 +104,10 @@ describe("prompt content", () => {
     await writeFile(join(project, "spec.txt"), "the spec says 42");
     const { sessionId } = await h.newSession(project);
     h.model.enqueue(textTurn("ok"));
-    await h.prompt(sessionId, [{ type: "text", text: "see " }, { type: "resource_link", uri: `file://${join(project, "spec.txt")}`, name: "spec.txt" }]);
+    await h.prompt(sessionId, [
+      { type: "text", text: "see " },
+      { type: "resource_link", uri: `file://${join(project, "spec.txt")}`, name: "spec.txt" },
+    ]);
     expect(JSON.stringify(h.model.requests[0]!.body)).toContain("the spec says 42");
   });
 });
@@ -113,9 +128,17 @@ describe("modes", () => {
   it("accept-edits writes inside the project without asking but still asks for commands", async () => {
     h = await startHarness();
     const { sessionId } = await h.newSession(project);
-    const options = await h.agent.request("session/set_config_option", { sessionId, configId: "mode", value: "accept-edits" });
+    const options = await h.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "mode",
+      value: "accept-edits",
+    });
     expect(options.configOptions.find((o) => o.id === "mode")?.currentValue).toBe("accept-edits");
-    h.model.enqueue(toolTurn("write_file", { file_path: join(project, "a.txt"), content: "a" }), toolTurn("execute", { command: "echo hi" }), textTurn("done"));
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: join(project, "a.txt"), content: "a" }),
+      toolTurn("execute", { command: "echo hi" }),
+      textTurn("done"),
+    );
     await h.prompt(sessionId, "go");
     expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["echo hi"]);
   });
@@ -129,7 +152,11 @@ describe("modes", () => {
     expect(h.permissions).toHaveLength(1);
     expect(JSON.stringify(h.permissions[0]!.toolCall._meta)).toContain("outside the project");
     await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-    h.model.enqueue(toolTurn("write_file", { file_path: join(outside, "y.txt"), content: "y" }), toolTurn("execute", { command: "true" }), textTurn("done"));
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: join(outside, "y.txt"), content: "y" }),
+      toolTurn("execute", { command: "true" }),
+      textTurn("done"),
+    );
     await h.prompt(sessionId, "bypass");
     expect(h.permissions).toHaveLength(1);
     await rm(outside, { recursive: true, force: true });
@@ -138,15 +165,25 @@ describe("modes", () => {
   it("rejects unknown modes and config options with -32602", async () => {
     h = await startHarness();
     const { sessionId } = await h.newSession(project);
-    await expect(h.agent.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toMatchObject({ code: -32602 });
-    await expect(h.agent.request("session/set_config_option", { sessionId, configId: "nope", value: "x" })).rejects.toMatchObject({ code: -32602 });
-    await expect(h.agent.request("session/set_config_option", { sessionId, configId: "model", value: "nonsense" })).rejects.toMatchObject({ code: -32602 });
+    await expect(h.agent.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toMatchObject({
+      code: -32602,
+    });
+    await expect(
+      h.agent.request("session/set_config_option", { sessionId, configId: "nope", value: "x" }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      h.agent.request("session/set_config_option", { sessionId, configId: "model", value: "nonsense" }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it("switches the model through the config option", async () => {
     h = await startHarness();
     const { sessionId } = await h.newSession(project);
-    const response = await h.agent.request("session/set_config_option", { sessionId, configId: "model", value: "anthropic:claude-opus-4-1" });
+    const response = await h.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "model",
+      value: "anthropic:claude-opus-4-1",
+    });
     expect(response.configOptions.find((o) => o.id === "model")?.currentValue).toBe("anthropic:claude-opus-4-1");
     h.model.enqueue(textTurn("opus here"));
     await h.prompt(sessionId, "who");
@@ -158,7 +195,15 @@ describe("plans and slash commands", () => {
   it("sends write_todos as a plan", async () => {
     h = await startHarness();
     const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("write_todos", { todos: [{ content: "step one", status: "in_progress" }, { content: "step two", status: "pending" }] }), textTurn("planned"));
+    h.model.enqueue(
+      toolTurn("write_todos", {
+        todos: [
+          { content: "step one", status: "in_progress" },
+          { content: "step two", status: "pending" },
+        ],
+      }),
+      textTurn("planned"),
+    );
     const { updates } = await h.prompt(sessionId, "plan");
     expect(updates.find((u) => u.sessionUpdate === "plan")).toEqual({
       sessionUpdate: "plan",

@@ -33,7 +33,10 @@ afterEach(async () => {
 
 const env = () => ({ HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
 
-async function start(capabilities: unknown, handlers: { permission?: (m: JsonRpcMessage) => unknown; elicitation?: (m: JsonRpcMessage) => unknown } = {}) {
+async function start(
+  capabilities: unknown,
+  handlers: { permission?: (m: JsonRpcMessage) => unknown; elicitation?: (m: JsonRpcMessage) => unknown } = {},
+) {
   const editor = createFakeEditor(handlers);
   agent = await startAgentProcess({ env: env(), onRequest: editor.handle });
   await agent.initialize(capabilities);
@@ -41,8 +44,16 @@ async function start(capabilities: unknown, handlers: { permission?: (m: JsonRpc
   return result.sessionId as string;
 }
 
-const lastToolText = () => model.requests.at(-1)!.messages.filter((m) => m.role === "tool").at(-1)!.text;
-const messageText = (updates: any[]) => updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+const lastToolText = () =>
+  model.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === "tool")
+    .at(-1)!.text;
+const messageText = (updates: any[]) =>
+  updates
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => u.content.text)
+    .join("");
 const DB = { question: "Which database should the app use?", options: ["Postgres", "SQLite"] };
 
 describe("ask_user with Zed (form elicitation)", () => {
@@ -55,7 +66,10 @@ describe("ask_user with Zed (form elicitation)", () => {
       },
     });
     model.enqueue(toolTurn("ask_user", DB), textTurn("SQLite it is."));
-    const response = await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "set up storage" }] });
+    const response = await agent!.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "set up storage" }],
+    });
     expect(response.result.stopReason).toBe("end_turn");
     expect(forms).toHaveLength(1);
     const params = forms[0]!.params;
@@ -70,7 +84,10 @@ describe("ask_user with Zed (form elicitation)", () => {
 
   it("takes several choices and free text, and reports a declined form", async () => {
     const sessionId = await start(ZED_CAPABILITIES, {
-      elicitation: (m) => (m.params.message.startsWith("Which") ? { action: "accept", content: { answer: ["lint", "test"], other: "and docs" } } : { action: "decline" }),
+      elicitation: (m) =>
+        m.params.message.startsWith("Which")
+          ? { action: "accept", content: { answer: ["lint", "test"], other: "and docs" } }
+          : { action: "decline" },
     });
     model.enqueue(
       toolTurn("ask_user", { question: "Which checks?", options: ["lint", "test", "build"], multi_select: true }),
@@ -96,13 +113,19 @@ describe("ask_user with Zed (form elicitation)", () => {
 describe("ask_user with a client that has no elicitation", () => {
   it("asks a yes/no question as a permission-style choice", async () => {
     const asked: JsonRpcMessage[] = [];
-    const sessionId = await start({}, {
-      permission: (m) => {
-        asked.push(m);
-        return { outcome: { outcome: "selected", optionId: "no" } };
+    const sessionId = await start(
+      {},
+      {
+        permission: (m) => {
+          asked.push(m);
+          return { outcome: { outcome: "selected", optionId: "no" } };
+        },
       },
-    });
-    model.enqueue(toolTurn("ask_user", { question: "Delete the old migrations too?", options: ["Yes", "No"] }), textTurn("Keeping them."));
+    );
+    model.enqueue(
+      toolTurn("ask_user", { question: "Delete the old migrations too?", options: ["Yes", "No"] }),
+      textTurn("Keeping them."),
+    );
     await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "clean up" }] });
     expect(asked).toHaveLength(1);
     expect(asked[0]!.params.toolCall.title).toBe("Delete the old migrations too?");
@@ -117,10 +140,15 @@ describe("ask_user with a client that has no elicitation", () => {
     const sessionId = await start({});
     model.enqueue(toolTurn("ask_user", DB));
     const before = model.requests.length;
-    const response = await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "set up storage" }] });
+    const response = await agent!.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "set up storage" }],
+    });
     expect(response.result.stopReason).toBe("end_turn");
     expect(model.requests.length).toBe(before + 1);
-    expect(messageText(agent!.updates(sessionId))).toBe(`${DB.question}\n\n1. Postgres\n2. SQLite\n\n(Reply with one of these, or something else.)`);
+    expect(messageText(agent!.updates(sessionId))).toBe(
+      `${DB.question}\n\n1. Postgres\n2. SQLite\n\n(Reply with one of these, or something else.)`,
+    );
     model.enqueue(textTurn("Using SQLite."));
     await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "2" }] });
     const sent = model.requests.at(-1)!.messages;
@@ -131,7 +159,11 @@ describe("ask_user with a client that has no elicitation", () => {
 
 describe("ask_user headless", () => {
   const run = (input?: string) =>
-    runCommand(process.execPath, [BINARY, "-n", "set up storage"], { cwd: project, env: { PATH: process.env.PATH, ...env() }, ...(input === undefined ? {} : { input }) });
+    runCommand(process.execPath, [BINARY, "-n", "set up storage"], {
+      cwd: project,
+      env: { PATH: process.env.PATH, ...env() },
+      ...(input === undefined ? {} : { input }),
+    });
 
   it("takes answers from stdin, one line per question", async () => {
     model.enqueue(toolTurn("ask_user", DB), textTurn("done"));
@@ -156,7 +188,10 @@ describe("MCP servers' elicitations", () => {
   const everything = { name: "ev", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] };
 
   async function startWithServer(capabilities: unknown, elicitation?: (m: JsonRpcMessage) => unknown) {
-    const editor = createFakeEditor({ elicitation, permission: (m) => ({ outcome: { outcome: "selected", optionId: m.params.options[0].optionId } }) });
+    const editor = createFakeEditor({
+      elicitation,
+      permission: (m) => ({ outcome: { outcome: "selected", optionId: m.params.options[0].optionId } }),
+    });
     agent = await startAgentProcess({ env: env(), onRequest: editor.handle });
     await agent.initialize(capabilities);
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [everything] });
@@ -170,11 +205,17 @@ describe("MCP servers' elicitations", () => {
       return { action: "accept", content: { name: "Ada Lovelace", check: true, integer: 7 } };
     });
     model.setHandler((request) =>
-      request.messages.some((m) => m.role === "tool") ? textTurn("done") : toolTurn("ev_trigger-elicitation-request", {}),
+      request.messages.some((m) => m.role === "tool")
+        ? textTurn("done")
+        : toolTurn("ev_trigger-elicitation-request", {}),
     );
     await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ask me" }] });
     expect(forms).toHaveLength(1);
-    expect(forms[0]!.params).toMatchObject({ sessionId, mode: "form", message: 'MCP server "ev" asks: Please provide inputs for the following fields:' });
+    expect(forms[0]!.params).toMatchObject({
+      sessionId,
+      mode: "form",
+      message: 'MCP server "ev" asks: Please provide inputs for the following fields:',
+    });
     expect(forms[0]!.params.requestedSchema.properties.name.type).toBe("string");
     expect(lastToolText()).toContain("Ada Lovelace");
   });

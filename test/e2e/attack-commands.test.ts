@@ -30,7 +30,10 @@ beforeEach(async () => {
   await mkdir(home);
   await mkdir(project);
   execFileSync("git", ["init", "-q"], { cwd: project, env: { PATH: process.env.PATH, HOME: home } });
-  await writeFile(join(project, "package.json"), JSON.stringify({ name: "p", version: "1.0.0", scripts: { test: "echo tested" } }, null, 2));
+  await writeFile(
+    join(project, "package.json"),
+    JSON.stringify({ name: "p", version: "1.0.0", scripts: { test: "echo tested" } }, null, 2),
+  );
   dialogs = [];
 });
 afterEach(async () => {
@@ -50,7 +53,9 @@ async function session(mode: "default" | "accept-edits", choose: Choice = () => 
       if (m.method !== "session/request_permission") throw new Error(`unexpected ${m.method}`);
       dialogs.push(m);
       const wanted = choose(m);
-      const option = m.params.options.find((o: { kind: string }) => o.kind === wanted) ?? m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
+      const option =
+        m.params.options.find((o: { kind: string }) => o.kind === wanted) ??
+        m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
       return { outcome: { outcome: "selected", optionId: option.optionId } };
     },
   });
@@ -60,12 +65,16 @@ async function session(mode: "default" | "accept-edits", choose: Choice = () => 
   return async (calls: Call[]) => {
     let next = 0;
     model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
-    const response = await agent!.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "go" }] });
+    const response = await agent!.request("session/prompt", {
+      sessionId: result.sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
     expect(response.result.stopReason).toBe("end_turn");
   };
 }
 
-const offersAlways = (dialog: JsonRpcMessage) => dialog.params.options.some((o: { kind: string }) => o.kind === "allow_always");
+const offersAlways = (dialog: JsonRpcMessage) =>
+  dialog.params.options.some((o: { kind: string }) => o.kind === "allow_always");
 const commandOf = (dialog: JsonRpcMessage) => String(dialog.params.toolCall.rawInput?.command ?? "");
 
 describe("attack: command approvals", () => {
@@ -97,7 +106,9 @@ describe("attack: command approvals", () => {
   });
 
   it("'always' for git --version and /usr/bin/git status covers only what the dialog said", async () => {
-    const run = await session("default", (d) => (["git --version", "/usr/bin/git status"].includes(commandOf(d)) ? "allow_always" : "reject_once"));
+    const run = await session("default", (d) =>
+      ["git --version", "/usr/bin/git status"].includes(commandOf(d)) ? "allow_always" : "reject_once",
+    );
     await run([
       ["execute", { command: "git --version" }],
       ["execute", { command: "/usr/bin/git status" }],
@@ -108,17 +119,29 @@ describe("attack: command approvals", () => {
       ["execute", { command: "git log" }],
       ["execute", { command: "git status --porcelain; touch x" }],
     ]);
-    expect(dialogs.map(commandOf)).toEqual(["git --version", "/usr/bin/git status", "git log", "git status --porcelain; touch x"]);
-    expect(dialogs[0]!.params.options.find((o: { kind: string }) => o.kind === "allow_always").name).toContain("git --version");
+    expect(dialogs.map(commandOf)).toEqual([
+      "git --version",
+      "/usr/bin/git status",
+      "git log",
+      "git status --porcelain; touch x",
+    ]);
+    expect(dialogs[0]!.params.options.find((o: { kind: string }) => o.kind === "allow_always").name).toContain(
+      "git --version",
+    );
     expect(existsSync(join(project, "x"))).toBe(false);
   });
 
   it("a remembered `npm test` asks again after the agent edits package.json", async () => {
-    const run = await session("accept-edits", (d) => (commandOf(d) === "npm test" && dialogs.length === 1 ? "allow_always" : "reject_once"));
+    const run = await session("accept-edits", (d) =>
+      commandOf(d) === "npm test" && dialogs.length === 1 ? "allow_always" : "reject_once",
+    );
     await run([
       ["execute", { command: "npm test" }],
       ["execute", { command: "npm test" }],
-      ["edit_file", { file_path: join(project, "package.json"), old_string: "echo tested", new_string: "echo changed" }],
+      [
+        "edit_file",
+        { file_path: join(project, "package.json"), old_string: "echo tested", new_string: "echo changed" },
+      ],
       ["execute", { command: "npm test" }],
     ]);
     // The first run asked and was remembered; the second did not ask; the edit (accept-edits) did
@@ -148,7 +171,17 @@ describe("attack: a link planted mid-turn by an approved command", () => {
 
 describe("attack: files that decide what runs", () => {
   it("asks before changing protected paths in accept-edits and never offers 'always'", async () => {
-    const protectedFiles = [".git/config", ".git/hooks/pre-commit", ".deepagents/hooks.json", ".mcp.json", ".vscode/tasks.json", ".claude/settings.json", ".envrc", ".npmrc", ".idea/workspace.xml"];
+    const protectedFiles = [
+      ".git/config",
+      ".git/hooks/pre-commit",
+      ".deepagents/hooks.json",
+      ".mcp.json",
+      ".vscode/tasks.json",
+      ".claude/settings.json",
+      ".envrc",
+      ".npmrc",
+      ".idea/workspace.xml",
+    ];
     const run = await session("accept-edits", () => "allow_always");
     const before = await readFile(join(project, ".git", "config"), "utf8");
     await run(protectedFiles.map((f) => ["write_file", { file_path: join(project, f), content: "planted" }]));

@@ -65,17 +65,27 @@ afterEach(async () => {
 });
 
 function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, { cwd, env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" }, stdio: "ignore" });
+  execFileSync("git", args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" },
+    stdio: "ignore",
+  });
 }
 
 type Call = [name: string, input: Record<string, unknown>];
 
 function hostileCalls(): Call[] {
   const p = (name: string) => join(project, name);
-  const reads: Call[] = ["link.txt", "rel.txt", "chain.txt", "dirlink/id_rsa", "hard.txt", "env-link", "clone/leak", join(home, ".ssh/id_rsa")].map((f) => [
-    "read_file",
-    { file_path: f.startsWith("/") ? f : p(f) },
-  ]);
+  const reads: Call[] = [
+    "link.txt",
+    "rel.txt",
+    "chain.txt",
+    "dirlink/id_rsa",
+    "hard.txt",
+    "env-link",
+    "clone/leak",
+    join(home, ".ssh/id_rsa"),
+  ].map((f) => ["read_file", { file_path: f.startsWith("/") ? f : p(f) }]);
   return [
     ...reads,
     ["read_file", { file_path: "~/.deepagents/.state/credentials.json" }],
@@ -101,7 +111,12 @@ function hostileCalls(): Call[] {
     ["write_file", { file_path: p(".git/config"), content: "[core]\n\tfsmonitor = touch /tmp/pwned\n" }],
     ["delete", { file_path: p("dirlink/id_rsa") }],
     ["delete", { file_path: p("dirlink") + "/" }],
-    ["eval", { code: `(await tools.readFile({ file_path: ${JSON.stringify(p("link.txt"))} })) + (await tools.grep({ pattern: "sk-", path: ${JSON.stringify(p("env-link"))} }))` }],
+    [
+      "eval",
+      {
+        code: `(await tools.readFile({ file_path: ${JSON.stringify(p("link.txt"))} })) + (await tools.grep({ pattern: "sk-", path: ${JSON.stringify(p("env-link"))} }))`,
+      },
+    ],
   ];
 }
 
@@ -123,7 +138,10 @@ async function runAttack(mode: "default" | "accept-edits" | "bypass", calls: Cal
   model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
   const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
   await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
-  const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "go" }] });
+  const response = await agent.request("session/prompt", {
+    sessionId: result.sessionId,
+    prompt: [{ type: "text", text: "go" }],
+  });
   expect(response.result.stopReason).toBe("end_turn");
   expect(next).toBe(calls.length);
   return { editor, sessionId: result.sessionId as string };
@@ -148,7 +166,8 @@ async function expectNoEscape(editor: ReturnType<typeof createFakeEditor>) {
   expect(existsSync(join(home, "created-through-link.txt"))).toBe(false);
   expect(existsSync(join(home, ".deepagents", "agent", "memories", "planted.md"))).toBe(false);
   expect(await readFile(join(project, ".git", "config"), "utf8")).not.toContain("fsmonitor");
-  for (const path of [...editor.reads, ...editor.writes.map((w) => w.path)]) expect(path.startsWith(`${project}/`)).toBe(true);
+  for (const path of [...editor.reads, ...editor.writes.map((w) => w.path)])
+    expect(path.startsWith(`${project}/`)).toBe(true);
 }
 
 describe("attack: links out of the project", () => {
@@ -169,10 +188,16 @@ describe("attack: links out of the project", () => {
   // in bypass only the rule on the name used applies (documented in docs/configuration.md).
   it("a deny rule on the real path holds through every symbolic link, even in bypass", async () => {
     await mkdir(join(home, ".deepagents"), { recursive: true });
-    await writeFile(join(home, ".deepagents", "config.toml"), `[[permissions]]\noperations = ["read", "write"]\npaths = ["${join(home, ".ssh")}/**"]\nmode = "deny"\n`);
+    await writeFile(
+      join(home, ".deepagents", "config.toml"),
+      `[[permissions]]\noperations = ["read", "write"]\npaths = ["${join(home, ".ssh")}/**"]\nmode = "deny"\n`,
+    );
     const p = (name: string) => join(project, name);
     await runAttack("bypass", [
-      ...["link.txt", "rel.txt", "chain.txt", "dirlink/id_rsa", "clone/leak"].map((f): Call => ["read_file", { file_path: p(f) }]),
+      ...["link.txt", "rel.txt", "chain.txt", "dirlink/id_rsa", "clone/leak"].map((f): Call => [
+        "read_file",
+        { file_path: p(f) },
+      ]),
       ["grep", { pattern: "SECRET", path: p("dirlink") }],
       ["grep", { pattern: "SECRET", path: p("link.txt") }],
       ["glob", { pattern: "*", path: p("dirlink") }],

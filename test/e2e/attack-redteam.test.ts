@@ -71,7 +71,11 @@ afterEach(async () => {
 });
 
 function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, { cwd, env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" }, stdio: "ignore" });
+  execFileSync("git", args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" },
+    stdio: "ignore",
+  });
 }
 
 type Call = [name: string, input: Record<string, unknown>];
@@ -80,10 +84,25 @@ function hostileCalls(): Call[] {
   const p = (name: string) => join(project, name);
   const hs = join(home, ".ssh", "id_rsa");
   const reads: Call[] = [
-    p("/link.txt"), `${project}//link.txt`, `${project}/./link.txt`, p("sub/../link.txt"), p("dirlink/../top-secret.txt"),
-    "link.txt", "./dirlink/id_rsa", "dirlink/./id_rsa", "sub/../dirlink/id_rsa", `/proc/self/root${hs}`, "/proc/self/cwd/link.txt",
-    "/proc/self/cwd/dirlink/id_rsa", "/proc/self/environ", "/proc/self/fd/0", "/dev/stdin", "~/.ssh/id_rsa", `file://${hs}`,
-    p("sublink/../top-secret.txt"), p("deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/leak"),
+    p("/link.txt"),
+    `${project}//link.txt`,
+    `${project}/./link.txt`,
+    p("sub/../link.txt"),
+    p("dirlink/../top-secret.txt"),
+    "link.txt",
+    "./dirlink/id_rsa",
+    "dirlink/./id_rsa",
+    "sub/../dirlink/id_rsa",
+    `/proc/self/root${hs}`,
+    "/proc/self/cwd/link.txt",
+    "/proc/self/cwd/dirlink/id_rsa",
+    "/proc/self/environ",
+    "/proc/self/fd/0",
+    "/dev/stdin",
+    "~/.ssh/id_rsa",
+    `file://${hs}`,
+    p("sublink/../top-secret.txt"),
+    p("deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/leak"),
   ].map((f) => ["read_file", { file_path: f }]);
   return [
     ...reads,
@@ -123,20 +142,25 @@ function hostileCalls(): Call[] {
     ["delete", { file_path: p("sublink") }],
     ["delete", { file_path: p("sublink/") }],
     ["delete", { file_path: p("sublink/top-secret.txt") }],
-    ["eval", { code: [
-      `const out = [];`,
-      `for (const call of [`,
-      `  () => tools.readFile({ file_path: ${JSON.stringify(p("dirlink/../top-secret.txt"))} }),`,
-      `  () => tools.readFile({ file_path: "/proc/self/cwd/link.txt" }),`,
-      `  () => tools.readFile({ filePath: ${JSON.stringify(p("link.txt"))} }),`,
-      `  () => tools.grep({ pattern: "SECRET", path: ${JSON.stringify(p("sublink"))} }),`,
-      `  () => tools.glob({ pattern: ${JSON.stringify(join(home, "*"))} }),`,
-      `  () => tools.ls({ path: ${JSON.stringify(p("dirlink"))} }),`,
-      `  () => tools.writeFile({ file_path: ${JSON.stringify(p("sublink/planted.txt"))}, content: "PWNED" }),`,
-      `  () => tools.execute({ command: "cat " + ${JSON.stringify(hs)} }),`,
-      `]) { try { out.push(String(await call())); } catch (e) { out.push(String(e)); } }`,
-      `out.join("\\n")`,
-    ].join("\n") }],
+    [
+      "eval",
+      {
+        code: [
+          `const out = [];`,
+          `for (const call of [`,
+          `  () => tools.readFile({ file_path: ${JSON.stringify(p("dirlink/../top-secret.txt"))} }),`,
+          `  () => tools.readFile({ file_path: "/proc/self/cwd/link.txt" }),`,
+          `  () => tools.readFile({ filePath: ${JSON.stringify(p("link.txt"))} }),`,
+          `  () => tools.grep({ pattern: "SECRET", path: ${JSON.stringify(p("sublink"))} }),`,
+          `  () => tools.glob({ pattern: ${JSON.stringify(join(home, "*"))} }),`,
+          `  () => tools.ls({ path: ${JSON.stringify(p("dirlink"))} }),`,
+          `  () => tools.writeFile({ file_path: ${JSON.stringify(p("sublink/planted.txt"))}, content: "PWNED" }),`,
+          `  () => tools.execute({ command: "cat " + ${JSON.stringify(hs)} }),`,
+          `]) { try { out.push(String(await call())); } catch (e) { out.push(String(e)); } }`,
+          `out.join("\\n")`,
+        ].join("\n"),
+      },
+    ],
     ["task", { description: "read it", subagent_type: "general-purpose" }],
     ["read_file", { file_path: p("link.txt") }],
     ["grep", { pattern: "sk-", path: p("env-link") }],
@@ -144,7 +168,12 @@ function hostileCalls(): Call[] {
   ];
 }
 
-async function runAttack(mode: "default" | "accept-edits" | "bypass" | "plan", calls: Call[], capabilities: unknown = {}, prompt: unknown[] = [{ type: "text", text: "go" }]) {
+async function runAttack(
+  mode: "default" | "accept-edits" | "bypass" | "plan",
+  calls: Call[],
+  capabilities: unknown = {},
+  prompt: unknown[] = [{ type: "text", text: "go" }],
+) {
   const editor = createFakeEditor({
     permission: (m) => {
       dialogs.push(m);
@@ -194,7 +223,8 @@ async function expectNoEscape(editor: ReturnType<typeof createFakeEditor>) {
   expect(existsSync(join(home, "created-through-link.txt"))).toBe(false);
   expect(existsSync(join(home, ".deepagents", "agent", "memories", "planted.md"))).toBe(false);
   expect(await readFile(join(project, ".git", "config"), "utf8")).not.toContain("fsmonitor");
-  for (const path of [...editor.reads, ...editor.writes.map((w) => w.path)]) expect(path.startsWith(`${project}/`)).toBe(true);
+  for (const path of [...editor.reads, ...editor.writes.map((w) => w.path)])
+    expect(path.startsWith(`${project}/`)).toBe(true);
 }
 
 describe("red team: new attack cases through the built binary", () => {
@@ -214,13 +244,19 @@ describe("red team: new attack cases through the built binary", () => {
     it(`${mode}: a subagent and eval change nothing without a dialog`, async () => {
       const p = (name: string) => join(project, name);
       await runAttack(mode, [
-        ["eval", { code: `await tools.writeFile({ file_path: ${JSON.stringify(p("from-eval.txt"))}, content: "PWNED" })` }],
+        [
+          "eval",
+          { code: `await tools.writeFile({ file_path: ${JSON.stringify(p("from-eval.txt"))}, content: "PWNED" })` },
+        ],
         ["task", { description: "do it", subagent_type: "general-purpose" }],
         ["write_file", { file_path: p(mode === "plan" ? "planted.txt" : ".zed/tasks.json"), content: "PWNED" }],
         ["edit_file", { file_path: p("ok.txt"), old_string: "ordinary", new_string: "PWNED" }],
         ["delete", { file_path: p("ok.txt") }],
         ["execute", { command: `touch ${p("pwned")}` }],
-        ["write_file", { file_path: "/large_tool_results/../../" + join(home, "planted.txt").slice(1), content: "PWNED" }],
+        [
+          "write_file",
+          { file_path: "/large_tool_results/../../" + join(home, "planted.txt").slice(1), content: "PWNED" },
+        ],
         ["write_file", { file_path: "/memories", content: "PWNED" }],
       ]);
       expect(existsSync(p("from-eval.txt"))).toBe(false);
@@ -244,7 +280,14 @@ describe("red team: new attack cases through the built binary", () => {
     expect(await readFile(join(home, ".ssh", "id_rsa"), "utf8")).toBe(`${SSH_SECRET}\n`);
     expect(await readFile(join(home, "top-secret.txt"), "utf8")).toBe(`${SSH_SECRET}\n`);
     expect(existsSync(join(project, "rel.txt"))).toBe(true);
-    for (const name of ["link.txt", "dirlink", "sublink", "chain.txt"]) expect(existsSync(p(name)) || (await lstat(p(name)).then(() => true, () => false))).toBe(false);
+    for (const name of ["link.txt", "dirlink", "sublink", "chain.txt"])
+      expect(
+        existsSync(p(name)) ||
+          (await lstat(p(name)).then(
+            () => true,
+            () => false,
+          )),
+      ).toBe(false);
   });
 
   // Files the agent reads into the prompt on its own (project memory, subagent definitions) may not
@@ -268,7 +311,13 @@ describe("red team: new attack cases through the built binary", () => {
   for (const capabilities of [{}, ZED_CAPABILITIES]) {
     it(`a mentioned file that leads out of the project is not embedded (${capabilities === ZED_CAPABILITIES ? "editor fs" : "local"})`, async () => {
       const mention = (name: string) => ({ type: "resource_link", uri: `file://${join(project, name)}`, name });
-      await runAttack("default", [], capabilities, [{ type: "text", text: "look at" }, mention("link.txt"), mention("dirlink/id_rsa"), mention("hard.txt"), mention("ok.txt")]);
+      await runAttack("default", [], capabilities, [
+        { type: "text", text: "look at" },
+        mention("link.txt"),
+        mention("dirlink/id_rsa"),
+        mention("hard.txt"),
+        mention("ok.txt"),
+      ]);
       const sent = JSON.stringify(model.requests.map((r) => r.body));
       expect(sent.includes(SSH_SECRET)).toBe(false);
       expect(sent).toContain("ordinary");

@@ -38,14 +38,22 @@ afterEach(async () => {
 
 async function start(capabilities: unknown) {
   const editor = createFakeEditor();
-  agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, onRequest: editor.handle });
+  agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    onRequest: editor.handle,
+  });
   await agent.initialize(capabilities);
   const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
   return result.sessionId as string;
 }
 
-const prompt = (sessionId: string, text: string) => agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-const toolTexts = () => model.requests.at(-1)!.messages.filter((m) => m.role === "tool").map((m) => m.text);
+const prompt = (sessionId: string, text: string) =>
+  agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+const toolTexts = () =>
+  model.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === "tool")
+    .map((m) => m.text);
 const SERVER = "echo server ready; sleep 60";
 
 /** Starts a background process in one turn; returns the execute call's id and the process's pid. */
@@ -53,7 +61,9 @@ async function startServer(sessionId: string, command = SERVER) {
   model.enqueue(toolTurn("execute", { command, background: true }), textTurn("Started it."));
   const response = await prompt(sessionId, "start the dev server");
   expect(response.result.stopReason).toBe("end_turn");
-  const call = agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call" && u.rawInput?.background !== undefined) ?? agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
+  const call =
+    agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call" && u.rawInput?.background !== undefined) ??
+    agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
   const started = toolTexts()[0]!;
   expect(started).toMatch(/^Started background process p1 \(pid \d+\)/);
   const pid = Number(/pid (\d+)/.exec(started)![1]);
@@ -61,16 +71,21 @@ async function startServer(sessionId: string, command = SERVER) {
   return { toolCallId: call.toolCallId as string, pid };
 }
 
-const updatesFor = (sessionId: string, toolCallId: string) => agent!.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === toolCallId);
+const updatesFor = (sessionId: string, toolCallId: string) =>
+  agent!.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === toolCallId);
 
 describe("background processes with Zed", () => {
   it("stays in progress with live terminal output, is read and stopped by id across turns, and listed by /ps", async () => {
     const sessionId = await start(ZED_CAPABILITIES);
     const { toolCallId, pid } = await startServer(sessionId);
-    expect(updatesFor(sessionId, toolCallId).some((u) => u.status === "completed" || u.status === "failed")).toBe(false);
+    expect(updatesFor(sessionId, toolCallId).some((u) => u.status === "completed" || u.status === "failed")).toBe(
+      false,
+    );
     const opened = updatesFor(sessionId, toolCallId).find((u) => u._meta?.terminal_info);
     expect(opened._meta.terminal_info).toEqual({ terminal_id: toolCallId, cwd: project });
-    await agent!.waitFor(() => updatesFor(sessionId, toolCallId).some((u) => u._meta?.terminal_output?.data?.includes("server ready")));
+    await agent!.waitFor(() =>
+      updatesFor(sessionId, toolCallId).some((u) => u._meta?.terminal_output?.data?.includes("server ready")),
+    );
 
     model.enqueue(toolTurn("process_output", { id: "p1" }), textTurn("It is ready."));
     await prompt(sessionId, "is it up?");
@@ -78,7 +93,11 @@ describe("background processes with Zed", () => {
 
     const ps = await prompt(sessionId, "/ps");
     expect(ps.result.stopReason).toBe("end_turn");
-    const listing = agent!.updates(sessionId).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+    const listing = agent!
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === "agent_message_chunk")
+      .map((u) => u.content.text)
+      .join("");
     expect(listing).toContain(`\`p1\` running for`);
     expect(listing).toContain(`(pid ${pid}): \`${SERVER}\``);
 
@@ -123,7 +142,9 @@ describe("background processes with a client without terminals", () => {
     const sessionId = await start({});
     const { toolCallId } = await startServer(sessionId, "echo hello from the background; sleep 0.3; echo bye");
     await agent!.waitFor(() => updatesFor(sessionId, toolCallId).some((u) => u.status === "completed"));
-    const texts = updatesFor(sessionId, toolCallId).flatMap((u) => (u.content ?? []).map((c: any) => c.content?.text ?? ""));
+    const texts = updatesFor(sessionId, toolCallId).flatMap((u) =>
+      (u.content ?? []).map((c: any) => c.content?.text ?? ""),
+    );
     expect(texts.at(-1)).toBe("```\nhello from the background\nbye\n\n```\n[exited with code 0]");
 
     model.enqueue(toolTurn("process_output", { id: "p9" }), textTurn("none"));

@@ -27,9 +27,11 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-
 async function startWith(onRequest?: (m: JsonRpcMessage) => unknown) {
-  agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, onRequest });
+  agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    onRequest,
+  });
   await agent.initialize({ _meta: { terminal_output: true } });
   const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
   return result.sessionId as string;
@@ -39,9 +41,13 @@ describe("cancellation", () => {
   it("kills a running command's whole process group and answers `cancelled`", async () => {
     const sessionId = await startWith();
     // The command starts a grandchild that would outlive a plain kill of the shell.
-    model.enqueue(toolTurn("execute", { command: "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; echo started; wait" }));
+    model.enqueue(
+      toolTurn("execute", { command: "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; echo started; wait" }),
+    );
     const pending = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run" }] });
-    await agent.waitFor(() => agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")));
+    await agent.waitFor(() =>
+      agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")),
+    );
     const shellPid = Number((await readFile(join(project, "shell.pid"), "utf8")).trim());
     const childPid = Number((await readFile(join(project, "child.pid"), "utf8")).trim());
     expect(isAlive(childPid)).toBe(true);
@@ -75,12 +81,18 @@ describe("cancellation", () => {
     expect(response.result.stopReason).toBe("cancelled");
     await expect(readFile(join(project, "ran.txt"))).rejects.toThrow();
     const toolCallId = permission.params.toolCall.toolCallId;
-    const statuses = agent.updates(sessionId).filter((u) => u.toolCallId === toolCallId).map((u) => u.status);
+    const statuses = agent
+      .updates(sessionId)
+      .filter((u) => u.toolCallId === toolCallId)
+      .map((u) => u.status);
     expect(statuses).not.toContain("completed");
     expect(statuses).not.toContain("failed");
     // Zed's scenario: the next prompt works.
     model.enqueue(textTurn("Goodbye!"));
-    const next = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Stop running and say goodbye to me." }] });
+    const next = await agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "Stop running and say goodbye to me." }],
+    });
     expect(next.result.stopReason).toBe("end_turn");
   });
 
@@ -88,20 +100,26 @@ describe("cancellation", () => {
     const sessionId = await startWith();
     model.enqueue(toolTurn("execute", { command: "echo $$ > shell.pid; echo started; sleep 60" }));
     const pending = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run" }] });
-    await agent.waitFor(() => agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")));
+    await agent.waitFor(() =>
+      agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")),
+    );
     const shellPid = Number((await readFile(join(project, "shell.pid"), "utf8")).trim());
     const closed = await agent.request("session/close", { sessionId });
     expect(closed.result).toEqual({});
     expect((await pending).result.stopReason).toBe("cancelled");
     expect(await waitForExit(shellPid, 1000)).toBe(true);
-    expect((await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "x" }] })).error?.code).toBe(-32002);
+    expect(
+      (await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "x" }] })).error?.code,
+    ).toBe(-32002);
   });
 
   it("kills running commands when the editor goes away (stdin closes)", async () => {
     const sessionId = await startWith();
     model.enqueue(toolTurn("execute", { command: "echo $$ > shell.pid; echo started; sleep 60" }));
     void agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run" }] });
-    await agent.waitFor(() => agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")));
+    await agent.waitFor(() =>
+      agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")),
+    );
     const shellPid = Number((await readFile(join(project, "shell.pid"), "utf8")).trim());
     const exit = await agent.stop();
     expect(exit.code).toBe(0);

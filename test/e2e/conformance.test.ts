@@ -30,7 +30,9 @@ afterEach(async () => {
 
 function start(env: Record<string, string> = {}) {
   agent = undefined as unknown as AgentProcess;
-  return startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env } }).then((a) => (agent = a));
+  return startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
+  }).then((a) => (agent = a));
 }
 
 describe("conformance (stdio)", () => {
@@ -82,7 +84,10 @@ describe("conformance (stdio)", () => {
     await agent.initialize();
     expect((await agent.request("session/new", { cwd: 42 })).error?.code).toBe(-32602);
     expect((await agent.request("session/new", { cwd: "relative/dir", mcpServers: [] })).error?.code).toBe(-32602);
-    expect((await agent.request("session/prompt", { sessionId: "missing", prompt: [{ type: "text", text: "hi" }] })).error?.code).toBe(-32002);
+    expect(
+      (await agent.request("session/prompt", { sessionId: "missing", prompt: [{ type: "text", text: "hi" }] })).error
+        ?.code,
+    ).toBe(-32002);
     agent.writeRaw("this is not json\n");
     agent.writeRaw('{"foo":"bar"}\n');
     const ok = await agent.request("session/new", { cwd: project, mcpServers: [] });
@@ -107,7 +112,10 @@ describe("conformance (stdio)", () => {
     await agent.initialize();
     model.enqueue(textTurn("first answer"));
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-    const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const response = await agent.request("session/prompt", {
+      sessionId: result.sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
     expect(response.result.stopReason).toBe("end_turn");
     const responseIndex = agent.messages.indexOf(response);
     const turnUpdates = agent.messages.slice(0, responseIndex).filter((m) => m.method === "session/update");
@@ -118,9 +126,16 @@ describe("conformance (stdio)", () => {
   it("answers a cancelled prompt with `cancelled` and sends nothing after it", async () => {
     await start();
     await agent.initialize();
-    model.enqueue({ parts: [{ type: "text", text: "a very long answer ".repeat(50) }], chunkDelayMs: 50, wordsPerChunk: 1 });
+    model.enqueue({
+      parts: [{ type: "text", text: "a very long answer ".repeat(50) }],
+      chunkDelayMs: 50,
+      wordsPerChunk: 1,
+    });
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-    const pending = agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "talk" }] });
+    const pending = agent.request("session/prompt", {
+      sessionId: result.sessionId,
+      prompt: [{ type: "text", text: "talk" }],
+    });
     await agent.waitFor(() => agent.updates(result.sessionId).some((u) => u.sessionUpdate === "agent_message_chunk"));
     agent.notify("session/cancel", { sessionId: result.sessionId });
     const response = await pending;
@@ -130,7 +145,10 @@ describe("conformance (stdio)", () => {
     expect(agent.messages.slice(count).filter((m) => m.method === "session/update")).toEqual([]);
     // The session stays usable.
     model.enqueue(textTurn("goodbye"));
-    const next = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "say goodbye" }] });
+    const next = await agent.request("session/prompt", {
+      sessionId: result.sessionId,
+      prompt: [{ type: "text", text: "say goodbye" }],
+    });
     expect(next.result.stopReason).toBe("end_turn");
   });
 
@@ -138,10 +156,16 @@ describe("conformance (stdio)", () => {
     await start();
     await agent.initialize({});
     await rm(join(project, "x"), { force: true });
-    model.enqueue(toolTurn("write_file", { file_path: join(project, "x"), content: "1" }), toolTurn("execute", { command: "echo hi" }), textTurn("done"));
+    model.enqueue(
+      toolTurn("write_file", { file_path: join(project, "x"), content: "1" }),
+      toolTurn("execute", { command: "echo hi" }),
+      textTurn("done"),
+    );
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
     await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "go" }] });
-    const clientCalls = agent.messages.filter((m) => m.method && m.id !== undefined && m.method !== "session/request_permission");
+    const clientCalls = agent.messages.filter(
+      (m) => m.method && m.id !== undefined && m.method !== "session/request_permission",
+    );
     expect(clientCalls.map((m) => m.method)).toEqual([]);
   });
 
@@ -150,12 +174,16 @@ describe("conformance (stdio)", () => {
     await agent.initialize({});
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
     expect(result.configOptions.every((o: { type: string }) => o.type !== "boolean")).toBe(true);
-    for (const option of result.configOptions) expect(option.options.some((o: { value: string }) => o.value === option.currentValue)).toBe(true);
+    for (const option of result.configOptions)
+      expect(option.options.some((o: { value: string }) => o.value === option.currentValue)).toBe(true);
   });
 
   it("accepts _meta trace context and exits 0 when stdin closes", async () => {
     await start();
-    const init = await agent.request("initialize", { protocolVersion: 1, _meta: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" } });
+    const init = await agent.request("initialize", {
+      protocolVersion: 1,
+      _meta: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
+    });
     expect(init.result.protocolVersion).toBe(1);
     const exit = await agent.stop();
     expect(exit.code).toBe(0);

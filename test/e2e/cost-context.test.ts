@@ -30,7 +30,11 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-const CLAUDE = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: () => model.anthropicBaseUrl, DEEP_ACP_MODEL: "anthropic:claude-sonnet-4-5" };
+const CLAUDE = {
+  ANTHROPIC_API_KEY: "k",
+  ANTHROPIC_BASE_URL: () => model.anthropicBaseUrl,
+  DEEP_ACP_MODEL: "anthropic:claude-sonnet-4-5",
+};
 /** 1,000 input tokens at $3/M and 500 output tokens at $15/M: $0.0105 per request. */
 const USAGE = { usage: { input: 1000, output: 500 } };
 
@@ -42,16 +46,33 @@ async function start(capabilities: unknown, env: Record<string, string>, config?
   agent = await startAgentProcess({ env: { HOME: home, ...env } });
   await agent.initialize(capabilities);
 }
-const claudeEnv = () => ({ ANTHROPIC_API_KEY: CLAUDE.ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: CLAUDE.ANTHROPIC_BASE_URL(), DEEP_ACP_MODEL: CLAUDE.DEEP_ACP_MODEL });
-const prompt = (sessionId: string, text: string) => agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-const costs = (sessionId: string) => agent!.updates(sessionId).filter((u) => u.sessionUpdate === "usage_update").map((u) => u.cost);
+const claudeEnv = () => ({
+  ANTHROPIC_API_KEY: CLAUDE.ANTHROPIC_API_KEY,
+  ANTHROPIC_BASE_URL: CLAUDE.ANTHROPIC_BASE_URL(),
+  DEEP_ACP_MODEL: CLAUDE.DEEP_ACP_MODEL,
+});
+const prompt = (sessionId: string, text: string) =>
+  agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+const costs = (sessionId: string) =>
+  agent!
+    .updates(sessionId)
+    .filter((u) => u.sessionUpdate === "usage_update")
+    .map((u) => u.cost);
 async function reply(sessionId: string, text: string): Promise<string> {
   const before = agent!.updates(sessionId).length;
   await prompt(sessionId, text);
-  return agent!.updates(sessionId).slice(before).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+  return agent!
+    .updates(sessionId)
+    .slice(before)
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => u.content.text)
+    .join("");
 }
 
-for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with no capabilities", {}]] as const) {
+for (const [label, capabilities] of [
+  ["Zed", ZED_CAPABILITIES],
+  ["a client with no capabilities", {}],
+] as const) {
   describe(`cost and context with ${label}`, () => {
     it("reports the cumulative cost in usage_update and /cost, keeps it across a restart, and shows /context", async () => {
       await start(capabilities, claudeEnv());
@@ -65,7 +86,9 @@ for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with 
         { amount: 0.0105, currency: "USD" },
         { amount: 0.021, currency: "USD" },
       ]);
-      expect(await reply(sessionId, "/cost")).toContain("- Spent: **$0.0210**\n- Model requests: 2 (2,000 input and 1,000 output tokens)");
+      expect(await reply(sessionId, "/cost")).toContain(
+        "- Spent: **$0.0210**\n- Model requests: 2 (2,000 input and 1,000 output tokens)",
+      );
 
       const context = await reply(sessionId, "/context");
       expect(context).toContain("| part | tokens | of window |");
@@ -102,11 +125,16 @@ describe("spend limit", () => {
 
 describe("a model without prices", () => {
   it("shows no cost rather than a wrong one", async () => {
-    await start({}, { OPENAI_COMPATIBLE_BASE_URL: model.openaiBaseUrl, DEEP_ACP_MODEL: "openai-compatible:my-local-model" });
+    await start(
+      {},
+      { OPENAI_COMPATIBLE_BASE_URL: model.openaiBaseUrl, DEEP_ACP_MODEL: "openai-compatible:my-local-model" },
+    );
     const { result } = await agent!.request("session/new", { cwd: project, mcpServers: [] });
     model.enqueue(textTurn("hi", USAGE));
     await prompt(result.sessionId, "hi");
     expect(costs(result.sessionId)).toEqual([undefined]);
-    expect(await reply(result.sessionId, "/cost")).toContain("- Spent: unknown (1 of 1 requests used a model without prices)");
+    expect(await reply(result.sessionId, "/cost")).toContain(
+      "- Spent: unknown (1 of 1 requests used a model without prices)",
+    );
   });
 });

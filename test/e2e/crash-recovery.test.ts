@@ -28,7 +28,9 @@ afterEach(async () => {
 });
 
 async function start() {
-  const agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl } });
+  const agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+  });
   agents.push(agent);
   await agent.initialize({});
   return agent;
@@ -39,7 +41,11 @@ async function kill(agent: AgentProcess) {
   await agent.exited;
 }
 
-const text = (updates: any[]) => updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+const text = (updates: any[]) =>
+  updates
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => u.content.text)
+    .join("");
 
 describe("crash recovery", () => {
   it("keeps a streaming answer that was cut off by SIGKILL", async () => {
@@ -48,7 +54,11 @@ describe("crash recovery", () => {
     const sessionId = result.sessionId;
     model.enqueue(textTurn("A complete first answer."));
     await first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "first question" }] });
-    model.enqueue({ parts: [{ type: "text", text: Array.from({ length: 400 }, (_, i) => `w${i}`).join(" ") }], chunkDelayMs: 15, wordsPerChunk: 2 });
+    model.enqueue({
+      parts: [{ type: "text", text: Array.from({ length: 400 }, (_, i) => `w${i}`).join(" ") }],
+      chunkDelayMs: 15,
+      wordsPerChunk: 2,
+    });
     void first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "second question" }] });
     // Let a good part of the answer stream and be written, then kill the process.
     await first.waitFor(() => text(first.updates(sessionId)).includes("w150"));
@@ -78,9 +88,12 @@ describe("crash recovery", () => {
     const { result } = await first.request("session/new", { cwd: project, mcpServers: [] });
     const sessionId = result.sessionId;
     await writeFile(join(project, "a.txt"), "data\n");
-    model.enqueue(
-      { parts: [{ type: "text", text: "Let me run a slow command." }, { type: "tool_call", name: "execute", input: { command: "echo working; sleep 3" } }] },
-    );
+    model.enqueue({
+      parts: [
+        { type: "text", text: "Let me run a slow command." },
+        { type: "tool_call", name: "execute", input: { command: "echo working; sleep 3" } },
+      ],
+    });
     void first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do the slow thing" }] });
     await first.waitFor(() => first.updates(sessionId).some((u) => u.status === "in_progress"));
     await new Promise((r) => setTimeout(r, 300));

@@ -35,7 +35,13 @@ afterEach(async () => {
 function run(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
   return runCommand(process.execPath, [BINARY, ...args], {
     cwd: project,
-    env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+      ...env,
+    },
   });
 }
 
@@ -53,10 +59,14 @@ describe("deep-acp skills", () => {
 
     const list = await run(["skills", "list"]);
     expect(list.code).toBe(0);
-    for (const name of ["changelog", "release-notes", "remember", "skill-creator"]) expect(list.stdout).toContain(`  ${name}`);
+    for (const name of ["changelog", "release-notes", "remember", "skill-creator"])
+      expect(list.stdout).toContain(`  ${name}`);
     expect(list.stdout).toMatch(/Project skills \(.*\):\n  release-notes/);
 
-    await writeFile(userSkill, "---\nname: changelog\ndescription: Write the changelog entry\nlicense: MIT\n---\n\nList every user-visible change.\n");
+    await writeFile(
+      userSkill,
+      "---\nname: changelog\ndescription: Write the changelog entry\nlicense: MIT\n---\n\nList every user-visible change.\n",
+    );
     const info = await run(["skills", "info", "changelog"]);
     expect(info.code).toBe(0);
     expect(info.stdout).toContain("Name: changelog");
@@ -105,7 +115,8 @@ describe("deep-acp plugins", () => {
     expect((await run(["skills", "list"])).stdout).not.toContain("kit@market:greet");
     const removed = await run(["plugins", "remove", "market"]);
     expect(removed.code).toBe(0);
-    for (const copy of ["kit/1.0.0", "escapee/0.1.0"]) expect(existsSync(join(home, ".deepagents", "plugins", "cache", "market", copy))).toBe(false);
+    for (const copy of ["kit/1.0.0", "escapee/0.1.0"])
+      expect(existsSync(join(home, ".deepagents", "plugins", "cache", "market", copy))).toBe(false);
     expect((await run(["plugins", "list"])).stdout).toContain("Plugins: none");
   });
 });
@@ -114,17 +125,33 @@ describe("hooks outside the editor", () => {
   it("doctor reports an invalid hooks.json entry and exits 1; the valid entries are still counted", async () => {
     await mkdir(join(home, ".deepagents"), { recursive: true });
     const file = join(home, ".deepagents", "hooks.json");
-    await writeFile(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: "(unclosed", hooks: [{ type: "command", command: "true" }] }], Stop: [{ hooks: [{ type: "command", command: "true" }] }] } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [{ matcher: "(unclosed", hooks: [{ type: "command", command: "true" }] }],
+          Stop: [{ hooks: [{ type: "command", command: "true" }] }],
+        },
+      }),
+    );
     const doctor = await run(["doctor"]);
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toContain(`✗ user: ${file}: invalid: hooks.PreToolUse[0].matcher: invalid regular expression`);
+    expect(doctor.stdout).toContain(
+      `✗ user: ${file}: invalid: hooks.PreToolUse[0].matcher: invalid regular expression`,
+    );
     expect(doctor.stdout).toMatch(/problem:\n\s+hooks: .*hooks\.json: hooks\.PreToolUse\[0\]\.matcher/);
   });
 
   it("-n runs project hooks only with --trust-project-hooks, and says why it skipped them", async () => {
     const log = join(project, "hook.log");
     await mkdir(join(project, ".deepagents"), { recursive: true });
-    const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", argv: [process.execPath, RECORD, log, "--stdout", "PROJECT HOOK CONTEXT"] }] }] } };
+    const hooks = {
+      hooks: {
+        UserPromptSubmit: [
+          { hooks: [{ type: "command", argv: [process.execPath, RECORD, log, "--stdout", "PROJECT HOOK CONTEXT"] }] },
+        ],
+      },
+    };
     await writeFile(join(project, ".deepagents", "hooks.json"), JSON.stringify(hooks));
 
     model.enqueue(textTurn("answered"));
@@ -139,7 +166,10 @@ describe("hooks outside the editor", () => {
     const trusted = await run(["-n", "hello", "--trust-project-hooks"]);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toBe("answered again\n");
-    const [entry] = (await readFile(log, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    const [entry] = (await readFile(log, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(entry.payload).toMatchObject({ hook_event_name: "UserPromptSubmit", prompt: "hello", cwd: project });
     expect(entry.envNames).not.toContain("ANTHROPIC_API_KEY");
     expect(JSON.stringify(model.requests.at(-1)!.body)).toContain("PROJECT HOOK CONTEXT");

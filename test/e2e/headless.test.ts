@@ -23,7 +23,13 @@ afterAll(async () => {
 function run(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
   return runCommand(process.execPath, [BINARY, ...args], {
     cwd: project,
-    env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+      ...env,
+    },
   });
 }
 

@@ -37,11 +37,17 @@ const credentials = () => join(stateDir(), "credentials.json");
 const baseEnv = () => ({ PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
 
 /** Runs `command args` with `input` piped to stdin, as a terminal-auth client would after the user typed. */
-function run(command: string, args: string[], input: string, env: Record<string, string | undefined> = baseEnv()): Promise<CommandResult> {
+function run(
+  command: string,
+  args: string[],
+  input: string,
+  env: Record<string, string | undefined> = baseEnv(),
+): Promise<CommandResult> {
   return runCommand(command, args, { cwd: project, env: env as NodeJS.ProcessEnv, input });
 }
 
-const login = (input: string, env?: Record<string, string | undefined>) => run(process.execPath, [BINARY, "login"], input, env);
+const login = (input: string, env?: Record<string, string | undefined>) =>
+  run(process.execPath, [BINARY, "login"], input, env);
 
 async function startAgent(env: Record<string, string | undefined> = baseEnv()): Promise<AgentProcess> {
   const agent = await startAgentProcess({ env, cwd: project });
@@ -57,7 +63,10 @@ describe("deep-acp login (piped answers)", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("The key works.");
     expect(result.stderr + result.stdout).not.toContain("good-key");
-    expect(JSON.parse(await readFile(credentials(), "utf8"))).toEqual({ openai: { apiKey: "sk-openai" }, anthropic: { apiKey: "good-key" } });
+    expect(JSON.parse(await readFile(credentials(), "utf8"))).toEqual({
+      openai: { apiKey: "sk-openai" },
+      anthropic: { apiKey: "good-key" },
+    });
     expect((await stat(credentials())).mode & 0o777).toBe(0o600);
     expect((await stat(stateDir())).mode & 0o777).toBe(0o700);
   });
@@ -101,7 +110,10 @@ describe("stored credentials over ACP", () => {
     expect(init.result.agentCapabilities.auth).toEqual({ logout: {} });
     model.enqueue(textTurn("answered with the stored key"));
     const created = await agent.request("session/new", { cwd: project, mcpServers: [] });
-    const turn = await agent.request("session/prompt", { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const turn = await agent.request("session/prompt", {
+      sessionId: created.result.sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
     expect(turn.result.stopReason).toBe("end_turn");
     expect(model.requests.at(-1)!.headers["x-api-key"]).toBe("good-key");
 
@@ -139,7 +151,10 @@ describe("stored credentials over ACP", () => {
     expect((await agent.request("authenticate", { methodId: "deep-acp-login" })).result).toEqual({});
     model.enqueue(textTurn("ok"));
     const created = await agent.request("session/new", { cwd: project, mcpServers: [] });
-    await agent.request("session/prompt", { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "hi" }] });
+    await agent.request("session/prompt", {
+      sessionId: created.result.sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
     expect(model.requests.at(-1)!.headers["x-api-key"]).toBe("second-key");
   });
 });
@@ -149,7 +164,10 @@ const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 function inTerminal(env: Record<string, string | undefined>) {
   const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-  const child = spawn("script", ["-qec", `${quote(process.execPath)} ${quote(BINARY)} login`, "/dev/null"], { env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("script", ["-qec", `${quote(process.execPath)} ${quote(BINARY)} login`, "/dev/null"], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let screen = "";
   const listeners = new Set<() => void>();
   child.stdout.setEncoding("utf8").on("data", (d: string) => {

@@ -8,7 +8,13 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
 import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer, type RecordedRequest } from "../support/fake-model/index.js";
+import {
+  createFakeModelServer,
+  textTurn,
+  toolTurn,
+  type FakeModelServer,
+  type RecordedRequest,
+} from "../support/fake-model/index.js";
 
 const LINES = 2300;
 const LINE = (i: number) => `line ${i} `.padEnd(99, ".");
@@ -45,7 +51,9 @@ function pagingModel(request: RecordedRequest) {
   const saved = /saved in the filesystem at this path: (\/large_tool_results\/\S+)/.exec(tool.text)?.[1];
   if (saved) return toolTurn("read_file", { file_path: saved, offset: 0, limit: PAGE });
   const more = /Use offset=(\d+) to read more/.exec(tool.text)?.[1];
-  const path = request.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.name === "read_file")!.input as { file_path: string };
+  const path = request.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.name === "read_file")!.input as {
+    file_path: string;
+  };
   if (more) return toolTurn("read_file", { file_path: path.file_path, offset: Number(more), limit: PAGE });
   return textTurn("read it all");
 }
@@ -53,7 +61,12 @@ function pagingModel(request: RecordedRequest) {
 /** The text of every line the model was sent by its read_file calls, in order, without line numbers. */
 function linesReadBack(requests: readonly RecordedRequest[]): string[] {
   const last = requests.at(-1)!;
-  const readIds = new Set(last.messages.flatMap((m) => m.toolCalls ?? []).filter((c) => c.name === "read_file").map((c) => c.id));
+  const readIds = new Set(
+    last.messages
+      .flatMap((m) => m.toolCalls ?? [])
+      .filter((c) => c.name === "read_file")
+      .map((c) => c.id),
+  );
   return last.messages
     .filter((m) => m.role === "tool" && readIds.has(m.toolCallId!))
     .flatMap((m) => m.text.split("\n").flatMap((line) => /^\s*\d+\t(.*)$/.exec(line)?.[1] ?? []));
@@ -63,13 +76,19 @@ describe("a 230,000-character command output", () => {
   for (const editor of ["with no editor terminal (local shell)", "in Zed's terminal"] as const) {
     it(`is saved whole and read back in full by the model, ${editor}`, async () => {
       const client = createFakeEditor();
-      agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, onRequest: client.handle });
+      agent = await startAgentProcess({
+        env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+        onRequest: client.handle,
+      });
       await agent.initialize(editor === "in Zed's terminal" ? ZED_CAPABILITIES : {});
       const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
       await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: "bypass" });
       model.setHandler(pagingModel);
       const before = model.requests.length;
-      const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "run it and read all of it" }] });
+      const response = await agent.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: "run it and read all of it" }],
+      });
       expect(response.result.stopReason).toBe("end_turn");
 
       // The model was first sent head, tail and path, not the whole output...
@@ -93,7 +112,10 @@ describe("a 230,000-character command output", () => {
       if (editor === "in Zed's terminal") {
         expect(content.some((c: any) => c.type === "terminal")).toBe(true);
       } else {
-        const shown = content.filter((c: any) => c.type === "content").map((c: any) => c.content.text).join("");
+        const shown = content
+          .filter((c: any) => c.type === "content")
+          .map((c: any) => c.content.text)
+          .join("");
         expect(shown).toContain(LINE(1));
         expect(shown).toContain("characters truncated");
         expect(shown.length).toBeLessThan(31_000);

@@ -29,7 +29,10 @@ beforeEach(async () => {
   model.setHandler(undefined);
   auth = await startOAuthFixture();
   await mkdir(join(home, ".deepagents"), { recursive: true });
-  await writeFile(join(home, ".deepagents", ".mcp.json"), JSON.stringify({ mcpServers: { secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } } }));
+  await writeFile(
+    join(home, ".deepagents", ".mcp.json"),
+    JSON.stringify({ mcpServers: { secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } } }),
+  );
 });
 afterEach(async () => {
   await agent?.stop();
@@ -49,7 +52,11 @@ async function browse(url: string): Promise<void> {
 
 async function open(capabilities: unknown, elicitation?: (m: JsonRpcMessage) => unknown): Promise<string> {
   const editor = createFakeEditor(elicitation ? { elicitation } : {});
-  agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, cwd: project, onRequest: editor.handle });
+  agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    cwd: project,
+    onRequest: editor.handle,
+  });
   await agent.initialize(capabilities);
   const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
   return result.sessionId as string;
@@ -59,12 +66,22 @@ async function prompt(sessionId: string, text: string) {
   const before = agent!.updates(sessionId).length;
   const response = await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
   const updates = agent!.updates(sessionId).slice(before);
-  return { stopReason: response.result?.stopReason, updates, text: updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("") };
+  return {
+    stopReason: response.result?.stopReason,
+    updates,
+    text: updates
+      .filter((u) => u.sessionUpdate === "agent_message_chunk")
+      .map((u) => u.content.text)
+      .join(""),
+  };
 }
 
 /** Without session notices (Zed here) warnings arrive as messages of their own, info as thoughts. */
 const noticeText = (updates: any[]) =>
-  updates.filter((u) => /^agent_(message|thought)_chunk$/.test(u.sessionUpdate) && String(u.messageId).startsWith("notice-")).map((u) => u.content.text).join("");
+  updates
+    .filter((u) => /^agent_(message|thought)_chunk$/.test(u.sessionUpdate) && String(u.messageId).startsWith("notice-"))
+    .map((u) => u.content.text)
+    .join("");
 
 describe("MCP OAuth sign-in through a url elicitation", () => {
   it("signs in during the turn, stores the tokens like mcp login, sends elicitation/complete, and the tools work at once", async () => {
@@ -80,15 +97,27 @@ describe("MCP OAuth sign-in through a url elicitation", () => {
 
     expect(asked).toHaveLength(1);
     const params = asked[0]!.params;
-    expect(params).toMatchObject({ sessionId, mode: "url", elicitationId: expect.any(String), message: expect.stringContaining('"secure"') });
+    expect(params).toMatchObject({
+      sessionId,
+      mode: "url",
+      elicitationId: expect.any(String),
+      message: expect.stringContaining('"secure"'),
+    });
     expect(params.url).toMatch(new RegExp(`^${auth.base}/authorize\\?.*code_challenge_method=S256`));
     const complete = agent!.messages.filter((m) => m.method === "elicitation/complete");
     expect(complete.map((m) => m.params)).toEqual([{ elicitationId: params.elicitationId }]);
 
     expect(auth.stats).toMatchObject({ registrations: 1, codeGrants: 1, pkceFailures: 0 });
-    expect(await readdir(join(home, ".deepagents", ".state", "mcp-tokens"))).toEqual([expect.stringMatching(/^secure-[0-9a-f]{16}\.json$/)]);
+    expect(await readdir(join(home, ".deepagents", ".state", "mcp-tokens"))).toEqual([
+      expect.stringMatching(/^secure-[0-9a-f]{16}\.json$/),
+    ]);
     expect(model.requests[0]!.toolNames).toContain("secure_whoami");
-    expect(model.requests.at(-1)!.messages.filter((m) => m.role === "tool").at(-1)!.text).toBe("access-1");
+    expect(
+      model.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === "tool")
+        .at(-1)!.text,
+    ).toBe("access-1");
     expect(noticeText(turn.updates)).toContain('Signed in to MCP server "secure"');
     expect((await prompt(sessionId, "/mcp")).text).toMatch(/secure — ok/);
   });

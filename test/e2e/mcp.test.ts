@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startOAuthFixture, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
 import { BINARY, startAgentProcess, type AgentProcess } from "../support/agent-process.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer, type RecordedRequest } from "../support/fake-model/index.js";
+import {
+  createFakeModelServer,
+  textTurn,
+  toolTurn,
+  type FakeModelServer,
+  type RecordedRequest,
+} from "../support/fake-model/index.js";
 import { isAlive, waitForExit, runCommand, type CommandResult } from "../support/processes.js";
 import { EVERYTHING, FIXTURES, NODE } from "../unit/mcp/helpers.js";
 
@@ -44,11 +50,16 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await mkdir(join(path, ".."), { recursive: true });
   await writeFile(path, JSON.stringify(value, null, 2));
 }
-const userMcp = (servers: Record<string, unknown>) => writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: servers });
+const userMcp = (servers: Record<string, unknown>) =>
+  writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: servers });
 
 /** Runs `deep-acp ARGS` in the project; `onStderr` sees stderr as it arrives (e.g. the login URL). */
 function runCli(args: string[], onStderr?: (text: string) => void): Promise<CommandResult> {
-  return runCommand(NODE, [BINARY, ...args], { cwd: project, env: { PATH: process.env.PATH, ...baseEnv() }, ...(onStderr ? { onStderr } : {}) });
+  return runCommand(NODE, [BINARY, ...args], {
+    cwd: project,
+    env: { PATH: process.env.PATH, ...baseEnv() },
+    ...(onStderr ? { onStderr } : {}),
+  });
 }
 
 /** Starts the binary as an editor would and opens a session in the project. */
@@ -65,7 +76,10 @@ async function prompt(sessionId: string, text: string): Promise<{ stopReason: st
   const response = await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
   if (response.error) throw new Error(response.error.message);
   const updates = agent!.updates(sessionId).slice(before);
-  const textOut = updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+  const textOut = updates
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => u.content.text)
+    .join("");
   return { stopReason: response.result.stopReason, text: textOut };
 }
 
@@ -79,7 +93,10 @@ describe("deep-acp mcp list", () => {
     await writeJson(join(project, ".mcp.json"), { mcpServers: { proj: everythingStdio } });
     const { code, stdout } = await runCli(["mcp", "list"]);
     expect(code).toBe(0);
-    const files = stdout.slice(0, stdout.indexOf("Servers:")).split("\n").map((line) => line.trim().split(/\s+/).join(" "));
+    const files = stdout
+      .slice(0, stdout.indexOf("Servers:"))
+      .split("\n")
+      .map((line) => line.trim().split(/\s+/).join(" "));
     expect(files).toEqual(
       expect.arrayContaining([
         `user ${join(home, ".deepagents", ".mcp.json")} (found, 2 servers)`,
@@ -133,7 +150,9 @@ describe("OAuth", () => {
     model.enqueue(textTurn("ok"));
     await prompt(sessionId, "hi");
     expect(model.requests.at(-1)!.toolNames).not.toContain("secure_whoami");
-    expect((await prompt(sessionId, "/mcp")).text).toMatch(/secure — unauthenticated[\s\S]*reason: .*deep-acp mcp login secure/);
+    expect((await prompt(sessionId, "/mcp")).text).toMatch(
+      /secure — unauthenticated[\s\S]*reason: .*deep-acp mcp login secure/,
+    );
 
     const result = await login("secure");
     expect(result.code).toBe(0);
@@ -160,7 +179,9 @@ describe("OAuth", () => {
   });
 
   it("login refuses an unapproved project server", async () => {
-    await writeJson(join(project, ".mcp.json"), { mcpServers: { secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } } });
+    await writeJson(join(project, ".mcp.json"), {
+      mcpServers: { secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } },
+    });
     const result = await runCli(["mcp", "login", "secure"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/project server "secure" is not approved/);
@@ -173,12 +194,16 @@ describe("headless project trust", () => {
     await writeJson(join(project, ".mcp.json"), { mcpServers: { proj: everythingStdio } });
     model.setHandler((request) => {
       if (request.messages.at(-1)?.role === "tool") return textTurn(`server said: ${lastToolResult(request)}`);
-      return request.toolNames.includes("proj_echo") ? toolTurn("proj_echo", { message: "headless" }) : textTurn("no project server");
+      return request.toolNames.includes("proj_echo")
+        ? toolTurn("proj_echo", { message: "headless" })
+        : textTurn("no project server");
     });
     const skipped = await runCli(["-n", "use the project server"]);
     expect(skipped.code).toBe(0);
     expect(skipped.stdout).toBe("no project server\n");
-    expect(skipped.stderr).toContain('deep-acp: Project MCP server "proj" not started (not approved): approve in an editor session, or pass --trust-project-mcp for this run');
+    expect(skipped.stderr).toContain(
+      'deep-acp: Project MCP server "proj" not started (not approved): approve in an editor session, or pass --trust-project-mcp for this run',
+    );
     const trusted = await runCli(["-n", "use the project server", "--trust-project-mcp"]);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toBe("server said: Echo: headless\n");
@@ -208,7 +233,10 @@ describe("process lifetime", () => {
     const running = agent!;
     agent = undefined;
     running.child.stdin.end();
-    const exit = await Promise.race([running.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
+    const exit = await Promise.race([
+      running.exited,
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000)),
+    ]);
     if (exit === null) running.child.kill("SIGKILL");
     expect(exit).toEqual({ code: 0, signal: null });
     for (const pid of all) expect(await waitForExit(pid, 5000)).toBe(true);

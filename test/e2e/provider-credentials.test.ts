@@ -26,23 +26,79 @@ beforeEach(async () => {
 function run(spec: string, env: Record<string, string>): Promise<CommandResult> {
   return runCommand(process.execPath, [BINARY, "-n", "hi", "--model", spec], {
     cwd: home,
-    env: { PATH: process.env.PATH, HOME: home, AWS_EC2_METADATA_DISABLED: "true", METADATA_SERVER_DETECTION: "none", ...env } as NodeJS.ProcessEnv,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      AWS_EC2_METADATA_DISABLED: "true",
+      METADATA_SERVER_DETECTION: "none",
+      ...env,
+    } as NodeJS.ProcessEnv,
   });
 }
 
 type KeyCase = { spec: string; keyVar: string; names: RegExp; base: () => Record<string, string> };
 
 const KEYED: KeyCase[] = [
-  { spec: "anthropic:claude-sonnet-4-5", keyVar: "ANTHROPIC_API_KEY", names: /ANTHROPIC_API_KEY/, base: () => ({ ANTHROPIC_BASE_URL: model.origin }) },
-  { spec: "openai:gpt-4o", keyVar: "OPENAI_API_KEY", names: /OPENAI_API_KEY/, base: () => ({ OPENAI_BASE_URL: model.openaiBaseUrl }) },
-  { spec: "openai-responses:gpt-5", keyVar: "OPENAI_API_KEY", names: /OPENAI_API_KEY/, base: () => ({ OPENAI_BASE_URL: model.openaiBaseUrl }) },
-  { spec: "google:gemini-2.5-flash", keyVar: "GEMINI_API_KEY", names: /GOOGLE_API_KEY or GEMINI_API_KEY/, base: () => ({ GOOGLE_BASE_URL: model.origin }) },
-  { spec: "azure:gpt-4o", keyVar: "AZURE_OPENAI_API_KEY", names: /AZURE_OPENAI_API_KEY/, base: () => ({ AZURE_OPENAI_ENDPOINT: model.origin }) },
-  { spec: "openrouter:anthropic/claude-sonnet-4.5", keyVar: "OPENROUTER_API_KEY", names: /OPENROUTER_API_KEY/, base: () => ({ OPENROUTER_BASE_URL: model.openaiBaseUrl }) },
-  { spec: "groq:openai/gpt-oss-120b", keyVar: "GROQ_API_KEY", names: /GROQ_API_KEY/, base: () => ({ GROQ_BASE_URL: model.openaiBaseUrl }) },
-  { spec: "mistral:mistral-medium-latest", keyVar: "MISTRAL_API_KEY", names: /MISTRAL_API_KEY/, base: () => ({ MISTRAL_BASE_URL: model.openaiBaseUrl }) },
-  { spec: "deepseek:deepseek-chat", keyVar: "DEEPSEEK_API_KEY", names: /DEEPSEEK_API_KEY/, base: () => ({ DEEPSEEK_BASE_URL: model.openaiBaseUrl }) },
-  { spec: "together:meta-llama/Llama-3.3-70B-Instruct-Turbo", keyVar: "TOGETHER_API_KEY", names: /TOGETHER_API_KEY/, base: () => ({ TOGETHER_BASE_URL: model.openaiBaseUrl }) },
+  {
+    spec: "anthropic:claude-sonnet-4-5",
+    keyVar: "ANTHROPIC_API_KEY",
+    names: /ANTHROPIC_API_KEY/,
+    base: () => ({ ANTHROPIC_BASE_URL: model.origin }),
+  },
+  {
+    spec: "openai:gpt-4o",
+    keyVar: "OPENAI_API_KEY",
+    names: /OPENAI_API_KEY/,
+    base: () => ({ OPENAI_BASE_URL: model.openaiBaseUrl }),
+  },
+  {
+    spec: "openai-responses:gpt-5",
+    keyVar: "OPENAI_API_KEY",
+    names: /OPENAI_API_KEY/,
+    base: () => ({ OPENAI_BASE_URL: model.openaiBaseUrl }),
+  },
+  {
+    spec: "google:gemini-2.5-flash",
+    keyVar: "GEMINI_API_KEY",
+    names: /GOOGLE_API_KEY or GEMINI_API_KEY/,
+    base: () => ({ GOOGLE_BASE_URL: model.origin }),
+  },
+  {
+    spec: "azure:gpt-4o",
+    keyVar: "AZURE_OPENAI_API_KEY",
+    names: /AZURE_OPENAI_API_KEY/,
+    base: () => ({ AZURE_OPENAI_ENDPOINT: model.origin }),
+  },
+  {
+    spec: "openrouter:anthropic/claude-sonnet-4.5",
+    keyVar: "OPENROUTER_API_KEY",
+    names: /OPENROUTER_API_KEY/,
+    base: () => ({ OPENROUTER_BASE_URL: model.openaiBaseUrl }),
+  },
+  {
+    spec: "groq:openai/gpt-oss-120b",
+    keyVar: "GROQ_API_KEY",
+    names: /GROQ_API_KEY/,
+    base: () => ({ GROQ_BASE_URL: model.openaiBaseUrl }),
+  },
+  {
+    spec: "mistral:mistral-medium-latest",
+    keyVar: "MISTRAL_API_KEY",
+    names: /MISTRAL_API_KEY/,
+    base: () => ({ MISTRAL_BASE_URL: model.openaiBaseUrl }),
+  },
+  {
+    spec: "deepseek:deepseek-chat",
+    keyVar: "DEEPSEEK_API_KEY",
+    names: /DEEPSEEK_API_KEY/,
+    base: () => ({ DEEPSEEK_BASE_URL: model.openaiBaseUrl }),
+  },
+  {
+    spec: "together:meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    keyVar: "TOGETHER_API_KEY",
+    names: /TOGETHER_API_KEY/,
+    base: () => ({ TOGETHER_BASE_URL: model.openaiBaseUrl }),
+  },
 ];
 
 describe.each(KEYED)("$spec credentials", (c) => {
@@ -71,7 +127,10 @@ describe.each(KEYED)("$spec credentials", (c) => {
 
 describe("azure Entra ID token", () => {
   it("uses AZURE_OPENAI_AD_TOKEN as a bearer token and says how to refresh an expired one", async () => {
-    const result = await run("azure:gpt-4o", { AZURE_OPENAI_ENDPOINT: model.origin, AZURE_OPENAI_AD_TOKEN: "expired-key" });
+    const result = await run("azure:gpt-4o", {
+      AZURE_OPENAI_ENDPOINT: model.origin,
+      AZURE_OPENAI_AD_TOKEN: "expired-key",
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/az account get-access-token/);
     expect(model.requests[0]?.headers.authorization).toBe("Bearer expired-key");
@@ -103,7 +162,12 @@ describe("bedrock credentials (the AWS chain)", () => {
   });
 
   it("expired: session credentials past their expiry", async () => {
-    const result = await run(spec, { ...base(), AWS_ACCESS_KEY_ID: "expired-key", AWS_SECRET_ACCESS_KEY: "s", AWS_SESSION_TOKEN: "t" });
+    const result = await run(spec, {
+      ...base(),
+      AWS_ACCESS_KEY_ID: "expired-key",
+      AWS_SECRET_ACCESS_KEY: "s",
+      AWS_SESSION_TOKEN: "t",
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ExpiredTokenException.*aws sso login/s);
     expect(model.requests).toHaveLength(1);
@@ -111,11 +175,20 @@ describe("bedrock credentials (the AWS chain)", () => {
 
   it("reads a profile from ~/.aws/credentials, and an expired SSO session says to log in again", async () => {
     await mkdir(join(home, ".aws", "sso", "cache"), { recursive: true });
-    await writeFile(join(home, ".aws", "credentials"), "[work]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = s\n");
+    await writeFile(
+      join(home, ".aws", "credentials"),
+      "[work]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = s\n",
+    );
     const startUrl = "https://example.awsapps.com/start";
-    await writeFile(join(home, ".aws", "config"), `[profile sso]\nsso_start_url = ${startUrl}\nsso_region = us-east-1\nsso_account_id = 123456789012\nsso_role_name = Dev\nregion = us-east-1\n`);
+    await writeFile(
+      join(home, ".aws", "config"),
+      `[profile sso]\nsso_start_url = ${startUrl}\nsso_region = us-east-1\nsso_account_id = 123456789012\nsso_role_name = Dev\nregion = us-east-1\n`,
+    );
     const cacheName = createHash("sha1").update(startUrl).digest("hex");
-    await writeFile(join(home, ".aws", "sso", "cache", `${cacheName}.json`), JSON.stringify({ accessToken: "t", expiresAt: "2020-01-01T00:00:00Z", region: "us-east-1", startUrl }));
+    await writeFile(
+      join(home, ".aws", "sso", "cache", `${cacheName}.json`),
+      JSON.stringify({ accessToken: "t", expiresAt: "2020-01-01T00:00:00Z", region: "us-east-1", startUrl }),
+    );
     model.enqueue({ parts: [{ type: "text", text: "profile works" }] });
     const ok = await run(spec, { ...base(), AWS_PROFILE: "work" });
     expect(ok.stdout, ok.stderr).toContain("profile works");
@@ -129,7 +202,11 @@ describe("bedrock credentials (the AWS chain)", () => {
 });
 
 describe("vertex credentials (application-default credentials)", () => {
-  const base = () => ({ GOOGLE_CLOUD_PROJECT: "p", GOOGLE_CLOUD_LOCATION: "us-central1", GOOGLE_VERTEX_BASE_URL: model.origin });
+  const base = () => ({
+    GOOGLE_CLOUD_PROJECT: "p",
+    GOOGLE_CLOUD_LOCATION: "us-central1",
+    GOOGLE_VERTEX_BASE_URL: model.origin,
+  });
 
   it("missing: says how to log in", async () => {
     const result = await run("vertex:gemini-2.5-flash", base());
@@ -140,7 +217,14 @@ describe("vertex credentials (application-default credentials)", () => {
 
   it("wrong: a credentials file that is not one", async () => {
     const file = join(home, "key.json");
-    await writeFile(file, JSON.stringify({ type: "service_account", client_email: "x@p.iam.gserviceaccount.com", private_key: "not a key" }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        type: "service_account",
+        client_email: "x@p.iam.gserviceaccount.com",
+        private_key: "not a key",
+      }),
+    );
     const result = await run("vertex:gemini-2.5-flash", { ...base(), GOOGLE_APPLICATION_CREDENTIALS: file });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(file);
@@ -151,8 +235,27 @@ describe("vertex credentials (application-default credentials)", () => {
     const { generateKeyPairSync } = await import("node:crypto");
     const file = join(home, "key.json");
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-    await writeFile(file, JSON.stringify({ type: "service_account", client_email: "x@p.iam.gserviceaccount.com", private_key: privateKey.export({ type: "pkcs8", format: "pem" }) }));
-    model.enqueue({ parts: [], httpError: { status: 401, body: { error: { code: 401, message: "Request had invalid authentication credentials. ACCESS_TOKEN_EXPIRED", status: "UNAUTHENTICATED" } } } });
+    await writeFile(
+      file,
+      JSON.stringify({
+        type: "service_account",
+        client_email: "x@p.iam.gserviceaccount.com",
+        private_key: privateKey.export({ type: "pkcs8", format: "pem" }),
+      }),
+    );
+    model.enqueue({
+      parts: [],
+      httpError: {
+        status: 401,
+        body: {
+          error: {
+            code: 401,
+            message: "Request had invalid authentication credentials. ACCESS_TOKEN_EXPIRED",
+            status: "UNAUTHENTICATED",
+          },
+        },
+      },
+    });
     const result = await run("vertex:gemini-2.5-flash", { ...base(), GOOGLE_APPLICATION_CREDENTIALS: file });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ACCESS_TOKEN_EXPIRED.*gcloud auth application-default login/s);

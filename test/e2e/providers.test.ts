@@ -19,7 +19,14 @@ let serviceAccountFile: string;
 const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const FAST_RETRY = { "retry-after-ms": "1" };
 
-type Case = { provider: string; spec: string; api: FakeApi; env: () => Record<string, string>; path: RegExp; auth: (headers: Record<string, string>) => string | undefined };
+type Case = {
+  provider: string;
+  spec: string;
+  api: FakeApi;
+  env: () => Record<string, string>;
+  path: RegExp;
+  auth: (headers: Record<string, string>) => string | undefined;
+};
 
 const bearer = (headers: Record<string, string>) => headers.authorization?.replace(/^Bearer /, "");
 const chat = (provider: string, keyVar: string | undefined, baseVar: string, modelName: string): Case => ({
@@ -32,15 +39,42 @@ const chat = (provider: string, keyVar: string | undefined, baseVar: string, mod
 });
 
 const CASES: Case[] = [
-  { provider: "anthropic", spec: "anthropic:claude-sonnet-4-5", api: "anthropic", env: () => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.origin }), path: /^\/v1\/messages$/, auth: (h) => h["x-api-key"] },
+  {
+    provider: "anthropic",
+    spec: "anthropic:claude-sonnet-4-5",
+    api: "anthropic",
+    env: () => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.origin }),
+    path: /^\/v1\/messages$/,
+    auth: (h) => h["x-api-key"],
+  },
   chat("openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "gpt-4o"),
-  { provider: "openai-responses", spec: "openai-responses:gpt-5", api: "responses", env: () => ({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `${model.origin}/v1` }), path: /^\/v1\/responses$/, auth: bearer },
-  { provider: "google", spec: "google:gemini-2.5-flash", api: "gemini", env: () => ({ GEMINI_API_KEY: "test-key", GOOGLE_BASE_URL: model.origin }), path: /^\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent$/, auth: (h) => h["x-goog-api-key"] },
+  {
+    provider: "openai-responses",
+    spec: "openai-responses:gpt-5",
+    api: "responses",
+    env: () => ({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `${model.origin}/v1` }),
+    path: /^\/v1\/responses$/,
+    auth: bearer,
+  },
+  {
+    provider: "google",
+    spec: "google:gemini-2.5-flash",
+    api: "gemini",
+    env: () => ({ GEMINI_API_KEY: "test-key", GOOGLE_BASE_URL: model.origin }),
+    path: /^\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent$/,
+    auth: (h) => h["x-goog-api-key"],
+  },
   {
     provider: "vertex",
     spec: "vertex:gemini-2.5-flash",
     api: "gemini",
-    env: () => ({ GOOGLE_APPLICATION_CREDENTIALS: serviceAccountFile, GOOGLE_CLOUD_PROJECT: "proj-1", GOOGLE_CLOUD_LOCATION: "us-central1", GOOGLE_VERTEX_BASE_URL: model.origin, METADATA_SERVER_DETECTION: "none" }),
+    env: () => ({
+      GOOGLE_APPLICATION_CREDENTIALS: serviceAccountFile,
+      GOOGLE_CLOUD_PROJECT: "proj-1",
+      GOOGLE_CLOUD_LOCATION: "us-central1",
+      GOOGLE_VERTEX_BASE_URL: model.origin,
+      METADATA_SERVER_DETECTION: "none",
+    }),
     path: /^\/v1\/projects\/proj-1\/locations\/us-central1\/publishers\/google\/models\/gemini-2\.5-flash:streamGenerateContent$/,
     // A self-signed service-account JWT: header.payload.signature.
     auth: (h) => (/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/.test(h.authorization ?? "") ? "test-key" : undefined),
@@ -49,9 +83,18 @@ const CASES: Case[] = [
     provider: "bedrock",
     spec: "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0",
     api: "bedrock",
-    env: () => ({ AWS_ACCESS_KEY_ID: "AKIDTEST", AWS_SECRET_ACCESS_KEY: "secret", AWS_REGION: "us-east-1", AWS_ENDPOINT_URL_BEDROCK_RUNTIME: model.origin, AWS_EC2_METADATA_DISABLED: "true" }),
+    env: () => ({
+      AWS_ACCESS_KEY_ID: "AKIDTEST",
+      AWS_SECRET_ACCESS_KEY: "secret",
+      AWS_REGION: "us-east-1",
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: model.origin,
+      AWS_EC2_METADATA_DISABLED: "true",
+    }),
     path: /^\/model\/us\.anthropic\.claude-sonnet-4-5-20250929-v1%3A0\/converse-stream$/,
-    auth: (h) => (/^AWS4-HMAC-SHA256 Credential=AKIDTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request/.test(h.authorization ?? "") ? "test-key" : undefined),
+    auth: (h) =>
+      /^AWS4-HMAC-SHA256 Credential=AKIDTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request/.test(h.authorization ?? "")
+        ? "test-key"
+        : undefined,
   },
   {
     provider: "azure",
@@ -99,7 +142,10 @@ beforeEach(async () => {
   model.reset();
   // Every model takes images here, also those the catalogue lists as text-only (an override test of its own).
   await mkdir(join(home, ".deepagents"), { recursive: true });
-  await writeFile(join(home, ".deepagents", "config.toml"), CASES.map((c) => `[model.catalog."${c.spec}"]\nsupports_images = true\n`).join("\n"));
+  await writeFile(
+    join(home, ".deepagents", "config.toml"),
+    CASES.map((c) => `[model.catalog."${c.spec}"]\nsupports_images = true\n`).join("\n"),
+  );
 });
 afterEach(async () => {
   await agent?.stop();
@@ -117,7 +163,11 @@ async function start(c: Case): Promise<{ agent: AgentProcess; sessionId: string 
   return { agent, sessionId: created.result.sessionId };
 }
 
-const texts = (updates: any[], kind: string) => updates.filter((u) => u.sessionUpdate === kind).map((u) => u.content.text).join("");
+const texts = (updates: any[], kind: string) =>
+  updates
+    .filter((u) => u.sessionUpdate === kind)
+    .map((u) => u.content.text)
+    .join("");
 
 describe.each(CASES)("provider $provider", (c) => {
   it("runs the scripted turn: 429 then success, thinking, text, a tool call, an image, usage", async () => {
@@ -169,23 +219,37 @@ describe.each(CASES)("provider $provider", (c) => {
     expect(second.messages.find((m) => m.role === "tool")?.text).toContain("avocado");
     // Reasoning state each API needs back rides along.
     const sent = JSON.stringify(second.body);
-    if (c.api === "anthropic") expect(second.body.messages[1].content[0]).toMatchObject({ type: "thinking", signature: expect.stringMatching(/^fake-sig-/) });
+    if (c.api === "anthropic")
+      expect(second.body.messages[1].content[0]).toMatchObject({
+        type: "thinking",
+        signature: expect.stringMatching(/^fake-sig-/),
+      });
     if (c.api === "responses") {
-      expect(second.body.input.find((item: any) => item.type === "reasoning")).toMatchObject({ encrypted_content: expect.stringMatching(/^enc-/) });
-      expect(second.body).toMatchObject({ store: false, include: ["reasoning.encrypted_content"], reasoning: { summary: "auto" } });
+      expect(second.body.input.find((item: any) => item.type === "reasoning")).toMatchObject({
+        encrypted_content: expect.stringMatching(/^enc-/),
+      });
+      expect(second.body).toMatchObject({
+        store: false,
+        include: ["reasoning.encrypted_content"],
+        reasoning: { summary: "auto" },
+      });
     }
     if (c.api === "gemini") expect(sent).toContain('"thoughtSignature":"fake-sig-');
     if (c.api === "bedrock") {
       // Claude on Bedrock keeps prompt caching and its signed thinking.
       expect(second.body.system.at(-1)).toEqual({ cachePoint: { type: "default" } });
       expect(second.body.messages.at(-1).content.at(-1)).toEqual({ cachePoint: { type: "default" } });
-      expect(sent).toMatch(/"reasoningContent":\{"reasoningText":\{"text":"I should read the notes file first\.","signature":"fake-sig-/);
+      expect(sent).toMatch(
+        /"reasoningContent":\{"reasoningText":\{"text":"I should read the notes file first\.","signature":"fake-sig-/,
+      );
     }
 
     const updates = agent.updates(sessionId);
     expect(texts(updates, "agent_thought_chunk")).toContain("I should read the notes file first.");
     expect(texts(updates, "agent_message_chunk")).toContain("The secret word is avocado.");
-    const toolUpdates = updates.filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
+    const toolUpdates = updates.filter(
+      (u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update",
+    );
     expect(toolUpdates.some((u) => u.status === "completed")).toBe(true);
     const usage = updates.filter((u) => u.sessionUpdate === "usage_update");
     expect(usage.length).toBeGreaterThan(0);
@@ -204,7 +268,10 @@ describe.each(CASES)("provider $provider", (c) => {
 
 describe("fallback models", () => {
   it("answers with the next [model].fallbacks entry when the model is rate-limited past its retries, and tells the editor", async () => {
-    await writeFile(join(home, ".deepagents", "config.toml"), `[model]\nfallbacks = ["azure:missing", "google:gemini-2.5-flash"]\n`);
+    await writeFile(
+      join(home, ".deepagents", "config.toml"),
+      `[model]\nfallbacks = ["azure:missing", "google:gemini-2.5-flash"]\n`,
+    );
     for (let i = 0; i < 5; i++) model.enqueue({ parts: [], httpError: { status: 429, headers: FAST_RETRY } });
     model.enqueue({ parts: [{ type: "text", text: "Gemini here." }] });
     const anthropic = CASES.find((c) => c.provider === "anthropic")!;
@@ -212,11 +279,20 @@ describe("fallback models", () => {
     const { agent, sessionId } = await start({ ...anthropic, env: () => ({ ...anthropic.env(), ...google.env() }) });
     const response = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
     expect(response.result?.stopReason, JSON.stringify(response)).toBe("end_turn");
-    expect(model.requests.map((r) => r.api)).toEqual(["anthropic", "anthropic", "anthropic", "anthropic", "anthropic", "gemini"]);
+    expect(model.requests.map((r) => r.api)).toEqual([
+      "anthropic",
+      "anthropic",
+      "anthropic",
+      "anthropic",
+      "anthropic",
+      "gemini",
+    ]);
     const updates = agent.updates(sessionId);
     expect(texts(updates, "agent_message_chunk")).toContain("Gemini here.");
     const shown = JSON.stringify(updates);
     expect(shown).toContain("Fallback model azure:missing cannot be used");
-    expect(shown).toMatch(/anthropic:claude-sonnet-4-5 is unavailable \(.*429.*\); google:gemini-2\.5-flash is answering instead/);
+    expect(shown).toMatch(
+      /anthropic:claude-sonnet-4-5 is unavailable \(.*429.*\); google:gemini-2\.5-flash is answering instead/,
+    );
   });
 });

@@ -22,7 +22,11 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
   let agent: AgentProcess;
   const remoteProject = () => `${sshd.remoteRoot}/proj`;
   const remoteUrl = () => `ssh://${sshd.user}@127.0.0.1:${sshd.port}${remoteProject()}`;
-  const texts = (updates: any[]) => updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+  const texts = (updates: any[]) =>
+    updates
+      .filter((u) => u.sessionUpdate === "agent_message_chunk")
+      .map((u) => u.content.text)
+      .join("");
 
   beforeAll(async () => {
     model = await createFakeModelServer();
@@ -44,7 +48,9 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     await rm(project, { recursive: true, force: true });
   });
 
-  async function connect(options: { permission?: (m: JsonRpcMessage) => unknown; knownHosts?: boolean; args?: string[] } = {}) {
+  async function connect(
+    options: { permission?: (m: JsonRpcMessage) => unknown; knownHosts?: boolean; args?: string[] } = {},
+  ) {
     await writeSshHome(home, sshd, { knownHosts: options.knownHosts ?? true });
     const client = createFakeEditor(options.permission ? { permission: options.permission } : {});
     agent = await startAgentProcess({
@@ -56,15 +62,29 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
     return { client, sessionId: result.sessionId as string };
   }
-  const prompt = (sessionId: string, text: string) => agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  const prompt = (sessionId: string, text: string) =>
+    agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
 
   it("mentions and reads come from the remote, never from the editor or the local disk", async () => {
-    await writeFile(join(sshd.backingDir, "proj", "foo.rs"), 'fn main() {\n    println!("Hello from the remote!");\n}\n');
-    model.setHandler((request) => textTurn(JSON.stringify(request.body).includes("Hello from the remote!") ? "It prints Hello from the remote!" : "I could not see the file."));
+    await writeFile(
+      join(sshd.backingDir, "proj", "foo.rs"),
+      'fn main() {\n    println!("Hello from the remote!");\n}\n',
+    );
+    model.setHandler((request) =>
+      textTurn(
+        JSON.stringify(request.body).includes("Hello from the remote!")
+          ? "It prints Hello from the remote!"
+          : "I could not see the file.",
+      ),
+    );
     const { client, sessionId } = await connect();
     const response = await agent.request("session/prompt", {
       sessionId,
-      prompt: [{ type: "text", text: "What does " }, { type: "resource_link", uri: "foo.rs", name: "foo.rs" }, { type: "text", text: " print?" }],
+      prompt: [
+        { type: "text", text: "What does " },
+        { type: "resource_link", uri: "foo.rs", name: "foo.rs" },
+        { type: "text", text: " print?" },
+      ],
     });
     expect(response.result.stopReason).toBe("end_turn");
     expect(texts(agent.updates(sessionId))).toContain("Hello from the remote!");
@@ -72,7 +92,9 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     // The system prompt gives the model the remote working directory.
     expect(JSON.stringify(model.requests.at(-1)!.body)).toContain(remoteProject());
     await prompt(sessionId, "/status");
-    expect(texts(agent.updates(sessionId))).toMatch(/Remote workspace: ssh:\/\/.*proj — connected as .* \(from --remote\)/);
+    expect(texts(agent.updates(sessionId))).toMatch(
+      /Remote workspace: ssh:\/\/.*proj — connected as .* \(from --remote\)/,
+    );
   });
 
   it("an edit asks, shows its diff and lands on the remote; a command runs there with its output in the call", async () => {
@@ -80,7 +102,9 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     const file = `${remoteProject()}/main.ts`;
     model.enqueue(
       toolTurn("edit_file", { file_path: file, old_string: "const a = 1;", new_string: "const a = 2;" }),
-      toolTurn("execute", { command: "cat main.ts; test -d /remote-ws && echo ON-THE-REMOTE; echo ${ANTHROPIC_API_KEY:-no-key}" }),
+      toolTurn("execute", {
+        command: "cat main.ts; test -d /remote-ws && echo ON-THE-REMOTE; echo ${ANTHROPIC_API_KEY:-no-key}",
+      }),
       textTurn("Done."),
     );
     const { client, sessionId } = await connect();
@@ -108,12 +132,21 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     // Resolved on the remote, this leads to /remote-ws/secret.txt, outside the project.
     await writeFile(join(sshd.backingDir, "secret.txt"), "outside\n");
     await symlink(`${sshd.remoteRoot}/secret.txt`, join(sshd.backingDir, "proj", "link.txt"));
-    model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/plain.txt` }), toolTurn("read_file", { file_path: `${remoteProject()}/link.txt` }), textTurn("Done."));
+    model.enqueue(
+      toolTurn("read_file", { file_path: `${remoteProject()}/plain.txt` }),
+      toolTurn("read_file", { file_path: `${remoteProject()}/link.txt` }),
+      textTurn("Done."),
+    );
     const asked: string[] = [];
     const { sessionId } = await connect({
       permission: (m) => {
         asked.push(JSON.stringify(m.params.toolCall));
-        return { outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === "reject_once").optionId } };
+        return {
+          outcome: {
+            outcome: "selected",
+            optionId: m.params.options.find((o: { kind: string }) => o.kind === "reject_once").optionId,
+          },
+        };
       },
     });
     expect((await prompt(sessionId, "read both")).result.stopReason).toBe("end_turn");
@@ -131,13 +164,20 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     expect((await prompt(first.sessionId, "read the notes")).result.stopReason).toBe("end_turn");
     await agent.stop();
     const client = createFakeEditor();
-    agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, args: ["--remote", remoteUrl()], onRequest: client.handle });
+    agent = await startAgentProcess({
+      env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      args: ["--remote", remoteUrl()],
+      onRequest: client.handle,
+    });
     await agent.initialize(ZED_CAPABILITIES);
-    expect((await agent.request("session/load", { sessionId: first.sessionId, cwd: project, mcpServers: [] })).error).toBeUndefined();
+    expect(
+      (await agent.request("session/load", { sessionId: first.sessionId, cwd: project, mcpServers: [] })).error,
+    ).toBeUndefined();
     model.enqueue(toolTurn("execute", { command: "cat notes.md" }), textTurn("Ran."));
     expect((await prompt(first.sessionId, "cat them")).result.stopReason).toBe("end_turn");
     expect(JSON.stringify(model.requests.at(-1)!.body)).toContain("remote notes");
-    const sessions = async () => (await sshd.exec("ps -eo args")).stdout.split("\n").filter((l) => /^sshd: .*@notty/.test(l)).length;
+    const sessions = async () =>
+      (await sshd.exec("ps -eo args")).stdout.split("\n").filter((l) => /^sshd: .*@notty/.test(l)).length;
     // Our own check is one session; the agent's connection is the other.
     expect(await sessions()).toBe(2);
     await agent.request("session/close", { sessionId: first.sessionId });
@@ -150,7 +190,10 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     await mkdir(join(sshd.backingDir, "proj", "private"), { recursive: true });
     await writeFile(join(sshd.backingDir, "proj", "private", "key.txt"), "TOP-SECRET\n");
     await mkdir(join(home, ".deepagents"), { recursive: true });
-    await writeFile(join(home, ".deepagents", "config.toml"), `[[permissions]]\noperations = ["read"]\npaths = ["${remoteProject()}/private/**"]\nmode = "deny"\n`);
+    await writeFile(
+      join(home, ".deepagents", "config.toml"),
+      `[[permissions]]\noperations = ["read"]\npaths = ["${remoteProject()}/private/**"]\nmode = "deny"\n`,
+    );
     model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/private/key.txt` }), textTurn("Denied."));
     const { sessionId } = await connect();
     expect((await prompt(sessionId, "read the key")).result.stopReason).toBe("end_turn");
@@ -163,7 +206,12 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     await writeFile(join(sshd.backingDir, "proj", "a.txt"), "A\n");
     await mkdir(join(home, ".deepagents"), { recursive: true });
     const payloadFile = join(project, "payload.json");
-    await writeFile(join(home, ".deepagents", "hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `cat > ${payloadFile}` }] }] } }));
+    await writeFile(
+      join(home, ".deepagents", "hooks.json"),
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `cat > ${payloadFile}` }] }] },
+      }),
+    );
     model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/a.txt` }), textTurn("Read."));
     const { sessionId } = await connect();
     expect((await prompt(sessionId, "read a")).result.stopReason).toBe("end_turn");
@@ -176,10 +224,15 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     await writeFile(join(sshd.backingDir, "proj", "deep.txt"), "from-the-subagent\n");
     await writeFile(join(sshd.backingDir, "proj", "evald.txt"), "from-eval\n");
     model.enqueue(
-      toolTurn("task", { description: `Read ${remoteProject()}/deep.txt and report it`, subagent_type: "general-purpose" }),
+      toolTurn("task", {
+        description: `Read ${remoteProject()}/deep.txt and report it`,
+        subagent_type: "general-purpose",
+      }),
       toolTurn("read_file", { file_path: `${remoteProject()}/deep.txt` }),
       textTurn("The file says from-the-subagent."),
-      toolTurn("eval", { code: `const r = await tools.readFile({ file_path: "${remoteProject()}/evald.txt" }); console.log(r);` }),
+      toolTurn("eval", {
+        code: `const r = await tools.readFile({ file_path: "${remoteProject()}/evald.txt" }); console.log(r);`,
+      }),
       textTurn("Done."),
     );
     const { client, sessionId } = await connect();
@@ -195,12 +248,17 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     const { sessionId } = await connect();
     await agent.request("session/set_mode", { sessionId, modeId: "bypass" });
     const pending = prompt(sessionId, "run it");
-    await agent.waitFor(() => agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")));
+    await agent.waitFor(() =>
+      agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")),
+    );
     agent.notify("session/cancel", { sessionId });
     expect((await pending).result.stopReason).toBe("cancelled");
     let left = "";
     for (let i = 0; i < 100; i++) {
-      left = (await sshd.exec("ps -eo args")).stdout.split("\n").filter((l) => l.startsWith("sleep 27")).join("\n");
+      left = (await sshd.exec("ps -eo args")).stdout
+        .split("\n")
+        .filter((l) => l.startsWith("sleep 27"))
+        .join("\n");
       if (left === "") break;
     }
     expect(left).toBe("");
@@ -211,15 +269,27 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     const { sessionId } = await connect({
       knownHosts: false,
       permission: (m) => {
-        if (m.params.toolCall.title.includes("SSH host key")) return { outcome: { outcome: "selected", optionId: "always" } };
-        return { outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === "allow_once").optionId } };
+        if (m.params.toolCall.title.includes("SSH host key"))
+          return { outcome: { outcome: "selected", optionId: "always" } };
+        return {
+          outcome: {
+            outcome: "selected",
+            optionId: m.params.options.find((o: { kind: string }) => o.kind === "allow_once").optionId,
+          },
+        };
       },
     });
     expect((await prompt(sessionId, "list")).result.stopReason).toBe("end_turn");
-    const dialog = agent.messages.find((m) => m.method === "session/request_permission" && m.params.toolCall.title.includes("SSH host key"))!;
+    const dialog = agent.messages.find(
+      (m) => m.method === "session/request_permission" && m.params.toolCall.title.includes("SSH host key"),
+    )!;
     expect(JSON.stringify(dialog.params.toolCall.content)).toContain(sshd.hostFingerprint);
-    expect(await readFile(join(home, ".ssh", "known_hosts"), "utf8")).toContain(sshd.knownHostsLine.split(" ").slice(1).join(" "));
-    const results = agent.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    expect(await readFile(join(home, ".ssh", "known_hosts"), "utf8")).toContain(
+      sshd.knownHostsLine.split(" ").slice(1).join(" "),
+    );
+    const results = agent
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
     expect(results.length).toBeGreaterThan(0);
   });
 
@@ -229,16 +299,34 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     // A different key recorded for this host: what a man in the middle looks like.
     const other = await mkdtemp(join(tmpdir(), "deep-acp-otherkey-"));
     const { runCommand } = await import("../support/processes.js");
-    await runCommand("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(other, "k")], { cwd: other, env: process.env });
+    await runCommand("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(other, "k")], {
+      cwd: other,
+      env: process.env,
+    });
     const otherKey = (await readFile(join(other, "k.pub"), "utf8")).trim().split(" ").slice(0, 2).join(" ");
     await writeFile(join(home, ".ssh", "known_hosts"), `[127.0.0.1]:${sshd.port} ${otherKey}\n`);
     await rm(other, { recursive: true, force: true });
-    const client = createFakeEditor({ permission: (m) => ({ outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === "allow_once").optionId } }) });
-    agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, args: ["--remote", remoteUrl()], onRequest: client.handle });
+    const client = createFakeEditor({
+      permission: (m) => ({
+        outcome: {
+          outcome: "selected",
+          optionId: m.params.options.find((o: { kind: string }) => o.kind === "allow_once").optionId,
+        },
+      }),
+    });
+    agent = await startAgentProcess({
+      env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      args: ["--remote", remoteUrl()],
+      onRequest: client.handle,
+    });
     await agent.initialize(ZED_CAPABILITIES);
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
     expect((await prompt(result.sessionId, "list")).result.stopReason).toBe("end_turn");
-    expect(agent.messages.some((m) => m.method === "session/request_permission" && m.params.toolCall.title.includes("SSH host key"))).toBe(false);
+    expect(
+      agent.messages.some(
+        (m) => m.method === "session/request_permission" && m.params.toolCall.title.includes("SSH host key"),
+      ),
+    ).toBe(false);
     expect(JSON.stringify(model.requests.at(-1)!.body)).toMatch(/host key of \[127\.0\.0\.1\]:\d+ has CHANGED/);
   });
 
@@ -247,18 +335,28 @@ suite("remote workspace over ssh (Zed capabilities, built binary)", () => {
     const { BINARY } = await import("../support/agent-process.js");
     const env = { PATH: process.env.PATH, HOME: home };
     await writeSshHome(home, sshd);
-    const healthy = await runCommand(process.execPath, [BINARY, "doctor", "--remote", remoteUrl()], { cwd: project, env });
+    const healthy = await runCommand(process.execPath, [BINARY, "doctor", "--remote", remoteUrl()], {
+      cwd: project,
+      env,
+    });
     expect(healthy.stdout).toMatch(/Remote workspace\n  ✓ ssh:\/\/.*connected as .*connect \d+ ms/);
     await rm(join(home, ".ssh", "known_hosts"));
-    const unknown = await runCommand(process.execPath, [BINARY, "doctor", "--remote", remoteUrl()], { cwd: project, env });
+    const unknown = await runCommand(process.execPath, [BINARY, "doctor", "--remote", remoteUrl()], {
+      cwd: project,
+      env,
+    });
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toContain(sshd.hostFingerprint);
     expect(unknown.stdout).toContain("--trust-remote-host");
     model.enqueue(toolTurn("execute", { command: "echo from-$(pwd)" }), textTurn("ran it"));
-    const headless = await runCommand(process.execPath, [BINARY, "-n", "run pwd", "--yes", "--remote", remoteUrl(), "--trust-remote-host"], {
-      cwd: project,
-      env: { ...env, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-    });
+    const headless = await runCommand(
+      process.execPath,
+      [BINARY, "-n", "run pwd", "--yes", "--remote", remoteUrl(), "--trust-remote-host"],
+      {
+        cwd: project,
+        env: { ...env, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      },
+    );
     expect(headless.code).toBe(0);
     expect(JSON.stringify(model.requests.at(-1)!.body)).toContain(`from-${remoteProject()}`);
   });

@@ -6,7 +6,13 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
 import { ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer, type RecordedRequest } from "../support/fake-model/index.js";
+import {
+  createFakeModelServer,
+  textTurn,
+  toolTurn,
+  type FakeModelServer,
+  type RecordedRequest,
+} from "../support/fake-model/index.js";
 
 let model: FakeModelServer;
 let home: string;
@@ -37,10 +43,15 @@ function subagentTurn(request: RecordedRequest) {
   return request.messages.length === 1 ? toolTurn("ls", { path: project }) : textTurn("sub done");
 }
 
-for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with no capabilities", {}]] as const) {
+for (const [label, capabilities] of [
+  ["Zed", ZED_CAPABILITIES],
+  ["a client with no capabilities", {}],
+] as const) {
   describe(`subagents with ${label}`, () => {
     async function session() {
-      agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl } });
+      agent = await startAgentProcess({
+        env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      });
       await agent.initialize(capabilities);
       const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
       return result.sessionId as string;
@@ -51,26 +62,39 @@ for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with 
       const sessionId = await session();
       model.setHandler((request) => {
         if (isSubagent(request)) return subagentTurn(request);
-        return request.messages.at(-1)!.role === "user" ? toolTurn("task", { description: "list the files", subagent_type: "general-purpose" }) : textTurn("done");
+        return request.messages.at(-1)!.role === "user"
+          ? toolTurn("task", { description: "list the files", subagent_type: "general-purpose" })
+          : textTurn("done");
       });
       await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "delegate" }] });
       const [task, ls] = calls(sessionId);
       expect(task.kind).toBe("think");
-      expect(ls._meta).toMatchObject({ "deep-acp": { parentToolCallId: task.toolCallId }, claudeCode: { parentToolUseId: task.toolCallId } });
+      expect(ls._meta).toMatchObject({
+        "deep-acp": { parentToolCallId: task.toolCallId },
+        claudeCode: { parentToolUseId: task.toolCallId },
+      });
     });
 
     it("gives task() from eval a task call of its own, under the eval", async () => {
       const sessionId = await session();
       model.setHandler((request) => {
         if (isSubagent(request)) return subagentTurn(request);
-        return request.messages.at(-1)!.role === "user" ? toolTurn("eval", { code: 'await task({ description: "list the files", subagentType: "general-purpose" })' }) : textTurn("done");
+        return request.messages.at(-1)!.role === "user"
+          ? toolTurn("eval", { code: 'await task({ description: "list the files", subagentType: "general-purpose" })' })
+          : textTurn("done");
       });
       await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "delegate from code" }] });
       const [evalCall, task, ls] = calls(sessionId);
       expect(evalCall.rawInput).toEqual({});
-      expect(task).toMatchObject({ kind: "think", rawInput: { description: "list the files", subagent_type: "general-purpose" }, _meta: { claudeCode: { parentToolUseId: evalCall.toolCallId } } });
+      expect(task).toMatchObject({
+        kind: "think",
+        rawInput: { description: "list the files", subagent_type: "general-purpose" },
+        _meta: { claudeCode: { parentToolUseId: evalCall.toolCallId } },
+      });
       expect(ls._meta.claudeCode.parentToolUseId).toBe(task.toolCallId);
-      const finished = agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === task.toolCallId && u.status);
+      const finished = agent!
+        .updates(sessionId)
+        .find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === task.toolCallId && u.status);
       expect(finished.status).toBe("completed");
     });
   });

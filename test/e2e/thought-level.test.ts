@@ -28,36 +28,64 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-async function start(capabilities: unknown, env: Record<string, string> = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }) {
+async function start(
+  capabilities: unknown,
+  env: Record<string, string> = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+) {
   agent = await startAgentProcess({ env: { HOME: home, ...env } });
   await agent.initialize(capabilities);
 }
 const option = (options: any[], id: string) => options.find((o) => o.id === id);
 
-for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with no capabilities", {}]] as const) {
+for (const [label, capabilities] of [
+  ["Zed", ZED_CAPABILITIES],
+  ["a client with no capabilities", {}],
+] as const) {
   describe(`thought_level with ${label}`, () => {
     it("is offered for Claude, sets the thinking budget, and survives a restart", async () => {
-      await start(capabilities, { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, DEEP_ACP_MODEL: "anthropic:claude-sonnet-4-5" });
+      await start(capabilities, {
+        ANTHROPIC_API_KEY: "k",
+        ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+        DEEP_ACP_MODEL: "anthropic:claude-sonnet-4-5",
+      });
       const { result } = await agent!.request("session/new", { cwd: project, mcpServers: [] });
       const level = option(result.configOptions, "thought_level");
       expect(level).toMatchObject({ category: "thought_level", type: "select", currentValue: "off" });
       expect(level.options.map((o: { value: string }) => o.value)).toEqual(["off", "low", "medium", "high"]);
 
-      const set = await agent!.request("session/set_config_option", { sessionId: result.sessionId, configId: "thought_level", value: "high" });
+      const set = await agent!.request("session/set_config_option", {
+        sessionId: result.sessionId,
+        configId: "thought_level",
+        value: "high",
+      });
       expect(option(set.result.configOptions, "thought_level").currentValue).toBe("high");
       model.enqueue(textTurn("Thought hard."));
-      await agent!.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "think" }] });
+      await agent!.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: "think" }],
+      });
       expect(model.requests.at(-1)!.body.thinking).toEqual({ type: "enabled", budget_tokens: 12288 });
 
-      const bad = await agent!.request("session/set_config_option", { sessionId: result.sessionId, configId: "thought_level", value: "extreme" });
+      const bad = await agent!.request("session/set_config_option", {
+        sessionId: result.sessionId,
+        configId: "thought_level",
+        value: "extreme",
+      });
       expect(bad.error!.message).toContain("Invalid params");
 
       await agent!.stop();
       await start(capabilities, { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
-      const resumed = await agent!.request("session/resume", { sessionId: result.sessionId, cwd: project, mcpServers: [] });
+      const resumed = await agent!.request("session/resume", {
+        sessionId: result.sessionId,
+        cwd: project,
+        mcpServers: [],
+      });
       expect(option(resumed.result.configOptions, "thought_level").currentValue).toBe("high");
       model.enqueue(textTurn("Still thinking hard."));
-      await agent!.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "again" }] });
+      await agent!.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: "again" }],
+      });
       expect(model.requests.at(-1)!.body.thinking).toEqual({ type: "enabled", budget_tokens: 12288 });
     });
   });
@@ -68,6 +96,9 @@ describe("thought_level for a model without levels", () => {
     await start({}, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.openaiBaseUrl, DEEP_ACP_MODEL: "openai:gpt-4.1" });
     const { result } = await agent!.request("session/new", { cwd: project, mcpServers: [] });
     expect(option(result.configOptions, "thought_level")).toBeUndefined();
-    expect(option(result.configOptions, "model").options.find((o: { value: string }) => o.value === "openai:gpt-4.1").description).toMatch(/ context/);
+    expect(
+      option(result.configOptions, "model").options.find((o: { value: string }) => o.value === "openai:gpt-4.1")
+        .description,
+    ).toMatch(/ context/);
   });
 });

@@ -23,7 +23,9 @@ beforeAll(async () => {
   site = createServer((req, res) => {
     if (req.url === "/docs") {
       res.writeHead(200, { "content-type": "text/html" });
-      res.end("<html><head><title>Docs</title></head><body><h2>Install</h2><p>Run <code>npm i</code>.</p></body></html>");
+      res.end(
+        "<html><head><title>Docs</title></head><body><h2>Install</h2><p>Run <code>npm i</code>.</p></body></html>",
+      );
     } else if (req.url === "/moved") {
       res.writeHead(302, { location: "http://192.168.7.1/router" });
       res.end();
@@ -55,9 +57,16 @@ afterEach(async () => {
 
 async function start(capabilities: unknown, permission?: (m: JsonRpcMessage) => unknown, allowLoopback = true) {
   await mkdir(join(home, ".deepagents"), { recursive: true });
-  if (allowLoopback) await writeFile(join(home, ".deepagents", "config.toml"), '[web_fetch]\nallow_private_networks = ["127.0.0.1/32"]\n');
+  if (allowLoopback)
+    await writeFile(
+      join(home, ".deepagents", "config.toml"),
+      '[web_fetch]\nallow_private_networks = ["127.0.0.1/32"]\n',
+    );
   const editor = createFakeEditor({ permission });
-  agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, onRequest: editor.handle });
+  agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    onRequest: editor.handle,
+  });
   await agent.initialize(capabilities);
   const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
   return result.sessionId as string;
@@ -65,7 +74,10 @@ async function start(capabilities: unknown, permission?: (m: JsonRpcMessage) => 
 
 const toolResults = () => model.requests.at(-1)!.messages.filter((m) => m.role === "tool");
 
-for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with no capabilities", {}]] as const) {
+for (const [label, capabilities] of [
+  ["Zed", ZED_CAPABILITIES],
+  ["a client with no capabilities", {}],
+] as const) {
   describe(`web_fetch with ${label}`, () => {
     it("asks per host, remembers 'always', and gives the model Markdown", async () => {
       const asked: JsonRpcMessage[] = [];
@@ -73,16 +85,28 @@ for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with 
         asked.push(m);
         return { outcome: { outcome: "selected", optionId: "allow_always" } };
       });
-      model.enqueue(toolTurn("web_fetch", { url: `${siteUrl}/docs` }), toolTurn("web_fetch", { url: `${siteUrl}/docs#again` }), textTurn("Read it."));
-      const response = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read the docs" }] });
+      model.enqueue(
+        toolTurn("web_fetch", { url: `${siteUrl}/docs` }),
+        toolTurn("web_fetch", { url: `${siteUrl}/docs#again` }),
+        textTurn("Read it."),
+      );
+      const response = await agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "read the docs" }],
+      });
       expect(response.result.stopReason).toBe("end_turn");
       expect(asked).toHaveLength(1);
       const host = new URL(siteUrl).host;
       expect(asked[0]!.params.toolCall.kind).toBe("fetch");
-      expect(asked[0]!.params.options.map((o: { name: string }) => o.name)).toContain(`Always allow fetching from ${host}`);
+      expect(asked[0]!.params.options.map((o: { name: string }) => o.name)).toContain(
+        `Always allow fetching from ${host}`,
+      );
       const updates = agent.updates(sessionId);
       expect(updates.filter((u) => u.sessionUpdate === "tool_call").map((c) => c.kind)).toEqual(["fetch", "fetch"]);
-      expect(updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.title).map((u) => u.title)).toEqual([`Fetch ${siteUrl}/docs`, `Fetch ${siteUrl}/docs#again`]);
+      expect(updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.title).map((u) => u.title)).toEqual([
+        `Fetch ${siteUrl}/docs`,
+        `Fetch ${siteUrl}/docs#again`,
+      ]);
       const [first] = toolResults();
       expect(first!.text).toBe(`# Docs\nURL: ${siteUrl}/docs\n\n## Install\n\nRun \`npm i\`.`);
     });
@@ -94,7 +118,9 @@ for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with 
       const [refused] = toolResults();
       expect(refused!.isError).toBe(true);
       expect(refused!.text).toContain("Refused to fetch 192.168.7.1: 192.168.7.1 is a private or reserved address");
-      const failed = agent.updates(sessionId).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
+      const failed = agent
+        .updates(sessionId)
+        .find((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
       expect(JSON.stringify(failed.content)).toContain("Refused to fetch 192.168.7.1");
     });
 
@@ -103,7 +129,9 @@ for (const [label, capabilities] of [["Zed", ZED_CAPABILITIES], ["a client with 
       model.enqueue(toolTurn("web_fetch", { url: `${siteUrl}/big` }), textTurn("Big."));
       await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
       const [offloaded] = toolResults();
-      expect(offloaded!.text).toMatch(/^Tool result too large, the result of this tool call \S+ was saved in the filesystem at this path: \/large_tool_results\//);
+      expect(offloaded!.text).toMatch(
+        /^Tool result too large, the result of this tool call \S+ was saved in the filesystem at this path: \/large_tool_results\//,
+      );
       expect(offloaded!.text).toContain("line 4999");
     });
   });

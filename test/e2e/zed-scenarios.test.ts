@@ -30,7 +30,11 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-const texts = (updates: any[]) => updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+const texts = (updates: any[]) =>
+  updates
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => u.content.text)
+    .join("");
 
 for (const api of ["anthropic", "openai"] as const) {
   describe(`Zed scenarios (${api} wire format)`, () => {
@@ -48,13 +52,23 @@ for (const api of ["anthropic", "openai"] as const) {
 
     it("1 basic: a greeting is answered with text", async () => {
       await connect();
-      model.enqueue({ parts: [{ type: "thinking", text: "The user says hello." }, { type: "text", text: "Hello! How can I help you today?" }] });
+      model.enqueue({
+        parts: [
+          { type: "thinking", text: "The user says hello." },
+          { type: "text", text: "Hello! How can I help you today?" },
+        ],
+      });
       const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "Hello from Zed!" }] });
+      const response = await agent.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: "Hello from Zed!" }],
+      });
       expect(response.result.stopReason).toBe("end_turn");
       const updates = agent.updates(result.sessionId);
       expect(texts(updates)).toBe("Hello! How can I help you today?");
-      expect(updates.some((u) => u.sessionUpdate === "agent_thought_chunk" && u.content.text.includes("hello"))).toBe(true);
+      expect(updates.some((u) => u.sessionUpdate === "agent_thought_chunk" && u.content.text.includes("hello"))).toBe(
+        true,
+      );
       expect(updates.some((u) => u.sessionUpdate === "available_commands_update")).toBe(true);
     });
 
@@ -63,7 +77,11 @@ for (const api of ["anthropic", "openai"] as const) {
       await writeFile(join(project, "foo.rs"), 'fn main() {\n    println!("Hello, world!");\n}');
       model.setHandler((request) => {
         const sent = JSON.stringify(request.body);
-        return textTurn(sent.includes('println!(\\"Hello, world!\\")') ? 'The println! prints "Hello, world!".' : "I could not see the file.");
+        return textTurn(
+          sent.includes('println!(\\"Hello, world!\\")')
+            ? 'The println! prints "Hello, world!".'
+            : "I could not see the file.",
+        );
       });
       const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
       const response = await agent.request("session/prompt", {
@@ -85,7 +103,10 @@ for (const api of ["anthropic", "openai"] as const) {
       model.enqueue(toolTurn("read_file", { file_path: join(project, "foo") }), textTurn("I see Lorem ipsum dolor."));
       await connect();
       const { result } = await agent.request("session/new", { cwd, mcpServers: [], additionalDirectories: [project] });
-      const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: `Read ${join(project, "foo")} and tell me what you see.` }] });
+      const response = await agent.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: `Read ${join(project, "foo")} and tell me what you see.` }],
+      });
       expect(response.result.stopReason).toBe("end_turn");
       const updates = agent.updates(result.sessionId);
       const call = updates.find((u) => u.sessionUpdate === "tool_call");
@@ -98,19 +119,31 @@ for (const api of ["anthropic", "openai"] as const) {
 
     it("4 tool call with permission: the dialog shows the command, output reaches the call", async () => {
       const client = await connect();
-      model.enqueue(toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }), textTurn("Done."));
+      model.enqueue(
+        toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }),
+        textTurn("Done."),
+      );
       const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
       const response = await agent.request("session/prompt", {
         sessionId: result.sessionId,
-        prompt: [{ type: "text", text: 'Run exactly `touch hello.txt && echo "Hello, world!" | tee hello.txt` in the terminal.' }],
+        prompt: [
+          {
+            type: "text",
+            text: 'Run exactly `touch hello.txt && echo "Hello, world!" | tee hello.txt` in the terminal.',
+          },
+        ],
       });
       expect(response.result.stopReason).toBe("end_turn");
       const permission = agent.messages.find((m) => m.method === "session/request_permission")!;
       expect(permission.params.toolCall.title).toContain("touch");
-      const updates = agent.updates(result.sessionId).filter((u) => u.toolCallId === permission.params.toolCall.toolCallId);
+      const updates = agent
+        .updates(result.sessionId)
+        .filter((u) => u.toolCallId === permission.params.toolCall.toolCallId);
       expect(updates.at(-1).status).toBe("completed");
       // Zed advertises terminals, so the command ran in an editor terminal the call points to.
-      const terminalContent = updates.flatMap((u) => u.content ?? []).find((c: { type: string }) => c.type === "terminal");
+      const terminalContent = updates
+        .flatMap((u) => u.content ?? [])
+        .find((c: { type: string }) => c.type === "terminal");
       expect(terminalContent).toBeDefined();
       expect(client.terminals.get(terminalContent.terminalId)!.output).toContain("Hello, world!");
       expect(client.released.has(terminalContent.terminalId)).toBe(true);
@@ -123,15 +156,25 @@ for (const api of ["anthropic", "openai"] as const) {
       await connect(() => new Promise((resolve) => (answer = resolve)));
       model.enqueue(toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }));
       const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      const pending = agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "Run it" }] });
+      const pending = agent.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: "Run it" }],
+      });
       await agent.waitFor(() => agent.messages.some((m) => m.method === "session/request_permission"));
       agent.notify("session/cancel", { sessionId: result.sessionId });
       answer({ outcome: { outcome: "cancelled" } });
       expect((await pending).result.stopReason).toBe("cancelled");
       const callId = agent.messages.find((m) => m.method === "session/request_permission")!.params.toolCall.toolCallId;
-      expect(agent.updates(result.sessionId).filter((u) => u.toolCallId === callId && (u.status === "completed" || u.status === "failed"))).toEqual([]);
+      expect(
+        agent
+          .updates(result.sessionId)
+          .filter((u) => u.toolCallId === callId && (u.status === "completed" || u.status === "failed")),
+      ).toEqual([]);
       model.enqueue(textTurn("Goodbye!"));
-      const next = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "Stop running and say goodbye to me." }] });
+      const next = await agent.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: "Stop running and say goodbye to me." }],
+      });
       expect(next.result.stopReason).toBe("end_turn");
       expect(texts(agent.updates(result.sessionId))).toContain("Goodbye!");
     });
@@ -140,7 +183,10 @@ for (const api of ["anthropic", "openai"] as const) {
       await connect();
       model.enqueue(textTurn("Hi there."));
       const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "Hello from test!" }] });
+      await agent.request("session/prompt", {
+        sessionId: result.sessionId,
+        prompt: [{ type: "text", text: "Hello from test!" }],
+      });
       expect((await agent.request("session/close", { sessionId: result.sessionId })).result).toEqual({});
       expect((await agent.request("session/close", { sessionId: result.sessionId })).error?.code).toBe(-32002);
     });
@@ -150,19 +196,36 @@ for (const api of ["anthropic", "openai"] as const) {
 describe("editor file system", () => {
   it("edits go through fs/write_text_file and reads see unsaved buffers", async () => {
     const client = createFakeEditor();
-    agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, onRequest: client.handle });
+    agent = await startAgentProcess({
+      env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      onRequest: client.handle,
+    });
     await agent.initialize(ZED_CAPABILITIES);
     const file = join(project, "main.ts");
     await writeFile(file, "const a = 1;\n");
     client.buffers.set(file, "const a = 1; // unsaved\n");
-    model.enqueue(toolTurn("edit_file", { file_path: file, old_string: "// unsaved", new_string: "// saved by agent" }), textTurn("Edited."));
+    model.enqueue(
+      toolTurn("edit_file", { file_path: file, old_string: "// unsaved", new_string: "// saved by agent" }),
+      textTurn("Edited."),
+    );
     const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
     await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: "accept-edits" });
-    const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "edit" }] });
+    const response = await agent.request("session/prompt", {
+      sessionId: result.sessionId,
+      prompt: [{ type: "text", text: "edit" }],
+    });
     expect(response.result.stopReason).toBe("end_turn");
     expect(client.writes).toEqual([{ path: file, content: "const a = 1; // saved by agent\n" }]);
     expect(await readFile(file, "utf8")).toBe("const a = 1; // saved by agent\n");
-    const diff = agent.updates(result.sessionId).flatMap((u) => u.content ?? []).find((c: { type: string }) => c.type === "diff");
-    expect(diff).toEqual({ type: "diff", path: file, oldText: "const a = 1; // unsaved\n", newText: "const a = 1; // saved by agent\n" });
+    const diff = agent
+      .updates(result.sessionId)
+      .flatMap((u) => u.content ?? [])
+      .find((c: { type: string }) => c.type === "diff");
+    expect(diff).toEqual({
+      type: "diff",
+      path: file,
+      oldText: "const a = 1; // unsaved\n",
+      newText: "const a = 1; // saved by agent\n",
+    });
   });
 });

@@ -46,12 +46,23 @@ export type FuzzContext = { cwd: string; sessions: string[]; maxDepth: number; h
 function templates(ctx: FuzzContext, rnd: Random): Record<string, () => Record<string, unknown>> {
   const session = () => (ctx.sessions.length && rnd.chance(0.8) ? rnd.pick(ctx.sessions) : `no-such-${rnd.int(1000)}`);
   return {
-    initialize: () => ({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: rnd.chance(0.5) } }, clientInfo: { name: "fuzz", version: "1" } }),
+    initialize: () => ({
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: rnd.chance(0.5) } },
+      clientInfo: { name: "fuzz", version: "1" },
+    }),
     "session/new": () => ({ cwd: ctx.cwd, mcpServers: [] }),
     "session/list": () => (rnd.chance(0.5) ? {} : { cwd: ctx.cwd }),
     "session/prompt": () => ({ sessionId: session(), prompt: [{ type: "text", text: `fuzz ${rnd.int(1e6)}` }] }),
-    "session/set_mode": () => ({ sessionId: session(), modeId: rnd.pick(["default", "plan", "bypass", "accept-edits", "nope"]) }),
-    "session/set_config_option": () => ({ sessionId: session(), configId: rnd.pick(["mode", "model", "thought_level", "x"]), value: rnd.pick(["plan", "default", "x", 3]) }),
+    "session/set_mode": () => ({
+      sessionId: session(),
+      modeId: rnd.pick(["default", "plan", "bypass", "accept-edits", "nope"]),
+    }),
+    "session/set_config_option": () => ({
+      sessionId: session(),
+      configId: rnd.pick(["mode", "model", "thought_level", "x"]),
+      value: rnd.pick(["plan", "default", "x", 3]),
+    }),
     "session/load": () => ({ sessionId: session(), cwd: ctx.cwd, mcpServers: [] }),
     "session/resume": () => ({ sessionId: session(), cwd: ctx.cwd, mcpServers: [] }),
     "session/fork": () => ({ sessionId: session(), cwd: ctx.cwd, mcpServers: [] }),
@@ -105,19 +116,62 @@ export function nextFuzzLine(n: number, ctx: FuzzContext, rnd: Random): FuzzLine
   }
   if (roll < 0.62) {
     const method = rnd.pick(["session/cancel", "$/cancel_request", "no/such/notification"]);
-    return { text: JSON.stringify({ jsonrpc: "2.0", method, params: { sessionId: rnd.pick([...ctx.sessions, "x"]), requestId: `f${rnd.int(n + 1)}` } }), kind: "notification" };
+    return {
+      text: JSON.stringify({
+        jsonrpc: "2.0",
+        method,
+        params: { sessionId: rnd.pick([...ctx.sessions, "x"]), requestId: `f${rnd.int(n + 1)}` },
+      }),
+      kind: "notification",
+    };
   }
-  if (roll < 0.68) return { text: `{"jsonrpc":"2.0","id":${deepArray(ctx.maxDepth + 1 + rnd.int(5000))},"method":"session/list"}`, expectNull: true, kind: "deep id" };
-  if (roll < 0.74) return { text: `{"jsonrpc":"2.0","id":"${id}","method":"session/list","params":{"_meta":${deepArray(ctx.maxDepth + 1 + rnd.int(5000))}}}`, expectId: id, kind: "deep body" };
+  if (roll < 0.68)
+    return {
+      text: `{"jsonrpc":"2.0","id":${deepArray(ctx.maxDepth + 1 + rnd.int(5000))},"method":"session/list"}`,
+      expectNull: true,
+      kind: "deep id",
+    };
+  if (roll < 0.74)
+    return {
+      text: `{"jsonrpc":"2.0","id":"${id}","method":"session/list","params":{"_meta":${deepArray(ctx.maxDepth + 1 + rnd.int(5000))}}}`,
+      expectId: id,
+      kind: "deep body",
+    };
   if (roll < 0.79) {
     const valid = JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: {} });
     return { text: valid.slice(0, 1 + rnd.int(valid.length - 2)), expectNull: true, kind: "truncated JSON" };
   }
-  if (roll < 0.83) return { text: JSON.stringify(rnd.pick([[1, 2], "str", 7, null, true, [{ jsonrpc: "2.0", id, method: "session/list" }]])), expectNull: true, kind: "not an object" };
-  if (roll < 0.9) return { text: JSON.stringify({ jsonrpc: "2.0", id: rnd.pick([rnd.int(1e6), `spoof-${n}`]), ...(rnd.chance(0.5) ? { result: { junk: true } } : { error: { code: 1, message: "spoofed" } }) }), kind: "spoofed response" };
-  if (roll < 0.93) return { text: JSON.stringify({ jsonrpc: rnd.pick(["1.0", 2, undefined]), id, method: "session/list" }), expectId: id, kind: "bad envelope" };
+  if (roll < 0.83)
+    return {
+      text: JSON.stringify(rnd.pick([[1, 2], "str", 7, null, true, [{ jsonrpc: "2.0", id, method: "session/list" }]])),
+      expectNull: true,
+      kind: "not an object",
+    };
+  if (roll < 0.9)
+    return {
+      text: JSON.stringify({
+        jsonrpc: "2.0",
+        id: rnd.pick([rnd.int(1e6), `spoof-${n}`]),
+        ...(rnd.chance(0.5) ? { result: { junk: true } } : { error: { code: 1, message: "spoofed" } }),
+      }),
+      kind: "spoofed response",
+    };
+  if (roll < 0.93)
+    return {
+      text: JSON.stringify({ jsonrpc: rnd.pick(["1.0", 2, undefined]), id, method: "session/list" }),
+      expectId: id,
+      kind: "bad envelope",
+    };
   if (roll < 0.96 && ctx.hugeBytes > 0) {
-    return { text: `{"jsonrpc":"2.0","id":"${id}","method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"${"h".repeat(ctx.hugeBytes)}"}]}}`, expectId: id, kind: "over the size limit" };
+    return {
+      text: `{"jsonrpc":"2.0","id":"${id}","method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"${"h".repeat(ctx.hugeBytes)}"}]}}`,
+      expectId: id,
+      kind: "over the size limit",
+    };
   }
-  return { text: JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: { cwd: ctx.cwd } }), expectId: id, kind: "plain list" };
+  return {
+    text: JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: { cwd: ctx.cwd } }),
+    expectId: id,
+    kind: "plain list",
+  };
 }

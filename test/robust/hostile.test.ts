@@ -22,7 +22,10 @@ beforeAll(async () => {
   execFileSync("mkfifo", [join(project, "fifo")]);
   await writeFile(join(project, "sparse.bin"), "");
   await truncate(join(project, "sparse.bin"), 512 * 1024 * 1024);
-  agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, args: ["--max-message-bytes", String(4 * 1024 * 1024)] });
+  agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    args: ["--max-message-bytes", String(4 * 1024 * 1024)],
+  });
   agent.child.stdin.on("error", () => undefined);
   await agent.initialize();
   sessionId = (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId;
@@ -34,7 +37,10 @@ afterAll(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-const link = (uri: string) => [{ type: "text", text: "look" }, { type: "resource_link", uri, name: uri.split("/").pop() }];
+const link = (uri: string) => [
+  { type: "text", text: "look" },
+  { type: "resource_link", uri, name: uri.split("/").pop() },
+];
 
 const cases: Array<[string, () => unknown[]]> = [
   ["/dev/zero", () => link("file:///dev/zero")],
@@ -45,7 +51,10 @@ const cases: Array<[string, () => unknown[]]> = [
   ["a 512 MB sparse file", () => link(`file://${join(project, "sparse.bin")}`)],
   ["a missing file", () => link(`file://${join(project, "missing.txt")}`)],
   ["50,000 blocks", () => Array.from({ length: 50_000 }, (_, i) => ({ type: "text", text: `b${i}` }))],
-  ["an embedded resource over the message limit", () => [{ type: "resource", resource: { uri: "file:///big.txt", text: "x".repeat(5 * 1024 * 1024) } }]],
+  [
+    "an embedded resource over the message limit",
+    () => [{ type: "resource", resource: { uri: "file:///big.txt", text: "x".repeat(5 * 1024 * 1024) } }],
+  ],
 ];
 
 describe("hostile prompt content", () => {

@@ -29,7 +29,9 @@ afterAll(async () => {
 
 describe("idle CPU", () => {
   it("stays under 1% for a session in /, /tmp or an empty project", { timeout: 120_000 }, async () => {
-    const agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl } });
+    const agent = await startAgentProcess({
+      env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    });
     await agent.initialize();
     const figures: string[] = [];
     const percents: number[] = [];
@@ -47,7 +49,9 @@ describe("idle CPU", () => {
       await agent.request("session/close", { sessionId: result.sessionId });
     }
     const missing = await agent.request("session/new", { cwd: join(empty, "missing"), mcpServers: [] });
-    console.log(`idle CPU over ${WINDOW_MS / 1000} s: ${figures.join(", ")}; missing cwd refused with ${missing.error?.code}`);
+    console.log(
+      `idle CPU over ${WINDOW_MS / 1000} s: ${figures.join(", ")}; missing cwd refused with ${missing.error?.code}`,
+    );
     expect(missing.error?.code).toBe(-32602);
     if (SOAK) expect(Math.max(...percents)).toBeLessThan(1);
     await agent.stop();

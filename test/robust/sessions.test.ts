@@ -33,7 +33,9 @@ afterEach(async () => {
 async function start(config = "", env: Record<string, string> = {}) {
   await mkdir(join(home, ".deepagents"), { recursive: true });
   await writeFile(join(home, ".deepagents", "config.toml"), config);
-  agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env } });
+  agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
+  });
   await agent.initialize();
 }
 
@@ -51,10 +53,16 @@ describe("many sessions", () => {
     for (let i = 0; i < 5; i++) {
       const sessionId = (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId;
       ids.push(sessionId);
-      expect((await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `first ${i}` }] })).result?.stopReason).toBe("end_turn");
+      expect(
+        (await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `first ${i}` }] })).result
+          ?.stopReason,
+      ).toBe("end_turn");
     }
     const before = model.requests.length;
-    const again = await agent.request("session/prompt", { sessionId: ids[0], prompt: [{ type: "text", text: "second 0" }] });
+    const again = await agent.request("session/prompt", {
+      sessionId: ids[0],
+      prompt: [{ type: "text", text: "second 0" }],
+    });
     expect(again.result?.stopReason).toBe("end_turn");
     const sent = model.requests[before]!;
     expect(sent.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual(["first 0", "second 0"]);
@@ -62,14 +70,25 @@ describe("many sessions", () => {
     expect(agent.stderr).toContain(`reopened session ${ids[0]}`);
     expect((await agent.request("session/set_mode", { sessionId: ids[1], modeId: "plan" })).result).toEqual({});
     expect((await agent.request("session/close", { sessionId: ids[2] })).result).toEqual({});
-    expect((await agent.request("session/prompt", { sessionId: ids[2], prompt: [{ type: "text", text: "x" }] })).error?.code).toBe(-32002);
+    expect(
+      (await agent.request("session/prompt", { sessionId: ids[2], prompt: [{ type: "text", text: "x" }] })).error?.code,
+    ).toBe(-32002);
   });
 
   it("runs many sessions at once without cross-talk", async () => {
     await start();
     const count = SOAK ? 40 : 12;
-    const ids = await Promise.all(Array.from({ length: count }, async () => (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId as string));
-    const answers = await Promise.all(ids.map((sessionId, i) => agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `session ${i}` }] })));
+    const ids = await Promise.all(
+      Array.from(
+        { length: count },
+        async () => (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId as string,
+      ),
+    );
+    const answers = await Promise.all(
+      ids.map((sessionId, i) =>
+        agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `session ${i}` }] }),
+      ),
+    );
     expect(answers.every((a) => a.result?.stopReason === "end_turn")).toBe(true);
     ids.forEach((sessionId, i) => expect(text(sessionId)).toBe(`echo: session ${i}`));
     console.log(`many sessions: ${count} concurrent prompts, all answered, no cross-talk`);

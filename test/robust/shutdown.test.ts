@@ -31,7 +31,10 @@ afterEach(async () => {
 });
 
 async function startWith(onRequest?: (m: JsonRpcMessage) => unknown) {
-  agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }, onRequest });
+  agent = await startAgentProcess({
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+    onRequest,
+  });
   agent.child.stdin.on("error", () => undefined);
   await agent.initialize({ _meta: { terminal_output: true } });
   const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
@@ -40,10 +43,16 @@ async function startWith(onRequest?: (m: JsonRpcMessage) => unknown) {
 
 /** Starts a command that leaves a grandchild, and waits until both run. */
 async function startCommand(sessionId: string) {
-  model.enqueue(toolTurn("execute", { command: "trap '' TERM; sleep 60 & echo $! > child.pid; echo $$ > shell.pid; echo started; wait" }));
+  model.enqueue(
+    toolTurn("execute", {
+      command: "trap '' TERM; sleep 60 & echo $! > child.pid; echo $$ > shell.pid; echo started; wait",
+    }),
+  );
   const prompt = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run" }] });
   await agent.waitFor(() => agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")));
-  const pids = await Promise.all(["shell.pid", "child.pid"].map(async (f) => Number((await readFile(join(project, f), "utf8")).trim())));
+  const pids = await Promise.all(
+    ["shell.pid", "child.pid"].map(async (f) => Number((await readFile(join(project, f), "utf8")).trim())),
+  );
   return { prompt, pids };
 }
 

@@ -38,35 +38,54 @@ async function gone(pids: number[], timeoutMs: number): Promise<number | undefin
 }
 
 describe("SIGKILL mid-turn", () => {
-  it(`leaves no process behind and loses nothing over ${ROUNDS} rounds`, { timeout: SOAK ? 600_000 : 60_000 }, async () => {
-    let sessionId: string | undefined;
-    const reapTimes: number[] = [];
-    let leftovers = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const agent = await startAgentProcess({ env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl } });
-      await agent.initialize({ _meta: { terminal_output: true } });
-      if (sessionId === undefined) {
-        sessionId = (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId as string;
-        await agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-      } else {
-        const loaded = await agent.request("session/load", { sessionId, cwd: project, mcpServers: [] });
-        expect(loaded.error).toBeUndefined();
-        const said = agent.updates(sessionId).filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
-        expect(said).toEqual(Array.from({ length: round }, (_, i) => `round ${i}`));
+  it(
+    `leaves no process behind and loses nothing over ${ROUNDS} rounds`,
+    { timeout: SOAK ? 600_000 : 60_000 },
+    async () => {
+      let sessionId: string | undefined;
+      const reapTimes: number[] = [];
+      let leftovers = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const agent = await startAgentProcess({
+          env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+        });
+        await agent.initialize({ _meta: { terminal_output: true } });
+        if (sessionId === undefined) {
+          sessionId = (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId as string;
+          await agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+        } else {
+          const loaded = await agent.request("session/load", { sessionId, cwd: project, mcpServers: [] });
+          expect(loaded.error).toBeUndefined();
+          const said = agent
+            .updates(sessionId)
+            .filter((u) => u.sessionUpdate === "user_message_chunk")
+            .map((u) => u.content.text);
+          expect(said).toEqual(Array.from({ length: round }, (_, i) => `round ${i}`));
+        }
+        const marker = join(project, `r${round}`);
+        model.enqueue(
+          toolTurn("execute", {
+            command: `sleep 120 & echo $! > ${marker}.child; (sleep 120 &) ; echo $$ > ${marker}.shell; echo started; wait`,
+          }),
+        );
+        void agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `round ${round}` }] });
+        await agent.waitFor(() =>
+          agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")),
+        );
+        const pids = await Promise.all(
+          [`${marker}.child`, `${marker}.shell`].map(async (f) => Number((await readFile(f, "utf8")).trim())),
+        );
+        agent.child.kill("SIGKILL");
+        await agent.exited;
+        const took = await gone(pids, 5000);
+        if (took === undefined) leftovers++;
+        else reapTimes.push(took);
+        model.reset();
       }
-      const marker = join(project, `r${round}`);
-      model.enqueue(toolTurn("execute", { command: `sleep 120 & echo $! > ${marker}.child; (sleep 120 &) ; echo $$ > ${marker}.shell; echo started; wait` }));
-      void agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `round ${round}` }] });
-      await agent.waitFor(() => agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")));
-      const pids = await Promise.all([`${marker}.child`, `${marker}.shell`].map(async (f) => Number((await readFile(f, "utf8")).trim())));
-      agent.child.kill("SIGKILL");
-      await agent.exited;
-      const took = await gone(pids, 5000);
-      if (took === undefined) leftovers++;
-      else reapTimes.push(took);
-      model.reset();
-    }
-    console.log(`SIGKILL: ${ROUNDS} rounds, ${ROUNDS - 1} loads; processes outliving the agent by > 5 s: ${leftovers}; reaped after ${Math.max(0, ...reapTimes)} ms at most`);
-    expect(leftovers).toBe(0);
-  });
+      console.log(
+        `SIGKILL: ${ROUNDS} rounds, ${ROUNDS - 1} loads; processes outliving the agent by > 5 s: ${leftovers}; reaped after ${Math.max(0, ...reapTimes)} ms at most`,
+      );
+      expect(leftovers).toBe(0);
+    },
+  );
 });

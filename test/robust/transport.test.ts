@@ -30,7 +30,10 @@ afterEach(async () => {
 });
 
 async function start(args: string[] = []) {
-  agent = await startAgentProcess({ args, env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl } });
+  agent = await startAgentProcess({
+    args,
+    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+  });
   agent.child.stdin.on("error", () => undefined);
   await agent.initialize();
 }
@@ -43,7 +46,9 @@ describe("transport limits", () => {
     await start();
     agent.writeRaw(`{"jsonrpc":"2.0","id":${deep(5000)},"method":"session/list"}\n`);
     agent.writeRaw(`{"jsonrpc":"2.0","id":"deep-body","method":"session/list","params":{"x":${deep(5000)}}}\n`);
-    agent.writeRaw(`{"jsonrpc":"2.0","id":"big","method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"file:///x","text":"${"a".repeat(33 * 1024 * 1024)}"}}]}}\n`);
+    agent.writeRaw(
+      `{"jsonrpc":"2.0","id":"big","method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"file:///x","text":"${"a".repeat(33 * 1024 * 1024)}"}}]}}\n`,
+    );
     agent.writeRaw(Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]) as unknown as string);
     agent.writeRaw("{not json\n");
     agent.writeRaw('[{"jsonrpc":"2.0","id":"b","method":"session/list"}]\n');
@@ -54,8 +59,14 @@ describe("transport limits", () => {
     const list = await agent.request("session/list", {}, "after");
     expect(list.result).toEqual({ sessions: [] });
 
-    expect(responseTo("deep-body")?.error).toMatchObject({ code: -32600, message: expect.stringContaining("deeper than 256") });
-    expect(responseTo("big")?.error).toMatchObject({ code: -32600, message: expect.stringContaining("max_message_bytes") });
+    expect(responseTo("deep-body")?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining("deeper than 256"),
+    });
+    expect(responseTo("big")?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining("max_message_bytes"),
+    });
     expect(responseTo("unknown")?.error?.code).toBe(-32601);
     const anonymous = agent.messages.filter((m) => m.id === null).map((m) => m.error?.code);
     // deep id, bad UTF-8, not JSON, batch, not an object (responses are never answered).
@@ -78,7 +89,10 @@ describe("transport limits", () => {
 
   it("takes its limits from config.toml, and from flags over it", async () => {
     await mkdir(join(home, ".deepagents"), { recursive: true });
-    await writeFile(join(home, ".deepagents", "config.toml"), "[acp]\nmax_message_bytes = 100000\nmax_json_depth = 20\n");
+    await writeFile(
+      join(home, ".deepagents", "config.toml"),
+      "[acp]\nmax_message_bytes = 100000\nmax_json_depth = 20\n",
+    );
     await start(["--max-json-depth", "40"]);
     agent.writeRaw(`{"jsonrpc":"2.0","id":"size","method":"session/list","params":{"x":"${"a".repeat(200_000)}"}}\n`);
     agent.writeRaw(`{"jsonrpc":"2.0","id":"d30","method":"session/list","params":{"_meta":{"x":${deep(30)}}}}\n`);

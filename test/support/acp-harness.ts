@@ -41,8 +41,20 @@ export async function startHarness(options: HarnessOptions = {}) {
   const model: FakeModelServer = await createFakeModelServer();
   const env: NodeJS.ProcessEnv =
     options.api === "openai"
-      ? { PATH: process.env.PATH, HOME: home, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.openaiBaseUrl, ...options.env }
-      : { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...options.env };
+      ? {
+          PATH: process.env.PATH,
+          HOME: home,
+          OPENAI_API_KEY: "test-key",
+          OPENAI_BASE_URL: model.openaiBaseUrl,
+          ...options.env,
+        }
+      : {
+          PATH: process.env.PATH,
+          HOME: home,
+          ANTHROPIC_API_KEY: "test-key",
+          ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+          ...options.env,
+        };
   const cli = parseCliArgs(options.args ?? []);
   const services = createServices({ cli, env, logger: silentLogger, home });
   // Every config-watcher subscription, so a test can wait until the watchers have finished their first scan.
@@ -107,7 +119,13 @@ export async function startHarness(options: HarnessOptions = {}) {
     const response = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: blocks });
     // Updates are dispatched asynchronously; everything for the turn was sent before the response.
     await new Promise((resolve) => setImmediate(resolve));
-    return { response, updates: updates.slice(start).filter((u) => u.sessionId === sessionId).map((u) => u.update) };
+    return {
+      response,
+      updates: updates
+        .slice(start)
+        .filter((u) => u.sessionId === sessionId)
+        .map((u) => u.update),
+    };
   }
 
   /** Resolves when `predicate` holds for the updates or permissions seen so far. */
@@ -157,12 +175,15 @@ export async function startHarness(options: HarnessOptions = {}) {
 
 /** Concatenated text of the agent_message_chunk updates. */
 export function agentText(updates: readonly acp.SessionUpdate[]): string {
-  return updates.map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "")).join("");
+  return updates
+    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+    .join("");
 }
 
 export function toolUpdates(updates: readonly acp.SessionUpdate[], toolCallId?: string) {
   return updates.filter(
     (u): u is Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }> =>
-      (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && (toolCallId === undefined || u.toolCallId === toolCallId),
+      (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") &&
+      (toolCallId === undefined || u.toolCallId === toolCallId),
   );
 }

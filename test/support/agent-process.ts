@@ -112,14 +112,21 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
     },
     exited,
     request,
-    notify: (method: string, params?: unknown) => write({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }),
+    notify: (method: string, params?: unknown) =>
+      write({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }),
     writeRaw: (text: string) => child.stdin.write(text),
     waitFor,
     /** session/update notifications for a session, in arrival order. */
     updates: (sessionId?: string) =>
-      messages.filter((m) => m.method === "session/update" && (sessionId === undefined || m.params?.sessionId === sessionId)).map((m) => m.params.update),
+      messages
+        .filter((m) => m.method === "session/update" && (sessionId === undefined || m.params?.sessionId === sessionId))
+        .map((m) => m.params.update),
     async initialize(clientCapabilities: unknown = {}) {
-      return request("initialize", { protocolVersion: 1, clientCapabilities, clientInfo: { name: "e2e", version: "1" } });
+      return request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities,
+        clientInfo: { name: "e2e", version: "1" },
+      });
     },
     async stop() {
       child.stdin.end();

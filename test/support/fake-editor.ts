@@ -14,9 +14,16 @@ export const ZED_CAPABILITIES = {
   _meta: { terminal_output: true, "terminal-auth": true },
 };
 
-type Terminal = { process: ChildProcess; output: string; exit?: { exitCode: number | null; signal: string | null }; exited: Promise<void> };
+type Terminal = {
+  process: ChildProcess;
+  output: string;
+  exit?: { exitCode: number | null; signal: string | null };
+  exited: Promise<void>;
+};
 
-export function createFakeEditor(options: { permission?: (m: JsonRpcMessage) => unknown; elicitation?: (m: JsonRpcMessage) => unknown } = {}) {
+export function createFakeEditor(
+  options: { permission?: (m: JsonRpcMessage) => unknown; elicitation?: (m: JsonRpcMessage) => unknown } = {},
+) {
   /** Unsaved editor buffers: reads see these instead of the disk. */
   const buffers = new Map<string, string>();
   const writes: Array<{ path: string; content: string }> = [];
@@ -49,11 +56,20 @@ export function createFakeEditor(options: { permission?: (m: JsonRpcMessage) => 
         return null;
       case "terminal/create": {
         const id = `term-${nextTerminal++}`;
-        const child = spawn(p.command, p.args ?? [], { cwd: p.cwd, env: { ...process.env, ...Object.fromEntries((p.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value])) }, detached: true });
+        const child = spawn(p.command, p.args ?? [], {
+          cwd: p.cwd,
+          env: {
+            ...process.env,
+            ...Object.fromEntries((p.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value])),
+          },
+          detached: true,
+        });
         const terminal: Terminal = {
           process: child,
           output: "",
-          exited: new Promise((resolve) => child.on("exit", (code, signal) => ((terminal.exit = { exitCode: code, signal }), resolve()))),
+          exited: new Promise((resolve) =>
+            child.on("exit", (code, signal) => ((terminal.exit = { exitCode: code, signal }), resolve())),
+          ),
         };
         child.stdout?.on("data", (d) => (terminal.output += d));
         child.stderr?.on("data", (d) => (terminal.output += d));

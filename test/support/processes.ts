@@ -42,9 +42,17 @@ export type RunCommandOptions = {
 };
 
 /** Runs a command to completion and collects its output ("close", so no output is lost after "exit"). */
-export function runCommand(command: string, args: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

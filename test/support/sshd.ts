@@ -24,7 +24,8 @@ export function checkSshdAvailable(): SshdAvailability {
   for (const tool of ["bwrap", "ssh-keygen", "ssh"]) {
     if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) return { ok: false, reason: `${tool} not found` };
   }
-  if (existsSync(REMOTE_ROOT)) return { ok: false, reason: `${REMOTE_ROOT} exists on this machine; the remote's view would not be distinct` };
+  if (existsSync(REMOTE_ROOT))
+    return { ok: false, reason: `${REMOTE_ROOT} exists on this machine; the remote's view would not be distinct` };
   return { ok: true };
 }
 
@@ -66,7 +67,10 @@ async function freePort(): Promise<number> {
 }
 
 async function keygen(path: string): Promise<void> {
-  const result = await runCommand("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "deep-acp-test", "-f", path], { cwd: tmpdir(), env: process.env });
+  const result = await runCommand("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "deep-acp-test", "-f", path], {
+    cwd: tmpdir(),
+    env: process.env,
+  });
   if (result.code !== 0) throw new Error(`ssh-keygen failed: ${result.stderr}`);
   await chmod(path, 0o600);
 }
@@ -121,30 +125,61 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<TestSsh
   };
   async function readHostKey() {
     const pub = (await readFile(`${hostKey}.pub`, "utf8")).trim().split(/\s+/);
-    state = { knownHostsLine: `[127.0.0.1]:${port} ${pub[0]} ${pub[1]}`, hostFingerprint: fingerprintOf(pub.join(" ")) };
+    state = {
+      knownHostsLine: `[127.0.0.1]:${port} ${pub[0]} ${pub[1]}`,
+      hostFingerprint: fingerprintOf(pub.join(" ")),
+    };
   }
   await readHostKey();
 
   async function launch(): Promise<void> {
     // A fresh root (tmpfs) holding only the system, the config and the workspace.
     const args = [
-      "--ro-bind", "/usr", "/usr",
-      "--ro-bind", "/etc", "/etc",
-      "--symlink", "usr/bin", "/bin",
-      "--symlink", "usr/sbin", "/sbin",
-      "--symlink", "usr/lib", "/lib",
+      "--ro-bind",
+      "/usr",
+      "/usr",
+      "--ro-bind",
+      "/etc",
+      "/etc",
+      "--symlink",
+      "usr/bin",
+      "/bin",
+      "--symlink",
+      "usr/sbin",
+      "/sbin",
+      "--symlink",
+      "usr/lib",
+      "/lib",
       ...(existsSync("/usr/lib64") ? ["--symlink", "usr/lib64", "/lib64"] : []),
-      "--dev", "/dev",
-      "--proc", "/proc",
-      "--tmpfs", "/tmp",
-      "--dir", "/run/sshd",
-      "--dir", user.homedir,
-      "--ro-bind", confDir, "/sshd-conf",
-      "--bind", backingDir, REMOTE_ROOT,
-      "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      "/tmp",
+      "--dir",
+      "/run/sshd",
+      "--dir",
+      user.homedir,
+      "--ro-bind",
+      confDir,
+      "/sshd-conf",
+      "--bind",
+      backingDir,
+      REMOTE_ROOT,
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
       "--die-with-parent",
-      "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
-      SSHD, "-D", "-e", "-f", "/sshd-conf/sshd_config",
+      "--clearenv",
+      "--setenv",
+      "PATH",
+      "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+      SSHD,
+      "-D",
+      "-e",
+      "-f",
+      "/sshd-conf/sshd_config",
     ];
     const proc = spawn("bwrap", args, { stdio: ["ignore", "ignore", "pipe"] });
     child = proc;
@@ -163,7 +198,24 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<TestSsh
   async function exec(command: string) {
     return runCommand(
       "ssh",
-      ["-F", "/dev/null", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-i", clientKeyPath, "-p", String(port), `${user.username}@127.0.0.1`, command],
+      [
+        "-F",
+        "/dev/null",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "LogLevel=ERROR",
+        "-i",
+        clientKeyPath,
+        "-p",
+        String(port),
+        `${user.username}@127.0.0.1`,
+        command,
+      ],
       { cwd: tmpdir(), env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
     );
   }
@@ -215,9 +267,14 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<TestSsh
 }
 
 /** Writes a HOME whose ~/.ssh trusts this server and holds its client key. */
-export async function writeSshHome(home: string, sshd: TestSshd, options: { knownHosts?: boolean } = {}): Promise<void> {
+export async function writeSshHome(
+  home: string,
+  sshd: TestSshd,
+  options: { knownHosts?: boolean } = {},
+): Promise<void> {
   const dir = join(home, ".ssh");
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(join(dir, "id_ed25519"), sshd.clientKey, { mode: 0o600 });
-  if (options.knownHosts !== false) await writeFile(join(dir, "known_hosts"), `${sshd.knownHostsLine}\n`, { mode: 0o600 });
+  if (options.knownHosts !== false)
+    await writeFile(join(dir, "known_hosts"), `${sshd.knownHostsLine}\n`, { mode: 0o600 });
 }

@@ -31,7 +31,10 @@ export type MaterializeResult = {
  * Writes `<dir>/<name>/SKILL.md` for each built-in skill so the model can read it with read_file.
  * A file is rewritten only when its content differs, so repeated startups touch nothing.
  */
-export async function materializeBuiltinSkills(dir: string, context: BuiltinSkillContext = {}): Promise<MaterializeResult> {
+export async function materializeBuiltinSkills(
+  dir: string,
+  context: BuiltinSkillContext = {},
+): Promise<MaterializeResult> {
   const written: string[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const [name, text] of Object.entries(builtinSkillTexts(context))) {
@@ -42,7 +45,11 @@ export async function materializeBuiltinSkills(dir: string, context: BuiltinSkil
       await writeFileAtomic(path, text, { mode: 0o644, dirMode: 0o700 });
       written.push(path);
     } catch (error) {
-      diagnostics.push({ severity: "error", source: path, message: `cannot write built-in skill: ${errorMessage(error)}` });
+      diagnostics.push({
+        severity: "error",
+        source: path,
+        message: `cannot write built-in skill: ${errorMessage(error)}`,
+      });
     }
   }
   return { dir, written, diagnostics };

@@ -34,7 +34,10 @@ export async function readAttachmentFile(folder: string, name: string): Promise<
 export async function listAttachmentFiles(folder: string): Promise<string[]> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });
-    return entries.filter((entry) => entry.isFile() && NAME.test(entry.name)).map((entry) => entry.name).sort();
+    return entries
+      .filter((entry) => entry.isFile() && NAME.test(entry.name))
+      .map((entry) => entry.name)
+      .sort();
   } catch (error) {
     if (isNotFound(error)) return [];
     throw error;

@@ -45,8 +45,12 @@ function stringify(value: unknown, fail: (cause: unknown) => Error): string {
 /** Serialises one session-layer record as a log line (with its "\n"). */
 export function recordLine(record: StoreRecord): string {
   if (!isJsonObject(record)) throw new InvalidRecordError("a record must be a JSON object");
-  if (Object.hasOwn(record, STORE_KEY)) throw new InvalidRecordError(`the "${STORE_KEY}" key is reserved for the store`);
-  const text = stringify(record, (cause) => new InvalidRecordError(`record is not serialisable: ${errorMessage(cause)}`, { cause }));
+  if (Object.hasOwn(record, STORE_KEY))
+    throw new InvalidRecordError(`the "${STORE_KEY}" key is reserved for the store`);
+  const text = stringify(
+    record,
+    (cause) => new InvalidRecordError(`record is not serialisable: ${errorMessage(cause)}`, { cause }),
+  );
   // A toJSON() returning something other than an object would make a line read() cannot accept.
   if (!text?.startsWith("{")) throw new InvalidRecordError("a record must serialise to a JSON object");
   return `${text}\n`;
@@ -70,7 +74,8 @@ function checkExtra(extra: unknown): MetaExtra | undefined {
 export function newSessionMeta(meta: NewSessionMeta, now: Date): SessionMeta {
   if (typeof meta.cwd !== "string") throw new InvalidMetaError("cwd must be a string");
   const additionalDirectories = meta.additionalDirectories ?? [];
-  if (!isStringArray(additionalDirectories)) throw new InvalidMetaError("additionalDirectories must be an array of strings");
+  if (!isStringArray(additionalDirectories))
+    throw new InvalidMetaError("additionalDirectories must be an array of strings");
   if (meta.title !== undefined && typeof meta.title !== "string") throw new InvalidMetaError("title must be a string");
   const createdAt = meta.createdAt === undefined ? now.toISOString() : isoDate(meta.createdAt);
   if (!createdAt) throw new InvalidMetaError(`createdAt is not a date: ${String(meta.createdAt)}`);
@@ -93,7 +98,8 @@ export function normalizePatch(patch: MetaPatch, now: Date): MetaPatch {
   if (!isJsonObject(patch)) throw new InvalidMetaError("meta patch must be an object");
   const out: MetaPatch = {};
   if (patch.title !== undefined) {
-    if (patch.title !== null && typeof patch.title !== "string") throw new InvalidMetaError("title must be a string or null");
+    if (patch.title !== null && typeof patch.title !== "string")
+      throw new InvalidMetaError("title must be a string or null");
     out.title = patch.title;
   }
   if (patch.cwd !== undefined) {
@@ -101,7 +107,8 @@ export function normalizePatch(patch: MetaPatch, now: Date): MetaPatch {
     out.cwd = patch.cwd;
   }
   if (patch.additionalDirectories !== undefined) {
-    if (!isStringArray(patch.additionalDirectories)) throw new InvalidMetaError("additionalDirectories must be an array of strings");
+    if (!isStringArray(patch.additionalDirectories))
+      throw new InvalidMetaError("additionalDirectories must be an array of strings");
     out.additionalDirectories = [...patch.additionalDirectories];
   }
   const extra = checkExtra(patch.extra);
@@ -207,7 +214,10 @@ export function parseLog(text: string, id: string, source: string): ParsedLog {
     if (line.length === 0) continue;
     let value = parseObject(line);
     if (!value && last) {
-      warn(number, `torn last line ignored (${line.length} characters without a newline; the process writing it probably died)`);
+      warn(
+        number,
+        `torn last line ignored (${line.length} characters without a newline; the process writing it probably died)`,
+      );
       continue;
     }
     if (!value) {

@@ -86,7 +86,8 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
     try {
       raw = JSON.parse(await readFile(path, "utf8"));
     } catch (error) {
-      if (!isNotFound(error)) logger.warn(`session index ${path} unreadable, rebuilding from the logs: ${errorMessage(error)}`);
+      if (!isNotFound(error))
+        logger.warn(`session index ${path} unreadable, rebuilding from the logs: ${errorMessage(error)}`);
       return loaded;
     }
     const sessions = isJsonObject(raw) && raw.v === 1 ? raw.sessions : undefined;
@@ -111,13 +112,23 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
     let meta = incremental ? previous.meta : found.header;
     if (!meta && found.end > 0) logger.warn(`session log ${file} has a missing or corrupted header; not listed`);
     for (const patch of found.patches) if (meta) meta = applyPatch(meta, patch);
-    return { ino: stats.ino, birthtimeMs: stats.birthtimeMs, size: stats.size, mtimeMs: stats.mtimeMs, offset: found.end, ...(meta ? { meta } : {}) };
+    return {
+      ino: stats.ino,
+      birthtimeMs: stats.birthtimeMs,
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+      offset: found.end,
+      ...(meta ? { meta } : {}),
+    };
   }
 
   async function save(current: Map<string, Entry>): Promise<void> {
     const temp = join(dir, `.${INDEX_FILE}.${randomBytes(6).toString("hex")}.tmp`);
     try {
-      await writeFile(temp, JSON.stringify({ v: 1, sessions: Object.fromEntries(current) }), { mode: 0o600, flag: "wx" });
+      await writeFile(temp, JSON.stringify({ v: 1, sessions: Object.fromEntries(current) }), {
+        mode: 0o600,
+        flag: "wx",
+      });
       await rename(temp, path);
     } catch (error) {
       await rm(temp, { force: true });
@@ -152,7 +163,11 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
           seen.add(id);
           const entry = current.get(id);
           const unchanged =
-            entry && entry.ino === stats.ino && entry.birthtimeMs === stats.birthtimeMs && entry.size === stats.size && entry.mtimeMs === stats.mtimeMs;
+            entry &&
+            entry.ino === stats.ino &&
+            entry.birthtimeMs === stats.birthtimeMs &&
+            entry.size === stats.size &&
+            entry.mtimeMs === stats.mtimeMs;
           if (!unchanged) stale.push({ id, file, stats });
         }
         await forEachLimited(stale, SCAN_CONCURRENCY, async ({ id, file, stats }) => {
@@ -193,9 +208,19 @@ function entryFrom(id: string, value: unknown): Entry | undefined {
   const { ino, birthtimeMs, size, mtimeMs, offset } = value;
   const numbers = [ino, birthtimeMs, size, mtimeMs, offset];
   if (!numbers.every((n) => typeof n === "number" && Number.isFinite(n))) return undefined;
-  const meta = value.meta === undefined ? undefined : metaFromHeader(isJsonObject(value.meta) ? { ...value.meta, [STORE_KEY]: "header" } : undefined, id);
+  const meta =
+    value.meta === undefined
+      ? undefined
+      : metaFromHeader(isJsonObject(value.meta) ? { ...value.meta, [STORE_KEY]: "header" } : undefined, id);
   if (value.meta !== undefined && !meta) return undefined;
-  return { ino: ino as number, birthtimeMs: birthtimeMs as number, size: size as number, mtimeMs: mtimeMs as number, offset: offset as number, ...(meta ? { meta } : {}) };
+  return {
+    ino: ino as number,
+    birthtimeMs: birthtimeMs as number,
+    size: size as number,
+    mtimeMs: mtimeMs as number,
+    offset: offset as number,
+    ...(meta ? { meta } : {}),
+  };
 }
 
 /** Bytes [start, end) of a file; undefined if it vanished. Fewer bytes if it shrank meanwhile. */

@@ -14,7 +14,13 @@ import {
   writeAttachmentFile,
 } from "./attachments.js";
 import { decodeCursor, pageSize, paginate, sortSessions } from "./cursor.js";
-import { InvalidRecordError, InvalidSessionIdError, SessionExistsError, SessionNotFoundError, isNotFound } from "./errors.js";
+import {
+  InvalidRecordError,
+  InvalidSessionIdError,
+  SessionExistsError,
+  SessionNotFoundError,
+  isNotFound,
+} from "./errors.js";
 import { headerLine, metaLine, newSessionMeta, normalizePatch, parseLog, recordLine } from "./log-format.js";
 import { appendToLog, appendToLogSync, createLog, logPath, publishNewLog, readLog, replaceLog } from "./log-file.js";
 import { createSessionIndex } from "./session-index.js";
@@ -85,7 +91,13 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     const parsed = parseLog(await readLog(path(id), id), id, path(id));
     // A log whose header was destroyed still gives its records back (with an error diagnostic).
     const epoch = new Date(0).toISOString();
-    const meta: SessionMeta = parsed.meta ?? { id, cwd: "", additionalDirectories: [], createdAt: epoch, updatedAt: epoch };
+    const meta: SessionMeta = parsed.meta ?? {
+      id,
+      cwd: "",
+      additionalDirectories: [],
+      createdAt: epoch,
+      updatedAt: epoch,
+    };
     return { ...parsed, meta };
   }
 
@@ -131,7 +143,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
           return reported("append to", id, Promise.reject(error));
         }
       }
-      return reported("append to", id, enqueue(id, () => appendToLog(path(id), id, line)));
+      return reported(
+        "append to",
+        id,
+        enqueue(id, () => appendToLog(path(id), id, line)),
+      );
     },
 
     flush: waitFor,
@@ -151,7 +167,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       } catch (error) {
         return reported("update of", String(id), Promise.reject(error));
       }
-      return reported("update of", id, enqueue(id, () => appendToLog(path(id), id, line)));
+      return reported(
+        "update of",
+        id,
+        enqueue(id, () => appendToLog(path(id), id, line)),
+      );
     },
 
     async list(listOptions = {}) {
@@ -205,7 +225,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         );
         const text = headerLine(full) + serializeRecords(source.records.slice(0, upto));
         if (await exists(path(full.id))) throw new SessionExistsError(full.id);
-        if (forkOptions.copyAttachments ?? true) await copyAttachmentFiles(attachmentsDir(dir, sourceId), attachmentsDir(dir, full.id));
+        if (forkOptions.copyAttachments ?? true)
+          await copyAttachmentFiles(attachmentsDir(dir, sourceId), attachmentsDir(dir, full.id));
         await publishNewLog(path(full.id), full.id, text);
         return cloneMeta(full);
       });

@@ -24,13 +24,27 @@ export type CompactNowResult = { outcome: TurnResult & { message?: string }; mes
 /** `/compact`: summarizes the older part of the conversation now. */
 export async function compactNow(input: CompactNowInput): Promise<CompactNowResult> {
   const { sessionId, workspace, model, config, emit, signal } = input;
-  const compactor = createSessionCompactor({ sessionId, workspace, model, config, emit, fixedChars: 0, hooks: () => input.hooks });
-  const result = await compactor.compact([...input.history], "manual", signal, input.instructions ? { instructions: input.instructions } : {});
+  const compactor = createSessionCompactor({
+    sessionId,
+    workspace,
+    model,
+    config,
+    emit,
+    fixedChars: 0,
+    hooks: () => input.hooks,
+  });
+  const result = await compactor.compact(
+    [...input.history],
+    "manual",
+    signal,
+    input.instructions ? { instructions: input.instructions } : {},
+  );
   if (result.kind === "cancelled" || signal.aborted) return { outcome: { stopReason: "cancelled" } };
   if (result.kind === "compacted") {
     const message = `Compacted ${result.summarizedCount} earlier messages into a summary; the full text is in ${result.historyPath}.`;
     return { outcome: { stopReason: "end_turn", message }, messages: result.messages };
   }
-  const message = result.kind === "failed" ? `Compaction failed: ${result.error}` : `Nothing compacted: ${result.reason}`;
+  const message =
+    result.kind === "failed" ? `Compaction failed: ${result.error}` : `Nothing compacted: ${result.reason}`;
   return { outcome: { stopReason: "end_turn", message } };
 }

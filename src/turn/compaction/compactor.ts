@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { BackendProtocol } from "../../backends/protocol.js";
 import type { Message, ModelClient } from "../../model/types.js";
 import { errorMessage } from "../../util/errors.js";
-import { contextTrigger, estimateTokens, isSummaryMessage, selectCutoff, summaryMessage, truncateToolCallArgs } from "./messages.js";
+import {
+  contextTrigger,
+  estimateTokens,
+  isSummaryMessage,
+  selectCutoff,
+  summaryMessage,
+  truncateToolCallArgs,
+} from "./messages.js";
 import { summarizeMessages } from "./summarizer.js";
 import { formatTranscript } from "./markdown.js";
 import type { AgentEventSink } from "../../agent/events.js";
@@ -29,7 +36,11 @@ export { SUMMARY_SYSTEM_PROMPT } from "./summarizer.js";
 export type CompactionTrigger = "auto" | "manual";
 
 /** The PreCompact seam: a hook may refuse a compaction. Must not throw (hooks fail open). */
-export type PreCompactCheck = (trigger: CompactionTrigger, signal: AbortSignal, customInstructions?: string) => Promise<{ blocked: boolean; reason?: string }>;
+export type PreCompactCheck = (
+  trigger: CompactionTrigger,
+  signal: AbortSignal,
+  customInstructions?: string,
+) => Promise<{ blocked: boolean; reason?: string }>;
 
 export type CompactionResult =
   /** `messages` = [summary message, ...kept messages]; the caller adopts it as the conversation. */
@@ -78,7 +89,12 @@ export interface Compactor {
   /** Where the summarized messages are appended. */
   readonly historyPath: string;
   needsCompaction(messages: readonly Message[]): boolean;
-  compact(messages: readonly Message[], trigger: CompactionTrigger, signal: AbortSignal, options?: CompactOptions): Promise<CompactionResult>;
+  compact(
+    messages: readonly Message[],
+    trigger: CompactionTrigger,
+    signal: AbortSignal,
+    options?: CompactOptions,
+  ): Promise<CompactionResult>;
   /**
    * `TurnOptions.prepareMessages`: returns `messages` itself when nothing changes, otherwise a new
    * list the caller should adopt as the conversation. A failed compaction returns `messages` (the
@@ -107,14 +123,16 @@ export function createCompactor(options: CompactorOptions): Compactor {
   let autoRetryAt = 0;
 
   const needsCompaction = (messages: readonly Message[]) =>
-    estimateTokens(messages) + (options.baseTokens?.() ?? 0) >= contextTrigger(model.contextWindow, options.triggerFraction ?? 0.85);
+    estimateTokens(messages) + (options.baseTokens?.() ?? 0) >=
+    contextTrigger(model.contextWindow, options.triggerFraction ?? 0.85);
 
   async function appendHistory(messages: readonly Message[]): Promise<string | undefined> {
     try {
       const existing = await backend.readRaw(historyPath);
       if (existing.error && !/not found/i.test(existing.error)) return existing.error;
       const content = existing.data?.content;
-      const before = content === undefined ? "" : typeof content === "string" ? content : Buffer.from(content).toString("utf8");
+      const before =
+        content === undefined ? "" : typeof content === "string" ? content : Buffer.from(content).toString("utf8");
       const section = `## Summarized at ${now().toISOString()}\n\n${formatTranscript(messages)}\n\n`;
       const written = await backend.write(historyPath, before + section);
       return written.error;
@@ -123,9 +141,18 @@ export function createCompactor(options: CompactorOptions): Compactor {
     }
   }
 
-  async function compact(messages: readonly Message[], trigger: CompactionTrigger, signal: AbortSignal, compactOptions: CompactOptions = {}): Promise<CompactionResult> {
+  async function compact(
+    messages: readonly Message[],
+    trigger: CompactionTrigger,
+    signal: AbortSignal,
+    compactOptions: CompactOptions = {},
+  ): Promise<CompactionResult> {
     const cut = selectCutoff(messages, keepMessages);
-    if (cut === undefined) return { kind: "skipped", reason: `Nothing to compact yet: the conversation has ${messages.length} message${messages.length === 1 ? "" : "s"} and the last ${keepMessages} are always kept.` };
+    if (cut === undefined)
+      return {
+        kind: "skipped",
+        reason: `Nothing to compact yet: the conversation has ${messages.length} message${messages.length === 1 ? "" : "s"} and the last ${keepMessages} are always kept.`,
+      };
     if (signal.aborted) return { kind: "cancelled" };
     const check = await options.preCompact?.(trigger, signal, compactOptions.instructions);
     if (signal.aborted) return { kind: "cancelled" };
@@ -156,13 +183,20 @@ export function createCompactor(options: CompactorOptions): Compactor {
     // Earlier summaries are left out: the messages they stand for are already in the file.
     const historyError = await appendHistory(older.filter((m) => !isSummaryMessage(m)));
     if (signal.aborted) return { kind: "cancelled" };
-    if (historyError !== undefined) return fail(`Could not save the conversation history to ${historyPath}: ${historyError}`);
+    if (historyError !== undefined)
+      return fail(`Could not save the conversation history to ${historyPath}: ${historyError}`);
 
     const summary = summaryMessage(outcome.summary, historyPath);
     last = { replaced: messages.slice(0, cut), summary };
     autoRetryAt = 0;
     send({ type: "compaction", compactionId, status: "completed", summary: outcome.summary });
-    return { kind: "compacted", messages: [summary, ...messages.slice(cut)], summary: outcome.summary, historyPath, summarizedCount: cut };
+    return {
+      kind: "compacted",
+      messages: [summary, ...messages.slice(cut)],
+      summary: outcome.summary,
+      historyPath,
+      summarizedCount: cut,
+    };
   }
 
   /** The conversation as last compacted, when `messages` still starts with the replaced messages. */
@@ -180,7 +214,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
       case "compacted":
         return result.messages;
       case "blocked":
-        if (!signal.aborted) emit({ type: "notice", severity: "info", title: `Automatic compaction was blocked: ${result.reason}` });
+        if (!signal.aborted)
+          emit({ type: "notice", severity: "info", title: `Automatic compaction was blocked: ${result.reason}` });
         autoRetryAt = current.length + AUTO_RETRY_GAP;
         return current;
       case "failed":

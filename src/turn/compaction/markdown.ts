@@ -19,14 +19,17 @@ export function formatMessage(message: Message, options: TranscriptOptions = {})
   const max = options.maxPartChars ?? 100_000;
   switch (message.role) {
     case "user":
-      if (isSummaryMessage(message)) return `### Summary of the earlier conversation\n\n${clip(summaryText(message), max)}`;
+      if (isSummaryMessage(message))
+        return `### Summary of the earlier conversation\n\n${clip(summaryText(message), max)}`;
       return `### User\n\n${userContent(message.content, max)}`;
     case "assistant": {
       const blocks: string[] = [];
       for (const part of message.content) {
         if (part.type === "text" && part.text.trim() !== "") blocks.push(clip(part.text, max));
-        else if (part.type === "thinking" && part.text.trim() !== "") blocks.push(`_Thinking:_ ${clip(part.text, max)}`);
-        else if (part.type === "tool_call") blocks.push(`Tool call \`${part.name}\` (id ${part.id}):\n${fence(clip(json(part.input), max), "json")}`);
+        else if (part.type === "thinking" && part.text.trim() !== "")
+          blocks.push(`_Thinking:_ ${clip(part.text, max)}`);
+        else if (part.type === "tool_call")
+          blocks.push(`Tool call \`${part.name}\` (id ${part.id}):\n${fence(clip(json(part.input), max), "json")}`);
       }
       return `### Assistant\n\n${blocks.length > 0 ? blocks.join("\n\n") : "(no text)"}`;
     }

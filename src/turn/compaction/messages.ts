@@ -105,7 +105,9 @@ export function truncateToolCallArgs(messages: readonly Message[], options: ArgT
     if (!tools.has(call.name) || !isRecord(call.input)) return call;
     const entries = Object.entries(call.input);
     if (!entries.some(([, v]) => typeof v === "string" && v.length > maxLength)) return call;
-    const input = Object.fromEntries(entries.map(([k, v]) => [k, typeof v === "string" && v.length > maxLength ? v.slice(0, keep) + marker : v]));
+    const input = Object.fromEntries(
+      entries.map(([k, v]) => [k, typeof v === "string" && v.length > maxLength ? v.slice(0, keep) + marker : v]),
+    );
     return { ...call, input };
   };
   return messages.map((message) => {

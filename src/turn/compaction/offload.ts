@@ -36,7 +36,10 @@ export function createResultOffloader(options: ResultOffloaderOptions): Finalize
     let message: string;
     try {
       const written = await options.backend.write(path, text);
-      message = written.error === undefined ? tooLargeMessage(toolCallId, path, createContentPreview(text)) : notSavedMessage(written.error, text, threshold);
+      message =
+        written.error === undefined
+          ? tooLargeMessage(toolCallId, path, createContentPreview(text))
+          : notSavedMessage(written.error, text, threshold);
     } catch (error) {
       message = notSavedMessage(errorMessage(error), text, threshold);
     }
@@ -57,7 +60,8 @@ export function sanitizeToolCallId(toolCallId: string): string {
  */
 export function createContentPreview(text: string, headLines = 5, tailLines = 5): string {
   const lines = splitLines(text).map((line) => line.slice(0, PREVIEW_LINE_CHARS));
-  const numbered = (slice: string[], first: number) => slice.map((line, i) => `${String(first + i).padStart(6)}\t${line}`).join("\n");
+  const numbered = (slice: string[], first: number) =>
+    slice.map((line, i) => `${String(first + i).padStart(6)}\t${line}`).join("\n");
   if (lines.length <= headLines + tailLines) return numbered(lines, 1);
   const omitted = lines.length - headLines - tailLines;
   return `${numbered(lines.slice(0, headLines), 1)}\n... [${omitted} lines truncated] ...\n${numbered(lines.slice(lines.length - tailLines), lines.length - tailLines + 1)}`;
@@ -84,5 +88,9 @@ function notSavedMessage(error: string, text: string, threshold: number): string
 }
 
 function toDisplay(content: readonly UserContent[]): ToolDisplay[] {
-  return content.map((part) => (part.type === "text" ? { type: "text", text: part.text } : { type: "image", mimeType: part.mimeType, data: part.data }));
+  return content.map((part) =>
+    part.type === "text"
+      ? { type: "text", text: part.text }
+      : { type: "image", mimeType: part.mimeType, data: part.data },
+  );
 }

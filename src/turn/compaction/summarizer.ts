@@ -38,7 +38,8 @@ export type SummarizeRequest = {
   partChars: number;
 };
 
-export type SummarizeOutcome = { kind: "ok"; summary: string; requests: number } | { kind: "failed"; error: string } | { kind: "cancelled" };
+export type SummarizeOutcome =
+  { kind: "ok"; summary: string; requests: number } | { kind: "failed"; error: string } | { kind: "cancelled" };
 
 export async function summarizeMessages(request: SummarizeRequest): Promise<SummarizeOutcome> {
   const budgetChars = Math.max(1000, request.inputBudgetTokens * CHARS_PER_TOKEN);
@@ -54,7 +55,9 @@ export async function summarizeMessages(request: SummarizeRequest): Promise<Summ
     if (answer.kind !== "ok") return answer;
     summary = answer.summary;
   }
-  return summary === undefined ? { kind: "failed", error: "there was nothing to summarize" } : { kind: "ok", summary, requests: chunks.length };
+  return summary === undefined
+    ? { kind: "failed", error: "there was nothing to summarize" }
+    : { kind: "ok", summary, requests: chunks.length };
 }
 
 function packChunks(pieces: readonly string[], chunkChars: number): string[] {
@@ -75,7 +78,13 @@ function packChunks(pieces: readonly string[], chunkChars: number): string[] {
   return chunks;
 }
 
-function buildPrompt(transcript: string, previous: string | undefined, instructions: string | undefined, index: number, total: number): string {
+function buildPrompt(
+  transcript: string,
+  previous: string | undefined,
+  instructions: string | undefined,
+  index: number,
+  total: number,
+): string {
   const sections = [INSTRUCTIONS];
   if (previous !== undefined) {
     sections.push(
@@ -83,7 +92,8 @@ function buildPrompt(transcript: string, previous: string | undefined, instructi
         `Here is the summary of the parts before it; fold it into your summary so nothing it records is lost.\n\n<previous_summary>\n${previous}\n</previous_summary>`,
     );
   }
-  if (instructions?.trim()) sections.push(`Additional instructions from the user:\n<instructions>\n${instructions.trim()}\n</instructions>`);
+  if (instructions?.trim())
+    sections.push(`Additional instructions from the user:\n<instructions>\n${instructions.trim()}\n</instructions>`);
   sections.push(`<conversation>\n${transcript}\n</conversation>`);
   return sections.join("\n\n");
 }
@@ -91,13 +101,21 @@ function buildPrompt(transcript: string, previous: string | undefined, instructi
 async function ask(model: ModelClient, prompt: string, signal: AbortSignal): Promise<SummarizeOutcome> {
   let streamed = "";
   try {
-    const events = model.stream({ system: SUMMARY_SYSTEM_PROMPT, messages: [{ role: "user", content: [{ type: "text", text: prompt }] }], tools: [], signal });
+    const events = model.stream({
+      system: SUMMARY_SYSTEM_PROMPT,
+      messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+      tools: [],
+      signal,
+    });
     for await (const event of events) {
       if (event.type === "text_delta") streamed += event.text;
-      else if (event.type === "error") return event.aborted || signal.aborted ? { kind: "cancelled" } : { kind: "failed", error: event.message };
+      else if (event.type === "error")
+        return event.aborted || signal.aborted ? { kind: "cancelled" } : { kind: "failed", error: event.message };
       else if (event.type === "done") {
         const text = event.message.content.map((p) => (p.type === "text" ? p.text : "")).join("") || streamed;
-        return text.trim() === "" ? { kind: "failed", error: "the model returned an empty summary" } : { kind: "ok", summary: text.trim(), requests: 1 };
+        return text.trim() === ""
+          ? { kind: "failed", error: "the model returned an empty summary" }
+          : { kind: "ok", summary: text.trim(), requests: 1 };
       }
     }
   } catch (error) {

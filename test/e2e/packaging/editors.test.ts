@@ -26,7 +26,8 @@ afterAll(async () => {
 
 function toLocalBuild(launch: EditorLaunch): [string, string[]] {
   const [yes, pkg, ...rest] = launch.args;
-  if (launch.command !== "npx" || yes !== "-y" || pkg !== "deep-acp") throw new Error(`${launch.file} does not launch npx -y deep-acp`);
+  if (launch.command !== "npx" || yes !== "-y" || pkg !== "deep-acp")
+    throw new Error(`${launch.file} does not launch npx -y deep-acp`);
   return [process.execPath, [staged.entry, ...rest]];
 }
 
@@ -58,10 +59,18 @@ describe("editors/ command lines", () => {
       launches.map(async (launch) => {
         const [command, args] = toLocalBuild(launch);
         const { home, cwd } = await freshDirs(launch.file.replace(/\W+/g, "-"));
-        const probe = await probeInitialize(command, args, { cwd, env: { PATH: process.env.PATH, HOME: home, ...launch.env }, clientName: launch.editor });
-        expect(probe.response.result, `${launch.file}: ${probe.stderr}`).toMatchObject({ protocolVersion: 1, agentInfo: { name: "deep-acp", version: staged.pkg.version } });
+        const probe = await probeInitialize(command, args, {
+          cwd,
+          env: { PATH: process.env.PATH, HOME: home, ...launch.env },
+          clientName: launch.editor,
+        });
+        expect(probe.response.result, `${launch.file}: ${probe.stderr}`).toMatchObject({
+          protocolVersion: 1,
+          agentInfo: { name: "deep-acp", version: staged.pkg.version },
+        });
         // stdout carries only JSON-RPC.
-        for (const line of probe.lines) expect(() => JSON.parse(line), `${launch.file} wrote a non-JSON line: ${line}`).not.toThrow();
+        for (const line of probe.lines)
+          expect(() => JSON.parse(line), `${launch.file} wrote a non-JSON line: ${line}`).not.toThrow();
         expect(probe.code, launch.file).toBe(0);
       }),
     );
@@ -89,10 +98,16 @@ describe("acpx against the editors/ command line", () => {
         ["--agent", [command, ...args].join(" "), "--format", "quiet", "--timeout", "60", "exec", "hello"],
         {
           cwd,
-          env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+          env: {
+            PATH: process.env.PATH,
+            HOME: home,
+            ANTHROPIC_API_KEY: "test-key",
+            ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+          },
           timeout: 60_000,
         },
-        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
     expect(result.stdout, result.stderr).toContain("Hello from the fake model, via acpx.");

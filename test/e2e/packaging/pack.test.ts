@@ -68,7 +68,9 @@ describe("npm pack", () => {
     const packed = await npmPack(staged.dir, ["--pack-destination", root]);
     const paths = packed.files.map((f) => f.path);
     expect(paths.filter((path) => !ALLOWED.test(path))).toEqual([]);
-    expect(paths).toEqual(expect.arrayContaining(["package.json", "acp-manifest.json", "icon.svg", staged.pkg.bin["deep-acp"]]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["package.json", "acp-manifest.json", "icon.svg", staged.pkg.bin["deep-acp"]]),
+    );
     const entry = await readFile(staged.entry, "utf8");
     expect(entry.startsWith("#!/usr/bin/env node\n")).toBe(true);
   });
@@ -81,7 +83,9 @@ describe("npm pack", () => {
     const outside: string[] = [];
     for (const file of files) {
       const code = await readFile(join(dist, file), "utf8");
-      for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g)) {
+      for (const [, specifier] of code.matchAll(
+        /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g,
+      )) {
         if (specifier!.startsWith("./") || specifier!.startsWith("../")) continue;
         if (builtins.has(specifier!)) continue;
         if (dependencies.some((dep) => specifier === dep || specifier!.startsWith(`${dep}/`))) continue;
@@ -103,10 +107,15 @@ describe("installing the tarball without dev dependencies", () => {
     await mkdir(app);
     await writeFile(join(app, "package.json"), JSON.stringify({ name: "pack-test-app", private: true }));
     try {
-      await run("npm", ["install", "--omit=dev", "--no-package-lock", join(root, packed.filename)], { cwd: app, env: npmEnv });
+      await run("npm", ["install", "--omit=dev", "--no-package-lock", join(root, packed.filename)], {
+        cwd: app,
+        env: npmEnv,
+      });
     } catch (error) {
       const { stderr } = error as { stderr?: string };
-      throw new Error(`install of the tarball from the local registry (${registry.packages} packages packed from node_modules) failed; run npm ci first:\n${stderr ?? String(error)}`);
+      throw new Error(
+        `install of the tarball from the local registry (${registry.packages} packages packed from node_modules) failed; run npm ci first:\n${stderr ?? String(error)}`,
+      );
     }
   }, 120_000);
 
@@ -121,13 +130,22 @@ describe("installing the tarball without dev dependencies", () => {
   });
 
   it("node_modules/.bin/deep-acp answers initialize and exits 0", async () => {
-    const probe = await probeInitialize(join(app, "node_modules", ".bin", "deep-acp"), [], { cwd: app, env: { PATH: process.env.PATH, HOME: npmEnv.HOME } });
-    expect(probe.response.result).toMatchObject({ protocolVersion: 1, agentInfo: { name: "deep-acp", version: staged.pkg.version } });
+    const probe = await probeInitialize(join(app, "node_modules", ".bin", "deep-acp"), [], {
+      cwd: app,
+      env: { PATH: process.env.PATH, HOME: npmEnv.HOME },
+    });
+    expect(probe.response.result).toMatchObject({
+      protocolVersion: 1,
+      agentInfo: { name: "deep-acp", version: staged.pkg.version },
+    });
     expect(probe.code).toBe(0);
   });
 
   it("the editors' literal command `npx -y deep-acp` runs the installed package, offline", async () => {
-    const probe = await probeInitialize("npx", ["-y", "deep-acp"], { cwd: app, env: { ...npmEnv, npm_config_offline: "true" } });
+    const probe = await probeInitialize("npx", ["-y", "deep-acp"], {
+      cwd: app,
+      env: { ...npmEnv, npm_config_offline: "true" },
+    });
     expect(probe.response.result, probe.stderr).toMatchObject({ protocolVersion: 1, agentInfo: { name: "deep-acp" } });
     for (const line of probe.lines) expect(() => JSON.parse(line), `non-JSON stdout line: ${line}`).not.toThrow();
     expect(probe.code).toBe(0);
@@ -138,7 +156,12 @@ describe("installing the tarball without dev dependencies", () => {
     await mkdir(project, { recursive: true });
     const result = await runCommand(join(app, "node_modules", ".bin", "deep-acp"), ["-n", "say something"], {
       cwd: project,
-      env: { PATH: process.env.PATH, HOME: npmEnv.HOME, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      env: {
+        PATH: process.env.PATH,
+        HOME: npmEnv.HOME,
+        ANTHROPIC_API_KEY: "test-key",
+        ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+      },
     });
     expect(result.stdout, result.stderr).toBe("Installed and answering.\n");
     expect(result.code).toBe(0);

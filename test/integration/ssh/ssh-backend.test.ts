@@ -33,7 +33,8 @@ suite("ssh backend: commands and faults", () => {
     const real = createSshConnection({
       endpoint: { host: sshd.host, port: sshd.port, username: sshd.user },
       auth: { identities: [{ path: sshd.clientKeyPath, key: sshd.clientKey }] },
-      verifyHostKey: async (key) => (key.fingerprint === sshd.hostFingerprint ? { trusted: true } : { refused: "unexpected host key" }),
+      verifyHostKey: async (key) =>
+        key.fingerprint === sshd.hostFingerprint ? { trusted: true } : { refused: "unexpected host key" },
     });
     connection = {
       ...real,
@@ -70,7 +71,9 @@ suite("ssh backend: commands and faults", () => {
     expect(result.output).toContain("err\n");
     expect(chunks.join("")).toBe(result.output);
     expect((await backend.execute("pwd", { cwd: "/tmp" })).output).toBe("/tmp\n");
-    expect((await backend.execute("true", { cwd: "/remote-ws/missing" })).output).toContain("working directory does not exist");
+    expect((await backend.execute("true", { cwd: "/remote-ws/missing" })).output).toContain(
+      "working directory does not exist",
+    );
   });
 
   it("sends nothing from the local environment (no model keys on the remote)", async () => {
@@ -124,7 +127,9 @@ suite("ssh backend: commands and faults", () => {
 
   it("a host lost mid-command fails the call clearly; the next call reconnects", async () => {
     connect();
-    const result = await backend.execute("echo started; sleep 30", { onOutput: (chunk) => void (chunk.includes("started") && sshd.kill()) });
+    const result = await backend.execute("echo started; sleep 30", {
+      onOutput: (chunk) => void (chunk.includes("started") && sshd.kill()),
+    });
     expect(result.exitCode).toBeNull();
     expect(result.output).toContain("started");
     expect(result.output).toMatch(/connection to .* lost/);
@@ -152,6 +157,8 @@ suite("ssh backend: commands and faults", () => {
     connect();
     await backend.execute("mkdir -p real-dir && ln -sfn real-dir link-dir");
     expect(await backend.realPath(`${sshd.remoteRoot}/link-dir`)).toBe(`${sshd.remoteRoot}/real-dir`);
-    expect(await backend.realPath(`${sshd.remoteRoot}/link-dir/new/file.txt`)).toBe(`${sshd.remoteRoot}/real-dir/new/file.txt`);
+    expect(await backend.realPath(`${sshd.remoteRoot}/link-dir/new/file.txt`)).toBe(
+      `${sshd.remoteRoot}/real-dir/new/file.txt`,
+    );
   });
 });

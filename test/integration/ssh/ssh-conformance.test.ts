@@ -30,7 +30,10 @@ if (!availability.ok) {
       const connection = createSshConnection({
         endpoint: { host: sshd.host, port: sshd.port, username: sshd.user },
         auth: { identities: [{ path: sshd.clientKeyPath, key: sshd.clientKey }] },
-        verifyHostKey: async (key) => (key.fingerprint === sshd.hostFingerprint ? { trusted: true } : { refused: `unexpected host key ${key.fingerprint}` }),
+        verifyHostKey: async (key) =>
+          key.fingerprint === sshd.hostFingerprint
+            ? { trusted: true }
+            : { refused: `unexpected host key ${key.fingerprint}` },
       });
       backend = createSshBackend({ connection, rootDir: sshd.remoteRoot, ripgrep });
       backends.push(backend);

@@ -26,7 +26,8 @@ suite("ssh connection pool", () => {
   });
 
   /** Client connections the server holds, besides the one this check itself uses. */
-  const serverConnections = async () => (await sshd.exec("ps -eo args")).stdout.split("\n").filter((l) => /^sshd: .*@notty/.test(l)).length - 1;
+  const serverConnections = async () =>
+    (await sshd.exec("ps -eo args")).stdout.split("\n").filter((l) => /^sshd: .*@notty/.test(l)).length - 1;
 
   it("two workspaces on one host share a connection until the last one closes", async () => {
     const spec = { user: sshd.user, host: "127.0.0.1", port: sshd.port };

@@ -40,11 +40,25 @@ export function fakeSignature(text: string): string {
 }
 
 function outputChars(parts: FakePart[]): number {
-  return parts.reduce((n, p) => n + (p.type === "tool_call" ? JSON.stringify(p.input ?? {}).length : p.type === "redacted_thinking" ? 0 : p.text.length), 0);
+  return parts.reduce(
+    (n, p) =>
+      n +
+      (p.type === "tool_call"
+        ? JSON.stringify(p.input ?? {}).length
+        : p.type === "redacted_thinking"
+          ? 0
+          : p.text.length),
+    0,
+  );
 }
 
 function usageOf(turn: FakeTurn, ctx: RenderContext) {
-  return turn.usage ?? { input: Math.ceil(ctx.requestBytes / 4), output: Math.max(1, Math.ceil(outputChars(turn.parts) / 4)) };
+  return (
+    turn.usage ?? {
+      input: Math.ceil(ctx.requestBytes / 4),
+      output: Math.max(1, Math.ceil(outputChars(turn.parts) / 4)),
+    }
+  );
 }
 
 function frame(event: string | undefined, data: unknown): string {
@@ -52,8 +66,18 @@ function frame(event: string | undefined, data: unknown): string {
   return event ? `event: ${event}\ndata: ${json}\n\n` : `data: ${json}\n\n`;
 }
 
-const ANTHROPIC_STOP: Record<string, string> = { end_turn: "end_turn", tool_use: "tool_use", max_tokens: "max_tokens", refusal: "refusal" };
-const OPENAI_STOP: Record<string, string> = { end_turn: "stop", tool_use: "tool_calls", max_tokens: "length", refusal: "content_filter" };
+const ANTHROPIC_STOP: Record<string, string> = {
+  end_turn: "end_turn",
+  tool_use: "tool_use",
+  max_tokens: "max_tokens",
+  refusal: "refusal",
+};
+const OPENAI_STOP: Record<string, string> = {
+  end_turn: "stop",
+  tool_use: "tool_calls",
+  max_tokens: "length",
+  refusal: "content_filter",
+};
 
 function defaultStop(turn: FakeTurn): string {
   return turn.stopReason ?? (turn.parts.some((p) => p.type === "tool_call") ? "tool_use" : "end_turn");
@@ -73,7 +97,12 @@ export function renderAnthropic(turn: FakeTurn, ctx: RenderContext): Rendered {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cacheRead ?? 0, output_tokens: 1 },
+      usage: {
+        input_tokens: usage.input,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: usage.cacheRead ?? 0,
+        output_tokens: 1,
+      },
     },
   });
   turn.parts.forEach((part, index) => {
@@ -83,18 +112,24 @@ export function renderAnthropic(turn: FakeTurn, ctx: RenderContext): Rendered {
     };
     if (part.type === "text") {
       start({ type: "text", text: "" });
-      for (const text of chunkWords(part.text, words)) ev("content_block_delta", { index, delta: { type: "text_delta", text } });
+      for (const text of chunkWords(part.text, words))
+        ev("content_block_delta", { index, delta: { type: "text_delta", text } });
     } else if (part.type === "thinking") {
       start({ type: "thinking", thinking: "", signature: "" });
-      for (const thinking of chunkWords(part.text, words)) ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking } });
-      ev("content_block_delta", { index, delta: { type: "signature_delta", signature: part.signature ?? fakeSignature(part.text) } });
+      for (const thinking of chunkWords(part.text, words))
+        ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking } });
+      ev("content_block_delta", {
+        index,
+        delta: { type: "signature_delta", signature: part.signature ?? fakeSignature(part.text) },
+      });
     } else if (part.type === "redacted_thinking") {
       start({ type: "redacted_thinking", data: part.data });
     } else {
       const id = part.id ?? `toolu_fake_${ctx.sequence}_${index}`;
       start({ type: "tool_use", id, name: part.name, input: {} });
       ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } });
-      for (const partial_json of jsonFragments(part.input)) ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } });
+      for (const partial_json of jsonFragments(part.input))
+        ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } });
     }
     ev("content_block_stop", { index });
   });
@@ -113,7 +148,12 @@ export function renderAnthropic(turn: FakeTurn, ctx: RenderContext): Rendered {
 export function renderOpenAi(turn: FakeTurn, ctx: RenderContext): Rendered {
   const words = turn.wordsPerChunk ?? 3;
   const usage = usageOf(turn, ctx);
-  const base = { id: `chatcmpl-fake-${ctx.sequence}`, object: "chat.completion.chunk", created: 1_700_000_000, model: ctx.model };
+  const base = {
+    id: `chatcmpl-fake-${ctx.sequence}`,
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: ctx.model,
+  };
   const extra = ctx.includeUsage ? { usage: null } : {};
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     frame(undefined, { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
@@ -127,15 +167,26 @@ export function renderOpenAi(turn: FakeTurn, ctx: RenderContext): Rendered {
     } else if (part.type === "tool_call") {
       const id = part.id ?? `call_fake_${ctx.sequence}_${index}`;
       const at = toolIndex++;
-      parts.push(chunk({ tool_calls: [{ index: at, id, type: "function", function: { name: part.name, arguments: "" } }] }));
-      for (const args of jsonFragments(part.input)) parts.push(chunk({ tool_calls: [{ index: at, function: { arguments: args } }] }));
+      parts.push(
+        chunk({ tool_calls: [{ index: at, id, type: "function", function: { name: part.name, arguments: "" } }] }),
+      );
+      for (const args of jsonFragments(part.input))
+        parts.push(chunk({ tool_calls: [{ index: at, function: { arguments: args } }] }));
     }
   });
   const stop = defaultStop(turn);
   const cached = usage.cacheRead ?? 0;
-  const wireUsage = { prompt_tokens: usage.input + cached, completion_tokens: usage.output, total_tokens: usage.input + cached + usage.output };
+  const wireUsage = {
+    prompt_tokens: usage.input + cached,
+    completion_tokens: usage.output,
+    total_tokens: usage.input + cached + usage.output,
+  };
   const finish = chunk({}, OPENAI_STOP[stop] ?? stop);
-  const tail = [ctx.usageOnFinish && !ctx.includeUsage ? finish.replace(/\}\n\n$/, `,"usage":${JSON.stringify(wireUsage)}}\n\n`) : finish];
+  const tail = [
+    ctx.usageOnFinish && !ctx.includeUsage
+      ? finish.replace(/\}\n\n$/, `,"usage":${JSON.stringify(wireUsage)}}\n\n`)
+      : finish,
+  ];
   if (ctx.includeUsage) {
     tail.push(
       frame(undefined, {
@@ -156,7 +207,15 @@ export function renderOpenAi(turn: FakeTurn, ctx: RenderContext): Rendered {
 
 export function errorBody(api: "anthropic" | "openai", status: number): unknown {
   const type =
-    status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : "invalid_request_error";
+    status === 429
+      ? "rate_limit_error"
+      : status === 529
+        ? "overloaded_error"
+        : status >= 500
+          ? "api_error"
+          : "invalid_request_error";
   const message = `fake ${status} error`;
-  return api === "anthropic" ? { type: "error", error: { type, message } } : { error: { message, type, param: null, code: null } };
+  return api === "anthropic"
+    ? { type: "error", error: { type, message } }
+    : { error: { message, type, param: null, code: null } };
 }

@@ -18,7 +18,9 @@ async function main(): Promise<void> {
     turns = Array.isArray(parsed) ? parsed : parsed.turns;
   }
   const server = await createFakeModelServer({ turns });
-  process.stdout.write(`${JSON.stringify({ anthropicBaseUrl: server.anthropicBaseUrl, openaiBaseUrl: server.openaiBaseUrl })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ anthropicBaseUrl: server.anthropicBaseUrl, openaiBaseUrl: server.openaiBaseUrl })}\n`,
+  );
   const stop = () => void server.close().then(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

@@ -38,7 +38,11 @@ export function textTurn(text: string, extra: Omit<FakeTurn, "parts"> = {}): Fak
   return { parts: [{ type: "text", text }], ...extra };
 }
 
-export function toolTurn(name: string, input: unknown, extra: Omit<FakeTurn, "parts"> & { id?: string } = {}): FakeTurn {
+export function toolTurn(
+  name: string,
+  input: unknown,
+  extra: Omit<FakeTurn, "parts"> & { id?: string } = {},
+): FakeTurn {
   const { id, ...rest } = extra;
   return { parts: [{ type: "tool_call", name, input, ...(id !== undefined && { id }) }], ...rest };
 }
@@ -53,9 +57,11 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const [path, query = ""] = (req.url ?? "/").split("?") as [string, string?];
-    if (req.method === "GET" && (path === "/v1/models" || path === "/models" || path === "/v1beta/models")) return listModels(req, res);
+    if (req.method === "GET" && (path === "/v1/models" || path === "/models" || path === "/v1beta/models"))
+      return listModels(req, res);
     const api = apiOf(path);
-    if (req.method !== "POST" || !api) return sendJson(res, 404, { error: { type: "not_found_error", message: `no route ${req.method} ${path}` } });
+    if (req.method !== "POST" || !api)
+      return sendJson(res, 404, { error: { type: "not_found_error", message: `no route ${req.method} ${path}` } });
     const raw = await readBody(req);
     let body: Record<string, any>;
     try {
@@ -63,7 +69,9 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     } catch {
       return sendApiError(res, api, 400);
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]),
+    );
     const recorded = recordRequest(api, path, query, headers, body);
     requests.push(recorded);
     for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
@@ -76,19 +84,34 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     if (credentialError) return sendApiError(res, api, 401, credentialError);
     if (turn.httpError) {
       const { status, body: errBody, headers: extra } = turn.httpError;
-      return errBody === undefined ? sendApiError(res, api, status, undefined, extra) : sendJson(res, status, errBody, extra);
+      return errBody === undefined
+        ? sendApiError(res, api, status, undefined, extra)
+        : sendJson(res, status, errBody, extra);
     }
     const contentType = api === "bedrock" ? "application/vnd.amazon.eventstream" : "text/event-stream";
     res.writeHead(200, { "content-type": contentType, "cache-control": "no-cache", connection: "keep-alive" });
     if (turn.raw !== undefined) return void res.end(turn.raw);
-    const model = String(body.model ?? decodeURIComponent(/models\/([^/:]+)/.exec(path)?.[1] ?? /\/model\/([^/]+)/.exec(path)?.[1] ?? "fake"));
-    const ctx = { model, requestBytes: raw.length, includeUsage: body.stream_options?.include_usage === true, sequence, usageOnFinish };
+    const model = String(
+      body.model ??
+        decodeURIComponent(/models\/([^/:]+)/.exec(path)?.[1] ?? /\/model\/([^/]+)/.exec(path)?.[1] ?? "fake"),
+    );
+    const ctx = {
+      model,
+      requestBytes: raw.length,
+      includeUsage: body.stream_options?.include_usage === true,
+      sequence,
+      usageOnFinish,
+    };
     const rendered: { parts: Array<string | Uint8Array>; tail: Array<string | Uint8Array> } =
-      api === "anthropic" ? renderAnthropic(turn, ctx)
-      : api === "openai" ? renderOpenAi(turn, ctx)
-      : api === "gemini" ? renderGemini(turn, ctx)
-      : api === "responses" ? renderResponses(turn, ctx)
-      : renderBedrock(turn, ctx);
+      api === "anthropic"
+        ? renderAnthropic(turn, ctx)
+        : api === "openai"
+          ? renderOpenAi(turn, ctx)
+          : api === "gemini"
+            ? renderGemini(turn, ctx)
+            : api === "responses"
+              ? renderResponses(turn, ctx)
+              : renderBedrock(turn, ctx);
     const frames = turn.hangAfterParts ? rendered.parts : [...rendered.parts, ...rendered.tail];
     await writeFrames(res, frames, turn.chunkDelayMs ?? 0);
     if (turn.hangAfterParts) await closed(res);
@@ -130,15 +153,28 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 
 /** The model list `deep-acp login` checks a key with; the key "bad-key" is rejected. */
 function listModels(req: IncomingMessage, res: ServerResponse): void {
-  const key = req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
-  if (key === "bad-key") return sendJson(res, 401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
-  sendJson(res, 200, { data: [{ id: "fake-model-1", type: "model" }, { id: "fake-model-2", type: "model" }], has_more: false });
+  const key =
+    req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
+  if (key === "bad-key")
+    return sendJson(res, 401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
+  sendJson(res, 200, {
+    data: [
+      { id: "fake-model-1", type: "model" },
+      { id: "fake-model-2", type: "model" },
+    ],
+    has_more: false,
+  });
 }
 
 /** Which wire format a POST path speaks (Azure's deployment paths are Chat Completions). */
 export function apiOf(path: string): FakeApi | undefined {
   if (path === "/v1/messages") return "anthropic";
-  if (path === "/v1/chat/completions" || path === "/chat/completions" || /^\/openai\/(deployments\/[^/]+|v1)\/chat\/completions$/.test(path)) return "openai";
+  if (
+    path === "/v1/chat/completions" ||
+    path === "/chat/completions" ||
+    /^\/openai\/(deployments\/[^/]+|v1)\/chat\/completions$/.test(path)
+  )
+    return "openai";
   if (path === "/v1/responses" || path === "/responses") return "responses";
   if (/\/models\/[^/]+:streamGenerateContent$/.test(path)) return "gemini";
   if (/^\/model\/[^/]+\/converse-stream$/.test(path)) return "bedrock";
@@ -150,13 +186,25 @@ export function apiOf(path: string): FakeApi | undefined {
  * "bad-key" is rejected as wrong, and "expired-key" as expired.
  */
 function rejectCredential(headers: Record<string, string>): string | undefined {
-  const presented = [headers["x-api-key"], headers["api-key"], headers["x-goog-api-key"], headers.authorization?.replace(/^Bearer /, ""), /Credential=([^/]+)\//.exec(headers.authorization ?? "")?.[1]];
+  const presented = [
+    headers["x-api-key"],
+    headers["api-key"],
+    headers["x-goog-api-key"],
+    headers.authorization?.replace(/^Bearer /, ""),
+    /Credential=([^/]+)\//.exec(headers.authorization ?? "")?.[1],
+  ];
   if (presented.includes("bad-key")) return "invalid api key";
   if (presented.includes("expired-key")) return "the access token has expired";
   return undefined;
 }
 
-function sendApiError(res: ServerResponse, api: FakeApi, status: number, message?: string, extra: Record<string, string> = {}): void {
+function sendApiError(
+  res: ServerResponse,
+  api: FakeApi,
+  status: number,
+  message?: string,
+  extra: Record<string, string> = {},
+): void {
   if (api === "anthropic" || api === "openai") {
     const body = errorBody(api, status) as Record<string, any>;
     if (message) body.error.message = message;
@@ -168,7 +216,10 @@ function sendApiError(res: ServerResponse, api: FakeApi, status: number, message
     if (wire.error) wire.error.message = message;
     else wire.message = message;
   }
-  const bedrockType: Record<string, string> = api === "bedrock" && status === 401 ? { "x-amzn-errortype": message?.includes("expired") ? "ExpiredTokenException:" : "UnrecognizedClientException:" } : {};
+  const bedrockType: Record<string, string> =
+    api === "bedrock" && status === 401
+      ? { "x-amzn-errortype": message?.includes("expired") ? "ExpiredTokenException:" : "UnrecognizedClientException:" }
+      : {};
   sendJson(res, api === "bedrock" && status === 401 ? 403 : status, wire, { ...headers, ...bedrockType, ...extra });
 }
 
@@ -208,7 +259,11 @@ async function writeFrames(res: ServerResponse, frames: Array<string | Uint8Arra
   let size = 0;
   const flush = async () => {
     if (batch.length === 0 || res.destroyed) return;
-    const ok = res.write(batch.every((f) => typeof f === "string") ? batch.join("") : Buffer.concat(batch.map((f) => (typeof f === "string" ? Buffer.from(f) : f))));
+    const ok = res.write(
+      batch.every((f) => typeof f === "string")
+        ? batch.join("")
+        : Buffer.concat(batch.map((f) => (typeof f === "string" ? Buffer.from(f) : f))),
+    );
     batch = [];
     size = 0;
     if (!ok) await drained(res);

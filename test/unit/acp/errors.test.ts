@@ -5,7 +5,9 @@ import { ForkPointError, RewindError } from "../../../src/session/errors.js";
 import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../../../src/transcript/index.js";
 
 describe("domain errors -> JSON-RPC errors", () => {
-  const cases: Array<[string, unknown, { sessionId?: string; messageId?: string; cursor?: string }, number | undefined]> = [
+  const cases: Array<
+    [string, unknown, { sessionId?: string; messageId?: string; cursor?: string }, number | undefined]
+  > = [
     ["unknown session", new SessionNotFoundError("s1"), { sessionId: "s1" }, -32002],
     ["malformed session id", new InvalidSessionIdError("../x"), { sessionId: "../x" }, -32002],
     ["bad list cursor", new InvalidCursorError("zz"), { cursor: "zz" }, -32602],
@@ -26,7 +28,9 @@ describe("domain errors -> JSON-RPC errors", () => {
     const other = new Error("disk full");
     expect(toRequestError(other)).toBe(other);
     await expect(mapErrors({}, async () => Promise.reject(other))).rejects.toBe(other);
-    await expect(mapErrors({ sessionId: "s" }, async () => Promise.reject(new SessionNotFoundError("s")))).rejects.toBeInstanceOf(acp.RequestError);
+    await expect(
+      mapErrors({ sessionId: "s" }, async () => Promise.reject(new SessionNotFoundError("s"))),
+    ).rejects.toBeInstanceOf(acp.RequestError);
     expect(await mapErrors({}, async () => 7)).toBe(7);
   });
 });

@@ -15,7 +15,11 @@ function valueImports(file: string): Array<{ names: string[]; module: string }> 
   const found: Array<{ names: string[]; module: string }> = [];
   for (const match of text.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+["'](\.[^"']+)["']/g)) {
     if (match[1]) continue;
-    const names = match[2]!.split(",").map((n) => n.trim()).filter((n) => n && !n.startsWith("type ")).map((n) => n.split(/\s+as\s+/)[0]!);
+    const names = match[2]!
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n && !n.startsWith("type "))
+      .map((n) => n.split(/\s+as\s+/)[0]!);
     found.push({ names, module: relative(SRC, resolve(dirname(file), match[3]!)).replace(/\.js$/, ".ts") });
   }
   for (const match of text.matchAll(/import\(\s*["'](\.[^"']+)["']\s*\)/g)) {
@@ -52,7 +56,8 @@ describe("the gate is the only place that decides", () => {
       for (const { names, module } of valueImports(file)) {
         const guarded = module.startsWith("gate/") || module === "permissions/file-rules.ts";
         if (!guarded) continue;
-        for (const name of names) if (!(ALLOWED[module] ?? []).includes(name)) violations.push(`${own} imports ${name} from ${module}`);
+        for (const name of names)
+          if (!(ALLOWED[module] ?? []).includes(name)) violations.push(`${own} imports ${name} from ${module}`);
       }
     }
     expect(violations).toEqual([]);

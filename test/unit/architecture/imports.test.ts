@@ -86,7 +86,10 @@ describe("architecture", () => {
   });
 
   it("only the acp folder imports the ACP SDK", () => {
-    const offenders = files.filter((f) => folderOf(f) !== "acp" && /["']@agentclientprotocol\/sdk/.test(readFileSync(f, "utf8")) && folderOf(f) !== "cli");
+    const offenders = files.filter(
+      (f) =>
+        folderOf(f) !== "acp" && /["']@agentclientprotocol\/sdk/.test(readFileSync(f, "utf8")) && folderOf(f) !== "cli",
+    );
     expect(offenders.map((f) => relative(SRC, f))).toEqual([]);
   });
 
@@ -115,7 +118,8 @@ describe("architecture", () => {
         const to = relative(SRC, target);
         const [room, ...rest] = to.split("/");
         if (!ROOMS.includes(room!) || room === from) continue;
-        if (!(rest.length === 1 && PUBLIC_ENTRIES.includes(rest[0]!))) violations.push(`${relative(SRC, file)} -> ${to}`);
+        if (!(rest.length === 1 && PUBLIC_ENTRIES.includes(rest[0]!)))
+          violations.push(`${relative(SRC, file)} -> ${to}`);
       }
     }
     expect(violations).toEqual([]);
@@ -129,7 +133,8 @@ describe("architecture", () => {
       if (!leaf) continue;
       for (const target of imports) {
         const to = relative(SRC, target);
-        if (!to.startsWith(`${leaf}/`) && !LEAVES[leaf]!.includes(to.split("/")[0]!)) violations.push(`${rel} -> ${to}`);
+        if (!to.startsWith(`${leaf}/`) && !LEAVES[leaf]!.includes(to.split("/")[0]!))
+          violations.push(`${rel} -> ${to}`);
       }
     }
     expect(violations).toEqual([]);

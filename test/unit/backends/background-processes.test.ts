@@ -1,14 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { createBackgroundProcesses } from "../../../src/backends/background-processes.js";
 
-const sh = (script: string) => ({ file: "/bin/sh", args: ["-c", script], cwd: process.cwd(), env: { PATH: process.env.PATH ?? "" } });
+const sh = (script: string) => ({
+  file: "/bin/sh",
+  args: ["-c", script],
+  cwd: process.cwd(),
+  env: { PATH: process.env.PATH ?? "" },
+});
 
 describe("background processes", () => {
   it("refuses more than the limit and returns only new output on each read", async () => {
     const processes = createBackgroundProcesses({ maxProcesses: 1, keepChars: 1000 });
     const exits: unknown[] = [];
     const first = processes.start("printf", sh("printf 'one\\n'; printf 'two\\n'"), { onExit: (e) => exits.push(e) });
-    expect(() => processes.start("second", sh("true"))).toThrow("1 background processes are already running; stop one first (process_stop)");
+    expect(() => processes.start("second", sh("true"))).toThrow(
+      "1 background processes are already running; stop one first (process_stop)",
+    );
     await new Promise<void>((resolve) => processes.listen(first.id, { onExit: () => resolve() }));
     expect(processes.read(first.id, 100)).toMatchObject({ output: "one\ntwo\n", skipped: 0 });
     expect(processes.read(first.id, 100)).toMatchObject({ output: "", skipped: 0 });

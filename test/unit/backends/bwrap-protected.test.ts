@@ -23,7 +23,10 @@ beforeEach(async () => {
   await writeFile(join(project, ".git", "config"), "[core]\n\tbare = false\n");
   await writeFile(join(project, ".deepagents", "hooks.json"), "{}");
   await mkdir(join(home, ".deepagents", ".state"), { recursive: true });
-  await writeFile(join(home, ".deepagents", ".state", "credentials.json"), JSON.stringify({ anthropic: { apiKey: STORED_MARKER } }));
+  await writeFile(
+    join(home, ".deepagents", ".state", "credentials.json"),
+    JSON.stringify({ anthropic: { apiKey: STORED_MARKER } }),
+  );
   await writeFile(join(home, ".deepagents", "hooks.json"), "{}");
 });
 afterEach(async () => {
@@ -32,7 +35,10 @@ afterEach(async () => {
 
 describe("bwrap mounts", () => {
   it("binds each root's .git and .deepagents read-only after the root itself", () => {
-    const args = buildBwrapArgs({ roots: [project], readOnlyPaths: [], writablePaths: [], network: false, homeDir: home, systemPaths: [] }, project);
+    const args = buildBwrapArgs(
+      { roots: [project], readOnlyPaths: [], writablePaths: [], network: false, homeDir: home, systemPaths: [] },
+      project,
+    );
     const at = (flag: string, path: string) => args.findIndex((arg, i) => arg === flag && args[i + 2] === path);
     expect(at("--bind", project)).toBeGreaterThan(-1);
     expect(at("--ro-bind", join(project, ".git"))).toBeGreaterThan(at("--bind", project));
@@ -44,7 +50,13 @@ describe("bwrap mounts", () => {
 
 describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
   const sandbox = (roots: string[]) =>
-    createBwrapSandboxBackend({ roots, homeDir: home, env: { baseEnv: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: MODEL_MARKER, OPENAI_API_KEY: MODEL_MARKER } } });
+    createBwrapSandboxBackend({
+      roots,
+      homeDir: home,
+      env: {
+        baseEnv: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: MODEL_MARKER, OPENAI_API_KEY: MODEL_MARKER },
+      },
+    });
 
   it("a sandboxed command cannot write .git/config, plant a git hook or edit .deepagents", async () => {
     const result = await sandbox([project]).execute(
@@ -65,7 +77,9 @@ describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
       expect(result.output).not.toContain(STORED_MARKER);
     }
     // With $HOME as the root, deep-acp's own folder (user hooks, MCP config) is read-only too.
-    const write = await sandbox([home]).execute(`echo '{}' > ${home}/.deepagents/hooks.json; echo planted > ${home}/.deepagents/.state/credentials.json; true`);
+    const write = await sandbox([home]).execute(
+      `echo '{}' > ${home}/.deepagents/hooks.json; echo planted > ${home}/.deepagents/.state/credentials.json; true`,
+    );
     expect(write.output).toMatch(/Read-only file system/);
     expect(await readFile(join(home, ".deepagents", ".state", "credentials.json"), "utf8")).toContain(STORED_MARKER);
   });

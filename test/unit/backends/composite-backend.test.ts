@@ -53,7 +53,9 @@ describe("composite backend", () => {
   });
 
   it("shows routes mounted below a directory the default backend does not have", async () => {
-    const composite = createCompositeBackend(createFilesystemBackend({ rootDir: dir, virtualMode: true }), { "/a/b/": createStateBackend() });
+    const composite = createCompositeBackend(createFilesystemBackend({ rootDir: dir, virtualMode: true }), {
+      "/a/b/": createStateBackend(),
+    });
     expect((await composite.ls("/a")).files).toEqual([{ path: "/a/b/", isDir: true }]);
   });
 
@@ -73,7 +75,10 @@ describe("composite backend", () => {
     const capped = await composite.grep("needle", "/", null, 3);
     expect(capped.matches).toHaveLength(3);
     expect(capped.truncated).toBe(true);
-    expect((await composite.grep("needle", "/memories")).matches!.map((m) => m.path)).toEqual(["/memories/m.md", "/memories/m.md"]);
+    expect((await composite.grep("needle", "/memories")).matches!.map((m) => m.path)).toEqual([
+      "/memories/m.md",
+      "/memories/m.md",
+    ]);
     expect((await composite.glob("**/*.md", "/")).files!.map((f) => f.path)).toEqual(["/memories/m.md", "/one.md"]);
     expect((await composite.glob("/memories/*.md")).files!.map((f) => f.path)).toEqual(["/memories/m.md"]);
   });
@@ -92,7 +97,9 @@ describe("composite backend", () => {
     });
     await writeFile(join(dir, "file.txt"), "x");
     const result = await failing.delete("/");
-    expect(result.error).toBe("Deletion may be partial; 2 earlier backend(s) completed (/, /ok/). Failed on /zz/: disk on fire");
+    expect(result.error).toBe(
+      "Deletion may be partial; 2 earlier backend(s) completed (/, /ok/). Failed on /zz/: disk on fire",
+    );
     expect((await results.read("/r.txt")).error).toBeTruthy();
   });
 
@@ -122,7 +129,9 @@ describe("composite backend", () => {
 
   it("rejects unusable route prefixes", () => {
     for (const prefix of ["memories/", "/", "/a/../b/", "/mem*/", "/~/"]) {
-      expect(() => createCompositeBackend(createStateBackend(), { [prefix]: createStateBackend() })).toThrow(InvalidRouteError);
+      expect(() => createCompositeBackend(createStateBackend(), { [prefix]: createStateBackend() })).toThrow(
+        InvalidRouteError,
+      );
     }
   });
 });

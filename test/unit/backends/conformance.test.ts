@@ -27,7 +27,12 @@ for (const ripgrep of [undefined, false] as const) {
 
   describeBackendConformance(`filesystem (virtual mode, ${label})`, async (): Promise<ConformanceSubject> => {
     const { dir, cleanup } = await tempDir();
-    return { backend: createFilesystemBackend({ rootDir: dir, virtualMode: true, ripgrep }), base: "/", disk: true, cleanup };
+    return {
+      backend: createFilesystemBackend({ rootDir: dir, virtualMode: true, ripgrep }),
+      base: "/",
+      disk: true,
+      cleanup,
+    };
   });
 }
 
@@ -36,7 +41,12 @@ describeBackendConformance("filesystem (glob through rg --files)", async (): Pro
   return { backend: createFilesystemBackend({ rootDir: dir, globWith: "ripgrep" }), base: dir, disk: true, cleanup };
 });
 
-describeBackendConformance("state", async () => ({ backend: createStateBackend(), base: "/", disk: false, cleanup: async () => {} }));
+describeBackendConformance("state", async () => ({
+  backend: createStateBackend(),
+  base: "/",
+  disk: false,
+  cleanup: async () => {},
+}));
 
 describeBackendConformance("store", async () => {
   const { dir, cleanup } = await tempDir();
@@ -58,7 +68,9 @@ describeBackendConformance("composite (state route)", async () => {
 describeBackendConformance("composite (store route)", async () => {
   const { dir, cleanup } = await tempDir();
   const store = createStoreBackend({ dir: join(dir, "store") });
-  const backend = createCompositeBackend(createFilesystemBackend({ rootDir: join(dir, "work") }), { "/memories/": store });
+  const backend = createCompositeBackend(createFilesystemBackend({ rootDir: join(dir, "work") }), {
+    "/memories/": store,
+  });
   return { backend, base: "/memories/t", disk: true, cleanup };
 });
 

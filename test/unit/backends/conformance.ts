@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { multipleOccurrencesMessage, stringNotFoundMessage, EMPTY_OLD_STRING_MESSAGE } from "../../../src/backends/edit-semantics.js";
+import {
+  multipleOccurrencesMessage,
+  stringNotFoundMessage,
+  EMPTY_OLD_STRING_MESSAGE,
+} from "../../../src/backends/edit-semantics.js";
 import type { BackendProtocol } from "../../../src/backends/protocol.js";
 
 // One behavioural contract for every BackendProtocol implementation. A subject provides a backend
@@ -97,7 +101,11 @@ export function describeBackendConformance(name: string, makeSubject: SubjectFac
       expect((await b.edit(p("e.txt"), "delta", "D")).error).toBe(stringNotFoundMessage("delta"));
       expect((await b.edit(p("e.txt"), "", "x")).error).toBe(EMPTY_OLD_STRING_MESSAGE);
       const one = await b.edit(p("e.txt"), "beta", "B");
-      expect(one).toMatchObject({ occurrences: 1, before: "alpha beta alpha gamma alpha\n", after: "alpha B alpha gamma alpha\n" });
+      expect(one).toMatchObject({
+        occurrences: 1,
+        before: "alpha beta alpha gamma alpha\n",
+        after: "alpha B alpha gamma alpha\n",
+      });
       const all = await b.edit(p("e.txt"), "alpha", "A", true);
       expect(all.occurrences).toBe(3);
       expect((await b.read(p("e.txt"))).content).toBe("A B A gamma A");
@@ -124,10 +132,19 @@ export function describeBackendConformance(name: string, makeSubject: SubjectFac
       await b.write(p("g/src/.hidden.ts"), "");
       await b.write(p("g/src/readme.md"), "");
       const all = await b.glob("**/*.ts", p("g"));
-      expect(all.files!.map((f) => f.path)).toEqual([p("g/src/.hidden.ts"), p("g/src/deep/z.ts"), p("g/src/y.ts"), p("g/x.ts")]);
+      expect(all.files!.map((f) => f.path)).toEqual([
+        p("g/src/.hidden.ts"),
+        p("g/src/deep/z.ts"),
+        p("g/src/y.ts"),
+        p("g/x.ts"),
+      ]);
       expect((await b.glob("*.ts", p("g"))).files!.map((f) => f.path)).toEqual([p("g/x.ts")]);
       expect((await b.glob("src/*.md", p("g"))).files!.map((f) => f.path)).toEqual([p("g/src/readme.md")]);
-      expect((await b.glob(`${p("g")}/src/**/*.ts`)).files!.map((f) => f.path)).toEqual([p("g/src/.hidden.ts"), p("g/src/deep/z.ts"), p("g/src/y.ts")]);
+      expect((await b.glob(`${p("g")}/src/**/*.ts`)).files!.map((f) => f.path)).toEqual([
+        p("g/src/.hidden.ts"),
+        p("g/src/deep/z.ts"),
+        p("g/src/y.ts"),
+      ]);
       expect((await b.glob("**/*.rs", p("g"))).files).toEqual([]);
     });
 
@@ -151,7 +168,9 @@ export function describeBackendConformance(name: string, makeSubject: SubjectFac
       expect(capped.truncated).toBe(true);
       expect((await b.grep("a.b(", p("s"), null, 4)).truncated).toBeFalsy();
       expect((await b.grep("absent-text", p("s"))).matches).toEqual([]);
-      expect((await b.grep("print", p("s/one.py"))).matches).toEqual([{ path: p("s/one.py"), line: 3, text: "print(a.b(2))" }]);
+      expect((await b.grep("print", p("s/one.py"))).matches).toEqual([
+        { path: p("s/one.py"), line: 3, text: "print(a.b(2))" },
+      ]);
     });
 
     it("grep skips binary files", async () => {
@@ -197,10 +216,17 @@ export function describeBackendConformance(name: string, makeSubject: SubjectFac
       expect((await b.grep("needle", p("repo"))).matches!.map((m) => m.path)).toEqual([p("repo/src/main.txt")]);
       // A file-name filter must not bring ignored files back.
       expect((await b.grep("needle", p("repo"), "*.log")).matches).toEqual([]);
-      expect((await b.grep("needle", p("repo"), "*.txt")).matches!.map((m) => m.path)).toEqual([p("repo/src/main.txt")]);
-      expect((await b.grep("needle", p("repo"), "src/*.txt")).matches!.map((m) => m.path)).toEqual([p("repo/src/main.txt")]);
+      expect((await b.grep("needle", p("repo"), "*.txt")).matches!.map((m) => m.path)).toEqual([
+        p("repo/src/main.txt"),
+      ]);
+      expect((await b.grep("needle", p("repo"), "src/*.txt")).matches!.map((m) => m.path)).toEqual([
+        p("repo/src/main.txt"),
+      ]);
       expect((await b.grep("needle", p("repo"), "build/*.txt")).matches).toEqual([]);
-      expect((await b.glob("**/*", p("repo"))).files!.map((f) => f.path)).toEqual([p("repo/.gitignore"), p("repo/src/main.txt")]);
+      expect((await b.glob("**/*", p("repo"))).files!.map((f) => f.path)).toEqual([
+        p("repo/.gitignore"),
+        p("repo/src/main.txt"),
+      ]);
     });
   });
 }

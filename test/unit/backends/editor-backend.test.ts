@@ -24,7 +24,10 @@ afterEach(async () => {
   await rm(top, { recursive: true, force: true });
 });
 
-function setup(caps: Parameters<typeof createFakeEditorBridge>[0] = {}, fallback = createFilesystemBackend({ rootDir: root })) {
+function setup(
+  caps: Parameters<typeof createFakeEditorBridge>[0] = {},
+  fallback = createFilesystemBackend({ rootDir: root }),
+) {
   const bridge = createFakeEditorBridge(caps);
   const backend = createEditorBackend({ bridge, roots: [root], fallback, killGraceMs: 200 });
   return { bridge, backend };
@@ -129,7 +132,13 @@ describe("editor backend terminals", () => {
     const ids: string[] = [];
     const result = await asSandbox(backend).execute("echo hello", { onTerminal: (id) => ids.push(id), cwd: root });
     expect(ids).toEqual(["term-1"]);
-    expect(result).toMatchObject({ output: "hello\n", exitCode: 2, truncated: true, timedOut: false, terminalId: "term-1" });
+    expect(result).toMatchObject({
+      output: "hello\n",
+      exitCode: 2,
+      truncated: true,
+      timedOut: false,
+      terminalId: "term-1",
+    });
     const [terminal] = bridge.terminals;
     expect(terminal!.request).toMatchObject({ args: ["-c", "echo hello"], cwd: root, outputByteLimit: 30000 });
     expect(terminal!.released).toBe(1);
@@ -169,7 +178,12 @@ describe("editor backend terminals", () => {
 
   it("keeps commands on the fallback (e.g. a sandbox) when editor terminals are turned off", async () => {
     const bridge = createFakeEditorBridge({ canRunTerminals: true });
-    const backend = createEditorBackend({ bridge, roots: [root], fallback: createLocalShellBackend({ rootDir: root }), useEditorTerminals: false });
+    const backend = createEditorBackend({
+      bridge,
+      roots: [root],
+      fallback: createLocalShellBackend({ rootDir: root }),
+      useEditorTerminals: false,
+    });
     expect((await asSandbox(backend).execute("echo local")).output).toBe("local\n");
     expect(bridge.terminals).toEqual([]);
   });

@@ -1,5 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
-import type { EditorBridge, EditorTerminal, EditorTerminalExit, EditorTerminalRequest } from "../../../src/backends/editor-bridge.js";
+import type {
+  EditorBridge,
+  EditorTerminal,
+  EditorTerminalExit,
+  EditorTerminalRequest,
+} from "../../../src/backends/editor-bridge.js";
 
 // An editor stand-in: files come from unsaved buffers first, then disk; writes "save" to disk.
 // Terminals are scripted: each createTerminal takes the next script (exit after a delay, or hang
@@ -15,7 +20,9 @@ export type TerminalScript = {
 
 export type FakeTerminalRecord = { id: string; request: EditorTerminalRequest; killed: boolean; released: number };
 
-export function createFakeEditorBridge(options: { canReadFiles?: boolean; canWriteFiles?: boolean; canRunTerminals?: boolean } = {}) {
+export function createFakeEditorBridge(
+  options: { canReadFiles?: boolean; canWriteFiles?: boolean; canRunTerminals?: boolean } = {},
+) {
   const buffers = new Map<string, string>();
   const calls: Array<{ method: string; path?: string }> = [];
   const terminals: FakeTerminalRecord[] = [];
@@ -63,7 +70,8 @@ export function createFakeEditorBridge(options: { canReadFiles?: boolean; canWri
         settle(exit);
       };
       let timer: NodeJS.Timeout | undefined;
-      if (script.exitAfterMs !== undefined) timer = setTimeout(() => finish({ exitCode: script.exitCode ?? 0, signal: null }), script.exitAfterMs);
+      if (script.exitAfterMs !== undefined)
+        timer = setTimeout(() => finish({ exitCode: script.exitCode ?? 0, signal: null }), script.exitAfterMs);
       const terminal: EditorTerminal = {
         id: record.id,
         waitForExit: () => exited,

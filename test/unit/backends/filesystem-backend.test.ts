@@ -17,17 +17,23 @@ describe.each([
   ["ripgrep", undefined],
   ["JS walk", false],
 ] as const)("filesystem backend (%s)", (_label, ripgrep) => {
-  const backend = (maxFileSizeMb?: number) => createFilesystemBackend({ rootDir: dir, ripgrep, ...(maxFileSizeMb ? { maxFileSizeMb } : {}) });
+  const backend = (maxFileSizeMb?: number) =>
+    createFilesystemBackend({ rootDir: dir, ripgrep, ...(maxFileSizeMb ? { maxFileSizeMb } : {}) });
 
   it("streams a window out of a file larger than the size limit", async () => {
     const lines = Array.from({ length: 5000 }, (_, i) => `row ${i}`);
     await writeFile(join(dir, "big.log"), lines.join("\n") + "\n");
     const b = backend(0.01);
-    expect(await b.read(join(dir, "big.log"), 4000, 2)).toMatchObject({ content: "row 4000\nrow 4001", totalLines: 5000 });
+    expect(await b.read(join(dir, "big.log"), 4000, 2)).toMatchObject({
+      content: "row 4000\nrow 4001",
+      totalLines: 5000,
+    });
     expect((await b.read(join(dir, "big.log"), 6000)).error).toBe("Line offset 6000 exceeds file length (5000 lines)");
     expect((await b.edit(join(dir, "big.log"), "row 1\n", "x")).error).toMatch(/too large to edit/);
     // Large files are still searched (streamed by the JS search).
-    expect((await b.grep("row 4000", dir)).matches).toEqual([{ path: join(dir, "big.log"), line: 4001, text: "row 4000" }]);
+    expect((await b.grep("row 4000", dir)).matches).toEqual([
+      { path: join(dir, "big.log"), line: 4001, text: "row 4000" },
+    ]);
     await writeFile(join(dir, "big.png"), Buffer.alloc(20_000, 1));
     expect((await b.read(join(dir, "big.png"))).error).toMatch(/too large to read/);
   });
@@ -82,7 +88,10 @@ describe.each([
       [join(dir, "alias/"), true, 0],
       [join(dir, "real/"), true, 0],
     ]);
-    expect((await backend().ls(join(dir, "alias"))).files![0]).toMatchObject({ path: join(dir, "alias", "f.txt"), size: 5 });
+    expect((await backend().ls(join(dir, "alias"))).files![0]).toMatchObject({
+      path: join(dir, "alias", "f.txt"),
+      size: 5,
+    });
     expect((await backend().ls(join(dir, "real", "f.txt"))).error).toMatch(/not a directory/);
   });
 

@@ -9,7 +9,9 @@ import { searchText } from "../../../src/backends/grep-files.js";
 describe("performStringReplacement", () => {
   it("renders the reference error texts once prefixed by the tool", () => {
     const error = (r: ReturnType<typeof performStringReplacement>) => (r.ok ? "" : `Error: ${r.error}`);
-    expect(error(performStringReplacement("abc", "", "x"))).toBe("Error: oldString cannot be empty when file has content");
+    expect(error(performStringReplacement("abc", "", "x"))).toBe(
+      "Error: oldString cannot be empty when file has content",
+    );
     expect(error(performStringReplacement("abc", "zz", "x"))).toBe("Error: String not found in file: 'zz'");
     expect(error(performStringReplacement("a a", "a", "b"))).toBe(
       "Error: String 'a' has multiple occurrences (appears 2 times) in file. Use replace_all=True to replace all instances, or provide a more specific string with surrounding context.",
@@ -17,7 +19,11 @@ describe("performStringReplacement", () => {
   });
 
   it("replaces literally ($ patterns are not special)", () => {
-    expect(performStringReplacement("x $& y", "$&", "$1", false)).toEqual({ ok: true, content: "x $1 y", occurrences: 1 });
+    expect(performStringReplacement("x $& y", "$&", "$1", false)).toEqual({
+      ok: true,
+      content: "x $1 y",
+      occurrences: 1,
+    });
     expect(performStringReplacement("", "", "new", false)).toEqual({ ok: true, content: "new", occurrences: 0 });
     expect(performStringReplacement("aaa", "a", "b", true)).toEqual({ ok: true, content: "bbb", occurrences: 3 });
   });
@@ -73,7 +79,11 @@ describe("output buffer", () => {
 describe("glob planning", () => {
   it("walks only the literal leading directories, with a depth limit when there is no **", () => {
     expect(planGlob("*.py", "/p")).toEqual({ base: "/p", rest: "*.py", maxDepth: 1 });
-    expect(planGlob("src/components/**/*.tsx", "/p")).toEqual({ base: "/p/src/components", rest: "**/*.tsx", maxDepth: undefined });
+    expect(planGlob("src/components/**/*.tsx", "/p")).toEqual({
+      base: "/p/src/components",
+      rest: "**/*.tsx",
+      maxDepth: undefined,
+    });
     expect(planGlob("/abs/dir/*/x.ts", "/ignored")).toEqual({ base: "/abs/dir", rest: "*/x.ts", maxDepth: 2 });
     expect(planGlob("./a/b.txt", "/")).toEqual({ base: "/a", rest: "b.txt", maxDepth: 1 });
   });

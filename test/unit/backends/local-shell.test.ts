@@ -19,7 +19,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const shell = (options: Partial<LocalShellBackendOptions> = {}) => createLocalShellBackend({ rootDir: dir, killGraceMs: 300, ...options });
+const shell = (options: Partial<LocalShellBackendOptions> = {}) =>
+  createLocalShellBackend({ rootDir: dir, killGraceMs: 300, ...options });
 
 /** Collects streamed output and remembers printed pids so afterEach can clean up on failure. */
 function recorder() {
@@ -44,7 +45,10 @@ describe("local shell execute", () => {
 
   it("streams stdout and stderr live, in arrival order, and reports the exit code", async () => {
     const out = recorder();
-    const result = await shell().execute("printf 'a\\n'; sleep 0.1; printf 'b\\n' >&2; sleep 0.1; printf 'c\\n'; exit 3", { onOutput: out.onOutput });
+    const result = await shell().execute(
+      "printf 'a\\n'; sleep 0.1; printf 'b\\n' >&2; sleep 0.1; printf 'c\\n'; exit 3",
+      { onOutput: out.onOutput },
+    );
     expect(out.chunks.length).toBeGreaterThanOrEqual(3);
     expect(out.text()).toBe("a\nb\nc\n");
     expect(result).toMatchObject({ output: "a\nb\nc\n", exitCode: 3, signal: null, truncated: false, timedOut: false });
@@ -70,10 +74,13 @@ describe("local shell execute", () => {
 
   it("on timeout kills the whole process group, grandchildren included", async () => {
     const out = recorder();
-    const result = await shell().execute("echo group:$$; sh -c 'sleep 100 & echo pid:$!; sleep 100 & echo pid:$!; wait' & echo pid:$!; wait", {
-      timeoutMs: 500,
-      onOutput: out.onOutput,
-    });
+    const result = await shell().execute(
+      "echo group:$$; sh -c 'sleep 100 & echo pid:$!; sleep 100 & echo pid:$!; wait' & echo pid:$!; wait",
+      {
+        timeoutMs: 500,
+        onOutput: out.onOutput,
+      },
+    );
     const pids = pidsIn(result.output);
     expect(pids).toHaveLength(3);
     expect(result.timedOut).toBe(true);
@@ -84,7 +91,10 @@ describe("local shell execute", () => {
 
   it("escalates to SIGKILL for processes that ignore SIGTERM", async () => {
     const out = recorder();
-    const result = await shell().execute("echo group:$$; trap '' TERM; sh -c \"trap '' TERM; echo pid:\\$\\$; sleep 100\"", { timeoutMs: 300, onOutput: out.onOutput });
+    const result = await shell().execute(
+      "echo group:$$; trap '' TERM; sh -c \"trap '' TERM; echo pid:\\$\\$; sleep 100\"",
+      { timeoutMs: 300, onOutput: out.onOutput },
+    );
     const pids = pidsIn(result.output);
     expect(pids).toHaveLength(1);
     expect(result.timedOut).toBe(true);

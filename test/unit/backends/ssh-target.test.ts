@@ -22,7 +22,12 @@ const line = (name: string, key = keyA) => `${name} ${key.type} ${key.blob.toStr
 
 describe("ssh:// remote specs", () => {
   it("parses user, host, port and an absolute path", () => {
-    expect(parseRemoteUrl("ssh://me@build-box:2222/srv/my%20app")).toEqual({ user: "me", host: "build-box", port: 2222, path: "/srv/my app" });
+    expect(parseRemoteUrl("ssh://me@build-box:2222/srv/my%20app")).toEqual({
+      user: "me",
+      host: "build-box",
+      port: 2222,
+      path: "/srv/my app",
+    });
     expect(parseRemoteUrl("ssh://box/home/x/")).toEqual({ host: "box", path: "/home/x/" });
     expect(parseRemoteUrl("ssh://[::1]:22/p")).toMatchObject({ host: "::1", path: "/p" });
   });
@@ -64,7 +69,12 @@ describe("known_hosts", () => {
     const changed = await trust.verify(keyB);
     expect(changed).toMatchObject({ refused: expect.stringMatching(/CHANGED.*ssh-keygen -R/) });
     expect(asked).toBe(1);
-    expect(await createHostTrust({ knownHosts: createKnownHostsFile(path), trustUnknown: true }).verify({ ...keyB, host: "new-host" })).toEqual({ trusted: true });
+    expect(
+      await createHostTrust({ knownHosts: createKnownHostsFile(path), trustUnknown: true }).verify({
+        ...keyB,
+        host: "new-host",
+      }),
+    ).toEqual({ trusted: true });
     await rm(dir, { recursive: true, force: true });
   });
 });
@@ -75,29 +85,61 @@ describe("~/.ssh/config through ssh -G (HOME's file, passed with -F)", () => {
     if (spawnSync("sh", ["-c", "command -v ssh"]).status !== 0) return ctx.skip();
     const home = await mkdtemp(join(tmpdir(), "deep-acp-sshcfg-"));
     await mkdir(join(home, ".ssh"));
-    await writeFile(join(home, ".ssh", "config"), "Host box\n  HostName 10.1.2.3\n  User alice\n  Port 2200\n  IdentityFile ~/.ssh/box_key\n  ProxyJump bob@gate:2022\n");
+    await writeFile(
+      join(home, ".ssh", "config"),
+      "Host box\n  HostName 10.1.2.3\n  User alice\n  Port 2200\n  IdentityFile ~/.ssh/box_key\n  ProxyJump bob@gate:2022\n",
+    );
     const resolved = await resolveHost({ host: "box" }, { home, agentSocket: "" });
-    expect(resolved).toMatchObject({ host: "10.1.2.3", port: 2200, username: "alice", identityFiles: [join(home, ".ssh", "box_key")] });
+    expect(resolved).toMatchObject({
+      host: "10.1.2.3",
+      port: 2200,
+      username: "alice",
+      identityFiles: [join(home, ".ssh", "box_key")],
+    });
     expect(resolved.jump).toMatchObject({ host: "gate", port: 2022, username: "bob" });
     // The URL's own user and port win over the config.
-    expect(await resolveHost({ host: "box", user: "carol", port: 22 }, { home, agentSocket: "" })).toMatchObject({ username: "carol", port: 22 });
+    expect(await resolveHost({ host: "box", user: "carol", port: 22 }, { home, agentSocket: "" })).toMatchObject({
+      username: "carol",
+      port: 22,
+    });
     await rm(home, { recursive: true, force: true });
   });
 });
 
 describe("which sessions are remote", () => {
   const config = defaultConfig();
-  config.remote.projects = { "/home/me/api": "ssh://box/srv/api", "/home/me/api/vendored": "ssh://gpu@other:2222/data/v" };
+  config.remote.projects = {
+    "/home/me/api": "ssh://box/srv/api",
+    "/home/me/api/vendored": "ssh://gpu@other:2222/data/v",
+  };
   it("maps a local project root (longest match) to its remote path", () => {
-    expect(selectRemote("/home/me/api/src", ["/home/me/api/src"], {}, config)).toMatchObject({ cwd: "/srv/api/src", roots: ["/srv/api/src"], url: "ssh://box/srv/api/src" });
-    expect(selectRemote("/home/me/api/vendored/x", ["/home/me/api/vendored/x"], {}, config)).toMatchObject({ cwd: "/data/v/x", spec: { host: "other", port: 2222, user: "gpu" } });
+    expect(selectRemote("/home/me/api/src", ["/home/me/api/src"], {}, config)).toMatchObject({
+      cwd: "/srv/api/src",
+      roots: ["/srv/api/src"],
+      url: "ssh://box/srv/api/src",
+    });
+    expect(selectRemote("/home/me/api/vendored/x", ["/home/me/api/vendored/x"], {}, config)).toMatchObject({
+      cwd: "/data/v/x",
+      spec: { host: "other", port: 2222, user: "gpu" },
+    });
     expect(selectRemote("/home/me/other", ["/home/me/other"], {}, config)).toBeUndefined();
   });
   it("--remote puts every session there", () => {
-    expect(selectRemote("/anywhere", ["/anywhere", "/extra"], { remote: "ssh://box/w" }, config)).toMatchObject({ cwd: "/w", roots: ["/w"], unmapped: ["/extra"] });
+    expect(selectRemote("/anywhere", ["/anywhere", "/extra"], { remote: "ssh://box/w" }, config)).toMatchObject({
+      cwd: "/w",
+      roots: ["/w"],
+      unmapped: ["/extra"],
+    });
   });
   it("maps file mentions under the local cwd to the remote cwd", () => {
-    const blocks = remoteMentions([{ type: "file", path: "/l/p/src/a.ts", name: "a.ts", uri: "src/a.ts" }, { type: "file", path: "/elsewhere/b", name: "b", uri: "/elsewhere/b" }], "/l/p", "/r/p");
+    const blocks = remoteMentions(
+      [
+        { type: "file", path: "/l/p/src/a.ts", name: "a.ts", uri: "src/a.ts" },
+        { type: "file", path: "/elsewhere/b", name: "b", uri: "/elsewhere/b" },
+      ],
+      "/l/p",
+      "/r/p",
+    );
     expect(blocks.map((b) => (b.type === "file" ? b.path : ""))).toEqual(["/r/p/src/a.ts", "/elsewhere/b"]);
   });
 });

@@ -14,8 +14,16 @@ describe("state backend", () => {
     await state.write("/img/a.png", new Uint8Array([0x89, 0, 255]));
     const json = JSON.stringify(state.snapshot());
     const parsed = JSON.parse(json);
-    expect(parsed.files["/img/a.png"]).toMatchObject({ encoding: "base64", content: Buffer.from([0x89, 0, 255]).toString("base64"), mimeType: "image/png" });
-    expect(parsed.files["/large_tool_results/call_1.txt"]).toMatchObject({ encoding: "utf8", content: "big output\n", createdAt: "2026-01-01T00:00:00.000Z" });
+    expect(parsed.files["/img/a.png"]).toMatchObject({
+      encoding: "base64",
+      content: Buffer.from([0x89, 0, 255]).toString("base64"),
+      mimeType: "image/png",
+    });
+    expect(parsed.files["/large_tool_results/call_1.txt"]).toMatchObject({
+      encoding: "utf8",
+      content: "big output\n",
+      createdAt: "2026-01-01T00:00:00.000Z",
+    });
 
     const restored = createStateBackend({ initial: parsed });
     expect((await restored.read("/large_tool_results/call_1.txt")).content).toBe("big output");

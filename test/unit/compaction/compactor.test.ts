@@ -1,9 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCompactor, SUMMARY_SYSTEM_PROMPT, type CompactorOptions } from "../../../src/turn/compaction/compactor.js";
+import {
+  createCompactor,
+  SUMMARY_SYSTEM_PROMPT,
+  type CompactorOptions,
+} from "../../../src/turn/compaction/compactor.js";
 import { createStateBackend } from "../../../src/backends/state-backend.js";
 import type { Message } from "../../../src/model/types.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
-import { assistant, collectEvents, fakeAnthropic, filler, pairingProblems, readText, sessionBackends, toolResult, user } from "./helpers.js";
+import {
+  assistant,
+  collectEvents,
+  fakeAnthropic,
+  filler,
+  pairingProblems,
+  readText,
+  sessionBackends,
+  toolResult,
+  user,
+} from "./helpers.js";
 
 let server: FakeModelServer;
 beforeEach(async () => {
@@ -21,9 +35,17 @@ function conversation(): Message[] {
     user(`OLD-U1 please refactor the parser ${filler("old1", 400)}`),
     assistant("OLD-A1 reading", { id: "c1", name: "read_file", input: { file_path: "/p/parser.ts" } }),
     toolResult("c1", "read_file", `OLD-R1 ${filler("parser", 600)}`),
-    assistant("OLD-A2 writing", { id: "c2", name: "write_file", input: { file_path: "/p/parser.ts", content: "w".repeat(2500) } }),
+    assistant("OLD-A2 writing", {
+      id: "c2",
+      name: "write_file",
+      input: { file_path: "/p/parser.ts", content: "w".repeat(2500) },
+    }),
     toolResult("c2", "write_file", "OLD-R2 written"),
-    assistant("KEPT-A3 checking", { id: "c3", name: "execute", input: { command: "npm test" } }, { id: "c4", name: "grep", input: { pattern: "TODO" } }),
+    assistant(
+      "KEPT-A3 checking",
+      { id: "c3", name: "execute", input: { command: "npm test" } },
+      { id: "c4", name: "grep", input: { pattern: "TODO" } },
+    ),
     toolResult("c3", "execute", `KEPT-R3 ${filler("tests", 300)}`),
     toolResult("c4", "grep", "KEPT-R4 none"),
     assistant("KEPT-A4 all green"),
@@ -64,7 +86,8 @@ describe("compaction", () => {
     expect(request.toolNames).toEqual([]);
     expect(request.messages).toHaveLength(1);
     const sent = request.messages[0]!.text;
-    for (const tag of ["OLD-U1", "OLD-A1", "OLD-R1", "OLD-A2", "OLD-R2", '"file_path":"/p/parser.ts"']) expect(sent).toContain(tag);
+    for (const tag of ["OLD-U1", "OLD-A1", "OLD-R1", "OLD-A2", "OLD-R2", '"file_path":"/p/parser.ts"'])
+      expect(sent).toContain(tag);
     expect(sent).not.toContain("KEPT-");
     expect(sent).toContain("wwwwwwwwwwwwwwwwwwww...(argument truncated)");
     expect(sent).not.toContain("w".repeat(21));
@@ -93,13 +116,20 @@ describe("compaction", () => {
     // The full older part is in the history file, through the composite route.
     const file = await readText(backend, "/conversation_history/sess-1.md");
     expect(file).toBe(await readText(history, "/sess-1.md"));
-    expect(file!.startsWith("## Summarized at 2026-03-04T05:06:07.000Z\n\n### User\n\nOLD-U1 please refactor")).toBe(true);
+    expect(file!.startsWith("## Summarized at 2026-03-04T05:06:07.000Z\n\n### User\n\nOLD-U1 please refactor")).toBe(
+      true,
+    );
     expect(file).toContain(filler("parser", 600));
     expect(file).not.toContain("KEPT-");
 
     expect(events).toEqual([
       { type: "compaction", compactionId: "cmp-1", status: "in_progress" },
-      { type: "compaction", compactionId: "cmp-1", status: "completed", summary: "SUMMARY-ONE: the parser was refactored." },
+      {
+        type: "compaction",
+        compactionId: "cmp-1",
+        status: "completed",
+        summary: "SUMMARY-ONE: the parser was refactored.",
+      },
     ]);
   });
 
@@ -108,14 +138,22 @@ describe("compaction", () => {
     const { compactor, backend } = compactorFor();
     const first = await compactor.compact(conversation(), "manual", new AbortController().signal);
     if (first.kind !== "compacted") throw new Error(first.kind);
-    const later = [...first.messages, user("NEW-U3 and a changelog"), assistant("NEW-A6 done"), user("NEW-U4 thanks"), assistant("NEW-A7 welcome")];
+    const later = [
+      ...first.messages,
+      user("NEW-U3 and a changelog"),
+      assistant("NEW-A6 done"),
+      user("NEW-U4 thanks"),
+      assistant("NEW-A7 welcome"),
+    ];
     const second = await compactor.compact(later, "manual", new AbortController().signal);
     if (second.kind !== "compacted") throw new Error(second.kind);
 
     const sent = server.requests[1]!.messages[0]!.text;
     expect(sent).toContain("### Summary of the earlier conversation\n\nSUMMARY-ONE");
     expect(sent).toContain("KEPT-A3");
-    expect(second.messages[0]!.content[0]).toMatchObject({ text: expect.stringContaining("<summary>\nSUMMARY-TWO\n</summary>") });
+    expect(second.messages[0]!.content[0]).toMatchObject({
+      text: expect.stringContaining("<summary>\nSUMMARY-TWO\n</summary>"),
+    });
     expect(pairingProblems(second.messages)).toEqual([]);
 
     const file = (await readText(backend, "/conversation_history/sess-1.md"))!;
@@ -134,7 +172,9 @@ describe("compaction", () => {
         return { blocked: true, reason: "not during the release" };
       },
     });
-    const result = await compactor.compact(conversation(), "manual", new AbortController().signal, { instructions: "keep the API notes" });
+    const result = await compactor.compact(conversation(), "manual", new AbortController().signal, {
+      instructions: "keep the API notes",
+    });
     expect(result).toEqual({ kind: "blocked", reason: "not during the release" });
     expect(calls).toEqual([{ trigger: "manual", instructions: "keep the API notes" }]);
     expect(server.requests).toHaveLength(0);
@@ -158,16 +198,28 @@ describe("compaction", () => {
     const backend = createStateBackend();
     await backend.write("/conversation_history", "a file, not a directory");
     const { events, emit } = collectEvents();
-    const compactor = createCompactor({ model: fakeAnthropic(server, 1000), backend, sessionId: "s", emit, newId: () => "x" });
+    const compactor = createCompactor({
+      model: fakeAnthropic(server, 1000),
+      backend,
+      sessionId: "s",
+      emit,
+      newId: () => "x",
+    });
     const result = await compactor.compact(conversation(), "manual", new AbortController().signal);
-    expect(result).toMatchObject({ kind: "failed", error: expect.stringContaining("Could not save the conversation history to /conversation_history/s.md") });
+    expect(result).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("Could not save the conversation history to /conversation_history/s.md"),
+    });
     expect(events.at(-1)).toMatchObject({ type: "compaction", status: "failed" });
   });
 
   it("skips a conversation too short to summarize", async () => {
     const { compactor, events } = compactorFor();
     const result = await compactor.compact([user("hi"), assistant("hello")], "manual", new AbortController().signal);
-    expect(result).toEqual({ kind: "skipped", reason: "Nothing to compact yet: the conversation has 2 messages and the last 6 are always kept." });
+    expect(result).toEqual({
+      kind: "skipped",
+      reason: "Nothing to compact yet: the conversation has 2 messages and the last 6 are always kept.",
+    });
     expect(server.requests).toHaveLength(0);
     expect(events).toEqual([]);
   });
@@ -175,8 +227,12 @@ describe("compaction", () => {
   it("passes /compact instructions to the summarizer", async () => {
     server.enqueue(textTurn("S"));
     const { compactor } = compactorFor();
-    await compactor.compact(conversation(), "manual", new AbortController().signal, { instructions: "Focus on the parser API." });
-    expect(server.requests[0]!.messages[0]!.text).toContain("<instructions>\nFocus on the parser API.\n</instructions>");
+    await compactor.compact(conversation(), "manual", new AbortController().signal, {
+      instructions: "Focus on the parser API.",
+    });
+    expect(server.requests[0]!.messages[0]!.text).toContain(
+      "<instructions>\nFocus on the parser API.\n</instructions>",
+    );
   });
 
   it("summarizes in chunks, carrying the summary so far, when the transcript exceeds one request", async () => {
@@ -255,11 +311,15 @@ describe("prepareMessages", () => {
 
   it("a blocked automatic compaction proceeds with the full list and shows the reason", async () => {
     const triggers: string[] = [];
-    const { compactor, events } = compactorFor({ preCompact: async (trigger) => (triggers.push(trigger), { blocked: true, reason: "hook says no" }) });
+    const { compactor, events } = compactorFor({
+      preCompact: async (trigger) => (triggers.push(trigger), { blocked: true, reason: "hook says no" }),
+    });
     const messages = conversation();
     expect(await compactor.prepareMessages(messages, new AbortController().signal)).toBe(messages);
     expect(triggers).toEqual(["auto"]);
-    expect(events).toEqual([{ type: "notice", severity: "info", title: "Automatic compaction was blocked: hook says no" }]);
+    expect(events).toEqual([
+      { type: "notice", severity: "info", title: "Automatic compaction was blocked: hook says no" },
+    ]);
     expect(server.requests).toHaveLength(0);
   });
 });

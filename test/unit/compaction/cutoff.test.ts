@@ -14,7 +14,13 @@ describe("estimateTokens", () => {
   it("counts text, thinking and tool inputs at four characters a token", () => {
     const messages: Message[] = [
       user("a".repeat(400)),
-      { role: "assistant", content: [{ type: "thinking", text: "b".repeat(40) }, { type: "tool_call", id: "c1", name: "grep", input: { pattern: "x".repeat(100) } }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", text: "b".repeat(40) },
+          { type: "tool_call", id: "c1", name: "grep", input: { pattern: "x".repeat(100) } },
+        ],
+      },
       toolResult("c1", "grep", "c".repeat(80)),
     ];
     const json = JSON.stringify({ pattern: "x".repeat(100) }).length;
@@ -23,7 +29,10 @@ describe("estimateTokens", () => {
 
   it("gives every image the same flat cost, whatever its size", () => {
     const small: Message = { role: "user", content: [{ type: "image", mimeType: "image/png", data: "AA==" }] };
-    const large: Message = { role: "user", content: [{ type: "image", mimeType: "image/png", data: "A".repeat(100_000) }] };
+    const large: Message = {
+      role: "user",
+      content: [{ type: "image", mimeType: "image/png", data: "A".repeat(100_000) }],
+    };
     expect(estimateTokens([small])).toBe(1600);
     expect(estimateTokens([large])).toBe(1600);
   });
@@ -41,7 +50,16 @@ describe("contextTrigger", () => {
 
 describe("selectCutoff", () => {
   it("keeps the last messages and summarizes the rest", () => {
-    const messages = [user("1"), assistant("2"), user("3"), assistant("4"), user("5"), assistant("6"), user("7"), assistant("8")];
+    const messages = [
+      user("1"),
+      assistant("2"),
+      user("3"),
+      assistant("4"),
+      user("5"),
+      assistant("6"),
+      user("7"),
+      assistant("8"),
+    ];
     expect(selectCutoff(messages, 6)).toBe(2);
     expect(selectCutoff(messages, 2)).toBe(6);
   });
@@ -67,7 +85,12 @@ describe("selectCutoff", () => {
   it("returns undefined when there is nothing worth summarizing", () => {
     expect(selectCutoff([user("a"), assistant("b")], 6)).toBeUndefined();
     // Everything before the kept part is one tool exchange that starts at the first message.
-    const oneExchange: Message[] = [assistant("", { id: "c1", name: "ls" }), toolResult("c1", "ls", "x"), assistant("y"), user("z")];
+    const oneExchange: Message[] = [
+      assistant("", { id: "c1", name: "ls" }),
+      toolResult("c1", "ls", "x"),
+      assistant("y"),
+      user("z"),
+    ];
     expect(selectCutoff(oneExchange, 3)).toBeUndefined();
     expect(selectCutoff(oneExchange, 2)).toBe(2);
     // Only an earlier summary would be summarized again.
@@ -77,7 +100,7 @@ describe("selectCutoff", () => {
 
   it("never leaves a tool result without its call on either side, for any conversation and keep count", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 300; round++) {
       const messages: Message[] = [user("go")];
       let id = 0;
@@ -120,9 +143,17 @@ describe("truncateToolCallArgs", () => {
   it("cuts long string arguments of write_file and edit_file only", () => {
     const long = "x".repeat(2001);
     const messages: Message[] = [
-      assistant("", { id: "w", name: "write_file", input: { file_path: "/p/a.ts", content: long } }, { id: "e", name: "execute", input: { command: long } }),
+      assistant(
+        "",
+        { id: "w", name: "write_file", input: { file_path: "/p/a.ts", content: long } },
+        { id: "e", name: "execute", input: { command: long } },
+      ),
       toolResult("w", "write_file", "ok"),
-      assistant("", { id: "f", name: "edit_file", input: { file_path: "/p/a.ts", old_string: "a", new_string: "x".repeat(2000) } }),
+      assistant("", {
+        id: "f",
+        name: "edit_file",
+        input: { file_path: "/p/a.ts", old_string: "a", new_string: "x".repeat(2000) },
+      }),
     ];
     const out = truncateToolCallArgs(messages);
     const calls = out.flatMap((m) => (m.role === "assistant" ? m.content.filter((p) => p.type === "tool_call") : []));

@@ -1,13 +1,25 @@
 import { createCompositeBackend } from "../../../src/backends/composite-backend.js";
 import { createStateBackend, type StateBackend } from "../../../src/backends/state-backend.js";
 import { createAnthropicClient } from "../../../src/model/anthropic.js";
-import type { AssistantMessage, Message, ModelClient, ToolResultMessage, UserMessage } from "../../../src/model/types.js";
+import type {
+  AssistantMessage,
+  Message,
+  ModelClient,
+  ToolResultMessage,
+  UserMessage,
+} from "../../../src/model/types.js";
 import type { AgentEvent } from "../../../src/agent/events.js";
 import type { FakeModelServer } from "../../support/fake-model/index.js";
 
 /** The real Anthropic client against the fake server, with a small window so small conversations trigger compaction. */
 export function fakeAnthropic(server: FakeModelServer, contextWindow: number): ModelClient {
-  return createAnthropicClient({ model: "claude-sonnet-4-5", apiKey: "test-key", baseUrl: server.anthropicBaseUrl, contextWindow, retry: { maxRetries: 0 } });
+  return createAnthropicClient({
+    model: "claude-sonnet-4-5",
+    apiKey: "test-key",
+    baseUrl: server.anthropicBaseUrl,
+    contextWindow,
+    retry: { maxRetries: 0 },
+  });
 }
 
 /** The session layout: the user's files by default, agent storage routed to state backends. */
@@ -23,10 +35,16 @@ export function user(text: string): UserMessage {
   return { role: "user", content: [{ type: "text", text }] };
 }
 
-export function assistant(text: string, ...calls: Array<{ id: string; name: string; input?: unknown }>): AssistantMessage {
+export function assistant(
+  text: string,
+  ...calls: Array<{ id: string; name: string; input?: unknown }>
+): AssistantMessage {
   return {
     role: "assistant",
-    content: [...(text ? [{ type: "text" as const, text }] : []), ...calls.map((c) => ({ type: "tool_call" as const, id: c.id, name: c.name, input: c.input ?? {} }))],
+    content: [
+      ...(text ? [{ type: "text" as const, text }] : []),
+      ...calls.map((c) => ({ type: "tool_call" as const, id: c.id, name: c.name, input: c.input ?? {} })),
+    ],
   };
 }
 
@@ -59,7 +77,10 @@ export function collectEvents() {
   return { events, emit: (event: AgentEvent) => void events.push(event) };
 }
 
-export async function readText(backend: { readRaw(path: string): Promise<{ data?: { content: string | Uint8Array }; error?: string }> }, path: string): Promise<string | undefined> {
+export async function readText(
+  backend: { readRaw(path: string): Promise<{ data?: { content: string | Uint8Array }; error?: string }> },
+  path: string,
+): Promise<string | undefined> {
   const raw = await backend.readRaw(path);
   if (!raw.data) return undefined;
   return typeof raw.data.content === "string" ? raw.data.content : Buffer.from(raw.data.content).toString("utf8");

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createContentPreview, createResultOffloader, sanitizeToolCallId } from "../../../src/turn/compaction/offload.js";
+import {
+  createContentPreview,
+  createResultOffloader,
+  sanitizeToolCallId,
+} from "../../../src/turn/compaction/offload.js";
 import { createStateBackend } from "../../../src/backends/state-backend.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { builtinTools } from "../../../src/tools/registry.js";
@@ -20,8 +24,10 @@ function tool(name: string): AnyTool {
   });
 }
 
-const numberedLines = (count: number, width = 10) => Array.from({ length: count }, (_, i) => `line ${i + 1} `.padEnd(width, "x")).join("\n");
-const textOf = (result: ToolResult) => result.content.map((p) => (p.type === "text" ? p.text : `[${p.mimeType}]`)).join("|");
+const numberedLines = (count: number, width = 10) =>
+  Array.from({ length: count }, (_, i) => `line ${i + 1} `.padEnd(width, "x")).join("\n");
+const textOf = (result: ToolResult) =>
+  result.content.map((p) => (p.type === "text" ? p.text : `[${p.mimeType}]`)).join("|");
 
 describe("createContentPreview", () => {
   it("numbers the first and last five lines like read_file and says how many are left out", () => {
@@ -54,7 +60,10 @@ describe("createResultOffloader", () => {
     const { backend, results } = sessionBackends();
     const finalize = createResultOffloader({ backend });
     const text = numberedLines(8001); // 8001 lines × 10 chars + newlines > 80,000
-    const result = await finalize({ toolCallId: "toolu_01", tool: tool("execute") }, { content: [{ type: "text", text }] });
+    const result = await finalize(
+      { toolCallId: "toolu_01", tool: tool("execute") },
+      { content: [{ type: "text", text }] },
+    );
 
     expect(await readText(backend, "/large_tool_results/toolu_01.txt")).toBe(text);
     expect(await readText(results, "/toolu_01.txt")).toBe(text);
@@ -84,14 +93,25 @@ describe("createResultOffloader", () => {
     expect(await finalize({ toolCallId: "c1", tool: tool("execute") }, result)).toBe(result);
     expect((await results.ls("/")).files ?? []).toEqual([]);
 
-    const over = await finalize({ toolCallId: "c2", tool: tool("execute") }, { content: [{ type: "text", text: "y".repeat(101) }] });
+    const over = await finalize(
+      { toolCallId: "c2", tool: tool("execute") },
+      { content: [{ type: "text", text: "y".repeat(101) }] },
+    );
     expect(textOf(over)).toContain("/large_tool_results/c2.txt");
   });
 
   it("counts the text of all parts together", async () => {
     const { backend } = sessionBackends();
     const finalize = createResultOffloader({ backend, thresholdChars: 100 });
-    const result = await finalize({ toolCallId: "c", tool: tool("mcp_server_tool") }, { content: [{ type: "text", text: "a".repeat(60) }, { type: "text", text: "b".repeat(60) }] });
+    const result = await finalize(
+      { toolCallId: "c", tool: tool("mcp_server_tool") },
+      {
+        content: [
+          { type: "text", text: "a".repeat(60) },
+          { type: "text", text: "b".repeat(60) },
+        ],
+      },
+    );
     expect(await readText(backend, "/large_tool_results/c.txt")).toBe(`${"a".repeat(60)}\n${"b".repeat(60)}`);
     expect(textOf(result)).toMatch(/^Tool result too large/);
   });
@@ -99,8 +119,18 @@ describe("createResultOffloader", () => {
   it("never offloads the file tools (they have their own output limits)", async () => {
     const { backend, results } = sessionBackends();
     const finalize = createResultOffloader({ backend, thresholdChars: 10 });
-    const fileTools = builtinTools({ supportsImages: true, canExecute: true }).filter((t) => t.offloadLargeResults === false);
-    expect(fileTools.map((t) => t.name).sort()).toEqual(["delete", "edit_file", "glob", "grep", "ls", "read_file", "write_file"]);
+    const fileTools = builtinTools({ supportsImages: true, canExecute: true }).filter(
+      (t) => t.offloadLargeResults === false,
+    );
+    expect(fileTools.map((t) => t.name).sort()).toEqual([
+      "delete",
+      "edit_file",
+      "glob",
+      "grep",
+      "ls",
+      "read_file",
+      "write_file",
+    ]);
     for (const fileTool of fileTools) {
       const result: ToolResult = { content: [{ type: "text", text: "q".repeat(50) }] };
       expect(await finalize({ toolCallId: fileTool.name, tool: fileTool }, result)).toBe(result);
@@ -112,24 +142,38 @@ describe("createResultOffloader", () => {
     expect(sanitizeToolCallId("call.1/../a\\b")).toBe("call_1____a_b");
     const { backend } = sessionBackends();
     const finalize = createResultOffloader({ backend, thresholdChars: 10 });
-    const result = await finalize({ toolCallId: "call.1/../a\\b", tool: tool("execute") }, { content: [{ type: "text", text: "w".repeat(20) }] });
+    const result = await finalize(
+      { toolCallId: "call.1/../a\\b", tool: tool("execute") },
+      { content: [{ type: "text", text: "w".repeat(20) }] },
+    );
     expect(await readText(backend, "/large_tool_results/call_1____a_b.txt")).toBe("w".repeat(20));
-    expect(textOf(result)).toContain("the result of this tool call call.1/../a\\b was saved in the filesystem at this path: /large_tool_results/call_1____a_b.txt");
+    expect(textOf(result)).toContain(
+      "the result of this tool call call.1/../a\\b was saved in the filesystem at this path: /large_tool_results/call_1____a_b.txt",
+    );
   });
 
   it("keeps images for the model, the error flag, and the real output for the editor", async () => {
     const { backend } = sessionBackends();
     const finalize = createResultOffloader({ backend, thresholdChars: 10 });
     const image = { type: "image" as const, mimeType: "image/png", data: "iVBORw0KGgo=" };
-    const original: ToolResult = { content: [{ type: "text", text: "e".repeat(30) }, image], isError: true, rawOutput: { exitCode: 1 } };
+    const original: ToolResult = {
+      content: [{ type: "text", text: "e".repeat(30) }, image],
+      isError: true,
+      rawOutput: { exitCode: 1 },
+    };
     const result = await finalize({ toolCallId: "c", tool: tool("execute") }, original);
     expect(result.content[1]).toEqual(image);
     expect(result.isError).toBe(true);
     expect(result.rawOutput).toEqual({ exitCode: 1 });
     expect(result.display).toEqual([{ type: "text", text: "e".repeat(30) }, image]);
 
-    const withDisplay: ToolResult = { content: [{ type: "text", text: "e".repeat(30) }], display: [{ type: "terminal", terminalId: "t1" }] };
-    expect((await finalize({ toolCallId: "d", tool: tool("execute") }, withDisplay)).display).toEqual([{ type: "terminal", terminalId: "t1" }]);
+    const withDisplay: ToolResult = {
+      content: [{ type: "text", text: "e".repeat(30) }],
+      display: [{ type: "terminal", terminalId: "t1" }],
+    };
+    expect((await finalize({ toolCallId: "d", tool: tool("execute") }, withDisplay)).display).toEqual([
+      { type: "terminal", terminalId: "t1" },
+    ]);
   });
 
   it("says why when the result cannot be saved and keeps the head and tail of the text instead", async () => {
@@ -140,7 +184,9 @@ describe("createResultOffloader", () => {
     const text = "H".repeat(300) + "M".repeat(300) + "T".repeat(300);
     const result = await finalize({ toolCallId: "c", tool: tool("execute") }, { content: [{ type: "text", text }] });
     const message = textOf(result);
-    expect(message).toMatch(/^Tool result too large, but the result could not be saved to the filesystem: Not a directory/);
+    expect(message).toMatch(
+      /^Tool result too large, but the result could not be saved to the filesystem: Not a directory/,
+    );
     expect(message).toContain(`${"H".repeat(50)}\n... [800 characters truncated] ...\n${"T".repeat(50)}`);
     expect(message).not.toContain("M");
   });

@@ -6,7 +6,13 @@ import { assistant, toolResult, user } from "./helpers.js";
 describe("formatTranscript", () => {
   it("renders roles, text, tool calls with JSON arguments and tool results", () => {
     const messages: Message[] = [
-      { role: "user", content: [{ type: "text", text: "Fix the build" }, { type: "image", mimeType: "image/png", data: "AA==" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Fix the build" },
+          { type: "image", mimeType: "image/png", data: "AA==" },
+        ],
+      },
       assistant("Looking.", { id: "toolu_1", name: "grep", input: { pattern: "TODO" } }),
       toolResult("toolu_1", "grep", "src/a.ts:3: TODO"),
       assistant("", { id: "toolu_2", name: "execute", input: { command: "false" } }),

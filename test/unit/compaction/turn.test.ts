@@ -9,7 +9,13 @@ import type { Message, ModelClient } from "../../../src/model/types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { createReadFileTool } from "../../../src/tools/read-file.js";
 import type { AnyTool } from "../../../src/tools/types.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer, type RecordedRequest } from "../../support/fake-model/index.js";
+import {
+  createFakeModelServer,
+  textTurn,
+  toolTurn,
+  type FakeModelServer,
+  type RecordedRequest,
+} from "../../support/fake-model/index.js";
 import { assistant, fakeAnthropic, filler, readText, sessionBackends, toolResult, user } from "./helpers.js";
 
 // The loop with the real Anthropic client, the fake model server and real backends: what the model
@@ -46,7 +52,12 @@ type TurnSetup = {
 function turnOptions(setup: TurnSetup, events: AgentEvent[]): TurnOptions {
   let id = 0;
   return {
-    model: { client: setup.model, system: "You are a test agent.", tools: [dumpLogs, createReadFileTool()], maxRequests: 10 },
+    model: {
+      client: setup.model,
+      system: "You are a test agent.",
+      tools: [dumpLogs, createReadFileTool()],
+      maxRequests: 10,
+    },
     toolCalls: {
       context: setup.context,
       mode: "bypass",
@@ -55,7 +66,10 @@ function turnOptions(setup: TurnSetup, events: AgentEvent[]): TurnOptions {
       memory: createSessionApprovalMemory(),
       ...(setup.finalizeResult ? { finalizeResult: setup.finalizeResult } : {}),
     },
-    history: { onMessage: () => undefined, ...(setup.prepareMessages ? { prepareMessages: setup.prepareMessages } : {}) },
+    history: {
+      onMessage: () => undefined,
+      ...(setup.prepareMessages ? { prepareMessages: setup.prepareMessages } : {}),
+    },
     signal: new AbortController().signal,
     emit: (event) => void events.push(event),
     newId: () => `id-${++id}`,
@@ -90,16 +104,30 @@ describe("a turn with a large tool result", () => {
     server.enqueue(toolTurn("dump_logs", {}));
     server.setHandler((request) => {
       const path = /at this path: (\S+)/.exec(lastTool(request).text)?.[1];
-      if (path && request.messages.filter((m) => m.role === "tool").length === 1) return toolTurn("read_file", { file_path: path, offset: 2499, limit: 2 });
+      if (path && request.messages.filter((m) => m.role === "tool").length === 1)
+        return toolTurn("read_file", { file_path: path, offset: 2499, limit: 2 });
       return textTurn("done");
     });
     const { backend } = sessionBackends();
     const events: AgentEvent[] = [];
-    const result = await runTurn([], user("show me the logs"), turnOptions({ model: fakeAnthropic(server, 200_000), context: context(backend), finalizeResult: createResultOffloader({ backend }) }, events));
+    const result = await runTurn(
+      [],
+      user("show me the logs"),
+      turnOptions(
+        {
+          model: fakeAnthropic(server, 200_000),
+          context: context(backend),
+          finalizeResult: createResultOffloader({ backend }),
+        },
+        events,
+      ),
+    );
     expect(result.stopReason).toBe("end_turn");
 
     const offloaded = lastTool(server.requests[1]!).text;
-    expect(offloaded).toMatch(/^Tool result too large, the result of this tool call id-\d+ was saved in the filesystem at this path: \/large_tool_results\/id-\d+\.txt\n/);
+    expect(offloaded).toMatch(
+      /^Tool result too large, the result of this tool call id-\d+ was saved in the filesystem at this path: \/large_tool_results\/id-\d+\.txt\n/,
+    );
     expect(offloaded).toContain("     1\tlog line 1 ");
     expect(offloaded).toContain("... [4990 lines truncated] ...");
     expect(offloaded).toContain("  5000\tlog line 5000 ");
@@ -111,7 +139,13 @@ describe("a turn with a large tool result", () => {
     expect(lastTool(server.requests[2]!).text).toMatch(/^  2500\tlog line 2500 x+\n  2501\tlog line 2501 x+/);
 
     // The editor still shows the real output.
-    const update = events.find((e) => e.type === "tool_call_update" && e.status === "completed" && e.content?.[0]?.type === "text" && e.content[0].text.startsWith("log line 1 "));
+    const update = events.find(
+      (e) =>
+        e.type === "tool_call_update" &&
+        e.status === "completed" &&
+        e.content?.[0]?.type === "text" &&
+        e.content[0].text.startsWith("log line 1 "),
+    );
     expect(update).toBeDefined();
   });
 });
@@ -123,7 +157,11 @@ describe("a turn that reaches the compaction trigger", () => {
     toolResult("h1", "read_file", `OLD-R1 ${filler("contents", 1500)}`),
     assistant("OLD-A2 looked at it"),
     user("KEPT-U2 now check b"),
-    assistant("KEPT-A3", { id: "h2", name: "read_file", input: { file_path: "/p/b.ts" } }, { id: "h3", name: "read_file", input: { file_path: "/p/c.ts" } }),
+    assistant(
+      "KEPT-A3",
+      { id: "h2", name: "read_file", input: { file_path: "/p/b.ts" } },
+      { id: "h3", name: "read_file", input: { file_path: "/p/c.ts" } },
+    ),
     toolResult("h2", "read_file", "KEPT-R2 b"),
     toolResult("h3", "read_file", "KEPT-R3 c"),
     assistant("KEPT-A4 both fine"),
@@ -142,14 +180,28 @@ describe("a turn that reaches the compaction trigger", () => {
     const { backend } = sessionBackends();
     const events: AgentEvent[] = [];
     const model = fakeAnthropic(server, 800); // trigger: 680 tokens ≈ 2,720 characters
-    const compactor = createCompactor({ model, backend, sessionId: "sess-9", emit: (e) => void events.push(e), keepMessages: 6, summaryInputTokens: 4000 });
-    const prompt = user("NEW-U3 what do the logs say?");
-    const result = await runTurn(history(), prompt, turnOptions({
+    const compactor = createCompactor({
       model,
-      context: context(backend),
-      prepareMessages: compactor.prepareMessages,
-      finalizeResult: createResultOffloader({ backend, thresholdChars: 1000 }),
-    }, events));
+      backend,
+      sessionId: "sess-9",
+      emit: (e) => void events.push(e),
+      keepMessages: 6,
+      summaryInputTokens: 4000,
+    });
+    const prompt = user("NEW-U3 what do the logs say?");
+    const result = await runTurn(
+      history(),
+      prompt,
+      turnOptions(
+        {
+          model,
+          context: context(backend),
+          prepareMessages: compactor.prepareMessages,
+          finalizeResult: createResultOffloader({ backend, thresholdChars: 1000 }),
+        },
+        events,
+      ),
+    );
     expect(result.stopReason).toBe("end_turn");
 
     // One summary, before the first model request; the second request reuses it.
@@ -174,6 +226,9 @@ describe("a turn that reaches the compaction trigger", () => {
     expect(lastTool(server.requests[2]!).text).toMatch(/^Tool result too large/);
 
     expect(await readText(backend, "/conversation_history/sess-9.md")).toContain("OLD-R1");
-    expect(events.filter((e) => e.type === "compaction").map((e) => (e as { status: string }).status)).toEqual(["in_progress", "completed"]);
+    expect(events.filter((e) => e.type === "compaction").map((e) => (e as { status: string }).status)).toEqual([
+      "in_progress",
+      "completed",
+    ]);
   });
 });

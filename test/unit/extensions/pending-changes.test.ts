@@ -6,11 +6,18 @@ const root = "/p/.deepagents/skills";
 const onDisk = new Set([join(root, "kept"), join(root, "fresh")]);
 
 it("names added, changed and removed skills and the other kinds of change, latest state winning", () => {
-  const pending = createPendingChanges({ skillRoots: [root], loadedSkillDirs: [join(root, "kept"), join(root, "gone")], exists: (p) => onDisk.has(p) });
+  const pending = createPendingChanges({
+    skillRoots: [root],
+    loadedSkillDirs: [join(root, "kept"), join(root, "gone")],
+    exists: (p) => onDisk.has(p),
+  });
   expect(pending.describe()).toBe("");
   pending.add({ labels: ["skills"], paths: [join(root, "fresh", "SKILL.md")] });
   expect(pending.describe()).toBe("skill fresh added");
-  pending.add({ labels: ["memory", "skills"], paths: ["/p/AGENTS.md", join(root, "kept", "SKILL.md"), join(root, "gone")] });
+  pending.add({
+    labels: ["memory", "skills"],
+    paths: ["/p/AGENTS.md", join(root, "kept", "SKILL.md"), join(root, "gone")],
+  });
   expect(pending.describe()).toBe("skill fresh added; skill kept changed; skill gone removed; memory changed");
   pending.add({ labels: ["skills"], paths: ["/home/me/.deepagents/.state/skill_trust.json"] });
   expect(pending.describe()).toContain("skills changed");

@@ -13,8 +13,21 @@ const file = (requested: string, real = requested, extra: Partial<GateTarget> = 
   ...extra,
 });
 
-function request(effect: GateEffect, mode: GateMode, targets: GateTarget[], extra: Partial<GateRequest> = {}): GateRequest {
-  const names: Record<GateEffect, string> = { read: "read_file", edit: "write_file", delete: "delete", execute: "execute", external: "mcp_tool", network: "web_fetch", none: "write_todos" };
+function request(
+  effect: GateEffect,
+  mode: GateMode,
+  targets: GateTarget[],
+  extra: Partial<GateRequest> = {},
+): GateRequest {
+  const names: Record<GateEffect, string> = {
+    read: "read_file",
+    edit: "write_file",
+    delete: "delete",
+    execute: "execute",
+    external: "mcp_tool",
+    network: "web_fetch",
+    none: "write_todos",
+  };
   return {
     tool: { name: names[effect], effect },
     mode,
@@ -45,7 +58,14 @@ const outsideFolder = file("/tmp/x", "/tmp/x", { isDirectory: true });
 const rows: Row[] = [
   ["read inside", "read", "default", [inside], "allow"],
   ["read through a link out", "read", "default", [linkOut], "ask", "read_file:outside:/home/u/.ssh/id_rsa"],
-  ["read through a link out, accept-edits", "read", "accept-edits", [linkOut], "ask", "read_file:outside:/home/u/.ssh/id_rsa"],
+  [
+    "read through a link out, accept-edits",
+    "read",
+    "accept-edits",
+    [linkOut],
+    "ask",
+    "read_file:outside:/home/u/.ssh/id_rsa",
+  ],
   ["read through a link out, plan", "read", "plan", [linkOut], "ask", "read_file:outside:/home/u/.ssh/id_rsa"],
   ["read through a folder link out", "read", "default", [dirLinkOut], "ask", "read_file:outside:/home/u/x"],
   ["read a hard-linked file", "read", "accept-edits", [hardLinked], "ask", null],
@@ -54,8 +74,22 @@ const rows: Row[] = [
   ["edit inside, default", "edit", "default", [inside], "ask", "tool:write_file"],
   ["edit inside, accept-edits", "edit", "accept-edits", [inside], "allow"],
   ["edit inside, plan", "edit", "plan", [inside], "deny"],
-  ["edit through a link out, accept-edits", "edit", "accept-edits", [linkOut], "ask", "write_file:outside:/home/u/.ssh/id_rsa"],
-  ["create through a folder link out, accept-edits", "edit", "accept-edits", [newViaLink], "ask", "write_file:outside:/etc/new.txt"],
+  [
+    "edit through a link out, accept-edits",
+    "edit",
+    "accept-edits",
+    [linkOut],
+    "ask",
+    "write_file:outside:/home/u/.ssh/id_rsa",
+  ],
+  [
+    "create through a folder link out, accept-edits",
+    "edit",
+    "accept-edits",
+    [newViaLink],
+    "ask",
+    "write_file:outside:/etc/new.txt",
+  ],
   ["edit a hard-linked file, accept-edits", "edit", "accept-edits", [hardLinked], "ask", null],
   ["edit .git/config, accept-edits", "edit", "accept-edits", [gitConfig], "ask", null],
   ["edit a nested repo's hook, accept-edits", "edit", "accept-edits", [nestedGit], "ask", null],
@@ -83,7 +117,9 @@ describe("gate decision table", () => {
 
   it("names the real target and the link in the dialog", () => {
     const decision = decide(request("read", "default", [linkOut]));
-    expect(decision.action === "ask" && decision.reason).toBe("reads /home/u/.ssh/id_rsa (through the link /p/link.txt), outside the project");
+    expect(decision.action === "ask" && decision.reason).toBe(
+      "reads /home/u/.ssh/id_rsa (through the link /p/link.txt), outside the project",
+    );
   });
 
   it("reads loaded skills' folders without asking, but never writes there", () => {
@@ -103,7 +139,9 @@ describe("gate decision table", () => {
     expect(decide(request("edit", "default", [gitConfig], { hook: { decision: "allow" } })).action).toBe("ask");
     expect(decide(request("edit", "default", [inside], { hook: { decision: "allow" } })).action).toBe("allow");
     expect(decide(request("edit", "bypass", [inside], { hook: { decision: "ask" } })).action).toBe("ask");
-    expect(decide(request("read", "bypass", [inside], { hook: { decision: "deny", reason: "no" } })).action).toBe("deny");
+    expect(decide(request("read", "bypass", [inside], { hook: { decision: "deny", reason: "no" } })).action).toBe(
+      "deny",
+    );
   });
 
   it("denies what a file rule denies, whatever the mode", () => {

@@ -40,7 +40,10 @@ describe("real paths", () => {
       expect((await resolveRealTarget(join(project, name))).real).toBe(join(outside, "secret.txt"));
     }
     expect((await resolveRealTarget(join(project, "dir/new/deeper.txt"))).real).toBe(join(outside, "new/deeper.txt"));
-    expect(await resolveRealTarget(join(project, "dangling.txt"))).toMatchObject({ real: join(outside, "created.txt"), exists: false });
+    expect(await resolveRealTarget(join(project, "dangling.txt"))).toMatchObject({
+      real: join(outside, "created.txt"),
+      exists: false,
+    });
   });
 
   it("reports hard links and unresolvable loops", async () => {
@@ -63,7 +66,10 @@ describe("real paths", () => {
       mode: "accept-edits",
       memory: createSessionApprovalMemory(),
     });
-    expect(gated.decision).toMatchObject({ action: "ask", alwaysKey: `read_file:outside:${join(outside, "secret.txt")}` });
+    expect(gated.decision).toMatchObject({
+      action: "ask",
+      alwaysKey: `read_file:outside:${join(outside, "secret.txt")}`,
+    });
     expect(gated.decision.reason).toContain(join(outside, "secret.txt"));
     expect(gated.approved.get(join(project, "link.txt"))).toBe(join(outside, "secret.txt"));
   });
@@ -99,7 +105,10 @@ describe("the local backend opens what was approved", () => {
   it("refuses a file swapped for a link between the check and the open", async () => {
     const victim = join(project, "victim.txt");
     await writeFile(victim, "harmless\n");
-    const backend = createFilesystemBackend({ rootDir: project, fs: swapAfterFirstRealpath(victim, join(outside, "secret.txt")) });
+    const backend = createFilesystemBackend({
+      rootDir: project,
+      fs: swapAfterFirstRealpath(victim, join(outside, "secret.txt")),
+    });
     const read = await runWithApprovedTargets(new Map([[victim, victim]]), () => backend.read(victim));
     expect(read.content).toBeUndefined();
     expect(read.error).toMatch(/replaced by a link|changed after it was approved/);

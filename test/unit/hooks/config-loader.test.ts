@@ -23,7 +23,9 @@ describe("loadHooksConfig", () => {
       ["UserPromptSubmit", "hooks.UserPromptSubmit[1].hooks[0]", "echo ok-3"],
     ]);
     expect(items[0]!.handler).toEqual({ command: "echo ok-1", timeoutSec: 5, statusMessage: "Checking" });
-    expect(files).toEqual([{ scope: "user", file, exists: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), itemCount: 3 }]);
+    expect(files).toEqual([
+      { scope: "user", file, exists: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), itemCount: 3 },
+    ]);
 
     const byPath = diagnostics.map((d) => {
       expect(d.source).toBe(file);
@@ -101,7 +103,9 @@ describe("loadHooksConfig", () => {
         content: { hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "fmt" }] }] } },
       },
     ]);
-    expect(items.map((i) => [i.event, i.source.pluginId, i.matcher.kind])).toEqual([["PostToolUse", "fmt@local", "exact"]]);
+    expect(items.map((i) => [i.event, i.source.pluginId, i.matcher.kind])).toEqual([
+      ["PostToolUse", "fmt@local", "exact"],
+    ]);
     expect(files[0]!.sha256).toBeUndefined();
   });
 

@@ -23,7 +23,9 @@ describe("/hooks listing", () => {
 
     const text = formatHooksDescription(engine.describe());
     expect(text).toContain("### PreToolUse");
-    expect(text).toContain(`- \`echo fmt\` matcher \`Edit|Write\` (project: ${join(project.root, ".deepagents", "hooks.json")}, timeout 600s)`);
+    expect(text).toContain(
+      `- \`echo fmt\` matcher \`Edit|Write\` (project: ${join(project.root, ".deepagents", "hooks.json")}, timeout 600s)`,
+    );
     expect(text).toContain("### Stop");
     expect(text).toContain("(plugin demo@local:");
     expect(text).toContain("last run: warning: exited with code 7");
@@ -55,13 +57,34 @@ describe("hook environment allowlist", () => {
       EMPTY: undefined,
     };
     expect(scrubHookEnv(env)).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C.UTF-8", LC_ALL: "C" });
-    expect(scrubHookEnv(env, ["MY_SETTING", "GH_PAT", "ANTHROPIC_API_KEY"])).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C.UTF-8", LC_ALL: "C", MY_SETTING: "visible-only-if-listed", GH_PAT: "ghp_x" });
+    expect(scrubHookEnv(env, ["MY_SETTING", "GH_PAT", "ANTHROPIC_API_KEY"])).toEqual({
+      PATH: "/bin",
+      HOME: "/h",
+      LANG: "C.UTF-8",
+      LC_ALL: "C",
+      MY_SETTING: "visible-only-if-listed",
+      GH_PAT: "ghp_x",
+    });
   });
 
   it("recognises credential-looking names as words, not substrings of ordinary ones", () => {
-    for (const name of ["MY_API_KEY", "github_token", "ClientSecret", "DB_PASSWORD", "DB_PASS", "OPENAI_APIKEY", "GH_PAT", "NPM_AUTH", "SENTRY_DSN", "DATABASE_URL", "REDIS_URL", "SESSION_COOKIE"]) {
+    for (const name of [
+      "MY_API_KEY",
+      "github_token",
+      "ClientSecret",
+      "DB_PASSWORD",
+      "DB_PASS",
+      "OPENAI_APIKEY",
+      "GH_PAT",
+      "NPM_AUTH",
+      "SENTRY_DSN",
+      "DATABASE_URL",
+      "REDIS_URL",
+      "SESSION_COOKIE",
+    ]) {
       expect([name, isSecretEnvName(name)]).toEqual([name, true]);
     }
-    for (const name of ["PATH", "HOME", "AUTHOR", "PATHEXT", "SSL_CERT_FILE", "PASSAGE", "LANG"]) expect([name, isSecretEnvName(name)]).toEqual([name, false]);
+    for (const name of ["PATH", "HOME", "AUTHOR", "PATHEXT", "SSL_CERT_FILE", "PASSAGE", "LANG"])
+      expect([name, isSecretEnvName(name)]).toEqual([name, false]);
   });
 });

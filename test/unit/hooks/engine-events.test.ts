@@ -10,7 +10,11 @@ const INPUTS: { [E in HookEventName]: HookEventInput<E> } = {
   UserPromptSubmit: { prompt: "fix the bug" },
   SessionEnd: { reason: "other" },
   PermissionRequest: { tool_name: "Bash", tool_input: { command: "rm -rf build" }, permission_suggestions: [] },
-  Notification: { message: "deep-acp needs your permission to use Bash", notification_type: "permission_prompt", title: "Permission" },
+  Notification: {
+    message: "deep-acp needs your permission to use Bash",
+    notification_type: "permission_prompt",
+    title: "Permission",
+  },
   PreToolUse: { tool_name: "Write", tool_input: { file_path: "/p/a.txt", content: "hi" }, tool_use_id: "call_1" },
   PostToolUse: {
     tool_name: "Write",
@@ -107,7 +111,11 @@ describe("payloads", () => {
     expect(engine.hasHandlers("PreToolUse")).toBe(true);
     expect(engine.hasHandlers("Stop")).toBe(false);
 
-    const result = await engine.run("PreToolUse", { tool_name: "mcp__github__create_issue", tool_input: {}, tool_use_id: "c" });
+    const result = await engine.run("PreToolUse", {
+      tool_name: "mcp__github__create_issue",
+      tool_input: {},
+      tool_use_id: "c",
+    });
     expect(result.handlerCount).toBe(2);
     expect(existsSync(project.out("mcp.json"))).toBe(true);
     expect(existsSync(project.out("all.json"))).toBe(true);
@@ -128,7 +136,11 @@ describe("payloads", () => {
   it("substitutes plugin and project variables in argv and exports them", async () => {
     await project.write(
       "plugin",
-      hooksJson({ SessionEnd: [{ argv: [...emit("--env", project.out("env.json")), "${CLAUDE_PLUGIN_ROOT}/x", "${CLAUDE_PROJECT_DIR}"] }] }),
+      hooksJson({
+        SessionEnd: [
+          { argv: [...emit("--env", project.out("env.json")), "${CLAUDE_PLUGIN_ROOT}/x", "${CLAUDE_PROJECT_DIR}"] },
+        ],
+      }),
     );
     const engine = await project.engine();
     await engine.run("SessionEnd", { reason: "other" });
@@ -143,7 +155,9 @@ describe("payloads", () => {
   it("reports start and end of each handler with its statusMessage, and describes hooks", async () => {
     await project.write(
       "user",
-      hooksJson({ PreCompact: [{ argv: emit("--exit", "3", "--stderr", "lint failed"), statusMessage: "Saving notes…" }] }),
+      hooksJson({
+        PreCompact: [{ argv: emit("--exit", "3", "--stderr", "lint failed"), statusMessage: "Saving notes…" }],
+      }),
     );
     const starts: HookStatus[] = [];
     const ends: HookEndStatus[] = [];

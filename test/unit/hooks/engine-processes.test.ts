@@ -29,8 +29,13 @@ function pidsFrom(file: string): number[] {
 describe("timeouts and cancellation", () => {
   it("kills a hanging hook and its child at the timeout and fails open", async () => {
     const pidFile = project.out("pids");
-    await project.write("user", hooksJson({ PreToolUse: [{ command: `sh '${join(FIXTURES, "hang.sh")}' '${pidFile}'`, timeout: 0.5 }] }));
-    const result = await (await project.engine()).run("PreToolUse", { tool_name: "Bash", tool_input: {}, tool_use_id: "c" });
+    await project.write(
+      "user",
+      hooksJson({ PreToolUse: [{ command: `sh '${join(FIXTURES, "hang.sh")}' '${pidFile}'`, timeout: 0.5 }] }),
+    );
+    const result = await (
+      await project.engine()
+    ).run("PreToolUse", { tool_name: "Bash", tool_input: {}, tool_use_id: "c" });
 
     expect(result.blocked).toBe(false);
     expect(result.permissionDecision).toBeUndefined();
@@ -63,7 +68,9 @@ describe("timeouts and cancellation", () => {
     await project.write("user", hooksJson({ Stop: [{ argv: emit("--record", project.out("ran.json")) }] }));
     const controller = new AbortController();
     controller.abort();
-    const result = await (await project.engine()).run("Stop", { stop_hook_active: false }, { signal: controller.signal });
+    const result = await (
+      await project.engine()
+    ).run("Stop", { stop_hook_active: false }, { signal: controller.signal });
     expect(result.cancelled).toBe(true);
     expect(existsSync(project.out("ran.json"))).toBe(false);
   });
@@ -123,14 +130,16 @@ describe("concurrency and limits", () => {
   });
 
   it("caps stdout and stderr at 100,000 bytes each with a truncation diagnostic", async () => {
-    await project.write("user", hooksJson({ SessionStart: [{ argv: emit("--stdout-bytes", "250000", "--stderr-bytes", "150000") }] }));
+    await project.write(
+      "user",
+      hooksJson({ SessionStart: [{ argv: emit("--stdout-bytes", "250000", "--stderr-bytes", "150000") }] }),
+    );
     const result = await (await project.engine()).run("SessionStart", { source: "startup" });
     expect(result.additionalContext).toHaveLength(1);
     expect(Buffer.byteLength(result.additionalContext[0]!)).toBe(100_000);
-    expect(result.diagnostics.filter((d) => d.code === "output_truncated").map((d) => d.message.split(" ")[0])).toEqual([
-      "stdout",
-      "stderr",
-    ]);
+    expect(result.diagnostics.filter((d) => d.code === "output_truncated").map((d) => d.message.split(" ")[0])).toEqual(
+      ["stdout", "stderr"],
+    );
   });
 
   it("exit 2 reasons are capped too", async () => {

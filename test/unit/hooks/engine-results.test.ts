@@ -15,7 +15,10 @@ const preToolUse = { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_
 
 describe("exit codes", () => {
   it("exit 2 blocks with the stderr reason and ignores stdout", async () => {
-    await project.write("user", hooksJson({ PreToolUse: [{ command: `sh '${join(FIXTURES, "block.sh")}' 'no shell today'` }] }));
+    await project.write(
+      "user",
+      hooksJson({ PreToolUse: [{ command: `sh '${join(FIXTURES, "block.sh")}' 'no shell today'` }] }),
+    );
     const result = await (await project.engine()).run("PreToolUse", preToolUse);
     expect(result.blocked).toBe(true);
     expect(result.permissionDecision).toBe("deny");
@@ -36,12 +39,20 @@ describe("exit codes", () => {
   });
 
   it("other exit codes fail open with a diagnostic naming the file and command", async () => {
-    const source = await project.write("user", hooksJson({ PreToolUse: [{ argv: emit("--exit", "1", "--stderr", "crashed") }] }));
+    const source = await project.write(
+      "user",
+      hooksJson({ PreToolUse: [{ argv: emit("--exit", "1", "--stderr", "crashed") }] }),
+    );
     const result = await (await project.engine()).run("PreToolUse", preToolUse);
     expect(result.blocked).toBe(false);
     expect(result.permissionDecision).toBeUndefined();
     expect(result.diagnostics).toHaveLength(1);
-    expect(result.diagnostics[0]).toMatchObject({ code: "nonzero_exit", source: source.file, event: "PreToolUse", severity: "warning" });
+    expect(result.diagnostics[0]).toMatchObject({
+      code: "nonzero_exit",
+      source: source.file,
+      event: "PreToolUse",
+      severity: "warning",
+    });
     expect(result.diagnostics[0]!.hook).toContain("emit.mjs");
     expect(result.diagnostics[0]!.message).toContain("crashed");
   });
@@ -93,10 +104,16 @@ describe("JSON output", () => {
   it("PermissionRequest hooks answer the dialog", async () => {
     const allow = json({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } });
     const deny = json({
-      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "not on main", interrupt: true } },
+      hookSpecificOutput: {
+        hookEventName: "PermissionRequest",
+        decision: { behavior: "deny", message: "not on main", interrupt: true },
+      },
     });
     await project.write("user", hooksJson({ PermissionRequest: [{ argv: emit("--stdout", allow) }] }));
-    expect((await (await project.engine()).run("PermissionRequest", { tool_name: "Bash", tool_input: {} })).permissionRequestDecision).toEqual({
+    expect(
+      (await (await project.engine()).run("PermissionRequest", { tool_name: "Bash", tool_input: {} }))
+        .permissionRequestDecision,
+    ).toEqual({
       behavior: "allow",
     });
     await project.write("project", hooksJson({ PermissionRequest: [{ argv: emit("--stdout", deny) }] }));
@@ -107,7 +124,11 @@ describe("JSON output", () => {
 
   it("drops an allow that came with updatedInput instead of running the unmodified call", async () => {
     const out = json({
-      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "ls -la" } },
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "allow",
+        updatedInput: { command: "ls -la" },
+      },
     });
     await project.write("user", hooksJson({ PreToolUse: [{ argv: emit("--stdout", out) }] }));
     const result = await (await project.engine()).run("PreToolUse", preToolUse);
@@ -126,7 +147,11 @@ describe("JSON output", () => {
     const result = await (await project.engine()).run("SessionStart", { source: "startup" });
     expect(result.systemMessages).toEqual(["hi"]);
     expect(result.additionalContext).toEqual(["ctx"]);
-    expect(result.diagnostics.map((d) => d.code).sort()).toEqual(["unknown_field", "unsupported_field", "unsupported_field"]);
+    expect(result.diagnostics.map((d) => d.code).sort()).toEqual([
+      "unknown_field",
+      "unsupported_field",
+      "unsupported_field",
+    ]);
   });
 });
 
@@ -161,13 +186,30 @@ describe("plain stdout", () => {
 
 describe("precedence", () => {
   const decide = (decision: string, reason: string) =>
-    emit("--stdout", json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } }));
+    emit(
+      "--stdout",
+      json({
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: decision,
+          permissionDecisionReason: reason,
+        },
+      }),
+    );
 
   it("a project deny beats a user allow, even when the user hook finishes first", async () => {
-    await project.write("project", hooksJson({ PreToolUse: [{ argv: [...decide("deny", "project says no"), "--sleep", "300"] }] }));
+    await project.write(
+      "project",
+      hooksJson({ PreToolUse: [{ argv: [...decide("deny", "project says no"), "--sleep", "300"] }] }),
+    );
     await project.write("user", hooksJson({ PreToolUse: [{ argv: decide("allow", "user says yes") }] }));
     const result = await (await project.engine()).run("PreToolUse", preToolUse);
-    expect(result).toMatchObject({ permissionDecision: "deny", reason: "project says no", blocked: true, handlerCount: 2 });
+    expect(result).toMatchObject({
+      permissionDecision: "deny",
+      reason: "project says no",
+      blocked: true,
+      handlerCount: 2,
+    });
     expect(result.outcomes.map((o) => o.source.scope)).toEqual(["project", "user"]);
   });
 
@@ -185,7 +227,11 @@ describe("precedence", () => {
         json({
           systemMessage: message,
           stopReason,
-          hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: decision },
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: decision,
+            permissionDecisionReason: decision,
+          },
         }),
       );
     await project.write("plugin", hooksJson({ PreToolUse: [{ argv: withMessage("deny", "from plugin", "p") }] }));

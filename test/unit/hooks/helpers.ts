@@ -71,7 +71,13 @@ export async function makeProject(): Promise<Project> {
       await writeFile(file, JSON.stringify(config, null, 2));
       const source: HookSource =
         scope === "plugin"
-          ? { scope, file, pluginId: "demo@local", pluginRoot: join(dir, "plugin"), pluginDataDir: join(dir, "plugin-data") }
+          ? {
+              scope,
+              file,
+              pluginId: "demo@local",
+              pluginRoot: join(dir, "plugin"),
+              pluginDataDir: join(dir, "plugin-data"),
+            }
           : { scope, file };
       if (!sources.some((s) => s.file === file)) sources.push(source);
       return source;

@@ -20,13 +20,17 @@ function ran(partial: Partial<HookCommandResult>): HookCommandResult {
 }
 
 function reduce(event: HookEventName, results: Partial<HookCommandResult>[]) {
-  const verdicts = results.map((r) => interpretHookResult(ran(r), { event, file: "/h.json", hook: "h", timeoutSec: 600 }));
+  const verdicts = results.map((r) =>
+    interpretHookResult(ran(r), { event, file: "/h.json", hook: "h", timeoutSec: 600 }),
+  );
   return reduceHookVerdicts(event, verdicts);
 }
 
 const stdout = (value: unknown) => ({ stdout: JSON.stringify(value) });
 const pre = (decision: string, reason?: string) =>
-  stdout({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } });
+  stdout({
+    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason },
+  });
 
 describe("reduction", () => {
   it.each([
@@ -35,7 +39,12 @@ describe("reduction", () => {
     [["allow", "deny", "ask"], "deny"],
     [["allow", "allow"], "allow"],
   ])("permission decisions %j reduce to %s", (decisions, expected) => {
-    expect(reduce("PreToolUse", decisions.map((d) => pre(d))).permissionDecision).toBe(expected);
+    expect(
+      reduce(
+        "PreToolUse",
+        decisions.map((d) => pre(d)),
+      ).permissionDecision,
+    ).toBe(expected);
   });
 
   it("joins the reasons of every handler that decided the outcome", () => {
@@ -50,12 +59,19 @@ describe("reduction", () => {
   });
 
   it("continue is ANDed and the first stopReason wins", () => {
-    const result = reduce("UserPromptSubmit", [stdout({ continue: true }), stdout({ continue: false, stopReason: "a" }), stdout({ stopReason: "b" })]);
+    const result = reduce("UserPromptSubmit", [
+      stdout({ continue: true }),
+      stdout({ continue: false, stopReason: "a" }),
+      stdout({ stopReason: "b" }),
+    ]);
     expect(result).toMatchObject({ continue: false, stopReason: "a" });
   });
 
   it("accepts Claude's deprecated decision: approve for PreToolUse only", () => {
-    expect(reduce("PreToolUse", [stdout({ decision: "approve", reason: "ok" })])).toMatchObject({ permissionDecision: "allow", reason: "ok" });
+    expect(reduce("PreToolUse", [stdout({ decision: "approve", reason: "ok" })])).toMatchObject({
+      permissionDecision: "allow",
+      reason: "ok",
+    });
     const stop = reduce("Stop", [stdout({ decision: "approve" })]);
     expect(stop.blocked).toBe(false);
     expect(stop.diagnostics.map((d) => d.code)).toEqual(["invalid_output"]);
@@ -68,9 +84,14 @@ describe("reduction", () => {
   });
 
   it("PermissionRequest: deny beats allow; an allow with updatedInput is dropped", () => {
-    const allow = stdout({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } });
+    const allow = stdout({
+      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } },
+    });
     const rewrite = stdout({
-      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { command: "x" } } },
+      hookSpecificOutput: {
+        hookEventName: "PermissionRequest",
+        decision: { behavior: "allow", updatedInput: { command: "x" } },
+      },
     });
     expect(reduce("PermissionRequest", [allow, { exitCode: 2, stderr: "no" }]).permissionRequestDecision).toEqual({
       behavior: "deny",
@@ -91,7 +112,11 @@ describe("reduction", () => {
 describe("feedback helpers", () => {
   it("hookFeedbackText puts block reasons before context", () => {
     const result = reduce("PostToolUse", [
-      stdout({ decision: "block", reason: "lint failed", hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "see log" } }),
+      stdout({
+        decision: "block",
+        reason: "lint failed",
+        hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "see log" },
+      }),
     ]);
     expect(hookFeedbackText(result)).toBe("lint failed\n\nsee log");
     expect(hookFeedbackText(reduce("PostToolUse", []))).toBeUndefined();
@@ -112,7 +137,9 @@ describe("feedback helpers", () => {
 
   it("the Stop gate stops on continue:false and resets when no hook asks to continue", () => {
     const gate = createStopHookGate(8);
-    const context = reduce("Stop", [stdout({ hookSpecificOutput: { hookEventName: "Stop", additionalContext: "also run lint" } })]);
+    const context = reduce("Stop", [
+      stdout({ hookSpecificOutput: { hookEventName: "Stop", additionalContext: "also run lint" } }),
+    ]);
     expect(gate.decide(context)).toEqual({ action: "continue", message: "also run lint" });
     expect(gate.decide(reduce("Stop", []))).toEqual({ action: "stop" });
     expect(gate.count).toBe(0);

@@ -28,7 +28,10 @@ beforeEach(async () => {
   await mkdir(join(root, ".deepagents"), { recursive: true });
   await mkdir(join(tmp.dir, "home", ".deepagents"), { recursive: true });
   await writeProject("echo project");
-  await writeFile(userFile, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "echo user" }] }] } }));
+  await writeFile(
+    userFile,
+    JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "echo user" }] }] } }),
+  );
   sources = [
     { scope: "project", file: projectFile },
     { scope: "user", file: userFile },
@@ -43,7 +46,15 @@ async function writeProject(command: string) {
     projectFile,
     JSON.stringify({
       hooks: {
-        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command }, { type: "command", argv: ["/bin/echo", "two words"] }] }],
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              { type: "command", command },
+              { type: "command", argv: ["/bin/echo", "two words"] },
+            ],
+          },
+        ],
       },
     }),
   );
@@ -88,8 +99,20 @@ describe("resolveProjectHookTrust", () => {
     const request = (await describeProjectHooks(loaded, root))!;
     expect(request.file).toBe(projectFile);
     expect(request.commands).toEqual([
-      { event: "PreToolUse", matcher: "Bash", hook: "echo project", command: "echo project", path: "hooks.PreToolUse[0].hooks[0]" },
-      { event: "PreToolUse", matcher: "Bash", hook: "/bin/echo 'two words'", argv: ["/bin/echo", "two words"], path: "hooks.PreToolUse[0].hooks[1]" },
+      {
+        event: "PreToolUse",
+        matcher: "Bash",
+        hook: "echo project",
+        command: "echo project",
+        path: "hooks.PreToolUse[0].hooks[0]",
+      },
+      {
+        event: "PreToolUse",
+        matcher: "Bash",
+        hook: "/bin/echo 'two words'",
+        argv: ["/bin/echo", "two words"],
+        path: "hooks.PreToolUse[0].hooks[1]",
+      },
     ]);
     const text = formatHookTrustRequest(request);
     expect(text).toContain("- PreToolUse [Bash]: `echo project`");
@@ -104,16 +127,31 @@ describe("resolveProjectHookTrust", () => {
       return "allow_always" as const;
     };
 
-    const first = await resolveProjectHookTrust({ loaded: await loadHooksConfig(sources), projectRoot: root, store, ask });
+    const first = await resolveProjectHookTrust({
+      loaded: await loadHooksConfig(sources),
+      projectRoot: root,
+      store,
+      ask,
+    });
     expect(first.status).toBe("trusted");
     expect(first.items.map((i) => i.source.scope)).toEqual(["project", "project", "user"]);
 
-    const again = await resolveProjectHookTrust({ loaded: await loadHooksConfig(sources), projectRoot: root, store, ask });
+    const again = await resolveProjectHookTrust({
+      loaded: await loadHooksConfig(sources),
+      projectRoot: root,
+      store,
+      ask,
+    });
     expect(again.status).toBe("trusted");
     expect(asked).toHaveLength(1);
 
     await writeProject("echo changed");
-    const changed = await resolveProjectHookTrust({ loaded: await loadHooksConfig(sources), projectRoot: root, store, ask: async () => "reject" });
+    const changed = await resolveProjectHookTrust({
+      loaded: await loadHooksConfig(sources),
+      projectRoot: root,
+      store,
+      ask: async () => "reject",
+    });
     expect(changed.status).toBe("rejected");
     expect(changed.items.map((i) => i.source.scope)).toEqual(["user"]);
     expect(changed.diagnostics.map((d) => d.code)).toEqual(["untrusted"]);
@@ -132,7 +170,9 @@ describe("resolveProjectHookTrust", () => {
     expect((await resolve()).status).toBe("trusted_once");
     expect((await resolve()).status).toBe("trusted_once");
     expect(asks).toBe(1);
-    expect(await store.isTrusted(root, (await describeProjectHooks(await loadHooksConfig(sources), root))!.fingerprint)).toBe(false);
+    expect(
+      await store.isTrusted(root, (await describeProjectHooks(await loadHooksConfig(sources), root))!.fingerprint),
+    ).toBe(false);
   });
 
   it("headless skips untrusted project hooks unless --trust-project-hooks is given", async () => {
@@ -149,7 +189,10 @@ describe("resolveProjectHookTrust", () => {
   });
 
   it("asks nothing when the project has no runnable hooks", async () => {
-    await writeFile(projectFile, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", async: true, command: "x" }] }] } }));
+    await writeFile(
+      projectFile,
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", async: true, command: "x" }] }] } }),
+    );
     const result = await resolveProjectHookTrust({
       loaded: await loadHooksConfig(sources),
       projectRoot: root,
@@ -166,7 +209,15 @@ describe("resolveProjectHookTrust", () => {
 describe("scripts a trusted hook runs", () => {
   it("finds project files named by commands, argv, $CLAUDE_PROJECT_DIR and --opt=path, not programs outside", async () => {
     const { hookScriptDigests, pathCandidates } = await import("../../../src/hooks/script-refs.js");
-    expect(pathCandidates({ command: 'node .deepagents/hook.mjs && "$CLAUDE_PROJECT_DIR/scripts/check.sh" --config=./cfg.json | tee /tmp/x' }, root)).toEqual(
+    expect(
+      pathCandidates(
+        {
+          command:
+            'node .deepagents/hook.mjs && "$CLAUDE_PROJECT_DIR/scripts/check.sh" --config=./cfg.json | tee /tmp/x',
+        },
+        root,
+      ),
+    ).toEqual(
       expect.arrayContaining(["node", ".deepagents/hook.mjs", `${root}/scripts/check.sh`, "./cfg.json", "/tmp/x"]),
     );
     await mkdir(join(root, "scripts"), { recursive: true });
@@ -174,7 +225,10 @@ describe("scripts a trusted hook runs", () => {
     await writeFile(join(root, "scripts", "check.sh"), "#!/bin/sh\n");
     await writeFile(join(root, "cfg.json"), "{}");
     const digests = await hookScriptDigests(
-      [{ command: 'node .deepagents/hook.mjs && "$CLAUDE_PROJECT_DIR/scripts/check.sh" --config=./cfg.json' }, { argv: ["/bin/sh", "${CLAUDE_PROJECT_DIR}/scripts/check.sh"] }],
+      [
+        { command: 'node .deepagents/hook.mjs && "$CLAUDE_PROJECT_DIR/scripts/check.sh" --config=./cfg.json' },
+        { argv: ["/bin/sh", "${CLAUDE_PROJECT_DIR}/scripts/check.sh"] },
+      ],
       root,
     );
     expect(Object.keys(digests).sort()).toEqual([".deepagents/hook.mjs", "cfg.json", "scripts/check.sh"]);
@@ -187,11 +241,18 @@ describe("scripts a trusted hook runs", () => {
     const shown: HookTrustRequest[] = [];
     const resolve = (answer: "allow_always" | "reject" | undefined) =>
       loadHooksConfig(sources).then((loaded) =>
-        resolveProjectHookTrust({ loaded, projectRoot: root, store, ...(answer ? { ask: async (r: HookTrustRequest) => (shown.push(r), answer) } : {}) }),
+        resolveProjectHookTrust({
+          loaded,
+          projectRoot: root,
+          store,
+          ...(answer ? { ask: async (r: HookTrustRequest) => (shown.push(r), answer) } : {}),
+        }),
       );
     expect((await resolve("allow_always")).status).toBe("trusted");
     expect(shown[0]!.scripts).toEqual({ ".deepagents/hook.mjs": expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(formatHookTrustRequest(shown[0]!)).toContain("Project files these commands run (any change asks again): `.deepagents/hook.mjs`");
+    expect(formatHookTrustRequest(shown[0]!)).toContain(
+      "Project files these commands run (any change asks again): `.deepagents/hook.mjs`",
+    );
     expect((await resolve(undefined)).status).toBe("trusted");
 
     await writeFile(join(root, ".deepagents", "hook.mjs"), "require('child_process').exec('curl evil')");

@@ -63,14 +63,18 @@ describe("results", () => {
   });
 
   it("renders values JSON cannot show faithfully", async () => {
-    const out = JSON.parse(await run("const o: any = { big: 10n, f() {}, m: new Map([['k', 1]]), s: new Set([1]) }; o.self = o; o"));
+    const out = JSON.parse(
+      await run("const o: any = { big: 10n, f() {}, m: new Map([['k', 1]]), s: new Set([1]) }; o.self = o; o"),
+    );
     expect(out).toEqual({ big: "10n", f: "[Function: f]", m: { k: 1 }, s: [1], self: "[Circular]" });
   });
 });
 
 describe("console", () => {
   it("prints log/info/debug plainly and prefixes warn/error, before the result", async () => {
-    const out = await run("console.log('a', 1, { b: 2 }); console.info('i'); console.debug('d'); console.warn('w'); console.error('e'); 'end'");
+    const out = await run(
+      "console.log('a', 1, { b: 2 }); console.info('i'); console.debug('d'); console.warn('w'); console.error('e'); 'end'",
+    );
     expect(out).toBe('a 1 {"b":2}\ni\nd\n[warn] w\n[error] e\nend');
   });
 
@@ -92,7 +96,12 @@ describe("console", () => {
   it("keeps the error visible when the console output is long", async () => {
     const limited = await createSandbox({ limits: resolveLimits({ maxOutputChars: 300 }) });
     try {
-      const out = (await limited.run("for (let i = 0; i < 500; i++) console.log('noise ' + i)\nthrow new RangeError('the real problem')", io)).output;
+      const out = (
+        await limited.run(
+          "for (let i = 0; i < 500; i++) console.log('noise ' + i)\nthrow new RangeError('the real problem')",
+          io,
+        )
+      ).output;
       expect(out).toContain("[truncated");
       expect(out).toContain("RangeError: the real problem");
     } finally {
@@ -125,9 +134,9 @@ describe("errors", () => {
 
 describe("sandbox globals", () => {
   it("has no fetch, require, process or module system", async () => {
-    expect(await run("[typeof fetch, typeof require, typeof process, typeof module, typeof XMLHttpRequest].join(',')")).toBe(
-      "undefined,undefined,undefined,undefined,undefined",
-    );
+    expect(
+      await run("[typeof fetch, typeof require, typeof process, typeof module, typeof XMLHttpRequest].join(',')"),
+    ).toBe("undefined,undefined,undefined,undefined,undefined");
     expect(await run("await import('node:fs').then(() => 'loaded', (e) => 'failed')")).toBe("failed");
   });
 
@@ -151,7 +160,9 @@ describe("sandbox globals", () => {
 
   it("fires timers while the eval waits and drops the rest when it returns", async () => {
     expect(await run("await new Promise((resolve) => setTimeout(() => resolve('fired'), 10))")).toBe("fired");
-    expect(await run("globalThis.late = 'no'; setTimeout(() => { globalThis.late = 'yes' }, 0); 'returned'")).toBe("returned");
+    expect(await run("globalThis.late = 'no'; setTimeout(() => { globalThis.late = 'yes' }, 0); 'returned'")).toBe(
+      "returned",
+    );
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(await run("late")).toBe("no");
   });

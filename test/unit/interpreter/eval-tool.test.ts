@@ -9,30 +9,52 @@ const limits = resolveLimits({ timeoutMs: 2000 });
 // uses the tool's own default worker.
 const workers = createWorkerSandboxFactory();
 afterAll(() => workers.shutdown());
-const createEvalTool = (options: EvalToolOptions) => createDefaultEvalTool({ createSandbox: workers.create, ...options });
+const createEvalTool = (options: EvalToolOptions) =>
+  createDefaultEvalTool({ createSandbox: workers.create, ...options });
 
 describe("eval tool definition", () => {
   it("is named eval with hook name Eval and takes {code}", () => {
     const tool = createEvalTool({ limits, allowlist: [], readOnly: false, hasSubagents: false });
     expect(tool).toMatchObject({ name: "eval", hookName: "Eval", kind: "other" });
-    expect(tool.jsonSchema).toMatchObject({ type: "object", properties: { code: { type: "string" } }, required: ["code"] });
+    expect(tool.jsonSchema).toMatchObject({
+      type: "object",
+      properties: { code: { type: "string" } },
+      required: ["code"],
+    });
     expect(tool.validate({}).success).toBe(false);
     expect(tool.validate({ code: "1" })).toEqual({ success: true, data: { code: "1" } });
   });
 
   it("needs no approval with a read-only allowlist and asks with a write tool in it", () => {
-    const readOnly = createEvalTool({ limits, allowlist: [fakeReadFile({}), fakeLs([])], readOnly: false, hasSubagents: true });
+    const readOnly = createEvalTool({
+      limits,
+      allowlist: [fakeReadFile({}), fakeLs([])],
+      readOnly: false,
+      hasSubagents: true,
+    });
     expect(readOnly.effect).toBe("none");
-    const writing = createEvalTool({ limits, allowlist: [fakeReadFile({}), fakeWriteFile({})], readOnly: false, hasSubagents: false });
+    const writing = createEvalTool({
+      limits,
+      allowlist: [fakeReadFile({}), fakeWriteFile({})],
+      readOnly: false,
+      hasSubagents: false,
+    });
     expect(writing.effect).toBe("external");
-    const planMode = createEvalTool({ limits, allowlist: [fakeReadFile({}), fakeWriteFile({})], readOnly: true, hasSubagents: false });
+    const planMode = createEvalTool({
+      limits,
+      allowlist: [fakeReadFile({}), fakeWriteFile({})],
+      readOnly: true,
+      hasSubagents: false,
+    });
     expect(planMode.effect).toBe("none");
   });
 
   it("titles the call with the first line of code and previews the whole code", async () => {
     const tool = createEvalTool({ limits, allowlist: [], readOnly: false, hasSubagents: false });
     const code = "\nconst files = await tools.glob({ pattern: '**/*.ts' })\nfiles.length";
-    expect(tool.present({ code }, { cwd: "/project", roots: ["/project"] }).title).toBe("eval: const files = await tools.glob({ pattern: '**/*.ts' }) …");
+    expect(tool.present({ code }, { cwd: "/project", roots: ["/project"] }).title).toBe(
+      "eval: const files = await tools.glob({ pattern: '**/*.ts' }) …",
+    );
     const ctx = fakeContext({ turn: fakeTurn() });
     const preview = await tool.preview!({ code }, ctx);
     expect(preview).toEqual([{ type: "text", text: "```js\n" + code + "\n```" }]);
@@ -44,7 +66,10 @@ describe("state", () => {
     const tool = createDefaultEvalTool({ limits, allowlist: [], readOnly: false, hasSubagents: false });
     const turn1 = fakeTurn("t1");
     const ctx1 = fakeContext({ turn: turn1 });
-    await tool.execute({ code: "const counter = 41\nfunction bump() { return counter + 1 }\nclass Box { v = 7 }" }, ctx1);
+    await tool.execute(
+      { code: "const counter = 41\nfunction bump() { return counter + 1 }\nclass Box { v = 7 }" },
+      ctx1,
+    );
     const second = await tool.execute({ code: "[bump(), new Box().v, counter].join(' ')" }, ctx1);
     expect(text(second)).toBe("42 7 41");
     const redeclared = await tool.execute({ code: "const counter = 1; class Box {}; counter" }, ctx1);
@@ -52,13 +77,21 @@ describe("state", () => {
 
     turn1.end();
     const turn2 = fakeTurn("t2");
-    const third = await tool.execute({ code: "typeof counter + ' ' + typeof bump + ' ' + typeof Box" }, fakeContext({ turn: turn2 }));
+    const third = await tool.execute(
+      { code: "typeof counter + ' ' + typeof bump + ' ' + typeof Box" },
+      fakeContext({ turn: turn2 }),
+    );
     expect(text(third)).toBe("undefined undefined undefined");
     turn2.end();
   });
 
   it("gives the next eval of the turn a fresh interpreter after one ran out of memory", async () => {
-    const tool = createEvalTool({ limits: resolveLimits({ timeoutMs: 20_000 }), allowlist: [], readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({
+      limits: resolveLimits({ timeoutMs: 20_000 }),
+      allowlist: [],
+      readOnly: false,
+      hasSubagents: false,
+    });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn });
     await tool.execute({ code: "globalThis.before = 'set'" }, ctx);
@@ -105,7 +138,9 @@ describe("programmatic tool calling", () => {
     const ctx = fakeContext({ turn, registry });
     const result = await tool.execute({ code: "await tools.readFile({ path: '/project/a.txt' })" }, ctx);
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^TypeError: Tool 'read_file' failed: invalid input for tools\.readFile: .*file_path/s);
+    expect(text(result)).toMatch(
+      /^TypeError: Tool 'read_file' failed: invalid input for tools\.readFile: .*file_path/s,
+    );
     expect(ctx.calls).toEqual([]);
     turn.end();
   });
@@ -135,7 +170,12 @@ describe("programmatic tool calling", () => {
 
   it("fails clearly past the per-eval call budget and resets the budget for the next eval", async () => {
     const ls = fakeLs(["x"]);
-    const tool = createEvalTool({ limits: resolveLimits({ maxToolCalls: 5 }), allowlist: [ls], readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({
+      limits: resolveLimits({ maxToolCalls: 5 }),
+      allowlist: [ls],
+      readOnly: false,
+      hasSubagents: false,
+    });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, registry: [ls] });
     const result = await tool.execute({ code: "for (let i = 0; i < 10; i++) await tools.ls({ path: '/' })" }, ctx);
@@ -153,7 +193,10 @@ describe("programmatic tool calling", () => {
     const tool = createEvalTool({ limits, allowlist: [registry[0]!], readOnly: false, hasSubagents: false });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, registry });
-    const keys = await tool.execute({ code: "Object.keys(tools).join(',') + ' ' + typeof tools.writeFile + ' ' + typeof tools.read_file" }, ctx);
+    const keys = await tool.execute(
+      { code: "Object.keys(tools).join(',') + ' ' + typeof tools.writeFile + ' ' + typeof tools.read_file" },
+      ctx,
+    );
     expect(text(keys)).toBe("readFile undefined function");
     const attempt = await tool.execute({ code: "await tools.writeFile({ file_path: '/x', content: 'y' })" }, ctx);
     expect(attempt.isError).toBe(true);
@@ -177,7 +220,9 @@ describe("programmatic tool calling", () => {
     const tool = createEvalTool({ limits, allowlist: registry, readOnly: false, hasSubagents: false });
     const turn = fakeTurn();
     const result = await tool.execute(
-      { code: "tools.readFile = () => 'fake'; globalThis.tools = {}; await tools.readFile({ file_path: '/project/a.txt' })" },
+      {
+        code: "tools.readFile = () => 'fake'; globalThis.tools = {}; await tools.readFile({ file_path: '/project/a.txt' })",
+      },
       fakeContext({ turn, registry }),
     );
     expect(text(result)).toBe("alpha\nbeta");

@@ -67,7 +67,11 @@ export function fakeContext(options: {
     progress: () => undefined,
     async callTool(name, input) {
       calls.push({ name, input });
-      if (options.deny?.includes(name)) return { content: [{ type: "text", text: `Permission denied: ${name} is blocked by a deny rule` }], isError: true };
+      if (options.deny?.includes(name))
+        return {
+          content: [{ type: "text", text: `Permission denied: ${name} is blocked by a deny rule` }],
+          isError: true,
+        };
       const tool = registry.get(name);
       if (!tool) return { content: [{ type: "text", text: `unknown tool ${name}` }], isError: true };
       const checked = tool.validate(input);
@@ -95,7 +99,8 @@ export function fakeReadFile(files: Record<string, string>): AnyTool {
     present: (input) => ({ title: `Read ${input.file_path}` }),
     async execute(input) {
       const content = files[input.file_path];
-      if (content === undefined) return { content: [{ type: "text", text: `Error: file not found: ${input.file_path}` }], isError: true };
+      if (content === undefined)
+        return { content: [{ type: "text", text: `Error: file not found: ${input.file_path}` }], isError: true };
       const text = content
         .split("\n")
         .map((line, i) => `${String(i + 1).padStart(6)}\t${line}`)
@@ -117,7 +122,9 @@ export function fakeLs(entries: string[]): AnyTool & { count: number } {
     effect: "read" as const,
     validate(raw: unknown) {
       const path = (raw as { path?: unknown } | null)?.path;
-      return typeof path === "string" ? { success: true as const, data: { path } } : { success: false as const, error: "path: expected string" };
+      return typeof path === "string"
+        ? { success: true as const, data: { path } }
+        : { success: false as const, error: "path: expected string" };
     },
     present: () => ({ title: "ls" }),
     async execute(): Promise<ToolResult> {

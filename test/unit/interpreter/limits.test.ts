@@ -61,7 +61,10 @@ describe("memory limit (64 MB, a capped WASM memory per interpreter)", () => {
   });
 
   it("honours a smaller configured cap", async () => {
-    const outcome = await runaway("new ArrayBuffer(24 * 1024 * 1024).byteLength", resolveLimits({ memoryLimitBytes: 16 * 1024 * 1024 }));
+    const outcome = await runaway(
+      "new ArrayBuffer(24 * 1024 * 1024).byteLength",
+      resolveLimits({ memoryLimitBytes: 16 * 1024 * 1024 }),
+    );
     expect(outcome.status).toBe("out_of_memory");
     expect(outcome.output).toContain("limit: 16 MB");
   });
@@ -116,7 +119,10 @@ describe("time limit", () => {
   it("interrupts an endless chain of microtasks and leaves the interpreter usable", async () => {
     const sandbox = await createSandbox({ limits: resolveLimits({ timeoutMs: 200 }) });
     try {
-      const outcome = await sandbox.run("globalThis.ticks = 0; (async () => { for (;;) { ticks++; await null } })(); await new Promise(() => {})", io());
+      const outcome = await sandbox.run(
+        "globalThis.ticks = 0; (async () => { for (;;) { ticks++; await null } })(); await new Promise(() => {})",
+        io(),
+      );
       expect(outcome.status).toBe("timeout");
       const before = Number((await sandbox.run("ticks", io())).output);
       const after = Number((await sandbox.run("ticks", io())).output);
@@ -127,7 +133,10 @@ describe("time limit", () => {
   });
 
   it("counts waiting on timers against the deadline", async () => {
-    const outcome = await runaway("await new Promise((r) => setTimeout(r, 60_000)); 'woke'", resolveLimits({ timeoutMs: 200 }));
+    const outcome = await runaway(
+      "await new Promise((r) => setTimeout(r, 60_000)); 'woke'",
+      resolveLimits({ timeoutMs: 200 }),
+    );
     expect(outcome.status).toBe("timeout");
   });
 });
@@ -136,7 +145,20 @@ describe("limits from config.toml", () => {
   it("maps the [interpreter] section and clamps values the engine cannot honour", () => {
     const config = defaultConfig().interpreter;
     expect(limitsFromConfig(config)).toEqual(DEFAULT_INTERPRETER_LIMITS);
-    const custom = limitsFromConfig({ ...config, memory_limit_mb: 4, max_stack_kb: 4096, timeout_ms: 100, max_tool_calls: 3, allow_clock: true });
-    expect(custom).toMatchObject({ memoryLimitBytes: 16 * 1024 * 1024, maxStackBytes: 1024 * 1024, timeoutMs: 100, maxToolCalls: 3, allowClock: true });
+    const custom = limitsFromConfig({
+      ...config,
+      memory_limit_mb: 4,
+      max_stack_kb: 4096,
+      timeout_ms: 100,
+      max_tool_calls: 3,
+      allow_clock: true,
+    });
+    expect(custom).toMatchObject({
+      memoryLimitBytes: 16 * 1024 * 1024,
+      maxStackBytes: 1024 * 1024,
+      timeoutMs: 100,
+      maxToolCalls: 3,
+      allowClock: true,
+    });
   });
 });

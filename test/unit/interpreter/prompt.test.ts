@@ -13,7 +13,9 @@ describe("TypeScript signatures from JSON Schema", () => {
 
   it("makes the input optional when nothing is required", () => {
     const tool = { ...fakeLs([]), jsonSchema: { type: "object", properties: { path: { type: "string" } } } };
-    expect(toolSignature({ callName: "ls", tool })).toContain("async tools.ls(input?: { path?: string }): Promise<string>");
+    expect(toolSignature({ callName: "ls", tool })).toContain(
+      "async tools.ls(input?: { path?: string }): Promise<string>",
+    );
   });
 
   it("covers enums, unions, arrays, nested objects, refs and odd keys", () => {
@@ -55,21 +57,32 @@ describe("system prompt section", () => {
     expect(text).toContain("4000 characters of output");
     expect(text).toContain("256 calls to `tools` and `task()`");
     expect(text).toContain("no clock");
-    expect(text).toContain("async tools.readFile(input: { file_path: string; offset?: number; limit?: number }): Promise<string>");
+    expect(text).toContain(
+      "async tools.readFile(input: { file_path: string; offset?: number; limit?: number }): Promise<string>",
+    );
     expect(text).toContain("async tools.ls(input: { path: string }): Promise<string>");
     expect(text).toContain("#### Subagents — `task()`");
     expect(text).toContain("Up to 32 subagents run at once");
   });
 
   it("lists only what is callable: no write tools in read-only mode, no task() without subagents", () => {
-    const text = interpreterPromptSection({ limits, allowlist: [fakeReadFile({}), fakeWriteFile({})], hasSubagents: false, readOnly: true });
+    const text = interpreterPromptSection({
+      limits,
+      allowlist: [fakeReadFile({}), fakeWriteFile({})],
+      hasSubagents: false,
+      readOnly: true,
+    });
     expect(text).toContain("tools.readFile");
     expect(text).not.toContain("tools.writeFile");
     expect(text).not.toContain("task(");
   });
 
   it("says so when no tool is callable", () => {
-    const text = interpreterPromptSection({ limits: resolveLimits({ allowClock: true }), allowlist: [], hasSubagents: false });
+    const text = interpreterPromptSection({
+      limits: resolveLimits({ allowClock: true }),
+      allowlist: [],
+      hasSubagents: false,
+    });
     expect(text).toContain("No tools are callable from code");
     expect(text).toContain("read the real clock");
   });

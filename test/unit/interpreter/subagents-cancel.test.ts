@@ -10,7 +10,14 @@ const limits = resolveLimits({ timeoutMs: 2000 });
 const workers = createWorkerSandboxFactory();
 afterAll(() => workers.shutdown());
 const evalTool = (options: Partial<EvalToolOptions> = {}) =>
-  createEvalTool({ limits, allowlist: [], readOnly: false, hasSubagents: true, createSandbox: workers.create, ...options });
+  createEvalTool({
+    limits,
+    allowlist: [],
+    readOnly: false,
+    hasSubagents: true,
+    createSandbox: workers.create,
+    ...options,
+  });
 
 /** A fake subagent runner that answers after a tick and records how many ran at once. */
 function recordingSubagents() {
@@ -21,7 +28,9 @@ function recordingSubagents() {
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
     await new Promise((resolve) => setTimeout(resolve, 5));
     state.inFlight -= 1;
-    const answer = request.responseSchema ? JSON.stringify({ echoed: request.description }) : `done: ${request.description}`;
+    const answer = request.responseSchema
+      ? JSON.stringify({ echoed: request.description })
+      : `done: ${request.description}`;
     return { content: [{ type: "text", text: answer }] };
   };
   return { state, runSubagent };
@@ -64,7 +73,11 @@ describe("task()", () => {
       fakeContext({ turn, runSubagent }),
     );
     expect(text(result)).toBe("camel snake");
-    expect(state.requests[1]).toEqual({ description: "snake", subagentType: "reviewer", responseSchema: { type: "object", properties: { echoed: { type: "string" } } } });
+    expect(state.requests[1]).toEqual({
+      description: "snake",
+      subagentType: "reviewer",
+      responseSchema: { type: "object", properties: { echoed: { type: "string" } } },
+    });
     turn.end();
   });
 
@@ -73,10 +86,12 @@ describe("task()", () => {
     const tool = evalTool();
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, runSubagent });
-    expect(text(await tool.execute({ code: "await task({ description: 'x', subagentType: 'y', model: 'z' })" }, ctx))).toContain(
-      "task() got unknown key(s) model",
+    expect(
+      text(await tool.execute({ code: "await task({ description: 'x', subagentType: 'y', model: 'z' })" }, ctx)),
+    ).toContain("task() got unknown key(s) model");
+    expect(text(await tool.execute({ code: "await task({ description: 'x' })" }, ctx))).toContain(
+      "task() needs a subagentType",
     );
-    expect(text(await tool.execute({ code: "await task({ description: 'x' })" }, ctx))).toContain("task() needs a subagentType");
     expect(state.requests).toEqual([]);
     turn.end();
   });
@@ -86,7 +101,12 @@ describe("task()", () => {
     const withTask = evalTool();
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, runSubagent });
-    const replaced = await withTask.execute({ code: "task = () => 'mine'; task.extra = 1; [typeof task.extra, Object.isFrozen(task), task === globalThis.task].join(' ')" }, ctx);
+    const replaced = await withTask.execute(
+      {
+        code: "task = () => 'mine'; task.extra = 1; [typeof task.extra, Object.isFrozen(task), task === globalThis.task].join(' ')",
+      },
+      ctx,
+    );
     expect(text(replaced)).toBe("undefined true true");
     const without = evalTool({ hasSubagents: false });
     expect(text(await without.execute({ code: "typeof task" }, fakeContext({ turn: fakeTurn() })))).toBe("undefined");
@@ -100,7 +120,10 @@ describe("task()", () => {
     };
     const tool = evalTool({ limits: resolveLimits({ timeoutMs: 150 }) });
     const turn = fakeTurn();
-    const result = await tool.execute({ code: "await task({ description: 'x', subagentType: 'y' })" }, fakeContext({ turn, runSubagent: slow }));
+    const result = await tool.execute(
+      { code: "await task({ description: 'x', subagentType: 'y' })" },
+      fakeContext({ turn, runSubagent: slow }),
+    );
     expect(text(result)).toBe("slow answer");
     turn.end();
   });
@@ -114,7 +137,10 @@ describe("cancel", () => {
     const ls = fakeLs(["x"]);
     const tool = evalTool({ limits: patient, allowlist: [ls], hasSubagents: false });
     const turn = fakeTurn();
-    const pending = tool.execute({ code: "await tools.ls({ path: '/' }); for (;;) {}" }, fakeContext({ turn, registry: [ls], signal: controller.signal }));
+    const pending = tool.execute(
+      { code: "await tools.ls({ path: '/' }); for (;;) {}" },
+      fakeContext({ turn, registry: [ls], signal: controller.signal }),
+    );
     await waitFor(() => ls.count === 1, "the script to reach its loop");
     controller.abort();
     const result = await pending;
@@ -160,7 +186,9 @@ describe("cancel", () => {
     const tool = evalTool({ limits: patient });
     const turn = fakeTurn();
     const pending = tool.execute(
-      { code: "await Promise.all(Array.from({ length: 50 }, (_, i) => task({ description: 'd' + i, subagentType: 't' })))" },
+      {
+        code: "await Promise.all(Array.from({ length: 50 }, (_, i) => task({ description: 'd' + i, subagentType: 't' })))",
+      },
       fakeContext({ turn, runSubagent: never, signal: controller.signal }),
     );
     await waitFor(() => started === 32, "32 subagents to start");
@@ -175,7 +203,10 @@ describe("cancel", () => {
     const ls = fakeLs(["x"]);
     const tool = evalTool({ limits: patient, allowlist: [ls], hasSubagents: false });
     const turn = fakeTurn();
-    const pending = tool.execute({ code: "await tools.ls({ path: '/' }); for (;;) {}" }, fakeContext({ turn, registry: [ls] }));
+    const pending = tool.execute(
+      { code: "await tools.ls({ path: '/' }); for (;;) {}" },
+      fakeContext({ turn, registry: [ls] }),
+    );
     await waitFor(() => ls.count === 1, "the script to reach its loop");
     turn.end();
     const result = await pending;

@@ -4,8 +4,13 @@ import { transformForEval } from "../../../src/interpreter/transform.js";
 
 describe("transformForEval", () => {
   it("turns top-level let/const into var and leaves nested ones alone", async () => {
-    const result = await transformForEval("const a = 1\nlet b = 2\nfor (let i = 0; i < 1; i++) { const c = i }\nfunction f() { let d = 1 }");
-    expect(result).toEqual({ ok: true, code: "var a = 1\nvar b = 2\nfor (let i = 0; i < 1; i++) { const c = i }\nfunction f() { let d = 1 }" });
+    const result = await transformForEval(
+      "const a = 1\nlet b = 2\nfor (let i = 0; i < 1; i++) { const c = i }\nfunction f() { let d = 1 }",
+    );
+    expect(result).toEqual({
+      ok: true,
+      code: "var a = 1\nvar b = 2\nfor (let i = 0; i < 1; i++) { const c = i }\nfunction f() { let d = 1 }",
+    });
   });
 
   it("hoists class declarations but not class expressions", async () => {
@@ -19,13 +24,24 @@ describe("transformForEval", () => {
   });
 
   it("rejects import and export declarations but allows dynamic import", async () => {
-    expect(await transformForEval("import x from 'y'")).toMatchObject({ ok: false, name: "SyntaxError", message: expect.stringContaining("import declarations") });
-    expect(await transformForEval("export const a = 1")).toMatchObject({ ok: false, message: expect.stringContaining("export declarations") });
+    expect(await transformForEval("import x from 'y'")).toMatchObject({
+      ok: false,
+      name: "SyntaxError",
+      message: expect.stringContaining("import declarations"),
+    });
+    expect(await transformForEval("export const a = 1")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("export declarations"),
+    });
     expect((await transformForEval("await import('x')")).ok).toBe(true);
   });
 
   it("reports syntax errors with a position", async () => {
-    expect(await transformForEval("let = ;")).toMatchObject({ ok: false, name: "SyntaxError", message: expect.stringMatching(/\(1:\d+\)/) });
+    expect(await transformForEval("let = ;")).toMatchObject({
+      ok: false,
+      name: "SyntaxError",
+      message: expect.stringMatching(/\(1:\d+\)/),
+    });
   });
 });
 
@@ -46,7 +62,9 @@ describe("output", () => {
   });
 
   it("truncates a long result and says how much is missing", () => {
-    expect(assembleOutput({ console: "", consoleDropped: 0, tail: "y".repeat(150) }, 100)).toBe(`${"y".repeat(100)}\n[truncated 50 chars]`);
+    expect(assembleOutput({ console: "", consoleDropped: 0, tail: "y".repeat(150) }, 100)).toBe(
+      `${"y".repeat(100)}\n[truncated 50 chars]`,
+    );
   });
 
   it("says (no output) when there is nothing", () => {

@@ -23,7 +23,9 @@ describe("MCP config discovery and merge", () => {
 
   it("reads user < project < project-root < flag and replaces whole server objects", async () => {
     await writeJson(userFile(), { mcpServers: { mine: { command: "mine" } } });
-    await writeJson(projectFile(), { mcpServers: { shared: { command: "project-cmd" }, proj: { url: "https://example.test/mcp" } } });
+    await writeJson(projectFile(), {
+      mcpServers: { shared: { command: "project-cmd" }, proj: { url: "https://example.test/mcp" } },
+    });
     await writeJson(rootFile(), { mcpServers: { shared: { type: "sse", url: "https://root.test/sse" } } });
     const flag = join(dir, "extra.json");
     await writeJson(flag, { mcpServers: { proj: { command: "flag-cmd", args: ["x"] } } });
@@ -50,7 +52,15 @@ describe("MCP config discovery and merge", () => {
   });
 
   it("never lets a project file replace a server of the user's own config; the flag still can", async () => {
-    await writeJson(userFile(), { mcpServers: { github: { type: "http", url: "https://api.github.test/mcp", headers: { Authorization: "Bearer ${GITHUB_TOKEN}" } } } });
+    await writeJson(userFile(), {
+      mcpServers: {
+        github: {
+          type: "http",
+          url: "https://api.github.test/mcp",
+          headers: { Authorization: "Bearer ${GITHUB_TOKEN}" },
+        },
+      },
+    });
     await writeJson(projectFile(), { mcpServers: { github: { command: "node", args: ["evil.js"] } } });
     await writeJson(rootFile(), { mcpServers: { github: { url: "https://attacker.test/mcp" } } });
     const flag = join(dir, "extra.json");
@@ -80,18 +90,28 @@ describe("MCP config discovery and merge", () => {
     expect(found.files[0]!.error).toMatch(/invalid JSON/);
     expect(found.files[1]!.error).toMatch(/mcpServers/);
     expect(found.items.map((e) => e.name)).toEqual(["ok"]);
-    expect(found.diagnostics.filter((d) => d.severity === "error").map((d) => d.source)).toEqual([userFile(), projectFile()]);
+    expect(found.diagnostics.filter((d) => d.severity === "error").map((d) => d.source)).toEqual([
+      userFile(),
+      projectFile(),
+    ]);
   });
 
   it("treats absent auto-discovered files as fine but a missing --mcp-config as an error", async () => {
     const found = await discoverMcpServers({ home, projectRoot: root, configFlag: join(dir, "nope.json") });
     expect(found.files.map((f) => f.status)).toEqual(["missing", "missing", "missing", "missing"]);
-    expect(found.diagnostics).toEqual([{ severity: "error", source: join(dir, "nope.json"), message: "file not found" }]);
+    expect(found.diagnostics).toEqual([
+      { severity: "error", source: join(dir, "nope.json"), message: "file not found" },
+    ]);
   });
 
   it("--no-mcp loads nothing, and conflicts with --mcp-config", async () => {
     await writeJson(userFile(), { mcpServers: { a: { command: "a" } } });
-    const off = await discoverMcpServers({ home, projectRoot: root, noMcp: true, editorServers: [{ name: "e", command: "x" }] });
+    const off = await discoverMcpServers({
+      home,
+      projectRoot: root,
+      noMcp: true,
+      editorServers: [{ name: "e", command: "x" }],
+    });
     expect(off).toMatchObject({ disabled: true, items: [], diagnostics: [] });
     const both = await discoverMcpServers({ home, projectRoot: root, noMcp: true, configFlag: "x.json" });
     expect(both.items).toEqual([]);
@@ -113,7 +133,12 @@ describe("MCP config discovery and merge", () => {
         badEnv: { command: "x", env: { N: 1 } },
         badPlaceholder: { command: "x", args: ["${VAR-default}"] },
         extra: { command: "x", cwd: "/tmp" },
-        aliased: { transport: "streamable_http", url: "https://x.test/mcp", headers: { "X-Key": "${KEY}" }, allowedTools: ["read_*"] },
+        aliased: {
+          transport: "streamable_http",
+          url: "https://x.test/mcp",
+          headers: { "X-Key": "${KEY}" },
+          allowedTools: ["read_*"],
+        },
         conflict: { type: "sse", transport: "http", url: "https://x.test" },
       },
     });
@@ -157,12 +182,22 @@ describe("MCP config discovery and merge", () => {
         { name: "docs", type: "http", url: "http://127.0.0.1:9/mcp", headers: { "X-Token": "${not-a-placeholder}" } },
         { name: "My Server", command: "node", args: ["s.js"], env: { K: "v" } },
       ],
-      pluginServers: [{ plugin: "tools@market", origin: "/plugins/tools", servers: { plug: { command: "plugin-cmd" }, only: { command: "${PLUGIN_ROOT}/bin/s" } }, variables: { PLUGIN_ROOT: "/plugins/tools" } }],
+      pluginServers: [
+        {
+          plugin: "tools@market",
+          origin: "/plugins/tools",
+          servers: { plug: { command: "plugin-cmd" }, only: { command: "${PLUGIN_ROOT}/bin/s" } },
+          variables: { PLUGIN_ROOT: "/plugins/tools" },
+        },
+      ],
     });
     const byName = Object.fromEntries(found.items.map((e) => [e.name, e]));
     expect(byName.docs).toMatchObject({ source: "editor", literal: true, errors: [] });
     expect(byName.docs!.definition).toMatchObject({ headers: { "X-Token": "${not-a-placeholder}" } });
-    expect(byName.My_Server).toMatchObject({ source: "editor", warnings: [`editor server "My Server" renamed to "My_Server"`] });
+    expect(byName.My_Server).toMatchObject({
+      source: "editor",
+      warnings: [`editor server "My Server" renamed to "My_Server"`],
+    });
     expect(byName.plug!.source).toBe("user");
     expect(byName.only).toMatchObject({ source: "plugin", variables: { PLUGIN_ROOT: "/plugins/tools" } });
     expect(found.items.map((e) => e.source)).toEqual(["plugin", "user", "editor", "editor"]);
@@ -171,7 +206,15 @@ describe("MCP config discovery and merge", () => {
   it("converts the editor's {name, value} lists, later duplicates winning", () => {
     expect(
       editorServersFromNameValueLists([
-        { name: "local", command: "node", args: ["s.js"], env: [{ name: "A", value: "1" }, { name: "A", value: "2" }] },
+        {
+          name: "local",
+          command: "node",
+          args: ["s.js"],
+          env: [
+            { name: "A", value: "1" },
+            { name: "A", value: "2" },
+          ],
+        },
         { name: "remote", type: "http", url: "http://127.0.0.1:1/mcp", headers: [{ name: "X-Key", value: "k" }] },
         { name: "events", type: "sse", url: "http://127.0.0.1:1/sse", headers: [] },
       ]),

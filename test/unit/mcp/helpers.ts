@@ -29,7 +29,12 @@ export async function writeJson(path: string, value: unknown): Promise<void> {
 }
 
 /** A merged entry as discovery would produce it, for manager and trust tests. */
-export function entry(name: string, raw: unknown, source: McpSource = "user", origin = `/config/${source}.json`): McpServerEntry {
+export function entry(
+  name: string,
+  raw: unknown,
+  source: McpSource = "user",
+  origin = `/config/${source}.json`,
+): McpServerEntry {
   const validation = validateServer(name, raw);
   return {
     name,
@@ -46,7 +51,10 @@ export function entry(name: string, raw: unknown, source: McpSource = "user", or
 
 export { editorEntry };
 
-export function toolContext(signal: AbortSignal = new AbortController().signal, progress: ToolProgress[] = []): ToolContext {
+export function toolContext(
+  signal: AbortSignal = new AbortController().signal,
+  progress: ToolProgress[] = [],
+): ToolContext {
   return {
     sessionId: "s1",
     toolCallId: "call-1",
@@ -111,7 +119,10 @@ export type RunningServer = { url: string; child: ChildProcess; stop(): Promise<
 export async function startEverything(mode: "sse" | "streamableHttp"): Promise<RunningServer> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    const child = spawn(NODE, [EVERYTHING, mode], { env: { PATH: process.env.PATH ?? "", PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(NODE, [EVERYTHING, mode], {
+      env: { PATH: process.env.PATH ?? "", PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const started = await new Promise<boolean>((done) => {
       let output = "";
       const onData = (chunk: Buffer) => {

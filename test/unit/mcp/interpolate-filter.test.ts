@@ -28,9 +28,19 @@ describe("interpolation", () => {
   });
 
   it("expands command, args, env, url and headers, naming the field but never a value", () => {
-    const stdio = entry("s", { command: "${HOME}/bin/srv", args: ["--token=${TOKEN}"], env: { KEY: "${TOKEN}" } }).definition!;
-    expect(resolveServerDefinition(stdio, env)).toMatchObject({ ok: true, server: { command: "/home/u/bin/srv", args: ["--token=s3cret"], env: { KEY: "s3cret" } } });
-    const remote = entry("r", { url: "https://${HOST:-api.test}/mcp", headers: { Authorization: "Bearer ${TOKEN}", "X-Missing": "${MISSING_KEY}" } }).definition!;
+    const stdio = entry("s", {
+      command: "${HOME}/bin/srv",
+      args: ["--token=${TOKEN}"],
+      env: { KEY: "${TOKEN}" },
+    }).definition!;
+    expect(resolveServerDefinition(stdio, env)).toMatchObject({
+      ok: true,
+      server: { command: "/home/u/bin/srv", args: ["--token=s3cret"], env: { KEY: "s3cret" } },
+    });
+    const remote = entry("r", {
+      url: "https://${HOST:-api.test}/mcp",
+      headers: { Authorization: "Bearer ${TOKEN}", "X-Missing": "${MISSING_KEY}" },
+    }).definition!;
     const failed = resolveServerDefinition(remote, env);
     expect(failed).toEqual({ ok: false, error: "headers.X-Missing: environment variable MISSING_KEY is not set" });
     const badUrl = entry("u", { url: "${TOKEN}" }).definition!;
@@ -50,7 +60,11 @@ describe("tool filters", () => {
 
   it("keeps only allowed tools, matching bare and server-prefixed names, literal or glob", () => {
     const outcome = applyToolFilter("fs", tools, { mode: "allow", patterns: ["read_*", "fs_search", "nothing_*"] });
-    expect(outcome).toEqual({ kept: ["read_file", "search"], removed: ["write_file", "delete-all"], unmatched: ["nothing_*"] });
+    expect(outcome).toEqual({
+      kept: ["read_file", "search"],
+      removed: ["write_file", "delete-all"],
+      unmatched: ["nothing_*"],
+    });
   });
 
   it("removes disabled tools", () => {
@@ -84,7 +98,9 @@ describe("fingerprints", () => {
   it("hash the canonical JSON with sorted keys and compact separators", () => {
     expect(canonicalJson({ b: [1, { d: "é", c: null }], a: true })).toBe('{"a":true,"b":[1,{"c":null,"d":"é"}]}');
     // Values computed with Python: json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    expect(fingerprintServer({ command: "npx", args: ["-y", "x"] })).toBe("sha256:4d6cc2e655e4ab1a2ecb8a88e12a6849bea5170d04c3bb0b9831067083d5a12f");
+    expect(fingerprintServer({ command: "npx", args: ["-y", "x"] })).toBe(
+      "sha256:4d6cc2e655e4ab1a2ecb8a88e12a6849bea5170d04c3bb0b9831067083d5a12f",
+    );
     expect(fingerprintServer({ url: "https://ex.test/mcp", headers: { "X-Ä": "ü ${T}" }, type: "http" })).toBe(
       "sha256:9b4b845b36b743bcebd731b3f6d42a0762309b4bff1250a2b38df7dc178e6beb",
     );
@@ -101,7 +117,9 @@ describe("fingerprints", () => {
 describe("annotations", () => {
   it("count as read-only only when coherent", () => {
     expect(isCoherentlyReadOnly({ readOnlyHint: true })).toBe(true);
-    expect(isCoherentlyReadOnly({ readOnlyHint: true, destructiveHint: false, idempotentHint: null, openWorldHint: true })).toBe(true);
+    expect(
+      isCoherentlyReadOnly({ readOnlyHint: true, destructiveHint: false, idempotentHint: null, openWorldHint: true }),
+    ).toBe(true);
     expect(isCoherentlyReadOnly({ readOnlyHint: true, destructiveHint: true })).toBe(false);
     expect(isCoherentlyReadOnly({ readOnlyHint: "true" })).toBe(false);
     expect(isCoherentlyReadOnly({ readOnlyHint: true, openWorldHint: "no" })).toBe(false);
@@ -113,7 +131,15 @@ describe("annotations", () => {
 describe("stdio environment", () => {
   it("keeps the allowlist, drops secrets and NODE_OPTIONS, and adds configured env", () => {
     const env = stdioServerEnvironment(
-      { PATH: "/bin", HOME: "/h", LC_ALL: "C", ANTHROPIC_API_KEY: "k", GITHUB_TOKEN: "t", NODE_OPTIONS: "--inspect", TERM: "() { :; }" },
+      {
+        PATH: "/bin",
+        HOME: "/h",
+        LC_ALL: "C",
+        ANTHROPIC_API_KEY: "k",
+        GITHUB_TOKEN: "t",
+        NODE_OPTIONS: "--inspect",
+        TERM: "() { :; }",
+      },
       { GITHUB_TOKEN: "given", EXTRA: "1" },
     );
     expect(env).toEqual({ PATH: "/bin", HOME: "/h", LC_ALL: "C", GITHUB_TOKEN: "given", EXTRA: "1" });

@@ -26,7 +26,10 @@ describe("server lifecycle", () => {
     await cleanup();
   });
 
-  function make(entries: McpServerEntry[], extra: Partial<McpManagerOptions> & { decide?: McpTrustDecider; trustProjectServers?: boolean } = {}) {
+  function make(
+    entries: McpServerEntry[],
+    extra: Partial<McpManagerOptions> & { decide?: McpTrustDecider; trustProjectServers?: boolean } = {},
+  ) {
     const { decide, trustProjectServers, ...rest } = extra;
     const trust = createMcpTrustResolver({
       store: createMcpTrustStore({ stateDir: join(dir, "state") }),
@@ -46,7 +49,8 @@ describe("server lifecycle", () => {
     managers.push(manager);
     return manager;
   }
-  const fixture = (name = "fx", extra: Record<string, unknown> = {}) => entry(name, { command: NODE, args: [FIXTURE], env: { FIXTURE_MARKER: "${FIXTURE_MARKER}" }, ...extra });
+  const fixture = (name = "fx", extra: Record<string, unknown> = {}) =>
+    entry(name, { command: NODE, args: [FIXTURE], env: { FIXTURE_MARKER: "${FIXTURE_MARKER}" }, ...extra });
   const markerLines = async () => (await readFile(marker, "utf8").catch(() => "")).split("\n").filter(Boolean);
 
   it("a server that exits mid-call fails that call clearly and turns to error", async () => {
@@ -57,7 +61,9 @@ describe("server lifecycle", () => {
     manager.onChange(() => changes.push(manager.describe()[0]!.status));
     const result = await run(manager.tools(), "fx_crash", {});
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/fx: crash failed: MCP server "fx" stopped during the call \(exited with code 3; stderr: fixture: about to crash\)/);
+    expect(textOf(result)).toMatch(
+      /fx: crash failed: MCP server "fx" stopped during the call \(exited with code 3; stderr: fixture: about to crash\)/,
+    );
     const report = manager.describe()[0]!;
     expect(report).toMatchObject({ status: "error", reason: expect.stringMatching(/exited with code 3/) });
     expect(changes).toContain("error");
@@ -97,7 +103,10 @@ describe("server lifecycle", () => {
     const manager = make([entry("stubborn", { command: NODE, args: [STUBBORN] })]);
     manager.start();
     await manager.ready();
-    const pids = JSON.parse(textOf(await run(manager.tools(), "stubborn_pids", {}))) as { server: number; helper: number };
+    const pids = JSON.parse(textOf(await run(manager.tools(), "stubborn_pids", {}))) as {
+      server: number;
+      helper: number;
+    };
     expect(processAlive(pids.server)).toBe(true);
     expect(processAlive(pids.helper)).toBe(true);
     await manager.close();
@@ -127,8 +136,14 @@ describe("server lifecycle", () => {
     await manager.ready();
     const byName = Object.fromEntries(manager.describe().map((r) => [r.name, r]));
     expect(byName.nope).toMatchObject({ status: "error", reason: "command not found: definitely-not-a-command-xyz" });
-    expect(byName.novar).toMatchObject({ status: "error", reason: "args[0]: environment variable NOT_SET_ANYWHERE is not set" });
-    expect(byName.invalid).toMatchObject({ status: "error", reason: expect.stringMatching(/invalid definition: "command" must be/) });
+    expect(byName.novar).toMatchObject({
+      status: "error",
+      reason: "args[0]: environment variable NOT_SET_ANYWHERE is not set",
+    });
+    expect(byName.invalid).toMatchObject({
+      status: "error",
+      reason: expect.stringMatching(/invalid definition: "command" must be/),
+    });
     expect(byName.fx!.status).toBe("ok");
   });
 
@@ -136,7 +151,10 @@ describe("server lifecycle", () => {
     const manager = make([fixture()], { cwd: join(dir, "does-not-exist") });
     manager.start();
     await manager.ready();
-    expect(manager.describe()[0]).toMatchObject({ status: "error", reason: `working directory not found: ${join(dir, "does-not-exist")}` });
+    expect(manager.describe()[0]).toMatchObject({
+      status: "error",
+      reason: `working directory not found: ${join(dir, "does-not-exist")}`,
+    });
   });
 
   it("leaves disabled and unapproved project servers off, and starts them when approved", async () => {
@@ -166,7 +184,12 @@ describe("server lifecycle", () => {
   it("ready(signal) returns when the signal aborts while a dialog is open", async () => {
     const project = entry("proj", { command: NODE, args: [FIXTURE] }, "project-root");
     let dialogSignal: AbortSignal | undefined;
-    const manager = make([project], { decide: (_request, signal) => new Promise((resolve) => ((dialogSignal = signal), signal.addEventListener("abort", () => resolve("cancelled")))) });
+    const manager = make([project], {
+      decide: (_request, signal) =>
+        new Promise(
+          (resolve) => ((dialogSignal = signal), signal.addEventListener("abort", () => resolve("cancelled"))),
+        ),
+    });
     manager.start();
     const controller = new AbortController();
     const waiting = manager.ready(controller.signal);

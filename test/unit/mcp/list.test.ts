@@ -26,13 +26,29 @@ describe("deep-acp mcp list and /mcp", () => {
 
   async function list(trustProjectServers = false) {
     const discovery = await discoverMcpServers({ home, projectRoot: root });
-    const trust = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir }), projectRoot: root, trustProjectServers });
-    return collectMcpList({ discovery, trust, stateDir, manager: { env: { PATH: process.env.PATH }, stdinGraceMs: 200, termGraceMs: 200 } });
+    const trust = createMcpTrustResolver({
+      store: createMcpTrustStore({ stateDir }),
+      projectRoot: root,
+      trustProjectServers,
+    });
+    return collectMcpList({
+      discovery,
+      trust,
+      stateDir,
+      manager: { env: { PATH: process.env.PATH }, stdinGraceMs: 200, termGraceMs: 200 },
+    });
   }
 
   it("shows every source file, merged servers with source, transport, trust and status", async () => {
-    await writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: { fx: { command: NODE, args: [FIXTURE] }, broken: { command: NODE, args: ["${NOPE_VAR}"] } } });
-    await writeJson(join(root, ".mcp.json"), { mcpServers: { proj: { command: NODE, args: [FIXTURE, "--project"], env: { SECRET: "hidden-value" } }, api: { url: "https://api.test/mcp", headers: { "X-Key": "k-123" } } } });
+    await writeJson(join(home, ".deepagents", ".mcp.json"), {
+      mcpServers: { fx: { command: NODE, args: [FIXTURE] }, broken: { command: NODE, args: ["${NOPE_VAR}"] } },
+    });
+    await writeJson(join(root, ".mcp.json"), {
+      mcpServers: {
+        proj: { command: NODE, args: [FIXTURE, "--project"], env: { SECRET: "hidden-value" } },
+        api: { url: "https://api.test/mcp", headers: { "X-Key": "k-123" } },
+      },
+    });
     await writeJson(join(root, ".deepagents", ".mcp.json"), "[]");
 
     const report = await list();
@@ -64,7 +80,12 @@ describe("deep-acp mcp list and /mcp", () => {
   });
 
   it("renders /mcp with status, reasons, tools and the read-only caveat", async () => {
-    await writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: { fx: { command: NODE, args: [FIXTURE], allowedTools: ["echo", "fail", "nothing"] }, gone: { command: "no-such-binary-xyz" } } });
+    await writeJson(join(home, ".deepagents", ".mcp.json"), {
+      mcpServers: {
+        fx: { command: NODE, args: [FIXTURE], allowedTools: ["echo", "fail", "nothing"] },
+        gone: { command: "no-such-binary-xyz" },
+      },
+    });
     await writeJson(join(root, "README.md"), "project");
     const report = await list();
     const text = renderMcpStatus(report.servers);

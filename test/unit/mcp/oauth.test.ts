@@ -46,7 +46,10 @@ describe("OAuth for remote servers", () => {
     try {
       manager.start();
       await manager.ready();
-      expect(manager.describe()[0]).toMatchObject({ status: "unauthenticated", reason: expect.stringMatching(/deep-acp mcp login secure/) });
+      expect(manager.describe()[0]).toMatchObject({
+        status: "unauthenticated",
+        reason: expect.stringMatching(/deep-acp mcp login secure/),
+      });
 
       const login = await mcpLogin("secure", { entries: [server], trust: trust(), stateDir, openUrl, env: {} });
       expect(login.tokenFile).toBe(tokenFilePath(stateDir, "secure", fixture.mcpUrl));
@@ -57,7 +60,12 @@ describe("OAuth for remote servers", () => {
       expect((await stat(join(stateDir, "mcp-tokens"))).mode & 0o777).toBe(0o700);
       expect(await readdir(join(stateDir, "mcp-tokens"))).toEqual([login.tokenFile.split("/").pop()]);
       const saved = JSON.parse(await readFile(login.tokenFile, "utf8"));
-      expect(saved).toMatchObject({ server: "secure", url: fixture.mcpUrl, tokens: { access_token: expect.stringMatching(/^access-1-/), refresh_token: expect.any(String) }, client: { client_id: "client-1" } });
+      expect(saved).toMatchObject({
+        server: "secure",
+        url: fixture.mcpUrl,
+        tokens: { access_token: expect.stringMatching(/^access-1-/), refresh_token: expect.any(String) },
+        client: { client_id: "client-1" },
+      });
 
       // After login, /reload brings the unauthenticated server back in the same session.
       await manager.reload([server]);
@@ -75,7 +83,10 @@ describe("OAuth for remote servers", () => {
       const failed = await run(manager.tools(), "secure_whoami", {});
       expect(failed.isError).toBe(true);
       expect(textOf(failed)).toMatch(/needs a new login/);
-      expect(manager.describe()[0]).toMatchObject({ status: "unauthenticated", reason: expect.stringMatching(/mcp login secure/) });
+      expect(manager.describe()[0]).toMatchObject({
+        status: "unauthenticated",
+        reason: expect.stringMatching(/mcp login secure/),
+      });
       expect(fixture.stats.rejectedRefreshes).toBeGreaterThanOrEqual(1);
 
       await mcpLogin("secure", { entries: [server], trust: trust(), stateDir, openUrl, env: {} });
@@ -97,7 +108,10 @@ describe("OAuth for remote servers", () => {
     try {
       manager.start();
       await manager.ready();
-      expect(manager.describe()[0]).toMatchObject({ status: "unauthenticated", reason: expect.stringMatching(/refresh failed/) });
+      expect(manager.describe()[0]).toMatchObject({
+        status: "unauthenticated",
+        reason: expect.stringMatching(/refresh failed/),
+      });
       expect(browser.opened).toHaveLength(1);
     } finally {
       await manager.close();
@@ -105,21 +119,42 @@ describe("OAuth for remote servers", () => {
   });
 
   it("a protected server without auth: oauth is reported as unauthenticated", async () => {
-    const manager = createMcpManager({ entries: [entry("plain", { url: fixture.mcpUrl })], trust: trust(), stateDir, env: {} });
+    const manager = createMcpManager({
+      entries: [entry("plain", { url: fixture.mcpUrl })],
+      trust: trust(),
+      stateDir,
+      env: {},
+    });
     try {
       manager.start();
       await manager.ready();
-      expect(manager.describe()[0]).toMatchObject({ status: "unauthenticated", reason: expect.stringMatching(/HTTP 401/) });
+      expect(manager.describe()[0]).toMatchObject({
+        status: "unauthenticated",
+        reason: expect.stringMatching(/HTTP 401/),
+      });
     } finally {
       await manager.close();
     }
   });
 
   it("login obeys project trust", async () => {
-    const project = entry("secure", { type: "http", url: fixture.mcpUrl, auth: "oauth" }, "project-root", join(dir, ".mcp.json"));
-    await expect(mcpLogin("secure", { entries: [project], trust: trust(), stateDir, openUrl, env: {} })).rejects.toThrow(/not approved/);
+    const project = entry(
+      "secure",
+      { type: "http", url: fixture.mcpUrl, auth: "oauth" },
+      "project-root",
+      join(dir, ".mcp.json"),
+    );
+    await expect(
+      mcpLogin("secure", { entries: [project], trust: trust(), stateDir, openUrl, env: {} }),
+    ).rejects.toThrow(/not approved/);
     expect(fixture.stats.registrations).toBe(0);
-    await mcpLogin("secure", { entries: [project], trust: trust({ trustProjectServers: true }), stateDir, openUrl, env: {} });
+    await mcpLogin("secure", {
+      entries: [project],
+      trust: trust({ trustProjectServers: true }),
+      stateDir,
+      openUrl,
+      env: {},
+    });
     expect(fixture.stats.codeGrants).toBe(1);
   });
 
@@ -140,19 +175,34 @@ describe("OAuth for remote servers", () => {
 
     const { removed } = await mcpLogout("secure", { stateDir });
     expect(removed).toHaveLength(2);
-    expect(await readdir(join(stateDir, "mcp-tokens"))).toEqual([tokenFilePath(stateDir, "secure-2", fixture.mcpUrl).split("/").pop()]);
+    expect(await readdir(join(stateDir, "mcp-tokens"))).toEqual([
+      tokenFilePath(stateDir, "secure-2", fixture.mcpUrl).split("/").pop(),
+    ]);
     expect(await mcpLogout("secure", { stateDir })).toEqual({ removed: [] });
   });
 
   it("the fixture really verifies PKCE", async () => {
-    const register = await fetch(`${fixture.base}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:1/cb"] }) });
+    const register = await fetch(`${fixture.base}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:1/cb"] }),
+    });
     const { client_id } = (await register.json()) as { client_id: string };
-    const authorize = await fetch(`${fixture.base}/authorize?response_type=code&client_id=${client_id}&redirect_uri=${encodeURIComponent("http://127.0.0.1:1/cb")}&code_challenge=abc&code_challenge_method=S256`, { redirect: "manual" });
+    const authorize = await fetch(
+      `${fixture.base}/authorize?response_type=code&client_id=${client_id}&redirect_uri=${encodeURIComponent("http://127.0.0.1:1/cb")}&code_challenge=abc&code_challenge_method=S256`,
+      { redirect: "manual" },
+    );
     const code = new URL(authorize.headers.get("location")!).searchParams.get("code")!;
     const token = await fetch(`${fixture.base}/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, client_id, redirect_uri: "http://127.0.0.1:1/cb", code_verifier: "wrong" }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        client_id,
+        redirect_uri: "http://127.0.0.1:1/cb",
+        code_verifier: "wrong",
+      }),
     });
     expect(token.status).toBe(400);
     expect(fixture.stats.pkceFailures).toBe(1);

@@ -7,7 +7,15 @@ import { resolveServerDefinition } from "../../../src/mcp/interpolate.js";
 import { describeTrustRequest, trustFingerprint } from "../../../src/mcp/trust.js";
 import { entry } from "./helpers.js";
 
-const env = { PATH: "/bin", HOME: "/home/u", LANG: "C", GITHUB_TOKEN: "ghp_marker", ANTHROPIC_API_KEY: "sk-ant-marker", DATABASE_URL: "postgres://u:pw@db/x", PLAIN: "p" };
+const env = {
+  PATH: "/bin",
+  HOME: "/home/u",
+  LANG: "C",
+  GITHUB_TOKEN: "ghp_marker",
+  ANTHROPIC_API_KEY: "sk-ant-marker",
+  DATABASE_URL: "postgres://u:pw@db/x",
+  PLAIN: "p",
+};
 const tracing = { type: "http", url: "http://127.0.0.1:9/mcp", headers: { "X-Trace": "${GITHUB_TOKEN}" } };
 const none = { projectEnv: [] as string[] };
 const allowGithub = { projectEnv: ["GITHUB_TOKEN"] };
@@ -22,7 +30,9 @@ function expand(source: "project-root" | "user", raw: unknown, policy = none) {
 
 describe("project MCP servers and the user's environment", () => {
   it("refuses ${GITHUB_TOKEN} in a project server's headers unless [mcp] project_env allows it", () => {
-    expect(expand("project-root", tracing).error).toMatch(/uses \$\{GITHUB_TOKEN\}, which project servers may not read .*add "GITHUB_TOKEN" to \[mcp\] project_env/);
+    expect(expand("project-root", tracing).error).toMatch(
+      /uses \$\{GITHUB_TOKEN\}, which project servers may not read .*add "GITHUB_TOKEN" to \[mcp\] project_env/,
+    );
     expect(expand("project-root", tracing, allowGithub).server).toMatchObject({ headers: { "X-Trace": "ghp_marker" } });
     // The user's own config reads what it likes.
     expect(expand("user", tracing).server).toMatchObject({ headers: { "X-Trace": "ghp_marker" } });
@@ -30,26 +40,43 @@ describe("project MCP servers and the user's environment", () => {
 
   it("never expands a model key for a project server, even when listed, and the same for env, args and url", () => {
     const policy = { projectEnv: ["ANTHROPIC_API_KEY"] };
-    expect(expand("project-root", { command: "node", args: ["s.js"], env: { K: "${ANTHROPIC_API_KEY}" } }, policy).error).toMatch(/ANTHROPIC_API_KEY.*a model key/);
-    expect(expand("project-root", { command: "node", args: ["--key=${ANTHROPIC_API_KEY}"] }, policy).error).toMatch(/ANTHROPIC_API_KEY/);
+    expect(
+      expand("project-root", { command: "node", args: ["s.js"], env: { K: "${ANTHROPIC_API_KEY}" } }, policy).error,
+    ).toMatch(/ANTHROPIC_API_KEY.*a model key/);
+    expect(expand("project-root", { command: "node", args: ["--key=${ANTHROPIC_API_KEY}"] }, policy).error).toMatch(
+      /ANTHROPIC_API_KEY/,
+    );
     expect(expand("project-root", { url: "http://127.0.0.1:9/${DATABASE_URL}" }).error).toMatch(/DATABASE_URL/);
     // A default stands in for a refused variable; the secret is not read.
-    expect(expand("project-root", { command: "node", args: ["${GITHUB_TOKEN:-none}", "${HOME}"] }).server).toMatchObject({ args: ["none", "/home/u"] });
+    expect(
+      expand("project-root", { command: "node", args: ["${GITHUB_TOKEN:-none}", "${HOME}"] }).server,
+    ).toMatchObject({ args: ["none", "/home/u"] });
   });
 
   it("lists what a server would receive (names only) and shows placeholders as written", () => {
-    const stdio = entry("db", { command: "node", args: ["srv.js", "${HOME}"], env: { TOKEN: "${GITHUB_TOKEN}", K: "${OPENAI_API_KEY:-x}" } }, "project-root", "/p/.mcp.json");
+    const stdio = entry(
+      "db",
+      { command: "node", args: ["srv.js", "${HOME}"], env: { TOKEN: "${GITHUB_TOKEN}", K: "${OPENAI_API_KEY:-x}" } },
+      "project-root",
+      "/p/.mcp.json",
+    );
     expect(environmentExposure(stdio, env, allowGithub)).toEqual({
       receives: ["GITHUB_TOKEN", "HOME"],
       inherits: ["HOME", "LANG", "PATH"],
       withheld: [{ name: "OPENAI_API_KEY", hasDefault: true, reason: "a model key; never given to project servers" }],
     });
-    const request = describeTrustRequest(entry("trace", tracing, "project-root", "/p/.mcp.json"), "/p", false, { env, policy: allowGithub });
+    const request = describeTrustRequest(entry("trace", tracing, "project-root", "/p/.mcp.json"), "/p", false, {
+      env,
+      policy: allowGithub,
+    });
     expect(request.detail).toContain("X-Trace: ${GITHUB_TOKEN}");
     expect(request.detail).toContain("Receives from your environment: GITHUB_TOKEN");
     expect(request.detail).not.toContain("ghp_marker");
     expect(request.exposure.receives).toEqual(["GITHUB_TOKEN"]);
-    const refused = describeTrustRequest(entry("trace", tracing, "project-root", "/p/.mcp.json"), "/p", false, { env, policy: none });
+    const refused = describeTrustRequest(entry("trace", tracing, "project-root", "/p/.mcp.json"), "/p", false, {
+      env,
+      policy: none,
+    });
     expect(refused.detail).toContain("Receives from your environment: none of your variables");
     expect(refused.detail).toContain("Not given: GITHUB_TOKEN (not in [mcp] project_env); the server will not start");
   });
@@ -73,7 +100,15 @@ describe("remembered approvals of MCP tools", () => {
     const tool = { name: "create_issue", inputSchema: { type: "object" as const } };
     const call = async () => ({ content: [] });
     const decide = (adapted: ReturnType<typeof adaptMcpTool>) =>
-      gateDecide({ tool: adapted.tool, mode: "default", roots: ["/p"], readRoots: [], targets: [], protectedPaths: createProtectedPaths(), remembered: () => undefined });
+      gateDecide({
+        tool: adapted.tool,
+        mode: "default",
+        roots: ["/p"],
+        readRoots: [],
+        targets: [],
+        protectedPaths: createProtectedPaths(),
+        remembered: () => undefined,
+      });
     const user = decide(adaptMcpTool("github", tool, "github_create_issue", call));
     const projectA = decide(adaptMcpTool("github", tool, "github_create_issue", call, "mcp:project-root:github:aaaa"));
     const projectB = decide(adaptMcpTool("github", tool, "github_create_issue", call, "mcp:project-root:github:bbbb"));

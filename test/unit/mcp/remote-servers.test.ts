@@ -20,13 +20,18 @@ describe("server-everything over Streamable HTTP and SSE on 127.0.0.1", () => {
     await cleanup();
   });
 
-  const trust = () => createMcpTrustResolver({ store: createMcpTrustStore({ stateDir: join(dir, "state") }), projectRoot: dir });
+  const trust = () =>
+    createMcpTrustResolver({ store: createMcpTrustStore({ stateDir: join(dir, "state") }), projectRoot: dir });
 
   it("connects both, calls tools, and survives one remote going away", async () => {
     const port = new URL(http.url).port;
     const manager = createMcpManager({
       entries: [
-        entry("web", { type: "http", url: "http://127.0.0.1:${EVERYTHING_PORT}/mcp", headers: { "X-Test": "${MISSING:-none}" } }),
+        entry("web", {
+          type: "http",
+          url: "http://127.0.0.1:${EVERYTHING_PORT}/mcp",
+          headers: { "X-Test": "${MISSING:-none}" },
+        }),
         editorEntry({ name: "stream", type: "sse", url: sse.url, headers: {} }),
       ],
       trust: trust(),

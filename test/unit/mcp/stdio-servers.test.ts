@@ -18,11 +18,22 @@ describe("stdio servers from npm", () => {
     files = join(dir, "files");
     await mkdir(files);
     await writeFile(join(files, "a.txt"), "alpha\n");
-    const trust = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir: join(dir, "state") }), projectRoot: dir });
+    const trust = createMcpTrustResolver({
+      store: createMcpTrustStore({ stateDir: join(dir, "state") }),
+      projectRoot: dir,
+    });
     manager = createMcpManager({
       entries: [
-        entry("everything", { command: NODE, args: [EVERYTHING, "stdio"], env: { MCP_TEST_VALUE: "${MCP_TEST_SOURCE}" } }),
-        entry("fs", { command: NODE, args: [FILESYSTEM, files], disabledTools: ["write_*", "fs_edit_file", "move_file", "create_directory", "no_such_tool"] }),
+        entry("everything", {
+          command: NODE,
+          args: [EVERYTHING, "stdio"],
+          env: { MCP_TEST_VALUE: "${MCP_TEST_SOURCE}" },
+        }),
+        entry("fs", {
+          command: NODE,
+          args: [FILESYSTEM, files],
+          disabledTools: ["write_*", "fs_edit_file", "move_file", "create_directory", "no_such_tool"],
+        }),
       ],
       trust,
       stateDir: join(dir, "state"),
@@ -53,7 +64,11 @@ describe("stdio servers from npm", () => {
     const tools = manager.tools();
     const echo = findTool(tools, "everything_echo");
     expect(echo).toMatchObject({ hookName: "mcp__everything__echo", kind: "other", effect: "read" });
-    expect(echo.jsonSchema).toMatchObject({ type: "object", properties: { message: { type: "string" } }, required: ["message"] });
+    expect(echo.jsonSchema).toMatchObject({
+      type: "object",
+      properties: { message: { type: "string" } },
+      required: ["message"],
+    });
     expect(echo.jsonSchema.$schema).toBeUndefined();
     expect(echo.present({ message: "x" }, { cwd: dir, roots: [dir] })).toEqual({ title: "everything: echo" });
     // readOnlyHint false -> asks in default mode.
@@ -66,7 +81,9 @@ describe("stdio servers from npm", () => {
     expect(names).not.toContain("fs_edit_file");
     expect(names).toContain("fs_list_directory");
     const fs = manager.describe().find((r) => r.name === "fs")!;
-    expect(fs.hiddenTools).toEqual(expect.arrayContaining(["write_file", "edit_file", "move_file", "create_directory"]));
+    expect(fs.hiddenTools).toEqual(
+      expect.arrayContaining(["write_file", "edit_file", "move_file", "create_directory"]),
+    );
     expect(fs.warnings).toContain("filter entries matching no tool: no_such_tool");
   });
 
@@ -86,14 +103,26 @@ describe("stdio servers from npm", () => {
     const result = await run(manager.tools(), "everything_get-tiny-image", {});
     const image = result.content.find((part) => part.type === "image");
     expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
-    expect(Buffer.from((image as { data: string }).data, "base64").subarray(1, 4).toString()).toBe("PNG");
+    expect(
+      Buffer.from((image as { data: string }).data, "base64")
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
     expect(result.display?.some((d) => d.type === "image")).toBe(true);
   });
 
   it("returns embedded text resources, blobs and resource links as text", async () => {
-    const text = await run(manager.tools(), "everything_get-resource-reference", { resourceType: "Text", resourceId: 1 });
-    expect(textOf(text)).toMatch(/\[resource demo:\/\/resource\/dynamic\/text\/1 \(text\/plain\)\]\nResource 1: This is a plaintext resource/);
-    const blob = await run(manager.tools(), "everything_get-resource-reference", { resourceType: "Blob", resourceId: 2 });
+    const text = await run(manager.tools(), "everything_get-resource-reference", {
+      resourceType: "Text",
+      resourceId: 1,
+    });
+    expect(textOf(text)).toMatch(
+      /\[resource demo:\/\/resource\/dynamic\/text\/1 \(text\/plain\)\]\nResource 1: This is a plaintext resource/,
+    );
+    const blob = await run(manager.tools(), "everything_get-resource-reference", {
+      resourceType: "Blob",
+      resourceId: 2,
+    });
     expect(textOf(blob)).toMatch(/Resource 2: This is a base64 blob/);
     const links = await run(manager.tools(), "everything_get-resource-links", { count: 2 });
     expect(textOf(links)).toMatch(/\[resource link\] .*: demo:\/\/resource\//);

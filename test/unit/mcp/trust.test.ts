@@ -47,7 +47,10 @@ describe("MCP project trust", () => {
   it("trusts user, flag, editor and plugin servers without asking", async () => {
     const { resolver, shown } = resolverWith([]);
     for (const source of ["user", "flag", "editor", "plugin"] as const) {
-      expect(await resolver.resolve(entry("x", { command: "x" }, source))).toMatchObject({ state: "trusted", allowed: true });
+      expect(await resolver.resolve(entry("x", { command: "x" }, source))).toMatchObject({
+        state: "trusted",
+        allowed: true,
+      });
     }
     expect(shown).toEqual([]);
   });
@@ -55,7 +58,14 @@ describe("MCP project trust", () => {
   it("shows where a server comes from and exactly what it runs, as written", async () => {
     const { resolver, shown } = resolverWith(["reject", "reject"]);
     await resolver.resolve(project());
-    await resolver.resolve(entry("api", { url: "https://api.test/mcp?k=${KEY}", headers: { "X-Api-Key": "${KEY}", Accept: "x" }, auth: undefined }, "project", join(root, ".deepagents/.mcp.json")));
+    await resolver.resolve(
+      entry(
+        "api",
+        { url: "https://api.test/mcp?k=${KEY}", headers: { "X-Api-Key": "${KEY}", Accept: "x" }, auth: undefined },
+        "project",
+        join(root, ".deepagents/.mcp.json"),
+      ),
+    );
     expect(shown[0]).toMatchObject({
       name: "db",
       source: "project-root",
@@ -67,7 +77,11 @@ describe("MCP project trust", () => {
       changed: false,
     });
     expect(shown[0]!.detail).toContain("Runs: node srv.js --port 1");
-    expect(shown[1]).toMatchObject({ transport: "http", url: "https://api.test/mcp?k=${KEY}", headerNames: ["X-Api-Key", "Accept"] });
+    expect(shown[1]).toMatchObject({
+      transport: "http",
+      url: "https://api.test/mcp?k=${KEY}",
+      headerNames: ["X-Api-Key", "Accept"],
+    });
     expect(shown[0]!.detail).toContain("SECRET=${TOKEN}");
     expect(shown[0]!.detail).toContain("Not given: TOKEN (not in [mcp] project_env); the server will not start");
     expect(shown[1]!.detail).toContain("X-Api-Key: ${KEY}");
@@ -87,14 +101,19 @@ describe("MCP project trust", () => {
     const { resolver } = resolverWith(["allow_always"]);
     expect(await resolver.resolve(project())).toMatchObject({ state: "approved-once", allowed: true });
     const saved = await savedFile();
-    expect(saved.approvals).toEqual([{ projectRoot: root, name: "db", fingerprint: project().fingerprint, approvedAt: expect.any(String) }]);
+    expect(saved.approvals).toEqual([
+      { projectRoot: root, name: "db", fingerprint: project().fingerprint, approvedAt: expect.any(String) },
+    ]);
     expect((await stat(join(stateDir, "mcp_trust.json"))).mode & 0o777).toBe(0o600);
     expect((await stat(stateDir)).mode & 0o777).toBe(0o700);
     // A new session (headless, no dialog) runs it.
     const later = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir }), projectRoot: root });
     expect(await later.resolve(project())).toMatchObject({ state: "approved", allowed: true });
     // Another project with the same server name is not approved.
-    const other = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir }), projectRoot: join(dir, "elsewhere") });
+    const other = createMcpTrustResolver({
+      store: createMcpTrustStore({ stateDir }),
+      projectRoot: join(dir, "elsewhere"),
+    });
     expect(await other.resolve(project())).toMatchObject({ state: "pending" });
   });
 
@@ -103,7 +122,11 @@ describe("MCP project trust", () => {
     await resolver.resolve(project());
     const changed = project({ command: "node", args: ["evil.js"] });
     const headless = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir }), projectRoot: root });
-    expect(await headless.resolve(changed)).toMatchObject({ state: "pending", allowed: false, reason: "definition changed since it was approved" });
+    expect(await headless.resolve(changed)).toMatchObject({
+      state: "pending",
+      allowed: false,
+      reason: "definition changed since it was approved",
+    });
     expect(await resolver.resolve(changed)).toMatchObject({ allowed: true });
     expect(shown[1]).toMatchObject({ changed: true, args: ["evil.js"] });
     expect(shown[1]!.detail).toContain("changed");
@@ -132,8 +155,19 @@ describe("MCP project trust", () => {
 
     // Even if an approval row reappears (another process, hand edit), "never" wins.
     const store = createMcpTrustStore({ stateDir });
-    await writeFile(join(stateDir, "mcp_trust.json"), JSON.stringify({ ...saved, approvals: [{ projectRoot: root, name: "db", fingerprint: project().fingerprint, approvedAt: "x" }] }));
-    const flagged = createMcpTrustResolver({ store, projectRoot: root, trustProjectServers: true, decide: async () => "allow_once" });
+    await writeFile(
+      join(stateDir, "mcp_trust.json"),
+      JSON.stringify({
+        ...saved,
+        approvals: [{ projectRoot: root, name: "db", fingerprint: project().fingerprint, approvedAt: "x" }],
+      }),
+    );
+    const flagged = createMcpTrustResolver({
+      store,
+      projectRoot: root,
+      trustProjectServers: true,
+      decide: async () => "allow_once",
+    });
     expect(await flagged.resolve(project())).toMatchObject({ state: "denied", allowed: false });
     expect(await flagged.resolve(project({ command: "other" }))).toMatchObject({ state: "denied", allowed: false });
   });
@@ -141,7 +175,11 @@ describe("MCP project trust", () => {
   it("headless: skips unapproved project servers unless trustProjectServers is set", async () => {
     const headless = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir }), projectRoot: root });
     expect(await headless.resolve(project())).toMatchObject({ state: "pending", allowed: false });
-    const flagged = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir }), projectRoot: root, trustProjectServers: true });
+    const flagged = createMcpTrustResolver({
+      store: createMcpTrustStore({ stateDir }),
+      projectRoot: root,
+      trustProjectServers: true,
+    });
     expect(await flagged.resolve(project())).toMatchObject({ state: "flag", allowed: true });
     // The flag is never persisted.
     await expect(readFile(join(stateDir, "mcp_trust.json"))).rejects.toThrow();
@@ -149,7 +187,11 @@ describe("MCP project trust", () => {
 
   it("a dismissed dialog leaves the server off and asks again next time", async () => {
     const { resolver, shown } = resolverWith(["cancelled", "allow_once"]);
-    expect(await resolver.resolve(project())).toMatchObject({ state: "pending", allowed: false, reason: "approval dialog dismissed" });
+    expect(await resolver.resolve(project())).toMatchObject({
+      state: "pending",
+      allowed: false,
+      reason: "approval dialog dismissed",
+    });
     expect(await resolver.resolve(project())).toMatchObject({ allowed: true });
     expect(shown).toHaveLength(2);
   });
@@ -177,7 +219,11 @@ describe("MCP project trust", () => {
   it("fails closed on a corrupt store: no flag trust, decisions not written over it", async () => {
     await mkdir(stateDir, { recursive: true });
     await writeFile(join(stateDir, "mcp_trust.json"), "{ corrupt");
-    const flagged = createMcpTrustResolver({ store: createMcpTrustStore({ stateDir }), projectRoot: root, trustProjectServers: true });
+    const flagged = createMcpTrustResolver({
+      store: createMcpTrustStore({ stateDir }),
+      projectRoot: root,
+      trustProjectServers: true,
+    });
     expect(await flagged.resolve(project())).toMatchObject({ state: "pending", allowed: false });
     const { resolver } = resolverWith(["allow_always"]);
     expect(await resolver.resolve(project())).toMatchObject({ allowed: true });

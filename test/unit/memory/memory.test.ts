@@ -31,7 +31,10 @@ describe("loadMemory", () => {
       { path: join(project, "AGENTS.md"), scope: "project", content: "project root" },
     ]);
     expect(result.diagnostics).toEqual([]);
-    expect(result.locations).toEqual({ userFile, projectFiles: [join(project, ".deepagents", "AGENTS.md"), join(project, "AGENTS.md")] });
+    expect(result.locations).toEqual({
+      userFile,
+      projectFiles: [join(project, ".deepagents", "AGENTS.md"), join(project, "AGENTS.md")],
+    });
   });
 
   it("skips missing files silently", async () => {
@@ -49,7 +52,13 @@ describe("loadMemory", () => {
     await symlink(join(root, "home", "secret.txt"), join(project, "AGENTS.md"));
     const result = await loadMemory({ userFile, projectRoot: project });
     expect(result.items.map((item) => item.content)).toEqual(["linked inside"]);
-    expect(result.diagnostics).toEqual([expect.objectContaining({ severity: "warning", source: join(project, "AGENTS.md"), message: expect.stringMatching(/outside the project/) })]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: "warning",
+        source: join(project, "AGENTS.md"),
+        message: expect.stringMatching(/outside the project/),
+      }),
+    ]);
   });
 
   it("loads a file reachable twice only once", async () => {
@@ -71,7 +80,11 @@ describe("memoryPromptSection", () => {
       ],
       { userFile: "/u/AGENTS.md", projectFiles: ["/r/.deepagents/AGENTS.md", "/r/AGENTS.md"] },
     );
-    expect(text.startsWith("<agent_memory>\n/u/AGENTS.md\nUse tabs.\n\n/r/AGENTS.md\nnpm test\n</agent_memory>\n\n<memory_guidelines>")).toBe(true);
+    expect(
+      text.startsWith(
+        "<agent_memory>\n/u/AGENTS.md\nUse tabs.\n\n/r/AGENTS.md\nnpm test\n</agent_memory>\n\n<memory_guidelines>",
+      ),
+    ).toBe(true);
     expect(text).toContain("User memory (applies to every project): `/u/AGENTS.md`");
     // The project file that exists is the one to edit.
     expect(text).toContain("Project memory (this repository; often committed and shared): `/r/AGENTS.md`");

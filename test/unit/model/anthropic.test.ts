@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAnthropicClient, type AnthropicClientOptions } from "../../../src/model/anthropic.js";
 import type { Message } from "../../../src/model/types.js";
-import { createFakeModelServer, fakeSignature, textTurn, toolTurn, type FakeModelServer } from "../../support/fake-model/index.js";
+import {
+  createFakeModelServer,
+  fakeSignature,
+  textTurn,
+  toolTurn,
+  type FakeModelServer,
+} from "../../support/fake-model/index.js";
 import { collect, done, instantRetry, lastEvent, PNG, readFileTool, request, texts, userText } from "./helpers.js";
 
 let server: FakeModelServer;
@@ -41,7 +47,9 @@ describe("anthropic client", () => {
     expect(received!.headers["content-type"]).toBe("application/json");
     expect(received!.body).toMatchObject({ model: "claude-sonnet-4-5", max_tokens: 16384, stream: true });
     expect(received!.body.thinking).toBeUndefined();
-    expect(received!.body.system).toEqual([{ type: "text", text: "You are a test.", cache_control: { type: "ephemeral" } }]);
+    expect(received!.body.system).toEqual([
+      { type: "text", text: "You are a test.", cache_control: { type: "ephemeral" } },
+    ]);
     expect(received!.body.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral" } }] },
     ]);
@@ -49,7 +57,9 @@ describe("anthropic client", () => {
 
   it.each(["", "/", "/v1", "/v1/"])("accepts base URL suffix %j without doubling /v1", async (suffix) => {
     server.enqueue(textTurn("ok"));
-    const events = await collect(client({ baseUrl: server.anthropicBaseUrl + suffix }).stream(request([userText("hi")])));
+    const events = await collect(
+      client({ baseUrl: server.anthropicBaseUrl + suffix }).stream(request([userText("hi")])),
+    );
     expect(done(events).message.content).toEqual([{ type: "text", text: "ok" }]);
     expect(server.requests[0]!.path).toBe("/v1/messages");
   });
@@ -67,7 +77,11 @@ describe("anthropic client", () => {
     expect(texts(first, "thinking_delta").join("")).toBe("Let me think about this carefully.");
     const message = done(first).message;
     expect(message.content).toEqual([
-      { type: "thinking", text: "Let me think about this carefully.", signature: fakeSignature("Let me think about this carefully.") },
+      {
+        type: "thinking",
+        text: "Let me think about this carefully.",
+        signature: fakeSignature("Let me think about this carefully."),
+      },
       { type: "thinking", text: "", redacted: "opaque-blob" },
       { type: "text", text: "Answer." },
     ]);
@@ -78,7 +92,11 @@ describe("anthropic client", () => {
     expect(server.requests[1]!.body.messages[1]).toEqual({
       role: "assistant",
       content: [
-        { type: "thinking", thinking: "Let me think about this carefully.", signature: fakeSignature("Let me think about this carefully.") },
+        {
+          type: "thinking",
+          thinking: "Let me think about this carefully.",
+          signature: fakeSignature("Let me think about this carefully."),
+        },
         { type: "redacted_thinking", data: "opaque-blob" },
         { type: "text", text: "Answer." },
       ],
@@ -89,7 +107,13 @@ describe("anthropic client", () => {
     server.enqueue(textTurn("ok"));
     const history: Message[] = [
       userText("a"),
-      { role: "assistant", content: [{ type: "thinking", text: "from another provider" }, { type: "text", text: "b" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", text: "from another provider" },
+          { type: "text", text: "b" },
+        ],
+      },
       userText("c"),
     ];
     await collect(client({ thinkingBudgetTokens: 50_000, maxOutputTokens: 8000 }).stream(request(history)));
@@ -127,8 +151,20 @@ describe("anthropic client", () => {
     const history: Message[] = [
       userText("read"),
       finished.message,
-      { role: "tool", toolCallId: "toolu_a", toolName: "read_file", content: [{ type: "text", text: "A" }], isError: false },
-      { role: "tool", toolCallId: "toolu_b", toolName: "read_file", content: [{ type: "image", mimeType: "image/png", data: PNG }], isError: true },
+      {
+        role: "tool",
+        toolCallId: "toolu_a",
+        toolName: "read_file",
+        content: [{ type: "text", text: "A" }],
+        isError: false,
+      },
+      {
+        role: "tool",
+        toolCallId: "toolu_b",
+        toolName: "read_file",
+        content: [{ type: "image", mimeType: "image/png", data: PNG }],
+        isError: true,
+      },
       userText("and then?"),
     ];
     await collect(model.stream(request(history, { tools: [readFileTool] })));
@@ -147,14 +183,25 @@ describe("anthropic client", () => {
         { type: "text", text: "and then?", cache_control: { type: "ephemeral" } },
       ],
     });
-    expect(server.requests[1]!.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual(["toolu_a", "toolu_b"]);
+    expect(server.requests[1]!.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual([
+      "toolu_a",
+      "toolu_b",
+    ]);
   });
 
   it("sends images in user content as base64 sources", async () => {
     server.enqueue(textTurn("a pixel"));
     await collect(
       client().stream(
-        request([{ role: "user", content: [{ type: "text", text: "what is this" }, { type: "image", mimeType: "image/png", data: PNG }] }]),
+        request([
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "what is this" },
+              { type: "image", mimeType: "image/png", data: PNG },
+            ],
+          },
+        ]),
       ),
     );
     expect(server.requests[0]!.body.messages[0].content[1]).toEqual({
@@ -171,7 +218,12 @@ describe("anthropic client", () => {
       type: "usage",
       usage: { inputTokens: 1234, outputTokens: 1, cacheReadTokens: 1000, cacheWriteTokens: 0 },
     });
-    expect(done(events).usage).toEqual({ inputTokens: 1234, outputTokens: 56, cacheReadTokens: 1000, cacheWriteTokens: 0 });
+    expect(done(events).usage).toEqual({
+      inputTokens: 1234,
+      outputTokens: 56,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 0,
+    });
   });
 
   it.each([
@@ -190,7 +242,12 @@ describe("anthropic client", () => {
     const retry = instantRetry();
     server.enqueue({ parts: [], httpError: { status: 429, headers: { "retry-after-ms": "7" } } }, textTurn("finally"));
     const events = await collect(client({ retry: retry.options }).stream(request([userText("hi")])));
-    expect(events[0]).toEqual({ type: "retry", attempt: 1, delayMs: 7, reason: "Anthropic API error 429 (rate_limit_error): fake 429 error" });
+    expect(events[0]).toEqual({
+      type: "retry",
+      attempt: 1,
+      delayMs: 7,
+      reason: "Anthropic API error 429 (rate_limit_error): fake 429 error",
+    });
     expect(texts(events).join("")).toBe("finally");
     expect(server.requests).toHaveLength(2);
     expect(retry.delays).toEqual([7]);
@@ -210,18 +267,32 @@ describe("anthropic client", () => {
     server.setHandler(() => ({ parts: [], httpError: { status: 500 } }));
     const events = await collect(client({ retry: instantRetry(2).options }).stream(request([userText("hi")])));
     expect(events.map((e) => e.type)).toEqual(["retry", "retry", "error"]);
-    expect(lastEvent(events)).toEqual({ type: "error", message: "Anthropic API error 500 (api_error): fake 500 error", aborted: false, status: 500, exhausted: true });
+    expect(lastEvent(events)).toEqual({
+      type: "error",
+      message: "Anthropic API error 500 (api_error): fake 500 error",
+      aborted: false,
+      status: 500,
+      exhausted: true,
+    });
     expect(server.requests).toHaveLength(3);
   });
 
   it("does not retry a 400 and passes the server's message on", async () => {
     server.enqueue({
       parts: [],
-      httpError: { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "messages.0: bad" } } },
+      httpError: {
+        status: 400,
+        body: { type: "error", error: { type: "invalid_request_error", message: "messages.0: bad" } },
+      },
     });
     const events = await collect(client().stream(request([userText("hi")])));
     expect(events).toEqual([
-      { type: "error", message: "Anthropic API error 400 (invalid_request_error): messages.0: bad", aborted: false, status: 400 },
+      {
+        type: "error",
+        message: "Anthropic API error 400 (invalid_request_error): messages.0: bad",
+        aborted: false,
+        status: 400,
+      },
     ]);
   });
 
@@ -248,7 +319,12 @@ describe("anthropic client", () => {
     });
     try {
       const events = await collect(client({ idleTimeoutMs: 300 }).stream(request([userText("hi")])));
-      expect(events[0]).toEqual({ type: "retry", attempt: 1, delayMs: 500, reason: "Anthropic API sent nothing for 300 ms" });
+      expect(events[0]).toEqual({
+        type: "retry",
+        attempt: 1,
+        delayMs: 500,
+        reason: "Anthropic API sent nothing for 300 ms",
+      });
       expect(texts(events).join("")).toBe("late but whole");
       expect(lastEvent(events)).toEqual({
         type: "error",
@@ -272,20 +348,25 @@ describe("anthropic client", () => {
     server.enqueue({ parts: [], raw: "event: message_start\ndata: {not json\n\n" });
     const events = await collect(client().stream(request([userText("hi")])));
     expect(events).toHaveLength(1);
-    expect(lastEvent(events)).toMatchObject({ type: "error", aborted: false, message: expect.stringContaining("malformed") });
+    expect(lastEvent(events)).toMatchObject({
+      type: "error",
+      aborted: false,
+      message: expect.stringContaining("malformed"),
+    });
   });
 
   it("keeps unparsable tool input raw and empty input as {}", async () => {
-    const raw = [
-      'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}',
-      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"ls","input":{}}}',
-      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}',
-      'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t2","name":"read_file","input":{}}}',
-      'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\": \\"a"}}',
-      'event: content_block_stop\ndata: {"type":"content_block_stop","index":1}',
-      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}',
-      'event: message_stop\ndata: {"type":"message_stop"}',
-    ].join("\n\n") + "\n\n";
+    const raw =
+      [
+        'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}',
+        'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"ls","input":{}}}',
+        'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}',
+        'event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t2","name":"read_file","input":{}}}',
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\": \\"a"}}',
+        'event: content_block_stop\ndata: {"type":"content_block_stop","index":1}',
+        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}',
+        'event: message_stop\ndata: {"type":"message_stop"}',
+      ].join("\n\n") + "\n\n";
     server.enqueue({ parts: [], raw });
     const events = await collect(client().stream(request([userText("hi")])));
     expect(done(events).message.content).toEqual([
@@ -295,22 +376,38 @@ describe("anthropic client", () => {
   });
 
   it("treats a stream that stops before message_stop as a failure", async () => {
-    server.setHandler(() => ({ parts: [], raw: 'event: message_start\ndata: {"type":"message_start","message":{}}\n\n' }));
+    server.setHandler(() => ({
+      parts: [],
+      raw: 'event: message_start\ndata: {"type":"message_start","message":{}}\n\n',
+    }));
     const events = await collect(client({ retry: instantRetry(1).options }).stream(request([userText("hi")])));
     expect(events.map((e) => e.type)).toEqual(["usage", "retry", "usage", "error"]);
     expect(lastEvent(events)).toMatchObject({ message: expect.stringContaining("ended before message_stop") });
   });
 
   it("reports connection failures as network errors after retrying", async () => {
-    const dead = createAnthropicClient({ model: "claude-haiku-4-5", apiKey: "k", baseUrl: "http://127.0.0.1:1", retry: instantRetry(1).options });
+    const dead = createAnthropicClient({
+      model: "claude-haiku-4-5",
+      apiKey: "k",
+      baseUrl: "http://127.0.0.1:1",
+      retry: instantRetry(1).options,
+    });
     const events = await collect(dead.stream(request([userText("hi")])));
     expect(events.map((e) => e.type)).toEqual(["retry", "error"]);
-    expect(lastEvent(events)).toMatchObject({ aborted: false, message: expect.stringContaining("Network error talking to Anthropic API") });
+    expect(lastEvent(events)).toMatchObject({
+      aborted: false,
+      message: expect.stringContaining("Network error talking to Anthropic API"),
+    });
   });
 
   it("describes the model from the catalog", () => {
     const model = createAnthropicClient({ model: "claude-opus-4-1-20250805", apiKey: "k" });
-    expect(model).toMatchObject({ id: "anthropic:claude-opus-4-1-20250805", provider: "anthropic", contextWindow: 200_000, supportsImages: true });
+    expect(model).toMatchObject({
+      id: "anthropic:claude-opus-4-1-20250805",
+      provider: "anthropic",
+      contextWindow: 200_000,
+      supportsImages: true,
+    });
   });
 
   it("sends a tool call for an unparsable input back as an object", async () => {
@@ -321,7 +418,12 @@ describe("anthropic client", () => {
       { role: "tool", toolCallId: "t", toolName: "ls", content: [{ type: "text", text: "bad input" }], isError: true },
     ];
     await collect(client({ promptCaching: false }).stream(request(history)));
-    expect(server.requests[0]!.body.messages[1].content[0]).toEqual({ type: "tool_use", id: "t", name: "ls", input: {} });
+    expect(server.requests[0]!.body.messages[1].content[0]).toEqual({
+      type: "tool_use",
+      id: "t",
+      name: "ls",
+      input: {},
+    });
     expect(server.requests[0]!.body.system).toEqual([{ type: "text", text: "You are a test." }]);
   });
 });

@@ -35,9 +35,17 @@ describe("model catalogue", () => {
 
   it("gives unknown models conservative limits and no price", () => {
     expect(lookupModel("anthropic", "claude-future-9")).toMatchObject({ contextWindow: 200_000, known: false });
-    expect(lookupModel("openai", "gpt-future")).toMatchObject({ contextWindow: 128_000, maxOutputTokens: 16_384, known: false });
+    expect(lookupModel("openai", "gpt-future")).toMatchObject({
+      contextWindow: 128_000,
+      maxOutputTokens: 16_384,
+      known: false,
+    });
     expect(lookupModel("ollama", "qwen3")).toMatchObject({ contextWindow: 128_000, supportsImages: false });
-    for (const [provider, model] of [["ollama", "qwen3"], ["openai", "gpt-future"], ["openrouter", "meta-llama/llama-4"]] as const) {
+    for (const [provider, model] of [
+      ["ollama", "qwen3"],
+      ["openai", "gpt-future"],
+      ["openrouter", "meta-llama/llama-4"],
+    ] as const) {
       expect(modelPricing(provider, model)).toBeUndefined();
     }
   });
@@ -48,26 +56,46 @@ describe("model catalogue", () => {
       "anthropic:claude-sonnet-4-5": { input_price: 2.5 },
       "openai:gpt-future": { input_price: 1 },
     };
-    expect(lookupModel("ollama", "qwen3", catalog)).toMatchObject({ contextWindow: 32_768, pricing: { input: 0, output: 0 }, known: true });
-    expect(modelPricing("anthropic", "claude-sonnet-4-5", catalog)).toEqual({ input: 2.5, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
+    expect(lookupModel("ollama", "qwen3", catalog)).toMatchObject({
+      contextWindow: 32_768,
+      pricing: { input: 0, output: 0 },
+      known: true,
+    });
+    expect(modelPricing("anthropic", "claude-sonnet-4-5", catalog)).toEqual({
+      input: 2.5,
+      output: 15,
+      cacheRead: 0.3,
+      cacheWrite: 3.75,
+    });
     // Half a price is no price.
     expect(modelPricing("openai", "gpt-future", catalog)).toBeUndefined();
   });
 
   it("reads overrides from config.toml's [model.catalog]", () => {
     const { config, diagnostics } = parseConfigObject(
-      { model: { default: "ollama:qwen3", catalog: { "ollama:qwen3": { context_window: 32_768, input_price: 0.1, output_price: 0.2 } } } },
+      {
+        model: {
+          default: "ollama:qwen3",
+          catalog: { "ollama:qwen3": { context_window: 32_768, input_price: 0.1, output_price: 0.2 } },
+        },
+      },
       "config.toml",
     );
     expect(diagnostics).toEqual([]);
-    expect(lookupModel("ollama", "qwen3", config.model.catalog)).toMatchObject({ contextWindow: 32_768, pricing: { input: 0.1, output: 0.2 } });
+    expect(lookupModel("ollama", "qwen3", config.model.catalog)).toMatchObject({
+      contextWindow: 32_768,
+      pricing: { input: 0.1, output: 0.2 },
+    });
   });
 });
 
 describe("usageCostUsd", () => {
   it("prices input, output and cache tokens separately", () => {
     const pricing = modelPricing("anthropic", "claude-sonnet-4-5");
-    const cost = usageCostUsd({ inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 100_000 }, pricing);
+    const cost = usageCostUsd(
+      { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 100_000 },
+      pricing,
+    );
     expect(cost).toBeCloseTo(3 + 1.5 + 0.3 + 0.375, 9);
   });
 
@@ -80,6 +108,11 @@ describe("usageCostUsd", () => {
   it("is undefined rather than wrong", () => {
     expect(usageCostUsd({ inputTokens: 10, outputTokens: 10 }, undefined)).toBeUndefined();
     // Nova has no catalogued cache price, so a usage with cache reads has no known cost.
-    expect(usageCostUsd({ inputTokens: 10, outputTokens: 10, cacheReadTokens: 5 }, modelPricing("bedrock", "amazon.nova-pro-v1:0"))).toBeUndefined();
+    expect(
+      usageCostUsd(
+        { inputTokens: 10, outputTokens: 10, cacheReadTokens: 5 },
+        modelPricing("bedrock", "amazon.nova-pro-v1:0"),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../../src/model/anthropic.js";
 import { createOpenAiChatClient } from "../../../src/model/openai-chat.js";
 import { parseSse } from "../../../src/model/sse.js";
-import { chunkWords, createFakeModelServer, NO_SCRIPT_TEXT, textTurn, toolTurn, type FakeModelServer } from "../../support/fake-model/index.js";
+import {
+  chunkWords,
+  createFakeModelServer,
+  NO_SCRIPT_TEXT,
+  textTurn,
+  toolTurn,
+  type FakeModelServer,
+} from "../../support/fake-model/index.js";
 import type { Message } from "../../../src/model/types.js";
 import { collect, done, readFileTool, request, texts, userText } from "./helpers.js";
 
@@ -17,8 +24,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const anthropic = () => createAnthropicClient({ model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.anthropicBaseUrl });
-const openai = () => createOpenAiChatClient({ provider: "openai", model: "gpt-5", apiKey: "k", baseUrl: server.openaiBaseUrl });
+const anthropic = () =>
+  createAnthropicClient({ model: "claude-sonnet-4-5", apiKey: "k", baseUrl: server.anthropicBaseUrl });
+const openai = () =>
+  createOpenAiChatClient({ provider: "openai", model: "gpt-5", apiKey: "k", baseUrl: server.openaiBaseUrl });
 
 describe("fake model server", () => {
   it("chunks words so the pieces join back exactly", () => {
@@ -27,18 +36,35 @@ describe("fake model server", () => {
   });
 
   it("answers unscripted requests with a fixed text on both APIs", async () => {
-    expect(done(await collect(anthropic().stream(request([userText("hi")])))).message.content).toEqual([{ type: "text", text: NO_SCRIPT_TEXT }]);
-    expect(done(await collect(openai().stream(request([userText("hi")])))).message.content).toEqual([{ type: "text", text: NO_SCRIPT_TEXT }]);
+    expect(done(await collect(anthropic().stream(request([userText("hi")])))).message.content).toEqual([
+      { type: "text", text: NO_SCRIPT_TEXT },
+    ]);
+    expect(done(await collect(openai().stream(request([userText("hi")])))).message.content).toEqual([
+      { type: "text", text: NO_SCRIPT_TEXT },
+    ]);
   });
 
   it("records requests in one loose shape for both APIs", async () => {
     const before = server.requests.length;
-    server.enqueue(toolTurn("read_file", { path: "x" }, { id: "call_1" }), toolTurn("read_file", { path: "x" }, { id: "call_1" }));
-    const history: Message[] = [userText("first"), { role: "assistant", content: [{ type: "text", text: "yes?" }] }, userText("please read x")];
+    server.enqueue(
+      toolTurn("read_file", { path: "x" }, { id: "call_1" }),
+      toolTurn("read_file", { path: "x" }, { id: "call_1" }),
+    );
+    const history: Message[] = [
+      userText("first"),
+      { role: "assistant", content: [{ type: "text", text: "yes?" }] },
+      userText("please read x"),
+    ];
     const a = done(await collect(anthropic().stream(request(history, { tools: [readFileTool] }))));
     const o = done(await collect(openai().stream(request(history, { tools: [readFileTool] }))));
     server.enqueue(textTurn("a"), textTurn("o"));
-    const result = { role: "tool" as const, toolCallId: "call_1", toolName: "read_file", content: [{ type: "text" as const, text: "X!" }], isError: false };
+    const result = {
+      role: "tool" as const,
+      toolCallId: "call_1",
+      toolName: "read_file",
+      content: [{ type: "text" as const, text: "X!" }],
+      isError: false,
+    };
     await collect(anthropic().stream(request([...history, a.message, result])));
     await collect(openai().stream(request([...history, o.message, result])));
     const [ra, ro, ra2, ro2] = server.requests.slice(before);
@@ -50,7 +76,12 @@ describe("fake model server", () => {
     expect([ra!.api, ro!.api]).toEqual(["anthropic", "openai"]);
     for (const recorded of [ra2!, ro2!]) {
       expect(recorded.messages.slice(-2)).toEqual([
-        { role: "assistant", text: "", images: 0, toolCalls: [{ id: "call_1", name: "read_file", input: { path: "x" } }] },
+        {
+          role: "assistant",
+          text: "",
+          images: 0,
+          toolCalls: [{ id: "call_1", name: "read_file", input: { path: "x" } }],
+        },
         expect.objectContaining({ role: "tool", text: "X!", toolCallId: "call_1" }),
       ]);
     }
@@ -85,7 +116,9 @@ describe("fake model server", () => {
         if (event.type === "text_delta" && ++deltas === 3) controller.abort();
       }
     }
-    expect(done(await collect(openai().stream(request([userText("again")])))).message.content).toEqual([{ type: "text", text: "still alive" }]);
+    expect(done(await collect(openai().stream(request([userText("again")])))).message.content).toEqual([
+      { type: "text", text: "still alive" },
+    ]);
   });
 
   it("leaves out the usage chunk unless the client asks for it", async () => {
@@ -115,7 +148,9 @@ describe("fake model server", () => {
       const urls = JSON.parse(firstLine) as { anthropicBaseUrl: string; openaiBaseUrl: string };
       expect(urls.openaiBaseUrl).toBe(`${urls.anthropicBaseUrl}/v1`);
       const model = createAnthropicClient({ model: "claude-sonnet-4-5", apiKey: "k", baseUrl: urls.anthropicBaseUrl });
-      expect(done(await collect(model.stream(request([userText("hi")])))).message.content).toEqual([{ type: "text", text: "from the script" }]);
+      expect(done(await collect(model.stream(request([userText("hi")])))).message.content).toEqual([
+        { type: "text", text: "from the script" },
+      ]);
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");

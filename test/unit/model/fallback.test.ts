@@ -39,7 +39,11 @@ describe("fallback models", () => {
     expect(texts(events).join("")).toBe("from the backup");
     expect(done(events).stopReason).toBe("end_turn");
     const notice = events.find((e) => e.type === "notice");
-    expect(notice).toMatchObject({ message: expect.stringMatching(/anthropic:claude-sonnet-4-5 is unavailable \(.*429.*\); openai-compatible:local is answering instead/) });
+    expect(notice).toMatchObject({
+      message: expect.stringMatching(
+        /anthropic:claude-sonnet-4-5 is unavailable \(.*429.*\); openai-compatible:local is answering instead/,
+      ),
+    });
     expect(server.requests.map((r) => r.api)).toEqual(["anthropic", "anthropic", "anthropic", "openai"]);
     // The same conversation went to the backup.
     expect(server.requests[3]!.lastUserText).toBe("hi");

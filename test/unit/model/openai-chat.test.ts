@@ -36,7 +36,9 @@ describe("openai chat client", () => {
     server.enqueue(textTurn("Several words arrive here in more than one chunk, as usual."));
     const events = await collect(client().stream(request([userText("hello")])));
     expect(texts(events).length).toBeGreaterThan(2);
-    expect(done(events).message.content).toEqual([{ type: "text", text: "Several words arrive here in more than one chunk, as usual." }]);
+    expect(done(events).message.content).toEqual([
+      { type: "text", text: "Several words arrive here in more than one chunk, as usual." },
+    ]);
     expect(done(events).stopReason).toBe("end_turn");
 
     const [received] = server.requests;
@@ -68,7 +70,11 @@ describe("openai chat client", () => {
 
   it("omits the output cap when none is configured", async () => {
     server.enqueue(textTurn("ok"));
-    await collect(client({ provider: "ollama", model: "llama3.1:8b", maxOutputTokens: undefined }).stream(request([userText("hi")])));
+    await collect(
+      client({ provider: "ollama", model: "llama3.1:8b", maxOutputTokens: undefined }).stream(
+        request([userText("hi")]),
+      ),
+    );
     expect(server.requests[0]!.body.max_tokens).toBeUndefined();
     expect(server.requests[0]!.body.model).toBe("llama3.1:8b");
   });
@@ -78,7 +84,12 @@ describe("openai chat client", () => {
   });
 
   it("streams reasoning as thinking and drops it when sending history back", async () => {
-    server.enqueue({ parts: [{ type: "thinking", text: "Hmm, consider the options." }, { type: "text", text: "Done." }] });
+    server.enqueue({
+      parts: [
+        { type: "thinking", text: "Hmm, consider the options." },
+        { type: "text", text: "Done." },
+      ],
+    });
     const model = client();
     const events = await collect(model.stream(request([userText("q")])));
     expect(texts(events, "thinking_delta").join("")).toBe("Hmm, consider the options.");
@@ -129,15 +140,30 @@ describe("openai chat client", () => {
       { type: "tool_call", id: "call_b", name: "read_file", input: { path: "b.png" } },
     ]);
     expect(server.requests[0]!.body.tools).toEqual([
-      { type: "function", function: { name: "read_file", description: "Read a file", parameters: readFileTool.inputSchema } },
+      {
+        type: "function",
+        function: { name: "read_file", description: "Read a file", parameters: readFileTool.inputSchema },
+      },
     ]);
 
     server.enqueue(textTurn("ok"));
     const history: Message[] = [
       userText("read"),
       finished.message,
-      { role: "tool", toolCallId: "call_a", toolName: "read_file", content: [{ type: "text", text: "A" }], isError: false },
-      { role: "tool", toolCallId: "call_b", toolName: "read_file", content: [{ type: "image", mimeType: "image/png", data: PNG }], isError: false },
+      {
+        role: "tool",
+        toolCallId: "call_a",
+        toolName: "read_file",
+        content: [{ type: "text", text: "A" }],
+        isError: false,
+      },
+      {
+        role: "tool",
+        toolCallId: "call_b",
+        toolName: "read_file",
+        content: [{ type: "image", mimeType: "image/png", data: PNG }],
+        isError: false,
+      },
     ];
     await collect(model.stream(request(history, { tools: [readFileTool] })));
     expect(server.requests[1]!.body.messages.slice(2)).toEqual([
@@ -164,7 +190,17 @@ describe("openai chat client", () => {
   it("sends user images as data URLs", async () => {
     server.enqueue(textTurn("a pixel"));
     await collect(
-      client().stream(request([{ role: "user", content: [{ type: "text", text: "what" }, { type: "image", mimeType: "image/png", data: PNG }] }])),
+      client().stream(
+        request([
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "what" },
+              { type: "image", mimeType: "image/png", data: PNG },
+            ],
+          },
+        ]),
+      ),
     );
     expect(server.requests[0]!.body.messages[1]).toEqual({
       role: "user",
@@ -179,7 +215,19 @@ describe("openai chat client", () => {
     server.enqueue({
       parts: [],
       raw: sse([
-        { choices: [{ index: 0, delta: { tool_calls: [{ function: { name: "ls", arguments: "" } }, { function: { name: "grep", arguments: "{bad" } }] } }] },
+        {
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  { function: { name: "ls", arguments: "" } },
+                  { function: { name: "grep", arguments: "{bad" } },
+                ],
+              },
+            },
+          ],
+        },
         { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
         "[DONE]",
       ]),
@@ -230,14 +278,28 @@ describe("openai chat client", () => {
     server.setHandler(() => ({ parts: [], httpError: { status: 503, body: "upstream down" } }));
     const events = await collect(client({ retry: instantRetry(3).options }).stream(request([userText("hi")])));
     expect(events.map((e) => e.type)).toEqual(["retry", "retry", "retry", "error"]);
-    expect(lastEvent(events)).toEqual({ type: "error", message: "OpenAI API error 503: upstream down", aborted: false, status: 503, exhausted: true });
+    expect(lastEvent(events)).toEqual({
+      type: "error",
+      message: "OpenAI API error 503: upstream down",
+      aborted: false,
+      status: 503,
+      exhausted: true,
+    });
   });
 
   it("reports an error object sent inside the stream", async () => {
-    server.enqueue({ parts: [], raw: sse([{ error: { message: "context too long", type: "invalid_request_error", code: 400 } }]) });
+    server.enqueue({
+      parts: [],
+      raw: sse([{ error: { message: "context too long", type: "invalid_request_error", code: 400 } }]),
+    });
     const events = await collect(client().stream(request([userText("hi")])));
     expect(events).toEqual([
-      { type: "error", message: "OpenAI API stream error (invalid_request_error): context too long", aborted: false, status: 400 },
+      {
+        type: "error",
+        message: "OpenAI API stream error (invalid_request_error): context too long",
+        aborted: false,
+        status: 400,
+      },
     ]);
   });
 
@@ -256,12 +318,19 @@ describe("openai chat client", () => {
   it("turns malformed stream JSON into an error event", async () => {
     server.enqueue({ parts: [], raw: "data: {oops\n\n" });
     const events = await collect(client().stream(request([userText("hi")])));
-    expect(events).toEqual([{ type: "error", message: "OpenAI API sent malformed stream data: {oops", aborted: false }]);
+    expect(events).toEqual([
+      { type: "error", message: "OpenAI API sent malformed stream data: {oops", aborted: false },
+    ]);
   });
 
   it("accepts a stream without [DONE] once a finish reason arrived, and rejects a cut-off one", async () => {
-    server.enqueue({ parts: [], raw: sse([{ choices: [{ index: 0, delta: { content: "fine" }, finish_reason: "stop" }] }]) });
-    expect(done(await collect(client().stream(request([userText("hi")])))).message.content).toEqual([{ type: "text", text: "fine" }]);
+    server.enqueue({
+      parts: [],
+      raw: sse([{ choices: [{ index: 0, delta: { content: "fine" }, finish_reason: "stop" }] }]),
+    });
+    expect(done(await collect(client().stream(request([userText("hi")])))).message.content).toEqual([
+      { type: "text", text: "fine" },
+    ]);
 
     server.enqueue({ parts: [], raw: sse([{ choices: [{ index: 0, delta: { content: "cut" } }] }]) });
     const events = await collect(client({ retry: instantRetry(0).options }).stream(request([userText("hi")])));

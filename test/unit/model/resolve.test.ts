@@ -13,13 +13,19 @@ import { collect, done, request, userText } from "./helpers.js";
 
 describe("parseModelSpec", () => {
   it("splits on the first colon so Ollama tags survive", () => {
-    expect(parseModelSpec("anthropic:claude-sonnet-4-5")).toEqual({ provider: "anthropic", model: "claude-sonnet-4-5" });
+    expect(parseModelSpec("anthropic:claude-sonnet-4-5")).toEqual({
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+    });
     expect(parseModelSpec(" ollama:llama3.1:8b ")).toEqual({ provider: "ollama", model: "llama3.1:8b" });
   });
 
   it("infers the provider of bare catalog model names", () => {
     expect(parseModelSpec("gpt-5-mini")).toEqual({ provider: "openai", model: "gpt-5-mini" });
-    expect(parseModelSpec("claude-sonnet-4-5-20250929")).toEqual({ provider: "anthropic", model: "claude-sonnet-4-5-20250929" });
+    expect(parseModelSpec("claude-sonnet-4-5-20250929")).toEqual({
+      provider: "anthropic",
+      model: "claude-sonnet-4-5-20250929",
+    });
   });
 
   it.each([
@@ -51,17 +57,28 @@ describe("resolveModelSpec", () => {
       spec: "ollama:qwen3",
       source: "--model flag",
     });
-    expect(resolveModelSpec({ env, configDefault: "openai:o3" })).toMatchObject({ spec: "openai:gpt-4.1", source: "DEEP_ACP_MODEL" });
+    expect(resolveModelSpec({ env, configDefault: "openai:o3" })).toMatchObject({
+      spec: "openai:gpt-4.1",
+      source: "DEEP_ACP_MODEL",
+    });
     expect(resolveModelSpec({ env: keys, configDefault: "openai:o3" })).toMatchObject({
       spec: "openai:o3",
       source: "~/.deepagents/config.toml [model].default",
     });
-    expect(resolveModelSpec({ env: keys })).toMatchObject({ spec: "anthropic:claude-sonnet-4-5", source: "ANTHROPIC_API_KEY" });
-    expect(resolveModelSpec({ env: { OPENAI_API_KEY: "o" } })).toMatchObject({ spec: "openai:gpt-5", source: "OPENAI_API_KEY" });
+    expect(resolveModelSpec({ env: keys })).toMatchObject({
+      spec: "anthropic:claude-sonnet-4-5",
+      source: "ANTHROPIC_API_KEY",
+    });
+    expect(resolveModelSpec({ env: { OPENAI_API_KEY: "o" } })).toMatchObject({
+      spec: "openai:gpt-5",
+      source: "OPENAI_API_KEY",
+    });
   });
 
   it("treats blank values as unset", () => {
-    expect(resolveModelSpec({ flag: " ", env: { DEEP_ACP_MODEL: "", ANTHROPIC_API_KEY: " ", OPENAI_API_KEY: "o" } })).toMatchObject({
+    expect(
+      resolveModelSpec({ flag: " ", env: { DEEP_ACP_MODEL: "", ANTHROPIC_API_KEY: " ", OPENAI_API_KEY: "o" } }),
+    ).toMatchObject({
       spec: "openai:gpt-5",
     });
   });
@@ -85,7 +102,10 @@ describe("resolveModelSpec", () => {
 
   it("falls back to stored credentials after every environment variable", () => {
     const credentials: StoredCredentials = { openai: { apiKey: "stored" }, anthropic: { apiKey: "stored" } };
-    expect(resolveModelSpec({ env: {}, credentials })).toMatchObject({ spec: "anthropic:claude-sonnet-4-5", source: "stored credentials (anthropic)" });
+    expect(resolveModelSpec({ env: {}, credentials })).toMatchObject({
+      spec: "anthropic:claude-sonnet-4-5",
+      source: "stored credentials (anthropic)",
+    });
     expect(resolveModelSpec({ env: { OPENAI_API_KEY: "o" }, credentials })).toMatchObject({ source: "OPENAI_API_KEY" });
     expect(resolveModelSpec({ env: {}, credentials: { ollama: { model: "qwen3" } } })).toMatchObject({
       spec: "ollama:qwen3",
@@ -94,7 +114,9 @@ describe("resolveModelSpec", () => {
   });
 
   it("explains what to do when nothing is configured", () => {
-    expect(resolveModelSpec({ env: {} })).toEqual({ error: expect.stringMatching(/No model configured: set ANTHROPIC_API_KEY/) });
+    expect(resolveModelSpec({ env: {} })).toEqual({
+      error: expect.stringMatching(/No model configured: set ANTHROPIC_API_KEY/),
+    });
   });
 });
 
@@ -125,7 +147,11 @@ describe("createModelClient", () => {
     server.enqueue(textTurn("stored"));
     const model = await createModelClient(
       { provider: "openai", model: "gpt-4.1-mini" },
-      { env: {}, credentials: { openai: { apiKey: "stored-key", baseUrl: server.openaiBaseUrl } }, contextWindow: 64_000 },
+      {
+        env: {},
+        credentials: { openai: { apiKey: "stored-key", baseUrl: server.openaiBaseUrl } },
+        contextWindow: 64_000,
+      },
     );
     expect(model.contextWindow).toBe(64_000);
     await collect(model.stream(request([userText("hi")])));
@@ -138,7 +164,9 @@ describe("createModelClient", () => {
     server.enqueue(textTurn("llama"));
     const model = await createModelClient("ollama:llama3.1:8b", { env: { OLLAMA_BASE_URL: server.anthropicBaseUrl } });
     expect(model.supportsImages).toBe(false);
-    expect(done(await collect(model.stream(request([userText("hi")])))).message.content).toEqual([{ type: "text", text: "llama" }]);
+    expect(done(await collect(model.stream(request([userText("hi")])))).message.content).toEqual([
+      { type: "text", text: "llama" },
+    ]);
     expect(server.requests.at(-1)!.path).toBe("/v1/chat/completions");
   });
 
@@ -149,7 +177,10 @@ describe("createModelClient", () => {
   ])("throws missing_credentials for %s naming %s", async (spec, variable) => {
     const failure = createModelClient(spec, { env: {} });
     await expect(failure).rejects.toBeInstanceOf(ModelConfigError);
-    await expect(failure).rejects.toMatchObject({ code: "missing_credentials", message: expect.stringContaining(variable) });
+    await expect(failure).rejects.toMatchObject({
+      code: "missing_credentials",
+      message: expect.stringContaining(variable),
+    });
   });
 
   it("throws invalid_spec for a bad spec", async () => {
@@ -178,7 +209,11 @@ describe("catalog and model choices", () => {
     expect(specs.filter((s) => s === "anthropic:claude-opus-4-1")).toHaveLength(1);
     expect(specs.some((s) => s.startsWith("openai:"))).toBe(false);
     expect(specs.slice(-2)).toEqual(["ollama:qwen3", "openai-compatible:local"]);
-    expect(choices[0]).toEqual({ spec: "anthropic:claude-sonnet-4-5", name: "Claude Sonnet 4.5", description: "Anthropic · 200K context · $3/$15 per M tokens" });
+    expect(choices[0]).toEqual({
+      spec: "anthropic:claude-sonnet-4-5",
+      name: "Claude Sonnet 4.5",
+      description: "Anthropic · 200K context · $3/$15 per M tokens",
+    });
   });
 
   it("includes OpenAI models with stored credentials and the compatible server's model", () => {
@@ -201,7 +236,8 @@ describe("openai: picks the Responses API for reasoning models at OpenAI itself"
   afterAll(() => fake.close());
 
   // Requests to api.openai.com go to the fake server instead: the choice must not depend on the host.
-  const redirect = (input: string, init: RequestInit) => fetch(input.replace("https://api.openai.com/v1", fake.openaiBaseUrl), init);
+  const redirect = (input: string, init: RequestInit) =>
+    fetch(input.replace("https://api.openai.com/v1", fake.openaiBaseUrl), init);
 
   it.each([
     ["openai:gpt-5", {}, "responses"],

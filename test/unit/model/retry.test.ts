@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ModelApiError } from "../../../src/model/errors.js";
-import { abortableSleep, backoffDelayMs, isRetryableStatus, parseRetryAfter, withRetry } from "../../../src/model/retry.js";
+import {
+  abortableSleep,
+  backoffDelayMs,
+  isRetryableStatus,
+  parseRetryAfter,
+  withRetry,
+} from "../../../src/model/retry.js";
 import type { ModelEvent } from "../../../src/model/types.js";
 import { collect, instantRetry } from "./helpers.js";
 

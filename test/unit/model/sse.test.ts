@@ -19,7 +19,7 @@ async function parse(chunks: Array<string | Uint8Array>): Promise<SseEvent[]> {
 
 describe("parseSse", () => {
   it("reads event names and data, defaulting the name to message", async () => {
-    const events = await parse(["event: ping\ndata: {\"a\":1}\n\ndata: plain\n\n"]);
+    const events = await parse(['event: ping\ndata: {"a":1}\n\ndata: plain\n\n']);
     expect(events).toEqual([
       { event: "ping", data: '{"a":1}' },
       { event: "message", data: "plain" },

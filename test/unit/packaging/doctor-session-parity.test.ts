@@ -26,13 +26,32 @@ async function homeWithPlugin(): Promise<{ home: string; project: string }> {
   const pluginRoot = join(home, ".deepagents", "plugins", "cache", "acme", "review");
   await mkdir(join(pluginRoot, ".claude-plugin"), { recursive: true });
   await mkdir(join(pluginRoot, "skills", "review-pr"), { recursive: true });
-  await writeFile(join(pluginRoot, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "review", version: "1.0.0" }));
-  await writeFile(join(pluginRoot, "skills", "review-pr", "SKILL.md"), "---\nname: review-pr\ndescription: Reviews a pull request.\n---\nReview it.\n");
+  await writeFile(
+    join(pluginRoot, ".claude-plugin", "plugin.json"),
+    JSON.stringify({ name: "review", version: "1.0.0" }),
+  );
+  await writeFile(
+    join(pluginRoot, "skills", "review-pr", "SKILL.md"),
+    "---\nname: review-pr\ndescription: Reviews a pull request.\n---\nReview it.\n",
+  );
   const inspected = await inspectPlugin(pluginRoot, "review");
   const state = join(home, ".deepagents", ".state");
   await mkdir(state, { recursive: true });
-  await writeFile(join(state, "installed_plugins.json"), JSON.stringify({ version: 1, plugins: { "review@acme": { installPath: pluginRoot, source: "acme", installedAt: "2026-01-01T00:00:00Z" } } }));
-  await writeFile(join(state, "plugin_state.json"), JSON.stringify({ version: 1, enabledPlugins: { "review@acme": true }, consent: { "review@acme": inspected.plugin!.fingerprint } }));
+  await writeFile(
+    join(state, "installed_plugins.json"),
+    JSON.stringify({
+      version: 1,
+      plugins: { "review@acme": { installPath: pluginRoot, source: "acme", installedAt: "2026-01-01T00:00:00Z" } },
+    }),
+  );
+  await writeFile(
+    join(state, "plugin_state.json"),
+    JSON.stringify({
+      version: 1,
+      enabledPlugins: { "review@acme": true },
+      consent: { "review@acme": inspected.plugin!.fingerprint },
+    }),
+  );
   return { home, project };
 }
 
@@ -67,9 +86,22 @@ it("doctor lists the built-in and plugin skills exactly as a session loads them"
   await watchHub.close();
 
   // After a session has started (it writes the built-ins), doctor reports the same skills, same order.
-  const report = await collectDoctorReport({ cwd: project, home, env: {}, agent: "agent", json: true, noMcp: true, checkBwrap: async () => ({ ok: true }) });
+  const report = await collectDoctorReport({
+    cwd: project,
+    home,
+    env: {},
+    agent: "agent",
+    json: true,
+    noMcp: true,
+    checkBwrap: async () => ({ ok: true }),
+  });
   const session = extensions.skills.items.map((skill) => ({ name: skill.name, scope: skill.scope, path: skill.path }));
-  expect(session).toEqual(expect.arrayContaining([expect.objectContaining({ name: "remember", scope: "builtin" }), expect.objectContaining({ name: "review@acme:review-pr", scope: "plugin" })]));
+  expect(session).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ name: "remember", scope: "builtin" }),
+      expect.objectContaining({ name: "review@acme:review-pr", scope: "plugin" }),
+    ]),
+  );
   expect(report.skills.skills.map(({ name, scope, path }) => ({ name, scope, path }))).toEqual(session);
   expect(report.skills.dirs.map((dir) => dir.path)).toEqual(extensions.skills.sources.map((source) => source.dir));
   expect(report.plugins.enabled).toEqual([expect.objectContaining({ id: "review@acme", loaded: true, skills: 1 })]);

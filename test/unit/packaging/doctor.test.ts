@@ -25,8 +25,17 @@ async function tree(name: "clean" | "broken"): Promise<{ home: string; project: 
 
 const bwrapWorks = async () => ({ ok: true }) as const;
 
-async function doctor(options: Partial<DoctorOptions> & Pick<DoctorOptions, "cwd" | "home">): Promise<{ code: number; text: string; report: DoctorReport }> {
-  const base: DoctorOptions = { env: { ANTHROPIC_API_KEY: "sk-test" }, agent: "agent", json: false, checkBwrap: bwrapWorks, nodeVersion: "v20.19.1", ...options };
+async function doctor(
+  options: Partial<DoctorOptions> & Pick<DoctorOptions, "cwd" | "home">,
+): Promise<{ code: number; text: string; report: DoctorReport }> {
+  const base: DoctorOptions = {
+    env: { ANTHROPIC_API_KEY: "sk-test" },
+    agent: "agent",
+    json: false,
+    checkBwrap: bwrapWorks,
+    nodeVersion: "v20.19.1",
+    ...options,
+  };
   let text = "";
   const code = await runDoctor(base, { stdout: { write: (chunk: string) => (text += chunk) } });
   let json = "";
@@ -38,10 +47,12 @@ async function doctor(options: Partial<DoctorOptions> & Pick<DoctorOptions, "cwd
 /** Every file and directory under `dir` with its size and mtime, to prove doctor wrote nothing. */
 async function snapshot(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true });
-  return Promise.all(entries.sort().map(async (entry) => {
-    const info = await stat(join(dir, entry));
-    return `${entry} ${info.isDirectory() ? "dir" : info.size} ${info.mtimeMs}`;
-  }));
+  return Promise.all(
+    entries.sort().map(async (entry) => {
+      const info = await stat(join(dir, entry));
+      return `${entry} ${info.isDirectory() ? "dir" : info.size} ${info.mtimeMs}`;
+    }),
+  );
 }
 
 describe("deep-acp doctor on a healthy setup", () => {
@@ -53,7 +64,12 @@ describe("deep-acp doctor on a healthy setup", () => {
     expect(report.problems).toEqual([]);
     expect(report.projectRoot).toBe(project);
 
-    expect(report.model).toMatchObject({ ok: true, spec: "anthropic:claude-sonnet-4-5", credential: "ANTHROPIC_API_KEY (environment)", env: ["ANTHROPIC_API_KEY"] });
+    expect(report.model).toMatchObject({
+      ok: true,
+      spec: "anthropic:claude-sonnet-4-5",
+      credential: "ANTHROPIC_API_KEY (environment)",
+      env: ["ANTHROPIC_API_KEY"],
+    });
     expect(report.model.source).toContain("config.toml");
     expect(report.config.file).toEqual({ path: join(home, ".deepagents", "config.toml"), state: "found" });
     expect(report.mcp.files.map((f) => [f.level, f.state, f.servers])).toEqual([
@@ -62,21 +78,45 @@ describe("deep-acp doctor on a healthy setup", () => {
       ["project-root", "found", ["project-db"]],
     ]);
     const projectDb = report.mcp.servers.find((s) => s.name === "project-db");
-    expect(projectDb).toMatchObject({ source: "project-root", transport: "stdio", target: "node db-server.js --read-only", trust: { state: "pending", allowed: false } });
+    expect(projectDb).toMatchObject({
+      source: "project-root",
+      transport: "stdio",
+      target: "node db-server.js --read-only",
+      trust: { state: "pending", allowed: false },
+    });
     expect(report.mcp.servers.find((s) => s.name === "notes")?.trust).toBeUndefined();
-    expect(report.hooks.files.map((f) => [f.scope, f.state, f.handlers])).toEqual([["user", "found", 1], ["project", "found", 1]]);
-    expect(report.hooks.projectTrust).toMatchObject({ status: "untrusted", commands: ["PreToolUse[Bash]: ./scripts/check-command.sh"] });
-    expect(report.memory.files.map((f) => [f.scope, f.state])).toEqual([["user", "found"], ["project", "missing"], ["project", "found"]]);
-    expect(report.skills.skills.map((s) => [s.name, s.scope])).toEqual([["hello", "user"], ["release-notes", "project"]]);
+    expect(report.hooks.files.map((f) => [f.scope, f.state, f.handlers])).toEqual([
+      ["user", "found", 1],
+      ["project", "found", 1],
+    ]);
+    expect(report.hooks.projectTrust).toMatchObject({
+      status: "untrusted",
+      commands: ["PreToolUse[Bash]: ./scripts/check-command.sh"],
+    });
+    expect(report.memory.files.map((f) => [f.scope, f.state])).toEqual([
+      ["user", "found"],
+      ["project", "missing"],
+      ["project", "found"],
+    ]);
+    expect(report.skills.skills.map((s) => [s.name, s.scope])).toEqual([
+      ["hello", "user"],
+      ["release-notes", "project"],
+    ]);
     expect(report.skills.builtin).toEqual(["remember", "skill-creator"]);
-    expect(report.subagents.items.map((a) => [a.name, a.source])).toEqual([["general-purpose", "builtin"], ["reviewer", "user"], ["tester", "project"]]);
+    expect(report.subagents.items.map((a) => [a.name, a.source])).toEqual([
+      ["general-purpose", "builtin"],
+      ["reviewer", "user"],
+      ["tester", "project"],
+    ]);
     expect(report.sandbox).toMatchObject({ kind: "none", bwrap: { ok: true } });
     expect(report.node).toMatchObject({ version: "v20.19.1", ok: true });
 
     expect(text).toContain("✓ anthropic:claude-sonnet-4-5 (chosen by ~/.deepagents/config.toml [model].default)");
     expect(text).toContain("key: ANTHROPIC_API_KEY (environment)");
     expect(text).toMatch(/– project\s+.*\/\.deepagents\/\.mcp\.json: not found/);
-    expect(text).toContain("! project-db [project-root, stdio] node db-server.js --read-only: project server not approved");
+    expect(text).toContain(
+      "! project-db [project-root, stdio] node db-server.js --read-only: project server not approved",
+    );
     expect(text).toContain("! project hooks not trusted yet");
     expect(text).toContain("✓ release-notes (project)");
     expect(text).toContain("✓ tester (project)");
@@ -94,22 +134,34 @@ describe("deep-acp doctor on a healthy setup", () => {
     const { home, project, state } = await tree("clean");
     const raw = JSON.parse(await readFile(join(project, ".mcp.json"), "utf8")).mcpServers["project-db"];
     await createMcpTrustStore({ stateDir: state }).approve(project, "project-db", fingerprintServer(raw));
-    const request = (await describeProjectHooks(await loadHooksConfig([{ scope: "project", file: join(project, ".deepagents", "hooks.json") }]), project))!;
+    const request = (await describeProjectHooks(
+      await loadHooksConfig([{ scope: "project", file: join(project, ".deepagents", "hooks.json") }]),
+      project,
+    ))!;
     await createHookTrustStore({ stateDir: state }).trust(project, request.fingerprint);
 
     const trusted = await doctor({ cwd: project, home });
-    expect(trusted.report.mcp.servers.find((s) => s.name === "project-db")?.trust).toMatchObject({ state: "approved", allowed: true });
+    expect(trusted.report.mcp.servers.find((s) => s.name === "project-db")?.trust).toMatchObject({
+      state: "approved",
+      allowed: true,
+    });
     expect(trusted.report.hooks.projectTrust.status).toBe("trusted");
     expect(trusted.text).toContain("✓ project hooks trusted");
 
-    await writeFile(join(project, ".deepagents", "hooks.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } }));
+    await writeFile(
+      join(project, ".deepagents", "hooks.json"),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } }),
+    );
     const edited = await doctor({ cwd: project, home });
     expect(edited.report.hooks.projectTrust.status).toBe("changed");
     expect(edited.code).toBe(0);
 
     const flagged = await doctor({ cwd: project, home, trustProjectHooks: true, trustProjectMcp: true });
     expect(flagged.report.hooks.projectTrust.status).toBe("flag");
-    await writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { "project-db": { command: "node", args: ["other.js"] } } }));
+    await writeFile(
+      join(project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { "project-db": { command: "node", args: ["other.js"] } } }),
+    );
     const changedServer = await doctor({ cwd: project, home, trustProjectMcp: true });
     expect(changedServer.report.mcp.servers.find((s) => s.name === "project-db")?.trust?.state).toBe("flag");
   });
@@ -119,27 +171,53 @@ describe("deep-acp doctor on a healthy setup", () => {
     const pluginRoot = join(home, ".deepagents", "plugins", "cache", "acme", "review");
     await mkdir(join(pluginRoot, ".claude-plugin"), { recursive: true });
     await mkdir(join(pluginRoot, "skills", "review-pr"), { recursive: true });
-    await writeFile(join(pluginRoot, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "review", version: "1.0.0" }));
-    await writeFile(join(pluginRoot, "skills", "review-pr", "SKILL.md"), "---\nname: review-pr\ndescription: Reviews a pull request.\n---\nReview it.\n");
+    await writeFile(
+      join(pluginRoot, ".claude-plugin", "plugin.json"),
+      JSON.stringify({ name: "review", version: "1.0.0" }),
+    );
+    await writeFile(
+      join(pluginRoot, "skills", "review-pr", "SKILL.md"),
+      "---\nname: review-pr\ndescription: Reviews a pull request.\n---\nReview it.\n",
+    );
     await writeFile(join(pluginRoot, ".mcp.json"), JSON.stringify({ mcpServers: { gh: { command: "gh-mcp" } } }));
     const inspected = await inspectPlugin(pluginRoot, "review");
     await mkdir(state, { recursive: true });
-    await writeFile(join(state, "installed_plugins.json"), JSON.stringify({ version: 1, plugins: { "review@acme": { installPath: pluginRoot, source: "acme", installedAt: "2026-01-01T00:00:00Z" } } }));
-    await writeFile(join(state, "plugin_state.json"), JSON.stringify({ version: 1, enabledPlugins: { "review@acme": true }, consent: { "review@acme": inspected.plugin!.fingerprint } }));
+    await writeFile(
+      join(state, "installed_plugins.json"),
+      JSON.stringify({
+        version: 1,
+        plugins: { "review@acme": { installPath: pluginRoot, source: "acme", installedAt: "2026-01-01T00:00:00Z" } },
+      }),
+    );
+    await writeFile(
+      join(state, "plugin_state.json"),
+      JSON.stringify({
+        version: 1,
+        enabledPlugins: { "review@acme": true },
+        consent: { "review@acme": inspected.plugin!.fingerprint },
+      }),
+    );
 
     const before = await snapshot(home);
     const { code, report } = await doctor({ cwd: project, home });
     expect(code).toBe(0);
-    expect(report.plugins.enabled).toEqual([expect.objectContaining({ id: "review@acme", loaded: true, version: "1.0.0", skills: 1, mcpServers: 1 })]);
+    expect(report.plugins.enabled).toEqual([
+      expect.objectContaining({ id: "review@acme", loaded: true, version: "1.0.0", skills: 1, mcpServers: 1 }),
+    ]);
     expect(report.skills.skills.map((s) => s.name)).toContain("review@acme:review-pr");
-    expect(report.mcp.servers.find((s) => s.source === "plugin")).toMatchObject({ transport: "stdio", target: "gh-mcp" });
+    expect(report.mcp.servers.find((s) => s.source === "plugin")).toMatchObject({
+      transport: "stdio",
+      target: "gh-mcp",
+    });
     expect(await snapshot(home)).toEqual(before);
 
     await writeFile(join(pluginRoot, ".mcp.json"), JSON.stringify({ mcpServers: { gh: { command: "evil" } } }));
     const changed = await doctor({ cwd: project, home });
     expect(changed.code).toBe(1);
     expect(changed.report.plugins.enabled[0]).toMatchObject({ loaded: false });
-    expect(changed.report.problems).toEqual([expect.objectContaining({ section: "plugins", message: expect.stringContaining("changed since it was enabled") })]);
+    expect(changed.report.problems).toEqual([
+      expect.objectContaining({ section: "plugins", message: expect.stringContaining("changed since it was enabled") }),
+    ]);
   });
 });
 
@@ -155,14 +233,23 @@ describe("deep-acp doctor on a broken setup", () => {
     expect(report.problems).toEqual([
       { section: "config", source: configPath, message: expect.stringContaining("invalid TOML") },
       { section: "mcp", source: mcpPath, message: expect.stringContaining("invalid JSON") },
-      { section: "hooks", source: hooksPath, message: 'hooks.PreToolUse[0].hooks[0]: needs "command" (shell) or "argv" (no shell)' },
+      {
+        section: "hooks",
+        source: hooksPath,
+        message: 'hooks.PreToolUse[0].hooks[0]: needs "command" (shell) or "argv" (no shell)',
+      },
     ]);
     expect(report.config.file.state).toBe("invalid");
-    expect(report.mcp.files.find((f) => f.path === mcpPath)).toMatchObject({ state: "invalid", detail: expect.stringContaining("invalid JSON") });
+    expect(report.mcp.files.find((f) => f.path === mcpPath)).toMatchObject({
+      state: "invalid",
+      detail: expect.stringContaining("invalid JSON"),
+    });
     expect(report.hooks.files.find((f) => f.path === hooksPath)).toMatchObject({ state: "invalid", handlers: 0 });
 
     expect(text).toContain(`✗ ${configPath}: invalid: invalid TOML`);
-    expect(text).toMatch(new RegExp(`✗ project-root\\s+${mcpPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: invalid: invalid JSON`));
+    expect(text).toMatch(
+      new RegExp(`✗ project-root\\s+${mcpPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: invalid: invalid JSON`),
+    );
     expect(text).toContain(`✗ project: ${hooksPath}: invalid: hooks.PreToolUse[0].hooks[0]: needs "command"`);
     expect(text).toContain("✗ 3 problems:");
   });
@@ -176,7 +263,12 @@ describe("deep-acp doctor on a broken setup", () => {
     expect(none.text).toContain("✗ No model configured");
 
     const keyless = await doctor({ cwd: project, home, env: {}, model: "openai:gpt-5" });
-    expect(keyless.report.model).toMatchObject({ ok: false, spec: "openai:gpt-5", source: "--model flag", error: expect.stringContaining("set OPENAI_API_KEY") });
+    expect(keyless.report.model).toMatchObject({
+      ok: false,
+      spec: "openai:gpt-5",
+      source: "--model flag",
+      error: expect.stringContaining("set OPENAI_API_KEY"),
+    });
 
     const typo = await doctor({ cwd: project, home, env: { DEEP_ACP_MODEL: "antropic:claude" } });
     expect(typo.report.model.error).toContain('DEEP_ACP_MODEL: Unknown model provider "antropic"');
@@ -191,9 +283,16 @@ describe("deep-acp doctor on a broken setup", () => {
     await chmod(credentials, 0o644);
     const stored = await doctor({ cwd: project, home, env: {} });
     expect(stored.code).toBe(0);
-    expect(stored.report.model).toMatchObject({ ok: true, spec: "openai:gpt-5", source: "stored credentials (openai)", credential: `stored credentials (${credentials})` });
+    expect(stored.report.model).toMatchObject({
+      ok: true,
+      spec: "openai:gpt-5",
+      source: "stored credentials (openai)",
+      credential: `stored credentials (${credentials})`,
+    });
     expect(stored.report.model.credentialsFile).toEqual({ path: credentials, state: "found", providers: ["openai"] });
-    expect(stored.report.warnings).toEqual([expect.objectContaining({ section: "model", message: expect.stringContaining("readable by other users") })]);
+    expect(stored.report.warnings).toEqual([
+      expect.objectContaining({ section: "model", message: expect.stringContaining("readable by other users") }),
+    ]);
     expect(stored.text).not.toContain("sk-stored");
     expect(JSON.stringify(stored.report)).not.toContain("sk-stored");
 
@@ -230,7 +329,9 @@ describe("deep-acp doctor on a broken setup", () => {
 
     const missing = await doctor({ cwd: project, home, mcpConfig: "extra.json" });
     expect(missing.code).toBe(1);
-    expect(missing.report.problems).toEqual([expect.objectContaining({ section: "mcp", source: join(project, "extra.json"), message: "file not found" })]);
+    expect(missing.report.problems).toEqual([
+      expect.objectContaining({ section: "mcp", source: join(project, "extra.json"), message: "file not found" }),
+    ]);
 
     const old = await doctor({ cwd: project, home, nodeVersion: "v18.20.0" });
     expect(old.code).toBe(1);
@@ -239,7 +340,14 @@ describe("deep-acp doctor on a broken setup", () => {
 
   it("builds the report without printing (collectDoctorReport)", async () => {
     const { home, project } = await tree("broken");
-    const report = await collectDoctorReport({ cwd: project, home, env: {}, agent: "agent", json: true, checkBwrap: bwrapWorks });
+    const report = await collectDoctorReport({
+      cwd: project,
+      home,
+      env: {},
+      agent: "agent",
+      json: true,
+      checkBwrap: bwrapWorks,
+    });
     expect(report.problems.map((p) => p.section)).toEqual(["model", "config", "mcp", "hooks"]);
   });
 });

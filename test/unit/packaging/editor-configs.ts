@@ -19,16 +19,30 @@ export type EditorLaunch = {
 type Extractor = { editor: string; file: string; extract(text: string): Omit<EditorLaunch, "editor" | "file"> };
 
 export const EDITOR_CONFIGS: Extractor[] = [
-  { editor: "Zed", file: "zed/settings.json", extract: (text) => jsonEntry(JSON.parse(text).agent_servers["deep-acp"]) },
-  { editor: "JetBrains", file: "jetbrains/acp.json", extract: (text) => jsonEntry(JSON.parse(text).agent_servers["deep-acp"]) },
-  { editor: "VS Code", file: "vscode/settings.json", extract: (text) => jsonEntry(JSON.parse(text)["acp.agents"]["deep-acp"]) },
+  {
+    editor: "Zed",
+    file: "zed/settings.json",
+    extract: (text) => jsonEntry(JSON.parse(text).agent_servers["deep-acp"]),
+  },
+  {
+    editor: "JetBrains",
+    file: "jetbrains/acp.json",
+    extract: (text) => jsonEntry(JSON.parse(text).agent_servers["deep-acp"]),
+  },
+  {
+    editor: "VS Code",
+    file: "vscode/settings.json",
+    extract: (text) => jsonEntry(JSON.parse(text)["acp.agents"]["deep-acp"]),
+  },
   {
     editor: "Neovim CodeCompanion",
     file: "neovim/codecompanion.lua",
     extract: (text) => {
       const code = withoutLuaComments(text);
       checkBalanced(blankStrings(code), "{}()[]");
-      const [command, ...args] = luaStrings(match(code, /commands\s*=\s*\{\s*default\s*=\s*\{([^}]*)\}/, "commands.default"));
+      const [command, ...args] = luaStrings(
+        match(code, /commands\s*=\s*\{\s*default\s*=\s*\{([^}]*)\}/, "commands.default"),
+      );
       if (command === undefined) throw new Error("commands.default is empty");
       return { command, args };
     },
@@ -40,8 +54,15 @@ export const EDITOR_CONFIGS: Extractor[] = [
       const code = withoutLuaComments(text);
       checkBalanced(blankStrings(code), "{}()[]");
       // The first command/args after the provider's key are its own (env is a map, not a list).
-      const entry = match(code, /acp_providers\s*=\s*\{\s*\["deep-acp"\]\s*=\s*\{([\s\S]*)/, `acp_providers["deep-acp"]`);
-      return { command: luaStrings(match(entry, /\bcommand\s*=\s*("[^"]*")/, "command"))[0]!, args: luaStrings(match(entry, /\bargs\s*=\s*\{([^}]*)\}/, "args")) };
+      const entry = match(
+        code,
+        /acp_providers\s*=\s*\{\s*\["deep-acp"\]\s*=\s*\{([\s\S]*)/,
+        `acp_providers["deep-acp"]`,
+      );
+      return {
+        command: luaStrings(match(entry, /\bcommand\s*=\s*("[^"]*")/, "command"))[0]!,
+        args: luaStrings(match(entry, /\bargs\s*=\s*\{([^}]*)\}/, "args")),
+      };
     },
   },
   {
@@ -49,7 +70,10 @@ export const EDITOR_CONFIGS: Extractor[] = [
     file: "emacs/agent-shell.el",
     extract: (text) => {
       const code = withoutLispComments(text);
-      checkBalanced(code.replace(/"(?:[^"\\]|\\.)*"|\?\\?./g, (m) => (m.startsWith('"') ? '""' : "?")), "()[]");
+      checkBalanced(
+        code.replace(/"(?:[^"\\]|\\.)*"|\?\\?./g, (m) => (m.startsWith('"') ? '""' : "?")),
+        "()[]",
+      );
       const command = lispStrings(match(code, /:command\s+("[^"]*")/, ":command"))[0]!;
       return { command, args: lispStrings(match(code, /:command-params\s+'\(([^)]*)\)/, ":command-params")) };
     },
@@ -72,9 +96,11 @@ export async function readEditorLaunches(): Promise<EditorLaunch[]> {
 function jsonEntry(entry: { command: unknown; args?: unknown; env?: unknown }): Omit<EditorLaunch, "editor" | "file"> {
   if (typeof entry.command !== "string") throw new Error("command is not a string");
   const args = entry.args ?? [];
-  if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) throw new Error("args is not a list of strings");
+  if (!Array.isArray(args) || !args.every((a) => typeof a === "string"))
+    throw new Error("args is not a list of strings");
   const env = entry.env ?? {};
-  if (typeof env !== "object" || env === null || !Object.values(env).every((v) => typeof v === "string")) throw new Error("env is not a string map");
+  if (typeof env !== "object" || env === null || !Object.values(env).every((v) => typeof v === "string"))
+    throw new Error("env is not a string map");
   return { command: entry.command, args, env: env as Record<string, string> };
 }
 
@@ -86,7 +112,10 @@ function match(text: string, pattern: RegExp, what: string): string {
 
 /** Double-quoted Lua strings of a list body; anything else in the list is an error. */
 function luaStrings(body: string): string[] {
-  const items = body.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const items = body
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
   return items.map((item) => {
     const literal = /^"((?:[^"\\]|\\.)*)"$/.exec(item);
     if (!literal) throw new Error(`not a string literal: ${item}`);
@@ -104,7 +133,9 @@ function lispStrings(body: string): string[] {
 
 /** Comments removed, strings kept (a comment marker inside a string is not a comment). */
 function withoutLuaComments(text: string): string {
-  return text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|--\[\[[\s\S]*?\]\]|--[^\n]*/g, (m) => (m.startsWith("--") ? "" : m));
+  return text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|--\[\[[\s\S]*?\]\]|--[^\n]*/g, (m) =>
+    m.startsWith("--") ? "" : m,
+  );
 }
 
 /** Also skips character literals (`?;`, `?\(`), which would otherwise read as comments or brackets. */

@@ -8,7 +8,10 @@ const extractor = (file: string) => EDITOR_CONFIGS.find((c) => c.file === file)!
 
 describe("editors/", () => {
   it("has one folder per host, each with a README", async () => {
-    const folders = (await readdir(EDITORS_DIR, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const folders = (await readdir(EDITORS_DIR, { withFileTypes: true }))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
     expect(folders).toEqual(["emacs", "jetbrains", "neovim", "vscode", "zed"]);
     for (const folder of folders) expect((await read(join(folder, "README.md"))).length).toBeGreaterThan(200);
   });
@@ -16,12 +19,23 @@ describe("editors/", () => {
   it("every config launches the published package with `npx -y deep-acp`", async () => {
     const launches = await readEditorLaunches();
     expect(launches.map((l) => l.file).sort()).toEqual(EDITOR_CONFIGS.map((c) => c.file).sort());
-    for (const launch of launches) expect({ file: launch.file, command: launch.command, args: launch.args }).toEqual({ file: launch.file, command: "npx", args: ["-y", "deep-acp"] });
+    for (const launch of launches)
+      expect({ file: launch.file, command: launch.command, args: launch.args }).toEqual({
+        file: launch.file,
+        command: "npx",
+        args: ["-y", "deep-acp"],
+      });
   });
 
   it("Zed: a custom agent server that starts new threads in the default mode", async () => {
     const entry = JSON.parse(await read("zed/settings.json")).agent_servers["deep-acp"];
-    expect(entry).toEqual({ type: "custom", command: "npx", args: ["-y", "deep-acp"], env: {}, default_config_options: { mode: "default" } });
+    expect(entry).toEqual({
+      type: "custom",
+      command: "npx",
+      args: ["-y", "deep-acp"],
+      env: {},
+      default_config_options: { mode: "default" },
+    });
   });
 
   it("JetBrains: acp.json passes the IDE's custom MCP servers", async () => {
@@ -33,7 +47,14 @@ describe("editors/", () => {
     const expectations: Record<string, RegExp[]> = {
       "zed/README.md": [/settings\.json/, /dev: open acp logs/, /ANTHROPIC_API_KEY/],
       "jetbrains/README.md": [/~\/\.jetbrains\/acp\.json/, /Show Log/, /ANTHROPIC_API_KEY/],
-      "neovim/README.md": [/codecompanion\.lua/, /avante\.lua/, /codecompanion\.log/, /per-connection RPC\s+log/, /Neovim >= 0\.11/, /ANTHROPIC_API_KEY/],
+      "neovim/README.md": [
+        /codecompanion\.lua/,
+        /avante\.lua/,
+        /codecompanion\.log/,
+        /per-connection RPC\s+log/,
+        /Neovim >= 0\.11/,
+        /ANTHROPIC_API_KEY/,
+      ],
       "vscode/README.md": [/acp\.agents|settings\.json/, /acp\.logTraffic/, /ANTHROPIC_API_KEY/],
       "emacs/README.md": [/init file/, /Emacs >= 29\.1/, /agent-shell-view-traffic/, /ANTHROPIC_API_KEY/],
     };
@@ -54,14 +75,25 @@ describe("editors/", () => {
 
   it("the Lua and Emacs Lisp checks catch a broken file and a non-literal command", async () => {
     const lua = await read("neovim/codecompanion.lua");
-    expect(() => extractor("neovim/codecompanion.lua").extract(lua.replace(/\}\)\s*$/, ")"))).toThrow(/unbalanced|unclosed/);
-    expect(() => extractor("neovim/codecompanion.lua").extract(lua.replace('"npx", "-y"', 'npx_path, "-y"'))).toThrow(/not a string literal/);
+    expect(() => extractor("neovim/codecompanion.lua").extract(lua.replace(/\}\)\s*$/, ")"))).toThrow(
+      /unbalanced|unclosed/,
+    );
+    expect(() => extractor("neovim/codecompanion.lua").extract(lua.replace('"npx", "-y"', 'npx_path, "-y"'))).toThrow(
+      /not a string literal/,
+    );
     const avante = await read("neovim/avante.lua");
-    expect(() => extractor("neovim/avante.lua").extract(avante.replace("acp_providers", "providers"))).toThrow(/cannot find/);
+    expect(() => extractor("neovim/avante.lua").extract(avante.replace("acp_providers", "providers"))).toThrow(
+      /cannot find/,
+    );
     const elisp = await read("emacs/agent-shell.el");
-    expect(() => extractor("emacs/agent-shell.el").extract(elisp.replace(":context-buffer buffer))", ":context-buffer buffer)"))).toThrow(/unclosed/);
+    expect(() =>
+      extractor("emacs/agent-shell.el").extract(elisp.replace(":context-buffer buffer))", ":context-buffer buffer)")),
+    ).toThrow(/unclosed/);
     // A bracket inside a comment or string does not count.
     expect(extractor("emacs/agent-shell.el").extract(`${elisp}\n;; (unbalanced\n(message "(")\n`).command).toBe("npx");
-    expect(extractor("neovim/avante.lua").extract(`${avante}\n-- {{\nlocal s = "}"\n`).args).toEqual(["-y", "deep-acp"]);
+    expect(extractor("neovim/avante.lua").extract(`${avante}\n-- {{\nlocal s = "}"\n`).args).toEqual([
+      "-y",
+      "deep-acp",
+    ]);
   });
 });

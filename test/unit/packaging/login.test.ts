@@ -20,10 +20,14 @@ async function tempHome(): Promise<string> {
 
 /** A stand-in for a terminal: records raw-mode switches; what the user types is pushed with `type`. */
 function fakeTerminal() {
-  const input = Object.assign(new PassThrough(), { isTTY: true, rawModes: [] as boolean[], setRawMode(mode: boolean) {
-    input.rawModes.push(mode);
-    return input;
-  } });
+  const input = Object.assign(new PassThrough(), {
+    isTTY: true,
+    rawModes: [] as boolean[],
+    setRawMode(mode: boolean) {
+      input.rawModes.push(mode);
+      return input;
+    },
+  });
   let shown = "";
   const output = new PassThrough();
   output.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
@@ -100,12 +104,27 @@ describe("deep-acp login", () => {
   it("stores a checked key 0600 in a 0700 directory, next to other providers' keys", async () => {
     const home = await tempHome();
     await mkdir(join(home, ".deepagents", ".state"), { recursive: true, mode: 0o755 });
-    await writeFile(credentialsPath(home), JSON.stringify({ openai: { apiKey: "sk-openai", baseUrl: "http://proxy.invalid/v1" } }));
+    await writeFile(
+      credentialsPath(home),
+      JSON.stringify({ openai: { apiKey: "sk-openai", baseUrl: "http://proxy.invalid/v1" } }),
+    );
     const seen: Array<{ url: string; headers: Record<string, string> }> = [];
-    const { code, shown } = await login("anthropic\nsk-ant-new\n", { home, fetch: providerFetch(seen), env: { ANTHROPIC_BASE_URL: "http://models.invalid/v1/" } });
+    const { code, shown } = await login("anthropic\nsk-ant-new\n", {
+      home,
+      fetch: providerFetch(seen),
+      env: { ANTHROPIC_BASE_URL: "http://models.invalid/v1/" },
+    });
     expect(code).toBe(0);
-    expect(seen).toEqual([{ url: "http://models.invalid/v1/models", headers: { "x-api-key": "sk-ant-new", "anthropic-version": "2023-06-01" } }]);
-    expect(await stored(home)).toEqual({ openai: { apiKey: "sk-openai", baseUrl: "http://proxy.invalid/v1" }, anthropic: { apiKey: "sk-ant-new" } });
+    expect(seen).toEqual([
+      {
+        url: "http://models.invalid/v1/models",
+        headers: { "x-api-key": "sk-ant-new", "anthropic-version": "2023-06-01" },
+      },
+    ]);
+    expect(await stored(home)).toEqual({
+      openai: { apiKey: "sk-openai", baseUrl: "http://proxy.invalid/v1" },
+      anthropic: { apiKey: "sk-ant-new" },
+    });
     expect((await stat(credentialsPath(home))).mode & 0o777).toBe(0o600);
     expect((await stat(join(home, ".deepagents", ".state"))).mode & 0o777).toBe(0o700);
     expect(shown).toContain("The key works.");
@@ -115,7 +134,10 @@ describe("deep-acp login", () => {
   it("keeps a stored base URL when replacing a key, and checks the key against it", async () => {
     const home = await tempHome();
     await mkdir(join(home, ".deepagents", ".state"), { recursive: true });
-    await writeFile(credentialsPath(home), JSON.stringify({ openai: { apiKey: "sk-one", baseUrl: "http://gateway.invalid/v1" } }));
+    await writeFile(
+      credentialsPath(home),
+      JSON.stringify({ openai: { apiKey: "sk-one", baseUrl: "http://gateway.invalid/v1" } }),
+    );
     const seen: Array<{ url: string; headers: Record<string, string> }> = [];
     expect((await login("openai\nsk-two\n", { home, fetch: providerFetch(seen) })).code).toBe(0);
     expect(seen.map((s) => s.url)).toEqual(["http://gateway.invalid/v1/models"]);
@@ -143,7 +165,9 @@ describe("deep-acp login", () => {
     }) as typeof fetch;
     const { code, shown } = await login("1\nsk-offline\n", { home, fetch: offline });
     expect(code).toBe(0);
-    expect(shown).toContain("Could not check the key at https://api.anthropic.com/v1/models (fetch failed); storing it anyway.");
+    expect(shown).toContain(
+      "Could not check the key at https://api.anthropic.com/v1/models (fetch failed); storing it anyway.",
+    );
     expect(await stored(home)).toEqual({ anthropic: { apiKey: "sk-offline" } });
   });
 
@@ -152,7 +176,9 @@ describe("deep-acp login", () => {
     const { code, shown } = await login("3\nhttp://127.0.0.1:8000/v1\n\n\n", { home });
     expect(code).toBe(0);
     expect(shown).toContain("the server lists model-a, model-b");
-    expect(await stored(home)).toEqual({ "openai-compatible": { baseUrl: "http://127.0.0.1:8000/v1", model: "model-a" } });
+    expect(await stored(home)).toEqual({
+      "openai-compatible": { baseUrl: "http://127.0.0.1:8000/v1", model: "model-a" },
+    });
     expect((await login("openai-compatible\nnot a url\n", { home })).code).toBe(1);
   });
 
@@ -176,9 +202,16 @@ describe("deep-acp login", () => {
   it("exits 130 and stores nothing when the user presses Ctrl-C at the key prompt", async () => {
     const home = await tempHome();
     const term = fakeTerminal();
-    const done = runLogin(LOGIN, { home, env: {}, fetch: providerFetch(), prompter: createTerminalPrompter(term.input, term.output) });
+    const done = runLogin(LOGIN, {
+      home,
+      env: {},
+      fetch: providerFetch(),
+      prompter: createTerminalPrompter(term.input, term.output),
+    });
     term.type("1\n");
-    await new Promise<void>((resolve) => term.output.on("data", () => term.shown().includes("input hidden") && resolve()));
+    await new Promise<void>((resolve) =>
+      term.output.on("data", () => term.shown().includes("input hidden") && resolve()),
+    );
     term.type("sk-half\x03");
     expect(await done).toBe(130);
     expect(term.shown()).toContain("Cancelled; nothing stored.");
@@ -191,7 +224,11 @@ describe("deep-acp logout", () => {
     const home = await tempHome();
     await login("1\nsk-stored\n", { home });
     let said = "";
-    const code = await runLogout(parseCliArgs(["logout"]), { home, env: { OPENAI_API_KEY: "sk-env" }, say: (t) => (said += t) });
+    const code = await runLogout(parseCliArgs(["logout"]), {
+      home,
+      env: { OPENAI_API_KEY: "sk-env" },
+      say: (t) => (said += t),
+    });
     expect(code).toBe(0);
     await expect(stat(credentialsPath(home))).rejects.toMatchObject({ code: "ENOENT" });
     expect(said).toContain(`Removed ${credentialsPath(home)}`);

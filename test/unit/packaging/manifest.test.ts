@@ -38,7 +38,10 @@ describe("validateAgentManifest", () => {
 
   it("accepts a complete document, including a binary distribution for all three systems", () => {
     expect(validateAgentManifest(good, "my-agent")).toEqual([]);
-    const withBinary = { ...good, distribution: { binary: binary(["darwin-aarch64", "linux-x86_64", "windows-x86_64"]) } };
+    const withBinary = {
+      ...good,
+      distribution: { binary: binary(["darwin-aarch64", "linux-x86_64", "windows-x86_64"]) },
+    };
     expect(validateAgentManifest(withBinary)).toEqual([]);
   });
 
@@ -53,14 +56,50 @@ describe("validateAgentManifest", () => {
     ["an empty distribution", { distribution: {} }, "distribution: object with at least one"],
     ["an unknown distribution kind", { distribution: { docker: { image: "x" } } }, "distribution.docker: not allowed"],
     ["an npx package that is empty", { distribution: { npx: { package: "" } } }, "distribution.npx.package: non-empty"],
-    ["an npx entry with extra keys", { distribution: { npx: { package: "a@1.2.3", cmd: "a" } } }, "distribution.npx.cmd: not allowed"],
-    ["non-string args", { distribution: { npx: { package: "a@1.2.3", args: [1] } } }, "distribution.npx.args: list of strings"],
-    ["a package pinned to another version", { distribution: { npx: { package: "a@1.2.4" } } }, "pinned 1.2.4 but version is 1.2.3"],
+    [
+      "an npx entry with extra keys",
+      { distribution: { npx: { package: "a@1.2.3", cmd: "a" } } },
+      "distribution.npx.cmd: not allowed",
+    ],
+    [
+      "non-string args",
+      { distribution: { npx: { package: "a@1.2.3", args: [1] } } },
+      "distribution.npx.args: list of strings",
+    ],
+    [
+      "a package pinned to another version",
+      { distribution: { npx: { package: "a@1.2.4" } } },
+      "pinned 1.2.4 but version is 1.2.3",
+    ],
     ["a package at @latest", { distribution: { npx: { package: "a@latest" } } }, "pin a version instead of @latest"],
-    ["binaries missing an OS", { distribution: { binary: binary(["linux-x86_64", "darwin-aarch64"]) } }, "no build for windows"],
-    ["an unknown platform", { distribution: { binary: binary(["linux-x86_64", "darwin-aarch64", "windows-x86_64", "beos-x86"]) } }, "unknown platform"],
-    ["an installer archive", { distribution: { binary: binary(["linux-x86_64", "darwin-aarch64", "windows-x86_64"], "https://e.com/v1.2.3/a.dmg") } }, "installers are not supported"],
-    ["a release of another version", { distribution: { binary: binary(["linux-x86_64", "darwin-aarch64", "windows-x86_64"], "https://e.com/download/v9.9.9/a.zip") } }, "release 9.9.9"],
+    [
+      "binaries missing an OS",
+      { distribution: { binary: binary(["linux-x86_64", "darwin-aarch64"]) } },
+      "no build for windows",
+    ],
+    [
+      "an unknown platform",
+      { distribution: { binary: binary(["linux-x86_64", "darwin-aarch64", "windows-x86_64", "beos-x86"]) } },
+      "unknown platform",
+    ],
+    [
+      "an installer archive",
+      {
+        distribution: {
+          binary: binary(["linux-x86_64", "darwin-aarch64", "windows-x86_64"], "https://e.com/v1.2.3/a.dmg"),
+        },
+      },
+      "installers are not supported",
+    ],
+    [
+      "a release of another version",
+      {
+        distribution: {
+          binary: binary(["linux-x86_64", "darwin-aarch64", "windows-x86_64"], "https://e.com/download/v9.9.9/a.zip"),
+        },
+      },
+      "release 9.9.9",
+    ],
   ])("rejects %s", (_what, change, message) => {
     const doc: Record<string, unknown> = { ...good, ...change };
     for (const [key, value] of Object.entries(change)) if (value === undefined) delete doc[key];
@@ -83,7 +122,8 @@ describe("icon.svg", () => {
     expect(validateIcon(await readFile(join(root, "icon.svg"), "utf8"))).toEqual([]);
   });
 
-  const icon = (attrs: string, body = '<path d="M0 0h16v16z"/>') => `<svg xmlns="http://www.w3.org/2000/svg" ${attrs}>${body}</svg>`;
+  const icon = (attrs: string, body = '<path d="M0 0h16v16z"/>') =>
+    `<svg xmlns="http://www.w3.org/2000/svg" ${attrs}>${body}</svg>`;
 
   it("accepts a viewBox-only icon painted with currentColor", () => {
     expect(validateIcon(icon('viewBox="0 0 16 16" fill="currentColor"'))).toEqual([]);
@@ -92,10 +132,26 @@ describe("icon.svg", () => {
   it.each([
     ["a 24x24 icon", icon('width="24" height="24" fill="currentColor"'), "must be 16x16"],
     ["no size at all", icon('fill="currentColor"'), "no width/height or viewBox"],
-    ["a hex fill", icon('width="16" height="16" fill="currentColor"', '<path fill="#ff0000" d="M0 0"/>'), "hard-coded color: <path> fill = #ff0000"],
-    ["a named stroke", icon('width="16" height="16" fill="none" stroke="black"'), "hard-coded color: <svg> stroke = black"],
-    ["a colored inline style", icon('width="16" height="16" fill="currentColor"', '<path style="fill: rgb(1,2,3)" d="M0 0"/>'), "style fill = rgb(1,2,3)"],
-    ["a <style> block", icon('width="16" height="16" fill="currentColor"', "<style>path { stroke: #333 }</style>"), "<style> stroke = #333"],
+    [
+      "a hex fill",
+      icon('width="16" height="16" fill="currentColor"', '<path fill="#ff0000" d="M0 0"/>'),
+      "hard-coded color: <path> fill = #ff0000",
+    ],
+    [
+      "a named stroke",
+      icon('width="16" height="16" fill="none" stroke="black"'),
+      "hard-coded color: <svg> stroke = black",
+    ],
+    [
+      "a colored inline style",
+      icon('width="16" height="16" fill="currentColor"', '<path style="fill: rgb(1,2,3)" d="M0 0"/>'),
+      "style fill = rgb(1,2,3)",
+    ],
+    [
+      "a <style> block",
+      icon('width="16" height="16" fill="currentColor"', "<style>path { stroke: #333 }</style>"),
+      "<style> stroke = #333",
+    ],
     ["a gradient", icon('width="16" height="16" fill="currentColor"', '<linearGradient id="g"/>'), "gradients"],
     ["a default (black) fill", icon('width="16" height="16" stroke="currentColor"'), "default fill is black"],
   ])("rejects %s", (_what, svg, message) => {

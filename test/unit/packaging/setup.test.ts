@@ -9,7 +9,13 @@ import { runSetup } from "../../../src/cli/setup.js";
 import { EDITOR_CONFIGS } from "./editor-configs.js";
 
 const LAUNCH = { command: "/opt/node/bin/node", args: ["/home/me/deep acp/dist/deep-acp.js"] };
-const ENTRY = { type: "custom", command: LAUNCH.command, args: LAUNCH.args, env: {}, default_config_options: { mode: "default" } };
+const ENTRY = {
+  type: "custom",
+  command: LAUNCH.command,
+  args: LAUNCH.args,
+  env: {},
+  default_config_options: { mode: "default" },
+};
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -22,10 +28,22 @@ async function tempHome(): Promise<string> {
   return home;
 }
 
-async function setup(home: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+async function setup(
+  home: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const code = await runSetup(parseCliArgs(["setup", ...argv]), { home, env, platform: "linux", launch: LAUNCH, out: (t) => (out += t), err: (t) => (err += t), now: () => new Date("2026-11-30T18:00:00Z") });
+  const code = await runSetup(parseCliArgs(["setup", ...argv]), {
+    home,
+    env,
+    platform: "linux",
+    launch: LAUNCH,
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    now: () => new Date("2026-11-30T18:00:00Z"),
+  });
   return { code, out, err };
 }
 
@@ -55,7 +73,15 @@ describe("deep-acp setup: JSON(C) editors", () => {
     const { code, out } = await setup(home, ["zed"]);
     expect(code).toBe(0);
     const text = await readFile(file, "utf8");
-    for (const kept of ["// Zed settings", "// For information on how to configure Zed", '"theme": "One Dark", // my theme', "/* agents I use */", '"Claude": {"type": "registry"},', '"vim_mode": true,']) expect(text).toContain(kept);
+    for (const kept of [
+      "// Zed settings",
+      "// For information on how to configure Zed",
+      '"theme": "One Dark", // my theme',
+      "/* agents I use */",
+      '"Claude": {"type": "registry"},',
+      '"vim_mode": true,',
+    ])
+      expect(text).toContain(kept);
     const settings = parse(text);
     expect(settings.agent_servers).toEqual({ Claude: { type: "registry" }, "deep-acp": ENTRY });
     const backup = `${file}.20261130T180000Z.bak`;
@@ -66,14 +92,20 @@ describe("deep-acp setup: JSON(C) editors", () => {
   it("updates an existing deep-acp entry's command but keeps the user's env and mode", async () => {
     const home = await tempHome();
     const file = join(home, ".config", "Code", "User", "settings.json");
-    await writeAt(file, `{\n\t// keys live here\n\t"acp.agents": {\n\t\t"deep-acp": { "command": "npx", "args": ["-y", "deep-acp"], "env": { "ANTHROPIC_API_KEY": "sk-1" } },\n\t\t"Gemini": { "command": "gemini", "args": ["--acp"] }\n\t},\n\t"editor.fontSize": 14\n}\n`);
+    await writeAt(
+      file,
+      `{\n\t// keys live here\n\t"acp.agents": {\n\t\t"deep-acp": { "command": "npx", "args": ["-y", "deep-acp"], "env": { "ANTHROPIC_API_KEY": "sk-1" } },\n\t\t"Gemini": { "command": "gemini", "args": ["--acp"] }\n\t},\n\t"editor.fontSize": 14\n}\n`,
+    );
     const { code, out } = await setup(home, ["vscode"]);
     expect(code).toBe(0);
     expect(out).toContain('updated "deep-acp"');
     const text = await readFile(file, "utf8");
     expect(text).toContain("// keys live here");
     const settings = parse(text);
-    expect(settings["acp.agents"]).toEqual({ "deep-acp": { command: LAUNCH.command, args: LAUNCH.args, env: { ANTHROPIC_API_KEY: "sk-1" } }, Gemini: { command: "gemini", args: ["--acp"] } });
+    expect(settings["acp.agents"]).toEqual({
+      "deep-acp": { command: LAUNCH.command, args: LAUNCH.args, env: { ANTHROPIC_API_KEY: "sk-1" } },
+      Gemini: { command: "gemini", args: ["--acp"] },
+    });
     expect(settings["editor.fontSize"]).toBe(14);
     // A second run finds nothing to do and makes no second backup.
     const again = await setup(home, ["vscode"]);
@@ -110,7 +142,10 @@ describe("deep-acp setup: JSON(C) editors", () => {
   it("refuses a file whose agent group is not an object", async () => {
     const result = mergeSettingsEntry(`{ "agent_servers": [] }`, "agent_servers", "deep-acp", {});
     expect(result).toEqual({ ok: false, error: '"agent_servers" is not an object' });
-    expect(mergeSettingsEntry(`[1]`, "agent_servers", "deep-acp", {})).toEqual({ ok: false, error: "the file's top level is not a JSON object" });
+    expect(mergeSettingsEntry(`[1]`, "agent_servers", "deep-acp", {})).toEqual({
+      ok: false,
+      error: "the file's top level is not a JSON object",
+    });
   });
 
   it("--dry-run shows the result and writes nothing; --print shows only the entry", async () => {
@@ -145,12 +180,17 @@ describe("deep-acp setup: JSON(C) editors", () => {
     expect((await setup(home, ["zed"], { XDG_CONFIG_HOME: xdg })).code).toBe(0);
     expect((await setup(home, ["vscode"], { XDG_CONFIG_HOME: xdg })).code).toBe(0);
     expect(parse(await readFile(join(xdg, "zed", "settings.json"), "utf8")).agent_servers["deep-acp"]).toEqual(ENTRY);
-    expect(parse(await readFile(join(xdg, "Code", "User", "settings.json"), "utf8"))["acp.agents"]["deep-acp"].command).toBe(LAUNCH.command);
+    expect(
+      parse(await readFile(join(xdg, "Code", "User", "settings.json"), "utf8"))["acp.agents"]["deep-acp"].command,
+    ).toBe(LAUNCH.command);
   });
 
   it("rejects a missing or unknown editor", async () => {
     const home = await tempHome();
-    expect(await setup(home, [])).toMatchObject({ code: 2, err: expect.stringContaining("name one editor: zed, jetbrains, vscode, neovim, emacs") });
+    expect(await setup(home, [])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("name one editor: zed, jetbrains, vscode, neovim, emacs"),
+    });
     expect(await setup(home, ["sublime"])).toMatchObject({ code: 2, err: expect.stringContaining('(got "sublime")') });
   });
 });
@@ -161,8 +201,15 @@ describe("deep-acp setup: Lua and Emacs Lisp editors", () => {
     const { code, out } = await setup(home, ["neovim"]);
     expect(code).toBe(0);
     const [codeCompanion, avante] = out.split(/\n(?=[^\n]*avante\.nvim\n)/);
-    expect(EDITOR_CONFIGS.find((c) => c.file === "neovim/codecompanion.lua")!.extract(codeCompanion!.slice(codeCompanion!.indexOf("require(")))).toEqual(LAUNCH);
-    expect(EDITOR_CONFIGS.find((c) => c.file === "neovim/avante.lua")!.extract(avante!.slice(avante!.indexOf("require("))).command).toBe(LAUNCH.command);
+    expect(
+      EDITOR_CONFIGS.find((c) => c.file === "neovim/codecompanion.lua")!.extract(
+        codeCompanion!.slice(codeCompanion!.indexOf("require(")),
+      ),
+    ).toEqual(LAUNCH);
+    expect(
+      EDITOR_CONFIGS.find((c) => c.file === "neovim/avante.lua")!.extract(avante!.slice(avante!.indexOf("require(")))
+        .command,
+    ).toBe(LAUNCH.command);
     expect(out).toContain("Neovim >= 0.11");
     expect(await readdir(home)).toEqual([]);
   });
@@ -173,7 +220,9 @@ describe("deep-acp setup: Lua and Emacs Lisp editors", () => {
     expect(code).toBe(0);
     expect(out).toMatch(/init\.el/);
     expect(out).toContain("Emacs >= 29.1");
-    const launch = EDITOR_CONFIGS.find((c) => c.file === "emacs/agent-shell.el")!.extract(out.slice(out.indexOf("(defun")));
+    const launch = EDITOR_CONFIGS.find((c) => c.file === "emacs/agent-shell.el")!.extract(
+      out.slice(out.indexOf("(defun")),
+    );
     expect({ command: launch.command, args: launch.args }).toEqual(LAUNCH);
   });
 });

@@ -76,13 +76,18 @@ describe("approval store", () => {
     await writeFile(path, "{ not json");
     const store = createApprovalStore({ stateDir });
     expect(await store.lookup("/p", "k")).toBeUndefined();
-    expect(store.diagnostics()).toEqual([expect.objectContaining({ severity: "warning", source: path, message: expect.stringMatching(/corrupted/) })]);
+    expect(store.diagnostics()).toEqual([
+      expect.objectContaining({ severity: "warning", source: path, message: expect.stringMatching(/corrupted/) }),
+    ]);
     await store.remember("/p", "k", "allow", "K");
     expect(await store.lookup("/p", "k")).toBe("allow");
     expect(await readFile(`${path}.corrupt`, "utf8")).toBe("{ not json");
     expect(store.diagnostics()).toEqual([]);
 
-    await writeFile(path, JSON.stringify({ projects: { "/p": { good: { decision: "allow", label: "g" }, bad: { decision: "maybe" } } } }));
+    await writeFile(
+      path,
+      JSON.stringify({ projects: { "/p": { good: { decision: "allow", label: "g" }, bad: { decision: "maybe" } } } }),
+    );
     expect(await store.lookup("/p", "good")).toBe("allow");
     expect(await store.lookup("/p", "bad")).toBeUndefined();
     expect(store.diagnostics().map((d) => d.message)).toEqual(["ignored malformed approval for /p: bad"]);

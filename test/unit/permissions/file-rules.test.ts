@@ -57,7 +57,10 @@ describe("decidePathAccess", () => {
   });
 
   it("reports invalid rule paths as diagnostics and ignores them", () => {
-    const compiled = compileFileRules([{ operations: ["read"], paths: ["~/.ssh/**", "relative/**", "/ok/**"], mode: "deny" }], "config.toml");
+    const compiled = compileFileRules(
+      [{ operations: ["read"], paths: ["~/.ssh/**", "relative/**", "/ok/**"], mode: "deny" }],
+      "config.toml",
+    );
     expect(compiled.diagnostics.map((d) => d.message)).toEqual([
       'rule 1: path must be absolute: "~/.ssh/**" (path ignored)',
       'rule 1: path must be absolute: "relative/**" (path ignored)',
@@ -74,14 +77,20 @@ describe("checkToolPath", () => {
       decision: "deny",
       error: "permission denied for read on /proj/.env",
     });
-    expect(checkToolPath(rules, "write", "/proj/src/x.ts")).toEqual({ ok: true, path: "/proj/src/x.ts", decision: "ask" });
+    expect(checkToolPath(rules, "write", "/proj/src/x.ts")).toEqual({
+      ok: true,
+      path: "/proj/src/x.ts",
+      decision: "ask",
+    });
     expect(checkToolPath(rules, "read", "/proj/../etc/passwd")).toMatchObject({ ok: false, decision: "invalid" });
   });
 });
 
 describe("filtering results", () => {
   it("drops denied entries and separates ask ones; ls directories may end with /", () => {
-    const entries = ["/proj/a.ts", "/proj/secrets/", "/proj/.env", "/proj/src/x.ts", "relative"].map((path) => ({ path }));
+    const entries = ["/proj/a.ts", "/proj/secrets/", "/proj/.env", "/proj/src/x.ts", "relative"].map((path) => ({
+      path,
+    }));
     const parts = partitionByAccess(rules, "read", entries, (e) => e.path);
     expect(parts.allowed.map((e) => e.path)).toEqual(["/proj/a.ts", "/proj/src/x.ts"]);
     expect(parts.denied.map((e) => e.path)).toEqual(["/proj/secrets/", "/proj/.env", "relative"]);
@@ -104,7 +113,9 @@ describe("directory deletes", () => {
     expect(findDeleteDenyPatterns(ordered, "/proj/keep/sub")).toEqual(["/proj/keep/**", "/proj/**/*.lock"]);
     expect(findDeleteDenyPatterns(ordered, "/other")).toEqual([]);
     expect(findDeleteDenyPatterns(ordered, "/proj/src", ["/proj/src/a.ts", "/proj/src/b/c.ts"])).toEqual([]);
-    expect(findDeleteDenyPatterns(ordered, "/proj/src", ["/proj/src/a.ts", "/proj/src/yarn.lock"])).toEqual(["/proj/**/*.lock"]);
+    expect(findDeleteDenyPatterns(ordered, "/proj/src", ["/proj/src/a.ts", "/proj/src/yarn.lock"])).toEqual([
+      "/proj/**/*.lock",
+    ]);
     expect(decideDeleteAccess(ordered, "/proj", { isDirectory: true })).toEqual({
       decision: "deny",
       patterns: ["/proj/keep/**", "/proj/**/*.lock"],
@@ -113,9 +124,15 @@ describe("directory deletes", () => {
   });
 
   it("uses first-match for files and asks when an ask rule reaches into a directory", () => {
-    expect(decideDeleteAccess(ordered, "/proj/keep/a.txt", { isDirectory: false })).toEqual({ decision: "allow", patterns: [] });
+    expect(decideDeleteAccess(ordered, "/proj/keep/a.txt", { isDirectory: false })).toEqual({
+      decision: "allow",
+      patterns: [],
+    });
     const asking: FileRule[] = [{ operations: ["write"], paths: ["/proj/docs/**"], mode: "ask" }];
-    expect(decideDeleteAccess(asking, "/proj", { isDirectory: true })).toEqual({ decision: "ask", patterns: ["/proj/docs/**"] });
+    expect(decideDeleteAccess(asking, "/proj", { isDirectory: true })).toEqual({
+      decision: "ask",
+      patterns: ["/proj/docs/**"],
+    });
     expect(decideDeleteAccess(asking, "/proj/src", { isDirectory: true })).toEqual({ decision: "allow", patterns: [] });
   });
 });

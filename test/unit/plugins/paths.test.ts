@@ -41,9 +41,18 @@ describe("component path rules", () => {
   });
 
   it("accepts paths inside, existing or not", async () => {
-    expect(await resolveComponentPath("./skills", join(root, "plugin"), "skills")).toEqual({ ok: true, path: join(root, "plugin", "skills") });
-    expect(await resolveComponentPath("./later/x.json", join(root, "plugin"), "hooks")).toEqual({ ok: true, path: join(root, "plugin", "later", "x.json") });
-    expect(await resolveComponentPath("./", join(root, "plugin"), "source", { allowRoot: true })).toEqual({ ok: true, path: join(root, "plugin") });
+    expect(await resolveComponentPath("./skills", join(root, "plugin"), "skills")).toEqual({
+      ok: true,
+      path: join(root, "plugin", "skills"),
+    });
+    expect(await resolveComponentPath("./later/x.json", join(root, "plugin"), "hooks")).toEqual({
+      ok: true,
+      path: join(root, "plugin", "later", "x.json"),
+    });
+    expect(await resolveComponentPath("./", join(root, "plugin"), "source", { allowRoot: true })).toEqual({
+      ok: true,
+      path: join(root, "plugin"),
+    });
   });
 
   it("ignores a default component that is a symlink out of the root", async () => {
@@ -59,11 +68,18 @@ describe("component path rules", () => {
 describe("manifests and inventory", () => {
   it("prefers plugin.json over .claude-plugin/plugin.json", async () => {
     const { manifest } = await loadPluginManifest(join(fixtures, "variants", "root-wins"), "fallback");
-    expect(manifest).toMatchObject({ name: "root-wins", version: "2.0.0", manifestPath: join(fixtures, "variants", "root-wins", "plugin.json") });
+    expect(manifest).toMatchObject({
+      name: "root-wins",
+      version: "2.0.0",
+      manifestPath: join(fixtures, "variants", "root-wins", "plugin.json"),
+    });
   });
 
   it("reads .claude-plugin and derives a manifest when there is none", async () => {
-    expect((await loadPluginManifest(join(fixtures, "variants", "claude-only"), "x")).manifest).toMatchObject({ name: "claude-only", displayName: "Claude Only" });
+    expect((await loadPluginManifest(join(fixtures, "variants", "claude-only"), "x")).manifest).toMatchObject({
+      name: "claude-only",
+      displayName: "Claude Only",
+    });
     const derived = await loadPluginManifest(join(fixtures, "variants", "derived"), "derived");
     expect(derived.manifest).toEqual({ name: "derived", skills: [], mcpFiles: [], hookPaths: [] });
   });
@@ -73,7 +89,9 @@ describe("manifests and inventory", () => {
     expect(broken.manifest).toBeUndefined();
     expect(broken.diagnostics[0]?.message).toMatch(/cannot read manifest/);
     // An invalid manifest name falls back to the directory name.
-    expect((await loadPluginManifest(join(fixtures, "variants", "bad-name"), "bad-name")).manifest?.name).toBe("bad-name");
+    expect((await loadPluginManifest(join(fixtures, "variants", "bad-name"), "bad-name")).manifest?.name).toBe(
+      "bad-name",
+    );
     expect((await loadPluginManifest(join(fixtures, "variants", "bad-name"), "also bad")).manifest).toBeUndefined();
   });
 
@@ -111,7 +129,9 @@ describe("manifests and inventory", () => {
     const codex = join(fixtures, "marketplace-dir", "plugins", "codex-style");
     const manifest = (await loadPluginManifest(codex, "codex-style")).manifest!;
     expect(manifest.inlineMcp).toEqual({ tools: { command: "python", args: ["-m", "srv"], cwd: "./server" } });
-    expect(manifest.inlineHooks).toEqual({ hooks: { SessionStart: [{ hooks: [{ type: "command", argv: ["echo", "started"] }] }] } });
+    expect(manifest.inlineHooks).toEqual({
+      hooks: { SessionStart: [{ hooks: [{ type: "command", argv: ["echo", "started"] }] }] },
+    });
     const codexInventory = await buildInventory(codex, manifest);
     expect(codexInventory.skillDirs).toEqual([codex]);
     expect(codexInventory.unsupported).toEqual(["agents"]);
@@ -128,7 +148,9 @@ describe("ids", () => {
   it("prefixes MCP server names so they cannot collide, hashing sanitised parts", () => {
     const name = scopedMcpServerName("review@acme", "github");
     expect(name).toMatch(/^plugin__review_acme_[0-9a-f]{8}__github$/);
-    expect(scopedMcpServerName("review@acme", "docs.site")).toMatch(/^plugin__review_acme_[0-9a-f]{8}__docs_site_[0-9a-f]{8}$/);
+    expect(scopedMcpServerName("review@acme", "docs.site")).toMatch(
+      /^plugin__review_acme_[0-9a-f]{8}__docs_site_[0-9a-f]{8}$/,
+    );
     expect(scopedMcpServerName("plain", "s")).toBe("plugin__plain__s");
     const long = scopedMcpServerName("p", "x".repeat(60));
     expect(long).toMatch(new RegExp(`^plugin__p__${"x".repeat(48)}_[0-9a-f]{8}$`));

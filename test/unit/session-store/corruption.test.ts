@@ -40,7 +40,10 @@ describe("session store: torn and corrupted logs", () => {
 
     const { records, diagnostics } = await t.store.read("s1");
     expect(records).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
-    expect(diagnostics.map((d) => d.message)).toEqual(["line 3: invalid JSON, line skipped", "line 6: invalid JSON, line skipped"]);
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      "line 3: invalid JSON, line skipped",
+      "line 6: invalid JSON, line skipped",
+    ]);
   });
 
   it("recovers a complete record written right after another process's torn write", async () => {
@@ -52,7 +55,9 @@ describe("session store: torn and corrupted logs", () => {
     await appendFile(logOf("s1"), '{"n":2,"args":{"deep":{"k":[{"a":1}]}}}\n');
     const { records, diagnostics } = await t.store.read("s1");
     expect(records).toEqual([{ n: 2, args: { deep: { k: [{ a: 1 }] } } }]);
-    expect(diagnostics.map((d) => d.message)).toEqual([`line 2: dropped ${tornPrefix.length} characters of a torn write before a complete line`]);
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      `line 2: dropped ${tornPrefix.length} characters of a torn write before a complete line`,
+    ]);
   });
 
   it("keeps a last line that is complete but lost its newline, consistently with later appends", async () => {

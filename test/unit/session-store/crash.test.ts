@@ -53,7 +53,9 @@ describe("session store: a process killed with SIGKILL", () => {
     const after = await t.open().read("live");
     expect(after.records.slice(0, records.length)).toEqual(records);
     expect(after.records.at(-1)).toEqual({ type: "user", text: "after the crash" });
-    expect((await readFile(join(t.dir, "live.jsonl"), "utf8")).endsWith('{"type":"user","text":"after the crash"}\n')).toBe(true);
+    expect(
+      (await readFile(join(t.dir, "live.jsonl"), "utf8")).endsWith('{"type":"user","text":"after the crash"}\n'),
+    ).toBe(true);
   });
 });
 
@@ -61,8 +63,30 @@ describe("session store: several processes on one directory", () => {
   it("two child processes appending to one session and creating their own lose nothing", async () => {
     t = await tempStore();
     await t.store.create({ id: "shared", cwd: "/p" });
-    const a = spawnAppendLoop(["--dir", t.dir, "--id", "shared", "--tag", "a", "--count", "200", "--own-session", "only-a"]);
-    const b = spawnAppendLoop(["--dir", t.dir, "--id", "shared", "--tag", "b", "--count", "200", "--own-session", "only-b"]);
+    const a = spawnAppendLoop([
+      "--dir",
+      t.dir,
+      "--id",
+      "shared",
+      "--tag",
+      "a",
+      "--count",
+      "200",
+      "--own-session",
+      "only-a",
+    ]);
+    const b = spawnAppendLoop([
+      "--dir",
+      t.dir,
+      "--id",
+      "shared",
+      "--tag",
+      "b",
+      "--count",
+      "200",
+      "--own-session",
+      "only-b",
+    ]);
     children.push(a, b);
     const [exitA, exitB] = await Promise.all([a.exited, b.exited]);
     expect([exitA.code, exitA.stderr, exitB.code, exitB.stderr]).toEqual([0, "", 0, ""]);
@@ -96,7 +120,8 @@ describe("session store: several processes on one directory", () => {
     await Promise.all(work);
 
     const { records, meta } = await two.read("s");
-    for (const from of [1, 2]) expect(records.filter((r) => r.from === from).map((r) => r.n)).toEqual(Array.from({ length: 100 }, (_, n) => n));
+    for (const from of [1, 2])
+      expect(records.filter((r) => r.from === from).map((r) => r.n)).toEqual(Array.from({ length: 100 }, (_, n) => n));
     expect(meta.extra).toEqual({ fromOne: true, fromTwo: true });
     for (const store of [one, two]) {
       const sessions = (await store.list()).sessions;

@@ -34,7 +34,10 @@ export type Child = {
 };
 
 export function spawnAppendLoop(args: string[]): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", APPEND_LOOP, ...args], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", APPEND_LOOP, ...args], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const waiters: Array<{ test: (line: string) => boolean; resolve: () => void }> = [];
   let partial = "";
@@ -63,7 +66,9 @@ export function spawnAppendLoop(args: string[]): Child {
       new Promise<void>((resolveLine, reject) => {
         if (lines.some(test)) return resolveLine();
         waiters.push({ test, resolve: resolveLine });
-        void exited.then(({ code, signal, stderr: err }) => reject(new Error(`child exited (${code ?? signal}) before the expected line: ${err}`)));
+        void exited.then(({ code, signal, stderr: err }) =>
+          reject(new Error(`child exited (${code ?? signal}) before the expected line: ${err}`)),
+        );
       }),
   };
 }

@@ -1,7 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidAttachmentNameError, SessionExistsError, SessionNotFoundError } from "../../../src/transcript/store/index.js";
+import {
+  InvalidAttachmentNameError,
+  SessionExistsError,
+  SessionNotFoundError,
+} from "../../../src/transcript/store/index.js";
 import { tempStore, type TempStore } from "./helpers.js";
 
 let t: TempStore;
@@ -78,11 +82,21 @@ describe("session store: delete, rewrite, fork, attachments", () => {
     void t.store.writeAttachment("src", "state.json", "snapshot");
 
     const full = await t.store.fork("src", { id: "copy", cwd: "/p" });
-    expect(full).toMatchObject({ id: "copy", cwd: "/p", additionalDirectories: ["/lib"], title: "Source", extra: { model: "m" } });
+    expect(full).toMatchObject({
+      id: "copy",
+      cwd: "/p",
+      additionalDirectories: ["/lib"],
+      title: "Source",
+      extra: { model: "m" },
+    });
     expect((await t.store.read("copy")).records).toEqual(turns(5));
     expect((await t.store.readAttachment("copy", "state.json"))?.toString()).toBe("snapshot");
 
-    const partial = await t.store.fork("src", { id: "early", cwd: "/q", title: "Early" }, { uptoRecordCount: 2, copyAttachments: false });
+    const partial = await t.store.fork(
+      "src",
+      { id: "early", cwd: "/q", title: "Early" },
+      { uptoRecordCount: 2, copyAttachments: false },
+    );
     expect(partial).toMatchObject({ cwd: "/q", title: "Early" });
     expect((await t.store.read("early")).records).toEqual(turns(2));
     expect(await t.store.listAttachments("early")).toEqual([]);

@@ -7,7 +7,11 @@ import { tempStore, type TempStore } from "./helpers.js";
 let t: TempStore;
 afterEach(async () => t?.cleanup());
 
-async function collect(store: SessionStore, options: { cwd?: string; limit?: number }, between?: (page: number) => Promise<void>) {
+async function collect(
+  store: SessionStore,
+  options: { cwd?: string; limit?: number },
+  between?: (page: number) => Promise<void>,
+) {
   const ids: string[] = [];
   let cursor: string | undefined;
   let page = 0;
@@ -35,7 +39,12 @@ describe("session store: list", () => {
     expect(all.nextCursor).toBeUndefined();
     const inP = await t.store.list({ cwd: "/p" });
     expect(inP.sessions.map((s) => s.id)).toEqual(["a", "d"]);
-    expect(inP.sessions[0]).toMatchObject({ id: "a", cwd: "/p", additionalDirectories: ["/lib"], title: "Refactor parser" });
+    expect(inP.sessions[0]).toMatchObject({
+      id: "a",
+      cwd: "/p",
+      additionalDirectories: ["/lib"],
+      title: "Refactor parser",
+    });
     expect(inP.sessions[1]).toMatchObject({ extra: { mode: "plan" } });
     expect(Date.parse(inP.sessions[0]!.updatedAt)).toBeGreaterThan(Date.parse(inP.sessions[0]!.createdAt));
     expect((await t.store.list({ cwd: "/nowhere" })).sessions).toEqual([]);
@@ -63,13 +72,21 @@ describe("session store: list", () => {
     expect(ids).toEqual(newestFirst);
 
     const even = await collect(t.store, { cwd: "/even", limit: 20 });
-    expect(even).toEqual([...Array.from({ length: 13 }, (_, p) => `new${12 - p}`), ...newestFirst.filter((id) => Number(id.slice(1)) % 2 === 0)]);
+    expect(even).toEqual([
+      ...Array.from({ length: 13 }, (_, p) => `new${12 - p}`),
+      ...newestFirst.filter((id) => Number(id.slice(1)) % 2 === 0),
+    ]);
   });
 
   it("rejects cursors it did not make", async () => {
     t = await tempStore();
     await t.store.create({ id: "a", cwd: "/p" });
-    for (const cursor of ["", "!!!", "bm90IGpzb24", Buffer.from(JSON.stringify({ v: 1, t: "x", id: "a" })).toString("base64url")]) {
+    for (const cursor of [
+      "",
+      "!!!",
+      "bm90IGpzb24",
+      Buffer.from(JSON.stringify({ v: 1, t: "x", id: "a" })).toString("base64url"),
+    ]) {
       await expect(t.store.list({ cursor })).rejects.toBeInstanceOf(InvalidCursorError);
     }
   });
@@ -87,7 +104,13 @@ describe("session store: list", () => {
     expect((await t.open().list()).sessions).toEqual(expected);
     await writeFile(indexFile, "{ this is not json");
     expect((await t.open().list()).sessions).toEqual(expected);
-    await writeFile(indexFile, JSON.stringify({ v: 1, sessions: { a: { ino: 1, birthtimeMs: 0, size: 1, mtimeMs: 0, offset: 0, meta: { cwd: "/wrong" } } } }));
+    await writeFile(
+      indexFile,
+      JSON.stringify({
+        v: 1,
+        sessions: { a: { ino: 1, birthtimeMs: 0, size: 1, mtimeMs: 0, offset: 0, meta: { cwd: "/wrong" } } },
+      }),
+    );
     expect((await t.open().list()).sessions).toEqual(expected);
   });
 

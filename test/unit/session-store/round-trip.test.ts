@@ -15,8 +15,18 @@ afterEach(async () => t?.cleanup());
 describe("session store: create, append, read", () => {
   it("reads back the header meta and every record in order", async () => {
     t = await tempStore();
-    const meta = await t.store.create({ id: "s1", cwd: "/home/me/project", additionalDirectories: ["/home/me/lib"], extra: { mode: "default" } });
-    expect(meta).toMatchObject({ id: "s1", cwd: "/home/me/project", additionalDirectories: ["/home/me/lib"], extra: { mode: "default" } });
+    const meta = await t.store.create({
+      id: "s1",
+      cwd: "/home/me/project",
+      additionalDirectories: ["/home/me/lib"],
+      extra: { mode: "default" },
+    });
+    expect(meta).toMatchObject({
+      id: "s1",
+      cwd: "/home/me/project",
+      additionalDirectories: ["/home/me/lib"],
+      extra: { mode: "default" },
+    });
     expect(meta.updatedAt).toBe(meta.createdAt);
 
     const records = [
@@ -86,7 +96,9 @@ describe("session store: create, append, read", () => {
     await t.store.create({ id: "s1", cwd: "/p" });
     await expect(t.store.create({ id: "s1", cwd: "/q" })).rejects.toBeInstanceOf(SessionExistsError);
     await expect(t.store.append("s1", { $store: "meta" })).rejects.toBeInstanceOf(InvalidRecordError);
-    await expect(t.store.append("s1", [1, 2] as unknown as Record<string, unknown>)).rejects.toBeInstanceOf(InvalidRecordError);
+    await expect(t.store.append("s1", [1, 2] as unknown as Record<string, unknown>)).rejects.toBeInstanceOf(
+      InvalidRecordError,
+    );
     await expect(t.store.append("s1", { toJSON: () => "not an object" })).rejects.toBeInstanceOf(InvalidRecordError);
     expect(await readdir(t.dir)).toEqual(["s1.jsonl"]);
   });

@@ -33,7 +33,10 @@ describe("loadSkills on the fixture tree", () => {
     const result = await loadSkills({ sources: [user] });
     expect(result.items.map((skill) => skill.name)).toContain("other-name");
     const warning = result.diagnostics.find((d) => d.source.endsWith(join("name-mismatch", "SKILL.md")));
-    expect(warning).toMatchObject({ severity: "warning", message: expect.stringMatching(/does not match directory name 'name-mismatch'/) });
+    expect(warning).toMatchObject({
+      severity: "warning",
+      message: expect.stringMatching(/does not match directory name 'name-mismatch'/),
+    });
     expect(result.items.map((skill) => skill.name)).toContain("Bad_Name");
   });
 
@@ -43,7 +46,8 @@ describe("loadSkills on the fixture tree", () => {
     expect(names).not.toContain("missing-description");
     expect(names).not.toContain("invalid-yaml");
     expect(names).not.toContain("no-frontmatter");
-    const errorFor = (folder: string) => result.diagnostics.find((d) => d.severity === "error" && d.source.includes(`${folder}/SKILL.md`));
+    const errorFor = (folder: string) =>
+      result.diagnostics.find((d) => d.severity === "error" && d.source.includes(`${folder}/SKILL.md`));
     expect(errorFor("missing-description")?.message).toMatch(/missing required description/);
     expect(errorFor("invalid-yaml")?.message).toMatch(/invalid YAML/);
     expect(errorFor("no-frontmatter")?.message).toMatch(/no YAML frontmatter/);
@@ -67,11 +71,15 @@ describe("loadSkills on the fixture tree", () => {
     const list = result.items.find((s) => s.name === "list-tools");
     expect(list?.allowedTools).toEqual(["read_file", "edit_file"]);
     expect(list?.metadata).toBeUndefined();
-    expect(result.diagnostics.some((d) => d.source.includes("list-tools") && /metadata must be a mapping/.test(d.message))).toBe(true);
+    expect(
+      result.diagnostics.some((d) => d.source.includes("list-tools") && /metadata must be a mapping/.test(d.message)),
+    ).toBe(true);
   });
 
   it("treats a source that holds SKILL.md as one skill, and ignores folders without SKILL.md", async () => {
-    const result = await loadSkills({ sources: [{ dir: join(fixtures, "direct-source"), scope: "user", label: "Direct" }, user] });
+    const result = await loadSkills({
+      sources: [{ dir: join(fixtures, "direct-source"), scope: "user", label: "Direct" }, user],
+    });
     expect(result.items.find((s) => s.name === "direct-source")?.dir).toBe(join(fixtures, "direct-source"));
     expect(result.items.some((s) => s.dir.endsWith("not-a-skill"))).toBe(false);
   });

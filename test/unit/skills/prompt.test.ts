@@ -30,7 +30,9 @@ describe("skillsPromptSection", () => {
   });
 
   it("says where skills can be created when there are none", () => {
-    expect(skillsPromptSection([], sources)).toContain("(No skills available yet. Skills can be created in `/home/u/.deepagents/agent/skills` or `/repo/.deepagents/skills`.)");
+    expect(skillsPromptSection([], sources)).toContain(
+      "(No skills available yet. Skills can be created in `/home/u/.deepagents/agent/skills` or `/repo/.deepagents/skills`.)",
+    );
   });
 });
 

@@ -27,8 +27,12 @@ describe("symlinked skills", () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
     const result = await loadSkills({ sources: [source] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
-    expect(result.pendingSymlinks).toEqual([{ skillName: "shared", linkPath: join(root, "skills", "shared"), target: join(root, "outside", "shared") }]);
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ severity: "warning", message: expect.stringMatching(/refused.*extra_allowed_dirs/) }));
+    expect(result.pendingSymlinks).toEqual([
+      { skillName: "shared", linkPath: join(root, "skills", "shared"), target: join(root, "outside", "shared") },
+    ]);
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "warning", message: expect.stringMatching(/refused.*extra_allowed_dirs/) }),
+    );
   });
 
   it("refuses a SKILL.md file that links outside, pending on the target's directory", async () => {
@@ -36,7 +40,9 @@ describe("symlinked skills", () => {
     await symlink(join(root, "secret", "SKILL.md"), join(root, "skills", "sneaky", "SKILL.md"));
     const result = await loadSkills({ sources: [source] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
-    expect(result.pendingSymlinks).toEqual([{ skillName: "sneaky", linkPath: join(root, "skills", "sneaky", "SKILL.md"), target: join(root, "secret") }]);
+    expect(result.pendingSymlinks).toEqual([
+      { skillName: "sneaky", linkPath: join(root, "skills", "sneaky", "SKILL.md"), target: join(root, "secret") },
+    ]);
   });
 
   it("accepts a link whose target is in extra_allowed_dirs", async () => {
@@ -52,7 +58,9 @@ describe("symlinked skills", () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
     const result = await loadSkills({ sources: [source], extraAllowedDirs: ["~/outside", "relative/dir"], home: root });
     expect(result.items.map((skill) => skill.name)).toContain("shared");
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/'relative\/dir' is not an absolute path/) }));
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ message: expect.stringMatching(/'relative\/dir' is not an absolute path/) }),
+    );
   });
 
   it("accepts a link whose target the user approved", async () => {
@@ -89,14 +97,19 @@ describe("symlinked skills", () => {
     expect(trusted.diagnostics[0]?.message).toMatch(/no longer resolves to itself/);
     const result = await loadSkills({ sources: [source], approvedTargets: [approvedDir] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/no longer resolves to itself/) }));
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ message: expect.stringMatching(/no longer resolves to itself/) }),
+    );
   });
 
   it("re-checks containment when reading content for /skill:", async () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
     const loaded = await loadSkills({ sources: [source], approvedTargets: [join(root, "outside", "shared")] });
     const skill = loaded.items.find((s) => s.name === "shared")!;
-    expect(await readSkillContent(skill, loaded.roots)).toMatchObject({ ok: true, content: expect.stringContaining("Lives outside") });
+    expect(await readSkillContent(skill, loaded.roots)).toMatchObject({
+      ok: true,
+      content: expect.stringContaining("Lives outside"),
+    });
     await rm(join(root, "skills", "shared"));
     await symlink(join(root, "secret"), join(root, "skills", "shared"));
     const again = await readSkillContent(skill, loaded.roots);
@@ -107,7 +120,12 @@ describe("symlinked skills", () => {
   it("reports a dangling skill link", async () => {
     await symlink(join(root, "nowhere"), join(root, "skills", "dangling"));
     const result = await loadSkills({ sources: [source] });
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ source: join(root, "skills", "dangling"), message: expect.stringMatching(/broken symlink/) }));
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({
+        source: join(root, "skills", "dangling"),
+        message: expect.stringMatching(/broken symlink/),
+      }),
+    );
   });
 
   it("allows links between skill roots", async () => {
@@ -123,22 +141,34 @@ describe("symlinked skills", () => {
     await writeFile(join(root, "skills", "huge", "SKILL.md"), skillMd("huge", "big") + "x".repeat(10 * 1024 * 1024));
     const result = await loadSkills({ sources: [source] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/larger than 10 MiB/) }));
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ message: expect.stringMatching(/larger than 10 MiB/) }),
+    );
   });
 });
 
 describe("skills folders that link out of their owner", () => {
   it("refuses a project skills folder linked to the home directory, and asks about the folder", async () => {
     const home = join(root, "home");
-    await writeTree(home, { ".ssh/id_rsa": "PRIVATE KEY MARKER", "notes/SKILL.md": skillMd("notes", "A skill in home.") });
+    await writeTree(home, {
+      ".ssh/id_rsa": "PRIVATE KEY MARKER",
+      "notes/SKILL.md": skillMd("notes", "A skill in home."),
+    });
     const project = join(root, "project");
     await mkdir(join(project, ".agents"), { recursive: true });
     await symlink(home, join(project, ".agents", "skills"));
-    const projectSource: SkillSource = { dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project };
+    const projectSource: SkillSource = {
+      dir: join(project, ".agents", "skills"),
+      scope: "project",
+      label: "Project (.agents)",
+      owner: project,
+    };
 
     const result = await loadSkills({ sources: [source, projectSource] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
-    expect(result.pendingSymlinks).toEqual([{ skillName: `skills folder ${projectSource.dir}`, kind: "folder", linkPath: projectSource.dir, target: home }]);
+    expect(result.pendingSymlinks).toEqual([
+      { skillName: `skills folder ${projectSource.dir}`, kind: "folder", linkPath: projectSource.dir, target: home },
+    ]);
     expect(result.roots.some((dir) => home === dir || home.startsWith(`${dir}/`))).toBe(false);
     expect(result.roots).toEqual([join(root, "skills", "local")]);
 
@@ -174,7 +204,11 @@ describe("skills folders that link out of their owner", () => {
     await writeTree(project, { "shared-skills/tool/SKILL.md": skillMd("tool", "In the repo.") });
     await mkdir(join(project, ".agents"), { recursive: true });
     await symlink(join(project, "shared-skills"), join(project, ".agents", "skills"));
-    const result = await loadSkills({ sources: [{ dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project }] });
+    const result = await loadSkills({
+      sources: [
+        { dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project },
+      ],
+    });
     expect(result.items.map((skill) => skill.name)).toEqual(["tool"]);
     expect(result.roots).toEqual([join(project, "shared-skills", "tool")]);
   });
@@ -186,9 +220,17 @@ describe("plugin skill sources", () => {
       "plugin/skills/Review/SKILL.md": skillMd("Review", "Top-level plugin skill."),
       "plugin/skills/group/lint/SKILL.md": skillMd("lint", "Nested plugin skill."),
     });
-    const plugin: SkillSource = { dir: join(root, "plugin", "skills"), scope: "plugin", label: "Plugin: kit@acme", pluginId: "Kit@Acme" };
+    const plugin: SkillSource = {
+      dir: join(root, "plugin", "skills"),
+      scope: "plugin",
+      label: "Plugin: kit@acme",
+      pluginId: "Kit@Acme",
+    };
     const result = await loadSkills({ sources: [plugin, source] });
     expect(result.items.map((skill) => skill.name).sort()).toEqual(["kit@acme:group:lint", "kit@acme:review", "local"]);
-    expect(result.items.find((skill) => skill.name === "kit@acme:review")).toMatchObject({ scope: "plugin", pluginId: "Kit@Acme" });
+    expect(result.items.find((skill) => skill.name === "kit@acme:review")).toMatchObject({
+      scope: "plugin",
+      pluginId: "Kit@Acme",
+    });
   });
 });

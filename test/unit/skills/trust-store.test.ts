@@ -13,10 +13,16 @@ describe("skill trust store", () => {
   it("persists approvals atomically as 0600 in a 0700 state dir", async () => {
     const target = join(root, "shared");
     await mkdir(target);
-    const store = createSkillTrustStore({ stateDir: join(root, ".state"), now: () => new Date("2026-01-02T03:04:05Z") });
+    const store = createSkillTrustStore({
+      stateDir: join(root, ".state"),
+      now: () => new Date("2026-01-02T03:04:05Z"),
+    });
     await store.approve(target);
     const file = join(root, ".state", "skill_trust.json");
-    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ version: 1, dirs: { [target]: { trusted_at: "2026-01-02T03:04:05.000Z" } } });
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({
+      version: 1,
+      dirs: { [target]: { trusted_at: "2026-01-02T03:04:05.000Z" } },
+    });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(root, ".state"))).mode & 0o777).toBe(0o700);
     expect(await store.load()).toEqual({ items: [target], diagnostics: [] });

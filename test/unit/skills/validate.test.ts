@@ -55,17 +55,26 @@ describe("parseSkillFile", () => {
   it("warns about name problems but keeps the skill", () => {
     const parsed = parseSkillFile("---\nname: other\ndescription: d\n---\n", "/s/dir/SKILL.md", "dir");
     expect(parsed.metadata?.name).toBe("other");
-    expect(parsed.diagnostics).toEqual([expect.objectContaining({ severity: "warning", message: expect.stringMatching(/does not match directory/) })]);
+    expect(parsed.diagnostics).toEqual([
+      expect.objectContaining({ severity: "warning", message: expect.stringMatching(/does not match directory/) }),
+    ]);
   });
 
   it("skips a skill without a name or description", () => {
     const parsed = parseSkillFile("---\ndescription: d\n---\n", "/s/x/SKILL.md", "x");
     expect(parsed.metadata).toBeUndefined();
-    expect(parsed.diagnostics[0]).toMatchObject({ severity: "error", message: expect.stringMatching(/missing required name/) });
+    expect(parsed.diagnostics[0]).toMatchObject({
+      severity: "error",
+      message: expect.stringMatching(/missing required name/),
+    });
   });
 
   it("coerces scalar fields and metadata to strings", () => {
-    const parsed = parseSkillFile("---\nname: 42\ndescription: 7\nmetadata:\n  n: 1\n  b: true\n---\n", "/s/42/SKILL.md", "42");
+    const parsed = parseSkillFile(
+      "---\nname: 42\ndescription: 7\nmetadata:\n  n: 1\n  b: true\n---\n",
+      "/s/42/SKILL.md",
+      "42",
+    );
     expect(parsed.metadata).toMatchObject({ name: "42", description: "7", metadata: { n: "1", b: "true" } });
   });
 });

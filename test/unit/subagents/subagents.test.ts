@@ -4,7 +4,11 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GENERAL_PURPOSE_SUBAGENT } from "../../../src/subagents/general-purpose.js";
 import { loadSubagents } from "../../../src/subagents/load.js";
-import { subagentTypeDescription, taskToolDescription, unknownSubagentMessage } from "../../../src/subagents/task-description.js";
+import {
+  subagentTypeDescription,
+  taskToolDescription,
+  unknownSubagentMessage,
+} from "../../../src/subagents/task-description.js";
 import { makeTempDir, writeTree } from "../skills/temp-dir.js";
 
 const fixtures = fileURLToPath(new URL("../../fixtures/subagents/", import.meta.url));
@@ -31,15 +35,28 @@ describe("loadSubagents on the fixture tree", () => {
     const result = await loadSubagents({ userDir });
     const researcher = result.items.find((agent) => agent.name === "researcher");
     // Folders load in name order: "renamed" (declaring name: researcher) first, then "researcher".
-    expect(researcher).toMatchObject({ systemPrompt: "You are a careful researcher.", source: "user", path: join(userDir, "researcher", "AGENTS.md") });
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ severity: "warning", message: expect.stringMatching(/also used by .*renamed\/AGENTS\.md/) }));
+    expect(researcher).toMatchObject({
+      systemPrompt: "You are a careful researcher.",
+      source: "user",
+      path: join(userDir, "researcher", "AGENTS.md"),
+    });
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "warning",
+        message: expect.stringMatching(/also used by .*renamed\/AGENTS\.md/),
+      }),
+    );
   });
 
   it("turns invalid files into diagnostics", async () => {
     const result = await loadSubagents({ userDir });
     const names = result.items.map((agent) => agent.name);
     expect(names.sort()).toEqual(["general-purpose", "odd-model", "researcher", "reviewer"]);
-    const messageFor = (folder: string) => result.diagnostics.filter((d) => d.source.includes(`/${folder}`)).map((d) => d.message).join("\n");
+    const messageFor = (folder: string) =>
+      result.diagnostics
+        .filter((d) => d.source.includes(`/${folder}`))
+        .map((d) => d.message)
+        .join("\n");
     expect(messageFor("empty-name")).toMatch(/name \(non-empty string required when present\)/);
     expect(messageFor("no-description")).toMatch(/description \(non-empty string required\)/);
     expect(messageFor("bad-model")).toMatch(/model/);
@@ -51,11 +68,16 @@ describe("loadSubagents on the fixture tree", () => {
 
   it("reports unsupported frontmatter keys", async () => {
     const result = await loadSubagents({ projectDir, projectRoot: fixtures });
-    expect(result.diagnostics).toContainEqual(expect.objectContaining({ severity: "info", message: expect.stringMatching(/'tools' is not supported/) }));
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "info", message: expect.stringMatching(/'tools' is not supported/) }),
+    );
   });
 
   it("returns only general-purpose when no directories exist", async () => {
-    expect(await loadSubagents({ userDir: join(fixtures, "nope") })).toEqual({ items: [GENERAL_PURPOSE_SUBAGENT], diagnostics: [] });
+    expect(await loadSubagents({ userDir: join(fixtures, "nope") })).toEqual({
+      items: [GENERAL_PURPOSE_SUBAGENT],
+      diagnostics: [],
+    });
   });
 });
 
@@ -66,13 +88,20 @@ describe("file-defined subagents in temp dirs", () => {
   afterEach(() => cleanup());
 
   it("may replace general-purpose, e.g. with a cheaper model", async () => {
-    await writeTree(root, { "agents/general-purpose/AGENTS.md": "---\ndescription: Cheap helper.\nmodel: openai:gpt-4.1-mini\n---\nHelp." });
+    await writeTree(root, {
+      "agents/general-purpose/AGENTS.md": "---\ndescription: Cheap helper.\nmodel: openai:gpt-4.1-mini\n---\nHelp.",
+    });
     const result = await loadSubagents({ userDir: join(root, "agents") });
-    expect(result.items).toEqual([expect.objectContaining({ name: "general-purpose", model: "openai:gpt-4.1-mini", source: "user" })]);
+    expect(result.items).toEqual([
+      expect.objectContaining({ name: "general-purpose", model: "openai:gpt-4.1-mini", source: "user" }),
+    ]);
   });
 
   it("refuses a project definition linking outside the project", async () => {
-    await writeTree(root, { "outside/AGENTS.md": "---\ndescription: outside\n---\n", "repo/.deepagents/agents/evil/.keep": "" });
+    await writeTree(root, {
+      "outside/AGENTS.md": "---\ndescription: outside\n---\n",
+      "repo/.deepagents/agents/evil/.keep": "",
+    });
     await symlink(join(root, "outside", "AGENTS.md"), join(root, "repo", ".deepagents", "agents", "evil", "AGENTS.md"));
     const result = await loadSubagents({ projectDir: join(root, "repo", ".deepagents", "agents") });
     expect(result.items.map((agent) => agent.name)).toEqual(["general-purpose"]);
@@ -81,7 +110,10 @@ describe("file-defined subagents in temp dirs", () => {
 });
 
 describe("task tool text", () => {
-  const agents = [GENERAL_PURPOSE_SUBAGENT, { name: "reviewer", description: "Reviews diffs.", systemPrompt: "", source: "user" as const }];
+  const agents = [
+    GENERAL_PURPOSE_SUBAGENT,
+    { name: "reviewer", description: "Reviews diffs.", systemPrompt: "", source: "user" as const },
+  ];
 
   it("lists each subagent and the usage notes", () => {
     const text = taskToolDescription(agents);
@@ -94,6 +126,8 @@ describe("task tool text", () => {
 
   it("describes subagent_type and the unknown-type error", () => {
     expect(subagentTypeDescription(agents)).toBe("Name of the subagent to use. Available: general-purpose, reviewer");
-    expect(unknownSubagentMessage("x", agents)).toBe("invoked agent of type x, the only allowed types are `general-purpose`, `reviewer`");
+    expect(unknownSubagentMessage("x", agents)).toBe(
+      "invoked agent of type x, the only allowed types are `general-purpose`, `reviewer`",
+    );
   });
 });

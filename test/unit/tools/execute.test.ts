@@ -25,7 +25,10 @@ describe("execute", () => {
     expect(text).toContain("err");
     expect(text.endsWith("[Command failed with exit code 3]")).toBe(true);
     expect(result.isError).toBe(true);
-    const streamed = ctx.progressEvents.filter((e) => e.type === "output").map((e) => (e as { data: string }).data).join("");
+    const streamed = ctx.progressEvents
+      .filter((e) => e.type === "output")
+      .map((e) => (e as { data: string }).data)
+      .join("");
     expect(streamed).toContain("out");
   });
 
@@ -52,7 +55,13 @@ describe("write_todos", () => {
     ];
     const result = await createWriteTodosTool().execute({ todos }, ctx);
     expect(ctx.progressEvents).toEqual([
-      { type: "plan", entries: [{ content: "Read code", status: "completed", priority: "medium" }, { content: "Fix bug", status: "in_progress", priority: "medium" }] },
+      {
+        type: "plan",
+        entries: [
+          { content: "Read code", status: "completed", priority: "medium" },
+          { content: "Fix bug", status: "in_progress", priority: "medium" },
+        ],
+      },
     ]);
     expect(result.content[0]).toEqual({ type: "text", text: `Updated todo list to ${JSON.stringify(todos)}` });
   });

@@ -78,7 +78,9 @@ describe("write_file and edit_file", () => {
     const result = await run(createEditFileTool(), { file_path: path, old_string: "beta", new_string: "BETA" });
     expect(text(result)).toBe(`Successfully replaced 1 occurrence(s) in '${path}'`);
     expect(await readFile(path, "utf8")).toBe("alpha\nBETA\ngamma\n");
-    expect(result.display).toEqual([{ type: "diff", path, oldText: "alpha\nbeta\ngamma\n", newText: "alpha\nBETA\ngamma\n" }]);
+    expect(result.display).toEqual([
+      { type: "diff", path, oldText: "alpha\nbeta\ngamma\n", newText: "alpha\nBETA\ngamma\n" },
+    ]);
     expect(result.locations).toEqual([{ path, line: 2 }]);
   });
 
@@ -89,7 +91,12 @@ describe("write_file and edit_file", () => {
     expect(text(ambiguous)).toContain("has multiple occurrences (appears 2 times)");
     const missing = await run(createEditFileTool(), { file_path: path, old_string: "zzz", new_string: "y" });
     expect(text(missing)).toBe("Error: String not found in file: 'zzz'");
-    const all = await run(createEditFileTool(), { file_path: path, old_string: "x", new_string: "y", replace_all: true });
+    const all = await run(createEditFileTool(), {
+      file_path: path,
+      old_string: "x",
+      new_string: "y",
+      replace_all: true,
+    });
     expect(text(all)).toContain("2 occurrence(s)");
     expect(await readFile(path, "utf8")).toBe("y y\n");
   });
@@ -123,13 +130,25 @@ describe("ls, glob, grep, delete", () => {
   it("globs recursively with sorted absolute paths", async () => {
     const out = text(await run(createGlobTool(), { pattern: "**/*.ts", path: root }));
     expect(out.split("\n")).toEqual([join(root, "src/a.ts"), join(root, "src/lib/b.ts")]);
-    expect(text(await run(createGlobTool(), { pattern: "*.py", path: root }))).toBe("No files found matching pattern '*.py'");
+    expect(text(await run(createGlobTool(), { pattern: "*.py", path: root }))).toBe(
+      "No files found matching pattern '*.py'",
+    );
   });
 
   it("greps literally in each output mode", async () => {
     const content = text(await run(createGrepTool(), { pattern: "needle", path: root }));
-    expect(content).toBe([`${join(root, "src/a.ts")}:`, "  1: const needle = 1;", `${join(root, "src/lib/b.ts")}:`, "  1: // needle here", "  2: needle();"].join("\n"));
-    const files = text(await run(createGrepTool(), { pattern: "needle", path: root, output_mode: "files_with_matches" }));
+    expect(content).toBe(
+      [
+        `${join(root, "src/a.ts")}:`,
+        "  1: const needle = 1;",
+        `${join(root, "src/lib/b.ts")}:`,
+        "  1: // needle here",
+        "  2: needle();",
+      ].join("\n"),
+    );
+    const files = text(
+      await run(createGrepTool(), { pattern: "needle", path: root, output_mode: "files_with_matches" }),
+    );
     expect(files.split("\n")).toEqual([join(root, "src/a.ts"), join(root, "src/lib/b.ts")]);
     const count = text(await run(createGrepTool(), { pattern: "needle", path: root, output_mode: "count" }));
     expect(count).toContain(`${join(root, "src/lib/b.ts")}: 2`);

@@ -10,8 +10,15 @@ import { createTaskTool } from "../../../src/turn/task-tool.js";
 /** Every built-in tool a session can offer, built the way a session builds them. */
 function everyBuiltinTool(): AnyTool[] {
   const builtin = builtinTools({ supportsImages: true, canExecute: true });
-  const task = createTaskTool([{ name: "general-purpose", description: "anything", systemPrompt: "", source: "builtin" }]);
-  const evalTool = createEvalTool({ limits: DEFAULT_INTERPRETER_LIMITS, allowlist: builtin, readOnly: false, hasSubagents: false });
+  const task = createTaskTool([
+    { name: "general-purpose", description: "anything", systemPrompt: "", source: "builtin" },
+  ]);
+  const evalTool = createEvalTool({
+    limits: DEFAULT_INTERPRETER_LIMITS,
+    allowlist: builtin,
+    readOnly: false,
+    hasSubagents: false,
+  });
   return [...builtin, webFetchTool(defaultConfig(), {}), task, evalTool];
 }
 
@@ -57,7 +64,10 @@ describe("the tool registry", () => {
   });
 
   it("converts validated inputs to Claude's tool_input shapes", () => {
-    expect(hookInput("execute", { command: "npm test", timeout: 30 })).toEqual({ command: "npm test", timeout: 30_000 });
+    expect(hookInput("execute", { command: "npm test", timeout: 30 })).toEqual({
+      command: "npm test",
+      timeout: 30_000,
+    });
     expect(hookInput("execute", { command: "ls" })).toEqual({ command: "ls" });
     expect(hookInput("write_file", { file_path: "/p/a", content: "x" })).toEqual({ file_path: "/p/a", content: "x" });
     // The `path` alias some models send is already `file_path` after validation.
@@ -67,9 +77,15 @@ describe("the tool registry", () => {
       new_string: "b",
       replace_all: false,
     });
-    expect(hookInput("read_file", { file_path: "/p/a", offset: 0, limit: 100 })).toEqual({ file_path: "/p/a", offset: 1, limit: 100 });
+    expect(hookInput("read_file", { file_path: "/p/a", offset: 0, limit: 100 })).toEqual({
+      file_path: "/p/a",
+      offset: 1,
+      limit: 100,
+    });
     expect(hookInput("glob", { pattern: "**/*.ts", path: "/p" })).toEqual({ pattern: "**/*.ts", path: "/p" });
-    expect(hookInput("grep", { pattern: "a.b(c)", path: "/p", glob: "*.ts", output_mode: "content", max_count: 5 })).toEqual({
+    expect(
+      hookInput("grep", { pattern: "a.b(c)", path: "/p", glob: "*.ts", output_mode: "content", max_count: 5 }),
+    ).toEqual({
       pattern: "a\\.b\\(c\\)",
       path: "/p",
       glob: "*.ts",
@@ -90,11 +106,29 @@ describe("the tool registry", () => {
 
   it("offloads large results of every tool but the file tools", () => {
     const kept = everyBuiltinTool().filter((t) => t.offloadLargeResults === false);
-    expect(kept.map((t) => t.name).sort()).toEqual(["delete", "edit_file", "glob", "grep", "ls", "read_file", "write_file"]);
+    expect(kept.map((t) => t.name).sort()).toEqual([
+      "delete",
+      "edit_file",
+      "glob",
+      "grep",
+      "ls",
+      "read_file",
+      "write_file",
+    ]);
   });
 
   it("tool_response is structured output when there is some, else the text", () => {
-    expect(toHookToolResponse({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toBe("a\nb");
-    expect(toHookToolResponse({ content: [], rawOutput: { exitCode: 0, stdout: "x" } })).toEqual({ exitCode: 0, stdout: "x" });
+    expect(
+      toHookToolResponse({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ).toBe("a\nb");
+    expect(toHookToolResponse({ content: [], rawOutput: { exitCode: 0, stdout: "x" } })).toEqual({
+      exitCode: 0,
+      stdout: "x",
+    });
   });
 });

@@ -4,7 +4,10 @@ import type { ToolContext, ToolProgress } from "../../../src/tools/types.js";
 import { createTurnScope } from "../../../src/agent/turn-scope.js";
 
 /** A real tool context over a temp directory: local files and a local shell. */
-export function toolContext(root: string, overrides: Partial<ToolContext> = {}): ToolContext & { progressEvents: ToolProgress[] } {
+export function toolContext(
+  root: string,
+  overrides: Partial<ToolContext> = {},
+): ToolContext & { progressEvents: ToolProgress[] } {
   const progressEvents: ToolProgress[] = [];
   return {
     sessionId: "test-session",

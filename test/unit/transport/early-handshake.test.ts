@@ -55,15 +55,36 @@ async function sdkAnswer(line: string, id: unknown): Promise<string> {
   return answer;
 }
 
-const request = (id: unknown, params: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })}\n`;
+const request = (id: unknown, params: unknown) =>
+  `${JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })}\n`;
 
 describe("early initialize", () => {
   const accepted: Array<[string, unknown, unknown]> = [
     ["bare", 0, { protocolVersion: 1 }],
     ["empty capabilities", 1, { protocolVersion: 1, clientCapabilities: {} }],
-    ["zed-like", 7, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, _meta: { terminal_output: true, "terminal-auth": true } }, clientInfo: { name: "zed", title: "Zed", version: "0.210.0" } }],
-    ["terminal auth", "abc", { protocolVersion: 1, clientCapabilities: { auth: { terminal: true }, session: { notices: {} } } }],
-    ["malformed capabilities fall back", 3, { protocolVersion: 1, clientCapabilities: { fs: "yes", auth: { terminal: "yes" }, _meta: 5 }, clientInfo: 12 }],
+    [
+      "zed-like",
+      7,
+      {
+        protocolVersion: 1,
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: true },
+          terminal: true,
+          _meta: { terminal_output: true, "terminal-auth": true },
+        },
+        clientInfo: { name: "zed", title: "Zed", version: "0.210.0" },
+      },
+    ],
+    [
+      "terminal auth",
+      "abc",
+      { protocolVersion: 1, clientCapabilities: { auth: { terminal: true }, session: { notices: {} } } },
+    ],
+    [
+      "malformed capabilities fall back",
+      3,
+      { protocolVersion: 1, clientCapabilities: { fs: "yes", auth: { terminal: "yes" }, _meta: 5 }, clientInfo: 12 },
+    ],
     ["capabilities not an object", 4, { protocolVersion: 1, clientCapabilities: 5, _meta: { x: 1 } }],
   ];
   for (const [name, id, params] of accepted) {

@@ -14,7 +14,10 @@ describe("scanJsonLine", () => {
     expect(shape).toEqual({ depth: 3, id: 'x"y', hasMethod: true, hasOutcome: false });
   });
   it("ignores nested ids and reports an unusable top-level id as null", () => {
-    expect(scanJsonLine(Buffer.from(`{"params":{"id":5},"id":${deep(50)},"method":"m"}`), 10)).toMatchObject({ id: null, hasMethod: true });
+    expect(scanJsonLine(Buffer.from(`{"params":{"id":5},"id":${deep(50)},"method":"m"}`), 10)).toMatchObject({
+      id: null,
+      hasMethod: true,
+    });
     expect(scanJsonLine(Buffer.from(`{"params":{"id":5},"method":"m"}`), 10).id).toBeUndefined();
     expect(scanJsonLine(Buffer.from(`{"id": 42 ,"result":{}}`), 10)).toMatchObject({ id: 42, hasOutcome: true });
   });
@@ -45,33 +48,70 @@ describe("classifyLine", () => {
       kind: "reply",
       response: { id: 3, error: { code: -32600, message: expect.stringContaining("deeper than 16") } },
     });
-    expect(classifyLine(line(`{"jsonrpc":"2.0","id":${deep(40)},"method":"m"}`), limits)).toMatchObject({ kind: "reply", response: { id: null } });
+    expect(classifyLine(line(`{"jsonrpc":"2.0","id":${deep(40)},"method":"m"}`), limits)).toMatchObject({
+      kind: "reply",
+      response: { id: null },
+    });
     expect(classifyLine(line(`{"jsonrpc":"2.0","method":"m","params":${deep(40)}}`), limits).kind).toBe("drop");
   });
   it("fails the pending request when the editor's response to it is over a limit", () => {
-    expect(classifyLine({ kind: "oversize", head: Buffer.from('{"jsonrpc":"2.0","id":9,"result":{"content":"aaaa'), size: 1e8 }, limits)).toMatchObject({
+    expect(
+      classifyLine(
+        { kind: "oversize", head: Buffer.from('{"jsonrpc":"2.0","id":9,"result":{"content":"aaaa'), size: 1e8 },
+        limits,
+      ),
+    ).toMatchObject({
       kind: "message",
       message: { id: 9, error: { code: -32600, message: expect.stringContaining("over the") } },
     });
   });
   it("answers an over-limit request with its id and a message naming the setting", () => {
-    const result = classifyLine({ kind: "oversize", head: Buffer.from('{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"x":"aaa'), size: 33 * 1024 * 1024 }, limits);
-    expect(result).toMatchObject({ kind: "reply", response: { id: "p1", error: { code: -32600, message: expect.stringContaining("max_message_bytes") } } });
+    const result = classifyLine(
+      {
+        kind: "oversize",
+        head: Buffer.from('{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"x":"aaa'),
+        size: 33 * 1024 * 1024,
+      },
+      limits,
+    );
+    expect(result).toMatchObject({
+      kind: "reply",
+      response: { id: "p1", error: { code: -32600, message: expect.stringContaining("max_message_bytes") } },
+    });
   });
   it("answers undecodable lines with -32700 and bad envelopes with -32600, echoing nothing", () => {
-    expect(classifyLine({ kind: "line", bytes: Buffer.from([0x7b, 0xff, 0x7d]) }, limits)).toMatchObject({ kind: "reply", response: { id: null, error: { code: -32700 } } });
-    expect(classifyLine(line("{nope"), limits)).toMatchObject({ kind: "reply", response: { id: null, error: { code: -32700 } } });
+    expect(classifyLine({ kind: "line", bytes: Buffer.from([0x7b, 0xff, 0x7d]) }, limits)).toMatchObject({
+      kind: "reply",
+      response: { id: null, error: { code: -32700 } },
+    });
+    expect(classifyLine(line("{nope"), limits)).toMatchObject({
+      kind: "reply",
+      response: { id: null, error: { code: -32700 } },
+    });
     expect(classifyLine(line("[1,2]"), limits)).toMatchObject({ response: { error: { code: -32600 } } });
     expect(classifyLine(line('"just a string"'), limits)).toMatchObject({ response: { error: { code: -32600 } } });
-    expect(classifyLine(line(`{"jsonrpc":"2.0","id":"${"x".repeat(2000)}","method":"m"}`), limits)).toMatchObject({ response: { id: null, error: { code: -32600 } } });
-    expect(classifyLine(line('{"jsonrpc":"2.0","id":4,"method":5}'), limits)).toMatchObject({ response: { id: 4, error: { code: -32600 } } });
-    expect(classifyLine(line('{"jsonrpc":"1.0","id":4,"method":"m"}'), limits)).toMatchObject({ response: { id: 4, error: { code: -32600 } } });
-    expect(JSON.stringify(classifyLine(line(`{"jsonrpc":"2.0","id":{"secret":"s3cr3t"},"method":"m"}`), limits))).not.toContain("s3cr3t");
+    expect(classifyLine(line(`{"jsonrpc":"2.0","id":"${"x".repeat(2000)}","method":"m"}`), limits)).toMatchObject({
+      response: { id: null, error: { code: -32600 } },
+    });
+    expect(classifyLine(line('{"jsonrpc":"2.0","id":4,"method":5}'), limits)).toMatchObject({
+      response: { id: 4, error: { code: -32600 } },
+    });
+    expect(classifyLine(line('{"jsonrpc":"1.0","id":4,"method":"m"}'), limits)).toMatchObject({
+      response: { id: 4, error: { code: -32600 } },
+    });
+    expect(
+      JSON.stringify(classifyLine(line(`{"jsonrpc":"2.0","id":{"secret":"s3cr3t"},"method":"m"}`), limits)),
+    ).not.toContain("s3cr3t");
   });
   it("never answers a response, and passes well-formed messages on", () => {
     expect(classifyLine(line('{"jsonrpc":"2.0","id":{"a":1},"result":{}}'), limits).kind).toBe("drop");
-    expect(classifyLine(line('{"jsonrpc":"2.0","id":1,"result":{}}'), limits)).toMatchObject({ kind: "message", message: { id: 1 } });
-    expect(classifyLine(line('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}'), limits).kind).toBe("message");
+    expect(classifyLine(line('{"jsonrpc":"2.0","id":1,"result":{}}'), limits)).toMatchObject({
+      kind: "message",
+      message: { id: 1 },
+    });
+    expect(classifyLine(line('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}'), limits).kind).toBe(
+      "message",
+    );
   });
 });
 
@@ -85,8 +125,14 @@ describe("encodeMessage", () => {
     expect(encodeMessage({ jsonrpc: "2.0", method: "n", params: { big: 1n } }).ok).toBe(false);
   });
   it("bounds error data and messages", () => {
-    const encoded = encodeMessage({ jsonrpc: "2.0", id: 1, error: { code: -32600, message: "m".repeat(10_000), data: { echo: "x".repeat(100_000) } } });
+    const encoded = encodeMessage({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32600, message: "m".repeat(10_000), data: { echo: "x".repeat(100_000) } },
+    });
     expect(encoded.ok && encoded.line.length).toBeLessThan(4000);
-    expect(encoded.ok && JSON.parse(encoded.line).error.data).toEqual({ omitted: expect.stringContaining("characters") });
+    expect(encoded.ok && JSON.parse(encoded.line).error.data).toEqual({
+      omitted: expect.stringContaining("characters"),
+    });
   });
 });

@@ -19,7 +19,13 @@ function setup(options: { onInputEnd?: () => void } = {}) {
     }
     waiters.forEach((w) => w());
   });
-  const transport = createStdioTransport({ input, output, logger: createLogger({ level: "silent" }), limits: { maxMessageBytes: 1 << 20, maxDepth: 64 }, ...options });
+  const transport = createStdioTransport({
+    input,
+    output,
+    logger: createLogger({ level: "silent" }),
+    limits: { maxMessageBytes: 1 << 20, maxDepth: 64 },
+    ...options,
+  });
   let release: () => void = () => undefined;
   const app = acp
     .agent({ name: "t" })
@@ -51,7 +57,10 @@ describe("stdio transport", () => {
     t.send(init);
     await t.answerTo(0);
     t.send({ jsonrpc: "2.0", id: 1, method: "session/list", params: { cwd: "/bigint" } });
-    expect((await t.answerTo(1)).error).toMatchObject({ code: -32603, message: expect.stringContaining("could not be encoded") });
+    expect((await t.answerTo(1)).error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("could not be encoded"),
+    });
     t.send({ jsonrpc: "2.0", id: 2, method: "session/list", params: {} });
     expect((await t.answerTo(2)).result).toEqual({ sessions: [] });
   });
@@ -69,7 +78,10 @@ describe("stdio transport", () => {
     expect(t.transport.inflight()).toBe(1);
     expect(await t.transport.settled(10)).toBe(false);
     t.transport.close("shutting down");
-    expect((await t.answerTo("slow")).error).toMatchObject({ code: -32603, message: expect.stringContaining("shutting down") });
+    expect((await t.answerTo("slow")).error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("shutting down"),
+    });
     await t.connection.closed;
     t.release();
     await new Promise((r) => setTimeout(r, 20));

@@ -34,8 +34,20 @@ function toolNames(mode: SessionMode, options: { canExecute?: boolean; webFetch?
 
 describe("turn assembly", () => {
   const cases: Array<[string, SessionMode, { canExecute?: boolean; webFetch?: boolean }, string[], string[]]> = [
-    ["default mode offers the file, shell and planning tools", "default", {}, ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos"], []],
-    ["plan mode offers nothing that writes or runs", "plan", {}, ["ls", "read_file", "glob", "grep"], ["write_file", "edit_file", "delete", "execute"]],
+    [
+      "default mode offers the file, shell and planning tools",
+      "default",
+      {},
+      ["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "write_todos"],
+      [],
+    ],
+    [
+      "plan mode offers nothing that writes or runs",
+      "plan",
+      {},
+      ["ls", "read_file", "glob", "grep"],
+      ["write_file", "edit_file", "delete", "execute"],
+    ],
     ["a session that cannot run commands has no execute", "default", { canExecute: false }, ["ls"], ["execute"]],
     ["web_fetch only when config.toml enables it", "default", { webFetch: true }, ["web_fetch"], []],
     ["no web_fetch by default", "bypass", {}, [], ["web_fetch"]],

@@ -9,11 +9,31 @@ import { blockPlan, promptText, resolvePrompt, type BlockPlan, type PromptBlock 
 describe("ACP content -> prompt blocks -> ACP content", () => {
   const cases: Array<[string, Parameters<typeof toPromptBlocks>[0][number], PromptBlock]> = [
     ["text", { type: "text", text: "hi" }, { type: "text", text: "hi" }],
-    ["image", { type: "image", mimeType: "image/png", data: "AA==" }, { type: "image", mimeType: "image/png", data: "AA==" }],
-    ["file link", { type: "resource_link", uri: "file:///p/a.ts", name: "a.ts" }, { type: "file", path: "/p/a.ts", name: "a.ts", uri: "file:///p/a.ts" }],
-    ["relative link", { type: "resource_link", uri: "src/a.ts", name: "a.ts" }, { type: "file", path: "/p/src/a.ts", name: "a.ts", uri: "src/a.ts" }],
-    ["other link", { type: "resource_link", uri: "https://x.dev", name: "x" }, { type: "link", uri: "https://x.dev", name: "x" }],
-    ["embedded text", { type: "resource", resource: { uri: "file:///p/b", text: "B" } }, { type: "resource", uri: "file:///p/b", text: "B" }],
+    [
+      "image",
+      { type: "image", mimeType: "image/png", data: "AA==" },
+      { type: "image", mimeType: "image/png", data: "AA==" },
+    ],
+    [
+      "file link",
+      { type: "resource_link", uri: "file:///p/a.ts", name: "a.ts" },
+      { type: "file", path: "/p/a.ts", name: "a.ts", uri: "file:///p/a.ts" },
+    ],
+    [
+      "relative link",
+      { type: "resource_link", uri: "src/a.ts", name: "a.ts" },
+      { type: "file", path: "/p/src/a.ts", name: "a.ts", uri: "src/a.ts" },
+    ],
+    [
+      "other link",
+      { type: "resource_link", uri: "https://x.dev", name: "x" },
+      { type: "link", uri: "https://x.dev", name: "x" },
+    ],
+    [
+      "embedded text",
+      { type: "resource", resource: { uri: "file:///p/b", text: "B" } },
+      { type: "resource", uri: "file:///p/b", text: "B" },
+    ],
   ];
   for (const [name, acpBlock, block] of cases) {
     it(name, () => {
@@ -23,7 +43,9 @@ describe("ACP content -> prompt blocks -> ACP content", () => {
   }
 
   it("audio becomes a note, and only file URIs and plain paths name files", () => {
-    expect(toPromptBlocks([{ type: "audio", mimeType: "audio/wav", data: "" }], "/p")[0]).toMatchObject({ type: "text" });
+    expect(toPromptBlocks([{ type: "audio", mimeType: "audio/wav", data: "" }], "/p")[0]).toMatchObject({
+      type: "text",
+    });
     expect(filePathOf("zed://x", "/p")).toBeUndefined();
     expect(filePathOf("/abs", "/p")).toBe("/abs");
   });
@@ -34,13 +56,52 @@ describe("one block -> its plain text and its parts of the user message (one swi
   const cases: Array<[string, PromptBlock, boolean, BlockPlan]> = [
     ["text", { type: "text", text: "hi" }, true, { plain: "hi", content: [{ type: "text", text: "hi" }] }],
     ["image, seen", { ...image, uri: "x.png" }, true, { plain: "", content: [image] }],
-    ["image, unseen", { ...image, uri: "x.png" }, false, { plain: "", content: [{ type: "text", text: "[image x.png omitted: the current model cannot view images]" }] }],
-    ["link", { type: "link", uri: "https://x.dev", name: "x" }, true, { plain: "", content: [{ type: "text", text: "[@x](https://x.dev)" }] }],
-    ["file", { type: "file", path: "/p/a.ts", name: "a.ts", uri: "file:///p/a.ts" }, true, { plain: "", content: [{ type: "text", text: "@/p/a.ts" }], read: "/p/a.ts" }],
-    ["embedded text", { type: "resource", uri: "file:///p/b", text: "B" }, true, { plain: "", content: [{ type: "text", text: "@file:///p/b" }], context: '<context ref="file:///p/b">\nB\n</context>' }],
-    ["embedded image, seen", { type: "resource", uri: "u", blob: "AA==", mimeType: "image/png" }, true, { plain: "", content: [image] }],
-    ["embedded image, unseen", { type: "resource", uri: "u", blob: "AA==", mimeType: "image/png" }, false, { plain: "", content: [{ type: "text", text: "[embedded image/png resource u omitted]" }] }],
-    ["embedded blob", { type: "resource", uri: "u", blob: "AA==" }, true, { plain: "", content: [{ type: "text", text: "[embedded binary resource u omitted]" }] }],
+    [
+      "image, unseen",
+      { ...image, uri: "x.png" },
+      false,
+      { plain: "", content: [{ type: "text", text: "[image x.png omitted: the current model cannot view images]" }] },
+    ],
+    [
+      "link",
+      { type: "link", uri: "https://x.dev", name: "x" },
+      true,
+      { plain: "", content: [{ type: "text", text: "[@x](https://x.dev)" }] },
+    ],
+    [
+      "file",
+      { type: "file", path: "/p/a.ts", name: "a.ts", uri: "file:///p/a.ts" },
+      true,
+      { plain: "", content: [{ type: "text", text: "@/p/a.ts" }], read: "/p/a.ts" },
+    ],
+    [
+      "embedded text",
+      { type: "resource", uri: "file:///p/b", text: "B" },
+      true,
+      {
+        plain: "",
+        content: [{ type: "text", text: "@file:///p/b" }],
+        context: '<context ref="file:///p/b">\nB\n</context>',
+      },
+    ],
+    [
+      "embedded image, seen",
+      { type: "resource", uri: "u", blob: "AA==", mimeType: "image/png" },
+      true,
+      { plain: "", content: [image] },
+    ],
+    [
+      "embedded image, unseen",
+      { type: "resource", uri: "u", blob: "AA==", mimeType: "image/png" },
+      false,
+      { plain: "", content: [{ type: "text", text: "[embedded image/png resource u omitted]" }] },
+    ],
+    [
+      "embedded blob",
+      { type: "resource", uri: "u", blob: "AA==" },
+      true,
+      { plain: "", content: [{ type: "text", text: "[embedded binary resource u omitted]" }] },
+    ],
   ];
   for (const [name, block, supportsImages, plan] of cases) {
     it(name, () => expect(blockPlan(block, supportsImages)).toEqual(plan));
@@ -70,12 +131,20 @@ describe("prompt blocks -> the model's user message", () => {
   it("keeps images only for models that can see them", async () => {
     const backend = createStateBackend();
     const image: PromptBlock = { type: "image", mimeType: "image/png", data: "AA==" };
-    expect((await resolvePrompt([image], backend, true)).content).toEqual([{ type: "image", mimeType: "image/png", data: "AA==" }]);
+    expect((await resolvePrompt([image], backend, true)).content).toEqual([
+      { type: "image", mimeType: "image/png", data: "AA==" },
+    ]);
     expect((await resolvePrompt([image], backend, false)).content[0]).toMatchObject({ type: "text" });
     expect((await resolvePrompt([], backend, true)).content).toEqual([{ type: "text", text: "" }]);
   });
 
   it("plain text is the text blocks only", () => {
-    expect(promptText([{ type: "text", text: "a" }, { type: "link", uri: "u", name: "n" }, { type: "text", text: "b" }])).toBe("ab");
+    expect(
+      promptText([
+        { type: "text", text: "a" },
+        { type: "link", uri: "u", name: "n" },
+        { type: "text", text: "b" },
+      ]),
+    ).toBe("ab");
   });
 });

@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeDigestChanges, digestOfDigests, treeDigest } from "../../../src/util/file-digest.js";
-import { filterEnvironment, isCredentialLike, isModelKeyVariable, isPassableVariable } from "../../../src/util/secret-env.js";
+import {
+  filterEnvironment,
+  isCredentialLike,
+  isModelKeyVariable,
+  isPassableVariable,
+} from "../../../src/util/secret-env.js";
 
 describe("environment allowlist", () => {
   it("passes base variables, never model keys, and credential-like names only when listed", () => {
@@ -14,13 +19,22 @@ describe("environment allowlist", () => {
     expect(isPassableVariable("SSL_CERT_FILE")).toBe(true);
     expect(isPassableVariable("GITHUB_TOKEN")).toBe(false);
     expect(isPassableVariable("GITHUB_TOKEN", { allowed: ["GITHUB_TOKEN"] })).toBe(true);
-    for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "DEEP_ACP_MODEL"]) {
+    for (const key of [
+      "ANTHROPIC_API_KEY",
+      "OPENAI_API_KEY",
+      "GEMINI_API_KEY",
+      "OPENROUTER_API_KEY",
+      "DEEP_ACP_MODEL",
+    ]) {
       expect(isModelKeyVariable(key)).toBe(true);
       expect(isPassableVariable(key, { allowed: [key] })).toBe(false);
     }
     expect(isCredentialLike("MONGODB_URI")).toBe(true);
     expect(isCredentialLike("EDITOR")).toBe(false);
-    expect(filterEnvironment({ PATH: "/bin", F: "() { :; }", TERM: "() { x; }", HOME: "/h" })).toEqual({ PATH: "/bin", HOME: "/h" });
+    expect(filterEnvironment({ PATH: "/bin", F: "() { :; }", TERM: "() { x; }", HOME: "/h" })).toEqual({
+      PATH: "/bin",
+      HOME: "/h",
+    });
   });
 });
 
@@ -45,9 +59,17 @@ describe("tree digests", () => {
     await symlink("/etc/passwd", join(dir, "hooks", "link"));
     await writeFile(join(dir, "new.js"), "x");
     const after = await treeDigest(dir, { skipDirs: [".git"] });
-    expect(describeDigestChanges(before, after)).toEqual(["hooks/check.sh changed", "hooks/link added", "new.js added"]);
+    expect(describeDigestChanges(before, after)).toEqual([
+      "hooks/check.sh changed",
+      "hooks/link added",
+      "new.js added",
+    ]);
     await chmod(join(dir, "new.js"), 0o755);
     expect(describeDigestChanges(after, await treeDigest(dir, { skipDirs: [".git"] }))).toEqual(["new.js changed"]);
-    expect(describeDigestChanges(after, {})).toEqual(["hooks/check.sh removed", "hooks/link removed", "new.js removed"]);
+    expect(describeDigestChanges(after, {})).toEqual([
+      "hooks/check.sh removed",
+      "hooks/link removed",
+      "new.js removed",
+    ]);
   });
 });

@@ -36,7 +36,10 @@ function recorder() {
 }
 
 /** Repeats `act` until a change is reported (up to ~10 s). */
-async function eventually(events: ReturnType<typeof recorder>, act: (round: number) => Promise<void>): Promise<ConfigChange> {
+async function eventually(
+  events: ReturnType<typeof recorder>,
+  act: (round: number) => Promise<void>,
+): Promise<ConfigChange> {
   for (let round = 0; round < 20; round++) {
     const next = events.next(500);
     await act(round);
@@ -122,7 +125,10 @@ describe("config watcher hub", () => {
     await hub.watch(join(root, "repo"), targets, events.listener).ready;
     const next = events.next();
     await mkdir(join(root, "home", ".deepagents", "agent", "agents", "reviewer"), { recursive: true });
-    await writeFile(join(root, "home", ".deepagents", "agent", "agents", "reviewer", "AGENTS.md"), "---\ndescription: r\n---\n");
+    await writeFile(
+      join(root, "home", ".deepagents", "agent", "agents", "reviewer", "AGENTS.md"),
+      "---\ndescription: r\n---\n",
+    );
     expect((await next).labels).toEqual(["subagents"]);
   });
 
@@ -166,7 +172,9 @@ describe("config watcher hub", () => {
       await writeFile(join(root, "repo", "AGENTS.md"), "x");
       const change = await next;
       expect(change.labels).toEqual(["hooks", "memory"]);
-      expect(change.paths).toEqual([join(root, "repo", ".deepagents", "hooks.json"), join(root, "repo", "AGENTS.md")].sort());
+      expect(change.paths).toEqual(
+        [join(root, "repo", ".deepagents", "hooks.json"), join(root, "repo", "AGENTS.md")].sort(),
+      );
     } finally {
       await slowHub.close();
     }
@@ -287,16 +295,42 @@ describe("config watcher hub", () => {
 describe("sessionWatchTargets", () => {
   it("covers every config source of a session, including plugins", () => {
     const user = userPaths("agent", "/h");
-    const list = sessionWatchTargets({ user, projectRoot: "/p", plugins: [{ root: "/h/.deepagents/plugins/cache/m/p/1", skillSources: [{ dir: "/h/.deepagents/plugins/cache/m/p/1/skills" }] }] });
-    const byLabel = (label: string) => list.filter((target) => target.label === label).map((target) => target.path).sort();
+    const list = sessionWatchTargets({
+      user,
+      projectRoot: "/p",
+      plugins: [
+        {
+          root: "/h/.deepagents/plugins/cache/m/p/1",
+          skillSources: [{ dir: "/h/.deepagents/plugins/cache/m/p/1/skills" }],
+        },
+      ],
+    });
+    const byLabel = (label: string) =>
+      list
+        .filter((target) => target.label === label)
+        .map((target) => target.path)
+        .sort();
     expect(byLabel("skills")).toEqual(
-      ["/h/.agents/skills", "/h/.deepagents/.state/skill_trust.json", "/h/.deepagents/agent/skills", "/h/.deepagents/plugins/cache/m/p/1/skills", "/p/.agents/skills", "/p/.deepagents/skills"].sort(),
+      [
+        "/h/.agents/skills",
+        "/h/.deepagents/.state/skill_trust.json",
+        "/h/.deepagents/agent/skills",
+        "/h/.deepagents/plugins/cache/m/p/1/skills",
+        "/p/.agents/skills",
+        "/p/.deepagents/skills",
+      ].sort(),
     );
-    expect(byLabel("memory")).toEqual(["/h/.deepagents/agent/AGENTS.md", "/p/.deepagents/AGENTS.md", "/p/AGENTS.md"].sort());
+    expect(byLabel("memory")).toEqual(
+      ["/h/.deepagents/agent/AGENTS.md", "/p/.deepagents/AGENTS.md", "/p/AGENTS.md"].sort(),
+    );
     expect(byLabel("hooks")).toEqual(["/h/.deepagents/hooks.json", "/p/.deepagents/hooks.json"]);
     expect(byLabel("mcp")).toEqual(["/h/.deepagents/.mcp.json", "/p/.deepagents/.mcp.json", "/p/.mcp.json"]);
     expect(byLabel("subagents")).toEqual(["/h/.deepagents/agent/agents", "/p/.deepagents/agents"]);
-    expect(byLabel("plugins")).toEqual(["/h/.deepagents/.state/installed_plugins.json", "/h/.deepagents/.state/plugin_state.json", "/h/.deepagents/plugins/cache/m/p/1"]);
+    expect(byLabel("plugins")).toEqual([
+      "/h/.deepagents/.state/installed_plugins.json",
+      "/h/.deepagents/.state/plugin_state.json",
+      "/h/.deepagents/plugins/cache/m/p/1",
+    ]);
     expect(byLabel("config")).toEqual(["/h/.deepagents/config.toml"]);
   });
 });

@@ -5,19 +5,33 @@ import { proxyFor } from "../../../src/web/proxy.js";
 describe("address policy", () => {
   const policy = createAddressPolicy();
 
-  it.each(["127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::5", "::ffff:10.0.0.1", "::ffff:127.0.0.1", "224.0.0.1"])(
-    "refuses %s by default",
-    (address) => {
-      expect(policy.check(address).allowed).toBe(false);
-    },
-  );
+  it.each([
+    "127.0.0.1",
+    "10.1.2.3",
+    "172.20.0.1",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "::1",
+    "fe80::1",
+    "fd00::5",
+    "::ffff:10.0.0.1",
+    "::ffff:127.0.0.1",
+    "224.0.0.1",
+  ])("refuses %s by default", (address) => {
+    expect(policy.check(address).allowed).toBe(false);
+  });
 
   it.each(["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"])("allows the public address %s", (address) => {
     expect(policy.check(address)).toEqual({ allowed: true });
   });
 
   it("names the kind of address it refuses", () => {
-    expect(policy.check("169.254.169.254")).toEqual({ allowed: false, reason: "169.254.169.254 is a link-local address" });
+    expect(policy.check("169.254.169.254")).toEqual({
+      allowed: false,
+      reason: "169.254.169.254 is a link-local address",
+    });
     expect(policy.check("127.0.0.1")).toEqual({ allowed: false, reason: "127.0.0.1 is a loopback address" });
   });
 
@@ -31,12 +45,18 @@ describe("address policy", () => {
   });
 
   it("rejects a malformed allowance with its text", () => {
-    expect(() => createAddressPolicy({ allowPrivate: ["10.0.0.0/99"] })).toThrow(/"10.0.0.0\/99" is not an IP address or CIDR/);
+    expect(() => createAddressPolicy({ allowPrivate: ["10.0.0.0/99"] })).toThrow(
+      /"10.0.0.0\/99" is not an IP address or CIDR/,
+    );
   });
 });
 
 describe("proxy selection", () => {
-  const env = { HTTPS_PROXY: "http://proxy.corp:3128", http_proxy: "proxy.corp:8080", NO_PROXY: "internal.example, .corp.example:8443, ::1" };
+  const env = {
+    HTTPS_PROXY: "http://proxy.corp:3128",
+    http_proxy: "proxy.corp:8080",
+    NO_PROXY: "internal.example, .corp.example:8443, ::1",
+  };
 
   it("uses the scheme's proxy", () => {
     expect(proxyFor(new URL("https://example.com/"), env)?.href).toBe("http://proxy.corp:3128/");

@@ -17,7 +17,9 @@ beforeAll(async () => {
     switch (req.url) {
       case "/page":
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        res.end("<html><head><title>A &amp; B</title><style>p{}</style></head><body><h1>Hello</h1><p>caf\u00e9 <b>bold</b></p><script>x()</script></body></html>");
+        res.end(
+          "<html><head><title>A &amp; B</title><style>p{}</style></head><body><h1>Hello</h1><p>caf\u00e9 <b>bold</b></p><script>x()</script></body></html>",
+        );
         return;
       case "/gzip":
         res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
@@ -69,21 +71,30 @@ describe("httpGet", () => {
   });
 
   it("refuses loopback when the config does not allow it", async () => {
-    await expect(httpGet(`${base}/page`, options({ policy: createAddressPolicy() }))).rejects.toThrow(/Refused to fetch 127\.0\.0\.1: 127\.0\.0\.1 is a loopback address/);
+    await expect(httpGet(`${base}/page`, options({ policy: createAddressPolicy() }))).rejects.toThrow(
+      /Refused to fetch 127\.0\.0\.1: 127\.0\.0\.1 is a loopback address/,
+    );
   });
 
   it("follows redirects and checks each hop", async () => {
     const page = await httpGet(`${base}/to-page`, options());
     expect(page.url).toBe(`${base}/page`);
     expect(page.redirects).toEqual([`${base}/page`]);
-    await expect(httpGet(`${base}/to-metadata`, options())).rejects.toThrow(/Refused to fetch 169\.254\.169\.254: 169\.254\.169\.254 is a link-local address/);
+    await expect(httpGet(`${base}/to-metadata`, options())).rejects.toThrow(
+      /Refused to fetch 169\.254\.169\.254: 169\.254\.169\.254 is a link-local address/,
+    );
     await expect(httpGet(`${base}/to-private`, options())).rejects.toThrow(/Refused to fetch 10\.0\.0\.7/);
-    await expect(httpGet(`${base}/loop`, options({ maxRedirects: 3 }))).rejects.toThrow(/Too many redirects \(more than 3\)/);
+    await expect(httpGet(`${base}/loop`, options({ maxRedirects: 3 }))).rejects.toThrow(
+      /Too many redirects \(more than 3\)/,
+    );
   });
 
   it("checks what a name resolves to and connects to that address only", async () => {
-    const resolve = async (name: string) => (name === "rebind.test" ? [{ address: "10.9.9.9", family: 4 }] : [{ address: "127.0.0.1", family: 4 }]);
-    await expect(httpGet(`http://rebind.test:${port}/page`, options({ resolve }))).rejects.toThrow(/rebind\.test \(resolves to 10\.9\.9\.9\): 10\.9\.9\.9 is a private or reserved address/);
+    const resolve = async (name: string) =>
+      name === "rebind.test" ? [{ address: "10.9.9.9", family: 4 }] : [{ address: "127.0.0.1", family: 4 }];
+    await expect(httpGet(`http://rebind.test:${port}/page`, options({ resolve }))).rejects.toThrow(
+      /rebind\.test \(resolves to 10\.9\.9\.9\): 10\.9\.9\.9 is a private or reserved address/,
+    );
     hosts.length = 0;
     const page = await httpGet(`http://good.test:${port}/page`, options({ resolve }));
     expect(page.status).toBe(200);
@@ -127,14 +138,22 @@ describe("httpGet", () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     try {
       const resolve = async () => [{ address: "127.0.0.1", family: 4 }];
-      const viaHttp = await httpGet(`http://site.test:${port}/page`, options({ resolve, env: { HTTP_PROXY: proxyUrl } }));
+      const viaHttp = await httpGet(
+        `http://site.test:${port}/page`,
+        options({ resolve, env: { HTTP_PROXY: proxyUrl } }),
+      );
       expect(viaHttp.status).toBe(200);
       expect(forwarded).toEqual([`http://127.0.0.1:${port}/page`]);
-      const bypass = await httpGet(`http://site.test:${port}/page`, options({ resolve, env: { HTTP_PROXY: proxyUrl, NO_PROXY: "site.test" } }));
+      const bypass = await httpGet(
+        `http://site.test:${port}/page`,
+        options({ resolve, env: { HTTP_PROXY: proxyUrl, NO_PROXY: "site.test" } }),
+      );
       expect(bypass.status).toBe(200);
       expect(forwarded).toHaveLength(1);
       // HTTPS: the CONNECT line names the checked address; our server speaks plain HTTP, so TLS fails after the tunnel.
-      await expect(httpGet(`https://secure.test:${port}/`, options({ resolve, env: { HTTPS_PROXY: proxyUrl } }))).rejects.toThrow(/TLS with secure\.test failed/);
+      await expect(
+        httpGet(`https://secure.test:${port}/`, options({ resolve, env: { HTTPS_PROXY: proxyUrl } })),
+      ).rejects.toThrow(/TLS with secure\.test failed/);
       expect(connects).toEqual([`127.0.0.1:${port}`]);
     } finally {
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

@@ -16,7 +16,11 @@ export type ProbeOptions = { cwd: string; env: NodeJS.ProcessEnv; clientName?: s
  * Starts `command args` the way an editor does, sends `initialize`, waits for its answer, closes
  * stdin and waits for the exit. The process is killed if the test ends first.
  */
-export function probeInitialize(command: string, args: readonly string[], options: ProbeOptions): Promise<InitializeProbe> {
+export function probeInitialize(
+  command: string,
+  args: readonly string[],
+  options: ProbeOptions,
+): Promise<InitializeProbe> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
     const lines: string[] = [];
@@ -50,7 +54,10 @@ export function probeInitialize(command: string, args: readonly string[], option
     child.on("close", (code) => {
       clearTimeout(guard);
       if (buffer !== "") lines.push(buffer);
-      if (!response) return reject(new Error(`${command} ${args.join(" ")} exited (${code}) without answering initialize; stderr:\n${stderr}`));
+      if (!response)
+        return reject(
+          new Error(`${command} ${args.join(" ")} exited (${code}) without answering initialize; stderr:\n${stderr}`),
+        );
       resolve({ response, lines, stderr, code });
     });
     const initialize = {

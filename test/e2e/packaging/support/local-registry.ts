@@ -22,7 +22,9 @@ type Version = { manifest: Manifest; file: string; integrity: string };
 /** Packs every non-dev package of `repo`'s package-lock.json found in its node_modules into `dir`. */
 export async function startLocalRegistry(repo: string, dir: string): Promise<LocalRegistry> {
   await mkdir(dir, { recursive: true });
-  const lock = JSON.parse(await readFile(join(repo, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(await readFile(join(repo, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
   const byName = new Map<string, Map<string, Version>>();
   const tarballs = new Map<string, string>();
   for (const [path, entry] of Object.entries(lock.packages)) {
@@ -37,10 +39,21 @@ export async function startLocalRegistry(repo: string, dir: string): Promise<Loc
     const file = `${manifest.name.replace("/", "__")}-${manifest.version}.tgz`;
     const tarball = join(dir, file);
     // npm takes a tarball's single top folder as the package, whatever its name; nested installs stay out.
-    await run("tar", ["-czf", tarball, "--exclude=node_modules", "-C", dirname(folder), folder.slice(dirname(folder).length + 1)]);
+    await run("tar", [
+      "-czf",
+      tarball,
+      "--exclude=node_modules",
+      "-C",
+      dirname(folder),
+      folder.slice(dirname(folder).length + 1),
+    ]);
     const bytes = await readFile(tarball);
     tarballs.set(file, tarball);
-    versions.set(manifest.version, { manifest: cleanManifest(manifest), file, integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}` });
+    versions.set(manifest.version, {
+      manifest: cleanManifest(manifest),
+      file,
+      integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
+    });
   }
 
   let base = "";
@@ -57,7 +70,9 @@ export async function startLocalRegistry(repo: string, dir: string): Promise<Loc
         response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
         return;
       }
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(packument(url.slice(1), versions, base)));
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(packument(url.slice(1), versions, base)));
     })().catch((error: unknown) => response.writeHead(500).end(String(error)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -72,11 +87,22 @@ export async function startLocalRegistry(repo: string, dir: string): Promise<Loc
 /** What the registry says about a package: every version we hold, the highest as `latest`. */
 function packument(name: string, versions: Map<string, Version>, base: string) {
   const entries = [...versions.values()];
-  const latest = entries.map((v) => v.manifest.version).sort(compareVersions).at(-1)!;
+  const latest = entries
+    .map((v) => v.manifest.version)
+    .sort(compareVersions)
+    .at(-1)!;
   return {
     name,
     "dist-tags": { latest },
-    versions: Object.fromEntries(entries.map((v) => [v.manifest.version, { ...v.manifest, dist: { tarball: `${base}/-/tarballs/${encodeURIComponent(v.file)}`, integrity: v.integrity } }])),
+    versions: Object.fromEntries(
+      entries.map((v) => [
+        v.manifest.version,
+        {
+          ...v.manifest,
+          dist: { tarball: `${base}/-/tarballs/${encodeURIComponent(v.file)}`, integrity: v.integrity },
+        },
+      ]),
+    ),
   };
 }
 

@@ -39,7 +39,8 @@ export async function stagePackage(parent: string): Promise<StagedPackage> {
   const pkg = await readPackageJson();
   await cp(join(REPO, "package.json"), join(dir, "package.json"));
   for (const entry of pkg.files) {
-    if (entry !== "dist" && existsSync(join(REPO, entry))) await cp(join(REPO, entry), join(dir, entry), { recursive: true });
+    if (entry !== "dist" && existsSync(join(REPO, entry)))
+      await cp(join(REPO, entry), join(dir, entry), { recursive: true });
   }
   await symlink(join(REPO, "src"), join(dir, "src"));
   await run(process.execPath, [join(REPO, "scripts", "build.mjs")], { cwd: dir });
