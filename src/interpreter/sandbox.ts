@@ -4,7 +4,9 @@ import { silentLogger } from "../util/logger.js";
 import { type EngineHost, EvalRun } from "./eval-run.js";
 import type { InterpreterLimits } from "./limits.js";
 import { assembleOutput, describeError, type ErrorInfo, PRELUDE_FILE, USER_FILE } from "./output.js";
-import { PRELUDE_HELPERS, PRELUDE_SOURCE, type PreludeConfig } from "./prelude.js";
+import type { PreludeConfig } from "./prelude.js";
+import { installPrelude } from "./prelude-install.js";
+import { cancelledText, promiseTimeoutText, resetNote } from "./outcome-text.js";
 import { createEngineInstance, type EngineInstance } from "./quickjs-loader.js";
 import { SandboxHostFunctions, type Helpers } from "./sandbox-host.js";
 import { type TransformResult, transformForEval } from "./transform.js";
@@ -361,42 +363,21 @@ class QuickJSSandbox extends SandboxHostFunctions implements Sandbox {
 
   private installPrelude(config: PreludeConfig): Helpers {
     const ctx = this.ctx;
-    const fn = ctx.unwrapResult(ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE, { type: "global", strict: true }));
-    const host = ctx.newObject();
-    const functions: Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | void> = {
-      log: (level, text) => this.hostLog(ctx.getString(level), ctx.getString(text)),
-      callTool: (name, json) => this.hostCallTool(ctx.getString(name), ctx.getString(json)),
-      runTask: (json) => this.hostRunTask(ctx.getString(json)),
-      setTimer: (id, ms, repeat) => this.hostSetTimer(ctx.getNumber(id), ctx.getNumber(ms), ctx.dump(repeat) === true),
-      clearTimer: (id) => this.hostClearTimer(ctx.getNumber(id)),
-    };
-    for (const [name, impl] of Object.entries(functions)) {
-      const handle = ctx.newFunction(name, (...args) => impl(...args));
-      ctx.setProp(host, name, handle);
-      handle.dispose();
-    }
-    const configHandle = ctx.newString(JSON.stringify(config));
-    const helpersObject = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, host, configHandle));
-    const helpers = Object.fromEntries(
-      PRELUDE_HELPERS.map((name) => [name, ctx.getProp(helpersObject, name)]),
-    ) as Helpers;
-    for (const handle of [fn, host, configHandle, helpersObject]) handle.dispose();
-    return helpers;
+    return installPrelude(
+      ctx,
+      {
+        log: (level, text) => this.hostLog(ctx.getString(level), ctx.getString(text)),
+        callTool: (name, json) => this.hostCallTool(ctx.getString(name), ctx.getString(json)),
+        runTask: (json) => this.hostRunTask(ctx.getString(json)),
+        setTimer: (id, ms, repeat) =>
+          this.hostSetTimer(ctx.getNumber(id), ctx.getNumber(ms), ctx.dump(repeat) === true),
+        clearTimer: (id) => this.hostClearTimer(ctx.getNumber(id)),
+      },
+      config,
+    );
   }
 }
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function cancelledText(): string {
-  return "Cancelled: execution interrupted";
-}
-
-function promiseTimeoutText(timeoutMs: number): string {
-  return `TimeoutError: Promise timed out — execution interrupted after ${timeoutMs} ms while the script was still waiting (limit: interpreter.timeout_ms)`;
-}
-
-function resetNote(): string {
-  return "The interpreter was reset: variables from earlier eval calls are gone.";
 }

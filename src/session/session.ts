@@ -4,33 +4,34 @@ import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import {
-  assembleTurn,
   compactNow,
   createSessionStart,
   promptText,
-  renderContextReport,
   runPromptTurn,
   titleFrom,
   type PromptBlock,
   type SessionStart,
 } from "../turn/index.js";
 import { createSpendTracker, type SpendTracker } from "./spend.js";
-import { hookPermissionMode, isSessionMode, type SessionMode } from "../agent/modes.js";
-import { ExtensionHost } from "../extensions/index.js";
+import { isSessionMode, type SessionMode } from "../agent/modes.js";
+import type { ExtensionHost } from "../extensions/index.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
 import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
-import { createProtectedPaths } from "../gate/protected-paths.js";
 import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
-import { join } from "node:path";
-import { hostKeyAnswer, hostKeyQuestion, remoteMentions } from "./remote-workspace.js";
+import { remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
 import type { Workspace } from "./workspace.js";
-import { createWorkspaceSlot, type WorkspaceSlot } from "./workspace-slot.js";
+import type { WorkspaceSlot } from "./workspace-slot.js";
+import { createNoticeQueue } from "./notices.js";
+import { persistSession, recordCompaction, saveTurnEnd, type PersistedSettings } from "./persistence.js";
+import { createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
+import { sessionContextReport } from "./context-report.js";
+import { createTurnGate } from "./turn-gate.js";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -68,11 +69,7 @@ export class Session {
   readonly extensions: ExtensionHost;
   private readonly sessionStart: SessionStart;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
-  private readonly pendingNotices: Array<{
-    severity: "info" | "warning" | "error";
-    title: string;
-    description?: string;
-  }> = [];
+  private readonly notices = createNoticeQueue();
 
   constructor(options: SessionOptions) {
     this.id = options.id;
@@ -101,40 +98,8 @@ export class Session {
       persisted: options.persisted ?? false,
     });
     this.sessionStart = createSessionStart(this.journal.persisted ? "resume" : "startup");
-    this.extensions = new ExtensionHost({
-      sessionId: this.id,
-      cwd: this.cwd,
-      projectRoot: this.projectRoot,
-      services: options.services,
-      editorMcpServers: options.editorMcpServers ?? [],
-      prompter: options.trustPrompter,
-      transcriptPath: join(options.services.paths.sessionsDir, `${this.id}.jsonl`),
-      permissionMode: () => hookPermissionMode(this.mode),
-      notify: options.notify ?? (() => false),
-      ...(options.onReloadPending ? { onReloadPending: options.onReloadPending } : {}),
-      ...(options.questioner ? { questioner: options.questioner } : {}),
-    });
-    const knownHosts = join(options.services.paths.home, ".ssh", "known_hosts");
-    this.workspace = createWorkspaceSlot({
-      cwd: this.cwd,
-      roots: this.roots,
-      editor: options.editor,
-      stateSnapshots: restored?.stateSnapshots,
-      services: options.services,
-      // Only an editor can answer an unknown SSH host key.
-      ...(options.trustPrompter
-        ? { askHostKey: (key, url) => this.extensions.ask(hostKeyQuestion(key, url, knownHosts)).then(hostKeyAnswer) }
-        : {}),
-      alongside: () => this.approvals.load(),
-      onDiagnostics: (diagnostics) => {
-        for (const d of diagnostics)
-          this.pendingNotices.push({
-            severity: d.severity === "info" ? "info" : d.severity,
-            title: d.message,
-            description: d.source,
-          });
-      },
-    });
+    this.extensions = createSessionExtensions(options, this);
+    this.workspace = createSessionWorkspace(options, this, this.notices);
   }
 
   /** The remote workspace and its health (connects if needed), for /status; undefined for a local session. */
@@ -188,7 +153,7 @@ export class Session {
       } catch (error) {
         result = signal.aborted ? { stopReason: "cancelled" } : { stopReason: "end_turn", error: errorMessage(error) };
       }
-      await this.finishTurn(result);
+      await saveTurnEnd(this.journal, this.workspace, result, this.settings);
       return result;
     });
   }
@@ -204,7 +169,7 @@ export class Session {
         this.ensureModel(),
         this.services.config(),
       ]);
-      await this.ensurePersisted();
+      await persistSession(this.journal, this.settings);
       const hooks = await this.extensions.hooks();
       const emit = (event: AgentEvent) => this.observe(event, sink);
       const compacted = await compactNow({
@@ -267,29 +232,9 @@ export class Session {
 
   /** Markdown for /context: what fills the context window, by part. */
   async contextReport(): Promise<string> {
-    const [workspace, model, { config }, extensions] = await Promise.all([
-      this.ensureWorkspace(),
-      this.ensureModel(),
-      this.services.config(),
-      this.extensions.start(),
-    ]);
-    const session = { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode };
-    const turn = assembleTurn({
-      session,
-      workspace,
-      model,
-      config,
-      now: this.services.now(),
-      env: this.services.env,
-      extensions,
-      interpreterSandboxes: this.extensions.sandboxes,
-    });
-    return renderContextReport({
-      turn,
-      history: this.history,
-      contextWindow: model.contextWindow,
-      ...(this.lastUsed !== undefined ? { lastReported: this.lastUsed } : {}),
-    });
+    const { id, mode, history, lastUsed, services, extensions } = this;
+    const [workspace, model] = [this.ensureWorkspace(), this.ensureModel()];
+    return sessionContextReport({ id, mode, history, lastUsed, services, extensions, workspace, model });
   }
 
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
@@ -350,11 +295,12 @@ export class Session {
   }
 
   private replaceHistory(messages: Message[]): void {
-    this.history = [...messages];
-    const first = messages[0];
-    const summary =
-      first && first.role === "user" ? first.content.map((c) => (c.type === "text" ? c.text : "")).join("") : "";
-    this.journal.record({ t: "compacted", history: this.history, summary });
+    this.history = recordCompaction(this.journal, messages);
+  }
+
+  private get settings(): PersistedSettings {
+    const { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title } = this;
+    return { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title };
   }
 
   private async executeTurn(
@@ -369,8 +315,8 @@ export class Session {
       this.services.config(),
     ]);
     if (signal.aborted) return { stopReason: "cancelled" };
-    await this.ensurePersisted();
-    for (const notice of this.pendingNotices.splice(0)) sink({ type: "notice", ...notice });
+    await persistSession(this.journal, this.settings);
+    this.notices.flush(sink);
     try {
       const extensions = await this.extensions.forTurn(signal, sink);
       if (signal.aborted) return { stopReason: "cancelled" };
@@ -391,17 +337,7 @@ export class Session {
         interpreterSandboxes: this.extensions.sandboxes,
         now: this.services.now(),
         env: this.services.env,
-        gate: {
-          approver: this.approver,
-          memory: this.approvals,
-          gatePolicy: {
-            rules: workspace.rules,
-            sandboxed: workspace.sandboxed,
-            protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths),
-            // A remote workspace's links are followed on the remote.
-            ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
-          },
-        },
+        gate: createTurnGate(this.approver, this.approvals, workspace, config),
         questioner: this.questioner,
         background: this.background.prepare(config.shell, workspace.shell),
         spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
@@ -430,33 +366,6 @@ export class Session {
     } finally {
       this.extensions.endTurn();
     }
-  }
-
-  /** Saves the end of a turn, with the files of the session-scoped routes. */
-  private async finishTurn(result: TurnResult): Promise<void> {
-    const states = [...((await this.workspace.built())?.stateBackends ?? [])];
-    const snapshots =
-      states.length > 0 ? Object.fromEntries(states.map(([prefix, state]) => [prefix, state.snapshot()])) : undefined;
-    await this.journal.endTurn(
-      result,
-      { ...(this.title ? { title: this.title } : {}), extra: { mode: this.mode, model: this.modelSpec } },
-      snapshots,
-    );
-  }
-
-  /** New sessions reach the disk at their first prompt, so empty sessions never clutter the list. */
-  private async ensurePersisted(): Promise<void> {
-    const first: SessionRecord[] = [
-      { t: "mode", mode: this.mode },
-      { t: "model", model: this.modelSpec },
-    ];
-    if (this.thoughtLevel) first.push({ t: "thought_level", level: this.thoughtLevel });
-    const meta = {
-      cwd: this.cwd,
-      additionalDirectories: this.additionalDirectories,
-      extra: { mode: this.mode, model: this.modelSpec },
-    };
-    await this.journal.create(meta, first);
   }
 
   private ensureWorkspace(): Promise<Workspace> {

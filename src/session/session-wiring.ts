@@ -1,0 +1,58 @@
+import { join } from "node:path";
+import { hookPermissionMode, type SessionMode } from "../agent/modes.js";
+import { ExtensionHost } from "../extensions/index.js";
+import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import type { NoticeQueue } from "./notices.js";
+import { hostKeyAnswer, hostKeyQuestion } from "./remote-workspace.js";
+import type { SessionOptions } from "./services.js";
+import { createWorkspaceSlot, type WorkspaceSlot } from "./workspace-slot.js";
+
+/** Skills, memory, subagents, plugins, hooks and MCP of one session. */
+export function createSessionExtensions(
+  options: SessionOptions,
+  /** Read when a hook runs, so it sees the session's mode of that moment. */
+  session: { readonly id: string; readonly cwd: string; readonly projectRoot: string; readonly mode: SessionMode },
+): ExtensionHost {
+  return new ExtensionHost({
+    sessionId: session.id,
+    cwd: session.cwd,
+    projectRoot: session.projectRoot,
+    services: options.services,
+    editorMcpServers: options.editorMcpServers ?? [],
+    prompter: options.trustPrompter,
+    transcriptPath: join(options.services.paths.sessionsDir, `${session.id}.jsonl`),
+    permissionMode: () => hookPermissionMode(session.mode),
+    notify: options.notify ?? (() => false),
+    ...(options.onReloadPending ? { onReloadPending: options.onReloadPending } : {}),
+    ...(options.questioner ? { questioner: options.questioner } : {}),
+  });
+}
+
+/** The session's workspace, built on first use; its problems go to `notices`. */
+export function createSessionWorkspace(
+  options: SessionOptions,
+  session: {
+    readonly cwd: string;
+    readonly roots: readonly string[];
+    readonly extensions: ExtensionHost;
+    readonly approvals: PersistentApprovalMemory;
+  },
+  notices: NoticeQueue,
+): WorkspaceSlot {
+  const knownHosts = join(options.services.paths.home, ".ssh", "known_hosts");
+  return createWorkspaceSlot({
+    cwd: session.cwd,
+    roots: session.roots,
+    editor: options.editor,
+    stateSnapshots: options.restored?.stateSnapshots,
+    services: options.services,
+    // Only an editor can answer an unknown SSH host key.
+    ...(options.trustPrompter
+      ? {
+          askHostKey: (key, url) => session.extensions.ask(hostKeyQuestion(key, url, knownHosts)).then(hostKeyAnswer),
+        }
+      : {}),
+    alongside: () => session.approvals.load(),
+    onDiagnostics: (diagnostics) => notices.addDiagnostics(diagnostics),
+  });
+}
