@@ -1,5 +1,3 @@
-import type { SandboxBackendProtocol } from "../backends/protocol.js";
-import type { ToolResultMessage, UserContent } from "../model/types.js";
 import type {
   AnyTool,
   Questioner,
@@ -20,6 +18,18 @@ import type { ApprovalOutcome, Approver } from "./approver.js";
 import type { AgentEventSink } from "./events.js";
 import type { AgentHooks, HookedToolCall } from "./hooks.js";
 import type { SessionMode } from "./modes.js";
+import {
+  emitSystemMessages,
+  liveTerminalFor,
+  outcome,
+  progressSink,
+  toDisplay,
+  unwrapRawInput,
+  type ToolCallRequest,
+  type ToolRunOutcome,
+} from "./tool-call-events.js";
+
+export type { ToolCallRequest, ToolRunOutcome } from "./tool-call-events.js";
 
 /** Everything a tool call needs from its turn. Built once per turn by the loop. */
 export type ToolRunEnv = {
@@ -47,20 +57,6 @@ export type ToolRunEnv = {
   runSubagent?: (request: SubagentRequest, parentToolCallId: string, signal: AbortSignal) => Promise<ToolResult>;
   newToolCallId: () => string;
 };
-
-export type ToolCallRequest = { toolCallId: string; name: string; input: unknown; modelCallId: string };
-
-export type ToolRunOutcome = { message: ToolResultMessage; result: ToolResult; cancelled: boolean };
-
-export function liveTerminalFor(
-  tool: AnyTool | undefined,
-  executor: SandboxBackendProtocol | undefined,
-  toolCallId: string,
-  cwd: string,
-) {
-  if (!tool?.streamsOutput || !executor || executor.outputMode === "editor-terminal") return undefined;
-  return { terminalId: toolCallId, cwd };
-}
 
 /** Announces a call to the editor as soon as the model starts it; arguments follow in `runToolCall`. */
 export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: string): void {
@@ -380,62 +376,4 @@ async function askUser(
     case "cancelled":
       return "cancelled";
   }
-}
-
-function progressSink(env: ToolRunEnv, toolCallId: string): ToolContext["progress"] {
-  return (event) => {
-    switch (event.type) {
-      case "output":
-        env.emit({
-          type: "tool_output",
-          toolCallId,
-          terminalId: toolCallId,
-          data: event.data,
-          parentToolCallId: env.parentToolCallId,
-        });
-        return;
-      case "terminal":
-        env.emit({
-          type: "tool_call_update",
-          toolCallId,
-          content: [{ type: "terminal", terminalId: event.terminalId }],
-          parentToolCallId: env.parentToolCallId,
-        });
-        return;
-      case "plan":
-        if (!env.parentToolCallId) env.emit({ type: "plan", entries: event.entries });
-        return;
-    }
-  };
-}
-
-function emitSystemMessages(env: ToolRunEnv, messages: string[] | undefined): void {
-  for (const message of messages ?? []) env.emit({ type: "notice", severity: "info", title: message });
-}
-
-function outcome(request: ToolCallRequest, result: ToolResult, wasCancelled: boolean): ToolRunOutcome {
-  const message: ToolResultMessage = {
-    role: "tool",
-    toolCallId: request.modelCallId,
-    toolName: request.name,
-    content: result.content,
-    isError: result.isError === true,
-  };
-  return { message, result, cancelled: wasCancelled };
-}
-
-function toDisplay(content: readonly UserContent[]): ToolDisplay[] {
-  return content.map((part) =>
-    part.type === "text"
-      ? { type: "text", text: part.text }
-      : { type: "image", mimeType: part.mimeType, data: part.data },
-  );
-}
-
-/** Providers keep unparsable argument JSON as `{__raw}`; show the model what it sent. */
-function unwrapRawInput(input: unknown): unknown {
-  if (input && typeof input === "object" && "__raw" in input) {
-    return { __invalid_json: (input as { __raw: unknown }).__raw };
-  }
-  return input;
 }

@@ -1,12 +1,13 @@
-import { constants, type Stats } from "node:fs";
+import { constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-file.js";
 import { performStringReplacement } from "./edit-semantics.js";
+import { assertRegularFile, overwrite, READ_FLAGS, readHead, streamWindow, toBytes, WRITE_FLAGS } from "./file-io.js";
 import { FsOpError, shownPath, toFsOpError } from "./fs-errors.js";
 import { globTree, grepTree, type SearchContext } from "./fs-search.js";
-import { createLineWindowCollector, windowLines } from "./line-window.js";
-import { detectMimeType, isTextMimeType, looksBinary, SNIFF_BYTES } from "./mime.js";
+import { windowLines } from "./line-window.js";
+import { detectMimeType, isTextMimeType, looksBinary } from "./mime.js";
 import { createPathGuard, nodeFsOps, type FsOps, type ResolvedPath } from "./path-guard.js";
 import type {
   BackendProtocol,
@@ -95,12 +96,6 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     const real = await guard.existing(target);
     const handle = await guard.openChecked(real, flags, target.display);
     return { target, handle };
-  }
-
-  async function readHead(handle: FileHandle, size: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(Math.min(size, SNIFF_BYTES));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead);
   }
 
   /** Whole content of an open regular file, text or bytes by MIME type. */
@@ -381,35 +376,4 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     uploadFiles,
     downloadFiles,
   };
-}
-
-// O_NONBLOCK changes nothing for regular files but keeps opening a FIFO from blocking forever; the
-// fstat that follows then refuses it.
-const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
-const WRITE_FLAGS = constants.O_RDWR | constants.O_NONBLOCK;
-
-function assertRegularFile(info: Stats, display: string): void {
-  if (info.isDirectory()) throw new FsOpError(`'${shownPath(display)}' is a directory`, "is_directory");
-  if (!info.isFile()) throw new FsOpError(`'${shownPath(display)}' is not a regular file`, "invalid_path");
-}
-
-/** Replaces an open file's content in place (same inode, so mode, owner and hard links survive). */
-async function overwrite(handle: FileHandle, data: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < data.length) {
-    const { bytesWritten } = await handle.write(data, written, data.length - written, written);
-    written += bytesWritten;
-  }
-  await handle.truncate(data.length);
-}
-
-function toBytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-}
-
-async function streamWindow(handle: FileHandle, offset?: number, limit?: number) {
-  const collector = createLineWindowCollector(offset, limit);
-  const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
-  for await (const chunk of stream) collector.push(chunk as string);
-  return collector.finish();
 }

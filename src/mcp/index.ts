@@ -34,7 +34,8 @@ export { environmentExposure, interpolationLookup, stdioServerEnvironment } from
 export type { EnvironmentExposure, McpEnvPolicy } from "./environment.js";
 export { isCoherentlyReadOnly } from "./annotations.js";
 export { createMcpManager } from "./manager.js";
-export type { McpManager, McpManagerOptions, McpServerReport, McpServerStatus, McpToolReport } from "./manager.js";
+export type { McpManager, McpManagerOptions } from "./manager.js";
+export type { McpServerReport, McpServerStatus, McpToolReport } from "./server-report.js";
 export { mcpLogin, mcpLogout, McpLoginError } from "./oauth-login.js";
 export type { McpLoginOptions, McpLoginResult } from "./oauth-login.js";
 export { tokenFilePath } from "./oauth-store.js";

@@ -17,36 +17,12 @@ import { fingerprintServer } from "./fingerprint.js";
 import { interpolationLookup, type McpEnvPolicy } from "./environment.js";
 import { resolveServerDefinition } from "./interpolate.js";
 import { defaultMcpSdk, type McpSdk } from "./sdk.js";
+import { reportServer, type McpServerReport, type McpServerStatus } from "./server-report.js";
 import type { SpawnFunction } from "./stdio-transport.js";
 import { applyToolFilter } from "./tool-filter.js";
 import { adaptMcpTool, modelToolName } from "./tool-adapter.js";
 import { trustFingerprint, type McpTrustResolver, type McpTrustState } from "./trust.js";
-import { UNTRUSTED_SOURCES, type McpServerEntry, type McpSource, type McpTransport } from "./types.js";
-
-export type McpServerStatus = "connecting" | "ok" | "unauthenticated" | "error" | "disabled" | "untrusted";
-
-export type McpToolReport = { name: string; mcpName: string; readOnly: boolean; description: string };
-
-/** One server as `/mcp` and `deep-acp mcp list` show it. */
-export type McpServerReport = {
-  name: string;
-  source: McpSource;
-  origin: string;
-  transport: McpTransport | "unknown";
-  /** What it runs or where it connects, as configured (placeholders unexpanded, no header values). */
-  target: string;
-  status: McpServerStatus;
-  reason?: string;
-  trust: McpTrustState | null;
-  tools: McpToolReport[];
-  /** Tools removed by allowedTools / disabledTools. */
-  hiddenTools: string[];
-  warnings: string[];
-  server?: { name?: string; version?: string };
-  /** Instructions the server sent at initialize (for the system prompt). */
-  instructions?: string;
-  pid?: number;
-};
+import { UNTRUSTED_SOURCES, type McpServerEntry } from "./types.js";
 
 export type McpManagerOptions = {
   /** Merged servers from discoverMcpServers(). */
@@ -308,46 +284,12 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
 
   function describe(): McpServerReport[] {
     const tools = adaptedTools();
-    return [...slots.values()].map((slot) => {
-      const { entry, connection } = slot;
-      const listed = connection?.tools.map((tool) => tool.name) ?? [];
-      const filter = connection ? applyToolFilter(entry.name, listed, entry.definition?.filter) : null;
-      const warnings = [...entry.warnings];
-      if (filter && filter.unmatched.length > 0)
-        warnings.push(`filter entries matching no tool: ${filter.unmatched.join(", ")}`);
-      const mine = tools.filter((item) => item.slot === slot);
-      for (const item of mine) {
-        if (item.tool.name !== `${entry.name}_${item.mcpName}`)
-          warnings.push(`tool "${item.mcpName}" is offered as "${item.tool.name}"`);
-      }
-      const version = connection
-        ? {
-            ...(connection.serverName ? { name: connection.serverName } : {}),
-            ...(connection.serverVersion ? { version: connection.serverVersion } : {}),
-          }
-        : undefined;
-      return {
-        name: entry.name,
-        source: entry.source,
-        origin: entry.origin,
-        transport: entry.definition?.transport ?? "unknown",
-        target: targetOf(entry),
-        status: slot.status,
-        ...(slot.reason ? { reason: slot.reason } : {}),
-        trust: slot.trust,
-        tools: mine.map((item) => ({
-          name: item.tool.name,
-          mcpName: item.mcpName,
-          readOnly: item.readOnly,
-          description: item.description,
-        })),
-        hiddenTools: filter?.removed ?? [],
-        warnings,
-        ...(version && Object.keys(version).length > 0 ? { server: version } : {}),
-        ...(connection?.instructions ? { instructions: connection.instructions } : {}),
-        ...(connection?.pid ? { pid: connection.pid } : {}),
-      };
-    });
+    return [...slots.values()].map((slot) =>
+      reportServer(
+        slot,
+        tools.filter((item) => item.slot === slot),
+      ),
+    );
   }
 
   return {
@@ -428,12 +370,4 @@ function identityOf(entry: McpServerEntry): string {
     variables: entry.variables ?? null,
     literal: entry.literal ?? false,
   });
-}
-
-export function targetOf(entry: McpServerEntry): string {
-  const definition = entry.definition;
-  if (!definition) return "(invalid)";
-  if (definition.transport === "stdio") return [definition.command, ...definition.args].join(" ");
-  const headers = Object.keys(definition.headers);
-  return `${definition.url}${headers.length > 0 ? ` [headers: ${headers.join(", ")}]` : ""}${definition.auth ? " [oauth]" : ""}`;
 }

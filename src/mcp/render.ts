@@ -3,7 +3,7 @@
 import type { Diagnostic } from "../util/diagnostics.js";
 import { formatDiagnostic } from "../util/diagnostics.js";
 import type { McpConfigFileStatus } from "./discovery.js";
-import type { McpServerReport } from "./manager.js";
+import type { McpServerReport } from "./server-report.js";
 import type { McpTrustState } from "./trust.js";
 
 export type McpListReport = {
