@@ -1,57 +1,36 @@
 // Attack suite, commands and protected files: "always allow" must cover exactly what the dialog
 // said, files that decide what runs are never changed without a dialog, and a remembered command
 // approval ends when the agent edits what that command runs. Built binary, fake model.
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { describe, expect, it } from "vitest";
+import { startAgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
+import { git, useAttackSession, type Call } from "../support/attack-harness.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let model: FakeModelServer;
-let base: string;
-let home: string;
-let project: string;
-let agent: AgentProcess | undefined;
-let dialogs: JsonRpcMessage[];
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-attack-cmd-")));
-  home = join(base, "home");
-  project = join(base, "project");
+const s = useAttackSession("deep-acp-attack-cmd-", async (base) => {
+  const home = join(base, "home");
+  const project = join(base, "project");
   await mkdir(home);
   await mkdir(project);
-  execFileSync("git", ["init", "-q"], { cwd: project, env: { PATH: process.env.PATH, HOME: home } });
+  git(home, project, "init", "-q");
   await writeFile(
     join(project, "package.json"),
     JSON.stringify({ name: "p", version: "1.0.0", scripts: { test: "echo tested" } }, null, 2),
   );
-  dialogs = [];
-});
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await rm(base, { recursive: true, force: true });
+  return { home, project };
 });
 
-type Call = [name: string, input: Record<string, unknown>];
 type Choice = (dialog: JsonRpcMessage) => "allow_always" | "allow_once" | "reject_once";
 
 async function session(mode: "default" | "accept-edits", choose: Choice = () => "reject_once") {
-  agent = await startAgentProcess({
-    cwd: project,
-    env: { HOME: home, ANTHROPIC_API_KEY: "sk-ant-cmd", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+  s.agent = await startAgentProcess({
+    cwd: s.project,
+    env: { HOME: s.home, ANTHROPIC_API_KEY: "sk-ant-cmd", ANTHROPIC_BASE_URL: s.model.anthropicBaseUrl },
     onRequest: (m) => {
       if (m.method !== "session/request_permission") throw new Error(`unexpected ${m.method}`);
-      dialogs.push(m);
+      s.dialogs.push(m);
       const wanted = choose(m);
       const option =
         m.params.options.find((o: { kind: string }) => o.kind === wanted) ??
@@ -59,13 +38,13 @@ async function session(mode: "default" | "accept-edits", choose: Choice = () => 
       return { outcome: { outcome: "selected", optionId: option.optionId } };
     },
   });
-  await agent.initialize({});
-  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-  await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
+  await s.agent.initialize({});
+  const { result } = await s.agent.request("session/new", { cwd: s.project, mcpServers: [] });
+  await s.agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
   return async (calls: Call[]) => {
     let next = 0;
-    model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
-    const response = await agent!.request("session/prompt", {
+    s.model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
+    const response = await s.agent!.request("session/prompt", {
       sessionId: result.sessionId,
       prompt: [{ type: "text", text: "go" }],
     });
@@ -79,7 +58,7 @@ const commandOf = (dialog: JsonRpcMessage) => String(dialog.params.toolCall.rawI
 
 describe("attack: command approvals", () => {
   it("never offers 'always' for wrappers, interpreters, dangerous options or paths outside the project", async () => {
-    const marker = join(base, "ran");
+    const marker = join(s.base, "ran");
     const hostile = [
       `env touch ${marker}`,
       `timeout 5 touch ${marker}`,
@@ -89,19 +68,19 @@ describe("attack: command approvals", () => {
       `python3 -c 1`,
       `npx cowsay`,
       `find . -name x -delete`,
-      `find ${base} -name x`,
+      `find ${s.base} -name x`,
       `git diff --output=${marker}`,
       `git -c core.pager=cat log`,
-      `git -C ${base} status`,
+      `git -C ${s.base} status`,
       `npm test --script-shell=${marker}`,
-      `cat ${join(home, "x")}`,
+      `cat ${join(s.home, "x")}`,
       `git config core.fsmonitor x`,
-      `${join(base, "git")} status`,
+      `${join(s.base, "git")} status`,
     ];
     const run = await session("default");
     await run(hostile.map((command) => ["execute", { command }]));
-    expect(dialogs.map(commandOf)).toEqual(hostile);
-    expect(dialogs.filter(offersAlways).map(commandOf)).toEqual([]);
+    expect(s.dialogs.map(commandOf)).toEqual(hostile);
+    expect(s.dialogs.filter(offersAlways).map(commandOf)).toEqual([]);
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -119,52 +98,52 @@ describe("attack: command approvals", () => {
       ["execute", { command: "git log" }],
       ["execute", { command: "git status --porcelain; touch x" }],
     ]);
-    expect(dialogs.map(commandOf)).toEqual([
+    expect(s.dialogs.map(commandOf)).toEqual([
       "git --version",
       "/usr/bin/git status",
       "git log",
       "git status --porcelain; touch x",
     ]);
-    expect(dialogs[0]!.params.options.find((o: { kind: string }) => o.kind === "allow_always").name).toContain(
+    expect(s.dialogs[0]!.params.options.find((o: { kind: string }) => o.kind === "allow_always").name).toContain(
       "git --version",
     );
-    expect(existsSync(join(project, "x"))).toBe(false);
+    expect(existsSync(join(s.project, "x"))).toBe(false);
   });
 
   it("a remembered `npm test` asks again after the agent edits package.json", async () => {
     const run = await session("accept-edits", (d) =>
-      commandOf(d) === "npm test" && dialogs.length === 1 ? "allow_always" : "reject_once",
+      commandOf(d) === "npm test" && s.dialogs.length === 1 ? "allow_always" : "reject_once",
     );
     await run([
       ["execute", { command: "npm test" }],
       ["execute", { command: "npm test" }],
       [
         "edit_file",
-        { file_path: join(project, "package.json"), old_string: "echo tested", new_string: "echo changed" },
+        { file_path: join(s.project, "package.json"), old_string: "echo tested", new_string: "echo changed" },
       ],
       ["execute", { command: "npm test" }],
     ]);
     // The first run asked and was remembered; the second did not ask; the edit (accept-edits) did
     // not ask; the run after it asked again.
-    expect(dialogs.map(commandOf)).toEqual(["npm test", "npm test"]);
-    expect(await readFile(join(project, "package.json"), "utf8")).toContain("echo changed");
+    expect(s.dialogs.map(commandOf)).toEqual(["npm test", "npm test"]);
+    expect(await readFile(join(s.project, "package.json"), "utf8")).toContain("echo changed");
   });
 });
 
 describe("attack: a link planted mid-turn by an approved command", () => {
   it("is resolved when the next file tool uses it: the read asks and nothing leaks", async () => {
-    const secret = join(home, "secret.txt");
+    const secret = join(s.home, "secret.txt");
     await writeFile(secret, "PLANTED-SECRET\n");
     const run = await session("accept-edits", (d) => (commandOf(d).startsWith("ln ") ? "allow_once" : "reject_once"));
     await run([
       ["execute", { command: `ln -s ${secret} planted.txt` }],
-      ["read_file", { file_path: join(project, "planted.txt") }],
-      ["grep", { pattern: "PLANTED", path: join(project, "planted.txt") }],
-      ["write_file", { file_path: join(project, "planted.txt"), content: "PWNED" }],
+      ["read_file", { file_path: join(s.project, "planted.txt") }],
+      ["grep", { pattern: "PLANTED", path: join(s.project, "planted.txt") }],
+      ["write_file", { file_path: join(s.project, "planted.txt"), content: "PWNED" }],
     ]);
-    expect(dialogs).toHaveLength(4);
-    expect(JSON.stringify(dialogs[1]!.params)).toContain(secret);
-    expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain("PLANTED-SECRET");
+    expect(s.dialogs).toHaveLength(4);
+    expect(JSON.stringify(s.dialogs[1]!.params)).toContain(secret);
+    expect(JSON.stringify(s.model.requests.map((r) => r.body))).not.toContain("PLANTED-SECRET");
     expect(await readFile(secret, "utf8")).toBe("PLANTED-SECRET\n");
   });
 });
@@ -183,12 +162,12 @@ describe("attack: files that decide what runs", () => {
       ".idea/workspace.xml",
     ];
     const run = await session("accept-edits", () => "allow_always");
-    const before = await readFile(join(project, ".git", "config"), "utf8");
-    await run(protectedFiles.map((f) => ["write_file", { file_path: join(project, f), content: "planted" }]));
-    expect(dialogs).toHaveLength(protectedFiles.length);
-    expect(dialogs.filter(offersAlways)).toEqual([]);
+    const before = await readFile(join(s.project, ".git", "config"), "utf8");
+    await run(protectedFiles.map((f) => ["write_file", { file_path: join(s.project, f), content: "planted" }]));
+    expect(s.dialogs).toHaveLength(protectedFiles.length);
+    expect(s.dialogs.filter(offersAlways)).toEqual([]);
     // "always" was not offered, so the rejecting fallback applied: nothing was written.
-    expect(await readFile(join(project, ".git", "config"), "utf8")).toBe(before);
-    for (const f of protectedFiles.slice(1)) expect(existsSync(join(project, f))).toBe(false);
+    expect(await readFile(join(s.project, ".git", "config"), "utf8")).toBe(before);
+    for (const f of protectedFiles.slice(1)) expect(existsSync(join(s.project, f))).toBe(false);
   });
 });

@@ -3,90 +3,42 @@
 // file tool with hostile arguments, through the built binary, with a client that rejects every
 // dialog. Whatever the mode, the secrets never reach a model request or a tool call the editor
 // sees, and nothing outside the project changes.
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { link, lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { link, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
-import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { describe, expect, it } from "vitest";
+import {
+  SSH_SECRET,
+  expectNoEscape as expectNoEscapeIn,
+  plantHostileRepository,
+  runAttack as runAttackIn,
+  useAttackSession,
+  type AttackMode,
+  type Call,
+  type FakeEditor,
+} from "../support/attack-harness.js";
+import { ZED_CAPABILITIES } from "../support/fake-editor.js";
 
-const API_KEY = `sk-ant-FAKEKEY-${process.pid}-gate`;
-const SSH_SECRET = `SECRET-SSH-${process.pid}-gate`;
-
-let model: FakeModelServer;
-let base: string;
-let home: string;
-let project: string;
-let agent: AgentProcess | undefined;
-let dialogs: JsonRpcMessage[];
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
-});
-
-beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "deep-acp-attack-")));
-  home = join(base, "home");
-  project = join(base, "project");
-  await mkdir(join(home, ".ssh"), { recursive: true });
-  await mkdir(project);
-  await writeFile(join(home, ".ssh", "id_rsa"), `${SSH_SECRET}\n`);
-  await writeFile(join(project, "ok.txt"), "ordinary\n");
-  git(project, "init", "-q");
-  // The hostile part of the repository.
-  await symlink(join(home, ".ssh", "id_rsa"), join(project, "link.txt"));
-  await symlink("../home/.ssh/id_rsa", join(project, "rel.txt"));
-  await symlink(join(project, "rel.txt"), join(project, "chain.txt"));
-  await symlink(join(home, ".ssh"), join(project, "dirlink"));
-  await symlink(join(home, "created-through-link.txt"), join(project, "dangling.txt"));
-  await symlink("/proc/self/environ", join(project, "env-link"));
-  await link(join(home, ".ssh", "id_rsa"), join(project, "hard.txt"));
-  await writeFile(join(home, "top-secret.txt"), `${SSH_SECRET}\n`);
-  await mkdir(join(project, "sub"));
-  await symlink(home, join(project, "sublink"));
-  await symlink(join(project, ".git"), join(project, "gitlink"));
-  await mkdir(join(project, "deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o"), { recursive: true });
-  await symlink(join(home, ".ssh", "id_rsa"), join(project, "deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p"));
-  // A repository cloned with a committed symlink, as git stores it.
-  const upstream = join(base, "upstream");
-  await mkdir(upstream);
-  git(upstream, "init", "-q");
-  await symlink(join(home, ".ssh", "id_rsa"), join(upstream, "leak"));
-  git(upstream, "add", "leak");
-  git(upstream, "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-q", "-m", "x");
-  git(project, "clone", "-q", upstream, "clone");
-  dialogs = [];
-  model.setHandler(undefined as never);
-});
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await rm(base, { recursive: true, force: true });
-});
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", args, {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" },
-    stdio: "ignore",
-  });
-}
-
-type Call = [name: string, input: Record<string, unknown>];
+const s = useAttackSession("deep-acp-attack-", (base) =>
+  plantHostileRepository(base, async (home, project) => {
+    await writeFile(join(home, "top-secret.txt"), `${SSH_SECRET}\n`);
+    await mkdir(join(project, "sub"));
+    await symlink(home, join(project, "sublink"));
+    await symlink(join(project, ".git"), join(project, "gitlink"));
+    await mkdir(join(project, "deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o"), { recursive: true });
+    await symlink(join(home, ".ssh", "id_rsa"), join(project, "deep/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p"));
+  }),
+);
+const runAttack = (mode: AttackMode, calls: Call[], capabilities?: unknown, prompt?: unknown[]) =>
+  runAttackIn(s, mode, calls, capabilities, prompt);
 
 function hostileCalls(): Call[] {
-  const p = (name: string) => join(project, name);
-  const hs = join(home, ".ssh", "id_rsa");
+  const p = (name: string) => join(s.project, name);
+  const hs = join(s.home, ".ssh", "id_rsa");
   const reads: Call[] = [
     p("/link.txt"),
-    `${project}//link.txt`,
-    `${project}/./link.txt`,
+    `${s.project}//link.txt`,
+    `${s.project}/./link.txt`,
     p("sub/../link.txt"),
     p("dirlink/../top-secret.txt"),
     "link.txt",
@@ -108,11 +60,11 @@ function hostileCalls(): Call[] {
     ...reads,
     ["grep", { pattern: "SECRET", path: p("dirlink/") }],
     ["grep", { pattern: "SECRET", path: p("sub/../dirlink") }],
-    ["grep", { pattern: "SECRET", path: project, glob: "../**" }],
-    ["grep", { pattern: "SECRET", path: project, glob: "**/id_rsa" }],
+    ["grep", { pattern: "SECRET", path: s.project, glob: "../**" }],
+    ["grep", { pattern: "SECRET", path: s.project, glob: "**/id_rsa" }],
     ["grep", { pattern: "SECRET", path: "~/.ssh" }],
     ["grep", { pattern: "SECRET", path: "/proc/self/cwd/dirlink" }],
-    ["grep", { pattern: "--pre=cat", path: project }],
+    ["grep", { pattern: "--pre=cat", path: s.project }],
     ["grep", { pattern: "sk-", path: "/proc/self/environ" }],
     ["grep", { pattern: "SECRET", path: p("sublink") }],
     ["glob", { pattern: "dirlink/*" }],
@@ -152,7 +104,7 @@ function hostileCalls(): Call[] {
           `  () => tools.readFile({ file_path: "/proc/self/cwd/link.txt" }),`,
           `  () => tools.readFile({ filePath: ${JSON.stringify(p("link.txt"))} }),`,
           `  () => tools.grep({ pattern: "SECRET", path: ${JSON.stringify(p("sublink"))} }),`,
-          `  () => tools.glob({ pattern: ${JSON.stringify(join(home, "*"))} }),`,
+          `  () => tools.glob({ pattern: ${JSON.stringify(join(s.home, "*"))} }),`,
           `  () => tools.ls({ path: ${JSON.stringify(p("dirlink"))} }),`,
           `  () => tools.writeFile({ file_path: ${JSON.stringify(p("sublink/planted.txt"))}, content: "PWNED" }),`,
           `  () => tools.execute({ command: "cat " + ${JSON.stringify(hs)} }),`,
@@ -168,51 +120,9 @@ function hostileCalls(): Call[] {
   ];
 }
 
-async function runAttack(
-  mode: "default" | "accept-edits" | "bypass" | "plan",
-  calls: Call[],
-  capabilities: unknown = {},
-  prompt: unknown[] = [{ type: "text", text: "go" }],
-) {
-  const editor = createFakeEditor({
-    permission: (m) => {
-      dialogs.push(m);
-      const reject = m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
-      return { outcome: { outcome: "selected", optionId: reject.optionId } };
-    },
-  });
-  agent = await startAgentProcess({
-    cwd: project,
-    env: { HOME: home, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-    onRequest: editor.handle,
-  });
-  await agent.initialize(capabilities);
-  let next = 0;
-  model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
-  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-  await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
-  const response = await agent.request("session/prompt", { sessionId: result.sessionId, prompt });
-  expect(response.result.stopReason).toBe("end_turn");
-  expect(next).toBe(calls.length);
-  return { editor, sessionId: result.sessionId as string };
-}
-
-async function expectNoEscape(editor: ReturnType<typeof createFakeEditor>) {
-  const last = model.requests.at(-1)!;
-  const calls = new Map(last.messages.flatMap((m) => m.toolCalls ?? []).map((c) => [c.id, c]));
-  const leaks = last.messages
-    .filter((m) => m.role === "tool" && (m.text.includes(SSH_SECRET) || m.text.includes(API_KEY)))
-    .map((m) => JSON.stringify(calls.get(m.toolCallId!)));
-  expect(leaks).toEqual([]);
-  const sent = JSON.stringify(model.requests.map((r) => r.body));
-  expect(sent.includes(SSH_SECRET) || sent.includes(API_KEY)).toBe(false);
-  const shown = agent!.lines.join("\n");
-  const bad = agent!.lines.filter((l) => l.includes(SSH_SECRET) || l.includes(API_KEY)).map((l) => l.slice(0, 600));
-  expect(bad).toEqual([]);
-  expect(shown.includes(SSH_SECRET) || shown.includes(API_KEY)).toBe(false);
-  // Nothing outside the project changed or appeared; the editor was never handed an outside path.
-  expect(await readFile(join(home, ".ssh", "id_rsa"), "utf8")).toBe(`${SSH_SECRET}\n`);
-  expect((await readdir(join(home, ".ssh"))).sort()).toEqual(["id_rsa"]);
+async function expectNoEscape(editor: FakeEditor) {
+  await expectNoEscapeIn(s, editor);
+  const { home, project } = s;
   expect((await readdir(home)).filter((n) => n !== ".deepagents").sort()).toEqual([".ssh", "top-secret.txt"]);
   expect(await readFile(join(home, "top-secret.txt"), "utf8")).toBe(`${SSH_SECRET}\n`);
   expect(existsSync(join(project, ".zed"))).toBe(false);
@@ -220,11 +130,6 @@ async function expectNoEscape(editor: ReturnType<typeof createFakeEditor>) {
   expect(existsSync(join(project, ".git", "hooks", "pre-commit"))).toBe(false);
   expect(existsSync(join(project, "link.txt"))).toBe(true);
   expect(existsSync(join(project, "sublink"))).toBe(true);
-  expect(existsSync(join(home, "created-through-link.txt"))).toBe(false);
-  expect(existsSync(join(home, ".deepagents", "agent", "memories", "planted.md"))).toBe(false);
-  expect(await readFile(join(project, ".git", "config"), "utf8")).not.toContain("fsmonitor");
-  for (const path of [...editor.reads, ...editor.writes.map((w) => w.path)])
-    expect(path.startsWith(`${project}/`)).toBe(true);
 }
 
 describe("red team: new attack cases through the built binary", () => {
@@ -242,7 +147,7 @@ describe("red team: new attack cases through the built binary", () => {
   // Plan mode is read-only for every caller: the model, code in eval, and a subagent's own calls.
   for (const mode of ["plan", "accept-edits"] as const) {
     it(`${mode}: a subagent and eval change nothing without a dialog`, async () => {
-      const p = (name: string) => join(project, name);
+      const p = (name: string) => join(s.project, name);
       await runAttack(mode, [
         [
           "eval",
@@ -255,7 +160,7 @@ describe("red team: new attack cases through the built binary", () => {
         ["execute", { command: `touch ${p("pwned")}` }],
         [
           "write_file",
-          { file_path: "/large_tool_results/../../" + join(home, "planted.txt").slice(1), content: "PWNED" },
+          { file_path: "/large_tool_results/../../" + join(s.home, "planted.txt").slice(1), content: "PWNED" },
         ],
         ["write_file", { file_path: "/memories", content: "PWNED" }],
       ]);
@@ -263,23 +168,23 @@ describe("red team: new attack cases through the built binary", () => {
       expect(existsSync(p("planted.txt"))).toBe(false);
       expect(existsSync(p(".zed"))).toBe(false);
       expect(existsSync(p("pwned"))).toBe(false);
-      expect(existsSync(join(home, "planted.txt"))).toBe(false);
+      expect(existsSync(join(s.home, "planted.txt"))).toBe(false);
       expect(await readFile(p("ok.txt"), "utf8")).toBe(mode === "plan" ? "ordinary\n" : "PWNED\n");
     });
   }
 
   // Deleting a link removes the link, never what it leads to (even when allowed, here in bypass).
   it("bypass: delete of a link or a linked folder removes the link only", async () => {
-    const p = (name: string) => join(project, name);
+    const p = (name: string) => join(s.project, name);
     await runAttack("bypass", [
       ["delete", { file_path: p("link.txt") }],
       ["delete", { file_path: p("dirlink/") }],
       ["delete", { file_path: p("sublink") }],
       ["delete", { file_path: p("chain.txt") }],
     ]);
-    expect(await readFile(join(home, ".ssh", "id_rsa"), "utf8")).toBe(`${SSH_SECRET}\n`);
-    expect(await readFile(join(home, "top-secret.txt"), "utf8")).toBe(`${SSH_SECRET}\n`);
-    expect(existsSync(join(project, "rel.txt"))).toBe(true);
+    expect(await readFile(join(s.home, ".ssh", "id_rsa"), "utf8")).toBe(`${SSH_SECRET}\n`);
+    expect(await readFile(join(s.home, "top-secret.txt"), "utf8")).toBe(`${SSH_SECRET}\n`);
+    expect(existsSync(join(s.project, "rel.txt"))).toBe(true);
     for (const name of ["link.txt", "dirlink", "sublink", "chain.txt"])
       expect(
         existsSync(p(name)) ||
@@ -293,24 +198,24 @@ describe("red team: new attack cases through the built binary", () => {
   // Files the agent reads into the prompt on its own (project memory, subagent definitions) may not
   // be another name for a file outside the project: a symbolic or a hard link.
   it("project memory, subagent and skill files that are links out never reach the prompt", async () => {
-    await rm(join(project, "hard.txt"));
-    await mkdir(join(project, ".deepagents", "agents", "helper"), { recursive: true });
-    await link(join(home, ".ssh", "id_rsa"), join(project, "AGENTS.md"));
-    await link(join(home, "top-secret.txt"), join(project, ".deepagents", "AGENTS.md"));
-    await writeFile(join(home, "agent.md"), `---\nname: helper\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
-    await link(join(home, "agent.md"), join(project, ".deepagents", "agents", "helper", "AGENTS.md"));
-    await writeFile(join(home, "skill.md"), `---\nname: leaky\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
-    await mkdir(join(project, ".agents", "skills", "leaky"), { recursive: true });
-    await link(join(home, "skill.md"), join(project, ".agents", "skills", "leaky", "SKILL.md"));
+    await rm(join(s.project, "hard.txt"));
+    await mkdir(join(s.project, ".deepagents", "agents", "helper"), { recursive: true });
+    await link(join(s.home, ".ssh", "id_rsa"), join(s.project, "AGENTS.md"));
+    await link(join(s.home, "top-secret.txt"), join(s.project, ".deepagents", "AGENTS.md"));
+    await writeFile(join(s.home, "agent.md"), `---\nname: helper\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
+    await link(join(s.home, "agent.md"), join(s.project, ".deepagents", "agents", "helper", "AGENTS.md"));
+    await writeFile(join(s.home, "skill.md"), `---\nname: leaky\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
+    await mkdir(join(s.project, ".agents", "skills", "leaky"), { recursive: true });
+    await link(join(s.home, "skill.md"), join(s.project, ".agents", "skills", "leaky", "SKILL.md"));
     await runAttack("default", [["task", { description: "go", subagent_type: "helper" }]]);
-    const sent = JSON.stringify(model.requests.map((r) => r.body));
+    const sent = JSON.stringify(s.model.requests.map((r) => r.body));
     expect(sent.includes(SSH_SECRET)).toBe(false);
   });
 
   // The user mentions a file of the repository; it is a link (or a hard link) to a secret.
   for (const capabilities of [{}, ZED_CAPABILITIES]) {
     it(`a mentioned file that leads out of the project is not embedded (${capabilities === ZED_CAPABILITIES ? "editor fs" : "local"})`, async () => {
-      const mention = (name: string) => ({ type: "resource_link", uri: `file://${join(project, name)}`, name });
+      const mention = (name: string) => ({ type: "resource_link", uri: `file://${join(s.project, name)}`, name });
       await runAttack("default", [], capabilities, [
         { type: "text", text: "look at" },
         mention("link.txt"),
@@ -318,7 +223,7 @@ describe("red team: new attack cases through the built binary", () => {
         mention("hard.txt"),
         mention("ok.txt"),
       ]);
-      const sent = JSON.stringify(model.requests.map((r) => r.body));
+      const sent = JSON.stringify(s.model.requests.map((r) => r.body));
       expect(sent.includes(SSH_SECRET)).toBe(false);
       expect(sent).toContain("ordinary");
     });
