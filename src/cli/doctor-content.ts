@@ -6,11 +6,16 @@ import { BUILTIN_SKILL_NAMES, type SkillSource } from "../skills/index.js";
 import { loadSubagents } from "../subagents/index.js";
 import { errorMessage } from "../util/errors.js";
 import type { DoctorFile, DoctorMemoryFacts, DoctorSkillsFacts, DoctorSubagentsFacts } from "./doctor-types.js";
+import { projectFileRefusal } from "../gate/project-file.js";
 
 // Memory, skills and subagents: the Markdown a session puts in front of the model.
 
 export async function collectMemoryFacts(user: UserPaths, projectRoot: string): Promise<DoctorMemoryFacts> {
-  const loaded = await loadMemory({ userFile: user.agentMemoryFile, projectRoot });
+  const loaded = await loadMemory({
+    refuseProjectFile: projectFileRefusal,
+    userFile: user.agentMemoryFile,
+    projectRoot,
+  });
   const chain = [
     { path: loaded.locations.userFile, scope: "user" as const },
     ...loaded.locations.projectFiles.map((path) => ({ path, scope: "project" as const })),
@@ -77,7 +82,12 @@ export async function collectSkillsFacts(options: SkillsFactsOptions): Promise<D
 
 export async function collectSubagentsFacts(user: UserPaths, projectRoot: string): Promise<DoctorSubagentsFacts> {
   const projectDir = projectPaths(projectRoot).subagentsDir;
-  const loaded = await loadSubagents({ userDir: user.subagentsDir, projectDir, projectRoot });
+  const loaded = await loadSubagents({
+    refuseProjectFile: projectFileRefusal,
+    userDir: user.subagentsDir,
+    projectDir,
+    projectRoot,
+  });
   const dirs = [
     { ...(await directoryFacts(user.subagentsDir)), scope: "user" as const },
     { ...(await directoryFacts(projectDir)), scope: "project" as const },

@@ -38,6 +38,7 @@ import type { ExtensionServices } from "./services.js";
 import { loadSkillSet, prepareBuiltinSkills } from "./skill-set.js";
 import type { TrustQueue } from "./trust-queue.js";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
+import { projectFileRefusal } from "../gate/project-file.js";
 
 /** Everything a session loads beyond its files: the extension surface of the seeds. */
 export type Extensions = {
@@ -86,8 +87,13 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
   diagnostics.push(...plugins.diagnostics);
   const [skills, memory, subagents, hookLoad, discovery] = await Promise.all([
     sessionSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined)),
-    loadMemory({ userFile: paths.agentMemoryFile, projectRoot }),
-    loadSubagents({ userDir: paths.subagentsDir, projectDir: projectPaths(projectRoot).subagentsDir, projectRoot }),
+    loadMemory({ refuseProjectFile: projectFileRefusal, userFile: paths.agentMemoryFile, projectRoot }),
+    loadSubagents({
+      refuseProjectFile: projectFileRefusal,
+      userDir: paths.subagentsDir,
+      projectDir: projectPaths(projectRoot).subagentsDir,
+      projectRoot,
+    }),
     loadHooksConfig([
       { scope: "project", file: projectPaths(projectRoot).hooksFile },
       { scope: "user", file: paths.hooksFile },

@@ -1,6 +1,6 @@
 import { readFile, realpath, stat } from "node:fs/promises";
-import { sep } from "node:path";
 import { projectPaths } from "../config/paths.js";
+import type { ProjectFileCheck } from "../util/project-file-check.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 
@@ -22,6 +22,8 @@ export type MemoryLocations = {
 export type MemoryLoad = { items: MemorySource[]; diagnostics: Diagnostic[]; locations: MemoryLocations };
 
 export type LoadMemoryOptions = {
+  /** The gate's verdict on each project file (gate/project-file.ts `projectFileRefusal`). */
+  refuseProjectFile: ProjectFileCheck;
   /** userPaths(agent).agentMemoryFile. */
   userFile: string;
   /** The session's `<root>`; omit for no project memory. */
@@ -56,18 +58,14 @@ export async function loadMemory(options: LoadMemoryOptions): Promise<MemoryLoad
       }
       continue;
     }
-    if (
-      scope === "project" &&
-      projectRoot !== undefined &&
-      real !== projectRoot &&
-      !real.startsWith(projectRoot + sep)
-    ) {
-      diagnostics.push({
-        severity: "warning",
-        source: path,
-        message: `symlink resolves to ${real}, outside the project; not loaded`,
-      });
-      continue;
+    if (scope === "project" && projectRoot !== undefined) {
+      const info = await stat(real).catch(() => undefined);
+      const hardLinks = info?.isFile() ? info.nlink : 1;
+      const refusal = options.refuseProjectFile({ real, projectRoot, hardLinks });
+      if (refusal) {
+        diagnostics.push({ severity: "warning", source: path, message: refusal });
+        continue;
+      }
     }
     if (seen.has(real)) {
       diagnostics.push({ severity: "info", source: path, message: "same file as another memory source; loaded once" });
@@ -78,15 +76,6 @@ export async function loadMemory(options: LoadMemoryOptions): Promise<MemoryLoad
       const info = await stat(real);
       if (!info.isFile()) {
         diagnostics.push({ severity: "warning", source: path, message: "not a regular file; ignored" });
-        continue;
-      }
-      // A hard link is another name for a file that may live outside the project (~/.ssh/id_rsa).
-      if (scope === "project" && info.nlink > 1) {
-        diagnostics.push({
-          severity: "warning",
-          source: path,
-          message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded`,
-        });
         continue;
       }
       if (info.size > MAX_MEMORY_FILE_BYTES) {

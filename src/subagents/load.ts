@@ -1,6 +1,7 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
-import { dirname, join, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { parseFrontmatter } from "../skills/frontmatter.js";
+import type { ProjectFileCheck } from "../util/project-file-check.js";
 import type { Diagnostic, Loaded } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import { GENERAL_PURPOSE_SUBAGENT } from "./general-purpose.js";
@@ -9,6 +10,8 @@ import type { SubagentDefinition } from "./types.js";
 const MAX_SUBAGENT_FILE_BYTES = 1024 * 1024;
 
 export type LoadSubagentsOptions = {
+  /** The gate's verdict on each project file (gate/project-file.ts `projectFileRefusal`). */
+  refuseProjectFile: ProjectFileCheck;
   /** ~/.deepagents/<agent>/agents; omit to skip. */
   userDir?: string;
   /** <root>/.deepagents/agents; omit to skip. */
@@ -31,16 +34,24 @@ export async function loadSubagents(options: LoadSubagentsOptions): Promise<Load
   if (options.projectDir) {
     const root = options.projectRoot ?? dirname(dirname(options.projectDir));
     const realRoot = await realpath(root).catch(() => root);
-    for (const agent of await loadDir(options.projectDir, "project", realRoot, diagnostics))
+    for (const agent of await loadDir(
+      options.projectDir,
+      "project",
+      { root: realRoot, refuse: options.refuseProjectFile },
+      diagnostics,
+    ))
       byName.set(agent.name, agent);
   }
   return { items: [...byName.values()], diagnostics };
 }
 
+/** A project's real root and the gate's verdict on files read from it; user files have none. */
+type Containment = { root: string; refuse: ProjectFileCheck };
+
 async function loadDir(
   dir: string,
   source: "user" | "project",
-  containRoot: string | undefined,
+  containRoot: Containment | undefined,
   diagnostics: Diagnostic[],
 ): Promise<SubagentDefinition[]> {
   let entries;
@@ -93,7 +104,7 @@ async function loadDir(
 async function readDefinition(
   file: string,
   folder: string,
-  containRoot: string | undefined,
+  containRoot: Containment | undefined,
   diagnostics: Diagnostic[],
 ): Promise<string | undefined> {
   let real: string;
@@ -112,23 +123,14 @@ async function readDefinition(
     }
     return undefined;
   }
-  if (containRoot !== undefined && real !== containRoot && !real.startsWith(containRoot + sep)) {
-    diagnostics.push({
-      severity: "warning",
-      source: file,
-      message: `symlink resolves to ${real}, outside the project; not loaded`,
-    });
-    return undefined;
-  }
   try {
     const info = await stat(real);
-    // A hard link is another name for a file that may live outside the project.
-    if (containRoot !== undefined && info.isFile() && info.nlink > 1) {
-      diagnostics.push({
-        severity: "warning",
-        source: file,
-        message: `has ${info.nlink} hard links (the same file may live outside the project); not loaded`,
-      });
+    const refusal =
+      containRoot === undefined
+        ? undefined
+        : containRoot.refuse({ real, projectRoot: containRoot.root, hardLinks: info.isFile() ? info.nlink : 1 });
+    if (refusal) {
+      diagnostics.push({ severity: "warning", source: file, message: refusal });
       return undefined;
     }
     if (info.size > MAX_SUBAGENT_FILE_BYTES) {

@@ -41,6 +41,7 @@ const ALLOWED: Record<string, string[]> = {
   "gate/gate.ts": ["gateToolCall", "forgetCommandsChangedBy"],
   "gate/restore.ts": ["decideRestore"],
   "gate/mention.ts": ["decideMention"],
+  "gate/project-file.ts": ["projectFileRefusal"],
   "gate/approval-memory.ts": ["createPersistentApprovalMemory", "createSessionApprovalMemory"],
   "gate/protected-paths.ts": ["createProtectedPaths", "DEFAULT_PROTECTED_PATHS"],
   "gate/guarded-backend.ts": ["createGuardedBackend"],

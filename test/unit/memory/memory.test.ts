@@ -1,9 +1,10 @@
-import { symlink } from "node:fs/promises";
+import { link, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadMemory } from "../../../src/memory/load.js";
 import { memoryPromptSection } from "../../../src/memory/prompt.js";
 import { makeTempDir, writeTree } from "../skills/temp-dir.js";
+import { projectFileRefusal } from "../../../src/gate/project-file.js";
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -24,7 +25,7 @@ describe("loadMemory", () => {
       "repo/.deepagents/AGENTS.md": "project deepagents",
       "repo/AGENTS.md": "project root",
     });
-    const result = await loadMemory({ userFile, projectRoot: project });
+    const result = await loadMemory({ refuseProjectFile: projectFileRefusal, userFile, projectRoot: project });
     expect(result.items).toEqual([
       { path: userFile, scope: "user", content: "user prefs" },
       { path: join(project, ".deepagents", "AGENTS.md"), scope: "project", content: "project deepagents" },
@@ -39,10 +40,13 @@ describe("loadMemory", () => {
 
   it("skips missing files silently", async () => {
     await writeTree(root, { "repo/AGENTS.md": "only root" });
-    const result = await loadMemory({ userFile, projectRoot: project });
+    const result = await loadMemory({ refuseProjectFile: projectFileRefusal, userFile, projectRoot: project });
     expect(result.items.map((item) => item.content)).toEqual(["only root"]);
     expect(result.diagnostics).toEqual([]);
-    expect(await loadMemory({ userFile })).toMatchObject({ items: [], diagnostics: [] });
+    expect(await loadMemory({ refuseProjectFile: projectFileRefusal, userFile })).toMatchObject({
+      items: [],
+      diagnostics: [],
+    });
   });
 
   it("follows a project symlink inside the project but refuses one leading out", async () => {
@@ -50,7 +54,7 @@ describe("loadMemory", () => {
     await writeTree(root, { "repo/.deepagents/keep": "" });
     await symlink(join(project, "docs", "agents.md"), join(project, ".deepagents", "AGENTS.md"));
     await symlink(join(root, "home", "secret.txt"), join(project, "AGENTS.md"));
-    const result = await loadMemory({ userFile, projectRoot: project });
+    const result = await loadMemory({ refuseProjectFile: projectFileRefusal, userFile, projectRoot: project });
     expect(result.items.map((item) => item.content)).toEqual(["linked inside"]);
     expect(result.diagnostics).toEqual([
       expect.objectContaining({
@@ -61,11 +65,21 @@ describe("loadMemory", () => {
     ]);
   });
 
+  it("refuses a project AGENTS.md that is a hard link (the same file may live outside)", async () => {
+    await writeTree(root, { "home/secret.txt": "do not load", "repo/.deepagents/keep": "" });
+    await link(join(root, "home", "secret.txt"), join(project, "AGENTS.md"));
+    const result = await loadMemory({ refuseProjectFile: projectFileRefusal, userFile, projectRoot: project });
+    expect(result.items).toEqual([]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ source: join(project, "AGENTS.md"), message: expect.stringMatching(/2 hard links/) }),
+    ]);
+  });
+
   it("loads a file reachable twice only once", async () => {
     await writeTree(root, { "repo/AGENTS.md": "shared" });
     await writeTree(root, { "repo/.deepagents/keep": "" });
     await symlink(join(project, "AGENTS.md"), join(project, ".deepagents", "AGENTS.md"));
-    const result = await loadMemory({ userFile, projectRoot: project });
+    const result = await loadMemory({ refuseProjectFile: projectFileRefusal, userFile, projectRoot: project });
     expect(result.items).toHaveLength(1);
     expect(result.diagnostics[0]?.severity).toBe("info");
   });

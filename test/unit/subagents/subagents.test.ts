@@ -1,4 +1,4 @@
-import { symlink } from "node:fs/promises";
+import { link, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import {
   unknownSubagentMessage,
 } from "../../../src/subagents/task-description.js";
 import { makeTempDir, writeTree } from "../skills/temp-dir.js";
+import { projectFileRefusal } from "../../../src/gate/project-file.js";
 
 const fixtures = fileURLToPath(new URL("../../fixtures/subagents/", import.meta.url));
 const userDir = join(fixtures, "user");
@@ -17,7 +18,12 @@ const projectDir = join(fixtures, "project");
 
 describe("loadSubagents on the fixture tree", () => {
   it("starts with general-purpose and lets project definitions override user ones by name", async () => {
-    const result = await loadSubagents({ userDir, projectDir, projectRoot: fixtures });
+    const result = await loadSubagents({
+      refuseProjectFile: projectFileRefusal,
+      userDir,
+      projectDir,
+      projectRoot: fixtures,
+    });
     expect(result.items[0]).toBe(GENERAL_PURPOSE_SUBAGENT);
     const reviewer = result.items.find((agent) => agent.name === "reviewer");
     expect(reviewer).toEqual({
@@ -32,7 +38,7 @@ describe("loadSubagents on the fixture tree", () => {
   });
 
   it("defaults the name to the folder and warns on collisions (last folder wins)", async () => {
-    const result = await loadSubagents({ userDir });
+    const result = await loadSubagents({ refuseProjectFile: projectFileRefusal, userDir });
     const researcher = result.items.find((agent) => agent.name === "researcher");
     // Folders load in name order: "renamed" (declaring name: researcher) first, then "researcher".
     expect(researcher).toMatchObject({
@@ -49,7 +55,7 @@ describe("loadSubagents on the fixture tree", () => {
   });
 
   it("turns invalid files into diagnostics", async () => {
-    const result = await loadSubagents({ userDir });
+    const result = await loadSubagents({ refuseProjectFile: projectFileRefusal, userDir });
     const names = result.items.map((agent) => agent.name);
     expect(names.sort()).toEqual(["general-purpose", "odd-model", "researcher", "reviewer"]);
     const messageFor = (folder: string) =>
@@ -67,14 +73,14 @@ describe("loadSubagents on the fixture tree", () => {
   });
 
   it("reports unsupported frontmatter keys", async () => {
-    const result = await loadSubagents({ projectDir, projectRoot: fixtures });
+    const result = await loadSubagents({ refuseProjectFile: projectFileRefusal, projectDir, projectRoot: fixtures });
     expect(result.diagnostics).toContainEqual(
       expect.objectContaining({ severity: "info", message: expect.stringMatching(/'tools' is not supported/) }),
     );
   });
 
   it("returns only general-purpose when no directories exist", async () => {
-    expect(await loadSubagents({ userDir: join(fixtures, "nope") })).toEqual({
+    expect(await loadSubagents({ refuseProjectFile: projectFileRefusal, userDir: join(fixtures, "nope") })).toEqual({
       items: [GENERAL_PURPOSE_SUBAGENT],
       diagnostics: [],
     });
@@ -91,7 +97,7 @@ describe("file-defined subagents in temp dirs", () => {
     await writeTree(root, {
       "agents/general-purpose/AGENTS.md": "---\ndescription: Cheap helper.\nmodel: openai:gpt-4.1-mini\n---\nHelp.",
     });
-    const result = await loadSubagents({ userDir: join(root, "agents") });
+    const result = await loadSubagents({ refuseProjectFile: projectFileRefusal, userDir: join(root, "agents") });
     expect(result.items).toEqual([
       expect.objectContaining({ name: "general-purpose", model: "openai:gpt-4.1-mini", source: "user" }),
     ]);
@@ -103,9 +109,26 @@ describe("file-defined subagents in temp dirs", () => {
       "repo/.deepagents/agents/evil/.keep": "",
     });
     await symlink(join(root, "outside", "AGENTS.md"), join(root, "repo", ".deepagents", "agents", "evil", "AGENTS.md"));
-    const result = await loadSubagents({ projectDir: join(root, "repo", ".deepagents", "agents") });
+    const result = await loadSubagents({
+      refuseProjectFile: projectFileRefusal,
+      projectDir: join(root, "repo", ".deepagents", "agents"),
+    });
     expect(result.items.map((agent) => agent.name)).toEqual(["general-purpose"]);
     expect(result.diagnostics[0]?.message).toMatch(/outside the project/);
+  });
+
+  it("refuses a project definition that is a hard link", async () => {
+    await writeTree(root, {
+      "outside/AGENTS.md": "---\ndescription: outside\n---\n",
+      "repo/.deepagents/agents/evil/.keep": "",
+    });
+    await link(join(root, "outside", "AGENTS.md"), join(root, "repo", ".deepagents", "agents", "evil", "AGENTS.md"));
+    const result = await loadSubagents({
+      refuseProjectFile: projectFileRefusal,
+      projectDir: join(root, "repo", ".deepagents", "agents"),
+    });
+    expect(result.items.map((agent) => agent.name)).toEqual(["general-purpose"]);
+    expect(result.diagnostics[0]?.message).toMatch(/2 hard links/);
   });
 });
 
