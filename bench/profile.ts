@@ -2,7 +2,8 @@
 // profiler and leaves the profile in .profiles/ (git-ignored; open it in Chrome DevTools > Performance /
 // Memory, or https://www.speedscope.app). `startup` drives initialize + session/new in an empty HOME;
 // `load` seeds the sessions bench's 2,000-message session and drives session/list + session/load;
-// `stream` relays the stream bench's 20,000-word burst 20 times; `tool` runs 200 read_file round trips.
+// `stream` relays the stream bench's 20,000-word burst 20 times, `paced` its paced stream (1,000 chunks
+// 2 ms apart) 5 times; `tool` runs 200 read_file round trips.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,8 +16,8 @@ import { twentyThousandWords } from "./stream.bench.js";
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
 const OUT = resolve(import.meta.dirname, "../.profiles");
 const [scenario = "startup", kind = "cpu"] = process.argv.slice(2);
-if (!["startup", "load", "stream", "tool"].includes(scenario) || !["cpu", "heap"].includes(kind)) {
-  process.stderr.write("usage: npm run profile -- [startup|load|stream|tool] [cpu|heap]\n");
+if (!["startup", "load", "stream", "paced", "tool"].includes(scenario) || !["cpu", "heap"].includes(kind)) {
+  process.stderr.write("usage: npm run profile -- [startup|load|stream|paced|tool] [cpu|heap]\n");
   process.exit(2);
 }
 
@@ -30,7 +31,7 @@ model.setHandler((request) =>
     ? request.messages.at(-1)?.role === "tool"
       ? textTurn("done")
       : toolTurn("read_file", { file_path: join(project, "small.txt") })
-    : textTurn(request.lastUserText === "/clear" ? "ok" : text),
+    : textTurn(text, scenario === "paced" ? { wordsPerChunk: 20, chunkDelayMs: 2 } : {}),
 );
 try {
   if (scenario === "load") await seedSessions(home, project);
@@ -56,7 +57,7 @@ try {
   };
   await ask(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
   if (scenario === "startup") await ask(2, "session/new", { cwd: project, mcpServers: [] });
-  else if (scenario === "stream" || scenario === "tool") {
+  else if (scenario !== "load") {
     agent.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: project, mcpServers: [] } });
     const sessionId = (await agent.next((m) => m.id === 2)).result.sessionId;
     const prompt = (id: number, words: string) => {
@@ -68,10 +69,10 @@ try {
       });
       return agent.next((m) => m.id === id && !m.method);
     };
-    for (let i = 0; i < (scenario === "tool" ? 200 : 20); i++) {
+    for (let i = 0; i < { tool: 200, stream: 20, paced: 5 }[scenario]!; i++) {
       await prompt(10 + 2 * i, scenario === "tool" ? "read it" : "talk");
       // Each run should relay one answer, not a growing conversation.
-      if (scenario === "stream") await prompt(11 + 2 * i, "/clear");
+      if (scenario !== "tool") await prompt(11 + 2 * i, "/clear");
     }
     process.stderr.write(`${scenario} done at ${round(performance.now() - start)} ms\n`);
   } else {
