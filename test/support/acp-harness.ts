@@ -10,6 +10,7 @@ import { createServices } from "../../src/cli/services.js";
 import type { ConfigChange, WatchSubscription } from "../../src/watch/index.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { createFakeModelServer, type FakeModelServer } from "./fake-model/index.js";
+import { createWaiters } from "./waiters.js";
 
 export type PermissionAnswer = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
 
@@ -58,8 +59,7 @@ export async function startHarness(options: HarnessOptions = {}) {
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
   const writes: acp.WriteTextFileRequest[] = [];
-  const listeners = new Set<() => void>();
-  const notify = () => listeners.forEach((l) => l());
+  const { notify, waitFor } = createWaiters(() => "timed out waiting for the agent");
   const cli = parseCliArgs(options.args ?? []);
   const services = createServices({ cli, env, logger: silentLogger, home });
   // Every config-watcher subscription, so a test can wait until the watchers have finished their first
@@ -134,24 +134,6 @@ export async function startHarness(options: HarnessOptions = {}) {
     };
   }
 
-  /** Resolves when `predicate` holds for the updates, permissions or watcher changes seen so far. */
-  function waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        listeners.delete(check);
-        reject(new Error("timed out waiting for the agent"));
-      }, timeoutMs);
-      const check = () => {
-        if (!predicate()) return;
-        clearTimeout(timer);
-        listeners.delete(check);
-        resolve();
-      };
-      listeners.add(check);
-    });
-  }
-
   return {
     home,
     model,
@@ -163,6 +145,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     writes,
     newSession,
     prompt,
+    /** Resolves when `predicate` holds for the updates, permissions or watcher changes seen so far. */
     waitFor,
     /** Config changes the watchers passed on to sessions (after the session's own listener ran), in order. */
     watchChanges,
