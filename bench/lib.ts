@@ -1,6 +1,7 @@
 // Small helpers shared by the benchmarks: timing, medians, and a raw ndjson child process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 
 export type BenchResult = {
   name: string;
@@ -29,6 +30,8 @@ export function ndjsonChild(command: string, args: string[], env: NodeJS.Process
   let buffer = "";
   const waiting: Array<{ predicate: (m: any) => boolean; resolve: (m: any) => void }> = [];
   const seen: any[] = [];
+  /** When each message of `seen` arrived (performance.now(), same index). */
+  const arrived: number[] = [];
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
     buffer += chunk;
     let newline: number;
@@ -42,6 +45,7 @@ export function ndjsonChild(command: string, args: string[], env: NodeJS.Process
         continue;
       }
       seen.push(message);
+      arrived.push(performance.now());
       for (const w of [...waiting]) {
         if (w.predicate(message)) {
           waiting.splice(waiting.indexOf(w), 1);
@@ -54,6 +58,7 @@ export function ndjsonChild(command: string, args: string[], env: NodeJS.Process
   return {
     child,
     seen,
+    arrived,
     send: (message: unknown) => child.stdin!.write(JSON.stringify(message) + "\n"),
     next: (predicate: (m: any) => boolean) =>
       new Promise<any>((resolve) => {

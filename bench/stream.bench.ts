@@ -44,6 +44,7 @@ type Sample = { ms: number; cpu: number; text: string; updates: number };
 /** One prompt on one child: wall time to its answer, CPU used until shortly after, the text relayed. */
 async function measure(child: Child, id: number, sessionId: string): Promise<Sample> {
   child.seen.length = 0;
+  child.arrived.length = 0;
   const pid = child.child.pid!;
   const cpuBefore = cpuMs(pid);
   const start = performance.now();
