@@ -14,7 +14,8 @@
 // Heavy, lazily used packages stay external and are loaded with import() only when a session needs
 // them.
 import { build } from "esbuild";
-import { chmodSync, existsSync, realpathSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -86,10 +87,14 @@ const lazyImportsToRest = {
     });
   },
 };
+// Replaced below by a hash of the rest's code (src/config/schema-id.ts); as long as it, so the source
+// map still fits.
+const SCHEMA_ID_PLACEHOLDER = "0".repeat(64);
 const startup = await build({
   ...common,
   entryPoints: { "deep-acp": "src/cli/main.ts" },
   outdir: "dist",
+  define: { __DEEP_ACP_CONFIG_SCHEMA_ID__: JSON.stringify(SCHEMA_ID_PLACEHOLDER) },
   plugins: [onlyEnglishZodLocales, lazyImportsToRest],
   banner: { js: `#!/usr/bin/env node\n${common.banner.js}` },
 });
@@ -101,6 +106,15 @@ const rest = await build({
   chunkNames: "chunks/[name]-[hash]",
   plugins: [onlyEnglishZodLocales],
 });
+// The config schema's identity in this build: the rest's code, where the schema and zod are.
+const restHash = createHash("sha256");
+for (const file of Object.keys(rest.metafile.outputs)
+  .filter((f) => f.endsWith(".js"))
+  .sort())
+  restHash.update(file).update(readFileSync(file));
+const startupFile = readFileSync("dist/deep-acp.js", "utf8");
+if (!startupFile.includes(SCHEMA_ID_PLACEHOLDER)) throw new Error("dist/deep-acp.js lacks the config schema id");
+writeFileSync("dist/deep-acp.js", startupFile.replace(SCHEMA_ID_PLACEHOLDER, restHash.digest("hex")));
 chmodSync("dist/deep-acp.js", 0o755);
 const size = (result) => Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 process.stderr.write(

@@ -1,5 +1,7 @@
 import { homedir } from "node:os";
+import { join } from "node:path";
 import { loadConfigFile, type DeepAcpConfig } from "../config/config-file.js";
+import { CONFIG_SCHEMA_ID } from "../config/schema-id.js";
 import { userPaths } from "../config/paths.js";
 import { createModelService } from "../model/service.js";
 import type { SessionServices } from "../session/index.js";
@@ -25,8 +27,11 @@ export type CoreServices = Pick<SessionServices, "logger" | "paths" | "env" | "c
 export function createCoreServices({ cli, env, logger, home = homedir() }: ServicesOptions): CoreServices {
   const paths = userPaths(cli.agent, home);
   let config: Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }> | undefined;
+  const checked = CONFIG_SCHEMA_ID
+    ? { file: join(paths.stateDir, "config-checked.json"), schemaId: CONFIG_SCHEMA_ID }
+    : undefined;
   const load = () =>
-    loadConfigFile(paths.configFile).then((result) => {
+    loadConfigFile(paths.configFile, checked).then((result) => {
       for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
       return result;
     });
