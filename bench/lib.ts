@@ -1,6 +1,7 @@
 // Small helpers shared by the benchmarks: timing, medians, and a raw ndjson child process.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 
 export type BenchResult = {
   name: string;
@@ -29,6 +30,8 @@ export function ndjsonChild(command: string, args: string[], env: NodeJS.Process
   let buffer = "";
   const waiting: Array<{ predicate: (m: any) => boolean; resolve: (m: any) => void }> = [];
   const seen: any[] = [];
+  /** When each message of `seen` arrived (performance.now(), same index). */
+  const arrived: number[] = [];
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
     buffer += chunk;
     let newline: number;
@@ -42,6 +45,7 @@ export function ndjsonChild(command: string, args: string[], env: NodeJS.Process
         continue;
       }
       seen.push(message);
+      arrived.push(performance.now());
       for (const w of [...waiting]) {
         if (w.predicate(message)) {
           waiting.splice(waiting.indexOf(w), 1);
@@ -54,6 +58,7 @@ export function ndjsonChild(command: string, args: string[], env: NodeJS.Process
   return {
     child,
     seen,
+    arrived,
     send: (message: unknown) => child.stdin!.write(JSON.stringify(message) + "\n"),
     next: (predicate: (m: any) => boolean) =>
       new Promise<any>((resolve) => {
@@ -78,3 +83,26 @@ export function rssMb(pid: number): number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * CPU time a process has used so far, in milliseconds: the sum over its threads of the kernel's
+ * nanosecond run-time counter (/proc/PID/task/TID/schedstat), because /proc/PID/stat counts in 10 ms
+ * ticks, too coarse for one prompt. Threads that exit between two readings drop out of the sum, so
+ * compare readings taken while a process keeps its threads (Node's do; worker threads stay while busy).
+ */
+export function cpuMs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended after the directory was listed.
+    }
+  }
+  return ns / 1e6;
+}
+
+/** "min-max" of values, rounded. */
+export function spread(values: number[], digits = 1): string {
+  return `${round(Math.min(...values), digits)}-${round(Math.max(...values), digits)}`;
+}

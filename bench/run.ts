@@ -10,6 +10,7 @@ import { runRobustBench } from "./robust.bench.js";
 import { runToolRoundTripBench } from "./tool-roundtrip.bench.js";
 import { runMcpBench } from "./mcp.bench.js";
 import { runSshBench } from "./ssh.bench.js";
+import { runMemoryBench } from "./memory.bench.js";
 import type { BenchResult } from "./lib.js";
 
 const suites: Array<[string, () => Promise<BenchResult[]>]> = [
@@ -27,6 +28,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
       })),
   ],
   ["tool", () => runToolRoundTripBench()],
+  ["memory", () => runMemoryBench()],
   ["mcp", () => runMcpBench()],
   ["search", () => runSearchBench()],
   ["interpreter", () => runInterpreterBench()],

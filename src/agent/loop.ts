@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { createMutex } from "../util/mutex.js";
+import { createDeltaReader } from "./delta-reader.js";
 import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
 import { NO_HOOKS, type AgentHooks } from "./hooks.js";
 import { announceToolCall, runToolCall, type ToolRunEnv } from "./tool-runner.js";
@@ -258,60 +259,67 @@ async function streamModel(
     maxOutputTokens: options.model.maxOutputTokens,
     signal: options.signal,
   });
-  for await (const event of stream) {
-    switch (event.type) {
-      case "text_delta":
-        text += event.text;
-        if (showText) emit({ type: "message_chunk", messageId, text: event.text });
-        break;
-      case "thinking_delta":
-        if (showText) emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
-        break;
-      case "tool_call_start": {
-        const toolCallId = newId();
-        toolIds.set(event.id, toolCallId);
-        announceToolCall(env, toolCallId, event.name);
-        break;
-      }
-      case "retry":
-        emit({
-          type: "notice",
-          severity: "warning",
-          title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})`,
-        });
-        break;
-      case "notice":
-        emit({ type: "notice", severity: "warning", title: event.message });
-        break;
-      case "usage":
-        break;
-      case "done":
-        return {
-          kind: "done",
-          message: event.message,
-          messageId,
-          stopReason: event.stopReason,
-          usage: event.usage,
-          toolIds,
-        };
-      case "error": {
-        const partial: AssistantMessage | undefined = text
-          ? { role: "assistant", content: [{ type: "text", text }] }
-          : undefined;
-        if (event.aborted || options.signal.aborted) return { kind: "aborted", messageId, partial };
-        // Calls the editor already shows will never run now.
-        for (const toolCallId of toolIds.values()) {
-          emit({
-            type: "tool_call_update",
-            toolCallId,
-            status: "failed",
-            content: [{ type: "text", text: "The model request failed before this call was complete." }],
-            parentToolCallId: options.parentToolCallId,
-          });
+  const reader = createDeltaReader(stream);
+  try {
+    for (let events = await reader.next(); events; events = await reader.next()) {
+      for (const event of events) {
+        switch (event.type) {
+          case "text_delta":
+            text += event.text;
+            if (showText) emit({ type: "message_chunk", messageId, text: event.text });
+            break;
+          case "thinking_delta":
+            if (showText) emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
+            break;
+          case "tool_call_start": {
+            const toolCallId = newId();
+            toolIds.set(event.id, toolCallId);
+            announceToolCall(env, toolCallId, event.name);
+            break;
+          }
+          case "retry":
+            emit({
+              type: "notice",
+              severity: "warning",
+              title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})`,
+            });
+            break;
+          case "notice":
+            emit({ type: "notice", severity: "warning", title: event.message });
+            break;
+          case "usage":
+            break;
+          case "done":
+            return {
+              kind: "done",
+              message: event.message,
+              messageId,
+              stopReason: event.stopReason,
+              usage: event.usage,
+              toolIds,
+            };
+          case "error": {
+            const partial: AssistantMessage | undefined = text
+              ? { role: "assistant", content: [{ type: "text", text }] }
+              : undefined;
+            if (event.aborted || options.signal.aborted) return { kind: "aborted", messageId, partial };
+            // Calls the editor already shows will never run now.
+            for (const toolCallId of toolIds.values()) {
+              emit({
+                type: "tool_call_update",
+                toolCallId,
+                status: "failed",
+                content: [{ type: "text", text: "The model request failed before this call was complete." }],
+                parentToolCallId: options.parentToolCallId,
+              });
+            }
+            return { kind: "error", message: event.message, messageId, partial };
+          }
         }
-        return { kind: "error", message: event.message, messageId, partial };
       }
     }
+  } finally {
+    await reader.close();
   }
   return { kind: "error", message: "the model stream ended without a result", messageId };
 }

@@ -3,7 +3,7 @@ import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs
 import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
 import { commandApproval, commandKeyUses, commandPathArguments, commandsDecidedBy } from "./command-policy.js";
-import { fetchHost } from "../tools/web-fetch.js";
+import { fetchHost } from "../web/fetch-host.js";
 import {
   decide,
   type GateDecision,
@@ -75,15 +75,18 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   const policy = request.policy ?? {};
   const fs = policy.fs ?? nodeRealPathFs;
   const local = policy.localPaths !== false;
-  const [roots, readRoots] = local
-    ? await Promise.all([realRoots(request.roots, fs), realRoots(request.readRoots ?? [], fs)])
-    : [request.roots.map((r) => resolve(r)), (request.readRoots ?? []).map((r) => resolve(r))];
-  const targets = await resolveTargets(
-    request.paths,
-    request.virtualPrefixes,
-    policy.sharedPrefixes ?? DEFAULT_SHARED,
-    local ? fs : undefined,
-  );
+  // Roots and targets resolve independently: together, a call waits for one round of file system
+  // look-ups instead of two.
+  const [roots, readRoots, targets] = await Promise.all([
+    local ? realRoots(request.roots, fs) : request.roots.map((r) => resolve(r)),
+    local ? realRoots(request.readRoots ?? [], fs) : (request.readRoots ?? []).map((r) => resolve(r)),
+    resolveTargets(
+      request.paths,
+      request.virtualPrefixes,
+      policy.sharedPrefixes ?? DEFAULT_SHARED,
+      local ? fs : undefined,
+    ),
+  ]);
   const command =
     request.tool.effect === "execute"
       ? await approveCommand(request.input, request.cwd, roots, local ? fs : undefined)

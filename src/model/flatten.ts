@@ -1,14 +1,21 @@
 import { withRetryBatches, type RetryContext } from "./retry.js";
-import type { ModelEvent } from "./types.js";
+import type { BufferedModelStream, ModelEvent } from "./types.js";
 
 /**
  * Hands out the events of batches one by one. Events of a batch already received are returned
  * without another trip through the generator chain, so per-event cost is one resolved promise.
  */
-export function flattenBatches(batches: AsyncGenerator<ModelEvent[]>): AsyncIterableIterator<ModelEvent> {
+export function flattenBatches(batches: AsyncGenerator<ModelEvent[]>): BufferedModelStream {
   let buffer: ModelEvent[] = [];
   let index = 0;
-  const iterator: AsyncIterableIterator<ModelEvent> = {
+  const iterator: BufferedModelStream = {
+    takeBuffered() {
+      if (index >= buffer.length) return [];
+      const rest = index === 0 ? buffer : buffer.slice(index);
+      buffer = [];
+      index = 0;
+      return rest;
+    },
     async next(): Promise<IteratorResult<ModelEvent>> {
       while (index >= buffer.length) {
         const next = await batches.next();
@@ -39,7 +46,7 @@ export function streamAttempts<Body>(
   buildBody: () => Body,
   attempt: (body: Body) => AsyncIterable<ModelEvent[]>,
   context: RetryContext,
-): AsyncIterableIterator<ModelEvent> {
+): BufferedModelStream {
   let body: Body;
   try {
     body = buildBody();

@@ -51,29 +51,45 @@ export function createSseLineParser(): SseLineParser {
   let partial: string[] = [];
   let skipLeadingLf = false;
   let eventName = "";
-  let data: string[] = [];
+  // The event's data lines: the first one alone (the usual case, no array), the rest in `moreData`.
+  let data: string | undefined;
+  let moreData: string[] | undefined;
   let lastId: string | undefined;
 
   const dispatch = (out: SseEvent[]) => {
-    if (data.length > 0) {
-      const event: SseEvent = { event: eventName || "message", data: data.join("\n") };
+    if (data !== undefined) {
+      const event: SseEvent = {
+        event: eventName || "message",
+        data: moreData === undefined ? data : `${data}\n${moreData.join("\n")}`,
+      };
       if (lastId !== undefined) event.id = lastId;
       out.push(event);
     }
     eventName = "";
-    data = [];
+    data = undefined;
+    moreData = undefined;
   };
 
-  const processLine = (line: string, out: SseEvent[]) => {
-    if (line === "") return dispatch(out);
-    if (line.charCodeAt(0) === 58 /* ":" */) return;
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32 /* " " */) value = value.slice(1);
-    if (field === "data") data.push(value);
-    else if (field === "event") eventName = value;
-    else if (field === "id" && !value.includes("\0")) lastId = value;
+  // Reads the line text[start, end) in place: a stream carries thousands of lines, and slicing each
+  // line and then its field and value tripled the garbage per event.
+  // `colon` is the first ":" at or after `start` in `text` (-1 for none), maybe past the line's end.
+  const processLine = (text: string, start: number, end: number, colon: number, out: SseEvent[]) => {
+    if (start === end) return dispatch(out);
+    if (colon >= end) colon = -1;
+    if (colon === start) return;
+    const fieldEnd = colon === -1 ? end : colon;
+    const field = fieldEnd - start;
+    let from = colon === -1 ? end : colon + 1;
+    if (from < end && text.charCodeAt(from) === 32 /* " " */) from++;
+    if (field === 4 && text.startsWith("data", start)) {
+      const value = text.slice(from, end);
+      if (data === undefined) data = value;
+      else (moreData ??= []).push(value);
+    } else if (field === 5 && text.startsWith("event", start)) eventName = text.slice(from, end);
+    else if (field === 2 && text.startsWith("id", start)) {
+      const value = text.slice(from, end);
+      if (!value.includes("\0")) lastId = value;
+    }
     // "retry" and unknown fields are ignored: reconnection is not ours to do.
   };
 
@@ -88,15 +104,21 @@ export function createSseLineParser(): SseLineParser {
       // indexOf scans natively; SSE streams are mostly long lines, so this beats a char loop.
       let lf = text.indexOf("\n", start);
       let cr = text.indexOf("\r", start);
+      // Like lf and cr, searched again only once passed, so lines without one cost no rescans.
+      let colon = text.indexOf(":", start);
       for (;;) {
         if (lf !== -1 && lf < start) lf = text.indexOf("\n", start);
         if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
+        if (colon !== -1 && colon < start) colon = text.indexOf(":", start);
         const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
         if (end === -1) break;
-        partial.push(text.slice(start, end));
-        const line = partial.length === 1 ? partial[0]! : partial.join("");
-        partial = [];
-        processLine(line, out);
+        if (partial.length === 0) processLine(text, start, end, colon, out);
+        else {
+          partial.push(text.slice(start, end));
+          const line = partial.join("");
+          partial = [];
+          processLine(line, 0, line.length, line.indexOf(":"), out);
+        }
         start = end + 1;
         if (end === cr) {
           if (end + 1 === text.length) skipLeadingLf = true;

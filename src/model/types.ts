@@ -111,6 +111,17 @@ export interface ModelClient {
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
 
+/**
+ * What the providers' `stream` returns: a model stream that can also hand over, without waiting, the
+ * events already received after the one `next()` last returned (the rest of that network read). A
+ * consumer can then treat a read's thousands of small text deltas as one: a burst costs per read,
+ * not per delta.
+ */
+export type BufferedModelStream = AsyncIterableIterator<ModelEvent> & {
+  /** Removes and returns the events already received; [] when the next one is still on the way. */
+  takeBuffered(): ModelEvent[];
+};
+
 export type ProviderName =
   | "anthropic"
   | "openai"

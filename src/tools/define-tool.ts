@@ -19,8 +19,25 @@ export function validateWith<S extends z.ZodType>(schema: S, raw: unknown): Vali
   return { success: false, error: z.prettifyError(parsed.error) };
 }
 
+// Tools are built for every turn, and converting their schemas was most of that (about 2 ms a
+// turn); the schemas are module constants, so each is converted once. Frozen, because every tool
+// built from the schema shares the result.
+const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
+
 export function toModelJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-  delete json.$schema;
+  let json = converted.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    delete json.$schema;
+    converted.set(schema, deepFreeze(json));
+  }
   return json;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -8,7 +8,11 @@ import type { SessionRecord, ToolCallRecord } from "./restore.js";
 
 /** Streamed text is written in pieces at most this old, so a crash loses at most this much. */
 const TEXT_FLUSH_MS = 150;
-const TEXT_FLUSH_CHARS = 4096;
+/**
+ * ...or this long. Each piece is one synchronous append (open, write, close), so a whole answer
+ * arriving at once (a burst of 140 KB) costs a few appends, not one per 4 KB.
+ */
+const TEXT_FLUSH_CHARS = 64 * 1024;
 
 /**
  * Turns a session's events into transcript records as they happen. Text deltas are coalesced

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentText, startHarness, toolUpdates, type Harness, type HarnessOptions } from "../support/acp-harness.js";
 import { textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
 import { waitForExit } from "../support/processes.js";
+import { poll } from "../support/poll.js";
 
 const RECORD = resolve(__dirname, "../fixtures/e2e-hooks/record.mjs");
 const RECORD_SH = resolve(__dirname, "../fixtures/e2e-hooks/record.sh");
@@ -84,12 +85,9 @@ async function logged(event?: string): Promise<Logged[]> {
 
 /** Notification hooks are fire-and-forget, so their lines may land just after the turn. */
 async function waitForLogged(event: string, count: number): Promise<Logged[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const entries = await logged(event);
-    if (entries.length >= count || Date.now() > deadline) return entries;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  // On time-out the entries so far are returned, for the caller's assertion to show.
+  await poll(async () => (await logged(event)).length >= count);
+  return logged(event);
 }
 
 const payloads = async (event: string) => (await logged(event)).map((e) => e.payload);

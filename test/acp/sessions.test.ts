@@ -114,6 +114,7 @@ describe("durable sessions", () => {
     const after = await agent();
     const start = after.updates.length;
     await after.agent.request("session/resume", { sessionId, cwd: project });
+    // Not a wait for something: a quiet period in which a replay sent behind the answer would show.
     await new Promise((r) => setTimeout(r, 20));
     expect(after.updates.slice(start).filter((n) => n.update.sessionUpdate !== "available_commands_update")).toEqual(
       [],

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentText, startHarness, type Harness, type HarnessOptions } from "../support/acp-harness.js";
 import { BINARY } from "../support/agent-process.js";
 import { textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
+import { pollUntil } from "../support/poll.js";
 import { waitForExit, runCommand, type CommandResult } from "../support/processes.js";
 
 const MARKET = resolve(__dirname, "../fixtures/e2e-plugins/market");
@@ -53,6 +54,15 @@ function commands(sessionId: string): string[] {
   const last = updates.at(-1)?.update as { availableCommands: Array<{ name: string }> } | undefined;
   return last?.availableCommands.map((c) => c.name) ?? [];
 }
+/** The description of the /reload entry in a session's latest command list. */
+function reloadEntry(sessionId: string): string {
+  const updates = h!.updates.filter(
+    (u) => u.sessionId === sessionId && u.update.sessionUpdate === "available_commands_update",
+  );
+  const last = updates.at(-1)?.update as
+    { availableCommands: Array<{ name: string; description: string }> } | undefined;
+  return last?.availableCommands.find((c) => c.name === "reload")?.description ?? "";
+}
 const notices = (sessionId: string) =>
   h!.updates
     .filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === "notice")
@@ -63,15 +73,13 @@ const notices = (sessionId: string) =>
 const changeNotices = (sessionId: string) => notices(sessionId).filter((n) => n.startsWith("Changed:"));
 
 /**
- * Edits until every session shows a "Changed:" notice matching `pattern`. The watcher starts in
- * the background with the session, so the first edit may come before it watches.
+ * Makes `edit` once the sessions' config watchers watch (they start in the background with each
+ * session), then waits until every session shows exactly one "Changed:" notice matching `pattern`.
  */
-async function editUntilNoticed(sessionIds: string[], pattern: RegExp, edit: () => Promise<void>): Promise<void> {
-  const seen = () => sessionIds.every((id) => changeNotices(id).some((n) => pattern.test(n)));
-  for (let attempt = 0; attempt < 40 && !seen(); attempt++) {
-    await edit();
-    await h!.waitFor(seen, 500).catch(() => undefined);
-  }
+async function editAndAwaitNotice(sessionIds: string[], pattern: RegExp, edit: () => Promise<void>): Promise<void> {
+  await h!.watchersReady(sessionIds.length);
+  await edit();
+  await h!.waitFor(() => sessionIds.every((id) => changeNotices(id).some((n) => pattern.test(n))));
   expect(sessionIds.map((id) => changeNotices(id).filter((n) => pattern.test(n)).length)).toEqual(
     sessionIds.map(() => 1),
   );
@@ -306,11 +314,12 @@ describe("subagents", () => {
         : textTurn("finished");
     });
     const turn = h.prompt(sessionId, "start the long job");
-    const deadline = Date.now() + 15_000;
-    while (!existsSync(pidFile) || (await readFile(pidFile, "utf8")).trim() === "") {
-      if (Date.now() > deadline) throw new Error("the subagent's command never started");
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    // The command runs in a subagent: the pid file it writes is the only sign that it started.
+    await pollUntil(
+      async () => existsSync(pidFile) && (await readFile(pidFile, "utf8")).trim() !== "",
+      "the subagent's command to start",
+      { timeoutMs: 15_000 },
+    );
     const pid = Number((await readFile(pidFile, "utf8")).trim());
     const requestsBefore = h.model.requests.length;
     await h.cancel(sessionId);
@@ -374,22 +383,24 @@ describe("the watcher and /reload", () => {
     await writeFile(join(project, "AGENTS.md"), "Old rule.");
     const { sessionId } = await h.newSession(project);
     h.model.setHandler(() => textTurn("ok"));
-    let version = 0;
-    await editUntilNoticed([sessionId], /memory/, () =>
-      writeFile(join(project, "AGENTS.md"), `New rule ${++version}: always test.`),
+    await editAndAwaitNotice([sessionId], /memory/, () =>
+      writeFile(join(project, "AGENTS.md"), "New rule: always test."),
     );
+    const seen = h.watchChanges.length;
     await writeFile(join(project, "AGENTS.md"), "Newest rule: always test twice.");
-    await new Promise((r) => setTimeout(r, 500)); // a second notice would have arrived by now
+    // The session's watcher passed the second edit on; a second notice would be on its way now, and
+    // /reload's answer comes after it.
+    await h.waitFor(() => h!.watchChanges.length > seen);
+    const reload = agentText((await h.prompt(sessionId, "/reload")).updates);
     expect(changeNotices(sessionId)).toHaveLength(1);
     expect(changeNotices(sessionId)[0]).toContain("Run /reload");
-
-    const reload = agentText((await h.prompt(sessionId, "/reload")).updates);
     expect(reload).toContain("**Reloaded**");
     expect(reload).toContain("Memory: reloaded");
     await h.prompt(sessionId, "go");
     expect(h.model.requests.at(-1)!.system).toContain("Newest rule: always test twice.");
     expect(h.model.requests.at(-1)!.system).not.toContain("Old rule.");
 
+    await h.watchersReady();
     await writeFile(join(project, "AGENTS.md"), "Another rule.");
     await h.waitFor(() => changeNotices(sessionId).length === 2);
   });
@@ -401,7 +412,7 @@ describe("the watcher and /reload", () => {
     await h.prompt(sessionId, "hi");
     expect(h.model.requests[0]!.toolNames.some((n) => n.startsWith("notes_"))).toBe(false);
     const root = join(h.home, ".deepagents");
-    await editUntilNoticed([sessionId], /hooks|mcp/, async () => {
+    await editAndAwaitNotice([sessionId], /hooks|mcp/, async () => {
       await mkdir(root, { recursive: true });
       await writeFile(
         join(root, "hooks.json"),
@@ -428,15 +439,14 @@ describe("the watcher and /reload", () => {
     await writeFile(join(project, "AGENTS.md"), "Old rule.");
     const { sessionId } = await h.newSession(project);
     h.model.setHandler(() => textTurn("ok"));
-    let shown: acp.SessionUpdate[] = [];
-    for (let attempt = 0; attempt < 20 && shown.length === 0; attempt++) {
-      await writeFile(join(project, "AGENTS.md"), `Rule ${attempt}.`);
-      await new Promise((r) => setTimeout(r, 300));
-      const { updates } = await h.prompt(sessionId, "ping");
-      shown = updates.filter(
-        (u) => u.sessionUpdate === "agent_thought_chunk" && JSON.stringify(u).includes("Changed: memory"),
-      );
-    }
+    await h.watchersReady();
+    await writeFile(join(project, "AGENTS.md"), "New rule.");
+    // Without notices, the pending change shows first in the /reload entry of the command list.
+    await h.waitFor(() => reloadEntry(sessionId).startsWith("Pending:"));
+    const { updates } = await h.prompt(sessionId, "ping");
+    const shown = updates.filter(
+      (u) => u.sessionUpdate === "agent_thought_chunk" && JSON.stringify(u).includes("Changed: memory"),
+    );
     expect(shown).toHaveLength(1);
     expect(h.updates.some((u) => u.update.sessionUpdate === "notice")).toBe(false);
   });
@@ -447,7 +457,7 @@ describe("the watcher and /reload", () => {
     const a = await h.newSession(project);
     const b = await h.newSession(project);
     let version = 0;
-    await editUntilNoticed([a.sessionId, b.sessionId], /memory/, () =>
+    await editAndAwaitNotice([a.sessionId, b.sessionId], /memory/, () =>
       writeFile(join(project, "AGENTS.md"), `v${++version}`),
     );
     await h.agent.request("session/close", { sessionId: a.sessionId });
@@ -458,7 +468,7 @@ describe("the watcher and /reload", () => {
       h.updates.length,
       ...h.updates.filter((u) => !(u.sessionId === b.sessionId && u.update.sessionUpdate === "notice")),
     );
-    await editUntilNoticed([b.sessionId], /memory/, () => writeFile(join(project, "AGENTS.md"), `v${++version}`));
+    await editAndAwaitNotice([b.sessionId], /memory/, () => writeFile(join(project, "AGENTS.md"), `v${++version}`));
     expect(changeNotices(a.sessionId)).toHaveLength(1);
   });
 });

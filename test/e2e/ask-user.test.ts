@@ -1,51 +1,25 @@
 // ask_user through the built binary: a form where the client advertises elicitation.form (Zed), a
 // permission-style Yes/No where it does not, the question as the agent's message when neither fits,
 // and headless answers from stdin.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BINARY, startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
+import { describe, expect, it } from "vitest";
+import type { JsonRpcMessage } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
 import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
-import { runCommand } from "../support/processes.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess | undefined;
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(() => model.close());
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-ask-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-ask-project-"));
-  model.setHandler(undefined);
-});
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
-
-const env = () => ({ HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
+const suite = useAgentSuite({ name: "ask" });
 
 async function start(
   capabilities: unknown,
   handlers: { permission?: (m: JsonRpcMessage) => unknown; elicitation?: (m: JsonRpcMessage) => unknown } = {},
 ) {
   const editor = createFakeEditor(handlers);
-  agent = await startAgentProcess({ env: env(), onRequest: editor.handle });
-  await agent.initialize(capabilities);
-  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-  return result.sessionId as string;
+  return suite.startSession({ capabilities, onRequest: editor.handle });
 }
 
 const lastToolText = () =>
-  model.requests
+  suite.model.requests
     .at(-1)!
     .messages.filter((m) => m.role === "tool")
     .at(-1)!.text;
@@ -65,15 +39,15 @@ describe("ask_user with Zed (form elicitation)", () => {
         return { action: "accept", content: { answer: "SQLite" } };
       },
     });
-    model.enqueue(toolTurn("ask_user", DB), textTurn("SQLite it is."));
-    const response = await agent!.request("session/prompt", {
+    suite.model.enqueue(toolTurn("ask_user", DB), textTurn("SQLite it is."));
+    const response = await suite.agent.request("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text: "set up storage" }],
     });
     expect(response.result.stopReason).toBe("end_turn");
     expect(forms).toHaveLength(1);
     const params = forms[0]!.params;
-    const call = agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
+    const call = suite.agent.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
     expect(params).toMatchObject({ sessionId, toolCallId: call.toolCallId, mode: "form", message: DB.question });
     expect(params.requestedSchema.properties.answer.oneOf).toEqual([
       { const: "Postgres", title: "Postgres" },
@@ -89,13 +63,13 @@ describe("ask_user with Zed (form elicitation)", () => {
           ? { action: "accept", content: { answer: ["lint", "test"], other: "and docs" } }
           : { action: "decline" },
     });
-    model.enqueue(
+    suite.model.enqueue(
       toolTurn("ask_user", { question: "Which checks?", options: ["lint", "test", "build"], multi_select: true }),
       toolTurn("ask_user", { question: "Anything else to know?" }),
       textTurn("ok"),
     );
-    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
-    const tools = model.requests.at(-1)!.messages.filter((m) => m.role === "tool");
+    await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    const tools = suite.model.requests.at(-1)!.messages.filter((m) => m.role === "tool");
     expect(tools[0]!.text).toBe("The user answered: lint; test; and docs");
     expect(tools[1]!.text).toMatch(/^The user declined to answer/);
   });
@@ -103,8 +77,8 @@ describe("ask_user with Zed (form elicitation)", () => {
   it("refuses a question that asks for a secret, without showing it", async () => {
     const forms: JsonRpcMessage[] = [];
     const sessionId = await start(ZED_CAPABILITIES, { elicitation: (m) => (forms.push(m), { action: "cancel" }) });
-    model.enqueue(toolTurn("ask_user", { question: "Please enter your GitHub access token" }), textTurn("ok"));
-    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    suite.model.enqueue(toolTurn("ask_user", { question: "Please enter your GitHub access token" }), textTurn("ok"));
+    await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
     expect(forms).toHaveLength(0);
     expect(lastToolText()).toContain("never asks for passwords, keys, tokens");
   });
@@ -122,11 +96,11 @@ describe("ask_user with a client that has no elicitation", () => {
         },
       },
     );
-    model.enqueue(
+    suite.model.enqueue(
       toolTurn("ask_user", { question: "Delete the old migrations too?", options: ["Yes", "No"] }),
       textTurn("Keeping them."),
     );
-    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "clean up" }] });
+    await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "clean up" }] });
     expect(asked).toHaveLength(1);
     expect(asked[0]!.params.toolCall.title).toBe("Delete the old migrations too?");
     expect(asked[0]!.params.options).toEqual([
@@ -138,35 +112,30 @@ describe("ask_user with a client that has no elicitation", () => {
 
   it("ends the turn with the question as the agent's message, and the next prompt answers it", async () => {
     const sessionId = await start({});
-    model.enqueue(toolTurn("ask_user", DB));
-    const before = model.requests.length;
-    const response = await agent!.request("session/prompt", {
+    suite.model.enqueue(toolTurn("ask_user", DB));
+    const before = suite.model.requests.length;
+    const response = await suite.agent.request("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text: "set up storage" }],
     });
     expect(response.result.stopReason).toBe("end_turn");
-    expect(model.requests.length).toBe(before + 1);
-    expect(messageText(agent!.updates(sessionId))).toBe(
+    expect(suite.model.requests.length).toBe(before + 1);
+    expect(messageText(suite.agent.updates(sessionId))).toBe(
       `${DB.question}\n\n1. Postgres\n2. SQLite\n\n(Reply with one of these, or something else.)`,
     );
-    model.enqueue(textTurn("Using SQLite."));
-    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "2" }] });
-    const sent = model.requests.at(-1)!.messages;
+    suite.model.enqueue(textTurn("Using SQLite."));
+    await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "2" }] });
+    const sent = suite.model.requests.at(-1)!.messages;
     expect(sent.at(-2)).toMatchObject({ role: "assistant", text: expect.stringContaining("1. Postgres") });
     expect(sent.at(-1)).toMatchObject({ role: "user", text: "2" });
   });
 });
 
 describe("ask_user headless", () => {
-  const run = (input?: string) =>
-    runCommand(process.execPath, [BINARY, "-n", "set up storage"], {
-      cwd: project,
-      env: { PATH: process.env.PATH, ...env() },
-      ...(input === undefined ? {} : { input }),
-    });
+  const run = (input?: string) => suite.run(["-n", "set up storage"], input === undefined ? {} : { input });
 
   it("takes answers from stdin, one line per question", async () => {
-    model.enqueue(toolTurn("ask_user", DB), textTurn("done"));
+    suite.model.enqueue(toolTurn("ask_user", DB), textTurn("done"));
     const result = await run("2\n");
     expect(result.code).toBe(0);
     expect(lastToolText()).toBe("The user answered: SQLite");
@@ -174,7 +143,7 @@ describe("ask_user headless", () => {
   });
 
   it("fails the question with a clear message when stdin has no answer", async () => {
-    model.enqueue(toolTurn("ask_user", DB), textTurn("assumed Postgres"));
+    suite.model.enqueue(toolTurn("ask_user", DB), textTurn("assumed Postgres"));
     const result = await run();
     expect(result.code).toBe(0);
     expect(lastToolText()).toBe(
@@ -192,9 +161,9 @@ describe("MCP servers' elicitations", () => {
       elicitation,
       permission: (m) => ({ outcome: { outcome: "selected", optionId: m.params.options[0].optionId } }),
     });
-    agent = await startAgentProcess({ env: env(), onRequest: editor.handle });
-    await agent.initialize(capabilities);
-    const { result } = await agent.request("session/new", { cwd: project, mcpServers: [everything] });
+    await suite.start({ onRequest: editor.handle });
+    await suite.agent.initialize(capabilities);
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [everything] });
     return result.sessionId as string;
   }
 
@@ -204,12 +173,12 @@ describe("MCP servers' elicitations", () => {
       forms.push(m);
       return { action: "accept", content: { name: "Ada Lovelace", check: true, integer: 7 } };
     });
-    model.setHandler((request) =>
+    suite.model.setHandler((request) =>
       request.messages.some((m) => m.role === "tool")
         ? textTurn("done")
         : toolTurn("ev_trigger-elicitation-request", {}),
     );
-    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ask me" }] });
+    await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "ask me" }] });
     expect(forms).toHaveLength(1);
     expect(forms[0]!.params).toMatchObject({
       sessionId,
@@ -222,10 +191,10 @@ describe("MCP servers' elicitations", () => {
 
   it("does not offer elicitation to servers when the editor cannot show forms", async () => {
     const sessionId = await startWithServer({});
-    model.enqueue(textTurn("hi"));
-    await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    suite.model.enqueue(textTurn("hi"));
+    await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
     // server-everything registers its elicitation tool only for clients that support elicitation.
-    expect(model.requests.at(-1)!.toolNames).not.toContain("ev_trigger-elicitation-request");
-    expect(model.requests.at(-1)!.toolNames).toContain("ev_echo");
+    expect(suite.model.requests.at(-1)!.toolNames).not.toContain("ev_trigger-elicitation-request");
+    expect(suite.model.requests.at(-1)!.toolNames).toContain("ev_echo");
   });
 });

@@ -2,55 +2,28 @@
 // the tool call stays in progress with live output (Zed's terminal_output, or refreshed text for a
 // client without it), process_output / process_stop / /ps work across turns, and no process outlives
 // the session, the agent's exit, or a SIGKILLed agent.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { useAgentSuite } from "../support/agent-suite.js";
 import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
 import { isAlive, waitForExit } from "../support/processes.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess | undefined;
+const suite = useAgentSuite({ name: "bg" });
+/** Every background process the tests started: killed after the file, should one have survived a failure. */
 const pids: number[] = [];
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
+afterAll(() => {
   for (const pid of pids) if (isAlive(pid)) process.kill(-pid, "SIGKILL");
 });
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-bg-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-bg-project-"));
-  model.setHandler(undefined);
-});
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
 
-async function start(capabilities: unknown) {
+function start(capabilities: unknown) {
   const editor = createFakeEditor();
-  agent = await startAgentProcess({
-    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-    onRequest: editor.handle,
-  });
-  await agent.initialize(capabilities);
-  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-  return result.sessionId as string;
+  return suite.startSession({ capabilities, onRequest: editor.handle });
 }
 
 const prompt = (sessionId: string, text: string) =>
-  agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
 const toolTexts = () =>
-  model.requests
+  suite.model.requests
     .at(-1)!
     .messages.filter((m) => m.role === "tool")
     .map((m) => m.text);
@@ -58,12 +31,14 @@ const SERVER = "echo server ready; sleep 60";
 
 /** Starts a background process in one turn; returns the execute call's id and the process's pid. */
 async function startServer(sessionId: string, command = SERVER) {
-  model.enqueue(toolTurn("execute", { command, background: true }), textTurn("Started it."));
+  suite.model.enqueue(toolTurn("execute", { command, background: true }), textTurn("Started it."));
   const response = await prompt(sessionId, "start the dev server");
   expect(response.result.stopReason).toBe("end_turn");
   const call =
-    agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call" && u.rawInput?.background !== undefined) ??
-    agent!.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
+    suite.agent
+      .updates(sessionId)
+      .find((u) => u.sessionUpdate === "tool_call" && u.rawInput?.background !== undefined) ??
+    suite.agent.updates(sessionId).find((u) => u.sessionUpdate === "tool_call");
   const started = toolTexts()[0]!;
   expect(started).toMatch(/^Started background process p1 \(pid \d+\)/);
   const pid = Number(/pid (\d+)/.exec(started)![1]);
@@ -72,7 +47,7 @@ async function startServer(sessionId: string, command = SERVER) {
 }
 
 const updatesFor = (sessionId: string, toolCallId: string) =>
-  agent!.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === toolCallId);
+  suite.agent.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === toolCallId);
 
 describe("background processes with Zed", () => {
   it("stays in progress with live terminal output, is read and stopped by id across turns, and listed by /ps", async () => {
@@ -82,18 +57,18 @@ describe("background processes with Zed", () => {
       false,
     );
     const opened = updatesFor(sessionId, toolCallId).find((u) => u._meta?.terminal_info);
-    expect(opened._meta.terminal_info).toEqual({ terminal_id: toolCallId, cwd: project });
-    await agent!.waitFor(() =>
+    expect(opened._meta.terminal_info).toEqual({ terminal_id: toolCallId, cwd: suite.project });
+    await suite.agent.waitFor(() =>
       updatesFor(sessionId, toolCallId).some((u) => u._meta?.terminal_output?.data?.includes("server ready")),
     );
 
-    model.enqueue(toolTurn("process_output", { id: "p1" }), textTurn("It is ready."));
+    suite.model.enqueue(toolTurn("process_output", { id: "p1" }), textTurn("It is ready."));
     await prompt(sessionId, "is it up?");
     expect(toolTexts().at(-1)).toBe("server ready\n\n[still running]");
 
     const ps = await prompt(sessionId, "/ps");
     expect(ps.result.stopReason).toBe("end_turn");
-    const listing = agent!
+    const listing = suite.agent
       .updates(sessionId)
       .filter((u) => u.sessionUpdate === "agent_message_chunk")
       .map((u) => u.content.text)
@@ -101,7 +76,7 @@ describe("background processes with Zed", () => {
     expect(listing).toContain(`\`p1\` running for`);
     expect(listing).toContain(`(pid ${pid}): \`${SERVER}\``);
 
-    model.enqueue(toolTurn("process_stop", { id: "p1" }), textTurn("Stopped."));
+    suite.model.enqueue(toolTurn("process_stop", { id: "p1" }), textTurn("Stopped."));
     await prompt(sessionId, "stop it");
     expect(toolTexts().at(-1)).toBe("p1 [stopped]");
     expect(await waitForExit(pid)).toBe(true);
@@ -113,7 +88,7 @@ describe("background processes with Zed", () => {
   it("completes the call when the process exits after the turn", async () => {
     const sessionId = await start(ZED_CAPABILITIES);
     const { toolCallId } = await startServer(sessionId, "echo working; sleep 0.5; echo finished; exit 3");
-    await agent!.waitFor(() => updatesFor(sessionId, toolCallId).some((u) => u.status === "failed"));
+    await suite.agent.waitFor(() => updatesFor(sessionId, toolCallId).some((u) => u.status === "failed"));
     const last = updatesFor(sessionId, toolCallId).at(-1);
     expect(last._meta.terminal_exit).toEqual({ terminal_id: toolCallId, exit_code: 3, signal: null });
   });
@@ -122,17 +97,15 @@ describe("background processes with Zed", () => {
     const sessionId = await start(ZED_CAPABILITIES);
     const { pid } = await startServer(sessionId);
     expect(isAlive(pid)).toBe(true);
-    await agent!.stop();
-    agent = undefined;
+    await suite.agent.stop();
     expect(await waitForExit(pid)).toBe(true);
   });
 
   it("leaves no process behind when the agent is SIGKILLed", async () => {
     const sessionId = await start(ZED_CAPABILITIES);
     const { pid } = await startServer(sessionId);
-    agent!.child.kill("SIGKILL");
-    await agent!.exited;
-    agent = undefined;
+    suite.agent.child.kill("SIGKILL");
+    await suite.agent.exited;
     expect(await waitForExit(pid)).toBe(true);
   });
 });
@@ -141,13 +114,13 @@ describe("background processes with a client without terminals", () => {
   it("shows the output as refreshed text and the exit, and names unknown ids", async () => {
     const sessionId = await start({});
     const { toolCallId } = await startServer(sessionId, "echo hello from the background; sleep 0.3; echo bye");
-    await agent!.waitFor(() => updatesFor(sessionId, toolCallId).some((u) => u.status === "completed"));
+    await suite.agent.waitFor(() => updatesFor(sessionId, toolCallId).some((u) => u.status === "completed"));
     const texts = updatesFor(sessionId, toolCallId).flatMap((u) =>
       (u.content ?? []).map((c: any) => c.content?.text ?? ""),
     );
     expect(texts.at(-1)).toBe("```\nhello from the background\nbye\n\n```\n[exited with code 0]");
 
-    model.enqueue(toolTurn("process_output", { id: "p9" }), textTurn("none"));
+    suite.model.enqueue(toolTurn("process_output", { id: "p9" }), textTurn("none"));
     await prompt(sessionId, "read p9");
     expect(toolTexts().at(-1)).toBe('Error: no background process "p9". Known: p1.');
   });

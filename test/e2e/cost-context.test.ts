@@ -1,67 +1,39 @@
 // Cost and context through the built binary: usage_update carries the session's cumulative cost from
 // the price table, unknown models show none, /cost and /context report, the spend limit stops a turn
 // with a clear message, and the spend survives a restart.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
+import { describe, expect, it } from "vitest";
+import { useAgentSuite } from "../support/agent-suite.js";
 import { ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess | undefined;
+const suite = useAgentSuite({ name: "cost" });
 
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(() => model.close());
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-cost-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-cost-project-"));
-  model.setHandler(undefined);
-});
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
-
-const CLAUDE = {
-  ANTHROPIC_API_KEY: "k",
-  ANTHROPIC_BASE_URL: () => model.anthropicBaseUrl,
-  DEEP_ACP_MODEL: "anthropic:claude-sonnet-4-5",
-};
 /** 1,000 input tokens at $3/M and 500 output tokens at $15/M: $0.0105 per request. */
 const USAGE = { usage: { input: 1000, output: 500 } };
 
+/** Starts the agent with HOME and `env` only, and `config` as config.toml when given. */
 async function start(capabilities: unknown, env: Record<string, string>, config?: string) {
   if (config) {
-    await mkdir(join(home, ".deepagents"), { recursive: true });
-    await writeFile(join(home, ".deepagents", "config.toml"), config);
+    await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+    await writeFile(join(suite.home, ".deepagents", "config.toml"), config);
   }
-  agent = await startAgentProcess({ env: { HOME: home, ...env } });
+  const agent = await suite.start({ api: "none", env });
   await agent.initialize(capabilities);
 }
-const claudeEnv = () => ({
-  ANTHROPIC_API_KEY: CLAUDE.ANTHROPIC_API_KEY,
-  ANTHROPIC_BASE_URL: CLAUDE.ANTHROPIC_BASE_URL(),
-  DEEP_ACP_MODEL: CLAUDE.DEEP_ACP_MODEL,
-});
+const claudeEnv = () => ({ ...suite.env(), DEEP_ACP_MODEL: "anthropic:claude-sonnet-4-5" });
 const prompt = (sessionId: string, text: string) =>
-  agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
 const costs = (sessionId: string) =>
-  agent!
+  suite.agent
     .updates(sessionId)
     .filter((u) => u.sessionUpdate === "usage_update")
     .map((u) => u.cost);
 async function reply(sessionId: string, text: string): Promise<string> {
-  const before = agent!.updates(sessionId).length;
+  const before = suite.agent.updates(sessionId).length;
   await prompt(sessionId, text);
-  return agent!
+  return suite.agent
     .updates(sessionId)
     .slice(before)
     .filter((u) => u.sessionUpdate === "agent_message_chunk")
@@ -76,11 +48,11 @@ for (const [label, capabilities] of [
   describe(`cost and context with ${label}`, () => {
     it("reports the cumulative cost in usage_update and /cost, keeps it across a restart, and shows /context", async () => {
       await start(capabilities, claudeEnv());
-      const { result } = await agent!.request("session/new", { cwd: project, mcpServers: [] });
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
       const sessionId = result.sessionId as string;
-      model.enqueue(textTurn("one", USAGE));
+      suite.model.enqueue(textTurn("one", USAGE));
       await prompt(sessionId, "first");
-      model.enqueue(textTurn("two", USAGE));
+      suite.model.enqueue(textTurn("two", USAGE));
       await prompt(sessionId, "second");
       expect(costs(sessionId)).toEqual([
         { amount: 0.0105, currency: "USD" },
@@ -96,9 +68,9 @@ for (const [label, capabilities] of [
       expect(context).toContain("| Conversation (4 messages) |");
       expect(context).toContain("The model reported 1,500 tokens for the last request.");
 
-      await agent!.stop();
+      await suite.agent.stop();
       await start(capabilities, claudeEnv());
-      await agent!.request("session/resume", { sessionId, cwd: project, mcpServers: [] });
+      await suite.agent.request("session/resume", { sessionId, cwd: suite.project, mcpServers: [] });
       expect(await reply(sessionId, "/cost")).toContain("- Spent: **$0.0210**");
     });
   });
@@ -107,19 +79,19 @@ for (const [label, capabilities] of [
 describe("spend limit", () => {
   it("stops the turn that reaches it with a clear message, and the next turns before any request", async () => {
     await start({}, claudeEnv(), "[cost]\nmax_session_usd = 0.015\n");
-    const { result } = await agent!.request("session/new", { cwd: project, mcpServers: [] });
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
     const sessionId = result.sessionId as string;
-    model.enqueue(textTurn("cheap", USAGE));
+    suite.model.enqueue(textTurn("cheap", USAGE));
     await prompt(sessionId, "first");
-    model.enqueue(toolTurn("ls", { path: project }, USAGE), textTurn("never sent", USAGE));
-    const before = model.requests.length;
+    suite.model.enqueue(toolTurn("ls", { path: suite.project }, USAGE), textTurn("never sent", USAGE));
+    const before = suite.model.requests.length;
     const text = await reply(sessionId, "second");
-    expect(model.requests.length).toBe(before + 1);
+    expect(suite.model.requests.length).toBe(before + 1);
     expect(text).toBe(
       "Spend limit reached: this session has cost $0.0210 of its $0.0150 limit ([cost] max_session_usd in config.toml). The turn stops here; raise the limit or start a new session to continue.",
     );
     expect(await reply(sessionId, "third")).toMatch(/^Spend limit reached/);
-    expect(model.requests.length).toBe(before + 1);
+    expect(suite.model.requests.length).toBe(before + 1);
   });
 });
 
@@ -127,10 +99,10 @@ describe("a model without prices", () => {
   it("shows no cost rather than a wrong one", async () => {
     await start(
       {},
-      { OPENAI_COMPATIBLE_BASE_URL: model.openaiBaseUrl, DEEP_ACP_MODEL: "openai-compatible:my-local-model" },
+      { OPENAI_COMPATIBLE_BASE_URL: suite.model.openaiBaseUrl, DEEP_ACP_MODEL: "openai-compatible:my-local-model" },
     );
-    const { result } = await agent!.request("session/new", { cwd: project, mcpServers: [] });
-    model.enqueue(textTurn("hi", USAGE));
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+    suite.model.enqueue(textTurn("hi", USAGE));
     await prompt(result.sessionId, "hi");
     expect(costs(result.sessionId)).toEqual([undefined]);
     expect(await reply(result.sessionId, "/cost")).toContain(

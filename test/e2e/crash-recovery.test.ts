@@ -1,37 +1,16 @@
 // SIGKILL mid-turn, then session/load in a new process: everything before the kill comes back.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { describe, expect, it } from "vitest";
+import type { AgentProcess } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import { pollUntil } from "../support/poll.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-const agents: AgentProcess[] = [];
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-crash-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-crash-project-"));
-});
-afterEach(async () => {
-  for (const a of agents.splice(0)) await a.stop();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useAgentSuite({ name: "crash" });
 
 async function start() {
-  const agent = await startAgentProcess({
-    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-  });
-  agents.push(agent);
+  const agent = await suite.start();
   await agent.initialize({});
   return agent;
 }
@@ -50,11 +29,11 @@ const text = (updates: any[]) =>
 describe("crash recovery", () => {
   it("keeps a streaming answer that was cut off by SIGKILL", async () => {
     const first = await start();
-    const { result } = await first.request("session/new", { cwd: project, mcpServers: [] });
+    const { result } = await first.request("session/new", { cwd: suite.project, mcpServers: [] });
     const sessionId = result.sessionId;
-    model.enqueue(textTurn("A complete first answer."));
+    suite.model.enqueue(textTurn("A complete first answer."));
     await first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "first question" }] });
-    model.enqueue({
+    suite.model.enqueue({
       parts: [{ type: "text", text: Array.from({ length: 400 }, (_, i) => `w${i}`).join(" ") }],
       chunkDelayMs: 15,
       wordsPerChunk: 2,
@@ -62,12 +41,14 @@ describe("crash recovery", () => {
     void first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "second question" }] });
     // Let a good part of the answer stream and be written, then kill the process.
     await first.waitFor(() => text(first.updates(sessionId)).includes("w150"));
+    // Not a wait for something: streamed text is saved in batches (every 150 ms), so what the editor
+    // had seen well before the kill must be on disk; the assertion below checks it is.
     await new Promise((r) => setTimeout(r, 400));
     const seen = text(first.updates(sessionId));
     await kill(first);
 
     const second = await start();
-    const loaded = await second.request("session/load", { sessionId, cwd: project, mcpServers: [] });
+    const loaded = await second.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
     expect(loaded.error).toBeUndefined();
     const replay = second.updates(sessionId);
     const users = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
@@ -77,18 +58,18 @@ describe("crash recovery", () => {
     // Everything the editor had seen at least 150 ms before the kill was on disk.
     expect(replayed.length).toBeGreaterThan("A complete first answer.".length + seen.length / 2);
     // And the conversation continues with it.
-    model.enqueue(textTurn("continuing"));
+    suite.model.enqueue(textTurn("continuing"));
     const next = await second.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] });
     expect(next.result.stopReason).toBe("end_turn");
-    expect(JSON.stringify(model.requests.at(-1)!.body)).toContain("w100");
+    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toContain("w100");
   });
 
   it("shows a tool call interrupted by SIGKILL as failed, with the text before it", async () => {
     const first = await start();
-    const { result } = await first.request("session/new", { cwd: project, mcpServers: [] });
+    const { result } = await first.request("session/new", { cwd: suite.project, mcpServers: [] });
     const sessionId = result.sessionId;
-    await writeFile(join(project, "a.txt"), "data\n");
-    model.enqueue({
+    await writeFile(join(suite.project, "a.txt"), "data\n");
+    suite.model.enqueue({
       parts: [
         { type: "text", text: "Let me run a slow command." },
         { type: "tool_call", name: "execute", input: { command: "echo working; sleep 3" } },
@@ -96,11 +77,16 @@ describe("crash recovery", () => {
     });
     void first.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do the slow thing" }] });
     await first.waitFor(() => first.updates(sessionId).some((u) => u.status === "in_progress"));
-    await new Promise((r) => setTimeout(r, 300));
+    // The kill must come once the call is in the session log (the editor may see it first).
+    const log = join(suite.home, ".deepagents", "sessions", `${sessionId}.jsonl`);
+    await pollUntil(
+      async () => (await readFile(log, "utf8").catch(() => "")).includes("echo working; sleep 3"),
+      "the call in the session log",
+    );
     await kill(first);
 
     const second = await start();
-    await second.request("session/load", { sessionId, cwd: project, mcpServers: [] });
+    await second.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
     const replay = second.updates(sessionId);
     expect(text(replay)).toContain("Let me run a slow command.");
     const call = replay.find((u) => u.sessionUpdate === "tool_call");
@@ -109,9 +95,9 @@ describe("crash recovery", () => {
     expect(final.status).toBe("failed");
     expect(JSON.stringify(final.content)).toContain("Interrupted");
     // The next request is valid: the unanswered call got a result.
-    model.enqueue(toolTurn("ls", { path: project }), textTurn("recovered"));
+    suite.model.enqueue(toolTurn("ls", { path: suite.project }), textTurn("recovered"));
     const next = await second.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "try again" }] });
     expect(next.result.stopReason).toBe("end_turn");
-    expect(JSON.stringify(model.requests.at(-2)!.body)).toContain("Interrupted");
+    expect(JSON.stringify(suite.model.requests.at(-2)!.body)).toContain("Interrupted");
   });
 });

@@ -2,53 +2,24 @@
 // ...`, `deep-acp doctor` on a broken hooks.json, and `deep-acp -n` with and without
 // --trust-project-hooks. Each run gets a fresh HOME; the model is the fake server on 127.0.0.1.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BINARY } from "../support/agent-process.js";
-import { createFakeModelServer, textTurn, type FakeModelServer } from "../support/fake-model/index.js";
-import { runCommand, type CommandResult } from "../support/processes.js";
+import { describe, expect, it } from "vitest";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { textTurn } from "../support/fake-model/index.js";
 
 const MARKET = resolve(__dirname, "../fixtures/e2e-plugins/market");
 const RECORD = resolve(__dirname, "../fixtures/e2e-hooks/record.mjs");
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-cli-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-cli-project-"));
-  await mkdir(join(project, ".git"));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useAgentSuite({ name: "cli", prepare: ({ project }) => mkdir(join(project, ".git")) });
 
-function run(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
-  return runCommand(process.execPath, [BINARY, ...args], {
-    cwd: project,
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      ANTHROPIC_API_KEY: "k",
-      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
-      ...env,
-    },
-  });
-}
+/** Runs `deep-acp ARGS` to completion in the project, `env` laid over HOME and the fake model's key and URL. */
+const run = (args: string[], env: Record<string, string> = {}) => suite.run(args, { env });
 
 describe("deep-acp skills", () => {
   it("create, list, info and delete, for the user and the project", async () => {
-    const userSkill = join(home, ".deepagents", "agent", "skills", "changelog", "SKILL.md");
-    const projectSkill = join(project, ".deepagents", "skills", "release-notes", "SKILL.md");
+    const userSkill = join(suite.home, ".deepagents", "agent", "skills", "changelog", "SKILL.md");
+    const projectSkill = join(suite.project, ".deepagents", "skills", "release-notes", "SKILL.md");
     const created = await run(["skills", "create", "changelog"]);
     expect(created.code).toBe(0);
     expect(created.stdout).toContain(userSkill);
@@ -116,15 +87,15 @@ describe("deep-acp plugins", () => {
     const removed = await run(["plugins", "remove", "market"]);
     expect(removed.code).toBe(0);
     for (const copy of ["kit/1.0.0", "escapee/0.1.0"])
-      expect(existsSync(join(home, ".deepagents", "plugins", "cache", "market", copy))).toBe(false);
+      expect(existsSync(join(suite.home, ".deepagents", "plugins", "cache", "market", copy))).toBe(false);
     expect((await run(["plugins", "list"])).stdout).toContain("Plugins: none");
   });
 });
 
 describe("hooks outside the editor", () => {
   it("doctor reports an invalid hooks.json entry and exits 1; the valid entries are still counted", async () => {
-    await mkdir(join(home, ".deepagents"), { recursive: true });
-    const file = join(home, ".deepagents", "hooks.json");
+    await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+    const file = join(suite.home, ".deepagents", "hooks.json");
     await writeFile(
       file,
       JSON.stringify({
@@ -143,8 +114,8 @@ describe("hooks outside the editor", () => {
   });
 
   it("-n runs project hooks only with --trust-project-hooks, and says why it skipped them", async () => {
-    const log = join(project, "hook.log");
-    await mkdir(join(project, ".deepagents"), { recursive: true });
+    const log = join(suite.project, "hook.log");
+    await mkdir(join(suite.project, ".deepagents"), { recursive: true });
     const hooks = {
       hooks: {
         UserPromptSubmit: [
@@ -152,17 +123,17 @@ describe("hooks outside the editor", () => {
         ],
       },
     };
-    await writeFile(join(project, ".deepagents", "hooks.json"), JSON.stringify(hooks));
+    await writeFile(join(suite.project, ".deepagents", "hooks.json"), JSON.stringify(hooks));
 
-    model.enqueue(textTurn("answered"));
+    suite.model.enqueue(textTurn("answered"));
     const untrusted = await run(["-n", "hello"]);
     expect(untrusted.code).toBe(0);
     expect(untrusted.stdout).toBe("answered\n");
     expect(untrusted.stderr).toContain("--trust-project-hooks");
     expect(existsSync(log)).toBe(false);
-    expect(JSON.stringify(model.requests.at(-1)!.body)).not.toContain("PROJECT HOOK CONTEXT");
+    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).not.toContain("PROJECT HOOK CONTEXT");
 
-    model.enqueue(textTurn("answered again"));
+    suite.model.enqueue(textTurn("answered again"));
     const trusted = await run(["-n", "hello", "--trust-project-hooks"]);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toBe("answered again\n");
@@ -170,10 +141,10 @@ describe("hooks outside the editor", () => {
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line));
-    expect(entry.payload).toMatchObject({ hook_event_name: "UserPromptSubmit", prompt: "hello", cwd: project });
+    expect(entry.payload).toMatchObject({ hook_event_name: "UserPromptSubmit", prompt: "hello", cwd: suite.project });
     expect(entry.envNames).not.toContain("ANTHROPIC_API_KEY");
-    expect(JSON.stringify(model.requests.at(-1)!.body)).toContain("PROJECT HOOK CONTEXT");
+    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toContain("PROJECT HOOK CONTEXT");
     // The flag trusts for one run only; nothing is remembered.
-    expect(existsSync(join(home, ".deepagents", ".state", "hooks_trust.json"))).toBe(false);
+    expect(existsSync(join(suite.home, ".deepagents", ".state", "hooks_trust.json"))).toBe(false);
   });
 });

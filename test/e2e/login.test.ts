@@ -2,39 +2,20 @@
 // are piped to stdin (or typed into a pseudo-terminal), the key is checked against the fake model
 // server, and a separate agent process must then work with nothing but the stored key.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BINARY, startAgentProcess, type AgentProcess } from "../support/agent-process.js";
-import { createFakeModelServer, textTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { describe, expect, it } from "vitest";
+import { BINARY, type AgentProcess } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { textTurn } from "../support/fake-model/index.js";
 import { runCommand, type CommandResult } from "../support/processes.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-const agents: AgentProcess[] = [];
+const suite = useAgentSuite({ name: "login" });
 
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-login-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-login-project-"));
-});
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((a) => a.stop()));
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
-
-const stateDir = () => join(home, ".deepagents", ".state");
+const stateDir = () => join(suite.home, ".deepagents", ".state");
 const credentials = () => join(stateDir(), "credentials.json");
 /** The environment an editor without any key would give the agent: only where the provider lives. */
-const baseEnv = () => ({ PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
+const baseEnv = () => ({ PATH: process.env.PATH, HOME: suite.home, ANTHROPIC_BASE_URL: suite.model.anthropicBaseUrl });
 
 /** Runs `command args` with `input` piped to stdin, as a terminal-auth client would after the user typed. */
 function run(
@@ -43,16 +24,14 @@ function run(
   input: string,
   env: Record<string, string | undefined> = baseEnv(),
 ): Promise<CommandResult> {
-  return runCommand(command, args, { cwd: project, env: env as NodeJS.ProcessEnv, input });
+  return runCommand(command, args, { cwd: suite.project, env: env as NodeJS.ProcessEnv, input });
 }
 
 const login = (input: string, env?: Record<string, string | undefined>) =>
   run(process.execPath, [BINARY, "login"], input, env);
 
-async function startAgent(env: Record<string, string | undefined> = baseEnv()): Promise<AgentProcess> {
-  const agent = await startAgentProcess({ env, cwd: project });
-  agents.push(agent);
-  return agent;
+function startAgent(env: Record<string, string | undefined> = baseEnv()): Promise<AgentProcess> {
+  return suite.start({ api: "none", env, cwd: suite.project });
 }
 
 describe("deep-acp login (piped answers)", () => {
@@ -79,15 +58,15 @@ describe("deep-acp login (piped answers)", () => {
   });
 
   it("knows every provider: stores a Gemini key that a session then uses, and says how Bedrock signs in", async () => {
-    const env = { ...baseEnv(), GOOGLE_BASE_URL: model.origin };
+    const env = { ...baseEnv(), GOOGLE_BASE_URL: suite.model.origin };
     const stored = await login("google\ngemini-key\n", env);
     expect(stored.code, stored.stderr).toBe(0);
     expect(stored.stderr).toContain("The key works.");
     expect(JSON.parse(await readFile(credentials(), "utf8"))).toEqual({ google: { apiKey: "gemini-key" } });
-    model.enqueue(textTurn("answered by gemini"));
+    suite.model.enqueue(textTurn("answered by gemini"));
     const answer = await run(process.execPath, [BINARY, "-n", "hi"], "", env);
     expect(answer.stdout, answer.stderr).toContain("answered by gemini");
-    expect(model.requests.at(-1)!.headers["x-goog-api-key"]).toBe("gemini-key");
+    expect(suite.model.requests.at(-1)!.headers["x-goog-api-key"]).toBe("gemini-key");
 
     const bedrock = await login("bedrock\n");
     expect(bedrock.code).toBe(1);
@@ -108,18 +87,18 @@ describe("stored credentials over ACP", () => {
     const agent = await startAgent();
     const init = await agent.initialize();
     expect(init.result.agentCapabilities.auth).toEqual({ logout: {} });
-    model.enqueue(textTurn("answered with the stored key"));
-    const created = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    suite.model.enqueue(textTurn("answered with the stored key"));
+    const created = await agent.request("session/new", { cwd: suite.project, mcpServers: [] });
     const turn = await agent.request("session/prompt", {
       sessionId: created.result.sessionId,
       prompt: [{ type: "text", text: "hi" }],
     });
     expect(turn.result.stopReason).toBe("end_turn");
-    expect(model.requests.at(-1)!.headers["x-api-key"]).toBe("good-key");
+    expect(suite.model.requests.at(-1)!.headers["x-api-key"]).toBe("good-key");
 
     expect((await agent.request("logout", {})).result).toEqual({});
     await expect(stat(credentials())).rejects.toMatchObject({ code: "ENOENT" });
-    const refused = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    const refused = await agent.request("session/new", { cwd: suite.project, mcpServers: [] });
     expect(refused.error?.code).toBe(-32000);
     expect(init.result.authMethods.map((m: { id: string }) => m.id)).toContain("deep-acp-login");
   });
@@ -127,10 +106,10 @@ describe("stored credentials over ACP", () => {
   it("authenticate picks up a login finished in another process, without a restart (AUTH-003)", async () => {
     const agent = await startAgent();
     await agent.initialize();
-    expect((await agent.request("session/new", { cwd: project, mcpServers: [] })).error?.code).toBe(-32000);
+    expect((await agent.request("session/new", { cwd: suite.project, mcpServers: [] })).error?.code).toBe(-32000);
     expect((await login("1\ngood-key\n")).code).toBe(0);
     expect((await agent.request("authenticate", { methodId: "deep-acp-login" })).result).toEqual({});
-    const created = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    const created = await agent.request("session/new", { cwd: suite.project, mcpServers: [] });
     expect(typeof created.result?.sessionId).toBe("string");
   });
 
@@ -149,13 +128,13 @@ describe("stored credentials over ACP", () => {
     expect(JSON.parse(await readFile(credentials(), "utf8"))).toEqual({ anthropic: { apiKey: "second-key" } });
 
     expect((await agent.request("authenticate", { methodId: "deep-acp-login" })).result).toEqual({});
-    model.enqueue(textTurn("ok"));
-    const created = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    suite.model.enqueue(textTurn("ok"));
+    const created = await agent.request("session/new", { cwd: suite.project, mcpServers: [] });
     await agent.request("session/prompt", {
       sessionId: created.result.sessionId,
       prompt: [{ type: "text", text: "hi" }],
     });
-    expect(model.requests.at(-1)!.headers["x-api-key"]).toBe("second-key");
+    expect(suite.model.requests.at(-1)!.headers["x-api-key"]).toBe("second-key");
   });
 });
 
@@ -174,7 +153,8 @@ function inTerminal(env: Record<string, string | undefined>) {
     screen += d;
     listeners.forEach((l) => l());
   });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // "close", not "exit": the last of the screen may still be in the pipe when the process exits.
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   return {
     screen: () => screen,
     type: (text: string) => void child.stdin.write(text),

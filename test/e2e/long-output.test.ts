@@ -2,19 +2,10 @@
 // output is saved whole to /large_tool_results/, the model is sent its head, tail and path, and by
 // paging through it with read_file offsets the model reads every line. The editor's view stays what
 // it was: its own terminal, or (without one) a head-and-tail text of [shell] output_chars.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
+import { describe, expect, it } from "vitest";
+import { useAgentSuite } from "../support/agent-suite.js";
 import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
-import {
-  createFakeModelServer,
-  textTurn,
-  toolTurn,
-  type FakeModelServer,
-  type RecordedRequest,
-} from "../support/fake-model/index.js";
+import { textTurn, toolTurn, type RecordedRequest } from "../support/fake-model/index.js";
 
 const LINES = 2300;
 const LINE = (i: number) => `line ${i} `.padEnd(99, ".");
@@ -23,26 +14,7 @@ const EXPECTED = Array.from({ length: LINES }, (_, i) => LINE(i + 1)).join("\n")
 const COMMAND = `${JSON.stringify(process.execPath)} -e 'for (let i = 1; i <= ${LINES}; i++) console.log(("line " + i + " ").padEnd(99, "."))'`;
 const PAGE = 500;
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess;
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-long-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-long-project-"));
-});
-afterEach(async () => {
-  await agent?.stop();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useAgentSuite({ name: "long" });
 
 /** The model: run the command, then page through the saved output until read_file says there is no more. */
 function pagingModel(request: RecordedRequest) {
@@ -76,37 +48,34 @@ describe("a 230,000-character command output", () => {
   for (const editor of ["with no editor terminal (local shell)", "in Zed's terminal"] as const) {
     it(`is saved whole and read back in full by the model, ${editor}`, async () => {
       const client = createFakeEditor();
-      agent = await startAgentProcess({
-        env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-        onRequest: client.handle,
-      });
-      await agent.initialize(editor === "in Zed's terminal" ? ZED_CAPABILITIES : {});
-      const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: "bypass" });
-      model.setHandler(pagingModel);
-      const before = model.requests.length;
-      const response = await agent.request("session/prompt", {
+      await suite.start({ onRequest: client.handle });
+      await suite.agent.initialize(editor === "in Zed's terminal" ? ZED_CAPABILITIES : {});
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      await suite.agent.request("session/set_mode", { sessionId: result.sessionId, modeId: "bypass" });
+      suite.model.setHandler(pagingModel);
+      const before = suite.model.requests.length;
+      const response = await suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
         prompt: [{ type: "text", text: "run it and read all of it" }],
       });
       expect(response.result.stopReason).toBe("end_turn");
 
       // The model was first sent head, tail and path, not the whole output...
-      const first = model.requests[before + 1]!.messages.filter((m) => m.role === "tool").at(-1)!;
+      const first = suite.model.requests[before + 1]!.messages.filter((m) => m.role === "tool").at(-1)!;
       expect(first.text).toMatch(/^Tool result too large/);
       expect(first.text).toContain(LINE(1));
       expect(first.text).toContain(LINE(LINES));
       expect(first.text).not.toContain(LINE(1150));
       expect(first.text.length).toBeLessThan(5000);
       // ...and then read every line, the middle included, in pages.
-      const read = linesReadBack(model.requests);
+      const read = linesReadBack(suite.model.requests);
       expect(read.slice(0, LINES).join("\n") + "\n").toBe(EXPECTED);
       // The output's final newline, then the status line execute adds.
       expect(read.slice(LINES)).toEqual(["", "[Command succeeded with exit code 0]"]);
-      expect(model.requests.length - before).toBe(2 + Math.ceil((LINES + 2) / PAGE));
+      expect(suite.model.requests.length - before).toBe(2 + Math.ceil((LINES + 2) / PAGE));
 
       // The editor saw what it always saw.
-      const updates = agent.updates(result.sessionId);
+      const updates = suite.agent.updates(result.sessionId);
       const executeId = updates.find((u: any) => u.sessionUpdate === "tool_call" && u.kind === "execute").toolCallId;
       const content = updates.filter((u: any) => u.toolCallId === executeId).flatMap((u: any) => u.content ?? []);
       if (editor === "in Zed's terminal") {

@@ -3,43 +3,33 @@
 // `deep-acp mcp login` puts them, and the server's tools work in that same turn. A decline leaves
 // the server signed out and is not asked again; a client without `elicitation.url` sees the old
 // "run deep-acp mcp login" status.
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOAuthFixture, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
-import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
+import type { JsonRpcMessage } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
 import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
+// Registered before the suite, so the fixture is up before the suite's HOME is laid out and goes
+// down only after the suite has stopped the agent (after-hooks run in reverse).
 let auth: OAuthFixture;
-let agent: AgentProcess | undefined;
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(() => model.close());
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-signin-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-signin-project-"));
-  await mkdir(join(project, ".git"));
-  model.setHandler(undefined);
   auth = await startOAuthFixture();
-  await mkdir(join(home, ".deepagents"), { recursive: true });
-  await writeFile(
-    join(home, ".deepagents", ".mcp.json"),
-    JSON.stringify({ mcpServers: { secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } } }),
-  );
 });
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await auth.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
+afterEach(() => auth.close());
+
+const suite = useAgentSuite({
+  name: "signin",
+  async prepare({ home, project }) {
+    await mkdir(join(project, ".git"));
+    await mkdir(join(home, ".deepagents"), { recursive: true });
+    await writeFile(
+      join(home, ".deepagents", ".mcp.json"),
+      JSON.stringify({ mcpServers: { secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } } }),
+    );
+  },
 });
 
 /** Plays the browser: opens the URL and follows the consent redirect to the agent's loopback listener. */
@@ -52,20 +42,13 @@ async function browse(url: string): Promise<void> {
 
 async function open(capabilities: unknown, elicitation?: (m: JsonRpcMessage) => unknown): Promise<string> {
   const editor = createFakeEditor(elicitation ? { elicitation } : {});
-  agent = await startAgentProcess({
-    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-    cwd: project,
-    onRequest: editor.handle,
-  });
-  await agent.initialize(capabilities);
-  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-  return result.sessionId as string;
+  return suite.startSession({ capabilities, cwd: suite.project, onRequest: editor.handle });
 }
 
 async function prompt(sessionId: string, text: string) {
-  const before = agent!.updates(sessionId).length;
-  const response = await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-  const updates = agent!.updates(sessionId).slice(before);
+  const before = suite.agent.updates(sessionId).length;
+  const response = await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  const updates = suite.agent.updates(sessionId).slice(before);
   return {
     stopReason: response.result?.stopReason,
     updates,
@@ -91,7 +74,7 @@ describe("MCP OAuth sign-in through a url elicitation", () => {
       await browse(m.params.url);
       return { action: "accept" };
     });
-    model.enqueue(toolTurn("secure_whoami", {}), textTurn("it is me"));
+    suite.model.enqueue(toolTurn("secure_whoami", {}), textTurn("it is me"));
     const turn = await prompt(sessionId, "who am I?");
     expect(turn.stopReason).toBe("end_turn");
 
@@ -104,16 +87,16 @@ describe("MCP OAuth sign-in through a url elicitation", () => {
       message: expect.stringContaining('"secure"'),
     });
     expect(params.url).toMatch(new RegExp(`^${auth.base}/authorize\\?.*code_challenge_method=S256`));
-    const complete = agent!.messages.filter((m) => m.method === "elicitation/complete");
+    const complete = suite.agent.messages.filter((m) => m.method === "elicitation/complete");
     expect(complete.map((m) => m.params)).toEqual([{ elicitationId: params.elicitationId }]);
 
     expect(auth.stats).toMatchObject({ registrations: 1, codeGrants: 1, pkceFailures: 0 });
-    expect(await readdir(join(home, ".deepagents", ".state", "mcp-tokens"))).toEqual([
+    expect(await readdir(join(suite.home, ".deepagents", ".state", "mcp-tokens"))).toEqual([
       expect.stringMatching(/^secure-[0-9a-f]{16}\.json$/),
     ]);
-    expect(model.requests[0]!.toolNames).toContain("secure_whoami");
+    expect(suite.model.requests[0]!.toolNames).toContain("secure_whoami");
     expect(
-      model.requests
+      suite.model.requests
         .at(-1)!
         .messages.filter((m) => m.role === "tool")
         .at(-1)!.text,
@@ -128,15 +111,15 @@ describe("MCP OAuth sign-in through a url elicitation", () => {
       asked++;
       return { action: "decline" };
     });
-    model.enqueue(textTurn("ok"), textTurn("ok again"));
+    suite.model.enqueue(textTurn("ok"), textTurn("ok again"));
     const first = await prompt(sessionId, "hi");
     expect(first.stopReason).toBe("end_turn");
     expect(noticeText(first.updates)).toMatch(/stays signed out \(sign-in declined\).*deep-acp mcp login secure/);
-    expect(model.requests.at(-1)!.toolNames).not.toContain("secure_whoami");
+    expect(suite.model.requests.at(-1)!.toolNames).not.toContain("secure_whoami");
     await prompt(sessionId, "again");
     expect(asked).toBe(1);
     expect(auth.stats.codeGrants).toBe(0);
-    expect(agent!.messages.filter((m) => m.method === "elicitation/complete")).toEqual([]);
+    expect(suite.agent.messages.filter((m) => m.method === "elicitation/complete")).toEqual([]);
     expect((await prompt(sessionId, "/mcp")).text).toMatch(/secure — unauthenticated[\s\S]*deep-acp mcp login secure/);
   });
 
@@ -149,10 +132,10 @@ describe("MCP OAuth sign-in through a url elicitation", () => {
       opened(m.params.url);
       return new Promise(() => undefined); // the user never answers
     });
-    model.enqueue(textTurn("ok"), textTurn("ok again"));
-    const turn = agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    suite.model.enqueue(textTurn("ok"), textTurn("ok again"));
+    const turn = suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
     const url = await shown;
-    agent!.notify("session/cancel", { sessionId });
+    suite.agent.notify("session/cancel", { sessionId });
     expect((await turn).result.stopReason).toBe("cancelled");
     const redirect = new URL(url).searchParams.get("redirect_uri")!;
     expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
@@ -168,11 +151,11 @@ describe("MCP OAuth sign-in through a url elicitation", () => {
       asked++;
       return { action: "accept" };
     });
-    model.enqueue(textTurn("ok"));
+    suite.model.enqueue(textTurn("ok"));
     await prompt(sessionId, "hi");
     expect(asked).toBe(0);
     expect(auth.stats.registrations).toBe(0);
-    expect(model.requests.at(-1)!.toolNames).not.toContain("secure_whoami");
+    expect(suite.model.requests.at(-1)!.toolNames).not.toContain("secure_whoami");
     expect((await prompt(sessionId, "/mcp")).text).toMatch(/secure — unauthenticated[\s\S]*deep-acp mcp login secure/);
   });
 });

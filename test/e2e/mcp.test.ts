@@ -1,49 +1,22 @@
 // MCP (and the interpreter that can call MCP tools) through the built binary: `deep-acp mcp
 // list|login|logout`, OAuth with /reload in an open editor session, headless project trust, no
 // orphan servers after stdin EOF, and an eval whose worker thread loads from the bundle.
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOAuthFixture, type OAuthFixture } from "../fixtures/mcp/oauth-server.js";
-import { BINARY, startAgentProcess, type AgentProcess } from "../support/agent-process.js";
-import {
-  createFakeModelServer,
-  textTurn,
-  toolTurn,
-  type FakeModelServer,
-  type RecordedRequest,
-} from "../support/fake-model/index.js";
-import { isAlive, waitForExit, runCommand, type CommandResult } from "../support/processes.js";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { textTurn, toolTurn, type RecordedRequest } from "../support/fake-model/index.js";
+import { isAlive, waitForExit, type CommandResult } from "../support/processes.js";
 import { EVERYTHING, FIXTURES, NODE } from "../unit/mcp/helpers.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess | undefined;
+const suite = useAgentSuite({ name: "e2e-mcp", prepare: ({ project }) => mkdir(join(project, ".git")) });
+/** Every MCP server process a test saw: killed after the file, should one have survived a failure. */
 const leftovers: number[] = [];
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
+afterAll(() => {
   for (const pid of leftovers) if (isAlive(pid)) process.kill(pid, "SIGKILL");
 });
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-e2e-mcp-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-e2e-mcp-project-"));
-  await mkdir(join(project, ".git"));
-  model.setHandler(undefined);
-});
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
 
-const baseEnv = () => ({ HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
 const everythingStdio = { command: NODE, args: [EVERYTHING, "stdio"] };
 
 async function writeJson(path: string, value: unknown): Promise<void> {
@@ -51,31 +24,27 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, JSON.stringify(value, null, 2));
 }
 const userMcp = (servers: Record<string, unknown>) =>
-  writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: servers });
+  writeJson(join(suite.home, ".deepagents", ".mcp.json"), { mcpServers: servers });
 
 /** Runs `deep-acp ARGS` in the project; `onStderr` sees stderr as it arrives (e.g. the login URL). */
 function runCli(args: string[], onStderr?: (text: string) => void): Promise<CommandResult> {
-  return runCommand(NODE, [BINARY, ...args], {
-    cwd: project,
-    env: { PATH: process.env.PATH, ...baseEnv() },
-    ...(onStderr ? { onStderr } : {}),
-  });
+  return suite.run(args, onStderr ? { onStderr } : {});
 }
 
 /** Starts the binary as an editor would and opens a session in the project. */
 async function openSession(args: string[] = []): Promise<string> {
-  agent = await startAgentProcess({ env: baseEnv(), args, cwd: project });
+  const agent = await suite.start({ args, cwd: suite.project });
   await agent.initialize();
-  const { result, error } = await agent.request("session/new", { cwd: project, mcpServers: [] });
+  const { result, error } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
   if (error) throw new Error(error.message);
   return result.sessionId as string;
 }
 
 async function prompt(sessionId: string, text: string): Promise<{ stopReason: string; text: string }> {
-  const before = agent!.updates(sessionId).length;
-  const response = await agent!.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  const before = suite.agent.updates(sessionId).length;
+  const response = await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
   if (response.error) throw new Error(response.error.message);
-  const updates = agent!.updates(sessionId).slice(before);
+  const updates = suite.agent.updates(sessionId).slice(before);
   const textOut = updates
     .filter((u) => u.sessionUpdate === "agent_message_chunk")
     .map((u) => u.content.text)
@@ -90,7 +59,7 @@ function lastToolResult(request: RecordedRequest): string {
 describe("deep-acp mcp list", () => {
   it("shows every source file, the merged servers, their trust and status", async () => {
     await userMcp({ ev: everythingStdio, broken: { command: "${DEEP_ACP_E2E_UNSET}" } });
-    await writeJson(join(project, ".mcp.json"), { mcpServers: { proj: everythingStdio } });
+    await writeJson(join(suite.project, ".mcp.json"), { mcpServers: { proj: everythingStdio } });
     const { code, stdout } = await runCli(["mcp", "list"]);
     expect(code).toBe(0);
     const files = stdout
@@ -99,9 +68,9 @@ describe("deep-acp mcp list", () => {
       .map((line) => line.trim().split(/\s+/).join(" "));
     expect(files).toEqual(
       expect.arrayContaining([
-        `user ${join(home, ".deepagents", ".mcp.json")} (found, 2 servers)`,
-        `project ${join(project, ".deepagents", ".mcp.json")} (not found)`,
-        `project-root ${join(project, ".mcp.json")} (found, 1 server)`,
+        `user ${join(suite.home, ".deepagents", ".mcp.json")} (found, 2 servers)`,
+        `project ${join(suite.project, ".deepagents", ".mcp.json")} (not found)`,
+        `project-root ${join(suite.project, ".mcp.json")} (found, 1 server)`,
       ]),
     );
     expect(stdout).toMatch(/ev {2}\[user, stdio\] {2}ok, \d+ tools/);
@@ -147,9 +116,9 @@ describe("OAuth", () => {
   it("mcp login in a terminal, then /reload brings the unauthenticated server back in the open session; logout forgets it", async () => {
     await userMcp({ secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } });
     const sessionId = await openSession();
-    model.enqueue(textTurn("ok"));
+    suite.model.enqueue(textTurn("ok"));
     await prompt(sessionId, "hi");
-    expect(model.requests.at(-1)!.toolNames).not.toContain("secure_whoami");
+    expect(suite.model.requests.at(-1)!.toolNames).not.toContain("secure_whoami");
     expect((await prompt(sessionId, "/mcp")).text).toMatch(
       /secure — unauthenticated[\s\S]*reason: .*deep-acp mcp login secure/,
     );
@@ -158,7 +127,7 @@ describe("OAuth", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/code_challenge_method=S256/);
     expect(result.stdout).toMatch(/^Logged in to secure; tokens saved in .*mcp-tokens\/secure-[0-9a-f]{16}\.json/);
-    const tokenDir = join(home, ".deepagents", ".state", "mcp-tokens");
+    const tokenDir = join(suite.home, ".deepagents", ".state", "mcp-tokens");
     const [tokenFile] = await readdir(tokenDir);
     expect((await stat(join(tokenDir, tokenFile!))).mode & 0o777).toBe(0o600);
     expect((await stat(tokenDir)).mode & 0o777).toBe(0o700);
@@ -166,11 +135,11 @@ describe("OAuth", () => {
 
     expect((await prompt(sessionId, "/reload")).text).toContain("MCP secure: unauthenticated → ok");
     expect((await prompt(sessionId, "/mcp")).text).toMatch(/secure — ok/);
-    const requestsBefore = model.requests.length;
-    model.enqueue(toolTurn("secure_whoami", {}), textTurn("it is me"));
+    const requestsBefore = suite.model.requests.length;
+    suite.model.enqueue(toolTurn("secure_whoami", {}), textTurn("it is me"));
     expect((await prompt(sessionId, "who am I?")).stopReason).toBe("end_turn");
-    expect(model.requests[requestsBefore]!.toolNames).toContain("secure_whoami");
-    expect(lastToolResult(model.requests.at(-1)!)).toBe("access-1");
+    expect(suite.model.requests[requestsBefore]!.toolNames).toContain("secure_whoami");
+    expect(lastToolResult(suite.model.requests.at(-1)!)).toBe("access-1");
 
     const logout = await runCli(["mcp", "logout", "secure"]);
     expect(logout).toMatchObject({ code: 0, stdout: "Logged out of secure.\n" });
@@ -179,7 +148,7 @@ describe("OAuth", () => {
   });
 
   it("login refuses an unapproved project server", async () => {
-    await writeJson(join(project, ".mcp.json"), {
+    await writeJson(join(suite.project, ".mcp.json"), {
       mcpServers: { secure: { type: "http", url: auth.mcpUrl, auth: "oauth" } },
     });
     const result = await runCli(["mcp", "login", "secure"]);
@@ -191,8 +160,8 @@ describe("OAuth", () => {
 
 describe("headless project trust", () => {
   it("-n skips an unapproved project server unless --trust-project-mcp", async () => {
-    await writeJson(join(project, ".mcp.json"), { mcpServers: { proj: everythingStdio } });
-    model.setHandler((request) => {
+    await writeJson(join(suite.project, ".mcp.json"), { mcpServers: { proj: everythingStdio } });
+    suite.model.setHandler((request) => {
       if (request.messages.at(-1)?.role === "tool") return textTurn(`server said: ${lastToolResult(request)}`);
       return request.toolNames.includes("proj_echo")
         ? toolTurn("proj_echo", { message: "headless" })
@@ -215,23 +184,22 @@ describe("headless project trust", () => {
 
 describe("process lifetime", () => {
   it("stdin EOF ends the agent and every MCP server, including one that ignores SIGTERM", async () => {
-    const marker = join(home, "fixture.log");
+    const marker = join(suite.home, "fixture.log");
     await userMcp({
       fixture: { command: NODE, args: [join(FIXTURES, "fixture-server.mjs")], env: { FIXTURE_MARKER: marker } },
       stubborn: { command: NODE, args: [join(FIXTURES, "stubborn-server.mjs")] },
     });
     const sessionId = await openSession();
-    model.enqueue(toolTurn("stubborn_pids", {}), textTurn("got them"));
+    suite.model.enqueue(toolTurn("stubborn_pids", {}), textTurn("got them"));
     await prompt(sessionId, "pids");
-    const pids = JSON.parse(lastToolResult(model.requests.at(-1)!)) as { server: number; helper: number };
+    const pids = JSON.parse(lastToolResult(suite.model.requests.at(-1)!)) as { server: number; helper: number };
     const fixturePid = Number(/started (\d+)/.exec(await readFile(marker, "utf8"))![1]);
     const all = [pids.server, pids.helper, fixturePid];
     leftovers.push(...all);
     expect(all.every(isAlive)).toBe(true);
 
     // Not agent.stop(): its 5 s SIGKILL fallback is about the time the stubborn server's grace takes.
-    const running = agent!;
-    agent = undefined;
+    const running = suite.agent;
     running.child.stdin.end();
     const exit = await Promise.race([
       running.exited,
@@ -245,27 +213,30 @@ describe("process lifetime", () => {
 
 describe("interpreter in the bundle", () => {
   it("runs eval in its worker thread, calling a built-in and an MCP tool from code", async () => {
-    await mkdir(join(home, ".deepagents"), { recursive: true });
-    await writeFile(join(home, ".deepagents", "config.toml"), '[interpreter]\ntools = ["read_file", "ev_get-sum"]\n');
+    await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+    await writeFile(
+      join(suite.home, ".deepagents", "config.toml"),
+      '[interpreter]\ntools = ["read_file", "ev_get-sum"]\n',
+    );
     await userMcp({ ev: everythingStdio });
-    await writeFile(join(project, "n.txt"), "40\n");
+    await writeFile(join(suite.project, "n.txt"), "40\n");
     const sessionId = await openSession();
     const code = [
-      `const n = Number((await tools.readFile({ file_path: ${JSON.stringify(join(project, "n.txt"))} })).trim());`,
+      `const n = Number((await tools.readFile({ file_path: ${JSON.stringify(join(suite.project, "n.txt"))} })).trim());`,
       "const sum = await tools.evGetSum({ a: n, b: 2 });",
       'console.log("sum says", sum);',
       "n + 2",
     ].join("\n");
-    model.enqueue(toolTurn("eval", { code }), textTurn("42"));
+    suite.model.enqueue(toolTurn("eval", { code }), textTurn("42"));
     const { stopReason } = await prompt(sessionId, "compute");
     expect(stopReason).toBe("end_turn");
-    expect(model.requests.at(-2)!.system).toContain("tools.evGetSum");
-    const output = lastToolResult(model.requests.at(-1)!);
+    expect(suite.model.requests.at(-2)!.system).toContain("tools.evGetSum");
+    const output = lastToolResult(suite.model.requests.at(-1)!);
     expect(output).toMatch(/sum says .*42/);
     expect(output.trim().split("\n").at(-1)).toBe("42");
-    const calls = agent!.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call");
+    const calls = suite.agent.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call");
     const evalCall = calls.find((u) => u._meta?.["deep-acp"]?.toolName === "eval")!;
     expect(calls.filter((u) => u._meta?.["deep-acp"]?.parentToolCallId === evalCall.toolCallId)).toHaveLength(2);
-    expect(agent!.messages.some((m) => m.method === "session/request_permission")).toBe(false);
+    expect(suite.agent.messages.some((m) => m.method === "session/request_permission")).toBe(false);
   });
 });

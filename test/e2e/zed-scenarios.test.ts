@@ -3,32 +3,13 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
+import { describe, expect, it, onTestFinished } from "vitest";
+import type { JsonRpcMessage } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
 import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess;
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-zed-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-zed-project-"));
-  model.setHandler(undefined as never);
-});
-afterEach(async () => {
-  await agent?.stop();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useAgentSuite({ name: "zed" });
 
 const texts = (updates: any[]) =>
   updates
@@ -40,11 +21,7 @@ for (const api of ["anthropic", "openai"] as const) {
   describe(`Zed scenarios (${api} wire format)`, () => {
     async function connect(permission?: (m: JsonRpcMessage) => unknown) {
       const client = createFakeEditor({ permission });
-      const env =
-        api === "anthropic"
-          ? { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl }
-          : { HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.openaiBaseUrl };
-      agent = await startAgentProcess({ env, onRequest: client.handle });
+      const agent = await suite.start({ api, onRequest: client.handle });
       const init = await agent.initialize(ZED_CAPABILITIES);
       expect(init.result.protocolVersion).toBe(1);
       return client;
@@ -52,19 +29,19 @@ for (const api of ["anthropic", "openai"] as const) {
 
     it("1 basic: a greeting is answered with text", async () => {
       await connect();
-      model.enqueue({
+      suite.model.enqueue({
         parts: [
           { type: "thinking", text: "The user says hello." },
           { type: "text", text: "Hello! How can I help you today?" },
         ],
       });
-      const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      const response = await agent.request("session/prompt", {
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const response = await suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
         prompt: [{ type: "text", text: "Hello from Zed!" }],
       });
       expect(response.result.stopReason).toBe("end_turn");
-      const updates = agent.updates(result.sessionId);
+      const updates = suite.agent.updates(result.sessionId);
       expect(texts(updates)).toBe("Hello! How can I help you today?");
       expect(updates.some((u) => u.sessionUpdate === "agent_thought_chunk" && u.content.text.includes("hello"))).toBe(
         true,
@@ -74,8 +51,8 @@ for (const api of ["anthropic", "openai"] as const) {
 
     it("2 path mentions: a relative resource_link is read and given to the model", async () => {
       const client = await connect();
-      await writeFile(join(project, "foo.rs"), 'fn main() {\n    println!("Hello, world!");\n}');
-      model.setHandler((request) => {
+      await writeFile(join(suite.project, "foo.rs"), 'fn main() {\n    println!("Hello, world!");\n}');
+      suite.model.setHandler((request) => {
         const sent = JSON.stringify(request.body);
         return textTurn(
           sent.includes('println!(\\"Hello, world!\\")')
@@ -83,8 +60,8 @@ for (const api of ["anthropic", "openai"] as const) {
             : "I could not see the file.",
         );
       });
-      const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      const response = await agent.request("session/prompt", {
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const response = await suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
         prompt: [
           { type: "text", text: "Read the file " },
@@ -93,38 +70,45 @@ for (const api of ["anthropic", "openai"] as const) {
         ],
       });
       expect(response.result.stopReason).toBe("end_turn");
-      expect(texts(agent.updates(result.sessionId))).toContain("Hello, world!");
-      expect(client.reads).toContain(join(project, "foo.rs"));
+      expect(texts(suite.agent.updates(result.sessionId))).toContain("Hello, world!");
+      expect(client.reads).toContain(join(suite.project, "foo.rs"));
     });
 
     it("3 tool call: reading a file in an additional project directory needs no dialog", async () => {
       const cwd = await mkdtemp(join(tmpdir(), "deep-acp-zed-cwd-"));
-      await writeFile(join(project, "foo"), "Lorem ipsum dolor");
-      model.enqueue(toolTurn("read_file", { file_path: join(project, "foo") }), textTurn("I see Lorem ipsum dolor."));
+      onTestFinished(() => rm(cwd, { recursive: true, force: true }));
+      await writeFile(join(suite.project, "foo"), "Lorem ipsum dolor");
+      suite.model.enqueue(
+        toolTurn("read_file", { file_path: join(suite.project, "foo") }),
+        textTurn("I see Lorem ipsum dolor."),
+      );
       await connect();
-      const { result } = await agent.request("session/new", { cwd, mcpServers: [], additionalDirectories: [project] });
-      const response = await agent.request("session/prompt", {
+      const { result } = await suite.agent.request("session/new", {
+        cwd,
+        mcpServers: [],
+        additionalDirectories: [suite.project],
+      });
+      const response = await suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
-        prompt: [{ type: "text", text: `Read ${join(project, "foo")} and tell me what you see.` }],
+        prompt: [{ type: "text", text: `Read ${join(suite.project, "foo")} and tell me what you see.` }],
       });
       expect(response.result.stopReason).toBe("end_turn");
-      const updates = agent.updates(result.sessionId);
+      const updates = suite.agent.updates(result.sessionId);
       const call = updates.find((u) => u.sessionUpdate === "tool_call");
       expect(call.kind).toBe("read");
       expect(updates.filter((u) => u.toolCallId === call.toolCallId).at(-1).status).toBe("completed");
-      expect(agent.messages.some((m) => m.method === "session/request_permission")).toBe(false);
+      expect(suite.agent.messages.some((m) => m.method === "session/request_permission")).toBe(false);
       expect(texts(updates)).toContain("Lorem ipsum");
-      await rm(cwd, { recursive: true, force: true });
     });
 
     it("4 tool call with permission: the dialog shows the command, output reaches the call", async () => {
       const client = await connect();
-      model.enqueue(
+      suite.model.enqueue(
         toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }),
         textTurn("Done."),
       );
-      const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      const response = await agent.request("session/prompt", {
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const response = await suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
         prompt: [
           {
@@ -134,9 +118,9 @@ for (const api of ["anthropic", "openai"] as const) {
         ],
       });
       expect(response.result.stopReason).toBe("end_turn");
-      const permission = agent.messages.find((m) => m.method === "session/request_permission")!;
+      const permission = suite.agent.messages.find((m) => m.method === "session/request_permission")!;
       expect(permission.params.toolCall.title).toContain("touch");
-      const updates = agent
+      const updates = suite.agent
         .updates(result.sessionId)
         .filter((u) => u.toolCallId === permission.params.toolCall.toolCallId);
       expect(updates.at(-1).status).toBe("completed");
@@ -147,48 +131,49 @@ for (const api of ["anthropic", "openai"] as const) {
       expect(terminalContent).toBeDefined();
       expect(client.terminals.get(terminalContent.terminalId)!.output).toContain("Hello, world!");
       expect(client.released.has(terminalContent.terminalId)).toBe(true);
-      expect(JSON.stringify(model.requests.at(-1)!.body)).toContain("Hello, world!");
-      expect(await readFile(join(project, "hello.txt"), "utf8")).toBe("Hello, world!\n");
+      expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toContain("Hello, world!");
+      expect(await readFile(join(suite.project, "hello.txt"), "utf8")).toBe("Hello, world!\n");
     });
 
     it("5 cancel: the call stays cancelled and the next prompt works", async () => {
       let answer: (value: unknown) => void = () => undefined;
       await connect(() => new Promise((resolve) => (answer = resolve)));
-      model.enqueue(toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }));
-      const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      const pending = agent.request("session/prompt", {
+      suite.model.enqueue(toolTurn("execute", { command: 'touch hello.txt && echo "Hello, world!" | tee hello.txt' }));
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const pending = suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
         prompt: [{ type: "text", text: "Run it" }],
       });
-      await agent.waitFor(() => agent.messages.some((m) => m.method === "session/request_permission"));
-      agent.notify("session/cancel", { sessionId: result.sessionId });
+      await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+      suite.agent.notify("session/cancel", { sessionId: result.sessionId });
       answer({ outcome: { outcome: "cancelled" } });
       expect((await pending).result.stopReason).toBe("cancelled");
-      const callId = agent.messages.find((m) => m.method === "session/request_permission")!.params.toolCall.toolCallId;
+      const callId = suite.agent.messages.find((m) => m.method === "session/request_permission")!.params.toolCall
+        .toolCallId;
       expect(
-        agent
+        suite.agent
           .updates(result.sessionId)
           .filter((u) => u.toolCallId === callId && (u.status === "completed" || u.status === "failed")),
       ).toEqual([]);
-      model.enqueue(textTurn("Goodbye!"));
-      const next = await agent.request("session/prompt", {
+      suite.model.enqueue(textTurn("Goodbye!"));
+      const next = await suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
         prompt: [{ type: "text", text: "Stop running and say goodbye to me." }],
       });
       expect(next.result.stopReason).toBe("end_turn");
-      expect(texts(agent.updates(result.sessionId))).toContain("Goodbye!");
+      expect(texts(suite.agent.updates(result.sessionId))).toContain("Goodbye!");
     });
 
     it("6 thread drop: session/close frees the session", async () => {
       await connect();
-      model.enqueue(textTurn("Hi there."));
-      const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-      await agent.request("session/prompt", {
+      suite.model.enqueue(textTurn("Hi there."));
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      await suite.agent.request("session/prompt", {
         sessionId: result.sessionId,
         prompt: [{ type: "text", text: "Hello from test!" }],
       });
-      expect((await agent.request("session/close", { sessionId: result.sessionId })).result).toEqual({});
-      expect((await agent.request("session/close", { sessionId: result.sessionId })).error?.code).toBe(-32002);
+      expect((await suite.agent.request("session/close", { sessionId: result.sessionId })).result).toEqual({});
+      expect((await suite.agent.request("session/close", { sessionId: result.sessionId })).error?.code).toBe(-32002);
     });
   });
 }
@@ -196,28 +181,25 @@ for (const api of ["anthropic", "openai"] as const) {
 describe("editor file system", () => {
   it("edits go through fs/write_text_file and reads see unsaved buffers", async () => {
     const client = createFakeEditor();
-    agent = await startAgentProcess({
-      env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-      onRequest: client.handle,
-    });
-    await agent.initialize(ZED_CAPABILITIES);
-    const file = join(project, "main.ts");
+    await suite.start({ onRequest: client.handle });
+    await suite.agent.initialize(ZED_CAPABILITIES);
+    const file = join(suite.project, "main.ts");
     await writeFile(file, "const a = 1;\n");
     client.buffers.set(file, "const a = 1; // unsaved\n");
-    model.enqueue(
+    suite.model.enqueue(
       toolTurn("edit_file", { file_path: file, old_string: "// unsaved", new_string: "// saved by agent" }),
       textTurn("Edited."),
     );
-    const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] });
-    await agent.request("session/set_mode", { sessionId: result.sessionId, modeId: "accept-edits" });
-    const response = await agent.request("session/prompt", {
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+    await suite.agent.request("session/set_mode", { sessionId: result.sessionId, modeId: "accept-edits" });
+    const response = await suite.agent.request("session/prompt", {
       sessionId: result.sessionId,
       prompt: [{ type: "text", text: "edit" }],
     });
     expect(response.result.stopReason).toBe("end_turn");
     expect(client.writes).toEqual([{ path: file, content: "const a = 1; // saved by agent\n" }]);
     expect(await readFile(file, "utf8")).toBe("const a = 1; // saved by agent\n");
-    const diff = agent
+    const diff = suite.agent
       .updates(result.sessionId)
       .flatMap((u) => u.content ?? [])
       .find((c: { type: string }) => c.type === "diff");

@@ -1,9 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
-import { createFakeModelServer, type FakeModelServer } from "../support/fake-model/index.js";
+import { describe, expect, it } from "vitest";
+import type { JsonRpcMessage } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
 import { createRandom, nextFuzzLine, type FuzzContext } from "./fuzz-messages.js";
 import { rssMb, SOAK } from "./soak.js";
 
@@ -15,35 +12,21 @@ const MESSAGES = SOAK ? 10_000 : 600;
 const IN_FLIGHT = 32;
 const SEED = 20261130;
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-
-beforeAll(async () => {
-  model = await createFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "deep-acp-fuzz-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-fuzz-project-"));
-});
-afterAll(async () => {
-  await model.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useAgentSuite({ name: "fuzz", lifetime: "file" });
 
 describe("protocol fuzz", () => {
   it(
     `answers every one of ${MESSAGES} fuzzed messages once and stays up`,
     { timeout: SOAK ? 1_800_000 : 120_000 },
     async () => {
-      const agent = await startAgentProcess({
-        env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
+      const agent = await suite.start({
         args: ["--max-message-bytes", String(1024 * 1024)],
         onRequest: () => ({ outcome: { outcome: "cancelled" } }),
       });
       agent.child.stdin.on("error", () => undefined);
       await agent.initialize();
       const rnd = createRandom(SEED);
-      const ctx: FuzzContext = { cwd: project, sessions: [], maxDepth: 256, hugeBytes: 2 * 1024 * 1024 };
+      const ctx: FuzzContext = { cwd: suite.project, sessions: [], maxDepth: 256, hugeBytes: 2 * 1024 * 1024 };
       const owed = new Map<string, string>();
       let nullOwed = 0;
       const answers = new Map<string, number>();

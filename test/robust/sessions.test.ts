@@ -1,46 +1,24 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
-import { createFakeModelServer, textTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { describe, expect, it } from "vitest";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { textTurn } from "../support/fake-model/index.js";
 import { SOAK } from "./soak.js";
 
 // Many sessions at once, and more sessions than stay loaded: idle ones are unloaded least recently
 // used first and come back, history and all, when they are used again.
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess;
-
-beforeAll(async () => {
-  model = await createFakeModelServer({ handler: (request) => textTurn(`echo: ${request.lastUserText}`) });
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-many-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-many-project-"));
-});
-afterEach(async () => {
-  await agent?.stop();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useAgentSuite({ name: "many", handler: (request) => textTurn(`echo: ${request.lastUserText}`) });
 
 async function start(config = "", env: Record<string, string> = {}) {
-  await mkdir(join(home, ".deepagents"), { recursive: true });
-  await writeFile(join(home, ".deepagents", "config.toml"), config);
-  agent = await startAgentProcess({
-    env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ...env },
-  });
+  await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+  await writeFile(join(suite.home, ".deepagents", "config.toml"), config);
+  const agent = await suite.start({ env });
   await agent.initialize();
 }
 
 const text = (sessionId: string) =>
-  agent
+  suite.agent
     .updates(sessionId)
     .filter((u) => u.sessionUpdate === "agent_message_chunk")
     .map((u) => u.content.text)
@@ -51,27 +29,29 @@ describe("many sessions", () => {
     await start("[acp]\nmax_loaded_sessions = 2\n", { DEEP_ACP_LOG: "debug" });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const sessionId = (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId;
+      const sessionId = (await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] })).result
+        .sessionId;
       ids.push(sessionId);
       expect(
-        (await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `first ${i}` }] })).result
-          ?.stopReason,
+        (await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `first ${i}` }] }))
+          .result?.stopReason,
       ).toBe("end_turn");
     }
-    const before = model.requests.length;
-    const again = await agent.request("session/prompt", {
+    const before = suite.model.requests.length;
+    const again = await suite.agent.request("session/prompt", {
       sessionId: ids[0],
       prompt: [{ type: "text", text: "second 0" }],
     });
     expect(again.result?.stopReason).toBe("end_turn");
-    const sent = model.requests[before]!;
+    const sent = suite.model.requests[before]!;
     expect(sent.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual(["first 0", "second 0"]);
-    expect(agent.stderr).toContain(`unloaded idle session ${ids[0]}`);
-    expect(agent.stderr).toContain(`reopened session ${ids[0]}`);
-    expect((await agent.request("session/set_mode", { sessionId: ids[1], modeId: "plan" })).result).toEqual({});
-    expect((await agent.request("session/close", { sessionId: ids[2] })).result).toEqual({});
+    expect(suite.agent.stderr).toContain(`unloaded idle session ${ids[0]}`);
+    expect(suite.agent.stderr).toContain(`reopened session ${ids[0]}`);
+    expect((await suite.agent.request("session/set_mode", { sessionId: ids[1], modeId: "plan" })).result).toEqual({});
+    expect((await suite.agent.request("session/close", { sessionId: ids[2] })).result).toEqual({});
     expect(
-      (await agent.request("session/prompt", { sessionId: ids[2], prompt: [{ type: "text", text: "x" }] })).error?.code,
+      (await suite.agent.request("session/prompt", { sessionId: ids[2], prompt: [{ type: "text", text: "x" }] })).error
+        ?.code,
     ).toBe(-32002);
   });
 
@@ -81,12 +61,13 @@ describe("many sessions", () => {
     const ids = await Promise.all(
       Array.from(
         { length: count },
-        async () => (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId as string,
+        async () =>
+          (await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] })).result.sessionId as string,
       ),
     );
     const answers = await Promise.all(
       ids.map((sessionId, i) =>
-        agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `session ${i}` }] }),
+        suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `session ${i}` }] }),
       ),
     );
     expect(answers.every((a) => a.result?.stopReason === "end_turn")).toBe(true);

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentProcess } from "../support/agent-process.js";
-import { createFakeModelServer, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
+import { describe, expect, it } from "vitest";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { toolTurn } from "../support/fake-model/index.js";
+import { poll } from "../support/poll.js";
 import { isAlive } from "../support/processes.js";
 import { SOAK } from "./soak.js";
 
@@ -13,28 +13,12 @@ import { SOAK } from "./soak.js";
 
 const ROUNDS = SOAK ? 20 : 2;
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
+const suite = useAgentSuite({ name: "sigkill", lifetime: "file" });
 
-beforeAll(async () => {
-  model = await createFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "deep-acp-sigkill-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-sigkill-project-"));
-});
-afterAll(async () => {
-  await model.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
-
+/** How long after now every one of `pids` was gone, or undefined if one outlived `timeoutMs`. */
 async function gone(pids: number[], timeoutMs: number): Promise<number | undefined> {
   const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (pids.every((pid) => !isAlive(pid))) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return undefined;
+  return (await poll(() => pids.every((pid) => !isAlive(pid)), { timeoutMs })) ? Date.now() - started : undefined;
 }
 
 describe("SIGKILL mid-turn", () => {
@@ -46,15 +30,14 @@ describe("SIGKILL mid-turn", () => {
       const reapTimes: number[] = [];
       let leftovers = 0;
       for (let round = 0; round < ROUNDS; round++) {
-        const agent = await startAgentProcess({
-          env: { HOME: home, ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: model.anthropicBaseUrl },
-        });
+        const agent = await suite.start();
         await agent.initialize({ _meta: { terminal_output: true } });
         if (sessionId === undefined) {
-          sessionId = (await agent.request("session/new", { cwd: project, mcpServers: [] })).result.sessionId as string;
+          sessionId = (await agent.request("session/new", { cwd: suite.project, mcpServers: [] })).result
+            .sessionId as string;
           await agent.request("session/set_mode", { sessionId, modeId: "bypass" });
         } else {
-          const loaded = await agent.request("session/load", { sessionId, cwd: project, mcpServers: [] });
+          const loaded = await agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
           expect(loaded.error).toBeUndefined();
           const said = agent
             .updates(sessionId)
@@ -62,8 +45,8 @@ describe("SIGKILL mid-turn", () => {
             .map((u) => u.content.text);
           expect(said).toEqual(Array.from({ length: round }, (_, i) => `round ${i}`));
         }
-        const marker = join(project, `r${round}`);
-        model.enqueue(
+        const marker = join(suite.project, `r${round}`);
+        suite.model.enqueue(
           toolTurn("execute", {
             command: `sleep 120 & echo $! > ${marker}.child; (sleep 120 &) ; echo $$ > ${marker}.shell; echo started; wait`,
           }),
@@ -80,7 +63,7 @@ describe("SIGKILL mid-turn", () => {
         const took = await gone(pids, 5000);
         if (took === undefined) leftovers++;
         else reapTimes.push(took);
-        model.reset();
+        suite.model.reset();
       }
       console.log(
         `SIGKILL: ${ROUNDS} rounds, ${ROUNDS - 1} loads; processes outliving the agent by > 5 s: ${leftovers}; reaped after ${Math.max(0, ...reapTimes)} ms at most`,

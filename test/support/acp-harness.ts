@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { createAcpServer } from "../../src/acp/server.js";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { createServices } from "../../src/cli/services.js";
-import type { WatchSubscription } from "../../src/watch/index.js";
+import type { ConfigChange, WatchSubscription } from "../../src/watch/index.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { createFakeModelServer, type FakeModelServer } from "./fake-model/index.js";
+import { createWaiters } from "./waiters.js";
 
 export type PermissionAnswer = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
 
@@ -55,26 +56,31 @@ export async function startHarness(options: HarnessOptions = {}) {
           ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
           ...options.env,
         };
+  const updates: acp.SessionNotification[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
+  const writes: acp.WriteTextFileRequest[] = [];
+  const { notify, waitFor } = createWaiters(() => "timed out waiting for the agent");
   const cli = parseCliArgs(options.args ?? []);
   const services = createServices({ cli, env, logger: silentLogger, home });
-  // Every config-watcher subscription, so a test can wait until the watchers have finished their first scan.
+  // Every config-watcher subscription, so a test can wait until the watchers have finished their first
+  // scan, and every change they passed on to a session, so a test can wait until an edit was seen.
   const subscriptions: WatchSubscription[] = [];
+  const watchChanges: ConfigChange[] = [];
   const hub = services.watchHub;
   services.watchHub = {
     ...hub,
     watch: (root, targets, listener) => {
-      const subscription = hub.watch(root, targets, listener);
+      const subscription = hub.watch(root, targets, (change) => {
+        listener(change);
+        watchChanges.push(change);
+        notify();
+      });
       subscriptions.push(subscription);
+      notify();
       return subscription;
     },
   };
   const server = createAcpServer({ services, version: "0.0.0-test", logger: silentLogger });
-
-  const updates: acp.SessionNotification[] = [];
-  const permissions: acp.RequestPermissionRequest[] = [];
-  const writes: acp.WriteTextFileRequest[] = [];
-  const listeners = new Set<() => void>();
-  const notify = () => listeners.forEach((l) => l());
 
   const clientApp = acp
     .client({ name: "test-client" })
@@ -128,24 +134,6 @@ export async function startHarness(options: HarnessOptions = {}) {
     };
   }
 
-  /** Resolves when `predicate` holds for the updates or permissions seen so far. */
-  function waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        listeners.delete(check);
-        reject(new Error("timed out waiting for the agent"));
-      }, timeoutMs);
-      const check = () => {
-        if (!predicate()) return;
-        clearTimeout(timer);
-        listeners.delete(check);
-        resolve();
-      };
-      listeners.add(check);
-    });
-  }
-
   return {
     home,
     model,
@@ -157,10 +145,17 @@ export async function startHarness(options: HarnessOptions = {}) {
     writes,
     newSession,
     prompt,
+    /** Resolves when `predicate` holds for the updates, permissions or watcher changes seen so far. */
     waitFor,
-    /** Resolves when every config watcher subscribed so far watches what it was given (edits after this are seen). */
-    async watchersReady(): Promise<void> {
-      if (subscriptions.length === 0) throw new Error("no session has subscribed to the config watcher yet");
+    /** Config changes the watchers passed on to sessions (after the session's own listener ran), in order. */
+    watchChanges,
+    /**
+     * Resolves once `count` config-watcher subscriptions exist (a session subscribes when its
+     * extensions have loaded, in the background after session/new) and every one watches what it
+     * was given: edits after this are seen.
+     */
+    async watchersReady(count = 1): Promise<void> {
+      await waitFor(() => subscriptions.length >= count);
       await Promise.all(subscriptions.map((subscription) => subscription.ready));
     },
     cancel: (sessionId: string) => agent.notify(acp.methods.agent.session.cancel, { sessionId }),

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { createWaiters } from "./waiters.js";
 
 export const BINARY = resolve(__dirname, "../../dist/deep-acp.js");
 
@@ -36,7 +37,7 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
   const lines: string[] = [];
   const messages: JsonRpcMessage[] = [];
   let stderr = "";
-  const waiters = new Set<() => void>();
+  const waiters = createWaiters(() => `timed out; stderr:\n${stderr}`);
   let buffer = "";
   let nextId = 1;
   const pending = new Map<number | string, (message: JsonRpcMessage) => void>();
@@ -58,7 +59,7 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
       messages.push(message);
       if (message.method && message.id !== undefined && message.id !== null) void answer(message);
       else if (message.id !== undefined && message.id !== null && !message.method) pending.get(message.id)?.(message);
-      waiters.forEach((w) => w());
+      waiters.notify();
     }
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
@@ -86,23 +87,6 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
     });
   }
 
-  function waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise((resolveWait, reject) => {
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`timed out; stderr:\n${stderr}`));
-      }, timeoutMs);
-      const check = () => {
-        if (!predicate()) return;
-        clearTimeout(timer);
-        waiters.delete(check);
-        resolveWait();
-      };
-      waiters.add(check);
-    });
-  }
-
   return {
     child,
     lines,
@@ -115,7 +99,7 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
     notify: (method: string, params?: unknown) =>
       write({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }),
     writeRaw: (text: string) => child.stdin.write(text),
-    waitFor,
+    waitFor: waiters.waitFor,
     /** session/update notifications for a session, in arrival order. */
     updates: (sessionId?: string) =>
       messages

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { poll } from "./poll.js";
 
 /**
  * Whether a process is still running. Zombies count as dead: in containers whose PID 1 does not
@@ -21,13 +22,8 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Waits until the process is gone (killing is asynchronous), up to `timeoutMs`. */
-export async function waitForExit(pid: number, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return !isAlive(pid);
+export function waitForExit(pid: number, timeoutMs = 5000): Promise<boolean> {
+  return poll(() => !isAlive(pid), { timeoutMs, intervalMs: 25 });
 }
 
 export type CommandResult = { code: number | null; stdout: string; stderr: string };

@@ -1,22 +1,8 @@
-import { readFileSync } from "node:fs";
+import { isAlive } from "../../support/processes.js";
 
 // Process-table checks for shell tests. A zombie (exited, not yet reaped by an init that may never
-// reap it) is not running, so /proc's state letter is consulted rather than kill(pid, 0) alone.
-
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
+// reap it) is not running: isAlive consults /proc's state letter rather than kill(pid, 0) alone.
+export const isRunning = isAlive;
 
 /** Pids printed by a command as `pid:<n>` markers. */
 export function pidsIn(text: string): number[] {

@@ -1,11 +1,11 @@
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadHooksConfig, type LoadedHooks } from "../../../src/hooks/config-loader.js";
 import { createHookEngine, type HookEngine, type HookEngineOptions } from "../../../src/hooks/engine.js";
 import type { HookScope, HookSource } from "../../../src/hooks/types.js";
+import { pollUntil } from "../../support/poll.js";
 
 export const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../fixtures/hooks");
 export const EMIT = join(FIXTURES, "emit.mjs");
@@ -107,22 +107,8 @@ export async function readJson<T = Record<string, unknown>>(path: string): Promi
 }
 
 /** Alive and not a zombie (a killed child may linger unreaped under some init processes). */
-export function isAlive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    const text = readFileSync(stat, "utf8");
-    const state = text.slice(text.lastIndexOf(")") + 2, text.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
+export { isAlive } from "../../support/processes.js";
 
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Polls `check` until it holds; fails naming `what` after `timeoutMs`. */
+export const waitFor = (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> =>
+  pollUntil(check, what, { timeoutMs });

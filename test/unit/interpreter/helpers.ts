@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import type { EngineHost } from "../../../src/interpreter/eval-run.js";
 import type { AnyTool, SubagentRequest, ToolContext, ToolResult, TurnScope } from "../../../src/tools/types.js";
+import { pollUntil } from "../../support/poll.js";
 
 /** An engine host with no tools, cancelled through `signal`. */
 export function bareHost(signal: AbortSignal = new AbortController().signal): EngineHost {
@@ -156,11 +157,6 @@ export function text(result: ToolResult): string {
   return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 }
 
-/** Polls until `condition` holds (the worker starts asynchronously); fails after ~10 s. */
-export async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls until `condition` holds (the worker starts asynchronously); fails after 10 s. */
+export const waitFor = (condition: () => boolean, what: string): Promise<void> =>
+  pollUntil(condition, what, { intervalMs: 5 });

@@ -5,6 +5,7 @@ import { createMcpManager, type McpManager, type McpManagerOptions } from "../..
 import { createMcpTrustResolver, type McpTrustDecider } from "../../../src/mcp/trust.js";
 import { createMcpTrustStore } from "../../../src/mcp/trust-store.js";
 import type { McpServerEntry } from "../../../src/mcp/types.js";
+import { pollUntil } from "../../support/poll.js";
 import { entry, FIXTURES, findTool, makeTempDir, NODE, processAlive, run, textOf, toolContext } from "./helpers.js";
 
 const FIXTURE = join(FIXTURES, "fixture-server.mjs");
@@ -76,15 +77,18 @@ describe("server lifecycle", () => {
     await manager.ready();
     const controller = new AbortController();
     const pending = run(manager.tools(), "fx_slow", {}, toolContext(controller.signal));
-    await waitFor(async () => (await markerLines()).includes("slow started"));
+    await pollUntil(async () => (await markerLines()).includes("slow started"), "the slow call to start");
     controller.abort();
     expect(textOf(await pending)).toMatch(/cancelled/);
-    await waitFor(async () => (await markerLines()).includes("slow cancelled"));
+    await pollUntil(async () => (await markerLines()).includes("slow cancelled"), "the server to see the cancellation");
 
     const timedOut = await run(manager.tools(), "fx_slow", {});
     expect(timedOut.isError).toBe(true);
     expect(textOf(timedOut)).toMatch(/timed out/);
-    await waitFor(async () => (await markerLines()).filter((l) => l === "slow cancelled").length === 2);
+    await pollUntil(
+      async () => (await markerLines()).filter((l) => l === "slow cancelled").length === 2,
+      "the server to see the second cancellation",
+    );
     expect(manager.describe()[0]!.status).toBe("ok");
   });
 
@@ -193,7 +197,7 @@ describe("server lifecycle", () => {
     manager.start();
     const controller = new AbortController();
     const waiting = manager.ready(controller.signal);
-    await waitFor(async () => dialogSignal !== undefined);
+    await pollUntil(() => dialogSignal !== undefined, "the trust dialog");
     expect(manager.describe()[0]).toMatchObject({ status: "untrusted", reason: "waiting for approval" });
     controller.abort();
     await waiting;
@@ -258,11 +262,3 @@ describe("server lifecycle", () => {
     expect(manager.describe()).toEqual([]);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, attempts = 200): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("condition not met");
-}

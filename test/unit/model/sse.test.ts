@@ -50,6 +50,16 @@ describe("parseSse", () => {
     expect(events).toEqual([{ event: "message", data: "" }]);
   });
 
+  it("reads lines without a colon next to lines with one, in one chunk and split", async () => {
+    const text = "data\nevent: x\ndata: y\nid\n\ndata:z:z\n\n";
+    const expected = [
+      { event: "x", data: "\ny", id: "" },
+      { event: "message", data: "z:z", id: "" },
+    ];
+    expect(await parse([text])).toEqual(expected);
+    expect(await parse([text.slice(0, 7), text.slice(7, 19), text.slice(19)])).toEqual(expected);
+  });
+
   it("tracks the last id", async () => {
     const events = await parse(["id: 7\ndata: a\n\ndata: b\n\n"]);
     expect(events).toEqual([
