@@ -13,7 +13,7 @@ import {
   removeAttachmentFiles,
   writeAttachmentFile,
 } from "./attachments.js";
-import { decodeCursor, pageSize, paginate, sortSessions } from "./cursor.js";
+import { decodeCursor, pageSize, paginate } from "./cursor.js";
 import {
   InvalidRecordError,
   InvalidSessionIdError,
@@ -150,7 +150,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       );
     },
 
-    flush: waitFor,
+    async flush(id) {
+      await waitFor(id);
+      if (id === undefined) await index.flush();
+    },
 
     async read(id): Promise<ReadResult> {
       checkId(id);
@@ -178,9 +181,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const after = listOptions.cursor == null ? undefined : decodeCursor(listOptions.cursor);
       const limit = pageSize(listOptions.limit);
       await waitFor();
-      const all = await index.all();
+      const sorted = await index.sorted();
       const cwd = listOptions.cwd;
-      const page = paginate(sortSessions(cwd == null ? all : all.filter((meta) => meta.cwd === cwd)), after, limit);
+      const page = paginate(cwd == null ? sorted : sorted.filter((meta) => meta.cwd === cwd), after, limit);
       return { ...page, sessions: page.sessions.map(cloneMeta) };
     },
 

@@ -96,7 +96,10 @@ export interface SessionStore {
    * order even when not awaited; the promise settles once the line is in the file.
    */
   append(id: string, record: StoreRecord): Promise<void>;
-  /** Resolves when every append/update queued so far (for `id`, or for all sessions) has settled. */
+  /**
+   * Resolves when every append/update queued so far (for `id`, or for all sessions) has settled;
+   * without `id` it also writes a pending update of index.json, which list() writes in the background.
+   */
   flush(id?: string): Promise<void>;
   /** SessionNotFoundError if there is no log; corrupted content only produces diagnostics. */
   read(id: string): Promise<ReadResult>;

@@ -97,6 +97,7 @@ describe("session store: list", () => {
     await t.store.create({ id: "b", cwd: "/p" });
     await t.store.updateMeta("a", { title: "Alpha" });
     const expected = (await t.store.list()).sessions;
+    await t.store.flush();
     const indexFile = join(t.dir, "index.json");
     expect(JSON.parse(await readFile(indexFile, "utf8")).sessions).toHaveProperty("a");
 
@@ -165,6 +166,7 @@ describe("session store: list", () => {
     const hourAgo = new Date(Date.now() - 3_600_000);
     await utimes(abandoned, hourAgo, hourAgo);
     expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["a"]);
+    await t.store.flush();
     expect((await readdir(t.dir)).sort()).toEqual([".a.jsonl.ba9876543210.tmp", "a.jsonl", "index.json"]);
   });
 
@@ -176,5 +178,39 @@ describe("session store: list", () => {
     expect((await t.store.list()).sessions[0]).not.toHaveProperty("title");
     await t.store.updateMeta("a", { title: "whole" });
     expect((await t.store.list()).sessions[0]).toMatchObject({ title: "whole" });
+  });
+
+  it("folds in meta lines behind more than a megabyte of new records, in this store and a new one", async () => {
+    // Past the synchronous scan budget the logs are read through async reads; the result is the same.
+    t = await tempStore();
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.create({ id: "b", cwd: "/p" });
+    await t.store.list();
+    const text = "x".repeat(64 * 1024);
+    for (let i = 0; i < 20; i++) await other.append("a", { t: "text", text });
+    await other.updateMeta("a", { title: "after a long answer" });
+    const expected = [
+      ["a", "after a long answer"],
+      ["b", undefined],
+    ];
+    expect((await t.store.list()).sessions.map((s) => [s.id, s.title])).toEqual(expected);
+    await rm(join(t.dir, "index.json"));
+    expect((await t.open().list()).sessions.map((s) => [s.id, s.title])).toEqual(expected);
+  });
+
+  it("keeps answering from memory what it read, and flush() writes the index it has not written yet", async () => {
+    t = await tempStore();
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    await other.updateMeta("a", { title: "renamed elsewhere" });
+    // Changed within the save interval (so this list() leaves the rewrite of index.json for later)...
+    expect((await t.store.list()).sessions[0]).toMatchObject({ title: "renamed elsewhere" });
+    // ...and flush() writes it now, and a new store trusts it.
+    await t.store.flush();
+    const onDisk = JSON.parse(await readFile(join(t.dir, "index.json"), "utf8"));
+    expect(onDisk.sessions.a.meta.title).toBe("renamed elsewhere");
+    expect((await t.open().list()).sessions[0]).toMatchObject({ title: "renamed elsewhere" });
   });
 });

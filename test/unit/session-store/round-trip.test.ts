@@ -119,6 +119,7 @@ describe("session store: create, append, read", () => {
     await t.store.rewrite("s1", [{ b: 2 }]);
     await t.store.fork("s1", { id: "s2", cwd: "/p" });
     await t.store.list();
+    await t.store.flush();
     const mode = async (path: string) => (await stat(path)).mode & 0o777;
     expect(await mode(t.dir)).toBe(0o700);
     expect(await mode(join(t.dir, "s1.files"))).toBe(0o700);
