@@ -7,12 +7,15 @@ import { createMutex } from "../../util/mutex.js";
 import { sortSessions } from "./cursor.js";
 import { isNotFound } from "./errors.js";
 import {
+  feedEnd,
   INDEX_FILE,
   LOG_NAME,
+  readFeed,
   readIndexFile,
   serializeIndex,
   TEMP_NAME,
   writeIndexFile,
+  type FeedPosition,
   type IndexEntry,
 } from "./index-file.js";
 import { applyPatch, scanMeta } from "./log-format.js";
@@ -26,19 +29,19 @@ export { INDEX_FILE };
 // keeps it in memory, with the sessions already sorted for list(); index.json (index-file.ts) only
 // spares a new process from reading every log.
 //
-// Every list() stats every log and re-reads only what changed: an unchanged file costs one stat, a
+// A full pass stats every log and re-reads only what changed: an unchanged file costs one stat, a
 // grown file is scanned from the remembered offset for new meta lines (records are skipped without
 // being parsed), a replaced or shrunk file (rewrite) is scanned whole. So a missing, stale or
-// corrupted index, or one overwritten by another deep-acp process, only costs a rescan, and no update
-// can be lost between processes: updates are appended to the session logs with O_APPEND, which the
-// kernel orders, and the stats see them whichever process wrote them.
+// corrupted index, or one overwritten by another deep-acp process, only costs a rescan. The first
+// list() of a process makes a full pass, and then one at least every FULL_PASS_MS; in between,
+// list() stats only the sessions signalled in the change feed (index-file.ts) since its last call,
+// by this process or any other. 1,000 stats are ~4 ms of CPU on an idle machine but took 100-230 ms
+// while ten turns streamed on two busy cores, which was the slow tail of session/list under load.
 //
-// The common list() is one synchronous pass (readdir, 1,000 stats, small reads of what grew; a few
-// ms): each await would let the list queue behind the streaming work of every running turn, which
-// made the slowest lists ten times slower than the median while prompts streamed. Only a scan of
-// more than SYNC_SCAN_BYTES (a new process without an index, many rewritten logs) goes through
-// async reads, so it cannot freeze the process. The index file is rewritten at most every
-// SAVE_INTERVAL_MS (see saveSoon); flush() writes a pending update now.
+// The common list() is one synchronous pass: each await would let it queue behind the streaming work
+// of every running turn. Only a scan of more than SYNC_SCAN_BYTES (a new process without an index,
+// many rewritten logs) goes through async reads, so it cannot freeze the process. The index file is
+// rewritten at most every SAVE_INTERVAL_MS (see saveSoon); flush() writes a pending update now.
 
 const SCAN_CONCURRENCY = 16;
 const SYNC_SCAN_BYTES = 1 << 20;
@@ -47,12 +50,20 @@ const SYNC_SCAN_BYTES = 1 << 20;
  * every list() finds changes, and rewriting a 1,000-entry index each time is wasted work.
  */
 const SAVE_INTERVAL_MS = 2000;
+/**
+ * Between two full passes list() trusts the change feed (index-file.ts). A change that was never
+ * signalled (an older deep-acp writing the same dir, a writer killed between its write and its
+ * signal) shows up in lists at most this much later.
+ */
+const FULL_PASS_MS = 10_000;
 /** A temp file this old belongs to a replacement whose process died (they live for milliseconds). */
 const ABANDONED_TEMP_MS = 10 * 60_000;
 
 export type SessionIndexOptions = {
   dir: string;
   logger: Logger;
+  /** Default FULL_PASS_MS. */
+  fullPassMs?: number;
 };
 
 export interface SessionIndex {
@@ -67,12 +78,15 @@ type Stale = { id: string; file: string; stats: Stats; start: number };
 
 export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
   const { dir, logger } = options;
+  const fullPassMs = options.fullPassMs ?? FULL_PASS_MS;
   const exclusive = createMutex();
   let entries: Map<string, IndexEntry> | undefined;
   let sorted: SessionMeta[] | undefined;
   let dirty = false;
   let lastSave = 0;
   let saveTimer: NodeJS.Timeout | undefined;
+  let feed: FeedPosition | undefined;
+  let lastFullPass = 0;
 
   /**
    * Writes the index when it changed, at most once per SAVE_INTERVAL_MS: now if the last write is
@@ -116,29 +130,21 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
     };
   }
 
-  async function refresh(current: Map<string, IndexEntry>): Promise<boolean> {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      names = [];
-    }
+  /**
+   * Brings `current` up to date with the logs: all of them (a full pass), or only the sessions in
+   * `only` (signalled in the change feed). Returns whether anything changed.
+   */
+  async function refresh(current: Map<string, IndexEntry>, only?: Set<string>): Promise<boolean> {
     let changed = false;
     let bytes = 0;
-    const seen = new Set<string>();
     const stale: Stale[] = [];
     const cleanups: Promise<void>[] = [];
-    for (const name of names) {
-      const id = LOG_NAME.exec(name)?.[1];
-      if (!id) {
-        if (TEMP_NAME.test(name)) cleanups.push(removeIfAbandoned(join(dir, name)));
-        continue;
-      }
-      const file = join(dir, name);
+    const check = (id: string, file: string) => {
       const stats = statSync(file, { throwIfNoEntry: false });
-      if (!stats) continue;
-      seen.add(id);
+      if (!stats) {
+        changed = current.delete(id) || changed;
+        return;
+      }
       const entry = current.get(id);
       if (
         entry &&
@@ -147,11 +153,31 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
         entry.size === stats.size &&
         entry.mtimeMs === stats.mtimeMs
       )
-        continue;
+        return;
       const sameFile = entry?.meta && entry.ino === stats.ino && entry.birthtimeMs === stats.birthtimeMs;
       const start = sameFile && stats.size >= entry.offset ? entry.offset : 0;
       stale.push({ id, file, stats, start });
       bytes += stats.size - start;
+    };
+    if (only) {
+      for (const id of only) check(id, join(dir, `${id}.jsonl`));
+    } else {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        names = [];
+      }
+      const seen = new Set<string>();
+      for (const name of names) {
+        const id = LOG_NAME.exec(name)?.[1];
+        if (id) {
+          seen.add(id);
+          check(id, join(dir, name));
+        } else if (TEMP_NAME.test(name)) cleanups.push(removeIfAbandoned(join(dir, name)));
+      }
+      for (const id of current.keys()) if (!seen.has(id)) changed = current.delete(id) || changed;
     }
     const apply = async (item: Stale, read: typeof readRangeSync | typeof readRange) => {
       try {
@@ -167,11 +193,6 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
     // Awaiting a value that is not a promise costs a microtask, not a turn of the event loop.
     if (bytes <= SYNC_SCAN_BYTES) for (const item of stale) await apply(item, readRangeSync);
     else await forEachLimited(stale, SCAN_CONCURRENCY, (item) => apply(item, readRange));
-    for (const id of current.keys()) {
-      if (seen.has(id)) continue;
-      current.delete(id);
-      changed = true;
-    }
     if (cleanups.length > 0) await Promise.all(cleanups);
     return changed;
   }
@@ -180,7 +201,19 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
     sorted: () =>
       exclusive(async () => {
         const current = (entries ??= readIndexFile(dir, logger));
-        if (await refresh(current)) {
+        const now = Date.now();
+        const signalled = feed && now - lastFullPass < fullPassMs ? readFeed(dir, feed) : undefined;
+        let changed: boolean;
+        if (signalled) {
+          feed = signalled.at;
+          changed = await refresh(current, signalled.ids);
+        } else {
+          // The feed position first: a change signalled from here on is read by the next list().
+          feed = feedEnd(dir);
+          lastFullPass = now;
+          changed = await refresh(current);
+        }
+        if (changed) {
           sorted = undefined;
           saveSoon();
         }

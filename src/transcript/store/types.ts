@@ -85,6 +85,11 @@ export type SessionStoreOptions = {
   clock?: () => Date;
   /** Default silentLogger. Failed unawaited appends and skipped index entries are reported here. */
   logger?: Logger;
+  /**
+   * list() stats every log at least this often (default 10 000 ms); in between it trusts the change
+   * feed, so a change another process made without signalling it shows up this much later at most.
+   */
+  fullPassMs?: number;
 };
 
 export interface SessionStore {

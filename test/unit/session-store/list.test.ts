@@ -1,8 +1,8 @@
-import { appendFile, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidCursorError, type SessionStore } from "../../../src/transcript/store/index.js";
-import { tempStore, type TempStore } from "./helpers.js";
+import { steppingClock, tempStore, type TempStore } from "./helpers.js";
 
 let t: TempStore;
 afterEach(async () => t?.cleanup());
@@ -167,7 +167,12 @@ describe("session store: list", () => {
     await utimes(abandoned, hourAgo, hourAgo);
     expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["a"]);
     await t.store.flush();
-    expect((await readdir(t.dir)).sort()).toEqual([".a.jsonl.ba9876543210.tmp", "a.jsonl", "index.json"]);
+    expect((await readdir(t.dir)).sort()).toEqual([
+      ".a.jsonl.ba9876543210.tmp",
+      "a.jsonl",
+      "index.changes",
+      "index.json",
+    ]);
   });
 
   it("ignores a meta line that is torn and picks it up once a writer completes another", async () => {
@@ -212,5 +217,57 @@ describe("session store: list", () => {
     const onDisk = JSON.parse(await readFile(join(t.dir, "index.json"), "utf8"));
     expect(onDisk.sessions.a.meta.title).toBe("renamed elsewhere");
     expect((await t.open().list()).sessions[0]).toMatchObject({ title: "renamed elsewhere" });
+  });
+
+  it("between full passes sees every create, meta update, rewrite, fork and delete another store makes", async () => {
+    t = await tempStore(steppingClock(), 3_600_000); // no second full pass in this test
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.create({ id: "b", cwd: "/p" });
+    await t.store.create({ id: "c", cwd: "/p" });
+    expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["c", "b", "a"]);
+    await other.create({ id: "d", cwd: "/p" });
+    await other.updateMeta("a", { title: "renamed elsewhere" });
+    await other.append("b", { t: "text", text: "records do not change the listing" });
+    await other.updateMeta("b", { title: "before the rewrite" });
+    await other.rewrite("b", []);
+    await other.fork("c", { id: "e", cwd: "/q" });
+    await other.delete("c");
+    expect((await t.store.list()).sessions.map((s) => [s.id, s.title])).toEqual([
+      ["e", undefined],
+      ["b", "before the rewrite"],
+      ["a", "renamed elsewhere"],
+      ["d", undefined],
+    ]);
+  });
+
+  it("sees a change that was never signalled (an older writer, or one killed before signalling) at its next full pass", async () => {
+    const unsignalledTitle = async (store: SessionStore) => {
+      await appendFile(join(t.dir, "a.jsonl"), `${JSON.stringify({ $store: "meta", patch: { title: "quiet" } })}\n`);
+      return (await store.list()).sessions[0]?.title;
+    };
+    t = await tempStore(steppingClock(), 0); // every list() is a full pass
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    expect(await unsignalledTitle(t.store)).toBe("quiet");
+    await t.cleanup();
+
+    t = await tempStore(steppingClock(), 3_600_000); // the feed alone until a new store starts
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    expect(await unsignalledTitle(t.store)).toBeUndefined();
+    expect((await t.open().list()).sessions[0]?.title).toBe("quiet");
+  });
+
+  it("starts a new change feed when the old one grew large, and readers of the old one follow", async () => {
+    t = await tempStore(steppingClock(), 3_600_000);
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    await appendFile(join(t.dir, "index.changes"), "a\n".repeat(600_000));
+    await other.list(); // its first list is a full pass, which replaces the feed
+    expect((await stat(join(t.dir, "index.changes"))).size).toBe(0);
+    await other.updateMeta("a", { title: "after the new feed" });
+    expect((await t.store.list()).sessions[0]).toMatchObject({ title: "after the new feed" });
   });
 });
