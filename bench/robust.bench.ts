@@ -63,6 +63,7 @@ async function storeSessions(home: string, count: number, cwd: string): Promise<
       await store.append(id, { t: "text", mid: `m${r}`, text: `reply ${r} of session ${i}` } as never);
   }
   await store.list();
+  await store.flush(); // writes index.json, as an earlier agent process would have
 }
 
 export async function runListUnderLoad(sessions = 1000, streams = 10, samples = 100): Promise<BenchResult[]> {

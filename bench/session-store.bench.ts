@@ -133,6 +133,7 @@ export async function runSessionStoreBench(options: SessionStoreBenchOptions = {
 
     // A new agent process answering session/list: index.json exists (built by an earlier list).
     await setup.list();
+    await setup.flush();
     const listTimes = await measure(runs, undefined, async () => {
       const page = await createSessionStore({ dir }).list({ limit: 50 });
       if (page.sessions.length !== 50) throw new Error("short page");

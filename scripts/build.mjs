@@ -1,8 +1,22 @@
-// Bundles the CLI into dist/deep-acp.js. The startup path (ACP SDK, zod, our code) is bundled so
-// `initialize` is answered without resolving hundreds of modules; heavy, lazily used packages stay
-// external and are loaded with dynamic import() only when a session needs them.
+// Bundles the CLI in two parts.
+//
+// dist/deep-acp.js is the start-up path alone, in one file: argv, the early handshake and what it
+// needs to answer `initialize` and the first `session/new` (config, models). The ESM loader pays per
+// file, so one file instead of the two dozen shared chunks code splitting makes of the same modules
+// is what lets an editor's first session open close to a bare Node start. Every import() it makes of
+// our own code (serve, subcommands, the config schema, model clients) goes to dist/lazy/.
+//
+// dist/lazy/ and dist/chunks/ are the rest: each module the start-up file imports lazily is an entry
+// there, code-split, with the ACP SDK, zod and our session layer. The two parts share no module
+// instances (the start-up file has its own copies of the few modules it needs); what crosses from
+// one to the other is plain data (options, the early handshake's bytes and answers) and the logger.
+//
+// Heavy, lazily used packages stay external and are loaded with import() only when a session needs
+// them.
 import { build } from "esbuild";
-import { chmodSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const external = [
@@ -34,17 +48,12 @@ const onlyEnglishZodLocales = {
 };
 
 rmSync("dist", { recursive: true, force: true });
-const result = await build({
-  entryPoints: { "deep-acp": "src/cli/main.ts" },
-  outdir: "dist",
+const common = {
   bundle: true,
-  splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
-  chunkNames: "chunks/[name]-[hash]",
   external,
-  plugins: [onlyEnglishZodLocales],
   // jsonc-parser's "main" is a UMD build whose inner require()s esbuild cannot follow; use its ESM build.
   // Absolute, so a build from another folder (the packaging test's stage) finds it too.
   alias: { "jsonc-parser": fileURLToPath(new URL("../node_modules/jsonc-parser/lib/esm/main.js", import.meta.url)) },
@@ -53,13 +62,61 @@ const result = await build({
   keepNames: false,
   sourcemap: "linked",
   legalComments: "none",
-  // Bundled CommonJS dependencies call require() for Node built-ins; give ESM chunks a real one.
+  // Bundled CommonJS dependencies call require() for Node built-ins; give ESM files a real one.
   banner: {
-    js: '#!/usr/bin/env node\nimport { createRequire as __deepAcpCreateRequire } from "node:module";\nconst require = __deepAcpCreateRequire(import.meta.url);',
+    js: 'import { createRequire as __deepAcpCreateRequire } from "node:module";\nconst require = __deepAcpCreateRequire(import.meta.url);',
   },
   logLevel: "warning",
   metafile: true,
+};
+
+// Our modules the start-up file imports lazily: entry name in dist/ -> source file. Names are
+// relative to the real src/ (the packaging test builds in a folder where src/ is a link).
+const sourceRoot = realpathSync("src");
+const lazyEntries = new Map();
+const lazyImportsToRest = {
+  name: "lazy-imports-to-rest",
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      const source = join(args.resolveDir, args.path).replace(/\.js$/, ".ts");
+      if (!existsSync(source)) return { errors: [{ text: `cannot find ${source} for import("${args.path}")` }] };
+      const name = `lazy/${relative(sourceRoot, source).replace(/\.ts$/, "")}`;
+      lazyEntries.set(name, source);
+      return { path: `./${name}.js`, external: true };
+    });
+  },
+};
+// Replaced below by a hash of the rest's code (src/config/schema-id.ts); as long as it, so the source
+// map still fits.
+const SCHEMA_ID_PLACEHOLDER = "0".repeat(64);
+const startup = await build({
+  ...common,
+  entryPoints: { "deep-acp": "src/cli/main.ts" },
+  outdir: "dist",
+  define: { __DEEP_ACP_CONFIG_SCHEMA_ID__: JSON.stringify(SCHEMA_ID_PLACEHOLDER) },
+  plugins: [onlyEnglishZodLocales, lazyImportsToRest],
+  banner: { js: `#!/usr/bin/env node\n${common.banner.js}` },
 });
+const rest = await build({
+  ...common,
+  entryPoints: Object.fromEntries(lazyEntries),
+  outdir: "dist",
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  plugins: [onlyEnglishZodLocales],
+});
+// The config schema's identity in this build: the rest's code, where the schema and zod are.
+const restHash = createHash("sha256");
+for (const file of Object.keys(rest.metafile.outputs)
+  .filter((f) => f.endsWith(".js"))
+  .sort())
+  restHash.update(file).update(readFileSync(file));
+const startupFile = readFileSync("dist/deep-acp.js", "utf8");
+if (!startupFile.includes(SCHEMA_ID_PLACEHOLDER)) throw new Error("dist/deep-acp.js lacks the config schema id");
+writeFileSync("dist/deep-acp.js", startupFile.replace(SCHEMA_ID_PLACEHOLDER, restHash.digest("hex")));
 chmodSync("dist/deep-acp.js", 0o755);
-const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-process.stderr.write(`built dist/deep-acp.js (${Math.round(bytes / 1024)} KiB with chunks)\n`);
+const size = (result) => Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+process.stderr.write(
+  `built dist/deep-acp.js (${Math.round(size(startup) / 1024)} KiB) and the rest (${Math.round(size(rest) / 1024)} KiB with chunks)\n`,
+);

@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { SESSION_MODES, type SessionMode } from "../agent/modes.js";
 import type { ModelChoice } from "../model/resolve.js";
+import type { SessionServices } from "../session/index.js";
 import { THOUGHT_LEVEL_NAMES, thoughtSupport, type ThoughtLevel } from "../model/thought-level.js";
 
 export function modeState(mode: SessionMode): acp.SessionModeState {
@@ -58,4 +59,15 @@ export function configOptions(
         ]
       : []),
   ];
+}
+
+/** What session/new, load and resume answer besides the id: the modes and the full option list. */
+export async function sessionConfigState(
+  models: SessionServices["models"],
+  mode: SessionMode,
+  modelSpec: string,
+  thoughtLevel: ThoughtLevel | undefined,
+) {
+  const choices = await models.choices(modelSpec).catch(() => []);
+  return { modes: modeState(mode), configOptions: configOptions(mode, modelSpec, choices, thoughtLevel) };
 }

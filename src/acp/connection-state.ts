@@ -8,7 +8,7 @@ import type {
 } from "../session/index.js";
 import type { ReplayItem } from "../transcript/index.js";
 import type { Logger } from "../util/logger.js";
-import { configOptions, modeState } from "./config-options.js";
+import { sessionConfigState } from "./config-options.js";
 import { createEditorBridge } from "./editor-bridge.js";
 import { createPermissionDialog } from "./permission-dialog.js";
 import { createQuestionDialog } from "./question-dialog.js";
@@ -62,6 +62,11 @@ export class ConnectionState {
   private readonly unloaded = new Map<string, Origin>();
   private readonly reopening = new Map<string, Promise<LiveSession>>();
   maxLoaded = DEFAULT_MAX_LOADED_SESSIONS;
+  /**
+   * Ids the early handshake gave to session/new requests it answered before the SDK loaded; the SDK
+   * sees those requests before any other session/new (stdio.ts holds the rest back), in this order.
+   */
+  earlySessionIds: string[] = [];
 
   constructor(
     readonly services: SessionServices,
@@ -205,12 +210,8 @@ export class ConnectionState {
     return entry;
   }
 
-  async config(session: Session) {
-    const choices = await this.services.models.choices(session.modelSpec).catch(() => []);
-    return {
-      modes: modeState(session.mode),
-      configOptions: configOptions(session.mode, session.modelSpec, choices, session.thoughtLevel),
-    };
+  config(session: Session) {
+    return sessionConfigState(this.services.models, session.mode, session.modelSpec, session.thoughtLevel);
   }
 
   /**

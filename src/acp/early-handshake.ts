@@ -1,23 +1,38 @@
+import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { buildInitializeResponse } from "./capabilities.js";
-import { createLineSplitter } from "./line-splitter.js";
+import { plainSessionNewParams, type EarlySessionParams } from "./early-params.js";
+import { createLineSplitter, OVERSIZE_HEAD_BYTES } from "./line-splitter.js";
 
-// Answers the editor's first `initialize` before the ACP SDK is loaded. Importing the SDK builds
-// hundreds of zod schemas, which is most of a cold start; the answer to a plain `initialize` does not
-// depend on any of it. Only a request the SDK path would certainly answer the same way is answered
-// here (see acceptEarlyInitialize); the line is then still handed to the SDK, whose handler records
-// the client's capabilities as usual, and the transport drops its (identical) second answer.
+// Answers the editor's first `initialize`, and the `session/new` that follows it, before the ACP SDK
+// is loaded. Importing the SDK builds hundreds of zod schemas, which is most of a cold start; the
+// answer to a plain `initialize` does not depend on any of it, and a plain `session/new` needs only
+// the config (early-session.ts). Only a request the SDK path would certainly answer the same way is
+// answered here; each line is then still handed to the SDK, whose handlers do their work as usual
+// (record the client's capabilities; build the session under the id given here), and the transport
+// drops their identical second answers, holding later requests back until they are sent.
 
-/** What the transport gets at handover: every byte read so far, and the request answered early. */
+/** A request answered early; its SDK answer must not be sent again. */
+export type EarlyAnswer = {
+  id: string | number;
+  method: "initialize" | "session/new";
+  line: string;
+  /** session/new: the id the editor was given, which the SDK path's session must take. */
+  sessionId?: string;
+};
+
+/** What the transport gets at handover: every byte read so far, and the requests answered early. */
 export type EarlyPreface = {
   chunks: Buffer[];
-  /** Set when the first line was answered here; its SDK answer must not be sent again. */
-  answered?: { id: string | number; line: string };
+  answered: EarlyAnswer[];
   /** stdin ended before the handover. */
   ended: boolean;
 };
 
-/** No configurable transport limit is below these, so a line within them passes any of them. */
+/**
+ * No configurable transport limit is below these, so a line within them passes any of them. A longer
+ * session/new (MCP servers with long arguments) is checked against the configured limit instead.
+ */
 const MAX_EARLY_LINE_BYTES = 1024;
 const MAX_EARLY_DEPTH = 7;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -39,11 +54,20 @@ function depthOf(value: unknown): number {
  * only `auth.terminal` and `_meta["terminal-auth"]`, compared with `=== true`, which gives the same
  * result on the raw and on the parsed params. Versions other than 1 go through the SDK's router.
  */
-export function acceptEarlyInitialize(
-  bytes: Buffer,
-  version: string,
-): { id: string | number; line: string } | undefined {
+export function acceptEarlyInitialize(bytes: Buffer, version: string): EarlyAnswer | undefined {
   if (bytes.length > MAX_EARLY_LINE_BYTES) return undefined;
+  const request = plainRequest(bytes, "initialize");
+  if (!request || !isPlainObject(request.params) || request.params.protocolVersion !== 1) return undefined;
+  const { id, params } = request;
+  const capabilities = isPlainObject(params.clientCapabilities) ? params.clientCapabilities : {};
+  const result = buildInitializeResponse({ version, clientCapabilities: capabilities });
+  return { id, method: "initialize", line: answerLine(id, result) };
+}
+
+const answerLine = (id: string | number, result: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`;
+
+/** A shallow JSON-RPC request for `method` with an id the SDK echoes as is, else undefined. */
+function plainRequest(bytes: Buffer, method: string): { id: string | number; params: unknown } | undefined {
   let message: unknown;
   try {
     message = JSON.parse(utf8.decode(bytes));
@@ -51,52 +75,121 @@ export function acceptEarlyInitialize(
     return undefined;
   }
   if (!isPlainObject(message) || depthOf(message) > MAX_EARLY_DEPTH) return undefined;
-  const { jsonrpc, id, method, params } = message;
-  if (jsonrpc !== "2.0" || method !== "initialize" || !isPlainObject(params) || params.protocolVersion !== 1)
-    return undefined;
+  const { jsonrpc, id } = message;
+  if (jsonrpc !== "2.0" || message.method !== method) return undefined;
   if (!(typeof id === "string" && id.length <= 128) && !(typeof id === "number" && Number.isSafeInteger(id)))
     return undefined;
-  const capabilities = isPlainObject(params.clientCapabilities) ? params.clientCapabilities : {};
-  const result = buildInitializeResponse({ version, clientCapabilities: capabilities });
-  return { id, line: `${JSON.stringify({ jsonrpc: "2.0", id, result })}\n` };
+  return { id, params: message.params };
 }
 
-export type EarlyHandshakeOptions = { input: Readable; output: Writable; version: string };
+/** Answers a plain session/new (the SDK path's result under `sessionId`), or declines with undefined. */
+export type EarlySessionNew = (
+  params: EarlySessionParams,
+  sessionId: string,
+  lineBytes: number,
+) => Promise<Record<string, unknown> | undefined>;
+
+export type EarlyHandshakeOptions = {
+  input: Readable;
+  output: Writable;
+  version: string;
+  /** Without it only initialize is answered early. */
+  sessionNew?: EarlySessionNew;
+  /** Called once initialize is answered: a moment to prepare session/new while the editor reads it. */
+  afterInitialize?: () => void;
+  /** How long a quiet editor is waited for before the SDK loads anyway (default 25 ms). */
+  idleMs?: number;
+};
+
+const DEFAULT_IDLE_MS = 25;
 
 /**
- * Starts reading stdin at once. `handover()` stops (leaving stdin paused) and returns what was
+ * Starts reading stdin at once. `settled` resolves when nothing more will be answered early: a line
+ * was declined, session/new was answered, the editor stayed quiet for `idleMs` (load the SDK while
+ * it is idle), or stdin ended. `handover()` then stops (leaving stdin paused) and returns what was
  * read, for the transport to replay before it reads on.
  */
-export function startEarlyHandshake({ input, output, version }: EarlyHandshakeOptions) {
+export function startEarlyHandshake({
+  input,
+  output,
+  version,
+  sessionNew,
+  afterInitialize,
+  idleMs = DEFAULT_IDLE_MS,
+}: EarlyHandshakeOptions) {
   const chunks: Buffer[] = [];
-  const splitter = createLineSplitter(MAX_EARLY_LINE_BYTES);
-  let decided = false;
+  const splitter = createLineSplitter(OVERSIZE_HEAD_BYTES);
+  const answered: EarlyAnswer[] = [];
   let ended = false;
-  let answered: EarlyPreface["answered"];
+  let done = false;
+  let busy = false; // a session/new is being answered
+  let idle: NodeJS.Timeout | undefined;
+  let markSettled!: () => void;
+  const settled = new Promise<void>((resolve) => (markSettled = resolve));
+  const settle = () => {
+    clearTimeout(idle);
+    done = true;
+    markSettled();
+  };
+  const waitQuietly = () => {
+    clearTimeout(idle);
+    idle = setTimeout(settle, idleMs);
+    idle.unref();
+  };
+  const write = (answer: EarlyAnswer) => {
+    // An editor gone by now must not crash us with an unhandled EPIPE before serve() listens for it;
+    // its closed stdin ends the agent as usual.
+    if (answered.length === 0) output.on("error", () => undefined);
+    answered.push(answer);
+    output.write(answer.line);
+  };
+
+  const answerSessionNew = async (bytes: Buffer) => {
+    const request = plainRequest(bytes, "session/new");
+    const params = request && plainSessionNewParams(request.params);
+    if (!request || !params || !sessionNew) return;
+    const sessionId = randomUUID();
+    const result = await sessionNew(params, sessionId, bytes.length).catch(() => undefined);
+    if (result) write({ id: request.id, method: "session/new", line: answerLine(request.id, result), sessionId });
+  };
+
+  const onLine = (bytes: Buffer) => {
+    if (answered.length === 0) {
+      const answer = acceptEarlyInitialize(bytes, version);
+      if (!answer) return settle();
+      write(answer);
+      if (!sessionNew) return settle();
+      waitQuietly();
+      return afterInitialize?.();
+    }
+    clearTimeout(idle);
+    busy = true;
+    void answerSessionNew(bytes).finally(settle);
+  };
   const onData = (chunk: Buffer | string) => {
     const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     chunks.push(buffer);
-    if (decided) return;
-    const [first] = splitter.push(buffer);
-    if (!first) return;
-    decided = true;
-    if (first.kind !== "line") return;
-    answered = acceptEarlyInitialize(first.bytes, version);
-    if (!answered) return;
-    // An editor gone by now must not crash us with an unhandled EPIPE before serve() listens for it;
-    // its closed stdin ends the agent as usual.
-    output.on("error", () => undefined);
-    output.write(answered.line);
+    for (const line of splitter.push(buffer)) {
+      if (done || busy) return;
+      if (line.kind !== "line") return settle();
+      onLine(line.bytes);
+    }
   };
-  const onEnd = () => (ended = true);
+  const onEnd = () => {
+    ended = true;
+    if (!busy) settle();
+  };
   input.on("data", onData);
   input.on("end", onEnd);
+  waitQuietly();
   return {
+    settled,
     handover(): EarlyPreface {
+      settle();
       input.pause();
       input.off("data", onData);
       input.off("end", onEnd);
-      return { chunks, ...(answered ? { answered } : {}), ended };
+      return { chunks, answered, ended };
     },
   };
 }

@@ -16,6 +16,8 @@ export type AcpServerOptions = {
   logger: Logger;
   /** Loaded sessions kept before the least recently used idle ones are unloaded (default 32). */
   maxLoadedSessions?: number;
+  /** Ids already given to session/new requests the early handshake answered, in order. */
+  earlySessionIds?: string[];
 };
 
 /** The ACP agent: protocol handlers over the session layer. One instance per connection. */
@@ -23,6 +25,7 @@ export function createAcpServer(options: AcpServerOptions) {
   const { services, logger } = options;
   const state = new ConnectionState(services, logger);
   if (options.maxLoadedSessions !== undefined) state.maxLoaded = options.maxLoadedSessions;
+  state.earlySessionIds = [...(options.earlySessionIds ?? [])];
   state.commands = coreCommands(() => state.commands);
 
   let app = acp.agent({ name: "deep-acp" }).onRequest(acp.methods.agent.initialize, ({ params }) => {

@@ -73,6 +73,8 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
 
   return app
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
+      // The first session/new may be one the editor was already answered (with this id) early.
+      const earlyId = state.earlySessionIds.shift();
       checkPaths(params.cwd, params.additionalDirectories ?? []);
       await checkWorkingDirectory(params.cwd);
       let resolved = await services.models.resolveDefault();
@@ -85,6 +87,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const { createSession } = await loadSessionLayer();
       const source = {
         kind: "new" as const,
+        ...(earlyId ? { id: earlyId } : {}),
         cwd: params.cwd,
         additionalDirectories: params.additionalDirectories ?? [],
         modelSpec: resolved.spec,

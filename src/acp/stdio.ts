@@ -108,15 +108,18 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     return true;
   };
 
-  let earlyAnswer = options.preface?.answered;
-  // An editor answered early sends its next request at once, but the SDK rejects requests until its
-  // own initialize handler has answered; they wait here until it has.
+  // Requests the early handshake answered, in the order they were read. An editor answered early
+  // sends its next request at once, but the SDK must have run each early request's own handler
+  // first (initialize records the client's capabilities, session/new builds the session the editor
+  // was promised): later messages wait here until the SDK's (dropped) answer to it is sent.
+  const earlyAnswers = [...(options.preface?.answered ?? [])];
   let earlyDelivered = false;
-  const heldBack: acp.AnyMessage[] = [];
+  let heldBack: acp.AnyMessage[] = [];
   const enqueue = (message: acp.AnyMessage) => {
-    if (!earlyAnswer || ended) return controller.enqueue(message);
+    const early = earlyAnswers[0];
+    if (!early || ended) return controller.enqueue(message);
     const record = message as Record<string, unknown>;
-    if (!earlyDelivered && record.method === "initialize" && record.id === earlyAnswer.id) {
+    if (!earlyDelivered && record.method === early.method && record.id === early.id) {
       earlyDelivered = true;
       return controller.enqueue(message);
     }
@@ -128,14 +131,18 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     if (record && typeof record === "object" && !("method" in record) && "id" in record) {
       // Answers to requests that close() already failed are dropped: each request is answered once.
       if (!answered(record.id) && ended) return Promise.resolve();
-      if (earlyAnswer && record.id === earlyAnswer.id) {
+      const early = earlyAnswers[0];
+      if (early && earlyDelivered && record.id === early.id) {
         // The early handshake already sent this answer; the SDK's must be the same bytes.
-        if (!encoded.ok || encoded.line !== earlyAnswer.line)
+        if (!encoded.ok || encoded.line !== early.line)
           logger.error(
-            `initialize was answered early with ${earlyAnswer.line.trim()} but the SDK answers ${encoded.ok ? encoded.line.trim() : encoded.reason}`,
+            `${early.method} was answered early with ${early.line.trim()} but the SDK answers ${encoded.ok ? encoded.line.trim() : encoded.reason}`,
           );
-        earlyAnswer = undefined;
-        for (const held of heldBack.splice(0)) controller.enqueue(held);
+        earlyAnswers.shift();
+        earlyDelivered = false;
+        const held = heldBack;
+        heldBack = [];
+        for (const message of held) enqueue(message);
         return Promise.resolve();
       }
     }
@@ -189,7 +196,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     stopReading();
     if (ended) return;
     for (const { id, method, count } of open.values()) {
-      if (earlyAnswer && id === earlyAnswer.id) continue; // answered by the early handshake
+      if (earlyAnswers.some((early) => early.id === id)) continue; // answered by the early handshake
       // A turn that did not wind down in time still ends the way the editor expects: cancelled.
       const outcome =
         method === "session/prompt"

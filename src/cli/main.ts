@@ -1,6 +1,8 @@
 import { startEarlyHandshake } from "../acp/early-handshake.js";
+import { earlySessionNewResult } from "../acp/early-session.js";
 import { createLogger } from "../util/logger.js";
 import { HELP, parseCliArgs, UsageError } from "./args.js";
+import { createCoreServices } from "./core-services.js";
 import { VERSION } from "./version.js";
 
 /** Entry point. Subcommands are imported on demand so serving ACP loads as little as possible. */
@@ -31,12 +33,25 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = cli.command;
   switch (command) {
     case undefined: {
-      // The editor waits for initialize while the SDK loads; answer it from here if it is plain.
+      // What an editor waits for is initialize and session/new answered; both are answered from
+      // here when plain, with the light core services, and the ACP SDK (most of a cold start) and
+      // the rest load only after them, or once the editor has been quiet for a moment.
+      const options = { cli, env: process.env, logger };
+      const core = createCoreServices(options);
+      const context = { services: core, remote: cli.remote, maxMessageBytes: cli.maxMessageBytes };
       const early = process.stdin.isTTY
         ? undefined
-        : startEarlyHandshake({ input: process.stdin, output: process.stdout, version: VERSION });
-      const { serve } = await import("./serve.js");
-      return serve(cli, VERSION, logger, early);
+        : startEarlyHandshake({
+            input: process.stdin,
+            output: process.stdout,
+            version: VERSION,
+            afterInitialize: () => void core.config().catch(() => undefined),
+            sessionNew: (params, sessionId, bytes) => earlySessionNewResult(context, params, sessionId, bytes),
+          });
+      await early?.settled;
+      const [{ serve }, { createServices }] = await Promise.all([import("./serve.js"), import("./services.js")]);
+      // The SDK path builds its own services: this bundle's modules are not the rest's (see build.mjs).
+      return serve(cli, VERSION, logger, createServices(options), early);
     }
     case "login": {
       const { runLogin } = await import("./login.js");

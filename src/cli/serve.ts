@@ -3,8 +3,8 @@ import type { EarlyPreface } from "../acp/early-handshake.js";
 import { createStdioTransport } from "../acp/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { killTrackedGroups } from "../util/process-groups.js";
+import type { SessionServices } from "../session/index.js";
 import type { CliOptions } from "./args.js";
-import { createServices } from "./services.js";
 
 /** How long cancelled turns get to end on their own (their commands got SIGTERM) before SIGKILL. */
 const TERM_GRACE_MS = 400;
@@ -29,6 +29,7 @@ export async function serve(
   cli: CliOptions,
   version: string,
   logger: Logger,
+  services: SessionServices,
   early?: { handover(): EarlyPreface },
 ): Promise<number> {
   if (process.stdin.isTTY) {
@@ -37,19 +38,24 @@ export async function serve(
         'Add it to your editor (see README), or try it from a shell with: deep-acp -n "explain this project"\n',
     );
   }
-  const services = createServices({ cli, env: process.env, logger });
   const { config } = await services.config();
   const limits = {
     maxMessageBytes: cli.maxMessageBytes ?? config.acp.max_message_bytes,
     maxDepth: cli.maxJsonDepth ?? config.acp.max_json_depth,
   };
-  const server = createAcpServer({ services, version, logger, maxLoadedSessions: config.acp.max_loaded_sessions });
+  const preface = early?.handover();
+  const server = createAcpServer({
+    services,
+    version,
+    logger,
+    maxLoadedSessions: config.acp.max_loaded_sessions,
+    earlySessionIds: (preface?.answered ?? []).flatMap((answer) => (answer.sessionId ? [answer.sessionId] : [])),
+  });
 
   let exitCode = 0;
   let stopping: Promise<void> | undefined;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
-  const preface = early?.handover();
   const transport = createStdioTransport({
     input: process.stdin,
     output: process.stdout,

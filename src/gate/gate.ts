@@ -3,7 +3,7 @@ import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs
 import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
 import { commandApproval, commandKeyUses, commandPathArguments, commandsDecidedBy } from "./command-policy.js";
-import { fetchHost } from "../tools/web-fetch.js";
+import { fetchHost } from "../web/fetch-host.js";
 import {
   decide,
   type GateDecision,

@@ -39,14 +39,18 @@ export function createProtectedPaths(
 ): ProtectedPaths {
   patterns = [...patterns, ...extra];
   // ".git/**" also protects ".git" itself (deleting or replacing the whole folder). Case-blind:
-  // on macOS and Windows ".GIT/config" is the same file as ".git/config".
-  const compiled = patterns.map((pattern) => ({
-    pattern,
-    matchers: variants(pattern).map((p) => picomatch(p, { dot: true, nocase: true })),
-  }));
+  // on macOS and Windows ".GIT/config" is the same file as ".git/config". Compiled on first use:
+  // the gate builds the default list when it loads, on the way to the editor's first session.
+  let compiled: Array<{ pattern: string; matchers: picomatch.Matcher[] }> | undefined;
+  const compile = () =>
+    (compiled ??= patterns.map((pattern) => ({
+      pattern,
+      matchers: variants(pattern).map((p) => picomatch(p, { dot: true, nocase: true })),
+    })));
   return {
     patterns,
     match(realPath, roots) {
+      const compiled = compile();
       for (const root of roots) {
         if (!isWithin(realPath, root) || realPath === root) continue;
         const segments = relative(root, realPath).split("/");

@@ -20,7 +20,8 @@ export type BindCollaborators = (sessionId: string) => SessionCollaborators;
 
 export type SessionSource =
   /** A fresh conversation; it reaches the disk at its first prompt. */
-  | { kind: "new"; cwd: string; additionalDirectories?: string[]; modelSpec: string }
+  /** `id`: the one the editor was already given (a session/new answered early); default: a new one. */
+  | { kind: "new"; id?: string; cwd: string; additionalDirectories?: string[]; modelSpec: string }
   /** A stored conversation read back (session/load, session/resume, `-n --resume`). */
   | { kind: "open"; id: string; cwd: string; additionalDirectories?: string[] }
   /**
@@ -67,7 +68,7 @@ type Prepared = {
 
 function fresh(source: Extract<SessionSource, { kind: "new" }>): Prepared {
   const options = {
-    id: randomUUID(),
+    id: source.id ?? randomUUID(),
     cwd: source.cwd,
     additionalDirectories: source.additionalDirectories ?? [],
     modelSpec: source.modelSpec,

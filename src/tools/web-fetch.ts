@@ -89,17 +89,6 @@ export function createWebFetchTool(options: WebFetchToolOptions) {
   });
 }
 
-/** The host a web_fetch call reaches, for "always allow" keys; undefined for an unparsable URL. */
-export function fetchHost(input: unknown): string | undefined {
-  const url = (input as { url?: unknown } | undefined)?.url;
-  if (typeof url !== "string") return undefined;
-  try {
-    return new URL(url).host.toLowerCase() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function failure(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }

@@ -5,14 +5,12 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAgentProcess, type AgentProcess } from "../support/agent-process.js";
-import { createFakeModelServer, type FakeApi, type FakeModelServer } from "../support/fake-model/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentProcess } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
+import type { FakeApi } from "../support/fake-model/index.js";
 
-let model: FakeModelServer;
-let home: string;
-let project: string;
-let agent: AgentProcess | undefined;
+let keysDir: string;
 let serviceAccountFile: string;
 
 // A 1x1 PNG.
@@ -33,7 +31,7 @@ const chat = (provider: string, keyVar: string | undefined, baseVar: string, mod
   provider,
   spec: `${provider}:${modelName}`,
   api: "openai",
-  env: () => ({ ...(keyVar && { [keyVar]: "test-key" }), [baseVar]: `${model.origin}/v1` }),
+  env: () => ({ ...(keyVar && { [keyVar]: "test-key" }), [baseVar]: `${suite.model.origin}/v1` }),
   path: /^\/v1\/chat\/completions$/,
   auth: keyVar ? bearer : () => "test-key",
 });
@@ -43,7 +41,7 @@ const CASES: Case[] = [
     provider: "anthropic",
     spec: "anthropic:claude-sonnet-4-5",
     api: "anthropic",
-    env: () => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.origin }),
+    env: () => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: suite.model.origin }),
     path: /^\/v1\/messages$/,
     auth: (h) => h["x-api-key"],
   },
@@ -52,7 +50,7 @@ const CASES: Case[] = [
     provider: "openai-responses",
     spec: "openai-responses:gpt-5",
     api: "responses",
-    env: () => ({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `${model.origin}/v1` }),
+    env: () => ({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `${suite.model.origin}/v1` }),
     path: /^\/v1\/responses$/,
     auth: bearer,
   },
@@ -60,7 +58,7 @@ const CASES: Case[] = [
     provider: "google",
     spec: "google:gemini-2.5-flash",
     api: "gemini",
-    env: () => ({ GEMINI_API_KEY: "test-key", GOOGLE_BASE_URL: model.origin }),
+    env: () => ({ GEMINI_API_KEY: "test-key", GOOGLE_BASE_URL: suite.model.origin }),
     path: /^\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent$/,
     auth: (h) => h["x-goog-api-key"],
   },
@@ -72,7 +70,7 @@ const CASES: Case[] = [
       GOOGLE_APPLICATION_CREDENTIALS: serviceAccountFile,
       GOOGLE_CLOUD_PROJECT: "proj-1",
       GOOGLE_CLOUD_LOCATION: "us-central1",
-      GOOGLE_VERTEX_BASE_URL: model.origin,
+      GOOGLE_VERTEX_BASE_URL: suite.model.origin,
       METADATA_SERVER_DETECTION: "none",
     }),
     path: /^\/v1\/projects\/proj-1\/locations\/us-central1\/publishers\/google\/models\/gemini-2\.5-flash:streamGenerateContent$/,
@@ -87,7 +85,7 @@ const CASES: Case[] = [
       AWS_ACCESS_KEY_ID: "AKIDTEST",
       AWS_SECRET_ACCESS_KEY: "secret",
       AWS_REGION: "us-east-1",
-      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: model.origin,
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: suite.model.origin,
       AWS_EC2_METADATA_DISABLED: "true",
     }),
     path: /^\/model\/us\.anthropic\.claude-sonnet-4-5-20250929-v1%3A0\/converse-stream$/,
@@ -100,7 +98,7 @@ const CASES: Case[] = [
     provider: "azure",
     spec: "azure:my-gpt-4o",
     api: "openai",
-    env: () => ({ AZURE_OPENAI_ENDPOINT: model.origin, AZURE_OPENAI_API_KEY: "test-key" }),
+    env: () => ({ AZURE_OPENAI_ENDPOINT: suite.model.origin, AZURE_OPENAI_API_KEY: "test-key" }),
     path: /^\/openai\/deployments\/my-gpt-4o\/chat\/completions$/,
     auth: (h) => h["api-key"],
   },
@@ -116,10 +114,9 @@ const CASES: Case[] = [
 ];
 
 beforeAll(async () => {
-  model = await createFakeModelServer();
-  const dir = await mkdtemp(join(tmpdir(), "deep-acp-providers-keys-"));
+  keysDir = await mkdtemp(join(tmpdir(), "deep-acp-providers-keys-"));
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  serviceAccountFile = join(dir, "service-account.json");
+  serviceAccountFile = join(keysDir, "service-account.json");
   await writeFile(
     serviceAccountFile,
     JSON.stringify({
@@ -133,32 +130,25 @@ beforeAll(async () => {
     }),
   );
 });
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-providers-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-providers-project-"));
-  model.reset();
+afterAll(() => rm(keysDir, { recursive: true, force: true }));
+
+const suite = useAgentSuite({
+  name: "providers",
   // Every model takes images here, also those the catalogue lists as text-only (an override test of its own).
-  await mkdir(join(home, ".deepagents"), { recursive: true });
-  await writeFile(
-    join(home, ".deepagents", "config.toml"),
-    CASES.map((c) => `[model.catalog."${c.spec}"]\nsupports_images = true\n`).join("\n"),
-  );
-});
-afterEach(async () => {
-  await agent?.stop();
-  agent = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
+  async prepare({ home }) {
+    await mkdir(join(home, ".deepagents"), { recursive: true });
+    await writeFile(
+      join(home, ".deepagents", "config.toml"),
+      CASES.map((c) => `[model.catalog."${c.spec}"]\nsupports_images = true\n`).join("\n"),
+    );
+  },
 });
 
 async function start(c: Case): Promise<{ agent: AgentProcess; sessionId: string }> {
-  model.setChatUsageOnFinish(c.provider === "mistral");
-  agent = await startAgentProcess({ env: { HOME: home, ...c.env() }, args: ["--model", c.spec] });
+  suite.model.setChatUsageOnFinish(c.provider === "mistral");
+  const agent = await suite.start({ api: "none", env: c.env(), args: ["--model", c.spec] });
   await agent.initialize({});
-  const created = await agent.request("session/new", { cwd: project, mcpServers: [] });
+  const created = await agent.request("session/new", { cwd: suite.project, mcpServers: [] });
   expect(created.error, agent.stderr).toBeUndefined();
   return { agent, sessionId: created.result.sessionId };
 }
@@ -171,9 +161,9 @@ const texts = (updates: any[], kind: string) =>
 
 describe.each(CASES)("provider $provider", (c) => {
   it("runs the scripted turn: 429 then success, thinking, text, a tool call, an image, usage", async () => {
-    const file = join(project, "notes.txt");
+    const file = join(suite.project, "notes.txt");
     await writeFile(file, "the secret word is avocado\n");
-    model.enqueue(
+    suite.model.enqueue(
       { parts: [], httpError: { status: 429, headers: FAST_RETRY } },
       {
         parts: [
@@ -196,7 +186,7 @@ describe.each(CASES)("provider $provider", (c) => {
     expect(response.error, agent.stderr).toBeUndefined();
     expect(response.result.stopReason).toBe("end_turn");
 
-    const requests = model.requests;
+    const requests = suite.model.requests;
     expect(requests).toHaveLength(3);
     for (const request of requests) {
       expect(request.api).toBe(c.api);
@@ -257,10 +247,10 @@ describe.each(CASES)("provider $provider", (c) => {
   });
 
   it("gives up after its retries on a persistent 500, with the provider's error", async () => {
-    for (let i = 0; i < 5; i++) model.enqueue({ parts: [], httpError: { status: 500, headers: FAST_RETRY } });
+    for (let i = 0; i < 5; i++) suite.model.enqueue({ parts: [], httpError: { status: 500, headers: FAST_RETRY } });
     const { agent, sessionId } = await start(c);
     const response = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
-    expect(model.requests).toHaveLength(5);
+    expect(suite.model.requests).toHaveLength(5);
     const shown = JSON.stringify([response, agent.updates(sessionId)]);
     expect(shown).toMatch(/500|Internal/);
   });
@@ -269,17 +259,17 @@ describe.each(CASES)("provider $provider", (c) => {
 describe("fallback models", () => {
   it("answers with the next [model].fallbacks entry when the model is rate-limited past its retries, and tells the editor", async () => {
     await writeFile(
-      join(home, ".deepagents", "config.toml"),
+      join(suite.home, ".deepagents", "config.toml"),
       `[model]\nfallbacks = ["azure:missing", "google:gemini-2.5-flash"]\n`,
     );
-    for (let i = 0; i < 5; i++) model.enqueue({ parts: [], httpError: { status: 429, headers: FAST_RETRY } });
-    model.enqueue({ parts: [{ type: "text", text: "Gemini here." }] });
+    for (let i = 0; i < 5; i++) suite.model.enqueue({ parts: [], httpError: { status: 429, headers: FAST_RETRY } });
+    suite.model.enqueue({ parts: [{ type: "text", text: "Gemini here." }] });
     const anthropic = CASES.find((c) => c.provider === "anthropic")!;
     const google = CASES.find((c) => c.provider === "google")!;
     const { agent, sessionId } = await start({ ...anthropic, env: () => ({ ...anthropic.env(), ...google.env() }) });
     const response = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
     expect(response.result?.stopReason, JSON.stringify(response)).toBe("end_turn");
-    expect(model.requests.map((r) => r.api)).toEqual([
+    expect(suite.model.requests.map((r) => r.api)).toEqual([
       "anthropic",
       "anthropic",
       "anthropic",

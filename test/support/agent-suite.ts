@@ -18,7 +18,7 @@ export type AgentSuiteOptions = {
   name: string;
   /**
    * "test" (default): a fresh HOME and project, and a fake model with no queued turns, no recorded
-   * requests and its default handler, for every test; agents are stopped after each test.
+   * requests and its default settings, for every test; agents are stopped after each test.
    * "file": one HOME and project for the whole file (single long tests, or tests that build on
    * each other); agents are stopped after the file.
    */
@@ -104,6 +104,7 @@ export function useAgentSuite(options: AgentSuiteOptions): AgentSuite {
     beforeEach(async () => {
       model!.reset();
       model!.setHandler(options.handler);
+      model!.setChatUsageOnFinish(false);
       await makeDirs();
     });
     afterEach(cleanUp);

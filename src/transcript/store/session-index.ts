@@ -1,115 +1,123 @@
-import { statSync, type Stats } from "node:fs";
-import { open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
+import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../util/errors.js";
 import type { Logger } from "../../util/logger.js";
 import { createMutex } from "../../util/mutex.js";
+import { sortSessions } from "./cursor.js";
 import { isNotFound } from "./errors.js";
-import { applyPatch, isJsonObject, metaFromHeader, scanMeta, STORE_KEY } from "./log-format.js";
+import {
+  feedEnd,
+  INDEX_FILE,
+  LOG_NAME,
+  readFeed,
+  readIndexFile,
+  serializeIndex,
+  TEMP_NAME,
+  writeIndexFile,
+  type FeedPosition,
+  type IndexEntry,
+} from "./index-file.js";
+import { applyPatch, scanMeta } from "./log-format.js";
 import type { SessionMeta } from "./types.js";
 
-// `<dir>/index.json` is a derived cache, never the source of truth: for every log it remembers the
-// meta folded from the log's header and meta lines, plus the file identity it was read from (inode,
-// birth time, size, mtime) and the offset just past the last complete line it scanned.
-//
-// list() stats every log and re-reads only what changed: an unchanged file costs one stat, a grown
-// file is scanned from the remembered offset for new meta lines (records are skipped without being
-// parsed), a replaced or shrunk file (rewrite) is scanned whole. So a missing, stale or corrupted
-// index, or one overwritten by another deep-acp process, only costs a rescan, and no update can be
-// lost between processes: updates are appended to the session logs with O_APPEND, which the kernel
-// orders. Each process keeps its own copy in memory and rewrites the file (temp + rename, no fsync:
-// losing it only costs a rescan) after a list() that found changes; the last writer wins, harmlessly.
-//
-// Stats are synchronous on purpose: 1,000 async stats through libuv's 4-thread pool take 15-35 ms
-// on a small machine against ~5 ms for statSync, and list() must stay well under 50 ms.
+export { INDEX_FILE };
 
-export const INDEX_FILE = "index.json";
-const LOG_NAME = /^([A-Za-z0-9_-]{1,128})\.jsonl$/;
+// The session index is a derived cache, never the source of truth: for every log it remembers the
+// meta folded from the log's header and meta lines, plus the file identity it was read from (inode,
+// birth time, size, mtime) and the offset just past the last complete line it scanned. The process
+// keeps it in memory, with the sessions already sorted for list(); index.json (index-file.ts) only
+// spares a new process from reading every log.
+//
+// A full pass stats every log and re-reads only what changed: an unchanged file costs one stat, a
+// grown file is scanned from the remembered offset for new meta lines (records are skipped without
+// being parsed), a replaced or shrunk file (rewrite) is scanned whole. So a missing, stale or
+// corrupted index, or one overwritten by another deep-acp process, only costs a rescan. The first
+// list() of a process makes a full pass, and then one at least every FULL_PASS_MS; in between,
+// list() stats only the sessions signalled in the change feed (index-file.ts) since its last call,
+// by this process or any other. 1,000 stats are ~4 ms of CPU on an idle machine but took 100-230 ms
+// while ten turns streamed on two busy cores, which was the slow tail of session/list under load.
+//
+// The common list() is one synchronous pass: each await would let it queue behind the streaming work
+// of every running turn. Only a scan of more than SYNC_SCAN_BYTES (a new process without an index,
+// many rewritten logs) goes through async reads, so it cannot freeze the process. The index file is
+// rewritten at most every SAVE_INTERVAL_MS (see saveSoon); flush() writes a pending update now.
+
 const SCAN_CONCURRENCY = 16;
-const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
+const SYNC_SCAN_BYTES = 1 << 20;
 /**
- * At most one index write per this interval; later ones are deferred. Under load (sessions
- * streaming into their logs) every list() finds changes, and rewriting a 1,000-entry index each
- * time is what made list() slow; a deferred or lost write only costs a rescan.
+ * At most one index write per this interval. Under load (sessions streaming into their logs)
+ * every list() finds changes, and rewriting a 1,000-entry index each time is wasted work.
  */
 const SAVE_INTERVAL_MS = 2000;
+/**
+ * Between two full passes list() trusts the change feed (index-file.ts). A change that was never
+ * signalled (an older deep-acp writing the same dir, a writer killed between its write and its
+ * signal) shows up in lists at most this much later.
+ */
+const FULL_PASS_MS = 10_000;
 /** A temp file this old belongs to a replacement whose process died (they live for milliseconds). */
 const ABANDONED_TEMP_MS = 10 * 60_000;
-
-type Entry = {
-  ino: number;
-  birthtimeMs: number;
-  size: number;
-  mtimeMs: number;
-  /** Offset just after the last complete line already scanned. */
-  offset: number;
-  /** Undefined while the log has no valid header (never listed). */
-  meta?: SessionMeta;
-};
 
 export type SessionIndexOptions = {
   dir: string;
   logger: Logger;
+  /** Default FULL_PASS_MS. */
+  fullPassMs?: number;
 };
 
 export interface SessionIndex {
-  /** Meta of every session with a valid header, as of this call (unordered, shared objects: do not mutate). */
-  all(): Promise<SessionMeta[]>;
+  /** Every session with a valid header, newest first, as of this call (shared: do not mutate). */
+  sorted(): Promise<SessionMeta[]>;
+  /** Writes a pending index update now (the index is otherwise written in the background). */
+  flush(): Promise<void>;
 }
+
+/** A log to (re)scan from `start`: the remembered offset when it only grew, else 0. */
+type Stale = { id: string; file: string; stats: Stats; start: number };
 
 export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
   const { dir, logger } = options;
-  const path = join(dir, INDEX_FILE);
+  const fullPassMs = options.fullPassMs ?? FULL_PASS_MS;
   const exclusive = createMutex();
-  let entries: Map<string, Entry> | undefined;
+  let entries: Map<string, IndexEntry> | undefined;
+  let sorted: SessionMeta[] | undefined;
+  let dirty = false;
   let lastSave = 0;
   let saveTimer: NodeJS.Timeout | undefined;
+  let feed: FeedPosition | undefined;
+  let lastFullPass = 0;
 
-  async function saveSoon(current: Map<string, Entry>): Promise<void> {
+  /**
+   * Writes the index when it changed, at most once per SAVE_INTERVAL_MS: now if the last write is
+   * old enough, else from a timer. Synchronous (a few ms for 1,000 sessions): an awaited write queued
+   * behind the streaming turns took hundreds of ms, and one left running in the background would
+   * still be writing after list() returned.
+   */
+  function saveSoon(): void {
+    dirty = true;
     if (saveTimer) return;
-    if (Date.now() - lastSave >= SAVE_INTERVAL_MS) {
-      lastSave = Date.now();
-      return save(current);
-    }
+    const wait = lastSave + SAVE_INTERVAL_MS - Date.now();
+    if (wait <= 0) return saveNow();
     saveTimer = setTimeout(() => {
       saveTimer = undefined;
-      lastSave = Date.now();
-      void exclusive(() => save(current));
-    }, SAVE_INTERVAL_MS);
+      saveNow();
+    }, wait);
     saveTimer.unref();
   }
 
-  async function load(): Promise<Map<string, Entry>> {
-    const loaded = new Map<string, Entry>();
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await readFile(path, "utf8"));
-    } catch (error) {
-      if (!isNotFound(error))
-        logger.warn(`session index ${path} unreadable, rebuilding from the logs: ${errorMessage(error)}`);
-      return loaded;
-    }
-    const sessions = isJsonObject(raw) && raw.v === 1 ? raw.sessions : undefined;
-    if (!isJsonObject(sessions)) {
-      logger.warn(`session index ${path} has an unknown shape, rebuilding from the logs`);
-      return loaded;
-    }
-    for (const [id, value] of Object.entries(sessions)) {
-      const entry = entryFrom(id, value);
-      if (entry) loaded.set(id, entry);
-    }
-    return loaded;
+  function saveNow(): void {
+    if (!dirty || !entries) return;
+    dirty = false;
+    lastSave = Date.now();
+    writeIndexFile(dir, serializeIndex(entries), logger);
   }
 
-  async function scan(id: string, file: string, stats: Stats, previous: Entry | undefined): Promise<Entry | undefined> {
-    const sameFile = previous?.meta && previous.ino === stats.ino && previous.birthtimeMs === stats.birthtimeMs;
-    const incremental = sameFile && stats.size >= previous.offset;
-    const start = incremental ? previous.offset : 0;
-    const bytes = await readRange(file, start, stats.size);
-    if (!bytes) return undefined;
+  /** The new entry for a stale log, from its bytes [start, size); undefined if it has no header. */
+  function fold(stale: Stale, bytes: Buffer, previous: IndexEntry | undefined): IndexEntry {
+    const { id, file, stats, start } = stale;
     const found = scanMeta(bytes, start, id);
-    let meta = incremental ? previous.meta : found.header;
+    let meta = start > 0 ? previous?.meta : found.header;
     if (!meta && found.end > 0) logger.warn(`session log ${file} has a missing or corrupted header; not listed`);
     for (const patch of found.patches) if (meta) meta = applyPatch(meta, patch);
     return {
@@ -122,77 +130,106 @@ export function createSessionIndex(options: SessionIndexOptions): SessionIndex {
     };
   }
 
-  async function save(current: Map<string, Entry>): Promise<void> {
-    const temp = join(dir, `.${INDEX_FILE}.${randomBytes(6).toString("hex")}.tmp`);
-    try {
-      await writeFile(temp, JSON.stringify({ v: 1, sessions: Object.fromEntries(current) }), {
-        mode: 0o600,
-        flag: "wx",
-      });
-      await rename(temp, path);
-    } catch (error) {
-      await rm(temp, { force: true });
-      logger.warn(`cannot write session index ${path}: ${errorMessage(error)}`);
+  /**
+   * Brings `current` up to date with the logs: all of them (a full pass), or only the sessions in
+   * `only` (signalled in the change feed). Returns whether anything changed.
+   */
+  async function refresh(current: Map<string, IndexEntry>, only?: Set<string>): Promise<boolean> {
+    let changed = false;
+    let bytes = 0;
+    const stale: Stale[] = [];
+    const cleanups: Promise<void>[] = [];
+    const check = (id: string, file: string) => {
+      const stats = statSync(file, { throwIfNoEntry: false });
+      if (!stats) {
+        changed = current.delete(id) || changed;
+        return;
+      }
+      const entry = current.get(id);
+      if (
+        entry &&
+        entry.ino === stats.ino &&
+        entry.birthtimeMs === stats.birthtimeMs &&
+        entry.size === stats.size &&
+        entry.mtimeMs === stats.mtimeMs
+      )
+        return;
+      const sameFile = entry?.meta && entry.ino === stats.ino && entry.birthtimeMs === stats.birthtimeMs;
+      const start = sameFile && stats.size >= entry.offset ? entry.offset : 0;
+      stale.push({ id, file, stats, start });
+      bytes += stats.size - start;
+    };
+    if (only) {
+      for (const id of only) check(id, join(dir, `${id}.jsonl`));
+    } else {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        names = [];
+      }
+      const seen = new Set<string>();
+      for (const name of names) {
+        const id = LOG_NAME.exec(name)?.[1];
+        if (id) {
+          seen.add(id);
+          check(id, join(dir, name));
+        } else if (TEMP_NAME.test(name)) cleanups.push(removeIfAbandoned(join(dir, name)));
+      }
+      for (const id of current.keys()) if (!seen.has(id)) changed = current.delete(id) || changed;
     }
+    const apply = async (item: Stale, read: typeof readRangeSync | typeof readRange) => {
+      try {
+        const data = await read(item.file, item.start, item.stats.size);
+        if (data) current.set(item.id, fold(item, data, current.get(item.id)));
+        else current.delete(item.id);
+        changed = true;
+      } catch (error) {
+        // One unreadable log must not break list(): keep what we knew and try again next time.
+        logger.warn(`cannot scan session log ${item.file}: ${errorMessage(error)}`);
+      }
+    };
+    // Awaiting a value that is not a promise costs a microtask, not a turn of the event loop.
+    if (bytes <= SYNC_SCAN_BYTES) for (const item of stale) await apply(item, readRangeSync);
+    else await forEachLimited(stale, SCAN_CONCURRENCY, (item) => apply(item, readRange));
+    if (cleanups.length > 0) await Promise.all(cleanups);
+    return changed;
   }
 
   return {
-    all: () =>
+    sorted: () =>
       exclusive(async () => {
-        const current = (entries ??= await load());
-        let names: string[];
-        try {
-          names = await readdir(dir);
-        } catch (error) {
-          if (isNotFound(error)) return [];
-          throw error;
+        const current = (entries ??= readIndexFile(dir, logger));
+        const now = Date.now();
+        const signalled = feed && now - lastFullPass < fullPassMs ? readFeed(dir, feed) : undefined;
+        let changed: boolean;
+        if (signalled) {
+          feed = signalled.at;
+          changed = await refresh(current, signalled.ids);
+        } else {
+          // The feed position first: a change signalled from here on is read by the next list().
+          feed = feedEnd(dir);
+          lastFullPass = now;
+          changed = await refresh(current);
         }
-        let changed = false;
-        const seen = new Set<string>();
-        const stale: Array<{ id: string; file: string; stats: Stats }> = [];
-        const cleanups: Promise<void>[] = [];
-        for (const name of names) {
-          const id = LOG_NAME.exec(name)?.[1];
-          if (!id) {
-            if (TEMP_NAME.test(name)) cleanups.push(removeIfAbandoned(join(dir, name)));
-            continue;
-          }
-          const file = join(dir, name);
-          const stats = statSync(file, { throwIfNoEntry: false });
-          if (!stats) continue;
-          seen.add(id);
-          const entry = current.get(id);
-          const unchanged =
-            entry &&
-            entry.ino === stats.ino &&
-            entry.birthtimeMs === stats.birthtimeMs &&
-            entry.size === stats.size &&
-            entry.mtimeMs === stats.mtimeMs;
-          if (!unchanged) stale.push({ id, file, stats });
+        if (changed) {
+          sorted = undefined;
+          saveSoon();
         }
-        await forEachLimited(stale, SCAN_CONCURRENCY, async ({ id, file, stats }) => {
-          let entry: Entry | undefined;
-          try {
-            entry = await scan(id, file, stats, current.get(id));
-          } catch (error) {
-            // One unreadable log must not break list(): keep what we knew and try again next time.
-            logger.warn(`cannot scan session log ${file}: ${errorMessage(error)}`);
-            return;
-          }
-          if (entry) current.set(id, entry);
-          else current.delete(id);
-          changed = true;
-        });
-        for (const id of current.keys()) {
-          if (seen.has(id)) continue;
-          current.delete(id);
-          changed = true;
+        if (!sorted) {
+          const metas: SessionMeta[] = [];
+          for (const entry of current.values()) if (entry.meta) metas.push(entry.meta);
+          sorted = sortSessions(metas);
         }
-        if (changed) await saveSoon(current);
-        await Promise.all(cleanups);
-        const metas: SessionMeta[] = [];
-        for (const entry of current.values()) if (entry.meta) metas.push(entry.meta);
-        return metas;
+        return sorted;
+      }),
+
+    flush: () =>
+      exclusive(async () => {
+        if (saveTimer) clearTimeout(saveTimer);
+        saveTimer = undefined;
+        saveNow();
       }),
   };
 }
@@ -203,27 +240,30 @@ async function removeIfAbandoned(file: string): Promise<void> {
   if (stats && Date.now() - stats.mtimeMs > ABANDONED_TEMP_MS) await rm(file, { force: true }).catch(() => undefined);
 }
 
-function entryFrom(id: string, value: unknown): Entry | undefined {
-  if (!LOG_NAME.test(`${id}.jsonl`) || !isJsonObject(value)) return undefined;
-  const { ino, birthtimeMs, size, mtimeMs, offset } = value;
-  const numbers = [ino, birthtimeMs, size, mtimeMs, offset];
-  if (!numbers.every((n) => typeof n === "number" && Number.isFinite(n))) return undefined;
-  const meta =
-    value.meta === undefined
-      ? undefined
-      : metaFromHeader(isJsonObject(value.meta) ? { ...value.meta, [STORE_KEY]: "header" } : undefined, id);
-  if (value.meta !== undefined && !meta) return undefined;
-  return {
-    ino: ino as number,
-    birthtimeMs: birthtimeMs as number,
-    size: size as number,
-    mtimeMs: mtimeMs as number,
-    offset: offset as number,
-    ...(meta ? { meta } : {}),
-  };
+/** Bytes [start, end) of a file; undefined if it vanished. Fewer bytes if it shrank meanwhile. */
+function readRangeSync(file: string, start: number, end: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+  try {
+    const buffer = Buffer.alloc(Math.max(0, end - start));
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** Bytes [start, end) of a file; undefined if it vanished. Fewer bytes if it shrank meanwhile. */
+/** readRangeSync through the thread pool, for large scans. */
 async function readRange(file: string, start: number, end: number): Promise<Buffer | undefined> {
   let handle;
   try {

@@ -13,7 +13,7 @@ import {
   removeAttachmentFiles,
   writeAttachmentFile,
 } from "./attachments.js";
-import { decodeCursor, pageSize, paginate, sortSessions } from "./cursor.js";
+import { decodeCursor, pageSize, paginate } from "./cursor.js";
 import {
   InvalidRecordError,
   InvalidSessionIdError,
@@ -23,6 +23,7 @@ import {
 } from "./errors.js";
 import { headerLine, metaLine, newSessionMeta, normalizePatch, parseLog, recordLine } from "./log-format.js";
 import { appendToLog, appendToLogSync, createLog, logPath, publishNewLog, readLog, replaceLog } from "./log-file.js";
+import { signalChange } from "./index-file.js";
 import { createSessionIndex } from "./session-index.js";
 import type { ReadResult, SessionMeta, SessionStore, SessionStoreOptions, StoreRecord } from "./types.js";
 
@@ -32,6 +33,7 @@ import type { ReadResult, SessionMeta, SessionStore, SessionStoreOptions, StoreR
 //   <dir>/<id>.jsonl        the session log: header line, then records and meta lines (log-format.ts)
 //   <dir>/<id>.files/<name> attachments of the session (StateBackend snapshot, rewind backups)
 //   <dir>/index.json        derived cache that keeps list() fast (session-index.ts)
+//   <dir>/index.changes     ids of sessions whose listing changed, for other processes' list()
 //   <dir>/.*.<hex>.tmp      temp files of atomic replacements; list() removes ones a crash abandoned
 //
 // The log alone is the truth. Records and meta updates are appended with O_APPEND, one write per
@@ -50,7 +52,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const dir = resolve(options.dir);
   const clock = options.clock ?? (() => new Date());
   const logger = options.logger ?? silentLogger;
-  const index = createSessionIndex({ dir, logger });
+  const index = createSessionIndex({
+    dir,
+    logger,
+    ...(options.fullPassMs !== undefined && { fullPassMs: options.fullPassMs }),
+  });
   const tails = new Map<string, Promise<void>>();
   let dirReady: Promise<void> | undefined;
 
@@ -120,6 +126,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return enqueue(full.id, async () => {
         await ensureDir();
         await createLog(path(full.id), full.id, text);
+        signalChange(dir, full.id);
         return cloneMeta(full);
       });
     },
@@ -150,7 +157,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       );
     },
 
-    flush: waitFor,
+    async flush(id) {
+      await waitFor(id);
+      if (id === undefined) await index.flush();
+    },
 
     async read(id): Promise<ReadResult> {
       checkId(id);
@@ -170,7 +180,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       return reported(
         "update of",
         id,
-        enqueue(id, () => appendToLog(path(id), id, line)),
+        enqueue(id, () => appendToLog(path(id), id, line).finally(() => signalChange(dir, id))),
       );
     },
 
@@ -178,9 +188,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const after = listOptions.cursor == null ? undefined : decodeCursor(listOptions.cursor);
       const limit = pageSize(listOptions.limit);
       await waitFor();
-      const all = await index.all();
+      const sorted = await index.sorted();
       const cwd = listOptions.cwd;
-      const page = paginate(sortSessions(cwd == null ? all : all.filter((meta) => meta.cwd === cwd)), after, limit);
+      const page = paginate(cwd == null ? sorted : sorted.filter((meta) => meta.cwd === cwd), after, limit);
       return { ...page, sessions: page.sessions.map(cloneMeta) };
     },
 
@@ -191,6 +201,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         // orphaned files that a later session with the same id would inherit.
         await removeAttachmentFiles(attachmentsDir(dir, id));
         await removeLog(path(id));
+        signalChange(dir, id);
       });
     },
 
@@ -200,6 +211,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       await enqueue(id, async () => {
         const { meta } = await readParsed(id);
         await replaceLog(path(id), headerLine(meta) + lines);
+        signalChange(dir, id);
       });
     },
 
@@ -228,6 +240,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         if (forkOptions.copyAttachments ?? true)
           await copyAttachmentFiles(attachmentsDir(dir, sourceId), attachmentsDir(dir, full.id));
         await publishNewLog(path(full.id), full.id, text);
+        signalChange(dir, full.id);
         return cloneMeta(full);
       });
     },

@@ -85,6 +85,11 @@ export type SessionStoreOptions = {
   clock?: () => Date;
   /** Default silentLogger. Failed unawaited appends and skipped index entries are reported here. */
   logger?: Logger;
+  /**
+   * list() stats every log at least this often (default 10 000 ms); in between it trusts the change
+   * feed, so a change another process made without signalling it shows up this much later at most.
+   */
+  fullPassMs?: number;
 };
 
 export interface SessionStore {
@@ -96,7 +101,10 @@ export interface SessionStore {
    * order even when not awaited; the promise settles once the line is in the file.
    */
   append(id: string, record: StoreRecord): Promise<void>;
-  /** Resolves when every append/update queued so far (for `id`, or for all sessions) has settled. */
+  /**
+   * Resolves when every append/update queued so far (for `id`, or for all sessions) has settled;
+   * without `id` it also writes a pending update of index.json, which list() writes in the background.
+   */
   flush(id?: string): Promise<void>;
   /** SessionNotFoundError if there is no log; corrupted content only produces diagnostics. */
   read(id: string): Promise<ReadResult>;

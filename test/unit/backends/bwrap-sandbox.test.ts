@@ -10,6 +10,7 @@ import {
   createBwrapSandboxBackend,
   type BwrapSandboxOptions,
 } from "../../../src/backends/bwrap-sandbox.js";
+import { pollUntil } from "../../support/poll.js";
 
 const availability = await checkBwrapAvailable();
 
@@ -180,8 +181,12 @@ describe.skipIf(!availability.ok)(
       expect(processesWith("97.5")).toEqual([]);
 
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 300);
+      // Abort once both sleeps run (argv is NUL-separated, so this matches the sleeps, not the shell).
+      const running = pollUntil(() => processesWith("sleep\u000098.5").length === 2, "both sleeps to run").finally(() =>
+        controller.abort(),
+      );
       const aborted = await sandbox().execute("sleep 98.5 & sleep 98.5", { signal: controller.signal });
+      await running;
       expect(aborted.aborted).toBe(true);
       expect(processesWith("98.5")).toEqual([]);
     });

@@ -8,6 +8,7 @@ import { createFilesystemBackend } from "../../../src/backends/filesystem-backen
 import { createLocalShellBackend } from "../../../src/backends/local-shell.js";
 import { isSandboxBackend, type SandboxBackendProtocol } from "../../../src/backends/protocol.js";
 import { createFakeEditorBridge } from "./fake-editor-bridge.js";
+import { pollUntil } from "../../support/poll.js";
 
 let top: string;
 let root: string;
@@ -157,8 +158,10 @@ describe("editor backend terminals", () => {
     const { bridge, backend } = setup({ canRunTerminals: true });
     bridge.scripts.push({ output: "" });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 30);
+    // Abort once the command runs in the editor's terminal.
+    const running = pollUntil(() => bridge.terminals.length === 1, "the terminal").finally(() => controller.abort());
     const result = await asSandbox(backend).execute("sleep 100", { signal: controller.signal });
+    await running;
     expect(result.aborted).toBe(true);
     expect(bridge.terminals[0]).toMatchObject({ killed: true, released: 1 });
   });

@@ -163,6 +163,7 @@ describe("sandbox globals", () => {
     expect(await run("globalThis.late = 'no'; setTimeout(() => { globalThis.late = 'yes' }, 0); 'returned'")).toBe(
       "returned",
     );
+    // Not a wait for something: a quiet period in which a timer left behind by the eval would fire.
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(await run("late")).toBe("no");
   });

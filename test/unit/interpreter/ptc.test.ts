@@ -124,6 +124,7 @@ describe("task() requests", () => {
     );
     expect(peak).toBe(2);
     releases.shift()!();
+    // One macrotask: the finished job's promise callbacks run and the limiter starts the next one.
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(releases).toHaveLength(2);
     limiter.close("ended");

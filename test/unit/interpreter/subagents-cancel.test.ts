@@ -115,6 +115,7 @@ describe("task()", () => {
 
   it("does not count time spent waiting for subagents against the time limit", async () => {
     const slow = async (): Promise<ToolResult> => {
+      // Longer than the eval's 150 ms limit: the point of the test.
       await new Promise((resolve) => setTimeout(resolve, 400));
       return { content: [{ type: "text", text: "slow answer" }] };
     };
@@ -170,6 +171,7 @@ describe("cancel", () => {
     const result = await pending;
     expect(result.rawOutput).toMatchObject({ status: "cancelled" });
     release();
+    // Not a wait for something: a quiet period in which the released call could still finish the eval.
     await new Promise((resolve) => setTimeout(resolve, 10));
     const after = await tool.execute({ code: "typeof got" }, fakeContext({ turn, registry: [hanging] }));
     expect(text(after)).toBe("undefined");
@@ -194,6 +196,7 @@ describe("cancel", () => {
     await waitFor(() => started === 32, "32 subagents to start");
     controller.abort();
     expect((await pending).rawOutput).toMatchObject({ status: "cancelled" });
+    // Not a wait for something: a quiet period in which a queued subagent would start if cancelling let it.
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(started).toBe(32);
     turn.end();

@@ -16,6 +16,7 @@ describe("interpreter worker", () => {
       await sandbox.run("'warm up'", bareHost());
       const events: string[] = [];
       const spinning = sandbox.run("for (;;) {}", bareHost()).then((outcome) => events.push(`eval ${outcome.status}`));
+      // The point of the test: a main-thread timer fires while the worker spins.
       await new Promise((resolve) => setTimeout(resolve, 20));
       events.push("main thread tick");
       await spinning;

@@ -6,6 +6,7 @@ import { createMcpTrustResolver } from "../../../src/mcp/trust.js";
 import { createMcpTrustStore } from "../../../src/mcp/trust-store.js";
 import type { ToolProgress } from "../../../src/tools/types.js";
 import { entry, EVERYTHING, FILESYSTEM, findTool, makeTempDir, NODE, run, textOf, toolContext } from "./helpers.js";
+import { pollUntil } from "../../support/poll.js";
 
 describe("stdio servers from npm", () => {
   let dir: string;
@@ -148,8 +149,14 @@ describe("stdio servers from npm", () => {
     const progress: ToolProgress[] = [];
     const ctx = toolContext(controller.signal, progress);
     const pending = run(manager.tools(), "everything_trigger-long-running-operation", { duration: 30, steps: 30 }, ctx);
-    setTimeout(() => controller.abort(), 1500);
+    // Abort once the call is under way: its first progress report came (a fixed 1.5 s was too short
+    // on a busy machine for the report to have come).
+    const underway = pollUntil(
+      () => progress.some((p) => p.type === "output" && /progress 1\/30/.test(p.data)),
+      "the first progress report",
+    ).finally(() => controller.abort());
     const result = await pending;
+    await underway;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/cancelled/);
     expect(progress.some((p) => p.type === "output" && /progress 1\/30/.test(p.data))).toBe(true);

@@ -205,6 +205,7 @@ describe("MCP project trust", () => {
       decide: async () => {
         open++;
         maxOpen = Math.max(maxOpen, open);
+        // The dialog stays open a while, so a second one opened meanwhile would be counted.
         await new Promise((r) => setTimeout(r, 10));
         open--;
         return "allow_once";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findModel, lookupModel, modelPricing, usageCostUsd } from "../../../src/model/catalog.js";
-import { parseConfigObject } from "../../../src/config/config-file.js";
+import { parseConfigObject } from "../../../src/config/config-schema.js";
 
 describe("model catalogue", () => {
   it("knows context windows and list prices of each vendor's models", () => {

@@ -17,10 +17,10 @@ export function steppingClock(start = "2026-03-01T00:00:00.000Z"): () => Date {
 export type TempStore = { dir: string; store: SessionStore; open(): SessionStore; cleanup(): Promise<void> };
 
 /** A store over a fresh temp dir; open() makes another store on the same dir (another "process"). */
-export async function tempStore(clock = steppingClock()): Promise<TempStore> {
+export async function tempStore(clock = steppingClock(), fullPassMs?: number): Promise<TempStore> {
   const root = await mkdtemp(join(tmpdir(), "session-store-"));
   const dir = join(root, "sessions");
-  const open = () => createSessionStore({ dir, clock });
+  const open = () => createSessionStore({ dir, clock, ...(fullPassMs !== undefined && { fullPassMs }) });
   return { dir, store: open(), open, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 

@@ -25,7 +25,8 @@ describe("session store: delete, rewrite, fork, attachments", () => {
     await t.store.delete("s1");
     await t.store.delete("s1");
     await t.store.delete("never-existed");
-    expect((await readdir(t.dir)).sort()).toEqual(["index.json", "s2.jsonl"]);
+    await t.store.flush(); // index.json is written in the background; flush() writes it now
+    expect((await readdir(t.dir)).sort()).toEqual(["index.changes", "index.json", "s2.jsonl"]);
     expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["s2"]);
     await expect(t.store.read("s1")).rejects.toBeInstanceOf(SessionNotFoundError);
     expect(await t.store.listAttachments("s1")).toEqual([]);

@@ -1,8 +1,8 @@
-import { appendFile, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidCursorError, type SessionStore } from "../../../src/transcript/store/index.js";
-import { tempStore, type TempStore } from "./helpers.js";
+import { steppingClock, tempStore, type TempStore } from "./helpers.js";
 
 let t: TempStore;
 afterEach(async () => t?.cleanup());
@@ -97,6 +97,7 @@ describe("session store: list", () => {
     await t.store.create({ id: "b", cwd: "/p" });
     await t.store.updateMeta("a", { title: "Alpha" });
     const expected = (await t.store.list()).sessions;
+    await t.store.flush();
     const indexFile = join(t.dir, "index.json");
     expect(JSON.parse(await readFile(indexFile, "utf8")).sessions).toHaveProperty("a");
 
@@ -165,7 +166,13 @@ describe("session store: list", () => {
     const hourAgo = new Date(Date.now() - 3_600_000);
     await utimes(abandoned, hourAgo, hourAgo);
     expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["a"]);
-    expect((await readdir(t.dir)).sort()).toEqual([".a.jsonl.ba9876543210.tmp", "a.jsonl", "index.json"]);
+    await t.store.flush();
+    expect((await readdir(t.dir)).sort()).toEqual([
+      ".a.jsonl.ba9876543210.tmp",
+      "a.jsonl",
+      "index.changes",
+      "index.json",
+    ]);
   });
 
   it("ignores a meta line that is torn and picks it up once a writer completes another", async () => {
@@ -176,5 +183,91 @@ describe("session store: list", () => {
     expect((await t.store.list()).sessions[0]).not.toHaveProperty("title");
     await t.store.updateMeta("a", { title: "whole" });
     expect((await t.store.list()).sessions[0]).toMatchObject({ title: "whole" });
+  });
+
+  it("folds in meta lines behind more than a megabyte of new records, in this store and a new one", async () => {
+    // Past the synchronous scan budget the logs are read through async reads; the result is the same.
+    t = await tempStore();
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.create({ id: "b", cwd: "/p" });
+    await t.store.list();
+    const text = "x".repeat(64 * 1024);
+    for (let i = 0; i < 20; i++) await other.append("a", { t: "text", text });
+    await other.updateMeta("a", { title: "after a long answer" });
+    const expected = [
+      ["a", "after a long answer"],
+      ["b", undefined],
+    ];
+    expect((await t.store.list()).sessions.map((s) => [s.id, s.title])).toEqual(expected);
+    await rm(join(t.dir, "index.json"));
+    expect((await t.open().list()).sessions.map((s) => [s.id, s.title])).toEqual(expected);
+  });
+
+  it("keeps answering from memory what it read, and flush() writes the index it has not written yet", async () => {
+    t = await tempStore();
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    await other.updateMeta("a", { title: "renamed elsewhere" });
+    // Changed within the save interval (so this list() leaves the rewrite of index.json for later)...
+    expect((await t.store.list()).sessions[0]).toMatchObject({ title: "renamed elsewhere" });
+    // ...and flush() writes it now, and a new store trusts it.
+    await t.store.flush();
+    const onDisk = JSON.parse(await readFile(join(t.dir, "index.json"), "utf8"));
+    expect(onDisk.sessions.a.meta.title).toBe("renamed elsewhere");
+    expect((await t.open().list()).sessions[0]).toMatchObject({ title: "renamed elsewhere" });
+  });
+
+  it("between full passes sees every create, meta update, rewrite, fork and delete another store makes", async () => {
+    t = await tempStore(steppingClock(), 3_600_000); // no second full pass in this test
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.create({ id: "b", cwd: "/p" });
+    await t.store.create({ id: "c", cwd: "/p" });
+    expect((await t.store.list()).sessions.map((s) => s.id)).toEqual(["c", "b", "a"]);
+    await other.create({ id: "d", cwd: "/p" });
+    await other.updateMeta("a", { title: "renamed elsewhere" });
+    await other.append("b", { t: "text", text: "records do not change the listing" });
+    await other.updateMeta("b", { title: "before the rewrite" });
+    await other.rewrite("b", []);
+    await other.fork("c", { id: "e", cwd: "/q" });
+    await other.delete("c");
+    expect((await t.store.list()).sessions.map((s) => [s.id, s.title])).toEqual([
+      ["e", undefined],
+      ["b", "before the rewrite"],
+      ["a", "renamed elsewhere"],
+      ["d", undefined],
+    ]);
+  });
+
+  it("sees a change that was never signalled (an older writer, or one killed before signalling) at its next full pass", async () => {
+    const unsignalledTitle = async (store: SessionStore) => {
+      await appendFile(join(t.dir, "a.jsonl"), `${JSON.stringify({ $store: "meta", patch: { title: "quiet" } })}\n`);
+      return (await store.list()).sessions[0]?.title;
+    };
+    t = await tempStore(steppingClock(), 0); // every list() is a full pass
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    expect(await unsignalledTitle(t.store)).toBe("quiet");
+    await t.cleanup();
+
+    t = await tempStore(steppingClock(), 3_600_000); // the feed alone until a new store starts
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    expect(await unsignalledTitle(t.store)).toBeUndefined();
+    expect((await t.open().list()).sessions[0]?.title).toBe("quiet");
+  });
+
+  it("starts a new change feed when the old one grew large, and readers of the old one follow", async () => {
+    t = await tempStore(steppingClock(), 3_600_000);
+    const other = t.open();
+    await t.store.create({ id: "a", cwd: "/p" });
+    await t.store.list();
+    await appendFile(join(t.dir, "index.changes"), "a\n".repeat(600_000));
+    await other.list(); // its first list is a full pass, which replaces the feed
+    expect((await stat(join(t.dir, "index.changes"))).size).toBe(0);
+    await other.updateMeta("a", { title: "after the new feed" });
+    expect((await t.store.list()).sessions[0]).toMatchObject({ title: "after the new feed" });
   });
 });

@@ -100,7 +100,7 @@ describe("session store: create, append, read", () => {
       InvalidRecordError,
     );
     await expect(t.store.append("s1", { toJSON: () => "not an object" })).rejects.toBeInstanceOf(InvalidRecordError);
-    expect(await readdir(t.dir)).toEqual(["s1.jsonl"]);
+    expect((await readdir(t.dir)).sort()).toEqual(["index.changes", "s1.jsonl"]);
   });
 
   it("does not recreate the log of a deleted session when an append arrives late", async () => {
@@ -119,11 +119,19 @@ describe("session store: create, append, read", () => {
     await t.store.rewrite("s1", [{ b: 2 }]);
     await t.store.fork("s1", { id: "s2", cwd: "/p" });
     await t.store.list();
+    await t.store.flush();
     const mode = async (path: string) => (await stat(path)).mode & 0o777;
     expect(await mode(t.dir)).toBe(0o700);
     expect(await mode(join(t.dir, "s1.files"))).toBe(0o700);
     expect(await mode(join(t.dir, "s2.files"))).toBe(0o700);
-    for (const file of ["s1.jsonl", "s2.jsonl", "index.json", "s1.files/state.json", "s2.files/state.json"]) {
+    for (const file of [
+      "s1.jsonl",
+      "s2.jsonl",
+      "index.json",
+      "index.changes",
+      "s1.files/state.json",
+      "s2.files/state.json",
+    ]) {
       expect([file, await mode(join(t.dir, file))]).toEqual([file, 0o600]);
     }
   });

@@ -1,12 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { acceptEarlyInitialize, startEarlyHandshake, type EarlyPreface } from "../../../src/acp/early-handshake.js";
+import { plainSessionNewParams } from "../../../src/acp/early-params.js";
+import { earlySessionNewResult } from "../../../src/acp/early-session.js";
 import { createAcpServer } from "../../../src/acp/server.js";
 import { createStdioTransport } from "../../../src/acp/stdio.js";
 import { parseCliArgs } from "../../../src/cli/args.js";
+import { createCoreServices } from "../../../src/cli/core-services.js";
 import { createServices } from "../../../src/cli/services.js";
 import { createLogger } from "../../../src/util/logger.js";
 
@@ -17,7 +20,9 @@ const VERSION = "9.9.9-test";
 const home = mkdtempSync(join(tmpdir(), "deep-acp-early-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-function agent(preface?: EarlyPreface, input = new PassThrough()) {
+const ENV = { ANTHROPIC_API_KEY: "early-test-key" };
+
+function agent(preface?: EarlyPreface, input = new PassThrough(), env: NodeJS.ProcessEnv = ENV) {
   const errors: string[] = [];
   const logger = createLogger({ level: "error", write: (line) => void errors.push(line) });
   const output = new PassThrough();
@@ -32,9 +37,11 @@ function agent(preface?: EarlyPreface, input = new PassThrough()) {
     }
     waiters.forEach((w) => w());
   });
-  const services = createServices({ cli: parseCliArgs([]), env: {}, logger, home });
+  const services = createServices({ cli: parseCliArgs([]), env, logger, home });
   const transport = createStdioTransport({ input, output, logger, preface });
-  createAcpServer({ services, version: VERSION, logger }).app.connect(transport.stream);
+  const earlySessionIds = (preface?.answered ?? []).flatMap((a) => (a.sessionId ? [a.sessionId] : []));
+  const server = createAcpServer({ services, version: VERSION, logger, earlySessionIds });
+  server.app.connect(transport.stream);
   const answerTo = (id: unknown) =>
     new Promise<string>((resolve) => {
       const check = () => {
@@ -44,7 +51,7 @@ function agent(preface?: EarlyPreface, input = new PassThrough()) {
       waiters.add(check);
       check();
     });
-  return { input, output, raw, errors, answerTo, close: () => transport.close("test over") };
+  return { input, output, raw, errors, answerTo, server, close: () => transport.close("test over") };
 }
 
 async function sdkAnswer(line: string, id: unknown): Promise<string> {
@@ -147,5 +154,134 @@ describe("early initialize", () => {
     const a = agent(early.handover(), input);
     expect(JSON.parse(await a.answerTo(1)).result.protocolVersion).toBe(1);
     a.close();
+  });
+});
+
+describe("early session/new", () => {
+  const project = mkdtempSync(join(tmpdir(), "deep-acp-early-project-"));
+  const aFile = join(project, "file.txt");
+  writeFileSync(aFile, "x");
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+  const silent = createLogger({ level: "error", write: () => undefined });
+  const line = (id: unknown, method: string, params: unknown) =>
+    `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+  const INIT = line(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+
+  function start(env: NodeJS.ProcessEnv = ENV, idleMs = 60_000) {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const written: string[] = [];
+    output.setEncoding("utf8").on("data", (chunk: string) => written.push(chunk));
+    const core = createCoreServices({ cli: parseCliArgs([]), env, logger: silent, home });
+    const early = startEarlyHandshake({
+      input,
+      output,
+      version: VERSION,
+      idleMs,
+      sessionNew: (params, sessionId, bytes) => earlySessionNewResult({ services: core }, params, sessionId, bytes),
+    });
+    const lines = () => written.join("").split("\n").filter(Boolean);
+    return { input, early, lines };
+  }
+
+  it("answers a plain session/new as the SDK path does, and the SDK path builds that very session", async () => {
+    const s = start();
+    s.input.write(INIT);
+    s.input.write(line(2, "session/new", { cwd: project, mcpServers: [] }));
+    // The editor, answered, changes the mode at once: it must reach the session the SDK path builds.
+    s.input.write(line(3, "session/set_mode", { sessionId: "PLACEHOLDER", modeId: "plan" }));
+    await s.early.settled;
+    const [initAnswer, newAnswer] = s.lines();
+    expect(JSON.parse(initAnswer!).id).toBe(1);
+    const sessionId = JSON.parse(newAnswer!).result.sessionId as string;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const preface = s.early.handover();
+    expect(preface.answered.map((a) => [a.method, a.id, a.sessionId])).toEqual([
+      ["initialize", 1, undefined],
+      ["session/new", 2, sessionId],
+    ]);
+    // The held set_mode named a placeholder; ask again for the real id after the handover.
+    const a = agent(preface, s.input);
+    a.input.write(line(4, "session/set_mode", { sessionId, modeId: "plan" }));
+    expect(JSON.parse(await a.answerTo(4))).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+    expect(JSON.parse(await a.answerTo(3)).error.code).toBe(-32002); // unknown session, as always
+    expect(a.server.sessions().map((session) => session.id)).toEqual([sessionId]);
+    // The SDK's own answers to 1 and 2 were the same bytes (the transport logs any difference).
+    expect(a.raw.filter((l) => [1, 2].includes(JSON.parse(l).id))).toEqual([]);
+    expect(a.errors).toEqual([]);
+    a.close();
+
+    // And a session/new the SDK path answers alone gives the same answer but for the id.
+    const b = agent();
+    b.input.write(INIT);
+    await b.answerTo(1);
+    b.input.write(line(2, "session/new", { cwd: project, mcpServers: [] }));
+    const sdkAnswer = await b.answerTo(2);
+    const sdkId = JSON.parse(sdkAnswer).result.sessionId as string;
+    expect(`${newAnswer}\n`).toBe(sdkAnswer.replace(sdkId, sessionId));
+    b.close();
+  });
+
+  it("leaves a session/new it cannot vouch for to the SDK, which answers it as always", async () => {
+    const s = start();
+    s.input.write(INIT);
+    s.input.write(line(2, "session/new", { cwd: "relative/dir", mcpServers: [] }));
+    await s.early.settled;
+    expect(s.lines()).toHaveLength(1);
+    const a = agent(s.early.handover(), s.input);
+    expect(JSON.parse(await a.answerTo(2)).error.code).toBe(-32602);
+    expect(a.errors).toEqual([]);
+    a.close();
+  });
+
+  it("settles when the editor stays quiet after initialize, leaving the rest to the SDK", async () => {
+    const s = start(ENV, 5);
+    s.input.write(INIT);
+    await s.early.settled;
+    expect(s.lines()).toHaveLength(1);
+    s.input.write(line(2, "session/new", { cwd: project, mcpServers: [] }));
+    const a = agent(s.early.handover(), s.input);
+    expect(JSON.parse(await a.answerTo(2)).result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.raw.filter((l) => JSON.parse(l).id === 2)).toHaveLength(1);
+    a.close();
+  });
+
+  const stdio = { name: "files", command: "npx", args: ["-y", "server"], env: [{ name: "A", value: "1" }] };
+  const http = { type: "http", name: "web", url: "https://example.test/mcp", headers: [{ name: "X", value: "y" }] };
+  const acceptedParams: Array<[string, unknown]> = [
+    ["no servers", { cwd: "/p", mcpServers: [] }],
+    ["stdio and http servers", { cwd: "/p", mcpServers: [stdio, http, { ...http, type: "sse" }] }],
+    ["additional directories", { cwd: "/p", mcpServers: [], additionalDirectories: ["/q"] }],
+  ];
+  for (const [name, params] of acceptedParams)
+    it(`takes params with ${name}`, () => expect(plainSessionNewParams(params)).toBeDefined());
+
+  const declinedParams: Array<[string, unknown]> = [
+    ["no mcpServers", { cwd: "/p" }],
+    ["a system prompt", { cwd: "/p", mcpServers: [], systemPrompt: "x" }],
+    ["_meta", { cwd: "/p", mcpServers: [], _meta: {} }],
+    ["an acp server", { cwd: "/p", mcpServers: [{ type: "acp", name: "a", serverId: "s" }] }],
+    ["a server with _meta", { cwd: "/p", mcpServers: [{ ...stdio, _meta: {} }] }],
+    ["null args (defaulted by the SDK)", { cwd: "/p", mcpServers: [{ ...stdio, args: null }] }],
+    ["an env entry with more keys", { cwd: "/p", mcpServers: [{ ...stdio, env: [{ name: "A", value: "1", x: 1 }] }] }],
+    ["a numeric cwd", { cwd: 5, mcpServers: [] }],
+  ];
+  for (const [name, params] of declinedParams)
+    it(`leaves params with ${name} to the SDK`, () => expect(plainSessionNewParams(params)).toBeUndefined());
+
+  it("declines what the SDK path would refuse or answer differently", async () => {
+    const core = (env: NodeJS.ProcessEnv) => createCoreServices({ cli: parseCliArgs([]), env, logger: silent, home });
+    const params = (cwd: string) => ({ cwd, additionalDirectories: [] });
+    const ok = { services: core(ENV) };
+    expect(await earlySessionNewResult(ok, params(project), "id", 100)).toBeDefined();
+    expect(await earlySessionNewResult(ok, params(join(project, "missing")), "id", 100)).toBeUndefined();
+    expect(await earlySessionNewResult(ok, params(aFile), "id", 100)).toBeUndefined();
+    expect(
+      await earlySessionNewResult(ok, { cwd: project, additionalDirectories: ["rel"] }, "id", 100),
+    ).toBeUndefined();
+    expect(await earlySessionNewResult({ services: core({}) }, params(project), "id", 100)).toBeUndefined();
+    expect(await earlySessionNewResult({ ...ok, maxMessageBytes: 99 }, params(project), "id", 100)).toBeUndefined();
+    expect(await earlySessionNewResult({ ...ok, remote: "ssh://h/p" }, params(project), "id", 100)).toBeUndefined();
   });
 });

@@ -84,6 +84,7 @@ describe("stdio transport", () => {
     });
     await t.connection.closed;
     t.release();
+    // Not a wait for something: a quiet period in which a second answer to "slow" would show up.
     await new Promise((r) => setTimeout(r, 20));
     expect(t.lines.filter((l) => l.id === "slow")).toHaveLength(1);
   });

@@ -273,6 +273,7 @@ describe("config watcher hub", () => {
     const created = counting.stats.created;
     await writeFile(join(root, "repo", "AGENTS.md"), "after close");
     await hub.watch(join(root, "repo"), targets, events.listener).ready;
+    // Not a wait for something: a quiet period in which a pending replan would create a watcher.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(counting.stats.created).toBe(created);
     expect(counting.stats.closed).toBe(created);

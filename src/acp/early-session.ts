@@ -1,0 +1,46 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import type { SessionServices } from "../session/index.js";
+import { sessionConfigState } from "./config-options.js";
+import type { EarlySessionParams } from "./early-params.js";
+
+// Answers the editor's first `session/new` before the ACP SDK and the session layer are loaded:
+// what an editor waits for before the user can type is initialize + session/new, and loading the
+// SDK (hundreds of zod schemas) and the session layer takes several times a bare Node start. The
+// answer needs only the config and the model list; the session itself is built by the SDK path
+// under the id given here, before any later request reaches it (see stdio.ts, session-lifecycle.ts).
+// Only a request the SDK path would certainly accept is answered here: every field is one the SDK's
+// schema accepts as is, and every check the handler makes (absolute cwd, a directory, a usable
+// model) has passed; anything else is left to the SDK, which answers it as always.
+
+export type EarlySessionContext = {
+  services: Pick<SessionServices, "config" | "models">;
+  /** --remote: every session is on a remote host. */
+  remote?: string;
+  /** --max-message-bytes, over the config's limit. */
+  maxMessageBytes?: number;
+};
+
+/**
+ * The result the SDK path gives for this `session/new`, under `sessionId`, or undefined when the
+ * SDK path might answer differently (an error, a remote workspace, an over-limit line).
+ */
+export async function earlySessionNewResult(
+  context: EarlySessionContext,
+  params: EarlySessionParams,
+  sessionId: string,
+  lineBytes: number,
+): Promise<Record<string, unknown> | undefined> {
+  const { services } = context;
+  const { config } = await services.config();
+  if (lineBytes > (context.maxMessageBytes ?? config.acp.max_message_bytes)) return undefined;
+  // A remote workspace connects while the session is built, which may fail: the SDK path decides.
+  if (context.remote || Object.keys(config.remote.projects).length > 0) return undefined;
+  for (const dir of [params.cwd, ...params.additionalDirectories]) if (!isAbsolute(dir)) return undefined;
+  const info = await stat(params.cwd).catch(() => undefined);
+  if (!info?.isDirectory()) return undefined;
+  const resolved = await services.models.resolveDefault();
+  if ("error" in resolved) return undefined;
+  // A fresh session starts in the default mode with the model's default thought level.
+  return { sessionId, ...(await sessionConfigState(services.models, "default", resolved.spec, undefined)) };
+}

@@ -1,0 +1,53 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { loadConfigFile, type DeepAcpConfig } from "../config/config-file.js";
+import { CONFIG_SCHEMA_ID } from "../config/schema-id.js";
+import { userPaths } from "../config/paths.js";
+import { createModelService } from "../model/service.js";
+import type { SessionServices } from "../session/index.js";
+import { type Diagnostic, formatDiagnostic } from "../util/diagnostics.js";
+import type { Logger } from "../util/logger.js";
+import type { CliOptions } from "./args.js";
+
+export type ServicesOptions = {
+  cli: CliOptions;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Default: os.homedir() (so HOME=/tmp/x isolates everything). */
+  home?: string;
+};
+
+/** The services a first session/new needs: where things are, the config and the models. */
+export type CoreServices = Pick<SessionServices, "logger" | "paths" | "env" | "config" | "reloadConfig" | "models">;
+
+/**
+ * The light part of the composition root (services.ts adds the rest): the early handshake answers
+ * session/new with these before anything else loads. Nothing here touches the disk until first use.
+ */
+export function createCoreServices({ cli, env, logger, home = homedir() }: ServicesOptions): CoreServices {
+  const paths = userPaths(cli.agent, home);
+  let config: Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }> | undefined;
+  const checked = CONFIG_SCHEMA_ID
+    ? { file: join(paths.stateDir, "config-checked.json"), schemaId: CONFIG_SCHEMA_ID }
+    : undefined;
+  const load = () =>
+    loadConfigFile(paths.configFile, checked).then((result) => {
+      for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
+      return result;
+    });
+  const core: CoreServices = {
+    logger,
+    paths,
+    env,
+    config: () => (config ??= load()),
+    reloadConfig: () => (config = load()),
+    models: createModelService({
+      env,
+      flag: cli.model,
+      credentialsFile: paths.credentialsFile,
+      config: () => core.config(),
+      logger,
+    }),
+  };
+  return core;
+}
