@@ -81,7 +81,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     for await (const batch of events) {
       const out: ModelEvent[] = [];
       for (const sse of batch) {
-        for (const event of assembler.push(sse.event, sse.data)) out.push(event);
+        assembler.push(sse.event, sse.data, out);
         if (assembler.finished) break;
       }
       if (out.length > 0) yield out;
@@ -115,14 +115,17 @@ type Block =
 // Wire events are read defensively field by field; a typed schema would add nothing but bulk.
 type Wire = Record<string, any>;
 
-/** Turns one attempt's Anthropic stream events into ModelEvents; throws ModelApiError on stream errors. */
+/**
+ * Turns one attempt's Anthropic stream events into ModelEvents, appended to `out` (no array per
+ * event: a burst has thousands); throws ModelApiError on stream errors.
+ */
 export function createAnthropicAssembler() {
   const blocks: Block[] = [];
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let stopReason: string | null = null;
   const state = { finished: false };
 
-  const push = (eventName: string, data: string): ModelEvent[] => {
+  const push = (eventName: string, data: string, out: ModelEvent[]): void => {
     let wire: Wire;
     try {
       wire = JSON.parse(data) as Wire;
@@ -131,48 +134,49 @@ export function createAnthropicAssembler() {
     }
     const type = typeof wire.type === "string" ? wire.type : eventName;
     switch (type) {
+      case "content_block_delta":
+        return applyDelta(blocks[Number(wire.index)], wire.delta ?? {}, out);
       case "message_start":
         usage = mergeUsage(usage, wire.message?.usage);
-        return [{ type: "usage", usage }];
+        return void out.push({ type: "usage", usage });
       case "content_block_start":
-        return startBlock(Number(wire.index), wire.content_block ?? {});
-      case "content_block_delta":
-        return applyDelta(blocks[Number(wire.index)], wire.delta ?? {});
+        return startBlock(Number(wire.index), wire.content_block ?? {}, out);
       case "message_delta":
         if (wire.delta?.stop_reason) stopReason = wire.delta.stop_reason;
-        if (!wire.usage) return [];
+        if (!wire.usage) return;
         usage = mergeUsage(usage, wire.usage);
-        return [{ type: "usage", usage }];
+        return void out.push({ type: "usage", usage });
       case "message_stop": {
         state.finished = true;
         const message = { role: "assistant" as const, content: blocks.filter(Boolean).map(finishBlock) };
         const hasTools = message.content.some((part) => part.type === "tool_call");
-        return [{ type: "done", stopReason: mapStopReason(stopReason, hasTools), message, usage }];
+        return void out.push({ type: "done", stopReason: mapStopReason(stopReason, hasTools), message, usage });
       }
       case "error":
         throw streamError(wire.error ?? {});
       default:
         // ping, content_block_stop and event types added after this was written carry nothing we need.
-        return [];
+        return;
     }
   };
 
-  const startBlock = (index: number, block: Wire): ModelEvent[] => {
+  const startBlock = (index: number, block: Wire, out: ModelEvent[]): void => {
     switch (block.type) {
       case "text":
         blocks[index] = { kind: "text", text: block.text ?? "" };
-        return block.text ? [{ type: "text_delta", text: block.text }] : [];
+        if (block.text) out.push({ type: "text_delta", text: block.text });
+        return;
       case "thinking":
         blocks[index] = { kind: "thinking", text: block.thinking ?? "", signature: block.signature ?? "" };
-        return block.thinking ? [{ type: "thinking_delta", text: block.thinking }] : [];
+        if (block.thinking) out.push({ type: "thinking_delta", text: block.thinking });
+        return;
       case "redacted_thinking":
         blocks[index] = { kind: "redacted", data: block.data ?? "" };
-        return [];
+        return;
       case "tool_use":
         blocks[index] = { kind: "tool", id: block.id, name: block.name, json: [], initialInput: block.input };
-        return [{ type: "tool_call_start", id: block.id, name: block.name }];
-      default:
-        return [];
+        out.push({ type: "tool_call_start", id: block.id, name: block.name });
+        return;
     }
   };
 
@@ -184,19 +188,16 @@ export function createAnthropicAssembler() {
   };
 }
 
-function applyDelta(block: Block | undefined, delta: Wire): ModelEvent[] {
-  if (!block) return [];
+function applyDelta(block: Block | undefined, delta: Wire, out: ModelEvent[]): void {
+  if (!block) return;
   if (delta.type === "text_delta" && block.kind === "text") {
     block.text += delta.text ?? "";
-    return delta.text ? [{ type: "text_delta", text: delta.text }] : [];
-  }
-  if (delta.type === "thinking_delta" && block.kind === "thinking") {
+    if (delta.text) out.push({ type: "text_delta", text: delta.text });
+  } else if (delta.type === "thinking_delta" && block.kind === "thinking") {
     block.text += delta.thinking ?? "";
-    return delta.thinking ? [{ type: "thinking_delta", text: delta.thinking }] : [];
-  }
-  if (delta.type === "signature_delta" && block.kind === "thinking") block.signature += delta.signature ?? "";
-  if (delta.type === "input_json_delta" && block.kind === "tool") block.json.push(delta.partial_json ?? "");
-  return [];
+    if (delta.thinking) out.push({ type: "thinking_delta", text: delta.thinking });
+  } else if (delta.type === "signature_delta" && block.kind === "thinking") block.signature += delta.signature ?? "";
+  else if (delta.type === "input_json_delta" && block.kind === "tool") block.json.push(delta.partial_json ?? "");
 }
 
 function finishBlock(block: Block): AssistantContent {

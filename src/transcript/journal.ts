@@ -22,6 +22,8 @@ export function createJournal(options: JournalOptions) {
   const { store, sessionId, logger } = options;
   let persisted = options.persisted;
   let recorder: Recorder | undefined = persisted ? createRecorder(store, sessionId, logger) : undefined;
+  /** The scratch-file snapshot this process saved last (see saveTurnEnd). */
+  let savedSnapshot: string | undefined;
   return {
     get persisted(): boolean {
       return persisted;
@@ -70,11 +72,22 @@ export function createJournal(options: JournalOptions) {
       const { backend, scope } = await files();
       const report = await restoreFiles(fileChanges(records.slice(cut)), backend, scope);
       const kept = records.slice(0, cut);
+      savedSnapshot = undefined;
       await store.rewrite(sessionId, kept as unknown as Record<string, unknown>[]);
       return { report, restored: restoreSession(kept) };
     },
     async endTurn(result: TurnResult, meta: MetaPatch, snapshots: Record<string, unknown> | undefined): Promise<void> {
-      if (recorder) await saveTurnEnd({ recorder, store, sessionId, result, meta, snapshots, logger });
+      if (recorder)
+        savedSnapshot = await saveTurnEnd({
+          recorder,
+          store,
+          sessionId,
+          result,
+          meta,
+          snapshots,
+          logger,
+          saved: savedSnapshot,
+        });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { checkBwrapAvailable } from "../../src/backends/bwrap-sandbox.js";
 import { agentText, startHarness, toolUpdates, type Harness } from "../support/acp-harness.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
@@ -148,6 +148,7 @@ describe("bubblewrap sandbox", async () => {
       h = await startHarness({ args: ["--sandbox", "bwrap"], onPermission: () => "allow_once" });
       const { sessionId } = await h.newSession(project);
       const outside = await mkdtemp(join(tmpdir(), "deep-acp-outside-"));
+      onTestFinished(() => rm(outside, { recursive: true, force: true }));
       h.model.enqueue(
         toolTurn("execute", { command: `echo inside > ${join(project, "in.txt")} && echo ok` }),
         toolTurn("execute", { command: `echo outside > ${join(outside, "out.txt")}` }),
@@ -162,7 +163,6 @@ describe("bubblewrap sandbox", async () => {
       await expect(readFile(join(outside, "out.txt"))).rejects.toThrow();
       expect(JSON.stringify(h.model.requests[2]!.body)).toMatch(/Read-only file system|No such file|Permission denied/);
       expect(JSON.stringify(h.model.requests[4]!.body)).toMatch(/net: (ENETUNREACH|ECONNREFUSED|EACCES)/);
-      await rm(outside, { recursive: true, force: true });
     },
   );
 });

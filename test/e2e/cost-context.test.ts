@@ -5,7 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useAgentSuite } from "../support/agent-suite.js";
-import { ZED_CAPABILITIES } from "../support/fake-editor.js";
+import { CLIENTS } from "../support/fake-editor.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
 const suite = useAgentSuite({ name: "cost" });
@@ -41,10 +41,7 @@ async function reply(sessionId: string, text: string): Promise<string> {
     .join("");
 }
 
-for (const [label, capabilities] of [
-  ["Zed", ZED_CAPABILITIES],
-  ["a client with no capabilities", {}],
-] as const) {
+for (const [label, capabilities] of CLIENTS) {
   describe(`cost and context with ${label}`, () => {
     it("reports the cumulative cost in usage_update and /cost, keeps it across a restart, and shows /context", async () => {
       await start(capabilities, claudeEnv());

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useAgentSuite } from "../support/agent-suite.js";
-import { ZED_CAPABILITIES } from "../support/fake-editor.js";
+import { CLIENTS } from "../support/fake-editor.js";
 import { textTurn, toolTurn, type RecordedRequest } from "../support/fake-model/index.js";
 
 const suite = useAgentSuite({
@@ -19,10 +19,7 @@ function subagentTurn(request: RecordedRequest) {
   return request.messages.length === 1 ? toolTurn("ls", { path: suite.project }) : textTurn("sub done");
 }
 
-for (const [label, capabilities] of [
-  ["Zed", ZED_CAPABILITIES],
-  ["a client with no capabilities", {}],
-] as const) {
+for (const [label, capabilities] of CLIENTS) {
   describe(`subagents with ${label}`, () => {
     const session = () => suite.startSession({ capabilities });
     const calls = (sessionId: string) => suite.agent.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call");

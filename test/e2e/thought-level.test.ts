@@ -2,7 +2,7 @@
 // thinking budget, persisted with the session, absent for models without such a setting.
 import { describe, expect, it } from "vitest";
 import { useAgentSuite, type SuiteAgentOptions } from "../support/agent-suite.js";
-import { ZED_CAPABILITIES } from "../support/fake-editor.js";
+import { CLIENTS } from "../support/fake-editor.js";
 import { textTurn } from "../support/fake-model/index.js";
 
 const suite = useAgentSuite({ name: "thought" });
@@ -13,10 +13,7 @@ async function start(capabilities: unknown, options: SuiteAgentOptions = {}) {
 }
 const option = (options: any[], id: string) => options.find((o) => o.id === id);
 
-for (const [label, capabilities] of [
-  ["Zed", ZED_CAPABILITIES],
-  ["a client with no capabilities", {}],
-] as const) {
+for (const [label, capabilities] of CLIENTS) {
   describe(`thought_level with ${label}`, () => {
     it("is offered for Claude, sets the thinking budget, and survives a restart", async () => {
       await start(capabilities, { env: { DEEP_ACP_MODEL: "anthropic:claude-sonnet-4-5" } });

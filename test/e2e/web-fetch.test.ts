@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonRpcMessage } from "../support/agent-process.js";
 import { useAgentSuite } from "../support/agent-suite.js";
-import { createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
+import { CLIENTS, createFakeEditor } from "../support/fake-editor.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
 const suite = useAgentSuite({ name: "web" });
@@ -53,10 +53,7 @@ async function start(capabilities: unknown, permission?: (m: JsonRpcMessage) => 
 
 const toolResults = () => suite.model.requests.at(-1)!.messages.filter((m) => m.role === "tool");
 
-for (const [label, capabilities] of [
-  ["Zed", ZED_CAPABILITIES],
-  ["a client with no capabilities", {}],
-] as const) {
+for (const [label, capabilities] of CLIENTS) {
   describe(`web_fetch with ${label}`, () => {
     it("asks per host, remembers 'always', and gives the model Markdown", async () => {
       const asked: JsonRpcMessage[] = [];

@@ -65,6 +65,11 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
     child.on("exit", (code, signal) => resolveExit({ code, signal })),
   );
+  // Once stdout is closed nothing more can arrive: a wait for a message still missing fails now,
+  // with the agent's stderr, rather than at its time-out.
+  child.on("close", (code, signal) =>
+    waiters.end(() => `the agent exited (${code ?? signal}) before that happened; stderr:\n${stderr}`),
+  );
 
   async function answer(message: JsonRpcMessage) {
     try {

@@ -14,6 +14,12 @@ export const ZED_CAPABILITIES = {
   _meta: { terminal_output: true, "terminal-auth": true },
 };
 
+/** The two clients e2e suites run against: Zed's capabilities, and a client that advertises none. */
+export const CLIENTS = [
+  ["Zed", ZED_CAPABILITIES],
+  ["a client with no capabilities", {}],
+] as const;
+
 type Terminal = {
   process: ChildProcess;
   output: string;
