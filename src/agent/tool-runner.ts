@@ -61,6 +61,7 @@ export type ToolRunEnv = {
 /** Announces a call to the editor as soon as the model starts it; arguments follow in `runToolCall`. */
 export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: string): void {
   const tool = env.tools.get(name);
+  tool?.warmUp?.();
   env.emit({
     type: "tool_call",
     toolCallId,

@@ -2,7 +2,7 @@ import type { Questioner } from "../tools/types.js";
 import { renderMcpStatus, type EditorMcpServer, type McpManager } from "../mcp/index.js";
 import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
 import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
-import { createWorkerSandboxFactory, limitsFromConfig, type WorkerSandboxFactory } from "../interpreter/index.js";
+import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { sessionWatchTargets } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { closeExtensions, loadExtensions, type Extensions } from "./load.js";
@@ -84,11 +84,10 @@ export class ExtensionHost {
   async forTurn(signal: AbortSignal, sink: (event: AgentEvent) => void): Promise<Extensions> {
     this.turnSink = sink;
     const extensions = await this.start();
-    // The interpreter worker (10+ MB with QuickJS loaded) starts with a turn, not with the session:
-    // an idle session holds none, and an unused worker exits after its idle time.
-    const { config } = await this.options.services.config();
-    if (config.interpreter.enabled)
-      void this.sandboxes.prewarm(limitsFromConfig(config.interpreter)).catch(() => undefined);
+    // The interpreter worker (10+ MB with QuickJS loaded) is not started here but when the model
+    // starts writing an eval (the eval tool's warmUp): a turn that never evals never starts one
+    // (40 sessions with a text turn each started 40 workers, and their freed memory stayed in the
+    // process), and an idle worker exits after its idle time.
     if (this.options.prompter) await this.trust.open(this.options.prompter, signal);
     else this.trust.refuseAll("cancelled");
     await Promise.race([extensions.settled, aborted(signal)]);

@@ -25,6 +25,8 @@ export type EvalToolOptions = {
    * eval, stopped after 30 s without interpreters), each interpreter a capped QuickJS WASM instance.
    */
   createSandbox?: SandboxFactory;
+  /** With `createSandbox`: starts its engine early (what `prewarm()` and `warmUp()` call). */
+  prewarm?: () => void;
 };
 
 export type EvalInput = { code: string };
@@ -114,14 +116,14 @@ export function createEvalTool(options: EvalToolOptions): EvalTool {
       };
     },
   });
-  return Object.assign(tool, {
-    prewarm() {
-      if (options.createSandbox) return;
-      ownWorkers()
-        .prewarm(options.limits)
-        .catch((error: unknown) => options.logger?.debug("interpreter prewarm failed", error));
-    },
-  });
+  const prewarm = () => {
+    if (options.createSandbox) return options.prewarm?.();
+    ownWorkers()
+      .prewarm(options.limits)
+      .catch((error: unknown) => options.logger?.debug("interpreter prewarm failed", error));
+  };
+  // warmUp: the model has started writing an eval, so its engine starts while the code streams in.
+  return Object.assign(tool, { prewarm, warmUp: prewarm });
 }
 
 function describeEval(options: EvalToolOptions): string {

@@ -209,6 +209,12 @@ export interface ToolDefinition<Input = unknown> {
    * Default true; the file tools have their own output limits (re-reading a saved file would loop).
    */
   offloadLargeResults?: boolean;
+  /**
+   * Called when the model starts streaming a call to this tool, before its input is complete: a
+   * tool with a slow start (the interpreter's worker) starts it now, so the call does not wait for
+   * it and a turn that never calls the tool never pays for it. Must not throw.
+   */
+  warmUp?(): void;
 }
 
 // Tool registries hold tools of different input types; callers only pass validated input back.

@@ -80,6 +80,7 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
   }
   const evalTools: AnyTool[] = [];
   if (config.interpreter.enabled && input.interpreterSandboxes) {
+    const sandboxes = input.interpreterSandboxes;
     const limits = limitsFromConfig(config.interpreter);
     const allowlist = resolveInterpreterTools(config.interpreter.tools, available);
     diagnostics.push(...allowlist.diagnostics);
@@ -91,6 +92,7 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
         readOnly,
         hasSubagents: subagents.length > 0,
         createSandbox: input.interpreterSandboxes.create,
+        prewarm: () => void sandboxes.prewarm(limits).catch(() => undefined),
       }),
     );
     sections.push(

@@ -25,6 +25,20 @@ describe("eval tool definition", () => {
     expect(tool.validate({ code: "1" })).toEqual({ success: true, data: { code: "1" } });
   });
 
+  it("starts the engine of the session's factory when the model starts writing a call (warmUp)", () => {
+    let prewarmed = 0;
+    const tool = createEvalTool({
+      limits,
+      allowlist: [],
+      readOnly: false,
+      hasSubagents: false,
+      prewarm: () => void (prewarmed += 1),
+    });
+    expect(prewarmed).toBe(0); // creating the tool (every turn does) starts nothing
+    tool.warmUp?.();
+    expect(prewarmed).toBe(1);
+  });
+
   it("needs no approval with a read-only allowlist and asks with a write tool in it", () => {
     const readOnly = createEvalTool({
       limits,
