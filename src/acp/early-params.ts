@@ -1,7 +1,8 @@
-// Which session/new requests the early handshake may answer (early-session.ts): only those whose
-// every field the SDK's schema takes as is, without defaults or coercion, so the SDK path sees the
-// same request. Kept apart from early-session.ts, which needs the config and the models and loads
-// only once initialize is answered.
+// Which session/new requests the early handshake may answer (early-session.ts): only those the SDK's
+// schema certainly accepts, every field as it is (no defaults for nulls, no coercion), so the SDK path
+// runs the handler on the same request. `_meta` is accepted anywhere, as the schema does (whatever its
+// value) and our handler never reads it. Kept apart from early-session.ts, which needs the config and
+// the models and is not needed to answer initialize.
 
 export type EarlySessionParams = { cwd: string; additionalDirectories: string[] };
 
@@ -9,7 +10,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === "string";
 const hasOnly = (value: Record<string, unknown>, keys: readonly string[]) =>
-  Object.keys(value).every((key) => keys.includes(key));
+  Object.keys(value).every((key) => key === "_meta" || keys.includes(key));
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
 const isNameValueList = (value: unknown) =>
   Array.isArray(value) &&
@@ -22,9 +23,10 @@ function isPlainMcpServer(server: unknown): boolean {
     return (
       hasOnly(server, ["type", "name", "url", "headers"]) && isString(server.url) && isNameValueList(server.headers)
     );
+  // stdio has no tag in the schema; some clients send "type": "stdio", which it ignores.
   return (
-    !("type" in server) &&
-    hasOnly(server, ["name", "command", "args", "env"]) &&
+    (!("type" in server) || server.type === "stdio") &&
+    hasOnly(server, ["type", "name", "command", "args", "env"]) &&
     isString(server.command) &&
     isStringArray(server.args) &&
     isNameValueList(server.env)

@@ -247,22 +247,36 @@ describe("early session/new", () => {
     a.close();
   });
 
-  const stdio = { name: "files", command: "npx", args: ["-y", "server"], env: [{ name: "A", value: "1" }] };
-  const http = { type: "http", name: "web", url: "https://example.test/mcp", headers: [{ name: "X", value: "y" }] };
+  const stdio = { name: "files", command: "/bin/false", args: ["-y"], env: [{ name: "A", value: "1" }] };
+  const http = { type: "http", name: "web", url: "http://127.0.0.1:9/mcp", headers: [{ name: "X", value: "y" }] };
   const acceptedParams: Array<[string, unknown]> = [
     ["no servers", { cwd: "/p", mcpServers: [] }],
     ["stdio and http servers", { cwd: "/p", mcpServers: [stdio, http, { ...http, type: "sse" }] }],
     ["additional directories", { cwd: "/p", mcpServers: [], additionalDirectories: ["/q"] }],
+    ["a tagged stdio server", { cwd: "/p", mcpServers: [{ ...stdio, type: "stdio" }] }],
+    [
+      "_meta anywhere",
+      { cwd: "/p", _meta: { a: 1 }, mcpServers: [{ ...stdio, _meta: 5, env: [{ name: "A", value: "1", _meta: {} }] }] },
+    ],
   ];
   for (const [name, params] of acceptedParams)
-    it(`takes params with ${name}`, () => expect(plainSessionNewParams(params)).toBeDefined());
+    it(`takes params with ${name}, which the SDK path accepts too`, async () => {
+      const taken = { ...(params as Record<string, unknown>), cwd: project };
+      expect(plainSessionNewParams(taken)).toBeDefined();
+      const b = agent();
+      b.input.write(INIT);
+      await b.answerTo(1);
+      b.input.write(line(2, "session/new", taken));
+      expect(JSON.parse(await b.answerTo(2)).result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      b.close();
+    });
 
   const declinedParams: Array<[string, unknown]> = [
     ["no mcpServers", { cwd: "/p" }],
     ["a system prompt", { cwd: "/p", mcpServers: [], systemPrompt: "x" }],
-    ["_meta", { cwd: "/p", mcpServers: [], _meta: {} }],
     ["an acp server", { cwd: "/p", mcpServers: [{ type: "acp", name: "a", serverId: "s" }] }],
-    ["a server with _meta", { cwd: "/p", mcpServers: [{ ...stdio, _meta: {} }] }],
+    ["a server without env", { cwd: "/p", mcpServers: [{ name: "s", command: "c", args: [] }] }],
+    ["an unknown key", { cwd: "/p", mcpServers: [], colour: "blue" }],
     ["null args (defaulted by the SDK)", { cwd: "/p", mcpServers: [{ ...stdio, args: null }] }],
     ["an env entry with more keys", { cwd: "/p", mcpServers: [{ ...stdio, env: [{ name: "A", value: "1", x: 1 }] }] }],
     ["a numeric cwd", { cwd: 5, mcpServers: [] }],
