@@ -1,22 +1,13 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildInitializeResponse } from "../../src/acp/capabilities.js";
-import { agentText, startHarness, type Harness } from "../support/acp-harness.js";
+import { agentText } from "../support/acp-harness.js";
+import { useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn } from "../support/fake-model/index.js";
 
-let h: Harness | undefined;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-project-"));
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "auth" });
 
 // No key in the environment: only what `deep-acp login` stores counts.
 const NO_ENV_KEY = { ANTHROPIC_API_KEY: "" };
@@ -43,7 +34,7 @@ const isTerminal = (m: acp.AuthMethod) => "type" in m && m.type === "terminal";
 
 describe("initialize: auth methods", () => {
   it("always offers an agent method and advertises logout", async () => {
-    h = await startHarness();
+    const h = await suite.start();
     expect(h.init.authMethods).toHaveLength(1);
     expect(h.init.authMethods![0]).toMatchObject({ id: "deep-acp-login", name: expect.any(String) });
     expect(h.init.authMethods!.some(isTerminal)).toBe(false);
@@ -93,7 +84,7 @@ describe("initialize: auth methods", () => {
   });
 
   it("names this process's own node and script as the login command by default", async () => {
-    h = await startHarness({ clientCapabilities: { auth: { terminal: true } } });
+    const h = await suite.start({ clientCapabilities: { auth: { terminal: true } } });
     const terminal = h.init.authMethods!.find(isTerminal)!;
     expect(terminal._meta).toEqual({
       "terminal-auth": {
@@ -108,21 +99,21 @@ describe("initialize: auth methods", () => {
 
 describe("authenticate", () => {
   it("re-reads stored credentials, so a login made elsewhere works without a restart", async () => {
-    h = await startHarness({ env: NO_ENV_KEY });
-    const before = await errorOf(h.newSession(project));
+    const h = await suite.start({ env: NO_ENV_KEY });
+    const before = await errorOf(h.newSession(suite.project));
     expect(before.code).toBe(-32000);
     // What `deep-acp login` in another process leaves behind:
     await storeKey(h.home, "sk-from-login");
     expect(await h.agent.request(acp.methods.agent.authenticate, { methodId: "deep-acp-login" })).toEqual({});
     h.model.enqueue(textTurn("hello with the stored key"));
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     const { updates } = await h.prompt(sessionId, "hi");
     expect(agentText(updates)).toBe("hello with the stored key");
     expect(h.model.requests[0]!.headers["x-api-key"]).toBe("sk-from-login");
   });
 
   it("answers -32000 while no key can be found, and -32602 for a method it never offered", async () => {
-    h = await startHarness({ env: NO_ENV_KEY });
+    const h = await suite.start({ env: NO_ENV_KEY });
     const missing = await errorOf(h.agent.request(acp.methods.agent.authenticate, { methodId: "deep-acp-login" }));
     expect(missing.code).toBe(-32000);
     expect(missing.message).toMatch(/ANTHROPIC_API_KEY/);
@@ -133,21 +124,24 @@ describe("authenticate", () => {
 
 describe("logout", () => {
   it("deletes the stored key; the next session/new asks for auth again", async () => {
-    h = await startHarness({ env: NO_ENV_KEY, setupHome: (home) => storeKey(home, "sk-stored") });
-    await h.newSession(project);
+    const h = await suite.start({ env: NO_ENV_KEY, setupHome: (home) => storeKey(home, "sk-stored") });
+    await h.newSession(suite.project);
     expect(await h.agent.request(acp.methods.agent.logout, {})).toEqual({});
     await expect(stat(credentialsFile(h.home))).rejects.toMatchObject({ code: "ENOENT" });
-    expect((await errorOf(h.newSession(project))).code).toBe(-32000);
+    expect((await errorOf(h.newSession(suite.project))).code).toBe(-32000);
     // Logging out twice is harmless.
     expect(await h.agent.request(acp.methods.agent.logout, {})).toEqual({});
   });
 
   it("leaves a key from the environment in charge", async () => {
-    h = await startHarness({ env: { ANTHROPIC_API_KEY: "sk-env" }, setupHome: (home) => storeKey(home, "sk-stored") });
+    const h = await suite.start({
+      env: { ANTHROPIC_API_KEY: "sk-env" },
+      setupHome: (home) => storeKey(home, "sk-stored"),
+    });
     await h.agent.request(acp.methods.agent.logout, {});
     await expect(stat(credentialsFile(h.home))).rejects.toMatchObject({ code: "ENOENT" });
     h.model.enqueue(textTurn("still here"));
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     await h.prompt(sessionId, "hi");
     expect(h.model.requests[0]!.headers["x-api-key"]).toBe("sk-env");
   });

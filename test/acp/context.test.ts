@@ -1,19 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, type Harness } from "../support/acp-harness.js";
+import { describe, expect, it } from "vitest";
+import { agentText } from "../support/acp-harness.js";
+import { useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let h: Harness;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-context-"));
-});
-afterEach(async () => {
-  await h?.close();
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "context" });
 
 const config = (toml: string) => async (home: string) => {
   await mkdir(join(home, ".deepagents"), { recursive: true });
@@ -22,8 +14,11 @@ const config = (toml: string) => async (home: string) => {
 
 describe("large tool results", () => {
   it("saves a huge command output to /large_tool_results/ and sends the model a preview it can follow", async () => {
-    h = await startHarness({ setupHome: config("[shell]\noutput_chars = 400000\n"), onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({
+      setupHome: config("[shell]\noutput_chars = 400000\n"),
+      onPermission: () => "allow_once",
+    });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("execute", { command: "seq 1 40000" }));
     let followed = false;
     h.model.setHandler((request) => {
@@ -50,11 +45,11 @@ describe("large tool results", () => {
 
 describe("compaction", () => {
   it("summarizes older messages when the context fills, keeps recent ones, and the editor sees it", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: config("[model]\ncontext_window = 6000\n\n[compaction]\nkeep_messages = 2\n"),
       clientCapabilities: { session: { compaction: {} } },
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     const filler = (n: number) => `${"lorem ipsum dolor sit amet ".repeat(150)} (${n})`;
     h.model.setHandler((request) => {
       if (request.system.includes("summar")) return textTurn("SUMMARY: the user talked about filler text.");
@@ -75,8 +70,8 @@ describe("compaction", () => {
   });
 
   it("/compact summarizes on demand and says so", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler((request) =>
       request.system.includes("summar")
         ? textTurn("SUMMARY OF EARLIER WORK")

@@ -1,21 +1,12 @@
 // Skills, memory, subagents, the watcher and /reload, end to end over ACP with the fake model.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, toolUpdates, type Harness } from "../support/acp-harness.js";
+import { describe, expect, it } from "vitest";
+import { agentText, toolUpdates, type Harness } from "../support/acp-harness.js";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let h: Harness;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-ext-"));
-  await mkdir(join(project, ".git"));
-});
-afterEach(async () => {
-  await h?.close();
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "ext", prepare: gitProject });
 
 async function writeSkill(dir: string, name: string, description: string, body = "Do the thing carefully.") {
   await mkdir(join(dir, name), { recursive: true });
@@ -29,20 +20,20 @@ const commandNames = (h: Harness) =>
 
 describe("memory and skills", () => {
   it("puts AGENTS.md and the skill list in the system prompt, and runs /skill:", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: async (home) => {
         await mkdir(join(home, ".deepagents", "agent"), { recursive: true });
         await writeFile(join(home, ".deepagents", "agent", "AGENTS.md"), "User prefers tabs.");
       },
     });
-    await writeFile(join(project, "AGENTS.md"), "This project uses pnpm.");
+    await writeFile(join(suite.project, "AGENTS.md"), "This project uses pnpm.");
     await writeSkill(
-      join(project, ".deepagents", "skills"),
+      join(suite.project, ".deepagents", "skills"),
       "deploy",
       "How to deploy this project",
       "Run make deploy, then verify.",
     );
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     const system = h.model.requests[0]!.system;
@@ -60,12 +51,12 @@ describe("memory and skills", () => {
   });
 
   it("tells the editor when a skill appears, and /reload brings it into the next request", async () => {
-    h = await startHarness({ clientCapabilities: { session: { notices: {} } } });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ clientCapabilities: { session: { notices: {} } } });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     await h.watchersReady();
-    await writeSkill(join(project, ".deepagents", "skills"), "lint", "Lint the project");
+    await writeSkill(join(suite.project, ".deepagents", "skills"), "lint", "Lint the project");
     await h.waitFor(() =>
       h.updates.some(
         (u) => u.update.sessionUpdate === "notice" && /skills/.test((u.update as { title: string }).title),
@@ -80,12 +71,12 @@ describe("memory and skills", () => {
   });
 
   it("/reload re-reads an edited AGENTS.md", async () => {
-    h = await startHarness();
-    await writeFile(join(project, "AGENTS.md"), "Old rule.");
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    await writeFile(join(suite.project, "AGENTS.md"), "Old rule.");
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"), textTurn("ok"));
     await h.prompt(sessionId, "one");
-    await writeFile(join(project, "AGENTS.md"), "New rule: always test.");
+    await writeFile(join(suite.project, "AGENTS.md"), "New rule: always test.");
     await h.prompt(sessionId, "/reload");
     await h.prompt(sessionId, "two");
     expect(h.model.requests.at(-1)!.system).toContain("New rule: always test.");
@@ -93,10 +84,10 @@ describe("memory and skills", () => {
   });
 
   it("/remember runs the built-in remember skill through the normal edit path", async () => {
-    h = await startHarness({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
-      toolTurn("write_file", { file_path: join(project, "AGENTS.md"), content: "Use pnpm." }),
+      toolTurn("write_file", { file_path: join(suite.project, "AGENTS.md"), content: "Use pnpm." }),
       textTurn("Remembered."),
     );
     await h.prompt(sessionId, "/remember we use pnpm");
@@ -109,14 +100,14 @@ describe("memory and skills", () => {
 
 describe("subagents", () => {
   it("runs a file-defined subagent with its own prompt and model, in parallel with another, nested under the task call", async () => {
-    h = await startHarness({ onPermission: () => "allow_once" });
-    const agentDir = join(project, ".deepagents", "agents", "reviewer");
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const agentDir = join(suite.project, ".deepagents", "agents", "reviewer");
     await mkdir(agentDir, { recursive: true });
     await writeFile(
       join(agentDir, "AGENTS.md"),
       "---\nname: reviewer\ndescription: Reviews code\nmodel: anthropic:claude-haiku-4-5\n---\nYou are a strict code reviewer.",
     );
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler((request) => {
       if (request.system.startsWith("You are a strict code reviewer.")) return textTurn("REVIEW: looks fine");
       if (request.system.includes("You are a subagent")) {

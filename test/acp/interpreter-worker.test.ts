@@ -2,26 +2,13 @@
 // calls eval. A text-only turn starts none, so idle sessions hold none; an eval turn starts it while
 // the call streams in, and closing the session leaves no thread behind.
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { startHarness, type Harness } from "../support/acp-harness.js";
+import { readdir } from "node:fs/promises";
+import { expect, it } from "vitest";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn, type RecordedRequest } from "../support/fake-model/index.js";
 import { pollUntil } from "../support/poll.js";
 
-let project: string;
-let h: Harness | undefined;
-
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-eval-worker-"));
-  await mkdir(join(project, ".git"));
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "eval-worker", prepare: gitProject });
 
 /** Threads of this process (Linux). */
 const threads = async () => (await readdir("/proc/self/task")).length;
@@ -31,14 +18,14 @@ const lastToolResult = (request: RecordedRequest) => request.messages.filter((m)
 it.runIf(process.platform === "linux")(
   "starts no interpreter worker for text-only turns, one for an eval turn, and none is left once the session closes",
   async () => {
-    h = await startHarness();
+    const h = await suite.start();
     // A first session and turn, so that the thread pools every turn uses exist before counting.
-    const warm = await h.newSession(project);
+    const warm = await h.newSession(suite.project);
     h.model.enqueue(textTurn("warm"));
     await h.prompt(warm.sessionId, "hi");
     const idle = await threads();
 
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("just text"));
     await h.prompt(sessionId, "talk");
     h.model.enqueue(textTurn("more text"));
@@ -53,7 +40,7 @@ it.runIf(process.platform === "linux")(
     // The session works as before after its worker went away, and starts a new one for the next eval.
     await h.agent.request(acp.methods.agent.session.close, { sessionId });
     await pollUntil(async () => (await threads()) === idle, "the interpreter worker to exit with its session");
-    const again = await h.newSession(project);
+    const again = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("eval", { code: "6 * 7" }), textTurn("done"));
     await h.prompt(again.sessionId, "compute again");
     expect(lastToolResult(h.model.requests.at(-1)!)).toContain("42");

@@ -1,31 +1,20 @@
 // The `eval` tool end to end over ACP with the fake model: approval gating by allowlist, hooks,
 // nested tool calls, file rules, cancel, task() fan-out, per-turn state, plan mode and limits.
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startHarness, toolUpdates, type Harness, type HarnessOptions } from "../support/acp-harness.js";
+import { describe, expect, it } from "vitest";
+import { toolUpdates, type Harness, type HarnessOptions } from "../support/acp-harness.js";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn, type FakeTurn, type RecordedRequest } from "../support/fake-model/index.js";
 import { FIXTURES, NODE } from "../unit/mcp/helpers.js";
 
-let project: string;
-let h: Harness | undefined;
-
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-eval-"));
-  await mkdir(join(project, ".git"));
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "eval", prepare: gitProject });
 
 type Setup = { config?: string; hooks?: unknown; mcp?: Record<string, unknown> };
 
 async function start(setup: Setup = {}, options: Omit<HarnessOptions, "setupHome"> = {}): Promise<Harness> {
-  h = await startHarness({
+  return suite.start({
     ...options,
     setupHome: async (home) => {
       await mkdir(join(home, ".deepagents"), { recursive: true });
@@ -34,7 +23,6 @@ async function start(setup: Setup = {}, options: Omit<HarnessOptions, "setupHome
       if (setup.mcp) await writeFile(join(home, ".deepagents", ".mcp.json"), JSON.stringify({ mcpServers: setup.mcp }));
     },
   });
-  return h;
 }
 
 /** Each user message runs the next script as one eval; then the model says "done". */
@@ -68,12 +56,12 @@ const finalStatus = (updates: readonly acp.SessionUpdate[], id: string) =>
 
 describe("approval gating", () => {
   it("with the default read-only allowlist eval runs without a dialog; calls from code are nested under it", async () => {
-    await writeFile(join(project, "a.txt"), "alpha\n");
-    await writeFile(join(project, "b.txt"), "beta\n");
-    await start();
-    const { sessionId } = await h!.newSession(project);
+    await writeFile(join(suite.project, "a.txt"), "alpha\n");
+    await writeFile(join(suite.project, "b.txt"), "beta\n");
+    const h = await start();
+    const { sessionId } = await h!.newSession(suite.project);
     evalEachPrompt(h!, [
-      `const names = ["a.txt", "b.txt"]; const texts = []; for (const n of names) texts.push((await tools.readFile({ file_path: ${JSON.stringify(project)} + "/" + n })).trim()); texts.join(",")`,
+      `const names = ["a.txt", "b.txt"]; const texts = []; for (const n of names) texts.push((await tools.readFile({ file_path: ${JSON.stringify(suite.project)} + "/" + n })).trim()); texts.join(",")`,
     ]);
     const { updates } = await h!.prompt(sessionId, "read both");
     expect(h!.permissions).toHaveLength(0);
@@ -86,13 +74,13 @@ describe("approval gating", () => {
   });
 
   it("with a write tool in [interpreter].tools each eval asks in the editor, showing the code, and so does each write it makes", async () => {
-    await start(
+    const h = await start(
       { config: '[interpreter]\ntools = ["read_file", "write_file"]\n' },
       { onPermission: () => (h!.permissions.length <= 2 ? "allow_once" : "reject_once") },
     );
-    const { sessionId } = await h!.newSession(project);
+    const { sessionId } = await h!.newSession(suite.project);
     const write = (name: string) =>
-      `await tools.writeFile({ file_path: ${JSON.stringify(join(project, name))}, content: "from eval" }); "wrote ${name}"`;
+      `await tools.writeFile({ file_path: ${JSON.stringify(join(suite.project, name))}, content: "from eval" }); "wrote ${name}"`;
     evalEachPrompt(h!, [write("first.txt"), write("second.txt")]);
 
     const allowed = await h!.prompt(sessionId, "write one");
@@ -103,10 +91,10 @@ describe("approval gating", () => {
     expect(h!.permissions).toHaveLength(2);
     expect(JSON.stringify(h!.permissions[1]!.toolCall)).toContain("first.txt");
     expect(JSON.stringify(evalDialogs()[0]!.toolCall.content)).toContain(
-      JSON.stringify(join(project, "first.txt")).slice(1, -1),
+      JSON.stringify(join(suite.project, "first.txt")).slice(1, -1),
     );
     expect(evalDialogs()[0]!.options.map((o) => o.kind)).not.toContain("allow_always");
-    expect(await readFile(join(project, "first.txt"), "utf8")).toBe("from eval");
+    expect(await readFile(join(suite.project, "first.txt"), "utf8")).toBe("from eval");
     expect(evalOutput(h!.model.requests[1]!).text).toBe("wrote first.txt");
     expect(nestedUnder(allowed.updates, evalCalls(allowed.updates)[0]!.toolCallId).map((u) => u.kind)).toEqual([
       "edit",
@@ -114,14 +102,14 @@ describe("approval gating", () => {
 
     const rejected = await h!.prompt(sessionId, "write another");
     expect(evalDialogs()).toHaveLength(2);
-    await expect(readFile(join(project, "second.txt"))).rejects.toThrow();
+    await expect(readFile(join(suite.project, "second.txt"))).rejects.toThrow();
     expect(evalOutput(h!.model.requests.at(-1)!).isError).toBe(true);
     expect(finalStatus(rejected.updates, evalCalls(rejected.updates)[0]!.toolCallId)).toBe("failed");
   });
 
   it("a PreToolUse hook on Eval sees the code, and can block it", async () => {
-    const seen = join(project, "hook-input.json");
-    await start({
+    const seen = join(suite.project, "hook-input.json");
+    const h = await start({
       hooks: {
         PreToolUse: [
           {
@@ -136,7 +124,7 @@ describe("approval gating", () => {
         ],
       },
     });
-    const { sessionId } = await h!.newSession(project);
+    const { sessionId } = await h!.newSession(suite.project);
     evalEachPrompt(h!, ["6 * 7", "const forbidden = 1; forbidden"]);
     await h!.prompt(sessionId, "compute");
     const input = JSON.parse(await readFile(seen, "utf8")) as {
@@ -154,16 +142,16 @@ describe("approval gating", () => {
   });
 
   it("file rules still deny a read made from code", async () => {
-    await mkdir(join(project, "private"));
-    await writeFile(join(project, "private", "key.txt"), "TOP-SECRET-VALUE");
-    await writeFile(join(project, "open.txt"), "public");
-    const rule = `[[permissions]]\noperations = ["read"]\npaths = [${JSON.stringify(join(project, "private", "**"))}]\nmode = "deny"\n`;
-    await start({ config: rule });
-    const { sessionId } = await h!.newSession(project);
+    await mkdir(join(suite.project, "private"));
+    await writeFile(join(suite.project, "private", "key.txt"), "TOP-SECRET-VALUE");
+    await writeFile(join(suite.project, "open.txt"), "public");
+    const rule = `[[permissions]]\noperations = ["read"]\npaths = [${JSON.stringify(join(suite.project, "private", "**"))}]\nmode = "deny"\n`;
+    const h = await start({ config: rule });
+    const { sessionId } = await h!.newSession(suite.project);
     evalEachPrompt(h!, [
       [
-        `const open = await tools.readFile({ file_path: ${JSON.stringify(join(project, "open.txt"))} });`,
-        `let secret; try { secret = await tools.readFile({ file_path: ${JSON.stringify(join(project, "private", "key.txt"))} }); } catch (e) { console.log(String(e.message)); }`,
+        `const open = await tools.readFile({ file_path: ${JSON.stringify(join(suite.project, "open.txt"))} });`,
+        `let secret; try { secret = await tools.readFile({ file_path: ${JSON.stringify(join(suite.project, "private", "key.txt"))} }); } catch (e) { console.log(String(e.message)); }`,
         "({ open: open.trim(), secret })",
       ].join("\n"),
     ]);
@@ -171,7 +159,7 @@ describe("approval gating", () => {
     const output = evalOutput(h!.model.requests[1]!).text;
     const [denial, ...result] = output.split("\n");
     expect(denial).toBe(
-      `Tool 'read_file' failed: Error: permission denied for read on ${join(project, "private", "key.txt")}`,
+      `Tool 'read_file' failed: Error: permission denied for read on ${join(suite.project, "private", "key.txt")}`,
     );
     expect(JSON.parse(result.join("\n"))).toEqual({ open: "public" });
     expect(output).not.toContain("TOP-SECRET-VALUE");
@@ -183,8 +171,8 @@ describe("approval gating", () => {
 
 describe("cancel", () => {
   it("interrupts an endless loop promptly; the next prompt works", async () => {
-    await start({ config: "[interpreter]\ntimeout_ms = 600000\n" });
-    const { sessionId } = await h!.newSession(project);
+    const h = await start({ config: "[interpreter]\ntimeout_ms = 600000\n" });
+    const { sessionId } = await h!.newSession(suite.project);
     evalEachPrompt(h!, ["let i = 0; while (true) { i++; }", "1 + 1"]);
     const pending = h!.prompt(sessionId, "spin");
     await h!.waitFor(() =>
@@ -198,8 +186,8 @@ describe("cancel", () => {
   });
 
   it("interrupts an eval waiting on a slow tool call and cancels that call", async () => {
-    const marker = join(project, "fixture.log");
-    await start(
+    const marker = join(suite.project, "fixture.log");
+    const h = await start(
       {
         config: '[interpreter]\ntools = ["fixture_slow"]\ntimeout_ms = 600000\n',
         mcp: {
@@ -208,7 +196,7 @@ describe("cancel", () => {
       },
       { onPermission: () => "allow_once" },
     );
-    const { sessionId } = await h!.newSession(project);
+    const { sessionId } = await h!.newSession(suite.project);
     evalEachPrompt(h!, ["await tools.fixtureSlow({}); 'finished'", "'alive'"]);
     const pending = h!.prompt(sessionId, "wait for it");
     const markerText = () => readFile(marker, "utf8").catch(() => "");
@@ -227,9 +215,9 @@ describe("cancel", () => {
 
 describe("task() fan-out", () => {
   it("runs two subagents from one eval at the same time; each shows as a task call under the eval", async () => {
-    await writeFile(join(project, "x.txt"), "x");
-    await start();
-    const { sessionId } = await h!.newSession(project);
+    await writeFile(join(suite.project, "x.txt"), "x");
+    const h = await start();
+    const { sessionId } = await h!.newSession(suite.project);
     const arrived: Array<() => void> = [];
     let subagentRuns = 0;
     h!.model.setHandler(async (request) => {
@@ -242,7 +230,7 @@ describe("task() fan-out", () => {
             arrived.push(resolve);
             if (arrived.length === 2) arrived.splice(0).forEach((release) => release());
           });
-          return toolTurn("ls", { path: project });
+          return toolTurn("ls", { path: suite.project });
         }
         return textTurn(job === "alpha" ? '{"job":"alpha","score":1}' : `report for ${job}`);
       }
@@ -284,8 +272,8 @@ describe("task() fan-out", () => {
 
 describe("interpreter state", () => {
   it("survives between evals of one turn but not into the next turn", async () => {
-    await start();
-    const { sessionId } = await h!.newSession(project);
+    const h = await start();
+    const { sessionId } = await h!.newSession(suite.project);
     let turn = 0;
     h!.model.setHandler((request) => {
       const last = request.messages.at(-1)!;
@@ -305,12 +293,12 @@ describe("interpreter state", () => {
 
 describe("plan mode", () => {
   it("offers eval with the read-only part of the allowlist only, and never asks", async () => {
-    await writeFile(join(project, "in.txt"), "readable");
-    await start({ config: '[interpreter]\ntools = ["read_file", "write_file"]\n' });
-    const { sessionId } = await h!.newSession(project);
+    await writeFile(join(suite.project, "in.txt"), "readable");
+    const h = await start({ config: '[interpreter]\ntools = ["read_file", "write_file"]\n' });
+    const { sessionId } = await h!.newSession(suite.project);
     await h!.agent.request("session/set_mode", { sessionId, modeId: "plan" });
     evalEachPrompt(h!, [
-      `[typeof tools.writeFile, (await tools.readFile({ file_path: ${JSON.stringify(join(project, "in.txt"))} })).trim()].join(" ")`,
+      `[typeof tools.writeFile, (await tools.readFile({ file_path: ${JSON.stringify(join(suite.project, "in.txt"))} })).trim()].join(" ")`,
     ]);
     await h!.prompt(sessionId, "look");
     expect(h!.model.requests[0]!.toolNames).toContain("eval");
@@ -322,8 +310,8 @@ describe("plan mode", () => {
 
 describe("limits", () => {
   it("a memory blowup and a loop past timeout_ms end with clear errors; the next eval works", async () => {
-    await start({ config: "[interpreter]\ntimeout_ms = 1000\nmemory_limit_mb = 32\n" });
-    const { sessionId } = await h!.newSession(project);
+    const h = await start({ config: "[interpreter]\ntimeout_ms = 1000\nmemory_limit_mb = 32\n" });
+    const { sessionId } = await h!.newSession(suite.project);
     evalEachPrompt(h!, [
       "const parts = []; for (;;) parts.push('x'.repeat(65536) + parts.length)",
       "for (;;) {}",

@@ -1,28 +1,19 @@
 // MCP servers (editor-passed and project), project trust dialogs, and hooks, end to end over ACP.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, toolUpdates, type Harness } from "../support/acp-harness.js";
+import { describe, expect, it } from "vitest";
+import { agentText, toolUpdates } from "../support/acp-harness.js";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
 const EVERYTHING = resolve(__dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
-let h: Harness;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-mcp-"));
-  await mkdir(join(project, ".git"));
-});
-afterEach(async () => {
-  await h?.close();
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "mcp", prepare: gitProject });
 
 describe("MCP", () => {
   it("uses a stdio server the editor passes, without asking (editor servers are trusted)", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project, {
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project, {
       mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }],
     });
     h.model.setHandler((request) =>
@@ -38,11 +29,11 @@ describe("MCP", () => {
 
   it("asks before starting a project server; allow once works for this session only", async () => {
     await writeFile(
-      join(project, ".mcp.json"),
+      join(suite.project, ".mcp.json"),
       JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
     );
-    h = await startHarness({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     const dialog = h.permissions.find((p) => p.toolCall.title?.includes("proj"));
@@ -54,15 +45,15 @@ describe("MCP", () => {
 
   it("remembers 'never' and does not ask again", async () => {
     await writeFile(
-      join(project, ".mcp.json"),
+      join(suite.project, ".mcp.json"),
       JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }),
     );
-    h = await startHarness({ onPermission: () => "reject_always" });
-    const first = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "reject_always" });
+    const first = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"), textTurn("ok"));
     await h.prompt(first.sessionId, "hi");
     expect(h.model.requests[0]!.toolNames).not.toContain("proj_echo");
-    const second = await h.newSession(project);
+    const second = await h.newSession(suite.project);
     await h.prompt(second.sessionId, "hi again");
     expect(h.permissions.filter((p) => p.toolCall.title?.includes("proj"))).toHaveLength(1);
   });
@@ -72,7 +63,7 @@ describe("hooks", () => {
   const hooksFile = (home: string) => join(home, ".deepagents", "hooks.json");
 
   it("a user PreToolUse hook that exits 2 blocks a command; the model is told why", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: async (home) => {
         await mkdir(join(home, ".deepagents"), { recursive: true });
         await writeFile(
@@ -87,17 +78,17 @@ describe("hooks", () => {
         );
       },
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
     h.model.enqueue(toolTurn("execute", { command: "touch blocked.txt" }), textTurn("ok"));
     const { updates } = await h.prompt(sessionId, "run it");
     expect(toolUpdates(updates).at(-1)).toMatchObject({ status: "failed" });
     expect(JSON.stringify(h.model.requests[1]!.body)).toContain("Bash blocked by hook: no shell today");
-    await expect(readFile(join(project, "blocked.txt"))).rejects.toThrow();
+    await expect(readFile(join(suite.project, "blocked.txt"))).rejects.toThrow();
   });
 
   it("UserPromptSubmit can block a prompt and SessionStart adds context", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: async (home) => {
         await mkdir(join(home, ".deepagents"), { recursive: true });
         await writeFile(
@@ -120,7 +111,7 @@ describe("hooks", () => {
         );
       },
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hello");
     expect(JSON.stringify(h.model.requests[0]!.body)).toContain("The build command is make.");
@@ -130,9 +121,9 @@ describe("hooks", () => {
   });
 
   it("runs project hooks only after the user trusts them in the editor", async () => {
-    await mkdir(join(project, ".deepagents"), { recursive: true });
+    await mkdir(join(suite.project, ".deepagents"), { recursive: true });
     await writeFile(
-      join(project, ".deepagents", "hooks.json"),
+      join(suite.project, ".deepagents", "hooks.json"),
       JSON.stringify({
         hooks: {
           PreToolUse: [
@@ -141,12 +132,12 @@ describe("hooks", () => {
         },
       }),
     );
-    await writeFile(join(project, "a.txt"), "a");
-    h = await startHarness({
+    await writeFile(join(suite.project, "a.txt"), "a");
+    const h = await suite.start({
       onPermission: (request) => (request.toolCall.title?.includes("hooks") ? "reject_once" : "allow_once"),
     });
-    const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("read_file", { file_path: join(project, "a.txt") }), textTurn("read"));
+    const { sessionId } = await h.newSession(suite.project);
+    h.model.enqueue(toolTurn("read_file", { file_path: join(suite.project, "a.txt") }), textTurn("read"));
     await h.prompt(sessionId, "read a");
     const dialog = h.permissions.find((p) => p.toolCall.title?.includes("hooks"));
     expect(JSON.stringify(dialog!.toolCall.content)).toContain("project hook says no");
@@ -154,15 +145,16 @@ describe("hooks", () => {
     expect(JSON.stringify(h.model.requests[1]!.body)).not.toContain("project hook says no");
 
     await h.close();
-    h = await startHarness({ onPermission: () => "allow_always" });
-    const again = await h.newSession(project);
-    h.model.enqueue(toolTurn("read_file", { file_path: join(project, "a.txt") }), textTurn("read"));
-    await h.prompt(again.sessionId, "read a");
-    expect(JSON.stringify(h.model.requests[1]!.body)).toContain("Read blocked by hook: project hook says no");
+    // A new agent on a HOME of its own.
+    const next = await suite.start({ home: await suite.tempDir("home-2"), onPermission: () => "allow_always" });
+    const again = await next.newSession(suite.project);
+    next.model.enqueue(toolTurn("read_file", { file_path: join(suite.project, "a.txt") }), textTurn("read"));
+    await next.prompt(again.sessionId, "read a");
+    expect(JSON.stringify(next.model.requests[1]!.body)).toContain("Read blocked by hook: project hook says no");
   });
 
   it("a Stop hook can keep the turn going", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: async (home) => {
         await mkdir(join(home, ".deepagents"), { recursive: true });
         const script = join(home, "stop.sh");
@@ -177,7 +169,7 @@ describe("hooks", () => {
         );
       },
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("Done with the change."), textTurn("Tests pass too."));
     const { updates } = await h.prompt(sessionId, "change it");
     expect(h.model.requests).toHaveLength(2);
@@ -189,12 +181,12 @@ describe("hooks", () => {
 
 describe("interpreter", () => {
   it("runs eval with read tools callable from code, shown as calls nested under the eval", async () => {
-    h = await startHarness();
-    await writeFile(join(project, "n.txt"), "41");
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    await writeFile(join(suite.project, "n.txt"), "41");
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
       toolTurn("eval", {
-        code: `const t = await tools.readFile({ file_path: ${JSON.stringify(join(project, "n.txt"))} }); console.log("read", t.trim()); Number(t) + 1`,
+        code: `const t = await tools.readFile({ file_path: ${JSON.stringify(join(suite.project, "n.txt"))} }); console.log("read", t.trim()); Number(t) + 1`,
       }),
       textTurn("It is 42."),
     );

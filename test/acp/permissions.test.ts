@@ -1,23 +1,20 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { checkBwrapAvailable } from "../../src/backends/bwrap-sandbox.js";
-import { agentText, startHarness, toolUpdates, type Harness } from "../support/acp-harness.js";
+import { agentText, toolUpdates } from "../support/acp-harness.js";
+import { useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let h: Harness;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-perm-"));
-  await mkdir(join(project, "private"), { recursive: true });
-  await writeFile(join(project, "private", "secret.txt"), "TOP-SECRET-VALUE");
-  await writeFile(join(project, "public.txt"), "public data");
-  await writeFile(join(project, "ask.txt"), "needs a yes");
-});
-afterEach(async () => {
-  await h?.close();
-  await rm(project, { recursive: true, force: true });
+const suite = useHarnessSuite({
+  name: "perm",
+  prepare: async ({ project }) => {
+    await mkdir(join(project, "private"), { recursive: true });
+    await writeFile(join(project, "private", "secret.txt"), "TOP-SECRET-VALUE");
+    await writeFile(join(project, "public.txt"), "public data");
+    await writeFile(join(project, "ask.txt"), "needs a yes");
+  },
 });
 
 function rulesToml(project: string): string {
@@ -36,28 +33,31 @@ function rulesToml(project: string): string {
 
 async function withRules(home: string) {
   await mkdir(join(home, ".deepagents"), { recursive: true });
-  await writeFile(join(home, ".deepagents", "config.toml"), rulesToml(project));
+  await writeFile(join(home, ".deepagents", "config.toml"), rulesToml(suite.project));
 }
 
 describe("file permission rules", () => {
   it("denies reads of protected files, even in bypass mode, and tells the model", async () => {
-    h = await startHarness({ setupHome: withRules });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: withRules });
+    const { sessionId } = await h.newSession(suite.project);
     await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-    h.model.enqueue(toolTurn("read_file", { file_path: join(project, "private", "secret.txt") }), textTurn("denied"));
+    h.model.enqueue(
+      toolTurn("read_file", { file_path: join(suite.project, "private", "secret.txt") }),
+      textTurn("denied"),
+    );
     const { updates } = await h.prompt(sessionId, "read the secret");
     expect(toolUpdates(updates).at(-1)).toMatchObject({ status: "failed" });
     const sent = JSON.stringify(h.model.requests[1]!.body);
-    expect(sent).toContain(`permission denied for read on ${join(project, "private", "secret.txt")}`);
+    expect(sent).toContain(`permission denied for read on ${join(suite.project, "private", "secret.txt")}`);
     expect(sent).not.toContain("TOP-SECRET-VALUE");
   });
 
   it("leaves denied paths out of listings and searches", async () => {
-    h = await startHarness({ setupHome: withRules });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: withRules });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
-      toolTurn("grep", { pattern: "TOP-SECRET-VALUE", path: project }),
-      toolTurn("glob", { pattern: "**/*.txt", path: project }),
+      toolTurn("grep", { pattern: "TOP-SECRET-VALUE", path: suite.project }),
+      toolTurn("glob", { pattern: "**/*.txt", path: suite.project }),
       textTurn("searched"),
     );
     await h.prompt(sessionId, "search");
@@ -69,24 +69,24 @@ describe("file permission rules", () => {
   });
 
   it("denies writes and deletes that reach protected paths", async () => {
-    h = await startHarness({ setupHome: withRules, onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: withRules, onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
-      toolTurn("write_file", { file_path: join(project, "private", "new.txt"), content: "x" }),
-      toolTurn("delete", { file_path: project }),
+      toolTurn("write_file", { file_path: join(suite.project, "private", "new.txt"), content: "x" }),
+      toolTurn("delete", { file_path: suite.project }),
       textTurn("ok"),
     );
     await h.prompt(sessionId, "write and delete");
     expect(JSON.stringify(h.model.requests[1]!.body)).toContain("permission denied for write");
     expect(JSON.stringify(h.model.requests[2]!.body)).toContain("matches deny rule");
-    expect(await readFile(join(project, "private", "secret.txt"), "utf8")).toBe("TOP-SECRET-VALUE");
-    await expect(readFile(join(project, "private", "new.txt"))).rejects.toThrow();
+    expect(await readFile(join(suite.project, "private", "secret.txt"), "utf8")).toBe("TOP-SECRET-VALUE");
+    await expect(readFile(join(suite.project, "private", "new.txt"))).rejects.toThrow();
   });
 
   it("asks in the editor for paths a rule marks `ask`", async () => {
-    h = await startHarness({ setupHome: withRules, onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
-    h.model.enqueue(toolTurn("read_file", { file_path: join(project, "ask.txt") }), textTurn("read it"));
+    const h = await suite.start({ setupHome: withRules, onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
+    h.model.enqueue(toolTurn("read_file", { file_path: join(suite.project, "ask.txt") }), textTurn("read it"));
     await h.prompt(sessionId, "read ask.txt");
     expect(h.permissions).toHaveLength(1);
     expect(JSON.stringify(h.permissions[0]!.toolCall._meta)).toContain("file rules ask");
@@ -94,8 +94,8 @@ describe("file permission rules", () => {
   });
 
   it("never offers 'always' for unsandboxed commands when rules exist", async () => {
-    h = await startHarness({ setupHome: withRules, onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: withRules, onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("execute", { command: "ls" }), textTurn("ok"));
     await h.prompt(sessionId, "ls");
     expect(h.permissions[0]!.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
@@ -104,13 +104,13 @@ describe("file permission rules", () => {
 
 describe("remembered choices", () => {
   it("persist per project across sessions and can be revoked with /permissions", async () => {
-    h = await startHarness({ onPermission: () => "allow_always" });
-    const first = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "allow_always" });
+    const first = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("execute", { command: "git status" }), textTurn("ok"));
     await h.prompt(first.sessionId, "status");
     expect(h.permissions).toHaveLength(1);
 
-    const second = await h.newSession(project);
+    const second = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("execute", { command: "git status --short" }), textTurn("ok"));
     await h.prompt(second.sessionId, "status again");
     expect(h.permissions).toHaveLength(1);
@@ -120,15 +120,15 @@ describe("remembered choices", () => {
     expect(agentText((await h.prompt(second.sessionId, "/permissions revoke 1")).updates)).toContain("Forgot");
     const stored = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "approvals.json"), "utf8"));
     expect(JSON.stringify(stored)).not.toContain("git status");
-    const third = await h.newSession(project);
+    const third = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("execute", { command: "git status" }), textTurn("ok"));
     await h.prompt(third.sessionId, "status once more");
     expect(h.permissions).toHaveLength(2);
   });
 
   it("remembers 'always reject' and fails later calls without asking", async () => {
-    h = await startHarness({ onPermission: () => "reject_always" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "reject_always" });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
       toolTurn("execute", { command: "npm publish" }),
       toolTurn("execute", { command: "npm publish --dry-run" }),
@@ -145,12 +145,12 @@ describe("bubblewrap sandbox", async () => {
   it.skipIf(!available)(
     "runs commands with the project writable, the rest read-only or hidden, and no network",
     async () => {
-      h = await startHarness({ args: ["--sandbox", "bwrap"], onPermission: () => "allow_once" });
-      const { sessionId } = await h.newSession(project);
+      const h = await suite.start({ args: ["--sandbox", "bwrap"], onPermission: () => "allow_once" });
+      const { sessionId } = await h.newSession(suite.project);
       const outside = await mkdtemp(join(tmpdir(), "deep-acp-outside-"));
       onTestFinished(() => rm(outside, { recursive: true, force: true }));
       h.model.enqueue(
-        toolTurn("execute", { command: `echo inside > ${join(project, "in.txt")} && echo ok` }),
+        toolTurn("execute", { command: `echo inside > ${join(suite.project, "in.txt")} && echo ok` }),
         toolTurn("execute", { command: `echo outside > ${join(outside, "out.txt")}` }),
         toolTurn("execute", { command: `ls ${h.home} 2>&1; echo exit=$?` }),
         toolTurn("execute", {
@@ -159,7 +159,7 @@ describe("bubblewrap sandbox", async () => {
         textTurn("sandboxed"),
       );
       await h.prompt(sessionId, "try things");
-      expect(await readFile(join(project, "in.txt"), "utf8")).toBe("inside\n");
+      expect(await readFile(join(suite.project, "in.txt"), "utf8")).toBe("inside\n");
       await expect(readFile(join(outside, "out.txt"))).rejects.toThrow();
       expect(JSON.stringify(h.model.requests[2]!.body)).toMatch(/Read-only file system|No such file|Permission denied/);
       expect(JSON.stringify(h.model.requests[4]!.body)).toMatch(/net: (ENETUNREACH|ECONNREFUSED|EACCES)/);

@@ -1,26 +1,17 @@
 // Out-of-turn changes reach every editor: a client without the `session.notices` capability (Zed)
 // sees what a /reload would apply in the /reload entry of its command list, at once; a client with
 // it gets a notice. Nothing is added to the conversation outside a turn.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { startHarness, type Harness } from "../support/acp-harness.js";
+import { expect, it } from "vitest";
+import { type Harness } from "../support/acp-harness.js";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn } from "../support/fake-model/index.js";
 
-let h: Harness;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-reload-"));
-  await mkdir(join(project, ".git"));
-});
-afterEach(async () => {
-  await h?.close();
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "reload", prepare: gitProject });
 
 async function writeSkill(name: string) {
-  const dir = join(project, ".deepagents", "skills", name);
+  const dir = join(suite.project, ".deepagents", "skills", name);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: The ${name}\n---\n\nDo it.\n`);
 }
@@ -34,7 +25,7 @@ const reloadEntry = (commands: Command[]) => commands.find((c) => c.name === "re
 
 async function openSession(h: Harness) {
   await writeSkill("first-skill");
-  const { sessionId } = await h.newSession(project);
+  const { sessionId } = await h.newSession(suite.project);
   h.model.enqueue(textTurn("ok"));
   await h.prompt(sessionId, "hi");
   await h.waitFor(() => commandLists(h).some((list) => list.some((c) => c.name === "skill:first-skill")));
@@ -43,7 +34,7 @@ async function openSession(h: Harness) {
 }
 
 it("without session.notices (Zed), the /reload entry says what is pending, and returns to normal after /reload", async () => {
-  h = await startHarness();
+  const h = await suite.start();
   const sessionId = await openSession(h);
   const normal = reloadEntry(commandLists(h).at(-1)!);
   const outsideTurn = h.updates.length;
@@ -64,7 +55,7 @@ it("without session.notices (Zed), the /reload entry says what is pending, and r
 });
 
 it("with session.notices, the editor gets a notice outside the turn and the /reload entry stays as it is", async () => {
-  h = await startHarness({ clientCapabilities: { session: { notices: {} } } });
+  const h = await suite.start({ clientCapabilities: { session: { notices: {} } } });
   await openSession(h);
   const normal = reloadEntry(commandLists(h).at(-1)!);
   const outsideTurn = h.updates.length;

@@ -1,35 +1,27 @@
 // What editors label tool calls with (docs/editors.md): Zed shows a call's single location as its
 // header and CodeCompanion labels by the first location, so a shell call must carry no directory
 // location (its title is the command line) while file tools keep real file locations with lines.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { startHarness, toolUpdates, type Harness } from "../support/acp-harness.js";
+import { expect, it } from "vitest";
+import { toolUpdates } from "../support/acp-harness.js";
+import { useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let h: Harness;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-presentation-"));
-});
-afterEach(async () => {
-  await h?.close();
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "presentation" });
 
 it("shell calls are titled by their command line with no location; file tools point at the file and line", async () => {
-  h = await startHarness();
-  const { sessionId } = await h.newSession(project);
+  const h = await suite.start();
+  const { sessionId } = await h.newSession(suite.project);
   await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-  const file = join(project, "notes.txt");
+  const file = join(suite.project, "notes.txt");
   await writeFile(file, "one\ntwo\nthree\n");
   h.model.enqueue(
     toolTurn("execute", { command: "echo a: b && ls" }),
     toolTurn("read_file", { file_path: file, offset: 1, limit: 1 }),
     toolTurn("edit_file", { file_path: file, old_string: "three", new_string: "3" }),
-    toolTurn("ls", { path: project }),
-    toolTurn("grep", { pattern: "two", path: project }),
+    toolTurn("ls", { path: suite.project }),
+    toolTurn("grep", { pattern: "two", path: suite.project }),
     textTurn("done"),
   );
   const { updates } = await h.prompt(sessionId, "go");

@@ -1,19 +1,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, toolUpdates, type Harness } from "../support/acp-harness.js";
+import { describe, expect, it } from "vitest";
+import { agentText, toolUpdates } from "../support/acp-harness.js";
+import { useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
-let h: Harness;
-let project: string;
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-turns-"));
-});
-afterEach(async () => {
-  await h?.close();
-  await rm(project, { recursive: true, force: true });
-});
+const suite = useHarnessSuite({ name: "turns" });
 
 async function writeConfig(home: string, toml: string) {
   await mkdir(join(home, ".deepagents"), { recursive: true });
@@ -22,8 +15,8 @@ async function writeConfig(home: string, toml: string) {
 
 describe("stop reasons and failures", () => {
   it("ends with max_tokens and refusal as the model reports them", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("cut off mid-", { stopReason: "max_tokens" }));
     expect((await h.prompt(sessionId, "long")).response.stopReason).toBe("max_tokens");
     h.model.enqueue(textTurn("I can't help with that.", { stopReason: "refusal" }));
@@ -31,17 +24,17 @@ describe("stop reasons and failures", () => {
   });
 
   it("stops at the configured number of model requests per turn", async () => {
-    h = await startHarness({ setupHome: (home) => writeConfig(home, "[agent]\nmax_turn_requests = 2\n") });
-    const { sessionId } = await h.newSession(project);
-    for (let i = 0; i < 3; i++) h.model.enqueue(toolTurn("ls", { path: project }));
+    const h = await suite.start({ setupHome: (home) => writeConfig(home, "[agent]\nmax_turn_requests = 2\n") });
+    const { sessionId } = await h.newSession(suite.project);
+    for (let i = 0; i < 3; i++) h.model.enqueue(toolTurn("ls", { path: suite.project }));
     const { response } = await h.prompt(sessionId, "loop");
     expect(response.stopReason).toBe("max_turn_requests");
     expect(h.model.requests).toHaveLength(2);
   });
 
   it("ends the prompt with a one-line error when the provider keeps failing, and stays usable", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue({
       parts: [],
       httpError: {
@@ -63,8 +56,8 @@ describe("stop reasons and failures", () => {
   });
 
   it("fails a call with invalid arguments and tells the model why", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("read_file", { nope: 1 }), textTurn("sorry"));
     const { updates } = await h.prompt(sessionId, "read");
     expect(toolUpdates(updates).at(-1)).toMatchObject({ status: "failed" });
@@ -72,8 +65,8 @@ describe("stop reasons and failures", () => {
   });
 
   it("fails an unknown tool without ending the turn", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("no_such_tool", {}), textTurn("ok"));
     const { response } = await h.prompt(sessionId, "x");
     expect(response.stopReason).toBe("end_turn");
@@ -83,8 +76,8 @@ describe("stop reasons and failures", () => {
 
 describe("prompt content", () => {
   it("passes images and embedded resources to the model", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("seen"));
     await h.prompt(sessionId, [
       { type: "text", text: "look" },
@@ -100,13 +93,13 @@ describe("prompt content", () => {
   });
 
   it("reads file:// resource links", async () => {
-    h = await startHarness();
-    await writeFile(join(project, "spec.txt"), "the spec says 42");
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    await writeFile(join(suite.project, "spec.txt"), "the spec says 42");
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, [
       { type: "text", text: "see " },
-      { type: "resource_link", uri: `file://${join(project, "spec.txt")}`, name: "spec.txt" },
+      { type: "resource_link", uri: `file://${join(suite.project, "spec.txt")}`, name: "spec.txt" },
     ]);
     expect(JSON.stringify(h.model.requests[0]!.body)).toContain("the spec says 42");
   });
@@ -114,8 +107,8 @@ describe("prompt content", () => {
 
 describe("modes", () => {
   it("plan mode offers no write or shell tools and says so", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     await h.agent.request("session/set_mode", { sessionId, modeId: "plan" });
     h.model.enqueue(textTurn("plan"));
     await h.prompt(sessionId, "plan it");
@@ -126,8 +119,8 @@ describe("modes", () => {
   });
 
   it("accept-edits writes inside the project without asking but still asks for commands", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     const options = await h.agent.request("session/set_config_option", {
       sessionId,
       configId: "mode",
@@ -135,7 +128,7 @@ describe("modes", () => {
     });
     expect(options.configOptions.find((o) => o.id === "mode")?.currentValue).toBe("accept-edits");
     h.model.enqueue(
-      toolTurn("write_file", { file_path: join(project, "a.txt"), content: "a" }),
+      toolTurn("write_file", { file_path: join(suite.project, "a.txt"), content: "a" }),
       toolTurn("execute", { command: "echo hi" }),
       textTurn("done"),
     );
@@ -144,9 +137,9 @@ describe("modes", () => {
   });
 
   it("bypass asks nothing; default asks for writes outside the project even when reading is fine inside", async () => {
-    h = await startHarness();
+    const h = await suite.start();
     const outside = await mkdtemp(join(tmpdir(), "deep-acp-outside-"));
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("read_file", { file_path: join(outside, "x.txt") }), textTurn("done"));
     await h.prompt(sessionId, "read outside");
     expect(h.permissions).toHaveLength(1);
@@ -163,8 +156,8 @@ describe("modes", () => {
   });
 
   it("rejects unknown modes and config options with -32602", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     await expect(h.agent.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toMatchObject({
       code: -32602,
     });
@@ -177,8 +170,8 @@ describe("modes", () => {
   });
 
   it("switches the model through the config option", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     const response = await h.agent.request("session/set_config_option", {
       sessionId,
       configId: "model",
@@ -193,8 +186,8 @@ describe("modes", () => {
 
 describe("plans and slash commands", () => {
   it("sends write_todos as a plan", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
       toolTurn("write_todos", {
         todos: [
@@ -215,9 +208,9 @@ describe("plans and slash commands", () => {
   });
 
   it("answers /status and /help without calling the model, and /clear empties the context", async () => {
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
-    expect(agentText((await h.prompt(sessionId, "/status")).updates)).toContain(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
+    expect(agentText((await h.prompt(sessionId, "/status")).updates)).toContain(suite.project);
     expect(agentText((await h.prompt(sessionId, "/help")).updates)).toContain("/clear");
     h.model.enqueue(textTurn("one"));
     await h.prompt(sessionId, "remember banana");
