@@ -113,7 +113,7 @@ export async function runLongSession(prompts = 1000, every = 100): Promise<Bench
   try {
     const agent = await start(home, model.anthropicBaseUrl);
     const { sessionId } = await request(agent, 2, "session/new", { cwd, mcpServers: [] });
-    const points: Array<{ messages: number; rss: number; anon: number; heap: number }> = [];
+    const points: Array<{ messages: number; rss: number; anon: number; heap: number; committed: number }> = [];
     let historyJson = 0;
     for (let i = 1; i <= prompts; i++) {
       const text = `question ${i}: what next?`;
@@ -124,7 +124,8 @@ export async function runLongSession(prompts = 1000, every = 100): Promise<Bench
       if (i % every === 0) {
         const pid = agent.child.pid!;
         const rss = rssMb(pid);
-        points.push({ messages: 2 * i, rss, anon: status(pid).anon, heap: (await agent.heap()).heapUsed });
+        const usage = await agent.heap();
+        points.push({ messages: 2 * i, rss, anon: status(pid).anon, heap: usage.heapUsed, committed: usage.heapTotal });
       }
     }
     await agent.stop();
@@ -147,7 +148,7 @@ export async function runLongSession(prompts = 1000, every = 100): Promise<Bench
         value: round(slope, 2),
         unit: "MB",
         target: "history only",
-        note: `V8 heap after GC over ${prompts} prompts in one session (${measured[0]!.messages}-${measured.at(-1)!.messages} messages: ${round(measured[0]!.heap)} -> ${round(measured.at(-1)!.heap)} MB); the messages themselves are ${round(jsonPerThousand, 2)} MB of JSON per 1,000; RSS ${round(measured[0]!.rss)} -> ${round(measured.at(-1)!.rss)} MB (${round(rssSlope, 2)} MB per 1,000 fitted; anonymous ${round(measured[0]!.anon)} -> ${round(measured.at(-1)!.anon)} MB)`,
+        note: `V8 heap after GC over ${prompts} prompts in one session (${measured[0]!.messages}-${measured.at(-1)!.messages} messages: ${round(measured[0]!.heap)} -> ${round(measured.at(-1)!.heap)} MB); the messages themselves are ${round(jsonPerThousand, 2)} MB of JSON per 1,000; RSS ${round(measured[0]!.rss)} -> ${round(measured.at(-1)!.rss)} MB (${round(rssSlope, 2)} MB per 1,000 fitted; anonymous ${round(measured[0]!.anon)} -> ${round(measured.at(-1)!.anon)} MB; heap committed by V8 ${round(measured[0]!.committed)} -> ${round(measured.at(-1)!.committed)} MB)`,
       },
     ];
   } finally {

@@ -1,8 +1,10 @@
 // Robustness figures through the built agent over stdio:
 // - session/list latency with 1,000 stored sessions while 10 prompts stream (target p99 < 100 ms);
-// - resident memory per idle live session (target < 2 MB), from RSS before and after opening them.
+// - resident memory per idle live session (target < 2 MB), from RSS before and after opening them,
+//   with the V8 heap after a full GC next to it (bench/heap-probe.mjs), which does not depend on when
+//   V8 happens to collect: the RSS delta of a few MB is within that timing's noise.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -12,10 +14,14 @@ import { round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
 const IDLE_RELEASE_MS = 35_000;
+const HEAP_PROBE = resolve(import.meta.dirname, "heap-probe.mjs");
 
 /** A raw ACP client: requests by id, everything else counted. */
-export function rawAgent(env: NodeJS.ProcessEnv, args: string[] = []) {
-  const child = spawn(process.execPath, ["--expose-gc", BINARY, ...args], { env, stdio: ["pipe", "pipe", "inherit"] });
+export function rawAgent(env: NodeJS.ProcessEnv, args: string[] = [], nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, ["--expose-gc", ...nodeArgs, BINARY, ...args], {
+    env,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const pending = new Map<number, (message: any) => void>();
   let buffer = "";
   let nextId = 1;
@@ -51,8 +57,9 @@ export function rawAgent(env: NodeJS.ProcessEnv, args: string[] = []) {
   };
 }
 
+/** Nearest-rank percentile: p99 of 100 samples is the 99th smallest (of 20, the largest). */
 const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+  [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((values.length * p) / 100) - 1)]!;
 
 async function storeSessions(home: string, count: number, cwd: string): Promise<void> {
   const store = createSessionStore({ dir: join(home, ".deepagents", "sessions") });
@@ -136,16 +143,34 @@ export async function runListUnderLoad(sessions = 1000, streams = 10, samples = 
   }
 }
 
+/** The agent's V8 heap in MB after a full GC, through bench/heap-probe.mjs (SIGUSR2 -> file). */
+async function heapAfterGc(agent: ReturnType<typeof rawAgent>, file: string): Promise<number> {
+  rmSync(file, { force: true });
+  agent.child.kill("SIGUSR2");
+  for (let waited = 0; !existsSync(file); waited += 20) {
+    if (waited > 10_000) throw new Error("the heap probe did not answer");
+    await sleep(20);
+  }
+  await sleep(20);
+  return (JSON.parse(readFileSync(file, "utf8")) as { heapUsed: number }).heapUsed / 1024 / 1024;
+}
+
 export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-robust-"));
+  const probeFile = join(home, "heap-probe.json");
   const model = await createFakeModelServer();
   try {
-    const agent = rawAgent({
-      PATH: process.env.PATH,
-      HOME: home,
-      ANTHROPIC_API_KEY: "k",
-      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
-    });
+    const agent = rawAgent(
+      {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_API_KEY: "k",
+        ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+        HEAP_PROBE_FILE: probeFile,
+      },
+      [],
+      ["--import", HEAP_PROBE],
+    );
     await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const projects = Array.from({ length: count + 1 }, (_, i) => {
       const dir = join(home, `project-${i}`);
@@ -157,7 +182,9 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
     model.enqueue(textTurn("warm"));
     await agent.request("session/prompt", { sessionId: first, prompt: [{ type: "text", text: "hi" }] });
     await sleep(1500);
+    // RSS first: the heap probe's full GC would lower it.
     const before = rssMb(agent.child.pid!);
+    const heapBefore = await heapAfterGc(agent, probeFile);
     for (let i = 1; i <= count; i++) {
       const sessionId = (await agent.request("session/new", { cwd: projects[i], mcpServers: [] })).result.sessionId;
       model.enqueue(textTurn(`answer ${i} `.repeat(200)));
@@ -166,6 +193,7 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
     // Idle means idle: interpreter workers started by the turns exit after 30 s without use.
     await sleep(IDLE_RELEASE_MS);
     const after = rssMb(agent.child.pid!);
+    const heapAfter = await heapAfterGc(agent, probeFile);
     await agent.stop();
     return [
       {
@@ -173,7 +201,7 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
         value: round((after - before) / count, 2),
         unit: "MB/session",
         target: "< 2 MB",
-        note: `${count} sessions, one turn each, RSS ${round(before)} -> ${round(after)} MB`,
+        note: `${count} sessions, one turn each, RSS ${round(before)} -> ${round(after)} MB; V8 heap after GC ${round(heapBefore)} -> ${round(heapAfter)} MB (${round(((heapAfter - heapBefore) * 1024) / count)} KB/session)`,
       },
     ];
   } finally {
