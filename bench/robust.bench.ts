@@ -57,8 +57,9 @@ export function rawAgent(env: NodeJS.ProcessEnv, args: string[] = [], nodeArgs: 
   };
 }
 
+/** Nearest-rank percentile: p99 of 100 samples is the 99th smallest (of 20, the largest). */
 const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+  [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((values.length * p) / 100) - 1)]!;
 
 async function storeSessions(home: string, count: number, cwd: string): Promise<void> {
   const store = createSessionStore({ dir: join(home, ".deepagents", "sessions") });

@@ -3,13 +3,13 @@
 // runner keeps its limits (timeouts, scrubbed environment), and project hooks wait for trust.
 // Hooks here are test/fixtures/e2e-hooks/record.mjs, which appends what it received to a log file.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, toolUpdates, type Harness, type HarnessOptions } from "../support/acp-harness.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { agentText, toolUpdates, type HarnessOptions } from "../support/acp-harness.js";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
 import { waitForExit } from "../support/processes.js";
 import { poll } from "../support/poll.js";
@@ -41,21 +41,12 @@ type Logged = {
 };
 type Hooks = Record<string, unknown>;
 
-let h: Harness | undefined;
-let project: string;
+const suite = useHarnessSuite({ name: "hooks", prepare: gitProject });
 let scratch: string;
 let log: string;
 beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-hooks-project-"));
-  await mkdir(join(project, ".git"));
-  scratch = await mkdtemp(join(tmpdir(), "deep-acp-hooks-scratch-"));
+  scratch = await suite.tempDir("scratch");
   log = join(scratch, "hooks.log");
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-  await rm(project, { recursive: true, force: true });
-  await rm(scratch, { recursive: true, force: true });
 });
 
 /** A handler running record.mjs without a shell (argv), logging to this test's log. */
@@ -91,7 +82,8 @@ async function waitForLogged(event: string, count: number): Promise<Logged[]> {
 }
 
 const payloads = async (event: string) => (await logged(event)).map((e) => e.payload);
-const setMode = (sessionId: string, modeId: string) => h!.agent.request("session/set_mode", { sessionId, modeId });
+const setMode = (sessionId: string, modeId: string) =>
+  suite.harness.agent.request("session/set_mode", { sessionId, modeId });
 const lastUpdate = (updates: readonly acp.SessionUpdate[], toolCallId: string) =>
   toolUpdates(updates, toolCallId).at(-1);
 const toolCallOf = (updates: readonly acp.SessionUpdate[], title: string) =>
@@ -108,11 +100,11 @@ const NOTICES = { session: { notices: {} } } as acp.ClientCapabilities;
 describe("every event, with the payload Claude Code hook scripts read", () => {
   it("a turn with a dialog, a success, a failure and a final answer fires the events in order with their fields", async () => {
     const hooks = Object.fromEntries(EVENTS.map((event) => [event, group(record())]));
-    h = await startHarness({ setupHome: userHooks(hooks), onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: userHooks(hooks), onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
       toolTurn("execute", { command: "echo hooked" }),
-      toolTurn("read_file", { file_path: join(project, "missing.txt") }),
+      toolTurn("read_file", { file_path: join(suite.project, "missing.txt") }),
       textTurn("All done."),
     );
     const { updates, response } = await h.prompt(sessionId, "run the check");
@@ -135,7 +127,7 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
       expect(entry.payload).toMatchObject({
         session_id: sessionId,
         transcript_path: transcript,
-        cwd: project,
+        cwd: suite.project,
         permission_mode: "default",
       });
       expect(entry.payload.agent_id).toBeUndefined();
@@ -152,7 +144,7 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
       tool_input: { command: "echo hooked" },
       tool_use_id: expect.any(String),
     });
-    expect(read).toMatchObject({ tool_name: "Read", tool_input: { file_path: join(project, "missing.txt") } });
+    expect(read).toMatchObject({ tool_name: "Read", tool_input: { file_path: join(suite.project, "missing.txt") } });
     // tool_use_id is the id the editor shows the call under, and pairs Pre with Post.
     expect(toolUpdates(updates).some((u) => u.toolCallId === bash!.tool_use_id)).toBe(true);
     expect(await payloads("PermissionRequest")).toEqual([
@@ -195,27 +187,27 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
       SubagentStart: group(record()),
       SubagentStop: group(record()),
     };
-    h = await startHarness({ setupHome: userHooks(hooks) });
-    await writeFile(join(project, "a.txt"), "alpha\nbeta\n");
-    await writeFile(join(project, "b.txt"), "one two\n");
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: userHooks(hooks) });
+    await writeFile(join(suite.project, "a.txt"), "alpha\nbeta\n");
+    await writeFile(join(suite.project, "b.txt"), "one two\n");
+    const { sessionId } = await h.newSession(suite.project);
     await setMode(sessionId, "bypass");
     h.model.setHandler((request): FakeTurn => {
       if (request.system.includes("You are a subagent")) {
         return request.messages.length === 1
-          ? toolTurn("ls", { path: join(project, ".git") })
+          ? toolTurn("ls", { path: join(suite.project, ".git") })
           : textTurn("subagent report");
       }
       if (request.messages.length > 1) return textTurn("done");
       const call = (name: string, input: unknown) => ({ type: "tool_call" as const, name, input });
       return {
         parts: [
-          call("write_file", { file_path: join(project, "new.txt"), content: "fresh" }),
-          call("edit_file", { file_path: join(project, "b.txt"), old_string: "one", new_string: "uno" }),
-          call("read_file", { file_path: join(project, "a.txt"), offset: 1, limit: 1 }),
-          call("ls", { path: project }),
-          call("grep", { pattern: "a.b", path: project }),
-          call("glob", { pattern: "*.txt", path: project }),
+          call("write_file", { file_path: join(suite.project, "new.txt"), content: "fresh" }),
+          call("edit_file", { file_path: join(suite.project, "b.txt"), old_string: "one", new_string: "uno" }),
+          call("read_file", { file_path: join(suite.project, "a.txt"), offset: 1, limit: 1 }),
+          call("ls", { path: suite.project }),
+          call("grep", { pattern: "a.b", path: suite.project }),
+          call("glob", { pattern: "*.txt", path: suite.project }),
           call("write_todos", { todos: [{ content: "check the hooks", status: "pending" }] }),
           call("task", { description: "look around", subagent_type: "general-purpose" }),
         ],
@@ -228,23 +220,30 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
     const byName = (name: string) => pre.filter((p) => p.tool_name === name && p.agent_id === undefined);
     expect(pre.every((p) => p.permission_mode === "bypassPermissions")).toBe(true);
     expect(byName("Write")).toEqual([
-      expect.objectContaining({ tool_input: { file_path: join(project, "new.txt"), content: "fresh" } }),
+      expect.objectContaining({ tool_input: { file_path: join(suite.project, "new.txt"), content: "fresh" } }),
     ]);
     expect(byName("Edit")).toEqual([
       expect.objectContaining({
-        tool_input: { file_path: join(project, "b.txt"), old_string: "one", new_string: "uno", replace_all: false },
+        tool_input: {
+          file_path: join(suite.project, "b.txt"),
+          old_string: "one",
+          new_string: "uno",
+          replace_all: false,
+        },
       }),
     ]);
     // Claude's Read offset is a 1-based line number.
     expect(byName("Read")).toEqual([
-      expect.objectContaining({ tool_input: { file_path: join(project, "a.txt"), offset: 2, limit: 1 } }),
+      expect.objectContaining({ tool_input: { file_path: join(suite.project, "a.txt"), offset: 2, limit: 1 } }),
     ]);
-    expect(byName("LS")).toEqual([expect.objectContaining({ tool_input: { path: project } })]);
+    expect(byName("LS")).toEqual([expect.objectContaining({ tool_input: { path: suite.project } })]);
     // Our grep pattern is literal; Claude's is a regex, so the hook sees it escaped.
     expect(byName("Grep")).toEqual([
-      expect.objectContaining({ tool_input: expect.objectContaining({ pattern: "a\\.b", path: project }) }),
+      expect.objectContaining({ tool_input: expect.objectContaining({ pattern: "a\\.b", path: suite.project }) }),
     ]);
-    expect(byName("Glob")).toEqual([expect.objectContaining({ tool_input: { pattern: "*.txt", path: project } })]);
+    expect(byName("Glob")).toEqual([
+      expect.objectContaining({ tool_input: { pattern: "*.txt", path: suite.project } }),
+    ]);
     expect(byName("TodoWrite")).toEqual([
       expect.objectContaining({
         tool_input: { todos: [expect.objectContaining({ content: "check the hooks", status: "pending" })] },
@@ -272,7 +271,7 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
     expect(pre.filter((p) => p.agent_id !== undefined)).toEqual([
       expect.objectContaining({
         tool_name: "LS",
-        tool_input: { path: join(project, ".git") },
+        tool_input: { path: join(suite.project, ".git") },
         agent_id: start!.agent_id,
         agent_type: "general-purpose",
       }),
@@ -285,8 +284,8 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
       SessionEnd: group({ type: "command", command: `sh ${RECORD_SH} ${log}` }),
       SessionStart: group(record()),
     };
-    h = await startHarness({ setupHome: userHooks(hooks) });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: userHooks(hooks) });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler(() => textTurn("noted"));
     for (const text of ["one", "two", "three", "four"]) await h.prompt(sessionId, text);
     const compact = await h.prompt(sessionId, "/compact keep the decisions");
@@ -301,7 +300,7 @@ describe("every event, with the payload Claude Code hook scripts read", () => {
     await h.agent.request("session/close", { sessionId });
     expect((await payloads("SessionEnd")).map((p) => p.reason)).toEqual(["clear", "other"]);
 
-    await h.agent.request("session/load", { sessionId, cwd: project, mcpServers: [] });
+    await h.agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
     await h.prompt(sessionId, "after load");
     expect((await payloads("SessionStart")).map((p) => p.source)).toEqual(["startup", "clear", "resume"]);
   });
@@ -313,13 +312,13 @@ describe("SessionStart and UserPromptSubmit", () => {
       type: "command",
       command: `${process.execPath} ${RECORD} ${log} --if prompt=forbidden --stderr 'that word is not allowed' --exit 2`,
     };
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: userHooks({
         SessionStart: group(record("--stdout", "The build command is make.")),
         UserPromptSubmit: group(gate),
       }),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     const blocked = await h.prompt(sessionId, "forbidden");
     expect(agentText(blocked.updates)).toContain("that word is not allowed");
@@ -344,10 +343,10 @@ describe("PreToolUse decisions", () => {
         permissionDecisionReason: "generated files are read-only",
       },
     });
-    h = await startHarness({ setupHome: userHooks({ PreToolUse: group(record(...deny), "Write|Edit") }) });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: userHooks({ PreToolUse: group(record(...deny), "Write|Edit") }) });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
-      toolTurn("write_file", { file_path: join(project, "gen.ts"), content: "x" }),
+      toolTurn("write_file", { file_path: join(suite.project, "gen.ts"), content: "x" }),
       textTurn("understood"),
     );
     const { updates } = await h.prompt(sessionId, "write it");
@@ -361,7 +360,7 @@ describe("PreToolUse decisions", () => {
       text: "Write blocked by hook: generated files are read-only",
     });
     expect(h.permissions).toHaveLength(0);
-    expect(existsSync(join(project, "gen.ts"))).toBe(false);
+    expect(existsSync(join(suite.project, "gen.ts"))).toBe(false);
   });
 
   it("ask forces the editor dialog even in bypass and accept-edits", async () => {
@@ -372,47 +371,52 @@ describe("PreToolUse decisions", () => {
         permissionDecisionReason: "confirm this one",
       },
     });
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: userHooks({ PreToolUse: group(record(...ask), "Bash|Write") }),
       onPermission: (r) => (r.toolCall.title?.includes("echo") ? "allow_once" : "reject_once"),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     await setMode(sessionId, "bypass");
     h.model.enqueue(toolTurn("execute", { command: "echo asked > asked.txt" }), textTurn("ok"));
     await h.prompt(sessionId, "run it");
     expect(h.permissions).toHaveLength(1);
-    expect(await readFile(join(project, "asked.txt"), "utf8")).toBe("asked\n");
+    expect(await readFile(join(suite.project, "asked.txt"), "utf8")).toBe("asked\n");
 
     await setMode(sessionId, "accept-edits");
-    h.model.enqueue(toolTurn("write_file", { file_path: join(project, "edit.txt"), content: "x" }), textTurn("ok"));
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: join(suite.project, "edit.txt"), content: "x" }),
+      textTurn("ok"),
+    );
     await h.prompt(sessionId, "write it");
     expect(h.permissions).toHaveLength(2);
-    expect(existsSync(join(project, "edit.txt"))).toBe(false);
+    expect(existsSync(join(suite.project, "edit.txt"))).toBe(false);
     expect(toolResults(h.model.requests.at(-1)!).at(-1)!.text).toContain("rejected");
   });
 
   it("allow skips our own dialog but never overrides a [[permissions]] deny rule", async () => {
     const allow = output({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: async (home) => {
         await userHooks({ PreToolUse: group(record(...allow), "Write") })!(home);
-        const rule = `[[permissions]]\noperations = ["write"]\npaths = [${JSON.stringify(`${project}/locked/**`)}]\nmode = "deny"\n`;
+        const rule = `[[permissions]]\noperations = ["write"]\npaths = [${JSON.stringify(`${suite.project}/locked/**`)}]\nmode = "deny"\n`;
         await writeFile(join(home, ".deepagents", "config.toml"), rule);
       },
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
-      toolTurn("write_file", { file_path: join(project, "allowed.txt"), content: "allowed" }),
-      toolTurn("write_file", { file_path: join(project, "locked", "secret.txt"), content: "x" }),
+      toolTurn("write_file", { file_path: join(suite.project, "allowed.txt"), content: "allowed" }),
+      toolTurn("write_file", { file_path: join(suite.project, "locked", "secret.txt"), content: "x" }),
       textTurn("ok"),
     );
     await h.prompt(sessionId, "go");
     // Default mode asks before edits; the hook's allow answered instead.
     expect(h.permissions).toHaveLength(0);
-    expect(await readFile(join(project, "allowed.txt"), "utf8")).toBe("allowed");
-    expect(existsSync(join(project, "locked", "secret.txt"))).toBe(false);
+    expect(await readFile(join(suite.project, "allowed.txt"), "utf8")).toBe("allowed");
+    expect(existsSync(join(suite.project, "locked", "secret.txt"))).toBe(false);
     expect(toolResults(h.model.requests.at(-1)!).at(-1)).toMatchObject({ isError: true });
-    expect((await payloads("PreToolUse")).map((p) => p.tool_input.file_path)).toEqual([join(project, "allowed.txt")]);
+    expect((await payloads("PreToolUse")).map((p) => p.tool_input.file_path)).toEqual([
+      join(suite.project, "allowed.txt"),
+    ]);
   });
 });
 
@@ -446,25 +450,25 @@ describe("PermissionRequest hooks answer the dialog, or let it reach the editor"
         { matcher: "Edit", hooks: [record()] },
       ],
     };
-    h = await startHarness({ setupHome: userHooks(hooks), onPermission: () => "allow_once" });
-    await writeFile(join(project, "b.txt"), "one\n");
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ setupHome: userHooks(hooks), onPermission: () => "allow_once" });
+    await writeFile(join(suite.project, "b.txt"), "one\n");
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
       toolTurn("execute", { command: "echo by-hook > hooked.txt" }),
-      toolTurn("write_file", { file_path: join(project, "new.txt"), content: "x" }),
-      toolTurn("edit_file", { file_path: join(project, "b.txt"), old_string: "one", new_string: "uno" }),
+      toolTurn("write_file", { file_path: join(suite.project, "new.txt"), content: "x" }),
+      toolTurn("edit_file", { file_path: join(suite.project, "b.txt"), old_string: "one", new_string: "uno" }),
       textTurn("ok"),
     );
     await h.prompt(sessionId, "go");
     expect((await payloads("PermissionRequest")).map((p) => p.tool_name)).toEqual(["Bash", "Write", "Edit"]);
-    expect(await readFile(join(project, "hooked.txt"), "utf8")).toBe("by-hook\n");
-    expect(existsSync(join(project, "new.txt"))).toBe(false);
+    expect(await readFile(join(suite.project, "hooked.txt"), "utf8")).toBe("by-hook\n");
+    expect(existsSync(join(suite.project, "new.txt"))).toBe(false);
     const results = toolResults(h.model.requests.at(-1)!);
     expect(results[1]).toMatchObject({ isError: true, text: expect.stringContaining("no new files today") });
     // Only the edit, which no hook decided, asked in the editor.
     expect(h.permissions).toHaveLength(1);
     expect(h.permissions[0]!.toolCall.kind).toBe("edit");
-    expect(await readFile(join(project, "b.txt"), "utf8")).toBe("uno\n");
+    expect(await readFile(join(suite.project, "b.txt"), "utf8")).toBe("uno\n");
   });
 });
 
@@ -472,17 +476,17 @@ describe("hook feedback", () => {
   it("PostToolUse and PostToolUseFailure context is appended to the tool result the model sees", async () => {
     const context = (event: string, text: string) =>
       record(...output({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }));
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: userHooks({
         PostToolUse: group(context("PostToolUse", "Reminder: run the linter next."), "Bash"),
         PostToolUseFailure: group(context("PostToolUseFailure", "That file moved to docs/."), "Read"),
       }),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     await setMode(sessionId, "bypass");
     h.model.enqueue(
       toolTurn("execute", { command: "echo out" }),
-      toolTurn("read_file", { file_path: join(project, "gone.md") }),
+      toolTurn("read_file", { file_path: join(suite.project, "gone.md") }),
       textTurn("ok"),
     );
     await h.prompt(sessionId, "go");
@@ -498,16 +502,16 @@ describe("hook feedback", () => {
     const context = (text: string) =>
       output({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: text } });
     // Each waits for the other to start: run one after the other, the first would time out.
-    await writeHooks(join(project, ".deepagents"), {
+    await writeHooks(join(suite.project, ".deepagents"), {
       PostToolUse: group({ ...record("--touch", a, "--wait-for", b, ...context("from the project hook")), timeout: 8 }),
     });
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: userHooks({
         PostToolUse: group({ ...record("--touch", b, "--wait-for", a, ...context("from the user hook")), timeout: 8 }),
       }),
       onPermission: () => "allow_always",
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     await setMode(sessionId, "bypass");
     h.model.enqueue(toolTurn("execute", { command: "echo both" }), textTurn("ok"));
     await h.prompt(sessionId, "go");
@@ -519,10 +523,10 @@ describe("hook feedback", () => {
 
   it("Stop keeps the turn going once, with stop_hook_active set on the second run", async () => {
     const block = output({ decision: "block", reason: "Also run the tests." });
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: userHooks({ Stop: group(record("--if", "stop_hook_active=false", ...block)) }),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("Done with the change."), textTurn("Tests pass too."));
     const { updates } = await h.prompt(sessionId, "change it");
     expect((await payloads("Stop")).map((p) => [p.stop_hook_active, p.last_assistant_message])).toEqual([
@@ -535,11 +539,11 @@ describe("hook feedback", () => {
   });
 
   it("a Stop hook that always blocks gets at most 8 continuations", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       clientCapabilities: NOTICES,
       setupHome: userHooks({ Stop: group(record(...output({ decision: "block", reason: "Keep going." }))) }),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler(() => textTurn("still done"));
     const { response, updates } = await h.prompt(sessionId, "finish");
     expect(response.stopReason).toBe("end_turn");
@@ -559,12 +563,12 @@ describe("hook feedback", () => {
   });
 
   it("a PreCompact hook that exits 2 blocks /compact and says why", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: userHooks({
         PreCompact: group(record("--stderr", "not during the release freeze", "--exit", "2"), "manual"),
       }),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler(() => textTurn("noted"));
     for (const text of ["one", "two", "three", "four"]) await h.prompt(sessionId, text);
     const before = h.model.requests.length;
@@ -579,11 +583,11 @@ describe("hook feedback", () => {
 
 describe("the runner", () => {
   it("kills a hanging hook and its child at the timeout; the action proceeds and the editor is told", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       clientCapabilities: NOTICES,
       setupHome: userHooks({ PreToolUse: group({ ...record("--hang"), timeout: 1 }, "Bash") }),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     await setMode(sessionId, "bypass");
     h.model.enqueue(toolTurn("execute", { command: "echo still ran" }), textTurn("ok"));
     const { updates } = await h.prompt(sessionId, "go");
@@ -596,9 +600,9 @@ describe("the runner", () => {
   });
 
   it("runs in the project root with CLAUDE_PROJECT_DIR, and without secrets in its environment", async () => {
-    const cwd = join(project, "src");
+    const cwd = join(suite.project, "src");
     await mkdir(cwd);
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: async (home) => {
         await userHooks({ UserPromptSubmit: group(record()) })!(home);
         await writeFile(
@@ -624,8 +628,8 @@ describe("the runner", () => {
     await h.prompt(sessionId, "hi");
     const [entry] = await logged("UserPromptSubmit");
     expect(entry!.payload.cwd).toBe(cwd);
-    expect(entry!.cwd).toBe(project);
-    expect(entry!.env.CLAUDE_PROJECT_DIR).toBe(project);
+    expect(entry!.cwd).toBe(suite.project);
+    expect(entry!.env.CLAUDE_PROJECT_DIR).toBe(suite.project);
     expect(entry!.envNames).toContain("MY_SETTING");
     // An allowlist ([hooks] pass_env adds MY_SETTING; a model key stays out even when listed).
     for (const secret of [
@@ -646,12 +650,12 @@ describe("the runner", () => {
 
   it("shows a hook with a statusMessage as a tool call while it runs", async () => {
     const release = join(scratch, "release");
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: userHooks({
         UserPromptSubmit: group({ ...record("--wait-for", release), statusMessage: "Checking the prompt policy" }),
       }),
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     const turn = h.prompt(sessionId, "hi");
     const isStatus = (u: acp.SessionNotification) =>
@@ -685,8 +689,8 @@ describe("the runner", () => {
       PostToolUse: "not a list",
       OnSave: [],
     };
-    h = await startHarness({ clientCapabilities: NOTICES, setupHome: userHooks(hooks) });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ clientCapabilities: NOTICES, setupHome: userHooks(hooks) });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     const { updates } = await h.prompt(sessionId, "hi");
     expect(await logged("UserPromptSubmit")).toHaveLength(1);
@@ -707,8 +711,8 @@ describe("the runner", () => {
 
 describe("trusting project hooks in the editor", () => {
   const projectHooks = (hooks: Hooks = { UserPromptSubmit: group(record()) }) =>
-    writeHooks(join(project, ".deepagents"), hooks);
-  const trustDialogs = () => h!.permissions.filter((p) => p.toolCall.title === "Run this project's hooks?");
+    writeHooks(join(suite.project, ".deepagents"), hooks);
+  const trustDialogs = () => suite.harness.permissions.filter((p) => p.toolCall.title === "Run this project's hooks?");
   const answering = (answer: "allow_once" | "allow_always" | "reject_once") => ({
     onPermission: (r: acp.RequestPermissionRequest) =>
       r.toolCall.title === "Run this project's hooks?" ? answer : "allow_once",
@@ -716,8 +720,8 @@ describe("trusting project hooks in the editor", () => {
 
   it("allow once runs them in this session and asks again in the next one", async () => {
     await projectHooks();
-    h = await startHarness(answering("allow_once"));
-    const first = await h.newSession(project);
+    const h = await suite.start(answering("allow_once"));
+    const first = await h.newSession(suite.project);
     h.model.setHandler(() => textTurn("ok"));
     await h.prompt(first.sessionId, "hi");
     expect(trustDialogs()).toHaveLength(1);
@@ -727,7 +731,7 @@ describe("trusting project hooks in the editor", () => {
     expect(trustDialogs()).toHaveLength(1);
     expect(await logged("UserPromptSubmit")).toHaveLength(2);
 
-    const second = await h.newSession(project);
+    const second = await h.newSession(suite.project);
     await h.prompt(second.sessionId, "hi");
     expect(trustDialogs()).toHaveLength(2);
     expect(await logged("UserPromptSubmit")).toHaveLength(3);
@@ -735,21 +739,21 @@ describe("trusting project hooks in the editor", () => {
 
   it("always is remembered for these exact bytes; a changed file asks again", async () => {
     const file = await projectHooks();
-    h = await startHarness(answering("allow_always"));
+    const h = await suite.start(answering("allow_always"));
     h.model.setHandler(() => textTurn("ok"));
-    await h.prompt((await h.newSession(project)).sessionId, "hi");
-    await h.prompt((await h.newSession(project)).sessionId, "hi");
+    await h.prompt((await h.newSession(suite.project)).sessionId, "hi");
+    await h.prompt((await h.newSession(suite.project)).sessionId, "hi");
     expect(trustDialogs()).toHaveLength(1);
     expect(await logged("UserPromptSubmit")).toHaveLength(2);
     const state = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "hooks_trust.json"), "utf8"));
-    expect(state.projects[project].sha256).toBe(
+    expect(state.projects[suite.project].sha256).toBe(
       createHash("sha256")
         .update(await readFile(file))
         .digest("hex"),
     );
 
     await projectHooks({ UserPromptSubmit: group(record("--stdout", "changed")) });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     await h.prompt(sessionId, "hi");
     expect(trustDialogs()).toHaveLength(2);
     expect(JSON.stringify(trustDialogs()[1]!.toolCall.content)).toContain("changed");
@@ -759,8 +763,8 @@ describe("trusting project hooks in the editor", () => {
 
   it("reject keeps them from running, and /hooks says so", async () => {
     await projectHooks();
-    h = await startHarness(answering("reject_once"));
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start(answering("reject_once"));
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     expect(trustDialogs()).toHaveLength(1);

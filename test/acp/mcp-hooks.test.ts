@@ -8,7 +8,7 @@ import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
 const EVERYTHING = resolve(__dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
-const suite = useHarnessSuite({ name: "mcp", prepare: gitProject });
+const suite = useHarnessSuite({ name: "mcp-hooks", prepare: gitProject });
 
 describe("MCP", () => {
   it("uses a stdio server the editor passes, without asking (editor servers are trusted)", async () => {

@@ -2,11 +2,11 @@
 // SSE; server-filesystem) and failure fixtures, driven through the fake model. Assertions are on
 // what the editor sees (updates, dialogs, /mcp) and what the model receives (tool lists, results).
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, toolUpdates, type Harness, type HarnessOptions } from "../support/acp-harness.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { agentText, toolUpdates, type Harness } from "../support/acp-harness.js";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn, type FakeTurn, type RecordedRequest } from "../support/fake-model/index.js";
 import { isAlive, waitForExit } from "../support/processes.js";
 import { EVERYTHING, FILESYSTEM, FIXTURES, NODE, startEverything } from "../unit/mcp/helpers.js";
@@ -20,27 +20,7 @@ const everythingStdio = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-let project: string;
-let home: string;
-const harnesses: Harness[] = [];
-
-beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "deep-acp-mcp-project-"));
-  await mkdir(join(project, ".git"));
-  home = await mkdtemp(join(tmpdir(), "deep-acp-mcp-home-"));
-});
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  await rm(project, { recursive: true, force: true });
-  await rm(home, { recursive: true, force: true });
-});
-
-/** A harness on the shared temporary HOME (so a second one is "the next process" of the same user). */
-async function start(options: Omit<HarnessOptions, "home"> = {}): Promise<Harness> {
-  const h = await startHarness({ ...options, home });
-  harnesses.push(h);
-  return h;
-}
+const suite = useHarnessSuite({ name: "mcp", prepare: gitProject });
 
 async function writeJson(path: string, value: unknown): Promise<void> {
   await mkdir(join(path, ".."), { recursive: true });
@@ -48,11 +28,12 @@ async function writeJson(path: string, value: unknown): Promise<void> {
 }
 
 const userMcp = (servers: Record<string, unknown>) =>
-  writeJson(join(home, ".deepagents", ".mcp.json"), { mcpServers: servers });
-const projectMcp = (servers: Record<string, unknown>) => writeJson(join(project, ".mcp.json"), { mcpServers: servers });
+  writeJson(join(suite.home, ".deepagents", ".mcp.json"), { mcpServers: servers });
+const projectMcp = (servers: Record<string, unknown>) =>
+  writeJson(join(suite.project, ".mcp.json"), { mcpServers: servers });
 const userConfig = async (toml: string) => {
-  await mkdir(join(home, ".deepagents"), { recursive: true });
-  await writeFile(join(home, ".deepagents", "config.toml"), toml);
+  await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+  await writeFile(join(suite.home, ".deepagents", "config.toml"), toml);
 };
 
 /** Each user message gets the next scripted tool call, then "done" once its result is back. */
@@ -81,7 +62,7 @@ const trustDialogs = (h: Harness, server: string) =>
 
 describe("MCP servers reach the model from every source", () => {
   it("advertises http and sse MCP transports", async () => {
-    const h = await start();
+    const h = await suite.start();
     expect(h.init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
   });
 
@@ -94,10 +75,10 @@ describe("MCP servers reach the model from every source", () => {
       },
       broken: everythingStdio({ env: { TOKEN: "${DEEP_ACP_TEST_MISSING}" } }),
     });
-    const h = await start({
+    const h = await suite.start({
       env: { DEEP_ACP_TEST_NODE: NODE, DEEP_ACP_TEST_EVERYTHING: EVERYTHING, DEEP_ACP_TEST_GREETING: "hello-from-env" },
     });
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     callEachPrompt(h, [["ev_get-env", {}]]);
     const { updates } = await h.prompt(sessionId, "show the server environment");
     expect(h.model.requests[0]!.toolNames).toContain("ev_get-env");
@@ -120,8 +101,8 @@ describe("MCP servers reach the model from every source", () => {
 
   it("a stdio server from the project's .mcp.json, once approved in the editor", async () => {
     await projectMcp({ proj: everythingStdio() });
-    const h = await start({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     callEachPrompt(h, [["proj_get-sum", { a: 19, b: 23 }]]);
     await h.prompt(sessionId, "add them");
     expect(trustDialogs(h, "proj")).toHaveLength(1);
@@ -132,8 +113,8 @@ describe("MCP servers reach the model from every source", () => {
     const http = await startEverything("streamableHttp");
     const sse = await startEverything("sse");
     try {
-      const h = await start();
-      const { sessionId } = await h.newSession(project, {
+      const h = await suite.start();
+      const { sessionId } = await h.newSession(suite.project, {
         mcpServers: [
           { name: "local", command: NODE, args: [EVERYTHING, "stdio"], env: [] },
           { type: "http", name: "web", url: http.url, headers: [] },
@@ -169,8 +150,8 @@ describe("MCP servers reach the model from every source", () => {
         web: { type: "streamable_http", url: http.url },
         stream: { transport: "sse", url: "${DEEP_ACP_TEST_SSE_URL}" },
       });
-      const h = await start({ env: { DEEP_ACP_TEST_SSE_URL: sse.url } });
-      const { sessionId } = await h.newSession(project);
+      const h = await suite.start({ env: { DEEP_ACP_TEST_SSE_URL: sse.url } });
+      const { sessionId } = await h.newSession(suite.project);
       callEachPrompt(h, [
         ["web_get-sum", { a: 1, b: 2 }],
         ["stream_get-sum", { a: 3, b: 4 }],
@@ -189,20 +170,20 @@ describe("MCP servers reach the model from every source", () => {
   });
 
   it("server-filesystem: reads without asking, writes after the editor approves", async () => {
-    await writeFile(join(project, "notes.txt"), "remember the milk\n");
-    await userMcp({ files: { command: NODE, args: [FILESYSTEM, project] } });
-    const h = await start({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    await writeFile(join(suite.project, "notes.txt"), "remember the milk\n");
+    await userMcp({ files: { command: NODE, args: [FILESYSTEM, suite.project] } });
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     callEachPrompt(h, [
-      ["files_read_text_file", { path: join(project, "notes.txt") }],
-      ["files_write_file", { path: join(project, "out.txt"), content: "written by mcp" }],
+      ["files_read_text_file", { path: join(suite.project, "notes.txt") }],
+      ["files_write_file", { path: join(suite.project, "out.txt"), content: "written by mcp" }],
     ]);
     await h.prompt(sessionId, "read the notes");
     expect(lastToolResult(h.model.requests[1]!).text).toContain("remember the milk");
     expect(h.permissions).toHaveLength(0);
     await h.prompt(sessionId, "write a file");
     expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["files: write_file"]);
-    expect(await readFile(join(project, "out.txt"), "utf8")).toBe("written by mcp");
+    expect(await readFile(join(suite.project, "out.txt"), "utf8")).toBe("written by mcp");
   });
 });
 
@@ -210,10 +191,10 @@ describe("merging, flags and filters", () => {
   it("--mcp-config wins over user and project files; no dialog for the replaced project server", async () => {
     await userMcp({ srv: everythingStdio({ allowedTools: ["echo"] }) });
     await projectMcp({ srv: everythingStdio({ allowedTools: ["get-sum"] }) });
-    const flagFile = join(home, "flag-mcp.json");
+    const flagFile = join(suite.home, "flag-mcp.json");
     await writeJson(flagFile, { mcpServers: { srv: everythingStdio({ allowedTools: ["get-env"] }) } });
-    const h = await start({ args: ["--mcp-config", flagFile] });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ args: ["--mcp-config", flagFile] });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     expect(h.model.requests[0]!.toolNames.filter((name) => name.startsWith("srv_"))).toEqual(["srv_get-env"]);
@@ -224,8 +205,8 @@ describe("merging, flags and filters", () => {
   it("--no-mcp turns every source off, editor servers included", async () => {
     await userMcp({ user: everythingStdio() });
     await projectMcp({ proj: everythingStdio() });
-    const h = await start({ args: ["--no-mcp"] });
-    const { sessionId } = await h.newSession(project, {
+    const h = await suite.start({ args: ["--no-mcp"] });
+    const { sessionId } = await h.newSession(suite.project, {
       mcpServers: [{ name: "ed", command: NODE, args: [EVERYTHING, "stdio"], env: [] }],
     });
     h.model.enqueue(textTurn("ok"));
@@ -237,8 +218,8 @@ describe("merging, flags and filters", () => {
   it("config.toml [mcp].disabled_servers keeps a configured server off", async () => {
     await userMcp({ off: everythingStdio(), on: everythingStdio({ allowedTools: ["echo"] }) });
     await userConfig('[mcp]\ndisabled_servers = ["off"]\n');
-    const h = await start();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     expect(h.model.requests[0]!.toolNames.filter((name) => /^(on|off)_/.test(name))).toEqual(["on_echo"]);
@@ -250,8 +231,8 @@ describe("merging, flags and filters", () => {
       keep: everythingStdio({ allowedTools: ["echo", "get-s*"] }),
       drop: everythingStdio({ disabledTools: ["drop_echo", "get-*", "toggle-*"] }),
     });
-    const h = await start();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     const tools = h.model.requests[0]!.toolNames;
@@ -273,8 +254,8 @@ describe("merging, flags and filters", () => {
 describe("failures", () => {
   it("a server that crashes mid-call fails that call cleanly; the session and other servers keep working", async () => {
     await userMcp({ fixture: { command: NODE, args: [FIXTURE_SERVER] }, ev: everythingStdio() });
-    const h = await start({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     callEachPrompt(h, [
       ["fixture_crash", {}],
       ["ev_echo", { message: "still here" }],
@@ -297,8 +278,8 @@ describe("failures", () => {
 
   it("a server that never answers initialize does not hold up the first prompt or the other servers", async () => {
     await userMcp({ stuck: { command: NODE, args: [HANG_SERVER] }, ev: everythingStdio() });
-    const h = await start();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     callEachPrompt(h, [["ev_echo", { message: "not blocked" }]]);
     const { response } = await h.prompt(sessionId, "go");
     expect(response.stopReason).toBe("end_turn");
@@ -308,13 +289,13 @@ describe("failures", () => {
   });
 
   it("session/cancel during a long MCP call answers cancelled and tells the server to stop", async () => {
-    const marker = join(home, "fixture-marker.log");
+    const marker = join(suite.home, "fixture-marker.log");
     await userMcp({
       ev: everythingStdio(),
       fixture: { command: NODE, args: [FIXTURE_SERVER], env: { FIXTURE_MARKER: marker } },
     });
-    const h = await start({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     callEachPrompt(h, [
       ["ev_trigger-long-running-operation", { duration: 600, steps: 600 }],
       ["fixture_slow", {}],
@@ -351,8 +332,8 @@ describe("failures", () => {
 
 describe("read-only annotations", () => {
   it("in default mode annotated read-only tools run without a dialog, others ask", async () => {
-    const h = await start({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project, {
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project, {
       mcpServers: [{ name: "ev", command: NODE, args: [EVERYTHING, "stdio"], env: [] }],
     });
     callEachPrompt(h, [
@@ -368,11 +349,12 @@ describe("read-only annotations", () => {
 });
 
 describe("project trust dialogs", () => {
-  const approvalState = () => readFile(join(home, ".deepagents", ".state", "mcp_trust.json"), "utf8").catch(() => "");
+  const approvalState = () =>
+    readFile(join(suite.home, ".deepagents", ".state", "mcp_trust.json"), "utf8").catch(() => "");
 
   let lastSession = "";
   async function sessionTools(h: Harness): Promise<string[]> {
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     lastSession = sessionId;
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
@@ -381,11 +363,11 @@ describe("project trust dialogs", () => {
 
   it("shows where the server comes from and exactly what it runs", async () => {
     await projectMcp({ proj: everythingStdio({ env: { API_TOKEN: "${SECRET_TOKEN}" } }) });
-    const h = await start({ onPermission: () => "reject_once", env: { SECRET_TOKEN: "s3cr3t" } });
+    const h = await suite.start({ onPermission: () => "reject_once", env: { SECRET_TOKEN: "s3cr3t" } });
     await sessionTools(h);
     const [dialog] = trustDialogs(h, "proj");
     const body = JSON.stringify(dialog!.toolCall.content);
-    expect(body).toContain(join(project, ".mcp.json"));
+    expect(body).toContain(join(suite.project, ".mcp.json"));
     expect(body).toContain(`${NODE} ${EVERYTHING} stdio`);
     expect(body).toContain("API_TOKEN");
     expect(body).not.toContain("s3cr3t");
@@ -394,24 +376,24 @@ describe("project trust dialogs", () => {
 
   it("allow once: runs now, asks again in the next process", async () => {
     await projectMcp({ proj: everythingStdio() });
-    const first = await start({ onPermission: () => "allow_once" });
+    const first = await suite.start({ onPermission: () => "allow_once" });
     expect(await sessionTools(first)).toContain("proj_echo");
     expect(await approvalState()).not.toContain("proj");
-    const second = await start({ onPermission: () => "reject_once" });
+    const second = await suite.start({ onPermission: () => "reject_once" });
     expect(await sessionTools(second)).toEqual([]);
     expect(trustDialogs(second, "proj")).toHaveLength(1);
   });
 
   it("always: remembered for the next process until the definition changes", async () => {
     await projectMcp({ proj: everythingStdio() });
-    const first = await start({ onPermission: () => "allow_always" });
+    const first = await suite.start({ onPermission: () => "allow_always" });
     expect(await sessionTools(first)).toContain("proj_echo");
-    const second = await start({ onPermission: () => "reject_once" });
+    const second = await suite.start({ onPermission: () => "reject_once" });
     expect(await sessionTools(second)).toContain("proj_echo");
     expect(trustDialogs(second, "proj")).toHaveLength(0);
 
     await projectMcp({ proj: everythingStdio({ env: { EXTRA: "1" } }) });
-    const third = await start({ onPermission: () => "allow_once" });
+    const third = await suite.start({ onPermission: () => "allow_once" });
     expect(await sessionTools(third)).toContain("proj_echo");
     const [dialog] = trustDialogs(third, "proj");
     expect(JSON.stringify(dialog!.toolCall.content)).toContain(
@@ -421,7 +403,7 @@ describe("project trust dialogs", () => {
 
   it("reject: off for this session (not asked again in it), asked again in the next process", async () => {
     await projectMcp({ proj: everythingStdio() });
-    const first = await start({ onPermission: () => "reject_once" });
+    const first = await suite.start({ onPermission: () => "reject_once" });
     expect(await sessionTools(first)).toEqual([]);
     first.model.enqueue(textTurn("ok"));
     await first.prompt(lastSession, "again");
@@ -429,17 +411,17 @@ describe("project trust dialogs", () => {
     expect(trustDialogs(first, "proj")).toHaveLength(1);
     expect(await mcpStatus(first, lastSession)).toContain("rejected for this session");
     expect(await approvalState()).not.toContain("proj");
-    const second = await start({ onPermission: () => "allow_once" });
+    const second = await suite.start({ onPermission: () => "allow_once" });
     expect(await sessionTools(second)).toContain("proj_echo");
     expect(trustDialogs(second, "proj")).toHaveLength(1);
   });
 
   it("never: persisted, never asked again, and beats --trust-project-mcp", async () => {
     await projectMcp({ proj: everythingStdio() });
-    const first = await start({ onPermission: () => "reject_always" });
+    const first = await suite.start({ onPermission: () => "reject_always" });
     expect(await sessionTools(first)).toEqual([]);
     expect(await approvalState()).toContain("proj");
-    const second = await start({ onPermission: () => "allow_always", args: ["--trust-project-mcp"] });
+    const second = await suite.start({ onPermission: () => "allow_always", args: ["--trust-project-mcp"] });
     expect(await sessionTools(second)).toEqual([]);
     expect(trustDialogs(second, "proj")).toHaveLength(0);
     const status = await mcpStatus(second, lastSession);
@@ -455,13 +437,13 @@ describe("process lifetime", () => {
   });
 
   it("session/close stops every server, including one that ignores SIGTERM and its helper child", async () => {
-    const marker = join(home, "fixture-marker.log");
+    const marker = join(suite.home, "fixture-marker.log");
     await userMcp({
       fixture: { command: NODE, args: [FIXTURE_SERVER], env: { FIXTURE_MARKER: marker } },
       stubborn: { command: NODE, args: [STUBBORN_SERVER] },
     });
-    const h = await start({ onPermission: () => "allow_once" });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const { sessionId } = await h.newSession(suite.project);
     callEachPrompt(h, [["stubborn_pids", {}]]);
     await h.prompt(sessionId, "pids");
     const pids = JSON.parse(lastToolResult(h.model.requests[1]!).text) as { server: number; helper: number };

@@ -2,8 +2,7 @@
 // given (by session/new or session/fork, or asked for by load/resume). A forked session once spoke
 // under an id that was neither its own nor its source's; a real editor refuses such requests.
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAcpServer } from "../../src/acp/server.js";
@@ -11,42 +10,41 @@ import { parseCliArgs } from "../../src/cli/args.js";
 import { createServices } from "../../src/cli/services.js";
 import { silentLogger } from "../../src/util/logger.js";
 import type { ConfigChangeListener } from "../../src/watch/index.js";
+import { useHarnessSuite } from "../support/harness-suite.js";
 import { createFakeModelServer, textTurn, toolTurn, type FakeModelServer } from "../support/fake-model/index.js";
 
 type Sent = { kind: string; sessionId: string };
 
-let home: string;
-let project: string;
+const suite = useHarnessSuite({
+  name: "ids",
+  prepare: async ({ project }) => {
+    // Untrusted project hooks: each live session asks the editor once (the trust dialog).
+    await mkdir(join(project, ".deepagents"), { recursive: true });
+    const hook = { type: "command", argv: [process.execPath, "-e", ""] };
+    await writeFile(
+      join(project, ".deepagents", "hooks.json"),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [hook] }] } }),
+    );
+    await writeFile(join(project, "a.txt"), "one\n");
+  },
+});
 let model: FakeModelServer;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-ids-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-ids-project-"));
   model = await createFakeModelServer();
-  // Untrusted project hooks: each live session asks the editor once (the trust dialog).
-  await mkdir(join(project, ".deepagents"), { recursive: true });
-  const hook = { type: "command", argv: [process.execPath, "-e", ""] };
-  await writeFile(
-    join(project, ".deepagents", "hooks.json"),
-    JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [hook] }] } }),
-  );
-  await writeFile(join(project, "a.txt"), "one\n");
 });
 afterEach(async () => {
   await model.close();
-  // The session index may still be writing its deferred save; rm retries until it is done.
-  await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
-  await rm(project, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
 
 /** An editor with every capability, recording the session id of everything the agent sends it. */
 function startEditor() {
   const env = {
     PATH: process.env.PATH,
-    HOME: home,
+    HOME: suite.home,
     ANTHROPIC_API_KEY: "test-key",
     ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
   };
-  const services = createServices({ cli: parseCliArgs([]), env, logger: silentLogger, home });
+  const services = createServices({ cli: parseCliArgs([]), env, logger: silentLogger, home: suite.home });
   // Config-change listeners, so a test can make the agent send an out-of-turn notice without a watcher.
   const watchers: ConfigChangeListener[] = [];
   const hub = services.watchHub;
@@ -129,10 +127,10 @@ function startEditor() {
 /** One turn that reads and writes a file and runs a command, so every editor surface is used. */
 async function exercise(editor: ReturnType<typeof startEditor>, sessionId: string): Promise<Sent[]> {
   const start = editor.sent.length;
-  const file = join(project, "a.txt");
+  const file = join(suite.project, "a.txt");
   model.enqueue(
     toolTurn("read_file", { file_path: file }),
-    toolTurn("write_file", { file_path: join(project, "b.txt"), content: "two\n" }),
+    toolTurn("write_file", { file_path: join(suite.project, "b.txt"), content: "two\n" }),
     toolTurn("execute", { command: "echo hi" }),
     textTurn("done"),
   );
@@ -145,7 +143,7 @@ async function exercise(editor: ReturnType<typeof startEditor>, sessionId: strin
   const watchersBefore = editor.watchers.length;
   expect(watchersBefore).toBeGreaterThan(0);
   for (const listener of editor.watchers)
-    listener({ labels: ["skills"], paths: [join(project, ".deepagents", "skills")] });
+    listener({ labels: ["skills"], paths: [join(suite.project, ".deepagents", "skills")] });
   // Notifications are dispatched after the handler runs; a round trip orders them before this point.
   await editor.agent.request(acp.methods.agent.session.list, {});
   return editor.sent.slice(start);
@@ -165,27 +163,31 @@ describe("session ids the client sees", () => {
       const known = new Set<string>();
 
       const { sessionId: original } = await editor.agent.request(acp.methods.agent.session.new, {
-        cwd: project,
+        cwd: suite.project,
         mcpServers: [],
       });
       known.add(original);
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
       await editor.agent.request(acp.methods.agent.session.close, { sessionId: original });
-      await editor.agent.request(acp.methods.agent.session.load, { sessionId: original, cwd: project, mcpServers: [] });
+      await editor.agent.request(acp.methods.agent.session.load, {
+        sessionId: original,
+        cwd: suite.project,
+        mcpServers: [],
+      });
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
       await editor.agent.request(acp.methods.agent.session.close, { sessionId: original });
       await editor.agent.request(acp.methods.agent.session.resume, {
         sessionId: original,
-        cwd: project,
+        cwd: suite.project,
         mcpServers: [],
       });
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
       const { sessionId: forked } = await editor.agent.request(acp.methods.agent.session.fork, {
         sessionId: original,
-        cwd: project,
+        cwd: suite.project,
         mcpServers: [],
       });
       known.add(forked);

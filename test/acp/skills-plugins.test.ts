@@ -2,12 +2,12 @@
 // offered and told, and what the fake model receives. Plugins are installed with the built binary
 // (`deep-acp plugins ...`) into the same HOME the in-process agent then uses.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, type Harness, type HarnessOptions } from "../support/acp-harness.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { agentText, type HarnessOptions } from "../support/acp-harness.js";
+import { gitProject, useHarnessSuite } from "../support/harness-suite.js";
 import { BINARY } from "../support/agent-process.js";
 import { textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
 import { pollUntil } from "../support/poll.js";
@@ -17,24 +17,7 @@ const MARKET = resolve(__dirname, "../fixtures/e2e-plugins/market");
 const MCP_SERVER = join(MARKET, "plugins", "kit", "mcp-server.mjs");
 const NOTICES = { session: { notices: {} } } as acp.ClientCapabilities;
 
-let h: Harness | undefined;
-let project: string;
-const temps: string[] = [];
-beforeEach(async () => {
-  project = await tempDir("deep-acp-ext-project-");
-  await mkdir(join(project, ".git"));
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-  await Promise.all(temps.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
+const suite = useHarnessSuite({ name: "ext", prepare: gitProject });
 
 async function writeSkill(dir: string, name: string, frontmatter: string, body: string): Promise<void> {
   await mkdir(join(dir, name), { recursive: true });
@@ -44,11 +27,11 @@ const skill = (dir: string, name: string, description: string, body = `Instructi
   writeSkill(dir, name, `name: ${name}\ndescription: ${description}`, body);
 
 const userDir = (home: string, ...parts: string[]) => join(home, ".deepagents", "agent", ...parts);
-const projectDir = (...parts: string[]) => join(project, ".deepagents", ...parts);
+const projectDir = (...parts: string[]) => join(suite.project, ".deepagents", ...parts);
 
 /** The latest available_commands_update of a session. */
 function commands(sessionId: string): string[] {
-  const updates = h!.updates.filter(
+  const updates = suite.harness.updates.filter(
     (u) => u.sessionId === sessionId && u.update.sessionUpdate === "available_commands_update",
   );
   const last = updates.at(-1)?.update as { availableCommands: Array<{ name: string }> } | undefined;
@@ -56,7 +39,7 @@ function commands(sessionId: string): string[] {
 }
 /** The description of the /reload entry in a session's latest command list. */
 function reloadEntry(sessionId: string): string {
-  const updates = h!.updates.filter(
+  const updates = suite.harness.updates.filter(
     (u) => u.sessionId === sessionId && u.update.sessionUpdate === "available_commands_update",
   );
   const last = updates.at(-1)?.update as
@@ -64,7 +47,7 @@ function reloadEntry(sessionId: string): string {
   return last?.availableCommands.find((c) => c.name === "reload")?.description ?? "";
 }
 const notices = (sessionId: string) =>
-  h!.updates
+  suite.harness.updates
     .filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === "notice")
     .map((u) => {
       const n = u.update as { title: string; description?: string };
@@ -77,15 +60,15 @@ const changeNotices = (sessionId: string) => notices(sessionId).filter((n) => n.
  * session), then waits until every session shows exactly one "Changed:" notice matching `pattern`.
  */
 async function editAndAwaitNotice(sessionIds: string[], pattern: RegExp, edit: () => Promise<void>): Promise<void> {
-  await h!.watchersReady(sessionIds.length);
+  await suite.harness.watchersReady(sessionIds.length);
   await edit();
-  await h!.waitFor(() => sessionIds.every((id) => changeNotices(id).some((n) => pattern.test(n))));
+  await suite.harness.waitFor(() => sessionIds.every((id) => changeNotices(id).some((n) => pattern.test(n))));
   expect(sessionIds.map((id) => changeNotices(id).filter((n) => pattern.test(n)).length)).toEqual(
     sessionIds.map(() => 1),
   );
 }
 
-function runCli(args: string[], home: string, cwd = project): Promise<CommandResult> {
+function runCli(args: string[], home: string, cwd = suite.project): Promise<CommandResult> {
   return runCommand(process.execPath, [BINARY, ...args], { cwd, env: { PATH: process.env.PATH, HOME: home } });
 }
 
@@ -98,9 +81,9 @@ describe("skills", () => {
         "name: deploy\ndescription: USER way to deploy\nlicense: MIT",
         "USER DEPLOY BODY",
       );
-    h = await startHarness({ setupHome });
+    const h = await suite.start({ setupHome });
     await skill(projectDir("skills"), "deploy", "PROJECT way to deploy", "PROJECT DEPLOY BODY");
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"), textTurn("deploying"));
     await h.prompt(sessionId, "hi");
     const system = h.model.requests[0]!.system;
@@ -118,13 +101,13 @@ describe("skills", () => {
   });
 
   it("invalid skills become notices; the valid ones load; built-in remember and skill-creator are always there", async () => {
-    h = await startHarness({ clientCapabilities: NOTICES });
+    const h = await suite.start({ clientCapabilities: NOTICES });
     const dir = projectDir("skills");
     await skill(dir, "lint", "Lint the project");
     await writeSkill(dir, "nodesc", "name: nodesc", "No description.");
     await writeSkill(dir, "broken-yaml", "name: [unclosed\ndescription: x", "Broken.");
     await writeSkill(dir, "folder-name", "name: other-name\ndescription: Named unlike its folder", "Body.");
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     const shown = notices(sessionId).join("\n");
@@ -146,17 +129,19 @@ describe("skills", () => {
   describe("a skill folder that is a symlink out of the skill directories", () => {
     let outside: string;
     beforeEach(async () => {
-      outside = await tempDir("deep-acp-ext-outside-");
+      outside = await suite.tempDir("outside");
       await skill(outside, "shared-tool", "Shared team tooling", "SHARED TOOL BODY");
       await mkdir(projectDir("skills"), { recursive: true });
       await symlink(join(outside, "shared-tool"), projectDir("skills", "shared-tool"));
     });
     const linkDialogs = () =>
-      h!.permissions.filter((p) => p.toolCall.title === 'Load skill "shared-tool" from outside the skill folders?');
+      suite.harness.permissions.filter(
+        (p) => p.toolCall.title === 'Load skill "shared-tool" from outside the skill folders?',
+      );
 
     it("asks in the editor; approved, it loads and is remembered by its target", async () => {
-      h = await startHarness({ onPermission: () => "allow_always" });
-      const first = await h.newSession(project);
+      const h = await suite.start({ onPermission: () => "allow_always" });
+      const first = await h.newSession(suite.project);
       h.model.setHandler(() => textTurn("ok"));
       await h.prompt(first.sessionId, "hi");
       expect(linkDialogs()).toHaveLength(1);
@@ -168,7 +153,7 @@ describe("skills", () => {
       const trusted = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "skill_trust.json"), "utf8"));
       expect(Object.keys(trusted.dirs)).toEqual([await realpath(join(outside, "shared-tool"))]);
 
-      const second = await h.newSession(project);
+      const second = await h.newSession(suite.project);
       await h.prompt(second.sessionId, "hi");
       expect(linkDialogs()).toHaveLength(1);
       expect(h.model.requests.at(-1)!.system).toContain("**shared-tool**");
@@ -176,8 +161,8 @@ describe("skills", () => {
     });
 
     it("rejected, it does not load", async () => {
-      h = await startHarness({ onPermission: () => "reject_once" });
-      const { sessionId } = await h.newSession(project);
+      const h = await suite.start({ onPermission: () => "reject_once" });
+      const { sessionId } = await h.newSession(suite.project);
       h.model.enqueue(textTurn("ok"));
       await h.prompt(sessionId, "hi");
       expect(linkDialogs()).toHaveLength(1);
@@ -188,7 +173,7 @@ describe("skills", () => {
     });
 
     it("[skills].extra_allowed_dirs allows it without a dialog", async () => {
-      h = await startHarness({
+      const h = await suite.start({
         setupHome: async (home) => {
           await mkdir(join(home, ".deepagents"), { recursive: true });
           await writeFile(
@@ -197,7 +182,7 @@ describe("skills", () => {
           );
         },
       });
-      const { sessionId } = await h.newSession(project);
+      const { sessionId } = await h.newSession(suite.project);
       h.model.enqueue(textTurn("ok"));
       await h.prompt(sessionId, "hi");
       expect(linkDialogs()).toHaveLength(0);
@@ -208,7 +193,7 @@ describe("skills", () => {
 
 describe("memory", () => {
   it("concatenates user, project .deepagents and project root AGENTS.md in that order", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       setupHome: async (home) => {
         await mkdir(userDir(home), { recursive: true });
         await writeFile(userDir(home, "AGENTS.md"), "USER-MEMORY: prefers tabs.");
@@ -216,8 +201,8 @@ describe("memory", () => {
     });
     await mkdir(projectDir(), { recursive: true });
     await writeFile(projectDir("AGENTS.md"), "DOT-DEEPAGENTS-MEMORY: run make check.");
-    await writeFile(join(project, "AGENTS.md"), "ROOT-MEMORY: this is a monorepo.");
-    const { sessionId } = await h.newSession(project);
+    await writeFile(join(suite.project, "AGENTS.md"), "ROOT-MEMORY: this is a monorepo.");
+    const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     const system = h.model.requests[0]!.system;
@@ -228,9 +213,8 @@ describe("memory", () => {
   });
 
   it("files under /memories/ outlive the session and the agent process", async () => {
-    const home = await tempDir("deep-acp-ext-home-");
-    h = await startHarness({ home });
-    const first = await h.newSession(project);
+    const h = await suite.start();
+    const first = await h.newSession(suite.project);
     h.model.enqueue(
       toolTurn("write_file", { file_path: "/memories/preferences.md", content: "Use tabs, not spaces." }),
       textTurn("saved"),
@@ -239,14 +223,14 @@ describe("memory", () => {
     expect(h.permissions).toHaveLength(1); // memory edits are approved like any other edit
     await h.close();
 
-    h = await startHarness({ home });
-    const second = await h.newSession(project);
-    h.model.enqueue(toolTurn("read_file", { file_path: "/memories/preferences.md" }), textTurn("you use tabs"));
-    await h.prompt(second.sessionId, "what do I use?");
-    const result = h.model.requests[1]!.messages.find((m) => m.role === "tool")!;
+    const next = await suite.start();
+    const second = await next.newSession(suite.project);
+    next.model.enqueue(toolTurn("read_file", { file_path: "/memories/preferences.md" }), textTurn("you use tabs"));
+    await next.prompt(second.sessionId, "what do I use?");
+    const result = next.model.requests[1]!.messages.find((m) => m.role === "tool")!;
     expect(result.isError).toBe(false);
     expect(result.text).toContain("Use tabs, not spaces.");
-    expect(await readFile(userDir(home, "memories", "preferences.md"), "utf8")).toBe("Use tabs, not spaces.");
+    expect(await readFile(userDir(suite.home, "memories", "preferences.md"), "utf8")).toBe("Use tabs, not spaces.");
   });
 });
 
@@ -257,7 +241,7 @@ describe("subagents", () => {
   };
 
   it("a project subagent overrides a user one of the same name; an invalid file is a notice; an unknown type is an error for the model", async () => {
-    h = await startHarness({
+    const h = await suite.start({
       clientCapabilities: NOTICES,
       setupHome: (home) =>
         define(
@@ -272,7 +256,7 @@ describe("subagents", () => {
       "---\nname: reviewer\ndescription: PROJECT reviewer\n---\nPROJECT REVIEWER PROMPT",
     );
     await define(projectDir("agents"), "broken", "---\nname: broken\n---\nNo description.");
-    const { sessionId } = await h.newSession(project);
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler((request): FakeTurn => {
       if (request.system.includes("REVIEWER PROMPT")) return textTurn("review done");
       if (request.messages.length === 1) {
@@ -301,10 +285,10 @@ describe("subagents", () => {
   });
 
   it("cancelling the turn stops a running subagent and kills its command", async () => {
-    const scratch = await tempDir("deep-acp-ext-scratch-");
+    const scratch = await suite.tempDir("scratch");
     const pidFile = join(scratch, "pid");
-    h = await startHarness();
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
     await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
     h.model.setHandler((request): FakeTurn => {
       if (request.system.includes("You are a subagent"))
@@ -332,14 +316,13 @@ describe("subagents", () => {
 
 describe("plugins", () => {
   it("enabled with the CLI, a plugin brings its skill, MCP server and hook; disabled, /reload removes them", async () => {
-    const home = await tempDir("deep-acp-ext-home-");
-    expect((await runCli(["plugins", "add", MARKET], home)).code).toBe(0);
+    expect((await runCli(["plugins", "add", MARKET], suite.home)).code).toBe(0);
     for (const id of ["kit@market", "escapee@market"])
-      expect((await runCli(["plugins", "enable", id, "--force"], home)).code).toBe(0);
-    const installed = await realpath(join(home, ".deepagents", "plugins"));
+      expect((await runCli(["plugins", "enable", id, "--force"], suite.home)).code).toBe(0);
+    const installed = await realpath(join(suite.home, ".deepagents", "plugins"));
 
-    h = await startHarness({ home, clientCapabilities: NOTICES });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ clientCapabilities: NOTICES });
+    const { sessionId } = await h.newSession(suite.project);
     await h.waitFor(() => commands(sessionId).includes("skill:kit@market:greet"));
     const mcpTool = (names: string[]) => names.find((n) => /^plugin__kit_market_[0-9a-f]{8}__notes_lookup$/.test(n));
     h.model.setHandler((request): FakeTurn => {
@@ -365,7 +348,7 @@ describe("plugins", () => {
     await h.prompt(sessionId, "/skill:kit@market:greet");
     expect(h.model.requests.at(-1)!.lastUserText).toContain("KIT GREETING BODY");
 
-    expect((await runCli(["plugins", "disable", "kit@market"], home)).code).toBe(0);
+    expect((await runCli(["plugins", "disable", "kit@market"], suite.home)).code).toBe(0);
     await h.waitFor(() => changeNotices(sessionId).some((n) => n.includes("plugins")));
     const reload = agentText((await h.prompt(sessionId, "/reload")).updates);
     expect(reload).toContain("-kit@market");
@@ -379,15 +362,15 @@ describe("plugins", () => {
 
 describe("the watcher and /reload", () => {
   it("an AGENTS.md edit tells the editor once; /reload applies it with a summary; later edits tell it again", async () => {
-    h = await startHarness({ clientCapabilities: NOTICES });
-    await writeFile(join(project, "AGENTS.md"), "Old rule.");
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ clientCapabilities: NOTICES });
+    await writeFile(join(suite.project, "AGENTS.md"), "Old rule.");
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler(() => textTurn("ok"));
     await editAndAwaitNotice([sessionId], /memory/, () =>
-      writeFile(join(project, "AGENTS.md"), "New rule: always test."),
+      writeFile(join(suite.project, "AGENTS.md"), "New rule: always test."),
     );
     const seen = h.watchChanges.length;
-    await writeFile(join(project, "AGENTS.md"), "Newest rule: always test twice.");
+    await writeFile(join(suite.project, "AGENTS.md"), "Newest rule: always test twice.");
     // The session's watcher passed the second edit on; a second notice would be on its way now, and
     // /reload's answer comes after it.
     await h.waitFor(() => h!.watchChanges.length > seen);
@@ -401,13 +384,13 @@ describe("the watcher and /reload", () => {
     expect(h.model.requests.at(-1)!.system).not.toContain("Old rule.");
 
     await h.watchersReady();
-    await writeFile(join(project, "AGENTS.md"), "Another rule.");
+    await writeFile(join(suite.project, "AGENTS.md"), "Another rule.");
     await h.waitFor(() => changeNotices(sessionId).length === 2);
   });
 
   it("new hooks.json and .mcp.json files are noticed; /reload starts the hook and the MCP server", async () => {
-    h = await startHarness({ clientCapabilities: NOTICES });
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start({ clientCapabilities: NOTICES });
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler(() => textTurn("ok"));
     await h.prompt(sessionId, "hi");
     expect(h.model.requests[0]!.toolNames.some((n) => n.startsWith("notes_"))).toBe(false);
@@ -435,12 +418,12 @@ describe("the watcher and /reload", () => {
   });
 
   it("without session.notices the change is shown at the next turn instead", async () => {
-    h = await startHarness();
-    await writeFile(join(project, "AGENTS.md"), "Old rule.");
-    const { sessionId } = await h.newSession(project);
+    const h = await suite.start();
+    await writeFile(join(suite.project, "AGENTS.md"), "Old rule.");
+    const { sessionId } = await h.newSession(suite.project);
     h.model.setHandler(() => textTurn("ok"));
     await h.watchersReady();
-    await writeFile(join(project, "AGENTS.md"), "New rule.");
+    await writeFile(join(suite.project, "AGENTS.md"), "New rule.");
     // Without notices, the pending change shows first in the /reload entry of the command list.
     await h.waitFor(() => reloadEntry(sessionId).startsWith("Pending:"));
     const { updates } = await h.prompt(sessionId, "ping");
@@ -452,13 +435,13 @@ describe("the watcher and /reload", () => {
   });
 
   it("two sessions on one root are both told; closing one leaves the other watching", async () => {
-    h = await startHarness({ clientCapabilities: NOTICES });
-    await writeFile(join(project, "AGENTS.md"), "v0");
-    const a = await h.newSession(project);
-    const b = await h.newSession(project);
+    const h = await suite.start({ clientCapabilities: NOTICES });
+    await writeFile(join(suite.project, "AGENTS.md"), "v0");
+    const a = await h.newSession(suite.project);
+    const b = await h.newSession(suite.project);
     let version = 0;
     await editAndAwaitNotice([a.sessionId, b.sessionId], /memory/, () =>
-      writeFile(join(project, "AGENTS.md"), `v${++version}`),
+      writeFile(join(suite.project, "AGENTS.md"), `v${++version}`),
     );
     await h.agent.request("session/close", { sessionId: a.sessionId });
     await h.prompt(b.sessionId, "/reload");
@@ -468,7 +451,9 @@ describe("the watcher and /reload", () => {
       h.updates.length,
       ...h.updates.filter((u) => !(u.sessionId === b.sessionId && u.update.sessionUpdate === "notice")),
     );
-    await editAndAwaitNotice([b.sessionId], /memory/, () => writeFile(join(project, "AGENTS.md"), `v${++version}`));
+    await editAndAwaitNotice([b.sessionId], /memory/, () =>
+      writeFile(join(suite.project, "AGENTS.md"), `v${++version}`),
+    );
     expect(changeNotices(a.sessionId)).toHaveLength(1);
   });
 });

@@ -1,31 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentText, startHarness, type Harness } from "../support/acp-harness.js";
+import { describe, expect, it } from "vitest";
+import { agentText } from "../support/acp-harness.js";
+import { useHarnessSuite } from "../support/harness-suite.js";
 import type { FakeTurn } from "../support/fake-model/index.js";
 
 // A fast model's burst is relayed a network read at a time (deltas merged, the transcript written in
 // large pieces): the editor must still see exactly the model's text, live and after session/load.
 
-let home: string;
-let project: string;
-const harnesses: Harness[] = [];
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "deep-acp-streaming-home-"));
-  project = await mkdtemp(join(tmpdir(), "deep-acp-streaming-project-"));
-});
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(project, { recursive: true, force: true });
-});
-
-async function agent(api?: "anthropic" | "openai") {
-  const h = await startHarness({ home, ...(api && { api }) });
-  harnesses.push(h);
-  return h;
-}
+const suite = useHarnessSuite({ name: "streaming" });
 
 const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i % 89}`).join(" ");
 const thoughtText = (updates: readonly { sessionUpdate: string; content?: unknown }[]) =>
@@ -42,18 +23,17 @@ describe("streaming a burst", () => {
           { type: "text", text: answer },
         ],
       };
-      const before = await agent(api);
-      const { sessionId } = await before.newSession(project);
+      const before = await suite.start({ api });
+      const { sessionId } = await before.newSession(suite.project);
       before.model.enqueue(turn);
       const { updates } = await before.prompt(sessionId, "talk");
       expect(agentText(updates)).toBe(answer);
       expect(thoughtText(updates)).toBe(thinking);
       await before.close();
-      harnesses.length = 0;
 
-      const after = await agent(api);
+      const after = await suite.start({ api });
       const start = after.updates.length;
-      await after.agent.request("session/load", { sessionId, cwd: project, mcpServers: [] });
+      await after.agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
       const replay = after.updates.slice(start).map((n) => n.update);
       expect(agentText(replay)).toBe(answer);
       expect(thoughtText(replay)).toBe(thinking);

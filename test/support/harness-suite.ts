@@ -49,7 +49,6 @@ export function useHarnessSuite(options: HarnessSuiteOptions): HarnessSuite {
     await options.prepare?.(dirs);
   });
   afterEach(async () => {
-    // Closing a harness twice is harmless, so a test may close one itself (to start "the next process").
     for (const harness of harnesses.splice(0)) await harness.close();
     dirs = undefined;
     // A session's deferred index save may still be writing after close; rm retries until it is done.
@@ -77,6 +76,11 @@ export function useHarnessSuite(options: HarnessSuiteOptions): HarnessSuite {
     },
     async start(startOptions = {}) {
       const harness = await startHarness({ home: need(dirs, "HOME").home, ...startOptions });
+      // A test may close a harness itself (to start "the next process" on the same HOME); the
+      // suite's own close after the test then waits for that one instead of closing it again.
+      const close = harness.close;
+      let closing: Promise<void> | undefined;
+      harness.close = () => (closing ??= close());
       harnesses.push(harness);
       return harness;
     },
