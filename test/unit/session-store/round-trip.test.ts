@@ -87,6 +87,21 @@ describe("session store: create, append, read", () => {
     expect((await t.store.read("s1")).meta).not.toHaveProperty("title");
   });
 
+  it("has a meta update with nothing queued on disk when updateMeta returns, in order with appends", async () => {
+    t = await tempStore();
+    await t.store.create({ id: "s1", cwd: "/p" });
+    void t.store.append("s1", { type: "user", text: "hi" });
+    void t.store.updateMeta("s1", { title: "Now on disk" });
+    void t.store.append("s1", { type: "assistant", text: "hello" });
+    // Read straight from the file, without waiting for anything the store may have queued.
+    const lines = (await readFile(join(t.dir, "s1.jsonl"), "utf8")).trim().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toContain('"hi"');
+    expect(lines[2]).toContain("Now on disk");
+    expect(lines[3]).toContain("hello");
+    expect((await t.store.read("s1")).meta.title).toBe("Now on disk");
+  });
+
   it("rejects bad ids, reserved keys, unknown sessions and duplicate creates with typed errors", async () => {
     t = await tempStore();
     await expect(t.store.create({ id: "../escape", cwd: "/p" })).rejects.toBeInstanceOf(InvalidSessionIdError);
