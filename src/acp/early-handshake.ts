@@ -169,6 +169,7 @@ export function startEarlyHandshake({
   const onData = (chunk: Buffer | string) => {
     const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     chunks.push(buffer);
+    if (done || busy) return; // kept for the handover, not looked at here
     for (const line of splitter.push(buffer)) {
       if (done || busy) return;
       if (line.kind !== "line") return settle();

@@ -15,6 +15,8 @@ export type ServicesOptions = {
   logger: Logger;
   /** Default: os.homedir() (so HOME=/tmp/x isolates everything). */
   home?: string;
+  /** Log config.toml's problems when it is read (default). The early handshake's copy leaves that to the rest. */
+  reportConfigProblems?: boolean;
 };
 
 /** The services a first session/new needs: where things are, the config and the models. */
@@ -24,7 +26,13 @@ export type CoreServices = Pick<SessionServices, "logger" | "paths" | "env" | "c
  * The light part of the composition root (services.ts adds the rest): the early handshake answers
  * session/new with these before anything else loads. Nothing here touches the disk until first use.
  */
-export function createCoreServices({ cli, env, logger, home = homedir() }: ServicesOptions): CoreServices {
+export function createCoreServices({
+  cli,
+  env,
+  logger,
+  home = homedir(),
+  reportConfigProblems = true,
+}: ServicesOptions): CoreServices {
   const paths = userPaths(cli.agent, home);
   let config: Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }> | undefined;
   const checked = CONFIG_SCHEMA_ID
@@ -32,7 +40,7 @@ export function createCoreServices({ cli, env, logger, home = homedir() }: Servi
     : undefined;
   const load = () =>
     loadConfigFile(paths.configFile, checked).then((result) => {
-      for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
+      if (reportConfigProblems) for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
       return result;
     });
   const core: CoreServices = {

@@ -37,7 +37,9 @@ async function main(argv: string[]): Promise<number> {
       // here when plain, with the light core services, and the ACP SDK (most of a cold start) and
       // the rest load only after them, or once the editor has been quiet for a moment.
       const options = { cli, env: process.env, logger };
-      const core = createCoreServices(options);
+      // Only for the early answers; the SDK path reads the config again with its own services and
+      // reports its problems (this bundle's modules are not the rest's, see scripts/build.mjs).
+      const core = createCoreServices({ ...options, reportConfigProblems: false });
       const context = { services: core, remote: cli.remote, maxMessageBytes: cli.maxMessageBytes };
       const early = process.stdin.isTTY
         ? undefined
@@ -50,7 +52,6 @@ async function main(argv: string[]): Promise<number> {
           });
       await early?.settled;
       const [{ serve }, { createServices }] = await Promise.all([import("./serve.js"), import("./services.js")]);
-      // The SDK path builds its own services: this bundle's modules are not the rest's (see build.mjs).
       return serve(cli, VERSION, logger, createServices(options), early);
     }
     case "login": {
