@@ -157,37 +157,34 @@ const EVERY_SURFACE = ["fs/read", "fs/write", "notice", "permission", "terminal"
 
 describe("session ids the client sees", () => {
   it("new, loaded, resumed and forked sessions speak to the editor only under ids it was given", async () => {
+    const { project } = suite;
     const editor = startEditor();
     try {
       await editor.initialize();
       const known = new Set<string>();
 
       const { sessionId: original } = await editor.agent.request(acp.methods.agent.session.new, {
-        cwd: suite.project,
+        cwd: project,
         mcpServers: [],
       });
       known.add(original);
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
       await editor.agent.request(acp.methods.agent.session.close, { sessionId: original });
-      await editor.agent.request(acp.methods.agent.session.load, {
-        sessionId: original,
-        cwd: suite.project,
-        mcpServers: [],
-      });
+      await editor.agent.request(acp.methods.agent.session.load, { sessionId: original, cwd: project, mcpServers: [] });
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
       await editor.agent.request(acp.methods.agent.session.close, { sessionId: original });
       await editor.agent.request(acp.methods.agent.session.resume, {
         sessionId: original,
-        cwd: suite.project,
+        cwd: project,
         mcpServers: [],
       });
       expect(kindsFor(await exercise(editor, original), original)).toEqual(EVERY_SURFACE);
 
       const { sessionId: forked } = await editor.agent.request(acp.methods.agent.session.fork, {
         sessionId: original,
-        cwd: suite.project,
+        cwd: project,
         mcpServers: [],
       });
       known.add(forked);

@@ -2,20 +2,16 @@
 // file, a private HOME and a project folder, agents (or one-shot CLI runs) pointed at both, and all
 // of it stopped and removed afterwards. What makes a test special (signals, raw stdin bytes, its own
 // env or arguments) stays in the test: start() hands back the AgentProcess itself.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { BINARY, startAgentProcess, type AgentProcess, type AgentProcessOptions } from "./agent-process.js";
 import { createFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from "./fake-model/index.js";
 import { runCommand, type CommandResult, type RunCommandOptions } from "./processes.js";
+import { createSuiteDirs, type SuiteDirsOptions } from "./suite-dirs.js";
 
 /** Which wire format the default environment points the agent at; "none": HOME only, no key, no URL. */
 export type SuiteApi = "anthropic" | "openai" | "none";
 
-export type AgentSuiteOptions = {
-  /** Names the temporary folders: deep-acp-NAME-home-XXXXXX and deep-acp-NAME-project-XXXXXX. */
-  name: string;
+export type AgentSuiteOptions = SuiteDirsOptions & {
   /**
    * "test" (default): a fresh HOME and project, and a fake model with no queued turns, no recorded
    * requests and its default settings, for every test; agents are stopped after each test.
@@ -23,8 +19,6 @@ export type AgentSuiteOptions = {
    * each other); agents are stopped after the file.
    */
   lifetime?: "test" | "file";
-  /** Lays out the fresh HOME and project (config files, a .git folder, ...) before anything starts. */
-  prepare?: (dirs: { home: string; project: string }) => Promise<void>;
   /** How the fake model answers once its queue is empty (restored after every test). */
   handler?: FakeModelServerOptions["handler"];
 };
@@ -66,15 +60,8 @@ export type AgentSuite = {
 export function useAgentSuite(options: AgentSuiteOptions): AgentSuite {
   const perTest = (options.lifetime ?? "test") === "test";
   let model: FakeModelServer | undefined;
-  let dirs: { home: string; project: string } | undefined;
+  const dirs = createSuiteDirs(options);
   const agents: AgentProcess[] = [];
-
-  async function makeDirs() {
-    const home = await mkdtemp(join(tmpdir(), `deep-acp-${options.name}-home-`));
-    const project = await mkdtemp(join(tmpdir(), `deep-acp-${options.name}-project-`));
-    dirs = { home, project };
-    await options.prepare?.(dirs);
-  }
 
   async function cleanUp() {
     // Stop every agent, even one a test already killed or whose stdin it closed: stop() then only
@@ -85,16 +72,12 @@ export function useAgentSuite(options: AgentSuiteOptions): AgentSuite {
         return agent.stop();
       }),
     );
-    if (dirs) {
-      await rm(dirs.home, { recursive: true, force: true });
-      await rm(dirs.project, { recursive: true, force: true });
-      dirs = undefined;
-    }
+    await dirs.remove();
   }
 
   beforeAll(async () => {
     model = await createFakeModelServer({ handler: options.handler });
-    if (!perTest) await makeDirs();
+    if (!perTest) await dirs.create();
   });
   afterAll(async () => {
     if (!perTest) await cleanUp();
@@ -105,7 +88,7 @@ export function useAgentSuite(options: AgentSuiteOptions): AgentSuite {
       model!.reset();
       model!.setHandler(options.handler);
       model!.setChatUsageOnFinish(false);
-      await makeDirs();
+      await dirs.create();
     });
     afterEach(cleanUp);
   }
@@ -120,10 +103,10 @@ export function useAgentSuite(options: AgentSuiteOptions): AgentSuite {
       return need(model, "the model");
     },
     get home() {
-      return need(dirs, "HOME").home;
+      return dirs.home;
     },
     get project() {
-      return need(dirs, "the project").project;
+      return dirs.project;
     },
     get agent() {
       const agent = agents.at(-1);
