@@ -48,7 +48,8 @@ describe("SIGKILL mid-turn", () => {
         const marker = join(suite.project, `r${round}`);
         suite.model.enqueue(
           toolTurn("execute", {
-            command: `sleep 120 & echo $! > ${marker}.child; (sleep 120 &) ; echo $$ > ${marker}.shell; echo started; wait`,
+            // The `( … &)` sleep is re-parented to init at once: only the group kill can reach it.
+            command: `sleep 120 & echo $! > ${marker}.child; (sleep 120 & echo $! > ${marker}.orphan) ; echo $$ > ${marker}.shell; echo started; wait`,
           }),
         );
         void agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `round ${round}` }] });
@@ -56,8 +57,11 @@ describe("SIGKILL mid-turn", () => {
           agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")),
         );
         const pids = await Promise.all(
-          [`${marker}.child`, `${marker}.shell`].map(async (f) => Number((await readFile(f, "utf8")).trim())),
+          [`${marker}.child`, `${marker}.orphan`, `${marker}.shell`].map(async (f) =>
+            Number((await readFile(f, "utf8")).trim()),
+          ),
         );
+        expect(pids.every((pid) => pid > 0 && isAlive(pid))).toBe(true);
         agent.child.kill("SIGKILL");
         await agent.exited;
         const took = await gone(pids, 5000);
