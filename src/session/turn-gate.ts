@@ -2,6 +2,7 @@ import type { Approver } from "../agent/approver.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import { createProtectedPaths } from "../gate/protected-paths.js";
+import type { RestoreScope } from "../gate/restore.js";
 import type { TurnGate } from "../turn/index.js";
 import type { Workspace } from "./workspace.js";
 
@@ -22,5 +23,15 @@ export function createTurnGate(
       // A remote workspace's links are followed on the remote.
       ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
     },
+  };
+}
+
+/** What rewind may put back without a dialog: the workspace's roots and routes, decided on real paths. */
+export function createRestoreScope(workspace: Workspace): RestoreScope {
+  return {
+    roots: workspace.roots,
+    virtualPrefixes: workspace.virtualPrefixes,
+    // A remote workspace's links are followed on the remote.
+    ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
   };
 }
