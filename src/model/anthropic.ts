@@ -6,7 +6,7 @@ import {
   type AnthropicBlock,
 } from "./anthropic-messages.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
-import { ModelApiError } from "./errors.js";
+import { ModelApiError, parseStreamJson } from "./errors.js";
 import { joinUrl, streamSse, type FetchLike } from "./http.js";
 import { type RetryOptions } from "./retry.js";
 import { streamAttempts } from "./flatten.js";
@@ -126,12 +126,7 @@ export function createAnthropicAssembler() {
   const state = { finished: false };
 
   const push = (eventName: string, data: string, out: ModelEvent[]): void => {
-    let wire: Wire;
-    try {
-      wire = JSON.parse(data) as Wire;
-    } catch {
-      throw new ModelApiError(`${LABEL} sent malformed stream data: ${data.slice(0, 200)}`, { retryable: false });
-    }
+    const wire = parseStreamJson<Wire>(LABEL, data);
     const type = typeof wire.type === "string" ? wire.type : eventName;
     switch (type) {
       case "content_block_delta":

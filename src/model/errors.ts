@@ -35,3 +35,12 @@ export class ModelApiError extends Error {
     this.retryAfterMs = options.retryAfterMs;
   }
 }
+
+/** One SSE `data:` payload as JSON; a payload that is not JSON is the provider's fault and not worth a retry. */
+export function parseStreamJson<T>(label: string, data: string): T {
+  try {
+    return JSON.parse(data) as T;
+  } catch {
+    throw new ModelApiError(`${label} sent malformed stream data: ${data.slice(0, 200)}`, { retryable: false });
+  }
+}

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { errorMessage } from "../util/errors.js";
 import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
-import { ModelApiError } from "./errors.js";
+import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
 import { joinUrl, streamSse } from "./http.js";
 import { toGeminiContents, toGeminiTools } from "./google-messages.js";
@@ -132,12 +132,7 @@ export function createGeminiAssembler(label: string) {
   };
 
   const push = (data: string): ModelEvent[] => {
-    let chunk: Wire;
-    try {
-      chunk = JSON.parse(data) as Wire;
-    } catch {
-      throw new ModelApiError(`${label} sent malformed stream data: ${data.slice(0, 200)}`, { retryable: false });
-    }
+    const chunk = parseStreamJson<Wire>(label, data);
     if (chunk.error) throw streamError(label, chunk.error);
     const events: ModelEvent[] = [];
     const candidate: Wire | undefined = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;

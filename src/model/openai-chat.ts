@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { lookupModel } from "./catalog.js";
-import { ModelApiError, ModelConfigError } from "./errors.js";
+import { ModelApiError, ModelConfigError, parseStreamJson } from "./errors.js";
 import { joinUrl, streamSse, type FetchLike } from "./http.js";
 import { toChatMessages, toChatTools } from "./openai-messages.js";
 import { isRetryableStatus, type RetryOptions } from "./retry.js";
@@ -162,12 +162,7 @@ export function createChatAssembler(label: string) {
 
   const push = (data: string): ModelEvent[] => {
     if (data.trim() === "[DONE]") return [done()];
-    let chunk: Wire;
-    try {
-      chunk = JSON.parse(data) as Wire;
-    } catch {
-      throw new ModelApiError(`${label} sent malformed stream data: ${data.slice(0, 200)}`, { retryable: false });
-    }
+    const chunk = parseStreamJson<Wire>(label, data);
     if (chunk.error) throw streamError(label, chunk.error);
     const events: ModelEvent[] = [];
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;

@@ -1,5 +1,5 @@
-import { isRawToolInput } from "./tool-input.js";
-import type { ImagePart, Message, ModelToolSpec, ToolResultMessage, UserContent } from "./types.js";
+import { toolArguments, toolText } from "./tool-input.js";
+import type { ImagePart, Message, ModelToolSpec, UserContent } from "./types.js";
 
 // Our conversation → Chat Completions `messages` and `tools`.
 
@@ -70,19 +70,6 @@ function userContent(content: UserContent[]): string | ChatContentPart[] {
 
 function imagePart(part: ImagePart): ChatContentPart {
   return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
-}
-
-function toolText(message: ToolResultMessage): string {
-  const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
-  const imageCount = message.content.length - message.content.filter((part) => part.type === "text").length;
-  if (text !== "" || imageCount === 0) return text;
-  return `(${imageCount} image${imageCount === 1 ? "" : "s"} attached below)`;
-}
-
-/** Arguments go back exactly as the model produced them, including unparsable ones. */
-function toolArguments(input: unknown): string {
-  if (isRawToolInput(input)) return input.__raw;
-  return JSON.stringify(input ?? {});
 }
 
 export function toChatTools(tools: ModelToolSpec[]) {

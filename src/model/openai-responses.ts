@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
-import { ModelApiError } from "./errors.js";
+import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
 import { joinUrl, streamSse } from "./http.js";
 import { toResponsesInput, toResponsesTools } from "./responses-messages.js";
@@ -113,12 +113,7 @@ export function createResponsesAssembler() {
   };
 
   const push = (eventName: string, data: string): ModelEvent[] => {
-    let wire: Wire;
-    try {
-      wire = JSON.parse(data) as Wire;
-    } catch {
-      throw new ModelApiError(`${LABEL} sent malformed stream data: ${data.slice(0, 200)}`, { retryable: false });
-    }
+    const wire = parseStreamJson<Wire>(LABEL, data);
     const type = typeof wire.type === "string" ? wire.type : eventName;
     switch (type) {
       case "response.output_item.added":

@@ -1,4 +1,4 @@
-import { isRawToolInput } from "./tool-input.js";
+import { toolArguments, toolText } from "./tool-input.js";
 import type { ImagePart, Message, ModelToolSpec, UserContent } from "./types.js";
 
 // Our conversation → OpenAI Responses API `input` items and `tools`.
@@ -32,19 +32,18 @@ export function toResponsesInput(messages: Message[]): ResponsesItem[] {
           } else if (part.type === "text" && part.text !== "") {
             out.push({ role: "assistant", content: [{ type: "output_text", text: part.text }] });
           } else if (part.type === "tool_call") {
-            const args = isRawToolInput(part.input) ? part.input.__raw : JSON.stringify(part.input ?? {});
-            out.push({ type: "function_call", call_id: part.id, name: part.name, arguments: args });
+            out.push({
+              type: "function_call",
+              call_id: part.id,
+              name: part.name,
+              arguments: toolArguments(part.input),
+            });
           }
         }
         break;
       case "tool": {
-        const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
         const images = message.content.filter((part): part is ImagePart => part.type === "image");
-        out.push({
-          type: "function_call_output",
-          call_id: message.toolCallId,
-          output: text || (images.length > 0 ? `(${images.length} image(s) attached below)` : ""),
-        });
+        out.push({ type: "function_call_output", call_id: message.toolCallId, output: toolText(message) });
         if (images.length > 0) {
           pendingImages.push({
             role: "user",

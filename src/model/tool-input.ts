@@ -1,3 +1,5 @@
+import type { ToolResultMessage } from "./types.js";
+
 /** Tool input JSON exactly as the model streamed it, kept when it does not parse. */
 export type RawToolInput = { __raw: string };
 
@@ -21,4 +23,18 @@ export function isRawToolInput(input: unknown): input is RawToolInput {
     Object.keys(input).length === 1 &&
     typeof (input as { __raw?: unknown }).__raw === "string"
   );
+}
+
+/** A tool result as one text, with a placeholder when it is only images (they follow separately). */
+export function toolText(message: ToolResultMessage): string {
+  const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+  const imageCount = message.content.length - message.content.filter((part) => part.type === "text").length;
+  if (text !== "" || imageCount === 0) return text;
+  return `(${imageCount} image${imageCount === 1 ? "" : "s"} attached below)`;
+}
+
+/** Arguments go back exactly as the model produced them, including unparsable ones. */
+export function toolArguments(input: unknown): string {
+  if (isRawToolInput(input)) return input.__raw;
+  return JSON.stringify(input ?? {});
 }

@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   SSH_SECRET,
+  expectEditorSawOrdinaryRead,
   expectNoEscape as expectNoEscapeIn,
+  ordinaryRead,
   plantHostileRepository,
   runAttack as runAttackIn,
   useAttackSession,
@@ -79,8 +81,9 @@ describe("attack: links out of the project", () => {
     });
 
     it(`every file tool, ${mode}, through the editor's fs/*: only real paths inside the project reach the editor`, async () => {
-      const { editor } = await runAttack(mode, hostileCalls(), ZED_CAPABILITIES);
+      const { editor } = await runAttack(mode, [ordinaryRead(s), ...hostileCalls()], ZED_CAPABILITIES);
       await expectNoEscape(editor);
+      expectEditorSawOrdinaryRead(s, editor);
     });
   }
 

@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   SSH_SECRET,
+  expectEditorSawOrdinaryRead,
   expectNoEscape as expectNoEscapeIn,
+  ordinaryRead,
   plantHostileRepository,
   runAttack as runAttackIn,
   useAttackSession,
@@ -139,8 +141,9 @@ describe("red team: new attack cases through the built binary", () => {
       await expectNoEscape(editor);
     });
     it(`${mode}, through the editor's fs/*: no secret reaches the model, nothing outside or protected changes`, async () => {
-      const { editor } = await runAttack(mode, hostileCalls(), ZED_CAPABILITIES);
+      const { editor } = await runAttack(mode, [ordinaryRead(s), ...hostileCalls()], ZED_CAPABILITIES);
       await expectNoEscape(editor);
+      expectEditorSawOrdinaryRead(s, editor);
     });
   }
 

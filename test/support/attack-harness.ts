@@ -163,3 +163,16 @@ export async function expectNoEscape(s: AttackSession, editor: FakeEditor) {
   for (const path of [...editor.reads, ...editor.writes.map((w) => w.path)])
     expect(path.startsWith(`${project}/`)).toBe(true);
 }
+
+/**
+ * The editor-fs runs prepend this ordinary read and pass the result to expectEditorSawOrdinaryRead:
+ * the "only real paths inside the project reach the editor" loop of expectNoEscape proves nothing
+ * unless the editor's fs/* was used at all.
+ */
+export function ordinaryRead(s: AttackSession): Call {
+  return ["read_file", { file_path: join(s.project, "ok.txt") }];
+}
+
+export function expectEditorSawOrdinaryRead(s: AttackSession, editor: FakeEditor) {
+  expect(editor.reads).toContain(join(s.project, "ok.txt"));
+}
