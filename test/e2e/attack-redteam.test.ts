@@ -210,9 +210,26 @@ describe("red team: new attack cases through the built binary", () => {
     await writeFile(join(s.home, "skill.md"), `---\nname: leaky\ndescription: ${SSH_SECRET}\n---\n${SSH_SECRET}\n`);
     await mkdir(join(s.project, ".agents", "skills", "leaky"), { recursive: true });
     await link(join(s.home, "skill.md"), join(s.project, ".agents", "skills", "leaky", "SKILL.md"));
+    // Ordinary neighbours of the links: they must be loaded, or the check below proves nothing. Both
+    // project memory files are taken by links, so the user's own memory stands in for memory loading.
+    await mkdir(join(s.home, ".deepagents", "agent"), { recursive: true });
+    await writeFile(join(s.home, ".deepagents", "agent", "AGENTS.md"), "ORDINARY-MEMORY-MARK\n");
+    await mkdir(join(s.project, ".deepagents", "agents", "plain"), { recursive: true });
+    await writeFile(
+      join(s.project, ".deepagents", "agents", "plain", "AGENTS.md"),
+      "---\nname: plain\ndescription: ORDINARY-SUBAGENT-MARK\n---\nbe plain\n",
+    );
+    await mkdir(join(s.project, ".agents", "skills", "plain"), { recursive: true });
+    await writeFile(
+      join(s.project, ".agents", "skills", "plain", "SKILL.md"),
+      "---\nname: plain\ndescription: ORDINARY-SKILL-MARK\n---\nbe plain\n",
+    );
     await runAttack("default", [["task", { description: "go", subagent_type: "helper" }]]);
     const sent = JSON.stringify(s.model.requests.map((r) => r.body));
     expect(sent.includes(SSH_SECRET)).toBe(false);
+    expect(sent).toContain("ORDINARY-MEMORY-MARK");
+    expect(sent).toContain("ORDINARY-SUBAGENT-MARK");
+    expect(sent).toContain("ORDINARY-SKILL-MARK");
   });
 
   // The user mentions a file of the repository; it is a link (or a hard link) to a secret.
