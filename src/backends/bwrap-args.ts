@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 
 // The bubblewrap command line. The sandbox's "/" is an empty tmpfs, remounted read-only once every
 // mount point exists: bind targets can then be created anywhere (binding onto a new path under a
@@ -8,13 +8,19 @@ import { join, resolve, sep } from "node:path";
 // their own paths, a fresh /tmp, /proc, /dev, and an empty scratch tmpfs at $HOME so tools that
 // write caches work without seeing the user's real home.
 //
-// Inside the writable roots, what decides what runs *outside* the sandbox stays read-only: each
-// root's `.git` (hooks, `core.fsmonitor`) and `.deepagents` (hooks.json, .mcp.json, skills). When a
+// Inside the writable roots, what decides what runs *outside* the sandbox stays read-only: the
+// paths the gate protects (`protectedEntries`: `.git` for hooks and `core.fsmonitor`, `.deepagents`,
+// `.envrc`, `.vscode`, `.mcp.json`, ... and `[protected]` config), bound read-only where they exist
+// in each root and in every folder from the root down to the working directory (a nested
+// repository's `.git` when the command runs in it). Not covered, the gate still asks for them: a
+// protected path created by the command when it did not exist, a nested one elsewhere in the tree
+// (finding those would walk the whole tree on every command), and a nested one moved away by
+// renaming its parent folder. When a
 // root contains deep-acp's own folder (~/.deepagents: user hooks, MCP config), that folder is
 // read-only too and its `.state` (stored API keys, OAuth tokens, approvals) is replaced by an empty
 // tmpfs, so a sandboxed command never reads the stored key.
 
-/** Entries of each root mounted read-only inside the sandbox. */
+/** Entries of each root mounted read-only inside the sandbox whatever `protectedEntries` says. */
 export const PROTECTED_ROOT_ENTRIES = [".git", ".deepagents"] as const;
 
 /** Host directories needed to run programs, mounted read-only when present. Symlinks (/bin -> usr/bin) are recreated. */
@@ -41,6 +47,8 @@ export type BwrapMounts = {
   network: boolean;
   /** Replaced by an empty tmpfs; undefined to skip. */
   homeDir: string | undefined;
+  /** Paths relative to a root (the gate's protected paths) bound read-only where they exist; added to PROTECTED_ROOT_ENTRIES. */
+  protectedEntries?: readonly string[];
   /** deep-acp's own folder (default `<homeDir>/.deepagents`): read-only, `.state` hidden, where a root reaches it. */
   agentDir?: string;
   systemPaths: readonly string[];
@@ -88,7 +96,7 @@ export function buildBwrapArgs(mounts: BwrapMounts, cwd: string): string[] {
     const real = realOrUndefined(path);
     if (real) nested.push({ dest: resolve(path), args: ["--bind", real, resolve(path)] });
   }
-  nested.push(...protectedMounts(mounts));
+  nested.push(...protectedMounts(mounts, cwd));
   // Parents before children, so a root under $HOME or /tmp is not hidden by the tmpfs over them.
   nested.sort((a, b) => depth(a.dest) - depth(b.dest));
   for (const mount of nested) args.push(...mount.args);
@@ -98,8 +106,9 @@ export function buildBwrapArgs(mounts: BwrapMounts, cwd: string): string[] {
 }
 
 /** Read-only binds over the protected entries of each writable root, and the hidden agent state. */
-function protectedMounts(mounts: BwrapMounts): Mount[] {
+function protectedMounts(mounts: BwrapMounts, cwd: string): Mount[] {
   const writable = [...mounts.writablePaths, ...mounts.roots].map((p) => resolve(p));
+  const entries = [...new Set([...PROTECTED_ROOT_ENTRIES, ...(mounts.protectedEntries ?? [])])];
   const out = new Map<string, Mount>();
   const readOnly = (path: string) => {
     const real = realOrUndefined(path);
@@ -109,7 +118,7 @@ function protectedMounts(mounts: BwrapMounts): Mount[] {
     if (!writable.some((root) => isInside(dest, root))) return;
     out.set(dest, { dest, args: ["--ro-bind", real, dest] });
   };
-  for (const root of writable) for (const entry of PROTECTED_ROOT_ENTRIES) readOnly(join(root, entry));
+  for (const dir of foldersToGuard(writable, resolve(cwd))) for (const entry of entries) readOnly(join(dir, entry));
   const agentDir = mounts.agentDir ?? (mounts.homeDir ? join(resolve(mounts.homeDir), ".deepagents") : undefined);
   if (agentDir) {
     const real = realOrUndefined(agentDir);
@@ -120,6 +129,16 @@ function protectedMounts(mounts: BwrapMounts): Mount[] {
     }
   }
   return [...out.values()];
+}
+
+/** Each writable root, and every folder from the root holding `cwd` down to `cwd`. */
+function foldersToGuard(writable: readonly string[], cwd: string): string[] {
+  const folders = new Set(writable);
+  for (const root of writable) {
+    if (!isInside(cwd, root)) continue;
+    for (let dir = cwd; dir !== root && isInside(dir, root); dir = dirname(dir)) folders.add(dir);
+  }
+  return [...folders];
 }
 
 function isInside(path: string, root: string): boolean {

@@ -29,6 +29,8 @@ export type BwrapSandboxOptions = {
   writablePaths?: string[];
   /** Default `bwrap` on PATH. */
   bwrapPath?: string;
+  /** Paths relative to each root kept read-only (the gate's protected paths); `.git` and `.deepagents` always are. */
+  protectedEntries?: readonly string[];
   /** Hidden behind an empty scratch tmpfs. Default os.homedir(). */
   homeDir?: string;
   /** Default DEFAULT_SYSTEM_PATHS (bwrap-args.ts). */
@@ -77,6 +79,7 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
     network: options.network ?? false,
     homeDir: options.homeDir ?? homedir(),
     systemPaths: options.systemPaths ?? DEFAULT_SYSTEM_PATHS,
+    ...(options.protectedEntries ? { protectedEntries: options.protectedEntries } : {}),
   };
   const visible = [...roots, ...mounts.writablePaths, ...mounts.readOnlyPaths].map((p) => resolve(p));
   const bwrap = options.bwrapPath ?? findExecutable("bwrap") ?? "bwrap";

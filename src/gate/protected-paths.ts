@@ -28,6 +28,12 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
 
 export type ProtectedPaths = {
   readonly patterns: readonly string[];
+  /**
+   * The paths the patterns name literally, relative to a root (`.vscode/**` -> `.vscode`, `deploy/*.sh`
+   * -> `deploy`, a leading `**` dropped): the bwrap sandbox binds those that exist
+   * read-only. A pattern whose first segment is a glob (`*.pem`) names none and is enforced by the gate only.
+   */
+  readonly entries: readonly string[];
   /** The pattern protecting `realPath`, or undefined. `roots` are real paths. */
   match(realPath: string, roots: readonly string[]): string | undefined;
 };
@@ -49,6 +55,7 @@ export function createProtectedPaths(
     })));
   return {
     patterns,
+    entries: literalEntries(patterns),
     match(realPath, roots) {
       const compiled = compile();
       for (const root of roots) {
@@ -67,4 +74,21 @@ export function createProtectedPaths(
 
 function variants(pattern: string): string[] {
   return pattern.endsWith("/**") ? [pattern, pattern.slice(0, -3)] : [pattern];
+}
+
+const GLOB = /[*?[\]{}()!+@]/;
+
+function literalEntries(patterns: readonly string[]): string[] {
+  const entries = new Set<string>();
+  for (const pattern of patterns) {
+    const segments = pattern.split("/").filter((s) => s && s !== ".");
+    while (segments[0] === "**") segments.shift();
+    const literal: string[] = [];
+    for (const segment of segments) {
+      if (GLOB.test(segment) || segment === "..") break;
+      literal.push(segment);
+    }
+    if (literal.length > 0) entries.add(literal.join("/"));
+  }
+  return [...entries];
 }

@@ -332,7 +332,7 @@ export class Session {
         interpreterSandboxes: this.extensions.sandboxes,
         now: this.services.now(),
         env: this.services.env,
-        gate: createTurnGate(this.approver, this.approvals, workspace, config),
+        gate: createTurnGate(this.approver, this.approvals, workspace),
         questioner: this.questioner,
         background: this.background.prepare(config.shell, workspace.shell),
         spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),

@@ -1,25 +1,18 @@
 import type { Approver } from "../agent/approver.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
-import { createProtectedPaths } from "../gate/protected-paths.js";
 import type { RestoreScope } from "../gate/restore.js";
 import type { TurnGate } from "../turn/index.js";
 import type { Workspace } from "./workspace.js";
 
 /** What a turn's tool calls are checked against: who is asked, what is remembered, and the workspace's rules. */
-export function createTurnGate(
-  approver: Approver,
-  memory: PersistentApprovalMemory,
-  workspace: Workspace,
-  config: DeepAcpConfig,
-): TurnGate {
+export function createTurnGate(approver: Approver, memory: PersistentApprovalMemory, workspace: Workspace): TurnGate {
   return {
     approver,
     memory,
     gatePolicy: {
       rules: workspace.rules,
       sandboxed: workspace.sandboxed,
-      protectedPaths: createProtectedPaths(config.protected.paths, config.protected.extra_paths),
+      protectedPaths: workspace.protectedPaths,
       // A remote workspace's links are followed on the remote.
       ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
     },

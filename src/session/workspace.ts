@@ -17,6 +17,7 @@ import { compileFileRules, type CompiledFileRules } from "../permissions/file-ru
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
 import { createGuardedBackend } from "../gate/guarded-backend.js";
+import { createProtectedPaths, type ProtectedPaths } from "../gate/protected-paths.js";
 import { selectRemote } from "./remote-workspace.js";
 import type { SessionFlags } from "./services.js";
 
@@ -33,6 +34,8 @@ export type Workspace = {
   /** Session-scoped stores by route prefix; their files are saved with the session. */
   stateBackends: Map<string, StateBackend>;
   rules: CompiledFileRules;
+  /** What the gate always asks about; the bubblewrap sandbox keeps the same paths read-only. */
+  protectedPaths: ProtectedPaths;
   /** Commands run inside bubblewrap. */
   sandboxed: boolean;
   /** The working directory and roots the tools and the model see (remote paths for a remote workspace). */
@@ -68,6 +71,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const diagnostics: Diagnostic[] = [];
   const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.capture_chars };
   const sandboxKind = options.flags.sandbox ?? config.sandbox.kind;
+  const protectedPaths = createProtectedPaths(config.protected.paths, config.protected.extra_paths);
 
   const remoteSelection = selectRemote(cwd, roots, options.flags, config);
   let remote: Workspace["remote"];
@@ -98,6 +102,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
         network: config.sandbox.network,
         readOnlyPaths: config.sandbox.read_only_paths,
         writablePaths: config.sandbox.writable_paths,
+        protectedEntries: protectedPaths.entries,
         ...limits,
       });
     } else {
@@ -156,6 +161,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     virtualPrefixes: [...composite.routePrefixes],
     stateBackends,
     rules: rules.items,
+    protectedPaths,
     sandboxed: !remote && sandboxKind === "bwrap" && shell !== undefined,
     cwd: remoteSelection?.cwd ?? cwd,
     roots: remoteSelection?.roots ?? roots,

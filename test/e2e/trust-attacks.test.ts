@@ -326,7 +326,18 @@ describe("--sandbox bwrap against a command that hunts for the model key", () =>
         JSON.stringify({ anthropic: { apiKey: STORED_MARKER } }),
       );
       await writeFile(join(suite.project, ".git", "config"), "[core]\n\tbare = false\n");
-      const command = `cat /proc/*/environ; env; cat ~/.deepagents/.state/credentials.json; cat ${suite.home}/.deepagents/.state/credentials.json; cat /proc/$PPID/environ; printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config; echo done`;
+      // Everything else the gate protects stays read-only in the sandbox too.
+      const guarded: Record<string, string> = {
+        ".envrc": "export SAFE=1\n",
+        ".vscode/tasks.json": "{}\n",
+        ".mcp.json": '{"mcpServers":{}}\n',
+      };
+      await mkdir(join(suite.project, ".vscode"), { recursive: true });
+      for (const [path, text] of Object.entries(guarded)) await writeFile(join(suite.project, path), text);
+      const overwrite = Object.keys(guarded)
+        .map((path) => `echo evil > ${path}`)
+        .join("; ");
+      const command = `cat /proc/*/environ; env; cat ~/.deepagents/.state/credentials.json; cat ${suite.home}/.deepagents/.state/credentials.json; cat /proc/$PPID/environ; printf '[core]\\n\\tfsmonitor = evil\\n' > .git/config; ${overwrite}; echo ok > written.txt; echo done`;
       let step = 0;
       const first = suite.model.requests.length;
       suite.model.setHandler(() =>
@@ -356,6 +367,9 @@ describe("--sandbox bwrap against a command that hunts for the model key", () =>
       expect(sent).not.toContain(STORED_MARKER);
       expect(allUpdates()).not.toContain(MODEL_MARKER);
       expect(await readFile(join(suite.project, ".git", "config"), "utf8")).toBe("[core]\n\tbare = false\n");
+      for (const [path, text] of Object.entries(guarded))
+        expect(await readFile(join(suite.project, path), "utf8")).toBe(text);
+      expect(await readFile(join(suite.project, "written.txt"), "utf8")).toBe("ok\n");
     },
   );
 });

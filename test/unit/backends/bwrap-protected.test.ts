@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildBwrapArgs } from "../../../src/backends/bwrap-args.js";
 import { checkBwrapAvailable, createBwrapSandboxBackend } from "../../../src/backends/bwrap-sandbox.js";
+import { createProtectedPaths } from "../../../src/gate/protected-paths.js";
 
 const availability = await checkBwrapAvailable();
 const MODEL_MARKER = "sk-ant-MARKER-sandbox-3b7d";
@@ -48,11 +49,22 @@ describe("bwrap mounts", () => {
   });
 });
 
+describe("the gate's protected paths as sandbox entries", () => {
+  it("names the literal part of each pattern, and nothing for a pattern that starts with a glob", () => {
+    const entries = createProtectedPaths(undefined, ["**/secrets/*.key", "*.pem", "deploy/run.sh"]).entries;
+    expect(entries).toEqual(
+      expect.arrayContaining([".git", ".envrc", ".vscode", ".mcp.json", "secrets", "deploy/run.sh"]),
+    );
+    expect(entries.some((entry) => entry.includes("*"))).toBe(false);
+  });
+});
+
 describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
-  const sandbox = (roots: string[]) =>
+  const sandbox = (roots: string[], protectedEntries?: readonly string[]) =>
     createBwrapSandboxBackend({
       roots,
       homeDir: home,
+      ...(protectedEntries ? { protectedEntries } : {}),
       env: {
         baseEnv: { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: MODEL_MARKER, OPENAI_API_KEY: MODEL_MARKER },
       },
@@ -82,5 +94,40 @@ describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
     );
     expect(write.output).toMatch(/Read-only file system/);
     expect(await readFile(join(home, ".deepagents", ".state", "credentials.json"), "utf8")).toContain(STORED_MARKER);
+  });
+
+  it("every path the gate protects that exists in a root is read-only, at the root and in a nested repository", async () => {
+    const files: Record<string, string> = {
+      ".envrc": "export SAFE=1\n",
+      ".vscode/tasks.json": "{}\n",
+      ".mcp.json": '{"mcpServers":{}}\n',
+      ".npmrc": "registry=https://registry.npmjs.org/\n",
+      ".claude/settings.json": "{}\n",
+      "deploy/run.sh": "echo deploy\n",
+      "sub/.git/config": "[core]\n",
+      "sub/.envrc": "export SUB=1\n",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(join(project, path, ".."), { recursive: true });
+      await writeFile(join(project, path), text);
+    }
+    // The gate's built-in list plus a configured `[protected] extra_paths` entry.
+    const entries = createProtectedPaths(undefined, ["deploy/run.sh"]).entries;
+    const overwrite = Object.keys(files)
+      .filter((path) => !path.startsWith("sub/"))
+      .map((path) => `echo evil > ${path}`)
+      .join("; ");
+    const atRoot = await sandbox([project], entries).execute(
+      `cd ${project}; ${overwrite}; rm -rf .vscode .claude; mv .envrc moved; echo ok > notes.txt; true`,
+    );
+    expect(atRoot.output).toMatch(/Read-only file system|Device or resource busy/);
+    // A command started inside the nested repository cannot change its .git or .envrc either.
+    await sandbox([project], entries).execute(
+      `echo evil > .git/config; echo evil > .envrc; echo ok > inner.txt; true`,
+      { cwd: join(project, "sub") },
+    );
+    for (const [path, text] of Object.entries(files)) expect(await readFile(join(project, path), "utf8")).toBe(text);
+    expect(await readFile(join(project, "notes.txt"), "utf8")).toBe("ok\n");
+    expect(await readFile(join(project, "sub", "inner.txt"), "utf8")).toBe("ok\n");
   });
 });
