@@ -5,7 +5,7 @@ import type { BufferedModelStream, ModelEvent } from "../model/types.js";
  * deltas merged into one event. A fast model sends thousands of tiny deltas per read; merged, each
  * later step (history text, events, transcript, editor updates) runs once per read instead of once
  * per delta, and the text stays exactly what the model sent. Streams that cannot hand over their
- * received events (a test double, the fallback wrapper) are read an event at a time.
+ * received events (a test double) are read an event at a time.
  */
 export function createDeltaReader(stream: AsyncIterable<ModelEvent>) {
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<ModelEvent> & Partial<BufferedModelStream>;

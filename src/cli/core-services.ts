@@ -17,7 +17,11 @@ export type ServicesOptions = {
   home?: string;
   /** Log config.toml's problems when it is read (default). The early handshake's copy leaves that to the rest. */
   reportConfigProblems?: boolean;
+  /** A read of config.toml already made (by the early handshake's copy): the first config() takes it. */
+  firstConfigRead?: Promise<ConfigRead>;
 };
+
+type ConfigRead = { config: DeepAcpConfig; diagnostics: Diagnostic[] };
 
 /** The services a first session/new needs: where things are, the config and the models. */
 export type CoreServices = Pick<SessionServices, "logger" | "paths" | "env" | "config" | "reloadConfig" | "models">;
@@ -32,14 +36,15 @@ export function createCoreServices({
   logger,
   home = homedir(),
   reportConfigProblems = true,
+  firstConfigRead,
 }: ServicesOptions): CoreServices {
   const paths = userPaths(cli.agent, home);
-  let config: Promise<{ config: DeepAcpConfig; diagnostics: Diagnostic[] }> | undefined;
+  let config: Promise<ConfigRead> | undefined;
   const checked = CONFIG_SCHEMA_ID
     ? { file: join(paths.stateDir, "config-checked.json"), schemaId: CONFIG_SCHEMA_ID }
     : undefined;
-  const load = () =>
-    loadConfigFile(paths.configFile, checked).then((result) => {
+  const load = (read: Promise<ConfigRead> = loadConfigFile(paths.configFile, checked)) =>
+    read.then((result) => {
       if (reportConfigProblems) for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
       return result;
     });
@@ -47,7 +52,7 @@ export function createCoreServices({
     logger,
     paths,
     env,
-    config: () => (config ??= load()),
+    config: () => (config ??= load(firstConfigRead)),
     reloadConfig: () => (config = load()),
     models: createModelService({
       env,

@@ -37,8 +37,9 @@ async function main(argv: string[]): Promise<number> {
       // here when plain, with the light core services, and the ACP SDK (most of a cold start) and
       // the rest load only after them, or once the editor has been quiet for a moment.
       const options = { cli, env: process.env, logger };
-      // Only for the early answers; the SDK path reads the config again with its own services and
-      // reports its problems (this bundle's modules are not the rest's, see scripts/build.mjs).
+      // Only for the early answers: this bundle's modules are not the rest's (see scripts/build.mjs),
+      // so the SDK path builds its own services, taking over the config read here (plain data) and
+      // reporting its problems.
       const core = createCoreServices({ ...options, reportConfigProblems: false });
       const context = { services: core, remote: cli.remote, maxMessageBytes: cli.maxMessageBytes };
       const early = process.stdin.isTTY
@@ -52,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
           });
       await early?.settled;
       const [{ serve }, { createServices }] = await Promise.all([import("./serve.js"), import("./services.js")]);
-      return serve(cli, VERSION, logger, createServices(options), early);
+      return serve(cli, VERSION, logger, createServices({ ...options, firstConfigRead: core.config() }), early);
     }
     case "login": {
       const { runLogin } = await import("./login.js");

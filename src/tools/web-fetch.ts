@@ -35,7 +35,7 @@ export function createWebFetchTool(options: WebFetchToolOptions) {
     schema,
     description: [
       "Fetches an http(s) URL and returns the page as Markdown (HTML is converted; text and JSON are returned as is).",
-      `Follows up to ${options.maxRedirects} redirects; reads at most ${Math.round(options.maxBytes / 1000)} kB within ${Math.round(options.timeoutMs / 1000)} s.`,
+      `Follows up to ${options.maxRedirects} redirects on the same host (a redirect to another host is reported, not followed); reads at most ${Math.round(options.maxBytes / 1000)} kB within ${Math.round(options.timeoutMs / 1000)} s.`,
       "Addresses on the local machine or private networks are refused. Each new host needs the user's approval.",
     ].join("\n"),
     present(input) {

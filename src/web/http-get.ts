@@ -41,9 +41,14 @@ export class WebFetchError extends Error {}
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * GETs `url`, following redirects on its host only: the gate approved that host, so a redirect to
+ * another one is refused with a message naming it (the model fetching it is a new, gated call).
+ */
 export async function httpGet(url: string, options: HttpGetOptions): Promise<HttpGetResult> {
   const redirects: string[] = [];
-  let current = parseHttpUrl(url);
+  const approved = parseHttpUrl(url);
+  let current = approved;
   for (;;) {
     const response = await getOnce(current, options);
     const location = response.headers.location;
@@ -56,6 +61,14 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
         next = parseHttpUrl(new URL(location, current).href);
       } catch (error) {
         throw new WebFetchError(`Redirect to an unusable location "${location}": ${(error as Error).message}`);
+      }
+      if (next.host !== approved.host) {
+        // The user approved one host (the gate asks per host); another one is the model's next call,
+        // asked about again. A literal address is still refused as such when the policy refuses it.
+        if (isIP(bareHost(next)) !== 0) await checkedAddress(bareHost(next), options);
+        throw new WebFetchError(
+          `Redirected to ${next.href}, on another host than ${approved.host}; it was not fetched. Call web_fetch with that URL to fetch it (a new host needs the user's approval).`,
+        );
       }
       redirects.push(next.href);
       current = next;
@@ -87,8 +100,10 @@ export function parseHttpUrl(text: string): URL {
   return url;
 }
 
+const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
+
 async function getOnce(url: URL, options: HttpGetOptions): Promise<IncomingMessage> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const host = bareHost(url);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const proxy = proxyFor(url, options.env);
   const address = await checkedAddress(host, options);

@@ -14,6 +14,10 @@ import { textTurn, toolTurn } from "../support/fake-model/index.js";
 const suite = useAgentSuite({ name: "web" });
 let site: Server;
 let siteUrl: string;
+// Another host (another port of loopback): what an approved page redirects to must not be fetched.
+let elsewhere: Server;
+let elsewhereUrl: string;
+const elsewhereHits: string[] = [];
 
 beforeAll(async () => {
   site = createServer((req, res) => {
@@ -25,6 +29,9 @@ beforeAll(async () => {
     } else if (req.url === "/moved") {
       res.writeHead(302, { location: "http://192.168.7.1/router" });
       res.end();
+    } else if (req.url === "/away") {
+      res.writeHead(302, { location: `${elsewhereUrl}/collect?from=docs` });
+      res.end();
     } else if (req.url === "/big") {
       res.writeHead(200, { "content-type": "text/plain" });
       res.end(Array.from({ length: 5000 }, (_, i) => `line ${i} ${"z".repeat(30)}`).join("\n"));
@@ -35,9 +42,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  elsewhere = createServer((req, res) => {
+    elsewhereHits.push(String(req.url));
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end("collected");
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+  elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => site.close(() => resolve()));
+  await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
 });
 
 async function start(capabilities: unknown, permission?: (m: JsonRpcMessage) => unknown, allowLoopback = true) {
@@ -98,6 +113,22 @@ for (const [label, capabilities] of CLIENTS) {
         .updates(sessionId)
         .find((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
       expect(JSON.stringify(failed.content)).toContain("Refused to fetch 192.168.7.1");
+    });
+
+    it("does not follow a redirect to a host the user did not approve; the model is told, and asking is next", async () => {
+      const asked: JsonRpcMessage[] = [];
+      const sessionId = await start(capabilities, (m) => {
+        asked.push(m);
+        return { outcome: { outcome: "selected", optionId: "allow_once" } };
+      });
+      elsewhereHits.length = 0;
+      suite.model.enqueue(toolTurn("web_fetch", { url: `${siteUrl}/away` }), textTurn("Not followed."));
+      await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+      expect(asked).toHaveLength(1); // for the approved host only
+      expect(elsewhereHits).toEqual([]);
+      const [result] = toolResults();
+      expect(result!.isError).toBe(true);
+      expect(result!.text).toContain(`Redirected to ${elsewhereUrl}/collect?from=docs, on another host`);
     });
 
     it("offloads a large page like any large result", async () => {

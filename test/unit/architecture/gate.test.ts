@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 // Issue 12: src/gate/ is the only code that decides allow / ask / deny for files and commands.
@@ -9,23 +10,69 @@ import { describe, expect, it } from "vitest";
 
 const SRC = resolve(__dirname, "../../../src");
 
-/** Value imports of a file: [names, resolved module path relative to src]. Type-only imports are left out. */
+const parse = (file: string) =>
+  ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+
+/** Names bound by a non-type import or re-export: "default" for a default import, "*" for a whole module. */
+function boundNames(statement: ts.Statement): string[] | undefined {
+  const named = (elements: readonly ts.ImportSpecifier[] | readonly ts.ExportSpecifier[]) =>
+    elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text);
+  if (ts.isImportDeclaration(statement)) {
+    const clause = statement.importClause;
+    if (!clause || clause.isTypeOnly) return clause ? undefined : [];
+    const bindings = clause.namedBindings;
+    return [
+      ...(clause.name ? ["default"] : []),
+      ...(bindings && ts.isNamespaceImport(bindings) ? ["*"] : []),
+      ...(bindings && ts.isNamedImports(bindings) ? named(bindings.elements) : []),
+    ];
+  }
+  if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
+    const clause = statement.exportClause;
+    return !clause || ts.isNamespaceExport(clause) ? ["*"] : named(clause.elements);
+  }
+  return undefined;
+}
+
+/**
+ * Value imports and re-exports of a file (parsed, so comments and strings play no part): [names,
+ * resolved module path relative to src]. Type-only ones are left out; namespace, default and
+ * dynamic imports and `export *` count as the names "*" or "default", which no allow-list holds.
+ */
 function valueImports(file: string): Array<{ names: string[]; module: string }> {
-  const text = readFileSync(file, "utf8");
   const found: Array<{ names: string[]; module: string }> = [];
-  for (const match of text.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+["'](\.[^"']+)["']/g)) {
-    if (match[1]) continue;
-    const names = match[2]!
-      .split(",")
-      .map((n) => n.trim())
-      .filter((n) => n && !n.startsWith("type "))
-      .map((n) => n.split(/\s+as\s+/)[0]!);
-    found.push({ names, module: relative(SRC, resolve(dirname(file), match[3]!)).replace(/\.js$/, ".ts") });
-  }
-  for (const match of text.matchAll(/import\(\s*["'](\.[^"']+)["']\s*\)/g)) {
-    found.push({ names: ["*"], module: relative(SRC, resolve(dirname(file), match[1]!)).replace(/\.js$/, ".ts") });
-  }
+  const add = (names: string[], specifier: string) => {
+    if (specifier.startsWith("."))
+      found.push({ names, module: relative(SRC, resolve(dirname(file), specifier)).replace(/\.js$/, ".ts") });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+      const names = boundNames(node);
+      if (names && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+        add(names, node.moduleSpecifier.text);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      add(["*"], node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(parse(file));
   return found;
+}
+
+/** Calls of `name(...)` in a file's code (not its comments or strings). */
+function callsOf(file: string, name: string): number {
+  let count = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === name) count++;
+    ts.forEachChild(node, visit);
+  };
+  visit(parse(file));
+  return count;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -49,6 +96,24 @@ const ALLOWED: Record<string, string[]> = {
 };
 
 describe("the gate is the only place that decides", () => {
+  it("the import scan sees namespace, default and dynamic imports and re-exports, not type-only ones", () => {
+    const sample = join(SRC, "acp", "sample.ts");
+    const scan = (text: string) => {
+      const file = ts.createSourceFile(sample, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+      return file.statements.flatMap((st) => boundNames(st) ?? []);
+    };
+    expect(scan(`import * as g from "../gate/restore.js";`)).toEqual(["*"]);
+    expect(scan(`import g, { decideRestore as d, type X } from "../gate/restore.js";`)).toEqual([
+      "default",
+      "decideRestore",
+    ]);
+    expect(scan(`export { decideRestore } from "../gate/restore.js"; export * from "../gate/gate.js";`)).toEqual([
+      "decideRestore",
+      "*",
+    ]);
+    expect(scan(`import type * as g from "../gate/restore.js"; export type { X } from "../gate/gate.js";`)).toEqual([]);
+  });
+
   it("no code outside src/gate calls a decision function", () => {
     const violations: string[] = [];
     for (const file of sourceFiles(SRC)) {
@@ -67,6 +132,8 @@ describe("the gate is the only place that decides", () => {
   it("the tool runner asks the gate for every call and has no pre-approval path", () => {
     const runner = readFileSync(join(SRC, "agent/tool-runner.ts"), "utf8");
     expect(runner).toContain("gateToolCall(");
+    // A real call, not a mention in a comment or a string.
+    expect(callsOf(join(SRC, "agent/tool-runner.ts"), "gateToolCall")).toBeGreaterThan(0);
     expect(runner).not.toMatch(/preApproved|decideByMode|commandPrefix/);
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createDeltaReader } from "../../../src/agent/delta-reader.js";
 import { createFallbackClient } from "../../../src/model/fallback.js";
+import type { BufferedModelStream, ModelClient, ModelEvent } from "../../../src/model/types.js";
 import { createModelClient } from "../../../src/model/resolve.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
 import { collect, done, instantRetry, request, texts, userText } from "./helpers.js";
@@ -89,5 +91,50 @@ describe("fallback models", () => {
     expect(last).toMatchObject({ type: "error", aborted: false });
     expect(last?.type === "error" && last.message).toMatch(/429/);
     expect(server.requests).toHaveLength(6);
+  });
+
+  it("hands a turn a whole network read at a time, as the model's own stream does", async () => {
+    const c = clients();
+    const words = Array.from({ length: 2000 }, (_, i) => `w${i}`).join(" ");
+    server.enqueue(textTurn(words));
+    const client = createFallbackClient(await c.primary(), [c.backup]);
+    const reader = createDeltaReader(client.stream(request([userText("hi")])));
+    const reads: ModelEvent[][] = [];
+    for (let events = await reader.next(); events; events = await reader.next()) reads.push(events);
+    const text = reads.flat().flatMap((e) => (e.type === "text_delta" ? [e.text] : []));
+    expect(text.join("")).toBe(words);
+    // ~670 deltas of 3 words, received in a few reads: merged per read, not handed over one by one.
+    expect(text.length).toBeLessThan(100);
+  });
+
+  it("moves to the next model on an exhausted error that arrived with other events of a read", async () => {
+    const c = clients();
+    server.enqueue(textTurn("from the backup"));
+    const down = { type: "error", message: "overloaded", aborted: false, exhausted: true } as const;
+    // The primary's stream: a usage event, then (already received) another one and the failure.
+    const primary: ModelClient = {
+      ...(await c.primary()),
+      stream: () => {
+        const queue: ModelEvent[] = [{ type: "usage", usage: { inputTokens: 1, outputTokens: 0 } }];
+        let buffered: ModelEvent[] = [{ type: "usage", usage: { inputTokens: 2, outputTokens: 0 } }, down];
+        const stream: BufferedModelStream = {
+          takeBuffered: () => buffered.splice(0),
+          next: async () => {
+            const value = queue.shift() ?? buffered.shift();
+            buffered = value === undefined ? [] : buffered;
+            return value === undefined ? { done: true, value: undefined } : { done: false, value };
+          },
+          [Symbol.asyncIterator]: () => stream,
+        };
+        return stream;
+      },
+    };
+    const client = createFallbackClient(primary, [c.backup]);
+    const reader = createDeltaReader(client.stream(request([userText("hi")])));
+    const events: ModelEvent[] = [];
+    for (let read = await reader.next(); read; read = await reader.next()) events.push(...read);
+    expect(events.some((e) => e.type === "error")).toBe(false);
+    expect(events.find((e) => e.type === "notice")).toMatchObject({ message: expect.stringMatching(/overloaded/) });
+    expect(texts(events).join("")).toBe("from the backup");
   });
 });

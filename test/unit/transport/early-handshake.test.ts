@@ -130,12 +130,14 @@ describe("early initialize", () => {
     const early = startEarlyHandshake({ input, output, version: VERSION });
     const init = request(5, { protocolVersion: 1, clientCapabilities: {} });
     input.write(init);
-    await new Promise((resolve) => setImmediate(resolve));
+    await early.settled; // without a session/new answerer, decided once initialize is answered
     expect(written.join("")).toBe(await sdkAnswer(init, 5));
     // The editor, answered, asks for more before the transport exists.
     input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 6, method: "session/list", params: {} })}\n`);
     await new Promise((resolve) => setImmediate(resolve));
-    const a = agent(early.handover(), input);
+    const preface = early.handover();
+    expect(preface.chunks.map(String).join("")).toContain('"id":6'); // read, kept, not answered
+    const a = agent(preface, input);
     input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 8, method: "session/list", params: {} })}\n`);
     expect(JSON.parse(await a.answerTo(6))).toEqual({ jsonrpc: "2.0", id: 6, result: { sessions: [] } });
     expect(JSON.parse(await a.answerTo(8))).toEqual({ jsonrpc: "2.0", id: 8, result: { sessions: [] } });
@@ -149,10 +151,13 @@ describe("early initialize", () => {
     const output = new PassThrough();
     const early = startEarlyHandshake({ input, output, version: VERSION });
     input.write(request(1, { protocolVersion: 2 }));
-    await new Promise((resolve) => setImmediate(resolve));
+    await early.settled;
     expect(output.read()).toBeNull();
-    const a = agent(early.handover(), input);
+    const preface = early.handover();
+    expect(preface.answered).toEqual([]);
+    const a = agent(preface, input);
     expect(JSON.parse(await a.answerTo(1)).result.protocolVersion).toBe(1);
+    expect(a.raw.filter((l) => JSON.parse(l).id === 1)).toHaveLength(1);
     a.close();
   });
 });

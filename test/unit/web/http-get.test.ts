@@ -89,6 +89,27 @@ describe("httpGet", () => {
     );
   });
 
+  it("follows a redirect on the approved host only", async () => {
+    hosts.length = 0;
+    // Same port, another name: another host as the user approved it.
+    const resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+    const to = `http://other.test:${port}/page`;
+    const away = createServer((_req, res) => {
+      res.writeHead(302, { location: to });
+      res.end();
+    });
+    await new Promise<void>((done) => away.listen(0, "127.0.0.1", done));
+    const awayUrl = `http://127.0.0.1:${(away.address() as AddressInfo).port}/`;
+    try {
+      await expect(httpGet(awayUrl, options({ resolve }))).rejects.toThrow(
+        `Redirected to ${to}, on another host than 127.0.0.1:${(away.address() as AddressInfo).port}`,
+      );
+      expect(hosts).toEqual([]);
+    } finally {
+      await new Promise<void>((done) => away.close(() => done()));
+    }
+  });
+
   it("checks what a name resolves to and connects to that address only", async () => {
     const resolve = async (name: string) =>
       name === "rebind.test" ? [{ address: "10.9.9.9", family: 4 }] : [{ address: "127.0.0.1", family: 4 }];

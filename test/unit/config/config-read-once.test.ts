@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseCliArgs } from "../../../src/cli/args.js";
+import { createServices } from "../../../src/cli/services.js";
+import { defaultConfig } from "../../../src/config/config-file.js";
+import { createLogger } from "../../../src/util/logger.js";
+
+// The early handshake reads config.toml before the rest of the agent loads; the rest takes that read
+// over instead of reading the file again, and is the one that reports its problems.
+
+const home = mkdtempSync(join(tmpdir(), "deep-acp-config-once-"));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("a config read handed over", () => {
+  it("is what config() gives, and its problems are reported once", async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: "warn", write: (line) => void lines.push(line) });
+    const config = defaultConfig();
+    config.acp.max_loaded_sessions = 3; // no file says so: it can only come from the handed-over read
+    const diagnostics = [
+      { severity: "warning" as const, source: "config.toml", message: 'unknown key "bogus" (ignored)' },
+    ];
+    const services = createServices({
+      cli: parseCliArgs([]),
+      env: {},
+      logger,
+      home,
+      firstConfigRead: Promise.resolve({ config, diagnostics }),
+    });
+    expect((await services.config()).config.acp.max_loaded_sessions).toBe(3);
+    expect((await services.config()).config.acp.max_loaded_sessions).toBe(3);
+    expect(lines.filter((l) => l.includes("bogus"))).toHaveLength(1);
+    // A reload reads the file (absent here: defaults).
+    expect((await services.reloadConfig()).config.acp.max_loaded_sessions).toBe(32);
+  });
+});
