@@ -20,8 +20,3 @@ export function runWithApprovedTargets<T>(targets: ApprovedTargets, work: () => 
 export function approvedRealPath(path: string): string | undefined {
   return current.getStore()?.get(resolve(path));
 }
-
-/** Whether code is running inside a gated tool call. */
-export function inGatedCall(): boolean {
-  return current.getStore() !== undefined;
-}

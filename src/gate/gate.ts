@@ -1,4 +1,4 @@
-import { relative, resolve } from "node:path";
+import { relative } from "node:path";
 import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs } from "../backends/real-path.js";
 import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
@@ -29,13 +29,8 @@ export type GatePolicy = {
   protectedPaths?: ProtectedPaths;
   /** Routes shared by every project: writes there count as outside (default ["/memories/"]). */
   sharedPrefixes?: readonly string[];
-  /** Default node:fs/promises. */
+  /** Default node:fs/promises; a remote workspace's own, so its links are followed on the remote. */
   fs?: RealPathFs;
-  /**
-   * Default true. False for a remote workspace: its paths name files on another machine, so they
-   * are decided on as given (resolving them here would follow this machine's links).
-   */
-  localPaths?: boolean;
 };
 
 export type ToolCallGateRequest = {
@@ -74,23 +69,15 @@ const DEFAULT_SHARED = ["/memories/"];
 export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCallGateResult> {
   const policy = request.policy ?? {};
   const fs = policy.fs ?? nodeRealPathFs;
-  const local = policy.localPaths !== false;
   // Roots and targets resolve independently: together, a call waits for one round of file system
   // look-ups instead of two.
   const [roots, readRoots, targets] = await Promise.all([
-    local ? realRoots(request.roots, fs) : request.roots.map((r) => resolve(r)),
-    local ? realRoots(request.readRoots ?? [], fs) : (request.readRoots ?? []).map((r) => resolve(r)),
-    resolveTargets(
-      request.paths,
-      request.virtualPrefixes,
-      policy.sharedPrefixes ?? DEFAULT_SHARED,
-      local ? fs : undefined,
-    ),
+    realRoots(request.roots, fs),
+    realRoots(request.readRoots ?? [], fs),
+    resolveTargets(request.paths, request.virtualPrefixes, policy.sharedPrefixes ?? DEFAULT_SHARED, fs),
   ]);
   const command =
-    request.tool.effect === "execute"
-      ? await approveCommand(request.input, request.cwd, roots, local ? fs : undefined)
-      : undefined;
+    request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, fs) : undefined;
   const decideWith = (hook: HookVerdict | undefined) =>
     decide({
       tool: request.tool,
@@ -115,12 +102,12 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   return { decision: decideWith(request.hook), targets, approved, previewable, withHook: decideWith };
 }
 
-/** Targets of a call; without `fs` (a remote workspace) paths are taken as given. */
-export async function resolveTargets(
+/** Targets of a call, resolved with `fs` (a remote workspace's own follows the remote's links). */
+async function resolveTargets(
   paths: readonly string[],
   virtualPrefixes: readonly string[],
   sharedPrefixes: readonly string[],
-  fs?: RealPathFs,
+  fs: RealPathFs,
 ): Promise<GateTarget[]> {
   return Promise.all(
     paths.map(async (path): Promise<GateTarget> => {
@@ -135,21 +122,17 @@ export async function resolveTargets(
           shared: isVirtualPath(path, sharedPrefixes),
         };
       }
-      if (!fs)
-        return { requested: resolve(path), real: resolve(path), exists: false, isDirectory: false, hardLinks: 0 };
       return resolveRealTarget(path, fs);
     }),
   );
 }
 
-async function approveCommand(input: unknown, cwd: string, roots: readonly string[], fs: RealPathFs | undefined) {
+async function approveCommand(input: unknown, cwd: string, roots: readonly string[], fs: RealPathFs) {
   const command =
     typeof (input as { command?: unknown })?.command === "string" ? (input as { command: string }).command : "";
   const paths = new Map<string, { real: string; inside: boolean }>();
   for (const arg of commandPathArguments(command, cwd)) {
-    const target = fs
-      ? await resolveRealTarget(arg, fs)
-      : { requested: arg, real: arg, exists: false, unresolved: undefined };
+    const target = await resolveRealTarget(arg, fs);
     // Only arguments that name something (or a path-like word) count; "status" in `git status` does not.
     if (!target.exists && !/[/.]/.test(relative(cwd, arg))) continue;
     paths.set(arg, {

@@ -1,6 +1,7 @@
-import { isWithin, realRoots, resolveRealTarget } from "../backends/real-path.js";
+import type { RealPathFs } from "../backends/real-path.js";
 import { named } from "./decide.js";
 import { isVirtualPath } from "./gate.js";
+import { checkInRoots } from "./in-roots.js";
 
 // A file the user mentions (@file) is read into the prompt with no dialog. The user named a file
 // in the project; when that name is a link (or a hard link) to a file outside it (a hostile
@@ -11,19 +12,17 @@ export type MentionScope = {
   /** Loaded skills' own folders. */
   readRoots?: readonly string[];
   virtualPrefixes: readonly string[];
-  /** False for a remote workspace (paths name files on another machine). */
-  localPaths?: boolean;
+  /** Default node:fs/promises; a remote workspace's own, so its links are followed on the remote. */
+  fs?: RealPathFs;
 };
 
 /** Undefined when the mentioned file may be embedded, else why not. */
 export async function decideMention(path: string, scope: MentionScope): Promise<string | undefined> {
-  if (scope.localPaths === false || isVirtualPath(path, scope.virtualPrefixes)) return undefined;
-  const target = await resolveRealTarget(path);
-  if (target.unresolved) return `cannot be resolved (${target.unresolved}); not embedded`;
-  const roots = await realRoots([...scope.roots, ...(scope.readRoots ?? [])]);
-  if (!roots.some((root) => isWithin(target.real, root)))
-    return `${named(target)} is outside the project; not embedded (read_file asks for it)`;
-  if (target.hardLinks > 1)
-    return `${named(target)} has ${target.hardLinks} hard links; not embedded (read_file asks for it)`;
-  return undefined;
+  if (isVirtualPath(path, scope.virtualPrefixes)) return undefined;
+  const check = await checkInRoots(path, [...scope.roots, ...(scope.readRoots ?? [])], scope.fs);
+  if (check.ok) return undefined;
+  const { target } = check;
+  if (check.why === "unresolved") return `cannot be resolved (${target.unresolved}); not embedded`;
+  if (check.why === "outside") return `${named(target)} is outside the project; not embedded (read_file asks for it)`;
+  return `${named(target)} has ${target.hardLinks} hard links; not embedded (read_file asks for it)`;
 }

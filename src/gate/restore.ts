@@ -1,6 +1,7 @@
-import { isWithin, nodeRealPathFs, realRoots, type RealPathFs } from "../backends/real-path.js";
+import type { RealPathFs } from "../backends/real-path.js";
 import { named } from "./decide.js";
-import { isVirtualPath, resolveTargets } from "./gate.js";
+import { isVirtualPath } from "./gate.js";
+import { checkInRoots } from "./in-roots.js";
 
 // Rewind puts back files the agent changed. It runs without a dialog, so it may only touch what
 // the session may change without one: real paths inside the session's current roots (a session
@@ -13,8 +14,7 @@ export type RestoreScope = {
   virtualPrefixes: readonly string[];
   /** Default ["/memories/"]. */
   sharedPrefixes?: readonly string[];
-  /** False for a remote workspace (paths decided on as given). */
-  localPaths?: boolean;
+  /** Default node:fs/promises; a remote workspace's own, so its links are followed on the remote. */
   fs?: RealPathFs;
 };
 
@@ -27,14 +27,11 @@ export async function decideRestore(path: string, scope: RestoreScope): Promise<
       ? { ok: false, reason: "shared by every project; not restored without asking" }
       : { ok: true, approved: new Map() };
   }
-  const local = scope.localPaths !== false;
-  const fs = scope.fs ?? nodeRealPathFs;
-  const [target] = await resolveTargets([path], [], [], local ? fs : undefined);
-  const roots = local ? await realRoots(scope.roots, fs) : scope.roots;
-  if (!target || target.unresolved)
-    return { ok: false, reason: `cannot be resolved (${target?.unresolved ?? "unknown"})` };
-  if (!roots.some((root) => isWithin(target.real, root)))
+  const check = await checkInRoots(path, scope.roots, scope.fs);
+  const { target } = check;
+  if (check.ok) return { ok: true, approved: new Map([[target.requested, target.real]]) };
+  if (check.why === "unresolved") return { ok: false, reason: `cannot be resolved (${target.unresolved})` };
+  if (check.why === "outside")
     return { ok: false, reason: `${named(target)} is outside the session's current folders` };
-  if (target.hardLinks > 1) return { ok: false, reason: `${named(target)} has ${target.hardLinks} hard links` };
-  return { ok: true, approved: new Map([[target.requested, target.real]]) };
+  return { ok: false, reason: `${named(target)} has ${target.hardLinks} hard links` };
 }

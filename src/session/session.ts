@@ -31,7 +31,7 @@ import { createNoticeQueue } from "./notices.js";
 import { persistSession, recordCompaction, saveTurnEnd, type PersistedSettings } from "./persistence.js";
 import { createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
 import { sessionContextReport } from "./context-report.js";
-import { createTurnGate } from "./turn-gate.js";
+import { createRestoreScope, createTurnGate } from "./turn-gate.js";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -256,12 +256,7 @@ export class Session {
     await this.turns.stop();
     const outcome = await this.journal.rewind(messageId, async () => {
       const workspace = await this.ensureWorkspace();
-      const scope = {
-        roots: workspace.roots,
-        virtualPrefixes: workspace.virtualPrefixes,
-        localPaths: !workspace.remote,
-      };
-      return { backend: workspace.backend, scope };
+      return { backend: workspace.backend, scope: createRestoreScope(workspace) };
     });
     if (!outcome) throw new RewindError(`no user message ${messageId} in session ${this.id}`);
     this.history = outcome.restored.history;

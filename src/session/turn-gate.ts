@@ -1,5 +1,6 @@
 import type { Approver } from "../agent/approver.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import type { RestoreScope } from "../gate/restore.js";
 import type { TurnGate } from "../turn/index.js";
 import type { Workspace } from "./workspace.js";
 
@@ -15,5 +16,15 @@ export function createTurnGate(approver: Approver, memory: PersistentApprovalMem
       // A remote workspace's links are followed on the remote.
       ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
     },
+  };
+}
+
+/** What rewind may put back without a dialog: the workspace's roots and routes, decided on real paths. */
+export function createRestoreScope(workspace: Workspace): RestoreScope {
+  return {
+    roots: workspace.roots,
+    virtualPrefixes: workspace.virtualPrefixes,
+    // A remote workspace's links are followed on the remote.
+    ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
   };
 }

@@ -72,7 +72,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
       roots: input.session.roots,
       readRoots: extensions.skills.roots,
       virtualPrefixes: workspace.virtualPrefixes,
-      localPaths: input.gate.gatePolicy?.localPaths,
+      ...(input.gate.gatePolicy?.fs ? { fs: input.gate.gatePolicy.fs } : {}),
     }),
   );
   const submitted = hooks().hasHandlers("UserPromptSubmit")
