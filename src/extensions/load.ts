@@ -21,6 +21,7 @@ import {
   type McpServerEntry,
   type McpEnvPolicy,
   type McpTrustDecision,
+  type McpTrustResolver,
 } from "../mcp/index.js";
 import { loadMemory, type MemoryLoad } from "../memory/index.js";
 import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
@@ -52,6 +53,8 @@ export type Extensions = {
   mcpEntries: McpServerEntry[];
   /** `[mcp] project_env`, shared with the MCP manager and updated on /reload. */
   mcpEnvPolicy: McpEnvPolicy;
+  /** The trust resolver `mcp` asks (kept across /reload with the manager): allow-once and rejections of this session. */
+  mcpTrust: McpTrustResolver;
   diagnostics: Diagnostic[];
   /** Resolves when every background decision (hook trust, symlinks) has been applied. */
   settled: Promise<void>;
@@ -148,17 +151,20 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
 
   const mcpEnvPolicy = previous?.mcpEnvPolicy ?? { projectEnv: [] };
   mcpEnvPolicy.projectEnv = [...config.mcp.project_env];
-  const mcpTrust = createMcpTrustResolver({
-    env: services.env,
-    envPolicy: mcpEnvPolicy,
-    store: createMcpTrustStore({ stateDir: paths.stateDir }),
-    projectRoot,
-    trustProjectServers: services.flags.trustProjectMcp,
-    logger: services.logger.child("mcp"),
-    ...(inputs.interactive
-      ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) }
-      : {}),
-  });
+  // The manager survives /reload with the resolver it was made with; so does this session's trust memory.
+  const mcpTrust =
+    previous?.mcpTrust ??
+    createMcpTrustResolver({
+      env: services.env,
+      envPolicy: mcpEnvPolicy,
+      store: createMcpTrustStore({ stateDir: paths.stateDir }),
+      projectRoot,
+      trustProjectServers: services.flags.trustProjectMcp,
+      logger: services.logger.child("mcp"),
+      ...(inputs.interactive
+        ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) }
+        : {}),
+    });
   let mcp: McpManager;
   if (previous) {
     mcp = previous.mcp;
@@ -199,6 +205,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     mcp,
     mcpEntries: discovery.items,
     mcpEnvPolicy,
+    mcpTrust,
     diagnostics,
     settled: Promise.resolve(),
   };

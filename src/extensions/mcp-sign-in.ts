@@ -7,12 +7,11 @@
 import { randomUUID } from "node:crypto";
 import type { AgentEvent } from "../agent/events.js";
 import {
-  createMcpTrustResolver,
-  createMcpTrustStore,
   mcpLogin,
   type McpManager,
   type McpServerEntry,
   type McpEnvPolicy,
+  type McpTrustResolver,
 } from "../mcp/index.js";
 import type { Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
@@ -24,13 +23,22 @@ const SIGN_IN_TIMEOUT_MS = 180_000;
 const RECONNECT_WAIT_MS = 10_000;
 
 export type McpSignInOptions = {
-  services: ExtensionServices;
+  services: Pick<ExtensionServices, "env" | "logger"> & { paths: Pick<ExtensionServices["paths"], "stateDir"> };
   projectRoot: string;
   questioner: Questioner;
   timeoutMs?: number;
 };
 
-export type McpSignInTarget = { mcp: McpManager; mcpEntries: readonly McpServerEntry[]; mcpEnvPolicy: McpEnvPolicy };
+export type McpSignInTarget = {
+  mcp: McpManager;
+  mcpEntries: readonly McpServerEntry[];
+  mcpEnvPolicy: McpEnvPolicy;
+  /**
+   * The session's own trust resolver (the one its MCP manager asks): a project server the user
+   * allowed once in this session is allowed for its sign-in too, and a rejection holds.
+   */
+  mcpTrust: McpTrustResolver;
+};
 
 class SignInRefused extends Error {
   constructor(readonly answer: string) {
@@ -52,17 +60,10 @@ export function createMcpSignIn(options: McpSignInOptions) {
     const { services } = options;
     const elicitationId = randomUUID();
     let shown = false;
-    const trust = createMcpTrustResolver({
-      store: createMcpTrustStore({ stateDir: services.paths.stateDir }),
-      projectRoot: options.projectRoot,
-      trustProjectServers: services.flags.trustProjectMcp === true,
-      env: services.env,
-      envPolicy: target.mcpEnvPolicy,
-    });
     try {
       await mcpLogin(name, {
         entries: target.mcpEntries,
-        trust,
+        trust: target.mcpTrust,
         stateDir: services.paths.stateDir,
         env: services.env,
         envPolicy: target.mcpEnvPolicy,

@@ -2,6 +2,7 @@ import type { AnyTool } from "../tools/types.js";
 import type { Logger } from "../util/logger.js";
 import { createHostCalls, type EvalIO } from "./host-calls.js";
 import type { InterpreterLimits } from "./limits.js";
+import { cancelledText } from "./outcome-text.js";
 import { bindTools } from "./ptc.js";
 import { createSandbox, type EngineOutcome, type Sandbox, type SandboxFactory } from "./sandbox.js";
 
@@ -68,7 +69,7 @@ export function createInterpreterSession(options: InterpreterSessionOptions): In
     const engine = await acquire();
     // The turn ended (or was cancelled) while the engine was starting.
     if (disposed || io.signal.aborted)
-      return { status: "cancelled", output: "Cancelled: execution interrupted", lostState: false, toolCalls: 0 };
+      return { status: "cancelled", output: cancelledText(), lostState: false, toolCalls: 0 };
     const host = createHostCalls({ bindings, io, limits: options.limits });
     try {
       const outcome = await engine.run(code, host);
@@ -77,7 +78,7 @@ export function createInterpreterSession(options: InterpreterSessionOptions): In
       if (disposed)
         return {
           status: "cancelled",
-          output: "Cancelled: execution interrupted",
+          output: cancelledText(),
           lostState: false,
           toolCalls: host.toolCalls,
         };

@@ -1,3 +1,4 @@
+import { toolInputObject } from "./tool-input.js";
 import type { AssistantContent, Message, ModelToolSpec, UserContent } from "./types.js";
 
 // Our conversation → Anthropic Messages API request fields.
@@ -50,12 +51,8 @@ function assistantBlock(part: AssistantContent): AnthropicBlock[] {
       // Unsigned thinking (another provider's, or an interrupted block) would be rejected.
       return part.signature ? [{ type: "thinking", thinking: part.text, signature: part.signature }] : [];
     case "tool_call":
-      return [{ type: "tool_use", id: part.id, name: part.name, input: isPlainObject(part.input) ? part.input : {} }];
+      return [{ type: "tool_use", id: part.id, name: part.name, input: toolInputObject(part.input) }];
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function toAnthropicTools(tools: ModelToolSpec[]): Record<string, unknown>[] {

@@ -1,4 +1,4 @@
-import { isRawToolInput } from "./tool-input.js";
+import { toolInputObject } from "./tool-input.js";
 import type { Message, ModelToolSpec, UserContent } from "./types.js";
 
 // Our conversation → Bedrock Converse `messages`, `system` and `toolConfig` (plain objects in the
@@ -39,8 +39,7 @@ export function toConverseMessages(messages: Message[]): ConverseMessage[] {
           else if (part.type === "thinking" && part.signature)
             content.push({ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } });
           else if (part.type === "tool_call") {
-            const input = isPlainObject(part.input) && !isRawToolInput(part.input) ? part.input : {};
-            content.push({ toolUse: { toolUseId: part.id, name: part.name, input } });
+            content.push({ toolUse: { toolUseId: part.id, name: part.name, input: toolInputObject(part.input) } });
           }
         }
         push("assistant", content);
@@ -70,10 +69,6 @@ function userBlock(part: UserContent): Block[] {
   if (!format)
     return [{ text: `(an image of type ${part.mimeType} was left out: Bedrock takes png, jpeg, gif and webp)` }];
   return [{ image: { format, source: { bytes: Buffer.from(part.data, "base64") } } }];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function toConverseTools(tools: ModelToolSpec[]): Block[] {

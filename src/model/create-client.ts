@@ -184,6 +184,6 @@ function requireKey(provider: ProviderName, model: string, settings: ProviderSet
   throw missing(provider, `${provider}:${model} needs an API key: set ${vars.join(" or ")} (or run deep-acp login)`);
 }
 
-export function missing(provider: ProviderName, message: string): ModelConfigError {
+function missing(provider: ProviderName, message: string): ModelConfigError {
   return new ModelConfigError("missing_credentials", message, provider);
 }

@@ -1,4 +1,4 @@
-import { isRawToolInput } from "./tool-input.js";
+import { isPlainObject, toolInputObject } from "./tool-input.js";
 import type { Message, ModelToolSpec, UserContent } from "./types.js";
 
 // Our conversation → Gemini `contents`, `systemInstruction` and `tools` (Gemini API and Vertex AI alike).
@@ -28,7 +28,7 @@ export function toGeminiContents(messages: Message[]): GeminiContent[] {
             const call: GeminiPart = {
               functionCall: {
                 name: part.name,
-                args: isPlainObject(part.input) && !isRawToolInput(part.input) ? part.input : {},
+                args: toolInputObject(part.input),
               },
             };
             // Gemini 3 rejects a function call sent back without the signature it came with.
@@ -56,10 +56,6 @@ export function toGeminiContents(messages: Message[]): GeminiContent[] {
 function userPart(part: UserContent): GeminiPart[] {
   if (part.type === "text") return part.text === "" ? [] : [{ text: part.text }];
   return [{ inlineData: { mimeType: part.mimeType, data: part.data } }];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function toGeminiTools(tools: ModelToolSpec[]): Record<string, unknown>[] {

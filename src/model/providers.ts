@@ -183,10 +183,6 @@ function preset(
   };
 }
 
-/** The Chat Completions presets: hosts whose API is plain Chat Completions at a known URL. */
-export const CHAT_PRESETS = ["openrouter", "groq", "mistral", "deepseek", "together", "lmstudio", "vllm"] as const;
-export type ChatPreset = (typeof CHAT_PRESETS)[number];
-
 /** Every variable any provider reads, for `--help` and doctor. */
 export function allProviderVars(): string[] {
   const out = new Set<string>(["DEEP_ACP_MODEL"]);

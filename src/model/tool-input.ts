@@ -38,3 +38,15 @@ export function toolArguments(input: unknown): string {
   if (isRawToolInput(input)) return input.__raw;
   return JSON.stringify(input ?? {});
 }
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Tool input for APIs that take it as a JSON object: unparsable input (kept as `{ __raw }`) and anything
+ * else that is not an object goes back as `{}`, never as our placeholder posing as real arguments.
+ */
+export function toolInputObject(input: unknown): Record<string, unknown> {
+  return isPlainObject(input) && !isRawToolInput(input) ? input : {};
+}

@@ -15,8 +15,10 @@ export type FileDigests = Record<string, string>;
 const cache = new Map<string, string>();
 const CACHE_LIMIT = 100_000;
 
-async function cachedSha256(path: string): Promise<string> {
-  const info = await lstat(path, { bigint: true });
+type Stats = Awaited<ReturnType<typeof lstatBig>>;
+const lstatBig = (path: string) => lstat(path, { bigint: true });
+
+async function cachedSha256(path: string, info: Stats): Promise<string> {
   const key = `${path}\0${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
   const known = cache.get(key);
   if (known) return known;
@@ -26,7 +28,7 @@ async function cachedSha256(path: string): Promise<string> {
   return digest;
 }
 
-export async function sha256File(path: string): Promise<string> {
+async function sha256File(path: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest("hex");
@@ -34,10 +36,15 @@ export async function sha256File(path: string): Promise<string> {
 
 /** Digest of one path as it is now; symlinks are recorded by target, not followed. */
 export async function digestPath(path: string): Promise<string> {
+  return digestStats(path, await lstatBig(path).catch(() => undefined));
+}
+
+/** digestPath for a path already lstat'ed (undefined: the lstat failed), so a tree walk stats each file once. */
+async function digestStats(path: string, info: Stats | undefined): Promise<string> {
+  if (!info) return "missing";
   try {
-    const info = await lstat(path);
     if (info.isSymbolicLink()) return `link:${await readlink(path)}`;
-    if (info.isFile()) return await cachedSha256(path);
+    if (info.isFile()) return await cachedSha256(path, info);
     return info.isDirectory() ? "dir" : "other";
   } catch {
     return "missing";
@@ -81,9 +88,9 @@ export async function treeDigest(root: string, options: TreeDigestOptions = {}):
       } else if (entry.isSymbolicLink()) {
         out[key(root, path)] = await digestPath(path);
       } else if (entry.isFile()) {
-        const info = await lstat(path).catch(() => undefined);
-        const exec = info && (info.mode & 0o111) !== 0 ? "+x:" : "";
-        out[key(root, path)] = exec + (await digestPath(path));
+        const info = await lstatBig(path).catch(() => undefined);
+        const exec = info && (info.mode & 0o111n) !== 0n ? "+x:" : "";
+        out[key(root, path)] = exec + (await digestStats(path, info));
       }
     }
   };

@@ -56,11 +56,23 @@ it("without session.notices (Zed), the /reload entry says what is pending, and r
 
 it("with session.notices, the editor gets a notice outside the turn and the /reload entry stays as it is", async () => {
   const h = await suite.start({ clientCapabilities: { session: { notices: {} } } });
-  await openSession(h);
+  const sessionId = await openSession(h);
   const normal = reloadEntry(commandLists(h).at(-1)!);
   const outsideTurn = h.updates.length;
   await writeSkill("second-skill");
   await h.waitFor(() => h.updates.some((u) => u.update.sessionUpdate === "notice"));
-  expect(new Set(h.updates.slice(outsideTurn).map((u) => u.update.sessionUpdate))).toEqual(new Set(["notice"]));
+  // A round trip first: whatever else the change made the agent send has arrived by the turn's end.
+  const turn = await h.prompt(sessionId, "/status");
+  // /status answers with a message only: any command list in it came from the change.
+  const inTurn = new Set(turn.updates);
+  expect(turn.updates.some((u) => u.sessionUpdate === "available_commands_update")).toBe(false);
+  expect(
+    new Set(
+      h.updates
+        .slice(outsideTurn)
+        .filter((u) => !inTurn.has(u.update))
+        .map((u) => u.update.sessionUpdate),
+    ),
+  ).toEqual(new Set(["notice"]));
   expect(commandLists(h).every((list) => reloadEntry(list) === normal)).toBe(true);
 });

@@ -1,11 +1,15 @@
 import { readFile, stat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../../src/agent/events.js";
+import { createMcpSignIn } from "../../../src/extensions/mcp-sign-in.js";
 import { createMcpManager } from "../../../src/mcp/manager.js";
 import { mcpLogin, mcpLogout } from "../../../src/mcp/oauth-login.js";
 import { tokenFilePath } from "../../../src/mcp/oauth-store.js";
 import { createMcpTrustResolver } from "../../../src/mcp/trust.js";
 import { createMcpTrustStore } from "../../../src/mcp/trust-store.js";
+import type { Questioner } from "../../../src/tools/types.js";
+import { silentLogger } from "../../../src/util/logger.js";
 import { startOAuthFixture, type OAuthFixture } from "../../fixtures/mcp/oauth-server.js";
 import { entry, makeTempDir, run, textOf } from "./helpers.js";
 
@@ -156,6 +160,57 @@ describe("OAuth for remote servers", () => {
       env: {},
     });
     expect(fixture.stats.codeGrants).toBe(1);
+  });
+
+  it("signing in through the editor honours the session's allow-once of a project server", async () => {
+    const project = entry(
+      "secure",
+      { type: "http", url: fixture.mcpUrl, auth: "oauth" },
+      "project-root",
+      join(dir, ".mcp.json"),
+    );
+    const dialogs: string[] = [];
+    const sessionTrust = createMcpTrustResolver({
+      store: createMcpTrustStore({ stateDir }),
+      projectRoot: dir,
+      decide: async (request) => {
+        dialogs.push(request.name);
+        return "allow_once";
+      },
+    });
+    const manager = createMcpManager({ entries: [project], trust: sessionTrust, stateDir, env: {} });
+    try {
+      manager.start();
+      await manager.ready();
+      expect(manager.describe()[0]).toMatchObject({ status: "unauthenticated" });
+      const questioner: Questioner = {
+        forms: false,
+        urls: true,
+        ask: () => Promise.reject(new Error("no questions expected")),
+        form: () => Promise.reject(new Error("no forms expected")),
+        openUrl: async (request) => {
+          await openUrl(request.url);
+          return "accept";
+        },
+      };
+      const signIn = createMcpSignIn({
+        services: { paths: { stateDir }, env: {}, logger: silentLogger },
+        projectRoot: dir,
+        questioner,
+      });
+      const notices: AgentEvent[] = [];
+      const target = { mcp: manager, mcpEntries: [project], mcpEnvPolicy: { projectEnv: [] }, mcpTrust: sessionTrust };
+      await signIn.run(target, new AbortController().signal, (event) => notices.push(event));
+      expect(notices).toEqual([
+        expect.objectContaining({ title: 'Signed in to MCP server "secure"; its tools are available.' }),
+      ]);
+      // Allowed once, asked once: the sign-in did not ask again nor refuse the server as unapproved.
+      expect(dialogs).toEqual(["secure"]);
+      expect(fixture.stats.codeGrants).toBe(1);
+      expect(manager.describe()[0]!.status).toBe("ok");
+    } finally {
+      await manager.close();
+    }
   });
 
   it("rejects login for unknown, stdio and non-OAuth servers, and logout removes every token file of a name", async () => {

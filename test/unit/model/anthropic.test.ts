@@ -426,4 +426,28 @@ describe("anthropic client", () => {
     });
     expect(server.requests[0]!.body.system).toEqual([{ type: "text", text: "You are a test." }]);
   });
+  it("sends a tool call whose JSON did not parse as {}, not as the raw placeholder", async () => {
+    server.enqueue(toolTurn("ls", {}));
+    const history: Message[] = [
+      userText("a"),
+      {
+        role: "assistant",
+        content: [{ type: "tool_call", id: "t", name: "read_file", input: { __raw: '{"path": "a' } }],
+      },
+      {
+        role: "tool",
+        toolCallId: "t",
+        toolName: "read_file",
+        content: [{ type: "text", text: "bad JSON" }],
+        isError: true,
+      },
+    ];
+    await collect(client({ promptCaching: false }).stream(request(history)));
+    expect(server.requests[0]!.body.messages[1].content[0]).toEqual({
+      type: "tool_use",
+      id: "t",
+      name: "read_file",
+      input: {},
+    });
+  });
 });
