@@ -1,24 +1,10 @@
 import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
-import { chunkWords, fakeSignature, jsonFragments, type RenderContext, type Rendered } from "./render.js";
+import { chunkWords, fakeSignature, jsonFragments, usageOf, type RenderContext, type Rendered } from "./render.js";
 import type { FakeTurn } from "./types.js";
 
 // The Gemini, Responses API and Bedrock ConverseStream renderings of a FakeTurn, in each API's own
 // event shapes and framing.
-
-function usageOf(turn: FakeTurn, ctx: RenderContext) {
-  const chars = turn.parts.reduce(
-    (n, p) =>
-      n +
-      (p.type === "tool_call"
-        ? JSON.stringify(p.input ?? {}).length
-        : p.type === "redacted_thinking"
-          ? 0
-          : p.text.length),
-    0,
-  );
-  return turn.usage ?? { input: Math.ceil(ctx.requestBytes / 4), output: Math.max(1, Math.ceil(chars / 4)) };
-}
 
 function sse(event: string | undefined, data: unknown): string {
   return `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;

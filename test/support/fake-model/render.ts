@@ -52,7 +52,8 @@ function outputChars(parts: FakePart[]): number {
   );
 }
 
-function usageOf(turn: FakeTurn, ctx: RenderContext) {
+/** Usage a turn reports: its own, or about 4 characters a token of the request and of the output. */
+export function usageOf(turn: FakeTurn, ctx: RenderContext) {
   return (
     turn.usage ?? {
       input: Math.ceil(ctx.requestBytes / 4),

@@ -103,32 +103,24 @@ describe("file-defined subagents in temp dirs", () => {
     ]);
   });
 
-  it("refuses a project definition linking outside the project", async () => {
+  it.each([
+    { kind: "a symbolic link outside the project", makeLink: symlink, reason: /outside the project/ },
+    { kind: "a hard link", makeLink: link, reason: /2 hard links/ },
+  ])("refuses a project definition that is $kind", async ({ makeLink, reason }) => {
     await writeTree(root, {
       "outside/AGENTS.md": "---\ndescription: outside\n---\n",
       "repo/.deepagents/agents/evil/.keep": "",
     });
-    await symlink(join(root, "outside", "AGENTS.md"), join(root, "repo", ".deepagents", "agents", "evil", "AGENTS.md"));
+    await makeLink(
+      join(root, "outside", "AGENTS.md"),
+      join(root, "repo", ".deepagents", "agents", "evil", "AGENTS.md"),
+    );
     const result = await loadSubagents({
       refuseProjectFile: projectFileRefusal,
       projectDir: join(root, "repo", ".deepagents", "agents"),
     });
     expect(result.items.map((agent) => agent.name)).toEqual(["general-purpose"]);
-    expect(result.diagnostics[0]?.message).toMatch(/outside the project/);
-  });
-
-  it("refuses a project definition that is a hard link", async () => {
-    await writeTree(root, {
-      "outside/AGENTS.md": "---\ndescription: outside\n---\n",
-      "repo/.deepagents/agents/evil/.keep": "",
-    });
-    await link(join(root, "outside", "AGENTS.md"), join(root, "repo", ".deepagents", "agents", "evil", "AGENTS.md"));
-    const result = await loadSubagents({
-      refuseProjectFile: projectFileRefusal,
-      projectDir: join(root, "repo", ".deepagents", "agents"),
-    });
-    expect(result.items.map((agent) => agent.name)).toEqual(["general-purpose"]);
-    expect(result.diagnostics[0]?.message).toMatch(/2 hard links/);
+    expect(result.diagnostics[0]?.message).toMatch(reason);
   });
 });
 
