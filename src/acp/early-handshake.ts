@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { buildInitializeResponse } from "./capabilities.js";
 import { plainSessionNewParams, type EarlySessionParams } from "./early-params.js";
+import { classifyLine } from "./inbound.js";
 import { createLineSplitter, OVERSIZE_HEAD_BYTES } from "./line-splitter.js";
 
 // Answers the editor's first `initialize`, and the `session/new` that follows it, before the ACP SDK
@@ -34,18 +35,10 @@ export type EarlyPreface = {
  * session/new (MCP servers with long arguments) is checked against the configured limit instead.
  */
 const MAX_EARLY_LINE_BYTES = 1024;
-const MAX_EARLY_DEPTH = 7;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const EARLY_LIMITS = { maxMessageBytes: OVERSIZE_HEAD_BYTES, maxDepth: 7 };
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-function depthOf(value: unknown): number {
-  if (typeof value !== "object" || value === null) return 0;
-  let deepest = 0;
-  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
-  return deepest + 1;
-}
 
 /**
  * The answer line for `bytes` when it is an `initialize` the SDK path answers with exactly this
@@ -66,20 +59,17 @@ export function acceptEarlyInitialize(bytes: Buffer, version: string): EarlyAnsw
 
 const answerLine = (id: string | number, result: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`;
 
-/** A shallow JSON-RPC request for `method` with an id the SDK echoes as is, else undefined. */
+/**
+ * A JSON-RPC request for `method` within the early limits (the transport's own checks: size, depth,
+ * UTF-8, envelope), with an id the SDK echoes as is, else undefined.
+ */
 function plainRequest(bytes: Buffer, method: string): { id: string | number; params: unknown } | undefined {
-  let message: unknown;
-  try {
-    message = JSON.parse(utf8.decode(bytes));
-  } catch {
-    return undefined;
-  }
-  if (!isPlainObject(message) || depthOf(message) > MAX_EARLY_DEPTH) return undefined;
-  const { jsonrpc, id } = message;
-  if (jsonrpc !== "2.0" || message.method !== method) return undefined;
+  const inbound = classifyLine({ kind: "line", bytes }, EARLY_LIMITS);
+  if (inbound.kind !== "message" || inbound.message.method !== method) return undefined;
+  const { id, params } = inbound.message;
   if (!(typeof id === "string" && id.length <= 128) && !(typeof id === "number" && Number.isSafeInteger(id)))
     return undefined;
-  return { id, params: message.params };
+  return { id, params };
 }
 
 /** Answers a plain session/new (the SDK path's result under `sessionId`), or declines with undefined. */

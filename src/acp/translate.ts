@@ -102,7 +102,7 @@ export function createTranslator(features: ClientFeatures) {
             toolCallId: event.toolCallId,
             ...mergeMeta(
               { terminal_output: { terminal_id: event.terminalId, data: event.data } },
-              event.parentToolCallId ? { [META_KEY]: { parentToolCallId: event.parentToolCallId } } : undefined,
+              parentMeta(event.parentToolCallId)._meta,
             ),
           },
         ];

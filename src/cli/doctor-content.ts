@@ -58,6 +58,7 @@ export async function collectSkillsFacts(options: SkillsFactsOptions): Promise<D
     extraAllowedDirs: options.extraAllowedDirs,
     pluginSources: options.pluginSources,
     builtinDir: builtinSkillsDir(options.user.stateDir),
+    refuseProjectFile: projectFileRefusal,
   });
   const dirs = await Promise.all(
     loaded.sources.map(async (source) => ({

@@ -17,6 +17,7 @@ import { createPluginsCli } from "../plugins/index.js";
 import { prepareBuiltinSkills, sessionSkillSources } from "../extensions/index.js";
 import { createSkillsCli, createSkillTrustStore } from "../skills/index.js";
 import { loadEnabledPlugins } from "../plugins/index.js";
+import { projectFileRefusal } from "../gate/project-file.js";
 import type { CliOptions } from "./args.js";
 
 export type CommandIo = { stdout: (text: string) => void; stderr: (text: string) => void };
@@ -137,6 +138,7 @@ export async function runSkillsCommand(
     extraAllowedDirs: config.skills.extra_allowed_dirs,
     approvedTargets: approved,
     home: paths.home,
+    refuseProjectFile: projectFileRefusal,
   });
   let result;
   switch (action) {

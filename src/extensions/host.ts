@@ -2,6 +2,7 @@ import type { Questioner } from "../tools/types.js";
 import { renderMcpStatus, type EditorMcpServer, type McpManager } from "../mcp/index.js";
 import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
 import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
+import { projectFileRefusal } from "../gate/project-file.js";
 import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { sessionWatchTargets } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
@@ -155,7 +156,7 @@ export class ExtensionHost {
     const { skills } = await this.start();
     const skill = skills.items.find((s) => s.name === name);
     if (!skill) return { ok: false, error: `There is no skill named "${name}". Run /skills to see them.` };
-    const content = await readSkillContent(skill, skills.roots);
+    const content = await readSkillContent(skill, skills.roots, projectFileRefusal);
     return content.ok
       ? { ok: true, text: skillInvocationPrompt(skill, content.content, args) }
       : { ok: false, error: content.error };

@@ -242,6 +242,7 @@ function sessionSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlugin
     extraAllowedDirs: inputs.config.skills.extra_allowed_dirs,
     pluginSources: plugins.flatMap((p) => p.skillSources),
     builtinDir,
+    refuseProjectFile: projectFileRefusal,
   });
 }
 

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { UserPaths } from "../config/paths.js";
+import type { ProjectFileCheck } from "../util/project-file-check.js";
 import {
   createSkillTrustStore,
   defaultSkillSources,
@@ -42,10 +43,14 @@ export type SkillSetOptions = {
   pluginSources: readonly SkillSource[];
   /** The built-in skills' directory; omitted when it could not be written. */
   builtinDir: string | undefined;
+  /** The gate's check on project skill files (gate/project-file.ts `projectFileRefusal`). */
+  refuseProjectFile: ProjectFileCheck;
 };
 
 /** The skill sources a session reads, lowest priority first. */
-export function sessionSkillSources(options: Omit<SkillSetOptions, "extraAllowedDirs">): SkillSource[] {
+export function sessionSkillSources(
+  options: Omit<SkillSetOptions, "extraAllowedDirs" | "refuseProjectFile">,
+): SkillSource[] {
   return defaultSkillSources({
     user: options.paths,
     projectRoot: options.projectRoot,
@@ -64,6 +69,7 @@ export async function loadSkillSet(options: SkillSetOptions) {
     extraAllowedDirs: options.extraAllowedDirs,
     approvedTargets: approved.items,
     home: paths.home,
+    refuseProjectFile: options.refuseProjectFile,
   });
   return { ...loaded, sources, trustDiagnostics: approved.diagnostics };
 }

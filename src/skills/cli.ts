@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { formatDiagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import { parseFrontmatter } from "./frontmatter.js";
+import type { ProjectFileCheck } from "../util/project-file-check.js";
 import { loadSkills, readSkillContent } from "./load.js";
 import type { Skill, SkillSource, SkillsLoad } from "./types.js";
 import { isStrictSkillName, MAX_SKILL_NAME_LENGTH } from "./validate.js";
@@ -23,6 +24,8 @@ export type SkillsCliOptions = {
   approvedTargets?: Iterable<string>;
   /** Default os.homedir() (for `~` in extraAllowedDirs). */
   home?: string;
+  /** The gate's check on project skill files (see LoadSkillsOptions). */
+  refuseProjectFile?: ProjectFileCheck;
 };
 
 export type SkillsCli = {
@@ -76,7 +79,7 @@ export function createSkillsCli(options: SkillsCliOptions): SkillsCli {
       if (skill.allowedTools) lines.push(`Allowed tools: ${skill.allowedTools.join(", ")}`);
       for (const [key, value] of Object.entries(skill.metadata ?? {})) lines.push(`Metadata ${key}: ${value}`);
       for (const path of skill.overrides ?? []) lines.push(`Overrides: ${path}`);
-      const content = await readSkillContent(skill, loaded.roots);
+      const content = await readSkillContent(skill, loaded.roots, options.refuseProjectFile);
       if (!content.ok) return { text: [...lines, "", content.error].join("\n"), exitCode: 1 };
       const parsed = parseFrontmatter(content.content);
       lines.push("", (parsed.ok ? parsed.body : content.content).trim());

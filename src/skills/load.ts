@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { Diagnostic } from "../util/diagnostics.js";
+import type { ProjectFileCheck } from "../util/project-file-check.js";
 import { errorMessage } from "../util/errors.js";
 import { isInside, isInsideAny, tryRealpath, verifiedTargets } from "./containment.js";
 import { discoverSkillDirs, type SkillCandidate } from "./discover.js";
@@ -17,6 +18,11 @@ export type LoadSkillsOptions = {
   approvedTargets?: Iterable<string>;
   /** Expands a leading `~` in extra dirs. Default os.homedir(). */
   home?: string;
+  /**
+   * The gate's verdict on a project skill's SKILL.md (gate/project-file.ts `projectFileRefusal`),
+   * handed in by the composition root. Without it project skills are not loaded.
+   */
+  refuseProjectFile?: ProjectFileCheck;
 };
 
 /**
@@ -31,9 +37,17 @@ export async function loadSkills(options: LoadSkillsOptions): Promise<SkillsLoad
   const byName = new Map<string, Skill>();
   const readable = new Map<string, string[]>();
   for (const source of sources) {
+    if (source.scope === "project" && !options.refuseProjectFile) {
+      diagnostics.push({
+        severity: "error",
+        source: source.dir,
+        message: "project skills skipped: loaded without the gate's project-file check",
+      });
+      continue;
+    }
     const seenInSource = new Set<string>();
     for (const candidate of await discoverSkillDirs(source, diagnostics)) {
-      const loaded = await loadCandidate(source, candidate, roots, diagnostics, pending);
+      const loaded = await loadCandidate(source, candidate, roots, diagnostics, pending, options.refuseProjectFile);
       if (!loaded) continue;
       const { skill, realDirs } = loaded;
       readable.set(skill.path, realDirs);
@@ -136,6 +150,7 @@ async function loadCandidate(
   roots: readonly string[],
   diagnostics: Diagnostic[],
   pending: PendingSymlink[],
+  refuseProjectFile: ProjectFileCheck | undefined,
 ): Promise<{ skill: Skill; realDirs: string[] } | undefined> {
   const dir = candidate.dir;
   const path = join(dir, "SKILL.md");
@@ -168,13 +183,9 @@ async function loadCandidate(
   try {
     const info = await stat(realFile);
     if (!info.isFile()) throw new Error("not a regular file");
-    // A hard link is another name for a file that may live outside the project.
-    if (source.scope === "project" && info.nlink > 1) {
-      diagnostics.push({
-        severity: "warning",
-        source: path,
-        message: `skill skipped: SKILL.md has ${info.nlink} hard links (the same file may live outside the project)`,
-      });
+    const refused = projectFileRefusal(source.scope, realFile, info.nlink, roots, refuseProjectFile);
+    if (refused) {
+      diagnostics.push({ severity: "warning", source: path, message: `skill skipped: SKILL.md ${refused}` });
       return undefined;
     }
     if (info.size > MAX_SKILL_FILE_BYTES) {
@@ -233,8 +244,9 @@ export type SkillContent = { ok: true; content: string } | { ok: false; error: s
  * re-pointed since discovery.
  */
 export async function readSkillContent(
-  skill: Pick<Skill, "path" | "name">,
+  skill: Pick<Skill, "path" | "name" | "scope">,
   roots: readonly string[],
+  refuseProjectFile?: ProjectFileCheck,
 ): Promise<SkillContent> {
   const real = await tryRealpath(skill.path);
   if (!real) return { ok: false, error: `skill '${skill.name}': ${skill.path} no longer exists` };
@@ -246,10 +258,31 @@ export async function readSkillContent(
   }
   try {
     const info = await stat(real);
+    const refused = projectFileRefusal(skill.scope, real, info.nlink, roots, refuseProjectFile);
+    if (refused) return { ok: false, error: `skill '${skill.name}': ${skill.path} ${refused}` };
     if (info.size > MAX_SKILL_FILE_BYTES)
       return { ok: false, error: `skill '${skill.name}': SKILL.md is larger than 10 MiB` };
     return { ok: true, content: await readFile(real, "utf8") };
   } catch (error) {
     return { ok: false, error: `skill '${skill.name}': cannot read ${skill.path}: ${errorMessage(error)}` };
   }
+}
+
+/**
+ * The gate's verdict on a project skill's file (a hard link is another name for a file that may live
+ * outside the project). Containment is already decided on the skill roots, which may include folders
+ * the user approved outside the project, so the file is checked against the root that holds it.
+ */
+function projectFileRefusal(
+  scope: Skill["scope"],
+  real: string,
+  hardLinks: number,
+  roots: readonly string[],
+  check: ProjectFileCheck | undefined,
+): string | undefined {
+  if (scope !== "project") return undefined;
+  if (!check) return "was loaded without the gate's project-file check";
+  const projectRoot = roots.find((root) => isInside(real, root));
+  if (!projectRoot) return `resolves to ${real}, outside the skill directories`;
+  return check({ real, projectRoot, hardLinks });
 }

@@ -1,8 +1,9 @@
 import type { Message } from "../model/types.js";
 import type { AssembledTurn } from "./assembly.js";
+import { estimateTokens, IMAGE_TOKENS } from "./compaction/messages.js";
 
-// /context: what fills the model's context window, estimated at 4 characters per token (the same
-// estimate compaction uses), next to the last size the model itself reported.
+// /context: what fills the model's context window, estimated at 4 characters per token and a flat
+// cost per image (the estimate compaction uses), next to the last size the model itself reported.
 
 export type ContextReportInput = {
   turn: AssembledTurn;
@@ -24,23 +25,25 @@ export function renderContextReport({ turn, history, contextWindow, lastReported
     ).length;
   const sectionChars = parts.memory.length + parts.skills.length + parts.interpreter.length + parts.mcp.length;
   const mcpCount = turn.tools.filter((t) => parts.mcpToolNames.has(t.name)).length;
+  // Tokens per row.
   const rows: Array<[string, number]> = [
-    ["System prompt", Math.max(0, turn.system.length - sectionChars)],
-    ["Memory (AGENTS.md)", parts.memory.length],
-    ["Skills", parts.skills.length],
-    ["eval instructions", parts.interpreter.length],
-    ["MCP server instructions", parts.mcp.length],
-    [`Built-in tool schemas (${turn.tools.length - mcpCount} tools)`, schema((n) => !parts.mcpToolNames.has(n))],
-    [`MCP tool schemas (${mcpCount} tools)`, schema((n) => parts.mcpToolNames.has(n))],
-    [`Conversation (${history.length} messages)`, JSON.stringify(history).length],
+    ["System prompt", tokens(Math.max(0, turn.system.length - sectionChars))],
+    ["Memory (AGENTS.md)", tokens(parts.memory.length)],
+    ["Skills", tokens(parts.skills.length)],
+    ["eval instructions", tokens(parts.interpreter.length)],
+    ["MCP server instructions", tokens(parts.mcp.length)],
+    [
+      `Built-in tool schemas (${turn.tools.length - mcpCount} tools)`,
+      tokens(schema((n) => !parts.mcpToolNames.has(n))),
+    ],
+    [`MCP tool schemas (${mcpCount} tools)`, tokens(schema((n) => parts.mcpToolNames.has(n)))],
+    [`Conversation (${history.length} messages)`, estimateTokens(history)],
   ];
-  const total = rows.reduce((sum, [, chars]) => sum + tokens(chars), 0);
+  const total = rows.reduce((sum, [, count]) => sum + count, 0);
   const percent = (n: number) => `${((n / contextWindow) * 100).toFixed(1)}%`;
-  const lines = rows.map(
-    ([label, chars]) => `| ${label} | ${tokens(chars).toLocaleString("en-US")} | ${percent(tokens(chars))} |`,
-  );
+  const lines = rows.map(([label, count]) => `| ${label} | ${count.toLocaleString("en-US")} | ${percent(count)} |`);
   return [
-    `**Context window** (≈ tokens, estimated at 4 characters per token; window ${contextWindow.toLocaleString("en-US")})`,
+    `**Context window** (≈ tokens, estimated at 4 characters per token, images at a flat ${IMAGE_TOKENS.toLocaleString("en-US")}; window ${contextWindow.toLocaleString("en-US")})`,
     "",
     "| part | tokens | of window |",
     "| --- | ---: | ---: |",

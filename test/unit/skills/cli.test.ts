@@ -1,6 +1,7 @@
 import { lstat, mkdir, readFile, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { projectFileRefusal } from "../../../src/gate/project-file.js";
 import { userPaths } from "../../../src/config/paths.js";
 import { materializeBuiltinSkills } from "../../../src/skills/builtin/index.js";
 import { createSkillsCli } from "../../../src/skills/cli.js";
@@ -26,6 +27,7 @@ async function cli() {
   const builtin = await materializeBuiltinSkills(join(user.stateDir, "builtin-skills"));
   const sources = defaultSkillSources({ user, projectRoot: project, builtinDir: builtin.dir });
   return createSkillsCli({
+    refuseProjectFile: projectFileRefusal,
     sources,
     userSkillsDir: user.skillsDirs[0]!,
     projectSkillsDir: join(project, ".deepagents", "skills"),
@@ -64,6 +66,7 @@ describe("deep-acp skills", () => {
     const path = join(home, ".deepagents", "agent", "skills", "my-skill", "SKILL.md");
     expect(created.text).toContain(path);
     const loaded = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
       sources: [{ dir: join(home, ".deepagents", "agent", "skills"), scope: "user", label: "User" }],
     });
     expect(loaded.diagnostics).toEqual([]);
@@ -137,6 +140,7 @@ describe("deep-acp skills", () => {
     await symlink(join(project, "shared", "alpha"), join(project, ".deepagents", "skills", "alpha"));
     const user = userPaths("agent", home);
     const skills = createSkillsCli({
+      refuseProjectFile: projectFileRefusal,
       sources: defaultSkillSources({ user, projectRoot: project }),
       userSkillsDir: user.skillsDirs[0]!,
       extraAllowedDirs: [join(project, "shared")],

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { projectFileRefusal } from "../../../src/gate/project-file.js";
 import { loadSkills } from "../../../src/skills/load.js";
 import type { SkillSource } from "../../../src/skills/types.js";
 
@@ -10,7 +11,7 @@ const project: SkillSource = { dir: join(fixtures, "project"), scope: "project",
 
 describe("loadSkills on the fixture tree", () => {
   it("lets a higher source replace a same-named skill whole", async () => {
-    const result = await loadSkills({ sources: [user, project] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [user, project] });
     const review = result.items.find((skill) => skill.name === "code-review");
     expect(review).toMatchObject({
       description: "Project code review rules for this repository.",
@@ -25,12 +26,12 @@ describe("loadSkills on the fixture tree", () => {
   });
 
   it("keeps the lower source's skill when the order is reversed", async () => {
-    const result = await loadSkills({ sources: [project, user] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [project, user] });
     expect(result.items.find((skill) => skill.name === "code-review")?.license).toBe("Apache-2.0");
   });
 
   it("keeps a skill whose name does not match its folder, with a warning", async () => {
-    const result = await loadSkills({ sources: [user] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [user] });
     expect(result.items.map((skill) => skill.name)).toContain("other-name");
     const warning = result.diagnostics.find((d) => d.source.endsWith(join("name-mismatch", "SKILL.md")));
     expect(warning).toMatchObject({
@@ -41,7 +42,7 @@ describe("loadSkills on the fixture tree", () => {
   });
 
   it("skips missing description, invalid YAML and missing frontmatter with error diagnostics", async () => {
-    const result = await loadSkills({ sources: [user] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [user] });
     const names = result.items.map((skill) => skill.name);
     expect(names).not.toContain("missing-description");
     expect(names).not.toContain("invalid-yaml");
@@ -54,14 +55,14 @@ describe("loadSkills on the fixture tree", () => {
   });
 
   it("truncates long description and compatibility fields", async () => {
-    const result = await loadSkills({ sources: [user] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [user] });
     const skill = result.items.find((s) => s.name === "long-description");
     expect(skill?.description).toHaveLength(1024);
     expect(skill?.compatibility).toHaveLength(500);
   });
 
   it("parses optional fields", async () => {
-    const result = await loadSkills({ sources: [user] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [user] });
     expect(result.items.find((s) => s.name === "full-fields")).toMatchObject({
       license: "MIT",
       compatibility: "Node 20+",
@@ -78,6 +79,7 @@ describe("loadSkills on the fixture tree", () => {
 
   it("treats a source that holds SKILL.md as one skill, and ignores folders without SKILL.md", async () => {
     const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
       sources: [{ dir: join(fixtures, "direct-source"), scope: "user", label: "Direct" }, user],
     });
     expect(result.items.find((s) => s.name === "direct-source")?.dir).toBe(join(fixtures, "direct-source"));
@@ -85,7 +87,10 @@ describe("loadSkills on the fixture tree", () => {
   });
 
   it("ignores sources that do not exist", async () => {
-    const result = await loadSkills({ sources: [{ dir: join(fixtures, "nope"), scope: "user", label: "User" }] });
+    const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [{ dir: join(fixtures, "nope"), scope: "user", label: "User" }],
+    });
     expect(result).toMatchObject({ items: [], diagnostics: [], pendingSymlinks: [] });
   });
 });

@@ -1,6 +1,7 @@
 import { mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { projectFileRefusal } from "../../../src/gate/project-file.js";
 import { loadSkills, readSkillContent } from "../../../src/skills/load.js";
 import { createSkillTrustStore } from "../../../src/skills/trust-store.js";
 import type { SkillSource } from "../../../src/skills/types.js";
@@ -25,7 +26,7 @@ afterEach(() => cleanup());
 describe("symlinked skills", () => {
   it("refuses a skill dir linking outside the roots and lists it as pending", async () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
-    const result = await loadSkills({ sources: [source] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [source] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
     expect(result.pendingSymlinks).toEqual([
       { skillName: "shared", linkPath: join(root, "skills", "shared"), target: join(root, "outside", "shared") },
@@ -38,7 +39,7 @@ describe("symlinked skills", () => {
   it("refuses a SKILL.md file that links outside, pending on the target's directory", async () => {
     await mkdir(join(root, "skills", "sneaky"));
     await symlink(join(root, "secret", "SKILL.md"), join(root, "skills", "sneaky", "SKILL.md"));
-    const result = await loadSkills({ sources: [source] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [source] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
     expect(result.pendingSymlinks).toEqual([
       { skillName: "sneaky", linkPath: join(root, "skills", "sneaky", "SKILL.md"), target: join(root, "secret") },
@@ -47,7 +48,11 @@ describe("symlinked skills", () => {
 
   it("accepts a link whose target is in extra_allowed_dirs", async () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
-    const result = await loadSkills({ sources: [source], extraAllowedDirs: [join(root, "outside")] });
+    const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [source],
+      extraAllowedDirs: [join(root, "outside")],
+    });
     expect(result.items.map((skill) => skill.name).sort()).toEqual(["local", "shared"]);
     expect(result.pendingSymlinks).toEqual([]);
     // The allowlist only widens containment; it does not discover skills by itself.
@@ -56,7 +61,12 @@ describe("symlinked skills", () => {
 
   it("expands ~ in extra dirs and reports relative ones", async () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
-    const result = await loadSkills({ sources: [source], extraAllowedDirs: ["~/outside", "relative/dir"], home: root });
+    const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [source],
+      extraAllowedDirs: ["~/outside", "relative/dir"],
+      home: root,
+    });
     expect(result.items.map((skill) => skill.name)).toContain("shared");
     expect(result.diagnostics).toContainEqual(
       expect.objectContaining({ message: expect.stringMatching(/'relative\/dir' is not an absolute path/) }),
@@ -65,7 +75,11 @@ describe("symlinked skills", () => {
 
   it("accepts a link whose target the user approved", async () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
-    const result = await loadSkills({ sources: [source], approvedTargets: new Set([join(root, "outside", "shared")]) });
+    const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [source],
+      approvedTargets: new Set([join(root, "outside", "shared")]),
+    });
     expect(result.items.map((skill) => skill.name).sort()).toEqual(["local", "shared"]);
     expect(result.roots).toContain(join(root, "outside", "shared"));
   });
@@ -76,7 +90,11 @@ describe("symlinked skills", () => {
     const approved = new Set([join(root, "outside", "shared")]);
     await rm(link);
     await symlink(join(root, "outside", "other"), link);
-    const result = await loadSkills({ sources: [source], approvedTargets: approved });
+    const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [source],
+      approvedTargets: approved,
+    });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
     expect(result.pendingSymlinks[0]?.target).toBe(join(root, "outside", "other"));
   });
@@ -95,7 +113,11 @@ describe("symlinked skills", () => {
     const trusted = await store.load();
     expect(trusted.items).toEqual([]);
     expect(trusted.diagnostics[0]?.message).toMatch(/no longer resolves to itself/);
-    const result = await loadSkills({ sources: [source], approvedTargets: [approvedDir] });
+    const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [source],
+      approvedTargets: [approvedDir],
+    });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
     expect(result.diagnostics).toContainEqual(
       expect.objectContaining({ message: expect.stringMatching(/no longer resolves to itself/) }),
@@ -104,7 +126,11 @@ describe("symlinked skills", () => {
 
   it("re-checks containment when reading content for /skill:", async () => {
     await symlink(join(root, "outside", "shared"), join(root, "skills", "shared"));
-    const loaded = await loadSkills({ sources: [source], approvedTargets: [join(root, "outside", "shared")] });
+    const loaded = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [source],
+      approvedTargets: [join(root, "outside", "shared")],
+    });
     const skill = loaded.items.find((s) => s.name === "shared")!;
     expect(await readSkillContent(skill, loaded.roots)).toMatchObject({
       ok: true,
@@ -119,7 +145,7 @@ describe("symlinked skills", () => {
 
   it("reports a dangling skill link", async () => {
     await symlink(join(root, "nowhere"), join(root, "skills", "dangling"));
-    const result = await loadSkills({ sources: [source] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [source] });
     expect(result.diagnostics).toContainEqual(
       expect.objectContaining({
         source: join(root, "skills", "dangling"),
@@ -132,14 +158,14 @@ describe("symlinked skills", () => {
     const project: SkillSource = { dir: join(root, "project-skills"), scope: "project", label: "Project" };
     await mkdir(project.dir);
     await symlink(join(root, "skills", "local"), join(project.dir, "local"));
-    const result = await loadSkills({ sources: [source, project] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [source, project] });
     expect(result.items).toEqual([expect.objectContaining({ name: "local", scope: "project" })]);
   });
 
   it("skips SKILL.md files over 10 MiB", async () => {
     await mkdir(join(root, "skills", "huge"));
     await writeFile(join(root, "skills", "huge", "SKILL.md"), skillMd("huge", "big") + "x".repeat(10 * 1024 * 1024));
-    const result = await loadSkills({ sources: [source] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [source] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
     expect(result.diagnostics).toContainEqual(
       expect.objectContaining({ message: expect.stringMatching(/larger than 10 MiB/) }),
@@ -164,7 +190,7 @@ describe("skills folders that link out of their owner", () => {
       owner: project,
     };
 
-    const result = await loadSkills({ sources: [source, projectSource] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [source, projectSource] });
     expect(result.items.map((skill) => skill.name)).toEqual(["local"]);
     expect(result.pendingSymlinks).toEqual([
       { skillName: `skills folder ${projectSource.dir}`, kind: "folder", linkPath: projectSource.dir, target: home },
@@ -173,7 +199,11 @@ describe("skills folders that link out of their owner", () => {
     expect(result.roots).toEqual([join(root, "skills", "local")]);
 
     // Approved: its skills load, but only their own folders become readable, never $HOME itself.
-    const approved = await loadSkills({ sources: [source, projectSource], approvedTargets: [home] });
+    const approved = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
+      sources: [source, projectSource],
+      approvedTargets: [home],
+    });
     expect(approved.items.map((skill) => skill.name).sort()).toEqual(["local", "notes"]);
     expect(approved.roots.sort()).toEqual([join(home, "notes"), join(root, "skills", "local")].sort());
   });
@@ -186,6 +216,7 @@ describe("skills folders that link out of their owner", () => {
     await mkdir(plugin);
     await symlink(join(root, "outside"), join(plugin, "skills"));
     const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
       sources: [
         { dir: join(plugin, "skills"), scope: "plugin", label: "Plugin: p@m", pluginId: "p@m", owner: plugin },
         { dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project },
@@ -205,6 +236,7 @@ describe("skills folders that link out of their owner", () => {
     await mkdir(join(project, ".agents"), { recursive: true });
     await symlink(join(project, "shared-skills"), join(project, ".agents", "skills"));
     const result = await loadSkills({
+      refuseProjectFile: projectFileRefusal,
       sources: [
         { dir: join(project, ".agents", "skills"), scope: "project", label: "Project (.agents)", owner: project },
       ],
@@ -226,7 +258,7 @@ describe("plugin skill sources", () => {
       label: "Plugin: kit@acme",
       pluginId: "Kit@Acme",
     };
-    const result = await loadSkills({ sources: [plugin, source] });
+    const result = await loadSkills({ refuseProjectFile: projectFileRefusal, sources: [plugin, source] });
     expect(result.items.map((skill) => skill.name).sort()).toEqual(["kit@acme:group:lint", "kit@acme:review", "local"]);
     expect(result.items.find((skill) => skill.name === "kit@acme:review")).toMatchObject({
       scope: "plugin",
