@@ -5,7 +5,7 @@ import { HOOK_EVENTS, HOOK_EVENT_NAMES, type HookEventInput, type HookEventName,
 import { interpretHookResult, type HookVerdict } from "./interpret.js";
 import { matches } from "./matcher.js";
 import { reduceHookVerdicts } from "./reducer.js";
-import { runHookCommand, type HookCommandResult, type SpawnFunction } from "./runner.js";
+import { notRunResult, runHookCommand, type HookCommandResult, type SpawnFunction } from "./runner.js";
 import { hookScriptDigests } from "./script-refs.js";
 import {
   HOOK_SCOPE_RANK,
@@ -178,17 +178,9 @@ export function createHookEngine(options: HookEngineOptions): HookEngine {
     const changed = await changedScripts(item);
     const result: HookCommandResult =
       changed.length > 0
-        ? {
-            exitCode: null,
-            signal: null,
-            stdout: "",
-            stderr: "",
-            stdoutTruncated: false,
-            stderrTruncated: false,
-            timedOut: false,
-            cancelled: false,
-            spawnError: `not run: ${changed.join(", ")} changed since you trusted this project's hooks; run /reload to review it`,
-          }
+        ? notRunResult(
+            `not run: ${changed.join(", ")} changed since you trusted this project's hooks; run /reload to review it`,
+          )
         : await runHookCommand({
             ...(item.handler.argv
               ? { argv: item.handler.argv.map((arg) => substituteHookVariables(arg, vars)) }

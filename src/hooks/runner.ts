@@ -44,14 +44,13 @@ export type HookCommandResult = {
   spawnError?: string;
 };
 
-/**
- * Runs one hook command in its own process group. Never rejects: every failure is in the result.
- * On timeout or abort the whole group gets SIGKILL, so children the hook started die with it.
- */
-export function runHookCommand(options: HookCommandOptions): Promise<HookCommandResult> {
-  const cap = options.maxOutputBytes ?? MAX_HOOK_OUTPUT_BYTES;
-  const spawnFn = options.spawn ?? nodeSpawn;
-  const result: HookCommandResult = {
+/** The result of a hook command that was never started; `spawnError` says why. */
+export function notRunResult(spawnError: string): HookCommandResult {
+  return { ...emptyResult(), spawnError };
+}
+
+function emptyResult(): HookCommandResult {
+  return {
     exitCode: null,
     signal: null,
     stdout: "",
@@ -61,6 +60,16 @@ export function runHookCommand(options: HookCommandOptions): Promise<HookCommand
     timedOut: false,
     cancelled: false,
   };
+}
+
+/**
+ * Runs one hook command in its own process group. Never rejects: every failure is in the result.
+ * On timeout or abort the whole group gets SIGKILL, so children the hook started die with it.
+ */
+export function runHookCommand(options: HookCommandOptions): Promise<HookCommandResult> {
+  const cap = options.maxOutputBytes ?? MAX_HOOK_OUTPUT_BYTES;
+  const spawnFn = options.spawn ?? nodeSpawn;
+  const result = emptyResult();
   if (options.signal?.aborted) return Promise.resolve({ ...result, cancelled: true });
 
   const [file, args] = options.argv
@@ -79,7 +88,7 @@ export function runHookCommand(options: HookCommandOptions): Promise<HookCommand
       });
       if (child.pid !== undefined) untrack = trackProcessGroup(child.pid);
     } catch (error) {
-      resolve({ ...result, spawnError: error instanceof Error ? error.message : String(error) });
+      resolve(notRunResult(error instanceof Error ? error.message : String(error)));
       return;
     }
     const stdout = createCappedSink(cap);
