@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -6,9 +6,9 @@ import { collectDoctorReport } from "../../../src/cli/doctor.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import { userPaths } from "../../../src/config/paths.js";
 import { closeExtensions, createTrustQueue, loadExtensions } from "../../../src/extensions/index.js";
-import { inspectPlugin } from "../../../src/plugins/index.js";
 import { silentLogger } from "../../../src/util/logger.js";
 import { createConfigWatcherHub } from "../../../src/watch/index.js";
+import { installReviewPlugin } from "./review-plugin.js";
 
 // doctor and a session compose skills and plugins through the same loaders; this pins that they agree.
 
@@ -23,35 +23,7 @@ async function homeWithPlugin(): Promise<{ home: string; project: string }> {
   const home = join(dir, "home");
   const project = join(dir, "project");
   await mkdir(join(project, ".git"), { recursive: true });
-  const pluginRoot = join(home, ".deepagents", "plugins", "cache", "acme", "review");
-  await mkdir(join(pluginRoot, ".claude-plugin"), { recursive: true });
-  await mkdir(join(pluginRoot, "skills", "review-pr"), { recursive: true });
-  await writeFile(
-    join(pluginRoot, ".claude-plugin", "plugin.json"),
-    JSON.stringify({ name: "review", version: "1.0.0" }),
-  );
-  await writeFile(
-    join(pluginRoot, "skills", "review-pr", "SKILL.md"),
-    "---\nname: review-pr\ndescription: Reviews a pull request.\n---\nReview it.\n",
-  );
-  const inspected = await inspectPlugin(pluginRoot, "review");
-  const state = join(home, ".deepagents", ".state");
-  await mkdir(state, { recursive: true });
-  await writeFile(
-    join(state, "installed_plugins.json"),
-    JSON.stringify({
-      version: 1,
-      plugins: { "review@acme": { installPath: pluginRoot, source: "acme", installedAt: "2026-01-01T00:00:00Z" } },
-    }),
-  );
-  await writeFile(
-    join(state, "plugin_state.json"),
-    JSON.stringify({
-      version: 1,
-      enabledPlugins: { "review@acme": true },
-      consent: { "review@acme": inspected.plugin!.fingerprint },
-    }),
-  );
+  await installReviewPlugin({ home });
   return { home, project };
 }
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { collectDoctorReport, runDoctor, type DoctorOptions, type DoctorReport } from "../../../src/cli/doctor.js";
 import { createHookTrustStore, loadHooksConfig, describeProjectHooks } from "../../../src/hooks/index.js";
 import { createMcpTrustStore, fingerprintServer } from "../../../src/mcp/index.js";
-import { inspectPlugin } from "../../../src/plugins/index.js";
+import { installReviewPlugin } from "./review-plugin.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "..", "fixtures", "packaging", "doctor");
 const temps: string[] = [];
@@ -167,36 +167,8 @@ describe("deep-acp doctor on a healthy setup", () => {
   });
 
   it("lists the plugins a session would load and what they add, without creating their data directories", async () => {
-    const { home, project, state } = await tree("clean");
-    const pluginRoot = join(home, ".deepagents", "plugins", "cache", "acme", "review");
-    await mkdir(join(pluginRoot, ".claude-plugin"), { recursive: true });
-    await mkdir(join(pluginRoot, "skills", "review-pr"), { recursive: true });
-    await writeFile(
-      join(pluginRoot, ".claude-plugin", "plugin.json"),
-      JSON.stringify({ name: "review", version: "1.0.0" }),
-    );
-    await writeFile(
-      join(pluginRoot, "skills", "review-pr", "SKILL.md"),
-      "---\nname: review-pr\ndescription: Reviews a pull request.\n---\nReview it.\n",
-    );
-    await writeFile(join(pluginRoot, ".mcp.json"), JSON.stringify({ mcpServers: { gh: { command: "gh-mcp" } } }));
-    const inspected = await inspectPlugin(pluginRoot, "review");
-    await mkdir(state, { recursive: true });
-    await writeFile(
-      join(state, "installed_plugins.json"),
-      JSON.stringify({
-        version: 1,
-        plugins: { "review@acme": { installPath: pluginRoot, source: "acme", installedAt: "2026-01-01T00:00:00Z" } },
-      }),
-    );
-    await writeFile(
-      join(state, "plugin_state.json"),
-      JSON.stringify({
-        version: 1,
-        enabledPlugins: { "review@acme": true },
-        consent: { "review@acme": inspected.plugin!.fingerprint },
-      }),
-    );
+    const { home, project } = await tree("clean");
+    const pluginRoot = await installReviewPlugin({ home, withMcp: true });
 
     const before = await snapshot(home);
     const { code, report } = await doctor({ cwd: project, home });
