@@ -5,6 +5,7 @@ import {
   type CatalogEntry,
   type Vendor,
 } from "./catalog-data.js";
+import { PROVIDERS, type ProviderInfo } from "./providers.js";
 import type { ModelPricing } from "./types.js";
 import type { ProviderName } from "./types.js";
 
@@ -173,8 +174,8 @@ export function lookupModel(
 
 function defaults(provider: string, model: string): ModelInfo {
   const anthropic = provider === "anthropic" || (provider === "bedrock" && model.includes("anthropic."));
-  const local =
-    provider === "ollama" || provider === "openai-compatible" || provider === "lmstudio" || provider === "vllm";
+  // Servers found by URL (ollama, LM Studio, vLLM, openai-compatible) are local.
+  const local = (PROVIDERS as Partial<Record<string, ProviderInfo>>)[provider]?.detect === "url";
   return {
     name: model,
     contextWindow: anthropic ? 200 * K : 128 * K,

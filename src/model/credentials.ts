@@ -1,4 +1,4 @@
-import { PROVIDERS } from "./providers.js";
+import { modelVar, PROVIDERS } from "./providers.js";
 import type { ProviderName } from "./types.js";
 
 export type StoredProvider = { apiKey?: string; baseUrl?: string; model?: string };
@@ -53,8 +53,8 @@ export function providerSettings(
   const base = info.baseUrlVar ? firstEnv(env, [info.baseUrlVar]) : undefined;
   if (base) [out.baseUrl, sources.baseUrl] = [base.value, base.name];
   else if (nonEmpty(stored?.baseUrl)) [out.baseUrl, sources.baseUrl] = [nonEmpty(stored?.baseUrl), "stored"];
-  const modelVar = info.otherVars?.find((name) => name.endsWith("_MODEL") || name.endsWith("_DEPLOYMENT"));
-  const model = modelVar ? firstEnv(env, [modelVar]) : undefined;
+  const modelName = modelVar(info);
+  const model = modelName ? firstEnv(env, [modelName]) : undefined;
   if (model) [out.model, sources.model] = [model.value, model.name];
   else if (nonEmpty(stored?.model)) [out.model, sources.model] = [nonEmpty(stored?.model), "stored"];
 

@@ -183,6 +183,11 @@ function preset(
   };
 }
 
+/** The variable naming the provider's model (OPENAI_COMPATIBLE_MODEL, AZURE_OPENAI_DEPLOYMENT), if it reads one. */
+export function modelVar(info: ProviderInfo): string | undefined {
+  return info.otherVars?.find((name) => name.endsWith("_MODEL") || name.endsWith("_DEPLOYMENT"));
+}
+
 /** Every variable any provider reads, for `--help` and doctor. */
 export function allProviderVars(): string[] {
   const out = new Set<string>(["DEEP_ACP_MODEL"]);

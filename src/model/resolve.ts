@@ -1,6 +1,6 @@
 import { catalogModels, lookupModel, type CatalogOverrides } from "./catalog.js";
 import { providerSettings, type EnvLike, type StoredCredentials } from "./credentials.js";
-import { PROVIDERS } from "./providers.js";
+import { modelVar, PROVIDERS } from "./providers.js";
 import { formatModelSpec, parseModelSpec, type ModelSpec } from "./spec.js";
 import { PROVIDER_NAMES, type ProviderName } from "./types.js";
 
@@ -57,13 +57,9 @@ export function resolveModelSpec(input: ResolveModelSpecInput): ResolvedModelSpe
   for (const provider of DETECT_ORDER) auto.push([provider, {}, input.credentials ?? {}, "stored"]);
   for (const [provider, env, credentials, where] of auto) {
     const info = PROVIDERS[provider];
-    // Local servers are picked from the environment only by their URL variable (ollama never: its default URL proves nothing).
-    if (
-      where === "env" &&
-      info.detect === "url" &&
-      (provider === "ollama" || provider === "lmstudio" || provider === "vllm")
-    )
-      continue;
+    // Of the local servers only openai-compatible is picked from the environment (by its URL variable);
+    // those with a default URL (ollama, LM Studio, vLLM) only from stored credentials or --model.
+    if (where === "env" && info.detect === "url" && info.defaultBaseUrl !== undefined) continue;
     const settings = providerSettings(provider, env, credentials);
     if (!settings.usable) continue;
     const source =
@@ -76,8 +72,8 @@ export function resolveModelSpec(input: ResolveModelSpecInput): ResolvedModelSpe
               : settings.sources.apiKey) ?? provider);
     const model = info.defaultModel ?? settings.model;
     if (model === undefined) {
-      const modelVar = info.otherVars?.find((name) => name.endsWith("_MODEL") || name.endsWith("_DEPLOYMENT"));
-      const orEnv = modelVar && where === "env" ? ` or set ${modelVar}` : "";
+      const modelName = modelVar(info);
+      const orEnv = modelName && where === "env" ? ` or set ${modelName}` : "";
       return { error: `${source} is set but no model is named: pass --model ${provider}:<model>${orEnv}` };
     }
     return withSpec({ provider, model }, source);
