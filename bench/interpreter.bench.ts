@@ -4,7 +4,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { createTurnScope } from "../src/agent/turn-scope.js";
 import { createFilesystemBackend } from "../src/backends/filesystem-backend.js";
 import {
@@ -17,7 +16,7 @@ import {
 } from "../src/interpreter/index.js";
 import { createReadFileTool } from "../src/tools/read-file.js";
 import type { ToolContext, ToolResult } from "../src/tools/types.js";
-import { median, round, type BenchResult } from "./lib.js";
+import { round, timed, type BenchResult } from "./lib.js";
 
 const PTC_CALLS = 256;
 
@@ -31,17 +30,6 @@ const idleHost: EngineHost = {
   isCancelled: () => false,
   onCancel: () => () => undefined,
 };
-
-async function timed(runs: number, fn: () => Promise<void>): Promise<number> {
-  await fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  return median(times);
-}
 
 function expectOutput(result: ToolResult, expected: string): void {
   const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");

@@ -1,6 +1,6 @@
 // Small helpers shared by the benchmarks: timing, medians, and a raw ndjson child process.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 export type BenchResult = {
@@ -17,6 +17,18 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Median wall time of `runs` calls after one untimed warm-up call (JIT, file cache, connections). */
+export async function timed(runs: number, fn: () => unknown): Promise<number> {
+  await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    times.push(performance.now() - start);
+  }
+  return median(times);
 }
 
 export function round(value: number, digits = 1): number {
@@ -105,4 +117,20 @@ export function cpuMs(pid: number): number {
 /** "min-max" of values, rounded. */
 export function spread(values: number[], digits = 1): string {
   return `${round(Math.min(...values), digits)}-${round(Math.max(...values), digits)}`;
+}
+
+/**
+ * The agent's memory usage in bytes after a full GC, through bench/heap-probe.mjs: the child (started
+ * with --expose-gc --import heap-probe.mjs) writes it to `file` on SIGUSR2.
+ */
+export async function heapAfterGc(child: ChildProcess, file: string): Promise<NodeJS.MemoryUsage> {
+  rmSync(file, { force: true });
+  child.kill("SIGUSR2");
+  for (let waited = 0; !existsSync(file); waited += 20) {
+    if (waited > 10_000) throw new Error("the heap probe did not answer");
+    await sleep(20);
+  }
+  // The file exists before the write is complete.
+  await sleep(20);
+  return JSON.parse(readFileSync(file, "utf8")) as NodeJS.MemoryUsage;
 }

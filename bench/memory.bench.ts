@@ -7,11 +7,11 @@
 // - growth over 1,000 prompts in one session: the heap after GC every 100 prompts, fitted to a line,
 //   as MB per 1,000 messages, next to what those messages weigh as JSON (what the history holds).
 //   RSS is reported too but drifts with when V8 collects and returns memory.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createFakeModelServer, textTurn } from "../test/support/fake-model/index.js";
-import { ndjsonChild, round, rssMb, sleep, type BenchResult } from "./lib.js";
+import { heapAfterGc, ndjsonChild, round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
 const IDLE_RELEASE_MS = 35_000;
@@ -49,14 +49,7 @@ async function start(home: string, baseUrl: string) {
   await request(agent, 1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
   /** Memory after a full GC, in MB. */
   const heap = async (): Promise<MemoryUsage> => {
-    rmSync(probeFile, { force: true });
-    agent.child.kill("SIGUSR2");
-    for (let waited = 0; !existsSync(probeFile); waited += 20) {
-      if (waited > 10_000) throw new Error("the heap probe did not answer");
-      await sleep(20);
-    }
-    await sleep(20);
-    const usage = JSON.parse(readFileSync(probeFile, "utf8")) as MemoryUsage;
+    const usage = await heapAfterGc(agent.child, probeFile);
     const mb = (n: number) => n / 1024 / 1024;
     return {
       rss: mb(usage.rss),

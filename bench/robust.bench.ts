@@ -4,13 +4,13 @@
 //   with the V8 heap after a full GC next to it (bench/heap-probe.mjs), which does not depend on when
 //   V8 happens to collect: the RSS delta of a few MB is within that timing's noise.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createSessionStore } from "../src/transcript/store/index.js";
 import { createFakeModelServer, textTurn } from "../test/support/fake-model/index.js";
-import { round, rssMb, sleep, type BenchResult } from "./lib.js";
+import { heapAfterGc, round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
 const IDLE_RELEASE_MS = 35_000;
@@ -143,18 +143,6 @@ export async function runListUnderLoad(sessions = 1000, streams = 10, samples = 
   }
 }
 
-/** The agent's V8 heap in MB after a full GC, through bench/heap-probe.mjs (SIGUSR2 -> file). */
-async function heapAfterGc(agent: ReturnType<typeof rawAgent>, file: string): Promise<number> {
-  rmSync(file, { force: true });
-  agent.child.kill("SIGUSR2");
-  for (let waited = 0; !existsSync(file); waited += 20) {
-    if (waited > 10_000) throw new Error("the heap probe did not answer");
-    await sleep(20);
-  }
-  await sleep(20);
-  return (JSON.parse(readFileSync(file, "utf8")) as { heapUsed: number }).heapUsed / 1024 / 1024;
-}
-
 export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-robust-"));
   const probeFile = join(home, "heap-probe.json");
@@ -184,7 +172,7 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
     await sleep(1500);
     // RSS first: the heap probe's full GC would lower it.
     const before = rssMb(agent.child.pid!);
-    const heapBefore = await heapAfterGc(agent, probeFile);
+    const heapBefore = (await heapAfterGc(agent.child, probeFile)).heapUsed / 1024 / 1024;
     for (let i = 1; i <= count; i++) {
       const sessionId = (await agent.request("session/new", { cwd: projects[i], mcpServers: [] })).result.sessionId;
       model.enqueue(textTurn(`answer ${i} `.repeat(200)));
@@ -193,7 +181,7 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
     // Idle means idle: interpreter workers started by the turns exit after 30 s without use.
     await sleep(IDLE_RELEASE_MS);
     const after = rssMb(agent.child.pid!);
-    const heapAfter = await heapAfterGc(agent, probeFile);
+    const heapAfter = (await heapAfterGc(agent.child, probeFile)).heapUsed / 1024 / 1024;
     await agent.stop();
     return [
       {

@@ -3,9 +3,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { createFilesystemBackend } from "../src/backends/filesystem-backend.js";
-import { median, round, type BenchResult } from "./lib.js";
+import { round, timed, type BenchResult } from "./lib.js";
 
 const FILES = 50_000;
 
@@ -23,17 +22,6 @@ function buildTree(root: string): void {
       );
     }
   }
-}
-
-async function timed(runs: number, fn: () => unknown | Promise<unknown>): Promise<number> {
-  await fn(); // warm the file cache
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  return median(times);
 }
 
 export async function runSearchBench(runs = 5): Promise<BenchResult[]> {

@@ -6,11 +6,11 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createSessionStore } from "../src/transcript/store/index.js";
 import type { SessionRecord } from "../src/transcript/restore.js";
-import { median, ndjsonChild, round, type BenchResult } from "./lib.js";
+import { median, ndjsonChild, round, spread, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
-const spread = (values: number[]) =>
-  `${round(Math.min(...values))}-${round(Math.max(...values))} ms over ${values.length} runs`;
+/** lib's "min-max" with its unit and sample count, e.g. "3.1-4.2 ms over 10 runs". */
+const msSpread = (values: number[]) => `${spread(values)} ms over ${values.length} runs`;
 
 function words(n: number, seed: number): string {
   const vocab = [
@@ -155,14 +155,14 @@ export async function runSessionsBench(runs = 7): Promise<BenchResult[]> {
         value: round(median(loads)),
         unit: "ms",
         target: "<= 150 ms",
-        note: `${updates} updates replayed; spread ${spread(loads)}`,
+        note: `${updates} updates replayed; spread ${msSpread(loads)}`,
       },
       {
         name: "sessions.list-1000",
         value: round(median(lists)),
         unit: "ms",
         target: "<= 40 ms",
-        note: `first page, fresh process; spread ${spread(lists)}`,
+        note: `first page, fresh process; spread ${msSpread(lists)}`,
       },
     ];
   } finally {

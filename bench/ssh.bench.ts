@@ -4,12 +4,11 @@
 // network is loopback, so they show the protocol's cost, not a WAN's latency.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { createLocalShellBackend } from "../src/backends/local-shell.js";
 import { createSshBackend, type SshBackend } from "../src/backends/ssh-backend.js";
 import { createSshConnection } from "../src/backends/ssh-connection.js";
 import { checkSshdAvailable, startSshd, type TestSshd } from "../test/support/sshd.js";
-import { median, round, type BenchResult } from "./lib.js";
+import { round, timed, type BenchResult } from "./lib.js";
 
 const FILES = 5_000;
 
@@ -25,17 +24,6 @@ function buildTree(root: string): void {
       );
     }
   }
-}
-
-async function timed(runs: number, fn: () => Promise<unknown>): Promise<number> {
-  await fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  return median(times);
 }
 
 function connect(sshd: TestSshd): SshBackend {

@@ -154,7 +154,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
     const agentMs = median(agentTimes);
     const readyMs = median(agentReady);
     const bareReadyMs = median(bareReady);
-    const spread = (values: number[], floor: number) =>
+    const ratioSpread = (values: number[], floor: number) =>
       `ratio spread ${round(Math.min(...values) / floor, 2)}-${round(Math.max(...values) / floor, 2)}x over ${values.length} runs`;
     return [
       {
@@ -164,7 +164,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
         baseline: round(bareReadyMs),
         ratio: round(readyMs / bareReadyMs, 2),
         target: "<= 1.6x bare Node",
-        note: spread(agentReady, bareReadyMs),
+        note: ratioSpread(agentReady, bareReadyMs),
       },
       {
         name: "startup.initialize",
@@ -173,7 +173,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
         baseline: round(bareMs),
         ratio: round(agentMs / bareMs, 2),
         target: "<= 1.5x bare Node",
-        note: spread(agentTimes, bareMs),
+        note: ratioSpread(agentTimes, bareMs),
       },
       {
         name: "startup.initialize-vs-sdk-floor",
@@ -189,7 +189,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
         unit: "ms",
         baseline: round(bareReadyMs),
         ratio: round(median(configuredReady) / bareReadyMs, 2),
-        note: `a config.toml checked at an earlier start; ${spread(configuredReady, bareReadyMs)}`,
+        note: `a config.toml checked at an earlier start; ${ratioSpread(configuredReady, bareReadyMs)}`,
       },
       {
         name: "startup.rss-after-initialize",

@@ -16,11 +16,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { renderAnthropic } from "../test/support/fake-model/render.js";
-import { createTurnScope } from "../src/agent/turn-scope.js";
-import { createFilesystemBackend } from "../src/backends/filesystem-backend.js";
-import { createLocalShellBackend } from "../src/backends/local-shell.js";
 import { createReadFileTool } from "../src/tools/read-file.js";
-import type { ToolContext } from "../src/tools/types.js";
+import { toolContext } from "../test/unit/tools/tool-context.js";
 import { median, ndjsonChild, round, spread, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
@@ -28,18 +25,8 @@ const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
 /** Median run time of read_file's execute() on `file`, after as many warm-up runs. */
 async function timeRead(root: string, file: string, runs: number): Promise<number> {
   const tool = createReadFileTool();
-  const context: ToolContext = {
-    sessionId: "bench",
-    toolCallId: "bench",
-    cwd: root,
-    roots: [root],
-    backend: createFilesystemBackend({ rootDir: root }),
-    executor: createLocalShellBackend({ rootDir: root }),
-    signal: new AbortController().signal,
-    limits: { shellTimeoutMs: 20_000, shellOutputChars: 30_000 },
-    turn: createTurnScope("bench"),
-    progress: () => undefined,
-  };
+  // The unit tests' real context (local files, local shell); no progress is recorded in the bench.
+  const context = toolContext(root, { sessionId: "bench", toolCallId: "bench", progress: () => undefined });
   const times: number[] = [];
   for (let i = 0; i < runs * 2; i++) {
     const start = performance.now();
