@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkBwrapAvailable } from "../../src/backends/bwrap-sandbox.js";
 import { agentText, toolUpdates } from "../support/acp-harness.js";
 import { useHarnessSuite } from "../support/harness-suite.js";
@@ -147,8 +146,7 @@ describe("bubblewrap sandbox", async () => {
     async () => {
       const h = await suite.start({ args: ["--sandbox", "bwrap"], onPermission: () => "allow_once" });
       const { sessionId } = await h.newSession(suite.project);
-      const outside = await mkdtemp(join(tmpdir(), "deep-acp-outside-"));
-      onTestFinished(() => rm(outside, { recursive: true, force: true }));
+      const outside = await suite.tempDir("outside");
       h.model.enqueue(
         toolTurn("execute", { command: `echo inside > ${join(suite.project, "in.txt")} && echo ok` }),
         toolTurn("execute", { command: `echo outside > ${join(outside, "out.txt")}` }),

@@ -1,6 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSessionStore } from "../../src/transcript/store/index.js";
@@ -41,7 +40,7 @@ describe("durable sessions", () => {
     const h = await suite.start();
     const { sessionId } = await converse(h);
     await h.newSession(suite.project); // never prompted: not listed
-    const other = await mkdtemp(join(tmpdir(), "deep-acp-other-"));
+    const other = await suite.tempDir("other");
     const { sessionId: otherId } = await h.newSession(other);
     h.model.enqueue(textTurn("hi"));
     await h.prompt(otherId, "elsewhere");
@@ -52,7 +51,6 @@ describe("durable sessions", () => {
     expect(here.sessions[0]).toMatchObject({ sessionId, cwd: suite.project, title: "Say hello" });
     expect(Date.parse(here.sessions[0]!.updatedAt!)).not.toBeNaN();
     expect((await h.agent.request("session/list", { cwd: "/nowhere" })).sessions).toEqual([]);
-    await rm(other, { recursive: true, force: true });
   });
 
   it("replays the whole conversation before answering session/load, in a new process", async () => {
@@ -168,25 +166,21 @@ describe("durable sessions", () => {
     const { sessionId, second } = await converse(h);
     const userMessageId = (second.response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"]
       .userMessageId;
-    const elsewhere = await mkdtemp(join(tmpdir(), "deep-acp-sessions-elsewhere-"));
-    try {
-      const loader = await suite.start();
-      await loader.agent.request("session/load", { sessionId, cwd: elsewhere, mcpServers: [] });
-      const report = await loader.agent.request<{
-        restoredFiles: string[];
-        notRestored: Array<{ path: string; reason: string }>;
-      }>("_deep-acp/session/rewind", { sessionId, messageId: userMessageId });
-      expect(report.restoredFiles).toEqual([]);
-      expect(report.notRestored).toEqual([
-        {
-          path: join(suite.project, "a.txt"),
-          reason: expect.stringContaining("outside the session's current folders"),
-        },
-      ]);
-      expect(await readFile(join(suite.project, "a.txt"), "utf8")).toBe("two\n");
-    } finally {
-      await rm(elsewhere, { recursive: true, force: true });
-    }
+    const elsewhere = await suite.tempDir("elsewhere");
+    const loader = await suite.start();
+    await loader.agent.request("session/load", { sessionId, cwd: elsewhere, mcpServers: [] });
+    const report = await loader.agent.request<{
+      restoredFiles: string[];
+      notRestored: Array<{ path: string; reason: string }>;
+    }>("_deep-acp/session/rewind", { sessionId, messageId: userMessageId });
+    expect(report.restoredFiles).toEqual([]);
+    expect(report.notRestored).toEqual([
+      {
+        path: join(suite.project, "a.txt"),
+        reason: expect.stringContaining("outside the session's current folders"),
+      },
+    ]);
+    expect(await readFile(join(suite.project, "a.txt"), "utf8")).toBe("two\n");
   });
 
   it("deletes idempotently and forgets the session", async () => {

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentText, toolUpdates } from "../support/acp-harness.js";
@@ -138,7 +137,7 @@ describe("modes", () => {
 
   it("bypass asks nothing; default asks for writes outside the project even when reading is fine inside", async () => {
     const h = await suite.start();
-    const outside = await mkdtemp(join(tmpdir(), "deep-acp-outside-"));
+    const outside = await suite.tempDir("outside");
     const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(toolTurn("read_file", { file_path: join(outside, "x.txt") }), textTurn("done"));
     await h.prompt(sessionId, "read outside");
@@ -152,7 +151,6 @@ describe("modes", () => {
     );
     await h.prompt(sessionId, "bypass");
     expect(h.permissions).toHaveLength(1);
-    await rm(outside, { recursive: true, force: true });
   });
 
   it("rejects unknown modes and config options with -32602", async () => {
