@@ -84,8 +84,17 @@ export async function runTurn(
   const { signal, history: sink } = options;
   const model = options.model.client;
   const newId = options.newId ?? (() => randomUUID());
+  // Read through a flag, not `signal.aborted`: every AbortSignal has its own hidden class in Node 20,
+  // so a check on it in code that runs per streamed chunk (this closure, inlined into streamModel)
+  // throws that optimised code away at the start of every turn, and V8 recompiles it each time.
+  // Registered before anything of the turn can listen, so every listener that can reach this closure
+  // already sees the flag set.
+  let aborted = signal.aborted;
+  const onAbort = () => {
+    aborted = true;
+  };
   const emit: AgentEventSink = (event: AgentEvent) => {
-    if (!signal.aborted) options.emit(event);
+    if (!aborted) options.emit(event);
   };
   const turn: OwnedTurnScope = createTurnScope(newId());
   const messages: Message[] = [...history, prompt];
@@ -108,6 +117,7 @@ export async function runTurn(
   };
 
   let requests = 0;
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
     for (;;) {
       if (signal.aborted) return { stopReason: "cancelled" };
@@ -178,6 +188,7 @@ export async function runTurn(
       }
     }
   } finally {
+    signal.removeEventListener("abort", onAbort);
     turn.end();
   }
 }

@@ -82,7 +82,21 @@ async function* singles(events: AsyncIterable<ModelEvent>): AsyncGenerator<Model
 }
 
 /** withRetry over batches of events (one per network read), the form providers stream in. */
-export async function* withRetryBatches(
+export function withRetryBatches(
+  attempt: () => AsyncIterable<ModelEvent[]>,
+  context: RetryContext,
+): AsyncGenerator<ModelEvent[]> {
+  // Checked here, before the loop, and not in it: every AbortSignal has its own hidden class in
+  // Node 20, so reading one in the loop (optimised code, since it runs once per network read) throws
+  // that code away at the start of every request. The loop checks again only after a retry's wait.
+  return context.signal.aborted ? aborted() : retryLoop(attempt, context);
+}
+
+async function* aborted(): AsyncGenerator<ModelEvent[]> {
+  yield [{ type: "error", message: "Request aborted", aborted: true }];
+}
+
+async function* retryLoop(
   attempt: () => AsyncIterable<ModelEvent[]>,
   context: RetryContext,
 ): AsyncGenerator<ModelEvent[]> {
@@ -95,7 +109,6 @@ export async function* withRetryBatches(
   for (let retries = 0; ; retries++) {
     let emittedContent = false;
     try {
-      if (signal.aborted) throw signal.reason;
       for await (const batch of attempt()) {
         if (
           !emittedContent &&

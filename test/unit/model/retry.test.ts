@@ -132,4 +132,42 @@ describe("retry policy", () => {
     expect(events.map((e) => e.type)).toEqual(["retry", "error"]);
     expect(events[1]).toMatchObject({ aborted: true });
   });
+
+  it("never starts an attempt when already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let calls = 0;
+    const events = await collect(
+      withRetry(
+        async function* () {
+          calls++;
+          yield doneEvent;
+        },
+        { signal: controller.signal, retry: instantRetry().options },
+      ),
+    );
+    expect(calls).toBe(0);
+    expect(events).toEqual([{ type: "error", message: "Request aborted", aborted: true }]);
+  });
+
+  it("ends with one aborted error when the signal fires mid-stream", async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const events = await collect(
+      withRetry(
+        async function* () {
+          calls++;
+          yield { type: "text_delta", text: "par" } satisfies ModelEvent;
+          controller.abort();
+          throw new DOMException("This operation was aborted", "AbortError");
+        },
+        { signal: controller.signal, retry: instantRetry().options },
+      ),
+    );
+    expect(calls).toBe(1);
+    expect(events).toEqual([
+      { type: "text_delta", text: "par" },
+      { type: "error", message: "Request aborted", aborted: true },
+    ]);
+  });
 });
