@@ -22,6 +22,8 @@ import { createUpdateStream } from "./update-stream.js";
 // The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
 // the handshake only pays for the protocol library.
 type SessionLayer = typeof import("../session/index.js");
+type SessionSource = Parameters<SessionLayer["createSession"]>[1];
+export type OpenedSession = Awaited<ReturnType<SessionLayer["createSession"]>>;
 let sessionLayer: Promise<SessionLayer> | undefined;
 export function loadSessionLayer(): Promise<SessionLayer> {
   sessionLayer ??= import("../session/index.js");
@@ -85,18 +87,13 @@ export class ConnectionState {
     if (!origin) throw acp.RequestError.sessionNotFound(sessionId);
     let reopened = this.reopening.get(sessionId);
     if (!reopened) {
+      const { client, cwd, additionalDirectories, mcpServers } = origin;
       reopened = (async () => {
-        const { createSession } = await loadSessionLayer();
-        const opened = await createSession(
-          this.services,
-          { kind: "open", id: sessionId, cwd: origin.cwd, additionalDirectories: origin.additionalDirectories },
-          this.bind(origin.client, origin.mcpServers),
-        );
-        this.unloaded.delete(sessionId);
-        const live = this.register(origin.client, opened.session, origin.mcpServers);
+        const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories };
+        const created = () => void this.unloaded.delete(sessionId);
+        const { entry } = await this.open(client, source, mcpServers, { created });
         this.logger.debug(`reopened session ${sessionId}`);
-        opened.session.warmUp();
-        return live;
+        return entry;
       })().finally(() => this.reopening.delete(sessionId));
       this.reopening.set(sessionId, reopened);
     }
@@ -190,7 +187,33 @@ export class ConnectionState {
     };
   }
 
-  register(client: acp.AgentContext, session: Session, mcpServers: readonly acp.McpServer[] = []): LiveSession {
+  /**
+   * Creates a session (new, opened again or forked) speaking to `client`, registers it and warms it
+   * up.
+   */
+  async open(
+    client: acp.AgentContext,
+    source: SessionSource,
+    mcpServers: readonly acp.McpServer[] = [],
+    {
+      guard = (work) => work(),
+      created,
+    }: {
+      /** Wraps the creation (the handlers map its errors to ACP errors). */
+      guard?: (work: () => Promise<OpenedSession>) => Promise<OpenedSession>;
+      /** Runs once the session exists, before it is registered. */
+      created?: () => void;
+    } = {},
+  ): Promise<{ entry: LiveSession; opened: OpenedSession }> {
+    const { createSession } = await loadSessionLayer();
+    const opened = await guard(() => createSession(this.services, source, this.bind(client, mcpServers)));
+    created?.();
+    const entry = this.register(client, opened.session, mcpServers);
+    opened.session.warmUp();
+    return { entry, opened };
+  }
+
+  private register(client: acp.AgentContext, session: Session, mcpServers: readonly acp.McpServer[]): LiveSession {
     const entry: LiveSession = {
       session,
       stream: createUpdateStream({

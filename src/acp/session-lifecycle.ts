@@ -4,7 +4,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { InvalidSessionIdError } from "../transcript/index.js";
 import { mapErrors } from "./errors.js";
-import { loadSessionLayer, type ConnectionState, type LiveSession } from "./connection-state.js";
+import type { ConnectionState, LiveSession, OpenedSession } from "./connection-state.js";
 import { META_KEY } from "./translate.js";
 
 /** Extension method: truncate a conversation before a user message and restore the files since. */
@@ -53,13 +53,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       return existing;
     }
     state.forget(sessionId); // an unloaded session is opened afresh (and replayed) by load and resume
-    const { createSession } = await loadSessionLayer();
     const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories };
-    const opened = await mapErrors({ sessionId }, () =>
-      createSession(services, source, state.bind(client, mcpServers)),
-    );
-    const entry = state.register(client, opened.session, mcpServers);
-    opened.session.warmUp();
+    const guard = (work: () => Promise<OpenedSession>) => mapErrors({ sessionId }, work);
+    const { entry, opened } = await state.open(client, source, mcpServers, { guard });
     if (replay) state.replay(entry, opened.replay);
     for (const d of opened.diagnostics) state.logger.warn(`session ${sessionId}: ${d.message}`);
     return entry;
@@ -84,7 +80,6 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         resolved = await services.models.resolveDefault();
       }
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
-      const { createSession } = await loadSessionLayer();
       const source = {
         kind: "new" as const,
         ...(earlyId ? { id: earlyId } : {}),
@@ -92,9 +87,8 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         additionalDirectories: params.additionalDirectories ?? [],
         modelSpec: resolved.spec,
       };
-      const { session } = await createSession(services, source, state.bind(client, params.mcpServers));
-      const entry = state.register(client, session, params.mcpServers);
-      session.warmUp();
+      const { entry } = await state.open(client, source, params.mcpServers);
+      const { session } = entry;
       const config = await state.config(session);
       // Zed registers the session only when it has this response, so updates wait for the next tick.
       state.announceCommands(entry);
@@ -135,7 +129,6 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
             ? meta.messageId
             : undefined;
       await state.sessions.get(params.sessionId)?.session.records(); // flush a live source first
-      const { createSession } = await loadSessionLayer();
       const source = {
         kind: "fork" as const,
         sourceId: params.sessionId,
@@ -143,13 +136,10 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         additionalDirectories: params.additionalDirectories,
         messageId,
       };
-      const opened = await mapErrors({ sessionId: params.sessionId, messageId }, () =>
-        createSession(services, source, state.bind(client, params.mcpServers)),
-      );
-      const entry = state.register(client, opened.session, params.mcpServers);
-      opened.session.warmUp();
+      const guard = (work: () => Promise<OpenedSession>) => mapErrors({ sessionId: params.sessionId, messageId }, work);
+      const { entry } = await state.open(client, source, params.mcpServers, { guard });
       state.announceCommands(entry);
-      return { sessionId: opened.session.id, ...(await state.config(opened.session)) };
+      return { sessionId: entry.session.id, ...(await state.config(entry.session)) };
     })
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
       const query = { ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) };

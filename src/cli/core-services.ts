@@ -15,9 +15,10 @@ export type ServicesOptions = {
   logger: Logger;
   /** Default: os.homedir() (so HOME=/tmp/x isolates everything). */
   home?: string;
-  /** Log config.toml's problems when it is read (default). The early handshake's copy leaves that to the rest. */
-  reportConfigProblems?: boolean;
-  /** A read of config.toml already made (by the early handshake's copy): the first config() takes it. */
+  /**
+   * A read of config.toml already made (by the early handshake's copy, which reported its problems):
+   * the first config() takes it as it is.
+   */
   firstConfigRead?: Promise<ConfigRead>;
 };
 
@@ -35,7 +36,6 @@ export function createCoreServices({
   env,
   logger,
   home = homedir(),
-  reportConfigProblems = true,
   firstConfigRead,
 }: ServicesOptions): CoreServices {
   const paths = userPaths(cli.agent, home);
@@ -43,16 +43,17 @@ export function createCoreServices({
   const checked = CONFIG_SCHEMA_ID
     ? { file: join(paths.stateDir, "config-checked.json"), schemaId: CONFIG_SCHEMA_ID }
     : undefined;
-  const load = (read: Promise<ConfigRead> = loadConfigFile(paths.configFile, checked)) =>
-    read.then((result) => {
-      if (reportConfigProblems) for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
+  // Each read reports the file's problems: at start (here or in the early handshake) and at each reload.
+  const load = () =>
+    loadConfigFile(paths.configFile, checked).then((result) => {
+      for (const d of result.diagnostics) logger.warn(formatDiagnostic(d));
       return result;
     });
   const core: CoreServices = {
     logger,
     paths,
     env,
-    config: () => (config ??= load(firstConfigRead)),
+    config: () => (config ??= firstConfigRead ?? load()),
     reloadConfig: () => (config = load()),
     models: createModelService({
       env,

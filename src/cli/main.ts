@@ -35,12 +35,12 @@ async function main(argv: string[]): Promise<number> {
     case undefined: {
       // What an editor waits for is initialize and session/new answered; both are answered from
       // here when plain, with the light core services, and the ACP SDK (most of a cold start) and
-      // the rest load only after them, or once the editor has been quiet for a moment.
+      // the rest load only after them, or when a request needs them (see early-handshake.ts).
       const options = { cli, env: process.env, logger };
       // Only for the early answers: this bundle's modules are not the rest's (see scripts/build.mjs),
-      // so the SDK path builds its own services, taking over the config read here (plain data) and
-      // reporting its problems.
-      const core = createCoreServices({ ...options, reportConfigProblems: false });
+      // so the SDK path builds its own services, taking over the config read here (plain data, its
+      // problems reported here, where it is read right after initialize).
+      const core = createCoreServices(options);
       const context = { services: core, remote: cli.remote, maxMessageBytes: cli.maxMessageBytes };
       const early = process.stdin.isTTY
         ? undefined

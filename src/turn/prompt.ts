@@ -1,4 +1,6 @@
+import { runWithApprovedTargets } from "../backends/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
+import type { MentionDecision } from "../gate/mention.js";
 import type { UserContent, UserMessage } from "../model/types.js";
 
 // A prompt as the session sees it: ACP's content blocks already resolved to absolute paths by acp/,
@@ -77,8 +79,8 @@ export async function resolvePrompt(
   blocks: readonly PromptBlock[],
   backend: BackendProtocol,
   supportsImages: boolean,
-  /** Why a mentioned file may not be embedded (a link out of the project), or undefined. */
-  refuseMention: (path: string) => Promise<string | undefined> = async () => undefined,
+  /** Whether a mentioned file may be embedded (not a link out of the project), and which real path. */
+  decideMention: (path: string) => Promise<MentionDecision> = async () => ({ ok: true, approved: new Map() }),
 ): Promise<UserMessage> {
   const content: UserContent[] = [];
   const context: string[] = [];
@@ -88,12 +90,12 @@ export async function resolvePrompt(
     if (plan.context !== undefined) context.push(plan.context);
     if (plan.read === undefined) continue;
     const path = plan.read;
-    const refused = await refuseMention(path);
-    if (refused) {
-      context.push(`<context ref="${path}" error="${escapeAttr(refused)}"/>`);
+    const decision = await decideMention(path);
+    if (!decision.ok) {
+      context.push(`<context ref="${path}" error="${escapeAttr(decision.reason)}"/>`);
       continue;
     }
-    const read = await backend.read(path, 0, Number.MAX_SAFE_INTEGER);
+    const read = await runWithApprovedTargets(decision.approved, () => backend.read(path, 0, Number.MAX_SAFE_INTEGER));
     if (read.error) context.push(`<context ref="${path}" error="${escapeAttr(read.error)}"/>`);
     else if (read.content instanceof Uint8Array) {
       if (supportsImages && read.mimeType?.startsWith("image/"))

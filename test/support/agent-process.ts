@@ -62,13 +62,14 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
       waiters.notify();
     }
   });
+  // "close", not "exit": by then stdout and stderr are read to the end, so a test that awaits the exit
+  // sees every message and line the agent wrote. Once stdout is closed nothing more can arrive: a wait
+  // for a message still missing fails now, with the agent's stderr, rather than at its time-out.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
-    child.on("exit", (code, signal) => resolveExit({ code, signal })),
-  );
-  // Once stdout is closed nothing more can arrive: a wait for a message still missing fails now,
-  // with the agent's stderr, rather than at its time-out.
-  child.on("close", (code, signal) =>
-    waiters.end(() => `the agent exited (${code ?? signal}) before that happened; stderr:\n${stderr}`),
+    child.on("close", (code, signal) => {
+      waiters.end(() => `the agent exited (${code ?? signal}) before that happened; stderr:\n${stderr}`);
+      resolveExit({ code, signal });
+    }),
   );
 
   async function answer(message: JsonRpcMessage) {

@@ -11,6 +11,8 @@ import { nodeFsOps, type FsOps } from "../../../src/backends/path-guard.js";
 import { resolveRealTarget } from "../../../src/backends/real-path.js";
 import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
 import { gateToolCall } from "../../../src/gate/gate.js";
+import { decideMention } from "../../../src/gate/mention.js";
+import { resolvePrompt } from "../../../src/turn/index.js";
 
 let base: string;
 let project: string;
@@ -154,5 +156,24 @@ describe("the local backend opens what was approved", () => {
     const backend = createFilesystemBackend({ rootDir: project });
     expect((await backend.delete(join(project, "link.txt"))).error).toBeUndefined();
     expect(existsSync(join(outside, "secret.txt"))).toBe(true);
+  });
+});
+
+describe("an @mention swapped for a link after its check", () => {
+  it("is read from the file that was checked, or not at all", async () => {
+    const backend = createFilesystemBackend({ rootDir: project });
+    const path = join(project, "ok.txt");
+    const blocks = [{ type: "file" as const, path, name: "ok.txt", uri: `file://${path}` }];
+    // A command running in the background swaps the checked file for a link to a secret before the read.
+    const checkThenSwap = async (mentioned: string) => {
+      const decision = await decideMention(mentioned, { roots: [project], virtualPrefixes: [] });
+      await rm(mentioned);
+      await symlink(join(outside, "secret.txt"), mentioned);
+      return decision;
+    };
+    const message = await resolvePrompt(blocks, backend, false, checkThenSwap);
+    const text = JSON.stringify(message);
+    expect(text).not.toContain("TOP SECRET");
+    expect(text).toContain("changed after it was approved");
   });
 });

@@ -69,9 +69,13 @@ const remoteFs = createFakeRemoteFs({
 describe("@mentions in a remote workspace", () => {
   it("refuses a project file that links outside the project on the remote, and embeds a plain one", async () => {
     const scope = { roots: [PROJECT], virtualPrefixes: [], fs: remoteFs };
-    expect(await decideMention(`${PROJECT}/config.txt`, scope)).toContain(SECRET);
-    expect(await decideMention(`${PROJECT}/hard.txt`, scope)).toContain("hard links");
-    expect(await decideMention(`${PROJECT}/ok.txt`, scope)).toBeUndefined();
+    const refused = (text: string) => ({ ok: false, reason: expect.stringContaining(text) as unknown });
+    expect(await decideMention(`${PROJECT}/config.txt`, scope)).toEqual(refused(SECRET));
+    expect(await decideMention(`${PROJECT}/hard.txt`, scope)).toEqual(refused("hard links"));
+    expect(await decideMention(`${PROJECT}/ok.txt`, scope)).toEqual({
+      ok: true,
+      approved: new Map([[`${PROJECT}/ok.txt`, `${PROJECT}/ok.txt`]]),
+    });
   });
 });
 
