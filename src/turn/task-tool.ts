@@ -10,6 +10,17 @@ import { pick } from "../tools/hook-input.js";
  * and its tool calls appear in the editor under this call.
  */
 export function createTaskTool(subagents: readonly SubagentDefinition[]) {
+  let tool = built.get(subagents);
+  if (!tool) built.set(subagents, (tool = buildTaskTool(subagents)));
+  return tool;
+}
+
+// Turns are assembled per prompt, and converting this tool's schema (which names the subagents, so
+// it cannot be a module constant) was most of that: ~2 ms a prompt. The list is the same array until
+// extensions reload, and the tool depends on nothing else.
+const built = new WeakMap<readonly SubagentDefinition[], ReturnType<typeof buildTaskTool>>();
+
+function buildTaskTool(subagents: readonly SubagentDefinition[]) {
   const schema = z.object({
     description: z.string().min(1).describe("The complete task for the subagent, with every detail it needs"),
     subagent_type: z.string().min(1).describe(subagentTypeDescription(subagents)),

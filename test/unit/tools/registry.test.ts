@@ -131,4 +131,15 @@ describe("the tool registry", () => {
       stdout: "x",
     });
   });
+
+  it("describes the subagents of the list it is given, also after the list changes", () => {
+    const agent = (name: string) => ({ name, description: `${name} work`, systemPrompt: "", source: "builtin" as const });
+    const first = [agent("reviewer")];
+    const reloaded = [agent("reviewer"), agent("tester")];
+    const schemaText = (list: typeof first) => JSON.stringify(createTaskTool(list).jsonSchema);
+    expect(schemaText(first)).not.toContain("tester");
+    expect(schemaText(reloaded)).toContain("tester");
+    expect(schemaText(first)).not.toContain("tester");
+    expect(createTaskTool(reloaded).description).toContain("tester");
+  });
 });
