@@ -133,7 +133,12 @@ describe("the tool registry", () => {
   });
 
   it("describes the subagents of the list it is given, also after the list changes", () => {
-    const agent = (name: string) => ({ name, description: `${name} work`, systemPrompt: "", source: "builtin" as const });
+    const agent = (name: string) => ({
+      name,
+      description: `${name} work`,
+      systemPrompt: "",
+      source: "builtin" as const,
+    });
     const first = [agent("reviewer")];
     const reloaded = [agent("reviewer"), agent("tester")];
     const schemaText = (list: typeof first) => JSON.stringify(createTaskTool(list).jsonSchema);
