@@ -10,9 +10,11 @@ export type UpdateStreamOptions = {
 };
 
 /**
- * Sends a session's updates in order. Consecutive text chunks of one message are merged for a few
- * milliseconds (far fewer notifications for a long answer, no visible delay); any other update
- * flushes them first. `flush()` resolves once everything pushed so far has been written.
+ * Sends a session's updates in order. Streamed text goes out at once when nothing was sent in the
+ * last window (the first words of an answer are not held back); after that, consecutive text chunks
+ * of one message are merged until the window ends (far fewer notifications for a long answer, no
+ * visible delay). Any other update flushes merged text first. `flush()` resolves once everything
+ * pushed so far has been written.
  */
 export function createUpdateStream(options: UpdateStreamOptions) {
   // Each notification costs far more than the text in it (a timer, the SDK's queue, encoding, a
@@ -23,19 +25,26 @@ export function createUpdateStream(options: UpdateStreamOptions) {
   const maxChars = options.maxChunkChars ?? 8192;
   let pending: (acp.SessionUpdate & { sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" }) | undefined;
   let pendingText = "";
-  let timer: NodeJS.Timeout | undefined;
+  /** Set while a window runs: text sent less than `coalesceMs` ago. */
+  let windowTimer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
 
   const write = (update: acp.SessionUpdate) => {
     chain = chain.then(() => options.send(update)).catch((error) => options.onError?.(error));
   };
   const flushPending = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
     if (!pending) return;
     write({ ...pending, content: { type: "text", text: pendingText } });
     pending = undefined;
     pendingText = "";
+  };
+  const openWindow = () => {
+    windowTimer = setTimeout(() => {
+      windowTimer = undefined;
+      if (!pending) return;
+      flushPending();
+      openWindow();
+    }, coalesceMs);
   };
 
   return {
@@ -43,25 +52,29 @@ export function createUpdateStream(options: UpdateStreamOptions) {
       const isText =
         (update.sessionUpdate === "agent_message_chunk" || update.sessionUpdate === "agent_thought_chunk") &&
         update.content.type === "text";
-      if (isText) {
-        const text = (update.content as { text: string }).text;
-        if (
-          pending &&
-          pending.sessionUpdate === update.sessionUpdate &&
-          pending.messageId === update.messageId &&
-          pendingText.length + text.length <= maxChars
-        ) {
-          pendingText += text;
-          return;
-        }
+      if (!isText) {
         flushPending();
-        pending = update as typeof pending;
-        pendingText = text;
-        timer = setTimeout(flushPending, coalesceMs);
+        write(update);
+        return;
+      }
+      const text = (update.content as { text: string }).text;
+      if (
+        pending &&
+        pending.sessionUpdate === update.sessionUpdate &&
+        pending.messageId === update.messageId &&
+        pendingText.length + text.length <= maxChars
+      ) {
+        pendingText += text;
         return;
       }
       flushPending();
-      write(update);
+      if (!windowTimer) {
+        write(update);
+        openWindow();
+        return;
+      }
+      pending = update as typeof pending;
+      pendingText = text;
     },
     flush(): Promise<void> {
       flushPending();

@@ -29,31 +29,39 @@ describe("the update stream", () => {
     stream.push({ sessionUpdate: "plan", entries: [] });
     await stream.flush();
     expect(sent).toEqual([
-      text("m1", "Hello, world"),
+      text("m1", "Hel"), // the first words go out at once
+      text("m1", "lo, world"),
       text("t1", "hmm", "agent_thought_chunk"),
       text("m2", "next"),
       { sessionUpdate: "plan", entries: [] },
     ]);
   });
 
-  it("sends merged text once its window has passed, without a flush", async () => {
+  it("sends the first text at once, then what came during the window when it ends, without a flush", async () => {
     vi.useFakeTimers();
     const { sent, stream } = collecting({ coalesceMs: 24 });
     stream.push(text("m1", "a"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual([text("m1", "a")]);
     stream.push(text("m1", "b"));
-    await vi.advanceTimersByTimeAsync(23);
-    expect(sent).toEqual([]);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(sent).toEqual([text("m1", "ab")]);
     stream.push(text("m1", "c"));
+    await vi.advanceTimersByTimeAsync(23);
+    expect(sent).toEqual([text("m1", "a")]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent).toEqual([text("m1", "a"), text("m1", "bc")]);
+    stream.push(text("m1", "d")); // the window goes on after a send: merged again
     await vi.advanceTimersByTimeAsync(24);
-    expect(sent).toEqual([text("m1", "ab"), text("m1", "c")]);
+    expect(sent).toEqual([text("m1", "a"), text("m1", "bc"), text("m1", "d")]);
+    await vi.advanceTimersByTimeAsync(24); // a quiet window closes it: the next text goes out at once
+    stream.push(text("m1", "e"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.at(-1)).toEqual(text("m1", "e"));
   });
 
   it("starts a new update when merged text would pass the size limit", async () => {
     const { sent, stream } = collecting({ maxChunkChars: 4 });
-    for (const t of ["ab", "cd", "ef"]) stream.push(text("m1", t));
+    for (const t of ["a", "bc", "de", "fg"]) stream.push(text("m1", t));
     await stream.flush();
-    expect(sent).toEqual([text("m1", "abcd"), text("m1", "ef")]);
+    expect(sent).toEqual([text("m1", "a"), text("m1", "bcde"), text("m1", "fg")]);
   });
 });
