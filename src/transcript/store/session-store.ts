@@ -86,6 +86,28 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     return promise;
   }
 
+  /**
+   * Appends a serialised line to `id`'s log: at once when nothing is queued for it (the line is on
+   * disk when this returns), else after what is queued. `written` runs after the write, failed or not.
+   */
+  function appendLine(what: string, id: string, line: string, written?: () => void): Promise<void> {
+    if (!tails.has(id)) {
+      try {
+        appendToLogSync(path(id), id, line);
+        return Promise.resolve();
+      } catch (error) {
+        return reported(what, id, Promise.reject(error));
+      } finally {
+        written?.();
+      }
+    }
+    return reported(
+      what,
+      id,
+      enqueue(id, () => appendToLog(path(id), id, line).finally(() => written?.())),
+    );
+  }
+
   async function waitFor(id?: string): Promise<void> {
     if (id !== undefined) await tails.get(id);
     else await Promise.all(tails.values());
@@ -142,19 +164,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       }
       // With nothing queued for this session the line is written before append returns, so once an
       // event has reached the editor it is also in the log (a SIGKILL right after cannot lose it).
-      if (!tails.has(id)) {
-        try {
-          appendToLogSync(path(id), id, line);
-          return Promise.resolve();
-        } catch (error) {
-          return reported("append to", id, Promise.reject(error));
-        }
-      }
-      return reported(
-        "append to",
-        id,
-        enqueue(id, () => appendToLog(path(id), id, line)),
-      );
+      return appendLine("append to", id, line);
     },
 
     async flush(id) {
@@ -179,21 +189,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       }
       // As for append: with nothing queued the line is written before updateMeta returns. Every turn
       // ends with one, and the answer to the prompt waits for it (an awaited append took ~2.5 ms).
-      if (!tails.has(id)) {
-        try {
-          appendToLogSync(path(id), id, line);
-          return Promise.resolve();
-        } catch (error) {
-          return reported("update of", id, Promise.reject(error));
-        } finally {
-          signalChange(dir, id);
-        }
-      }
-      return reported(
-        "update of",
-        id,
-        enqueue(id, () => appendToLog(path(id), id, line).finally(() => signalChange(dir, id))),
-      );
+      return appendLine("update of", id, line, () => signalChange(dir, id));
     },
 
     async list(listOptions = {}) {
