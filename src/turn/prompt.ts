@@ -79,8 +79,8 @@ export async function resolvePrompt(
   blocks: readonly PromptBlock[],
   backend: BackendProtocol,
   supportsImages: boolean,
-  /** Whether a mentioned file may be embedded (not a link out of the project), and which real path. */
-  decideMention: (path: string) => Promise<MentionDecision> = async () => ({ ok: true, approved: new Map() }),
+  /** The gate's decision on a mentioned file: whether it may be embedded, and which real path to read. */
+  decideMention: (path: string) => Promise<MentionDecision>,
 ): Promise<UserMessage> {
   const content: UserContent[] = [];
   const context: string[] = [];

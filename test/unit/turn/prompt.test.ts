@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { filePathOf, toContentBlocks, toPromptBlocks } from "../../../src/acp/prompt-content.js";
 import { createStateBackend } from "../../../src/backends/state-backend.js";
+import type { MentionDecision } from "../../../src/gate/mention.js";
 import { blockPlan, promptText, resolvePrompt, type BlockPlan, type PromptBlock } from "../../../src/turn/index.js";
 
 // The prompt's three conversions: ACP content -> prompt blocks (acp/), prompt blocks -> the user
@@ -109,6 +110,8 @@ describe("one block -> its plain text and its parts of the user message (one swi
 });
 
 describe("prompt blocks -> the model's user message", () => {
+  // The state backend has no links: the gate's decision here only lets the read go ahead.
+  const allow = async (): Promise<MentionDecision> => ({ ok: true, approved: new Map() });
   it("reads mentioned files into context, and says what it could not read", async () => {
     const backend = createStateBackend();
     await backend.write("/p/a.txt", "alpha");
@@ -121,6 +124,7 @@ describe("prompt blocks -> the model's user message", () => {
       ],
       backend,
       false,
+      allow,
     );
     const text = message.content.map((c) => (c.type === "text" ? c.text : "")).join("|");
     expect(text).toContain("look at |@/p/a.txt|@/p/missing.txt|[@x](https://x.dev)");
@@ -131,11 +135,11 @@ describe("prompt blocks -> the model's user message", () => {
   it("keeps images only for models that can see them", async () => {
     const backend = createStateBackend();
     const image: PromptBlock = { type: "image", mimeType: "image/png", data: "AA==" };
-    expect((await resolvePrompt([image], backend, true)).content).toEqual([
+    expect((await resolvePrompt([image], backend, true, allow)).content).toEqual([
       { type: "image", mimeType: "image/png", data: "AA==" },
     ]);
-    expect((await resolvePrompt([image], backend, false)).content[0]).toMatchObject({ type: "text" });
-    expect((await resolvePrompt([], backend, true)).content).toEqual([{ type: "text", text: "" }]);
+    expect((await resolvePrompt([image], backend, false, allow)).content[0]).toMatchObject({ type: "text" });
+    expect((await resolvePrompt([], backend, true, allow)).content).toEqual([{ type: "text", text: "" }]);
   });
 
   it("plain text is the text blocks only", () => {
