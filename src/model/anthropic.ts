@@ -32,7 +32,7 @@ export type AnthropicClientOptions = {
   headers?: Record<string, string>;
   /** Fail (retryably) when the connection is silent this long. Default 600 000 ms. */
   idleTimeoutMs?: number;
-  /** Default: global fetch. */
+  /** Default: node:http(s) (see node-post.ts). */
   fetch?: FetchLike;
   /** Default: see RetryOptions. */
   retry?: RetryOptions;
@@ -47,7 +47,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const info = lookupModel("anthropic", options.model);
   const base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
   const url = joinUrl(base, base.endsWith("/v1") ? "messages" : "v1/messages");
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const defaultMaxTokens = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens);
 
@@ -141,12 +141,9 @@ export function createAnthropicAssembler() {
         if (!wire.usage) return;
         usage = mergeUsage(usage, wire.usage);
         return void out.push({ type: "usage", usage });
-      case "message_stop": {
+      case "message_stop":
         state.finished = true;
-        const message = { role: "assistant" as const, content: blocks.filter(Boolean).map(finishBlock) };
-        const hasTools = message.content.some((part) => part.type === "tool_call");
-        return void out.push({ type: "done", stopReason: mapStopReason(stopReason, hasTools), message, usage });
-      }
+        return void out.push(finishMessage(blocks, stopReason, usage));
       case "error":
         throw streamError(wire.error ?? {});
       default:
@@ -193,6 +190,12 @@ function applyDelta(block: Block | undefined, delta: Wire, out: ModelEvent[]): v
     if (delta.thinking) out.push({ type: "thinking_delta", text: delta.thinking });
   } else if (delta.type === "signature_delta" && block.kind === "thinking") block.signature += delta.signature ?? "";
   else if (delta.type === "input_json_delta" && block.kind === "tool") block.json.push(delta.partial_json ?? "");
+}
+
+function finishMessage(blocks: Block[], stopReason: string | null, usage: Usage): ModelEvent {
+  const message = { role: "assistant" as const, content: blocks.filter(Boolean).map(finishBlock) };
+  const hasTools = message.content.some((part) => part.type === "tool_call");
+  return { type: "done", stopReason: mapStopReason(stopReason, hasTools), message, usage };
 }
 
 function finishBlock(block: Block): AssistantContent {

@@ -20,7 +20,7 @@ export type { CommonClientOptions } from "./client-options.js";
 export type CreateModelClientOptions = {
   env: EnvLike;
   credentials?: StoredCredentials;
-  /** Default: global fetch. */
+  /** Default: node:http(s) (see node-post.ts). */
   fetch?: FetchLike;
   /** Default: silent. */
   logger?: Logger;

@@ -39,7 +39,7 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
   const provider = auth.kind === "api-key" ? "google" : "vertex";
   const label = auth.kind === "api-key" ? "Gemini API" : "Vertex AI";
   const url = geminiStreamUrl(options.model, auth, options.baseUrl);
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const authHint =
     auth.kind === "api-key"

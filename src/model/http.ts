@@ -1,12 +1,14 @@
 import { errorMessage, isAbortError } from "../util/errors.js";
 import { ModelApiError } from "./errors.js";
 import { isRetryableStatus, parseRetryAfter } from "./retry.js";
-import { parseSseBatches, type SseEvent } from "./sse.js";
+import { postWithNode, type PostResponse } from "./node-post.js";
+import { parseSseBatches, type ByteReader, type SseEvent } from "./sse.js";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export type PostStreamRequest = {
-  fetch: FetchLike;
+  /** Default: node:http(s), which costs less CPU per streamed answer than global fetch (see node-post.ts). */
+  fetch?: FetchLike | undefined;
   url: string;
   headers: Record<string, string>;
   body: unknown;
@@ -19,28 +21,45 @@ export type PostStreamRequest = {
 
 const MAX_ERROR_BODY_CHARS = 2000;
 
-/** POSTs JSON and returns the response body of a 2xx answer; anything else throws ModelApiError. */
-export async function postForStream(request: PostStreamRequest): Promise<ReadableStream<Uint8Array>> {
-  let response: Response;
+/**
+ * POSTs JSON and returns a reader of the body of a 2xx answer; anything else throws ModelApiError.
+ * The reader is taken here, in code that runs once per request and is never inlined (an async
+ * function), because in Node 20 every ReadableStream has a hidden class of its own (see parseSseBatches).
+ */
+export async function postForStream(request: PostStreamRequest): Promise<ByteReader> {
+  const headers = { "content-type": "application/json", accept: "text/event-stream", ...request.headers };
+  const body = JSON.stringify(request.body);
+  let response: PostResponse;
   try {
-    response = await request.fetch(request.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", ...request.headers },
-      body: JSON.stringify(request.body),
-      signal: request.signal,
-    });
+    response = request.fetch
+      ? fromFetch(
+          await request.fetch(request.url, { method: "POST", headers, body, signal: request.signal }),
+          request.label,
+        )
+      : await postWithNode(request.url, headers, body, request.signal);
   } catch (error) {
     throw asNetworkError(error, request.label);
   }
-  if (!response.ok) {
+  if (response.status < 200 || response.status > 299) {
     const text = await response.text().catch(() => "");
     const error = httpError(response.status, response.headers, text, request.label);
     if ((response.status === 401 || response.status === 403) && request.authHint)
       error.message += ` (${request.authHint})`;
     throw error;
   }
-  if (!response.body) throw new ModelApiError(`${request.label} returned an empty response`, { retryable: true });
-  return response.body;
+  return response.reader();
+}
+
+function fromFetch(response: Response, label: string): PostResponse {
+  return {
+    status: response.status,
+    headers: response.headers,
+    text: () => response.text(),
+    reader: () => {
+      if (!response.body) throw new ModelApiError(`${label} returned an empty response`, { retryable: true });
+      return response.body.getReader();
+    },
+  };
 }
 
 export type SseRequest = PostStreamRequest & {
@@ -77,13 +96,13 @@ export async function* streamSse(request: SseRequest): AsyncGenerator<SseEvent[]
   let events: AsyncGenerator<SseEvent[]> | undefined;
   try {
     arm();
-    let body: ReadableStream<Uint8Array>;
+    let reader: ByteReader;
     try {
-      body = await postForStream({ ...request, signal: AbortSignal.any([request.signal, idle.signal]) });
+      reader = await postForStream({ ...request, signal: AbortSignal.any([request.signal, idle.signal]) });
     } catch (error) {
       throw translate(error);
     }
-    events = parseSseBatches(body);
+    events = parseSseBatches(reader);
     for (;;) {
       arm();
       let next: IteratorResult<SseEvent[]>;

@@ -51,7 +51,7 @@ export type OpenAiChatClientOptions = {
   maxTokensField?: "max_tokens" | "max_completion_tokens";
   /** Fail (retryably) when the connection is silent this long. Default 600 000 ms. */
   idleTimeoutMs?: number;
-  /** Default: global fetch. */
+  /** Default: node:http(s) (see node-post.ts). */
   fetch?: FetchLike;
   /** Default: see RetryOptions. */
   retry?: RetryOptions;
@@ -86,7 +86,7 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   const maxTokensField =
     options.maxTokensField ?? (provider === "openai" || provider === "azure" ? "max_completion_tokens" : "max_tokens");
   const info = lookupModel(provider, options.model);
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;

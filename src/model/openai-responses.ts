@@ -29,7 +29,7 @@ const LABEL = "OpenAI Responses API";
 
 export function createOpenAiResponsesClient(options: OpenAiResponsesClientOptions): ModelClient {
   const url = joinUrl(options.baseUrl ?? "https://api.openai.com/v1", "responses");
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const headers = { authorization: `Bearer ${options.apiKey}` };
   const reasoning = options.reasoning !== false;

@@ -1,6 +1,15 @@
 // Incremental Server-Sent Events parser (WHATWG "event stream interpretation"). Chunks may split
 // anywhere, including inside a UTF-8 sequence or between the CR and LF of a CRLF.
 
+export type ByteReadResult = { done: false; value: Uint8Array } | { done: true; value?: Uint8Array | undefined };
+
+/** The part of a web stream reader the parser uses; both transports (see http.ts) provide it. */
+export type ByteReader = {
+  read(): Promise<ByteReadResult>;
+  cancel(): Promise<void>;
+  releaseLock(): void;
+};
+
 export type SseEvent = {
   /** The `event:` field, or "message" when the event had none. */
   event: string;
@@ -12,15 +21,17 @@ export type SseEvent = {
 
 /** Parses `body` lazily; stopping the iteration early cancels the body. */
 export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  for await (const batch of parseSseBatches(body)) yield* batch;
+  for await (const batch of parseSseBatches(body.getReader())) yield* batch;
 }
 
 /**
  * Like parseSse, but yields the events of each network read together: a fast stream carries
  * thousands of small events, and one async step per read instead of per event is much cheaper.
+ * Takes the body's reader, not the body: in Node 20 every ReadableStream has a hidden class of its
+ * own, so touching the stream here threw this loop's optimised code away at the start of every
+ * answer. Get the reader where code runs once per stream (see http.ts openSse).
  */
-export async function* parseSseBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent[]> {
-  const reader = body.getReader();
+export async function* parseSseBatches(reader: ByteReader): AsyncGenerator<SseEvent[]> {
   const parser = createSseLineParser();
   const decoder = new TextDecoder();
   let finished = false;

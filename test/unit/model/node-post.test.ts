@@ -1,0 +1,197 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { streamSse } from "../../../src/model/http.js";
+import { ModelApiError } from "../../../src/model/errors.js";
+
+// The model streams' default transport (node:http, src/model/node-post.ts) against real local
+// servers: what reaches the server, what the caller reads, and what happens on abort and redirects.
+
+type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
+const servers: Server[] = [];
+
+async function serve(handler: Handler): Promise<{
+  url: string;
+  seen: Array<{ url: string; headers: IncomingMessage["headers"]; body: string }>;
+  closed: Promise<void>;
+}> {
+  const seen: Array<{ url: string; headers: IncomingMessage["headers"]; body: string }> = [];
+  let connectionClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (connectionClosed = resolve));
+  const server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8").on("data", (part: string) => (body += part));
+    request.on("end", () => {
+      seen.push({ url: request.url ?? "", headers: request.headers, body });
+      response.on("close", () => connectionClosed());
+      handler(request, response, body);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, closed };
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+const sse = (data: string) => `event: message\ndata: ${data}\n\n`;
+
+async function readAll(url: string, signal = new AbortController().signal): Promise<string[]> {
+  const out: string[] = [];
+  for await (const batch of streamSse({
+    url,
+    headers: { "x-api-key": "secret" },
+    body: { hi: 1 },
+    signal,
+    label: "Test API",
+  }))
+    for (const event of batch) out.push(event.data);
+  return out;
+}
+
+describe("node:http transport", () => {
+  it("POSTs the JSON body with the caller's headers and yields the events as they arrive", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(sse("one"));
+      // An event split across writes, and a multi-byte character split across them too.
+      response.write("data: tw");
+      response.write(Buffer.from("o é").subarray(0, 4));
+      setTimeout(() => response.end(Buffer.concat([Buffer.from("o é").subarray(4), Buffer.from("\n\n")])), 20);
+    });
+    expect(await readAll(`${server.url}/v1/messages`)).toEqual(["one", "two é"]);
+    expect(server.seen).toHaveLength(1);
+    expect(server.seen[0]!.url).toBe("/v1/messages");
+    expect(JSON.parse(server.seen[0]!.body)).toEqual({ hi: 1 });
+    expect(server.seen[0]!.headers).toMatchObject({
+      "x-api-key": "secret",
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      "content-length": String(Buffer.byteLength(server.seen[0]!.body)),
+    });
+  });
+
+  it("turns an error status into a ModelApiError with the server's message and Retry-After", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(429, { "content-type": "application/json", "retry-after": "7" });
+      response.end(JSON.stringify({ error: { type: "rate_limit_error", message: "slow down" } }));
+    });
+    const error = await readAll(server.url).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect(error).toMatchObject({
+      message: "Test API error 429 (rate_limit_error): slow down",
+      status: 429,
+      retryable: true,
+      retryAfterMs: 7000,
+    });
+  });
+
+  it("reports a refused connection as a retryable network error", async () => {
+    const server = await serve(() => undefined);
+    const url = server.url;
+    for (const open of servers.splice(0)) await new Promise((resolve) => open.close(resolve));
+    const error = await readAll(url).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect((error as ModelApiError).message).toMatch(/^Network error talking to Test API: connect ECONNREFUSED/);
+    expect((error as ModelApiError).retryable).toBe(true);
+  });
+
+  it("reports a connection cut in the middle of the body as a retryable network error", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(sse("one"), () => setTimeout(() => response.socket?.destroy(), 20));
+    });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const batch of streamSse({
+        url: server.url,
+        headers: {},
+        body: {},
+        signal: new AbortController().signal,
+        label: "Test API",
+      }))
+        for (const event of batch) seen.push(event.data);
+    })().catch((caught: unknown) => caught);
+    expect(seen).toEqual(["one"]);
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect((error as ModelApiError).retryable).toBe(true);
+  });
+
+  it("closes the connection and rejects with the abort when the caller aborts mid-stream", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(sse("one"));
+    });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const batch of streamSse({
+        url: server.url,
+        headers: {},
+        body: {},
+        signal: controller.signal,
+        label: "Test API",
+      })) {
+        for (const event of batch) seen.push(event.data);
+        controller.abort();
+      }
+    })().catch((caught: unknown) => caught);
+    expect(seen).toEqual(["one"]);
+    expect((error as Error).name).toBe("AbortError");
+    await server.closed;
+  });
+
+  it("closes the connection when the caller stops reading early", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(sse("one"));
+    });
+    for await (const batch of streamSse({
+      url: server.url,
+      headers: {},
+      body: {},
+      signal: new AbortController().signal,
+      label: "Test API",
+    })) {
+      expect(batch.map((event) => event.data)).toEqual(["one"]);
+      break;
+    }
+    await server.closed;
+  });
+
+  it("follows a 307 on the same origin, keeping the method and body", async () => {
+    const server = await serve((request, response) => {
+      if (request.url === "/old") {
+        response.writeHead(307, { location: "/new" });
+        return response.end();
+      }
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(sse("moved"));
+    });
+    expect(await readAll(`${server.url}/old`)).toEqual(["moved"]);
+    expect(server.seen.map((seen) => [seen.url, seen.body, seen.headers["x-api-key"]])).toEqual([
+      ["/old", '{"hi":1}', "secret"],
+      ["/new", '{"hi":1}', "secret"],
+    ]);
+  });
+
+  it("does not follow a redirect to another origin, so the API key stays with the host it was meant for", async () => {
+    const elsewhere = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(sse("stolen"));
+    });
+    const server = await serve((_request, response) => {
+      response.writeHead(307, { location: `${elsewhere.url}/collect` });
+      response.end();
+    });
+    const error = await readAll(server.url).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect((error as ModelApiError).message).toMatch(/^Test API error 307/);
+    expect(elsewhere.seen).toEqual([]);
+  });
+});
