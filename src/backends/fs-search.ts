@@ -171,13 +171,17 @@ async function globTreeUnsafe(ctx: SearchContext, pattern: string, path: string 
   }
   const found: string[] = [];
   let truncated = false;
+  // Every listed file is under the base, so its display path is the base's plus the relative path
+  // (what guard.displayOf computes with path.relative, which cost more than the match itself).
+  const displayPrefix = base.display === "/" ? "/" : `${base.display}/`;
   const onFile = (host: string) => {
-    if (!matcher(relativeTo(base.host, host))) return true;
+    const rel = relativeTo(base.host, host);
+    if (!matcher(rel)) return true;
     if (found.length >= ctx.globLimit) {
       truncated = true;
       return false;
     }
-    found.push(ctx.guard.displayOf(host, base));
+    found.push(displayPrefix + rel);
     return true;
   };
   // No --glob for rg here: a whitelist glob would override .gitignore. Matching happens in onFile.

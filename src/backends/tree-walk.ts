@@ -54,10 +54,13 @@ export async function walkTree(options: WalkOptions): Promise<void> {
       const own =
         isRepo || entries.some((e) => IGNORE_FILES.includes(e.name)) ? await loadIgnore(job.dir, isRepo) : undefined;
       const levels = own ? [...job.levels, own] : job.levels;
+      // Entry names hold no "/", so plain concatenation gives what join() would, without normalising
+      // every path again (that was a fifth of a 50,000-file glob).
+      const prefix = job.dir.endsWith("/") ? job.dir : `${job.dir}/`;
       for (const entry of entries) {
         if (stopped) return;
         if (entry.name === ".git" || entry.isSymbolicLink()) continue;
-        const path = join(job.dir, entry.name);
+        const path = prefix + entry.name;
         const isDir = entry.isDirectory();
         if (!isDir && !entry.isFile()) continue;
         if (isIgnored(levels, path, isDir)) continue;
