@@ -3,7 +3,8 @@
 // background; the first prompt waits only for servers still starting. Fresh process per run, the two
 // cases alternating, each run after the last one's processes (the MCP servers too) have had time to
 // exit; "ready" is the median of the paired ratios (both cases take the same code path to that answer,
-// so only noise separates them, and pairing cancels the machine's slower moments). "First request" is
+// so only noise separates them, and pairing cancels the machine's slower moments; a sign test tells
+// whether the servers made it slower in more pairs than chance explains). "First request" is
 // prompt sent -> the model's request arriving, with all three servers' tools in it.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,6 +22,26 @@ const FILESYSTEM = resolve(
   import.meta.dirname,
   "../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
 );
+
+/**
+ * "As fast as" is a claim of equality, and equal timings land on either side of 1x by chance: a sign
+ * test says whether the servers made ready slower in more pairs than chance explains.
+ */
+function slowerInPairs(ratios: number[]): string {
+  const n = ratios.length;
+  const slower = ratios.filter((r) => r > 1).length;
+  // One-sided binomial tail P(X >= slower) for X ~ Bin(n, 1/2).
+  let tail = 0;
+  for (let k = slower; k <= n; k++) tail += binomial(n, k) / 2 ** n;
+  const verdict = tail < 0.05 ? "slower than chance explains" : "no slower than chance explains";
+  return `with servers slower in ${slower} of ${n} pairs (sign test p = ${round(tail, 2)}: ${verdict})`;
+}
+
+function binomial(n: number, k: number): number {
+  let result = 1;
+  for (let i = 1; i <= k; i++) result = (result * (n - k + i)) / i;
+  return result;
+}
 
 export async function runMcpBench(runs = 5): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
@@ -118,7 +139,7 @@ export async function runMcpBench(runs = 5): Promise<BenchResult[]> {
         baseline: round(readyNone),
         ratio: round(median(readyRatios), 2),
         target: "<= 1x no servers",
-        note: `spawn -> session/new answered; baseline: no servers; paired ratio spread ${spread(readyRatios, 2)}x over ${readyRatios.length} pairs`,
+        note: `spawn -> session/new answered; baseline: no servers; paired ratio spread ${spread(readyRatios, 2)}x; ${slowerInPairs(readyRatios)}`,
       },
       {
         name: "mcp.first-request-3-servers",

@@ -47,7 +47,6 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const info = lookupModel("anthropic", options.model);
   const base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
   const url = joinUrl(base, base.endsWith("/v1") ? "messages" : "v1/messages");
-  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const defaultMaxTokens = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens);
 
@@ -68,7 +67,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const events = streamSse({
-      fetch: fetchImpl,
+      fetch: options.fetch,
       url,
       headers: { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", ...options.headers },
       body,

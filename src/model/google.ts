@@ -39,7 +39,6 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
   const provider = auth.kind === "api-key" ? "google" : "vertex";
   const label = auth.kind === "api-key" ? "Gemini API" : "Vertex AI";
   const url = geminiStreamUrl(options.model, auth, options.baseUrl);
-  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const authHint =
     auth.kind === "api-key"
@@ -73,7 +72,16 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
     }
     const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createGeminiAssembler(label);
-    for await (const batch of streamSse({ fetch: fetchImpl, url, headers, body, signal, label, authHint, ...idle })) {
+    for await (const batch of streamSse({
+      fetch: options.fetch,
+      url,
+      headers,
+      body,
+      signal,
+      label,
+      authHint,
+      ...idle,
+    })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) out.push(...assembler.push(sse.data));
       if (out.length > 0) yield out;

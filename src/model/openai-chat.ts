@@ -86,7 +86,6 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   const maxTokensField =
     options.maxTokensField ?? (provider === "openai" || provider === "azure" ? "max_completion_tokens" : "max_tokens");
   const info = lookupModel(provider, options.model);
-  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
@@ -107,7 +106,16 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createChatAssembler(label);
-    for await (const batch of streamSse({ fetch: fetchImpl, url, headers, body, signal, label, authHint, ...idle })) {
+    for await (const batch of streamSse({
+      fetch: options.fetch,
+      url,
+      headers,
+      body,
+      signal,
+      label,
+      authHint,
+      ...idle,
+    })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) {
         for (const event of assembler.push(sse.data)) out.push(event);

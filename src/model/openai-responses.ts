@@ -29,7 +29,6 @@ const LABEL = "OpenAI Responses API";
 
 export function createOpenAiResponsesClient(options: OpenAiResponsesClientOptions): ModelClient {
   const url = joinUrl(options.baseUrl ?? "https://api.openai.com/v1", "responses");
-  const fetchImpl = options.fetch;
   const logger = options.logger ?? silentLogger;
   const headers = { authorization: `Bearer ${options.apiKey}` };
   const reasoning = options.reasoning !== false;
@@ -57,7 +56,7 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
     const assembler = createResponsesAssembler();
     const authHint = "check OPENAI_API_KEY or the key stored by deep-acp login";
     for await (const batch of streamSse({
-      fetch: fetchImpl,
+      fetch: options.fetch,
       url,
       headers,
       body,

@@ -29,7 +29,7 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
  * thousands of small events, and one async step per read instead of per event is much cheaper.
  * Takes the body's reader, not the body: in Node 20 every ReadableStream has a hidden class of its
  * own, so touching the stream here threw this loop's optimised code away at the start of every
- * answer. Get the reader where code runs once per stream (see http.ts openSse).
+ * answer. The reader is taken where code runs once per request (postForStream in http.ts).
  */
 export async function* parseSseBatches(reader: ByteReader): AsyncGenerator<SseEvent[]> {
   const parser = createSseLineParser();
