@@ -59,7 +59,9 @@ function send(url: URL, headers: Record<string, string>, body: string, signal: A
     signal.addEventListener("abort", onAbort, { once: true });
     request.once("close", () => signal.removeEventListener("abort", onAbort));
     request.once("response", resolve);
-    request.once("error", (error) => reject(signal.aborted ? signal.reason : error));
+    // `on`, not `once`: after the response has started, a socket error is emitted on the request too
+    // (and may be emitted again); an 'error' nobody listens to would end the process.
+    request.on("error", (error) => reject(signal.aborted ? signal.reason : error));
     request.end(body);
   });
 }
@@ -119,7 +121,7 @@ function readerOf(response: IncomingMessage, signal: AbortSignal): ByteReader {
     ended = true;
     settle();
   });
-  response.once("error", fail);
+  response.on("error", fail);
   response.once("close", () => {
     if (!ended) fail(new Error("the connection closed before the response ended"));
   });

@@ -122,6 +122,16 @@ describe("node:http transport", () => {
     expect((error as ModelApiError).retryable).toBe(true);
   });
 
+  it("reports a connection reset in the middle of the body as a retryable network error", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(sse("one"), () => setTimeout(() => response.socket?.resetAndDestroy(), 20));
+    });
+    const error = await readAll(server.url).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect((error as ModelApiError).retryable).toBe(true);
+  });
+
   it("closes the connection and rejects with the abort when the caller aborts mid-stream", async () => {
     const server = await serve((_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
