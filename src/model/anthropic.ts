@@ -7,7 +7,7 @@ import {
 } from "./anthropic-messages.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
-import { joinUrl, streamSse, type FetchLike } from "./http.js";
+import { joinUrl, streamSse, transportOf, type FetchLike } from "./http.js";
 import { type RetryOptions } from "./retry.js";
 import { streamAttempts } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
@@ -47,6 +47,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const info = lookupModel("anthropic", options.model);
   const base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
   const url = joinUrl(base, base.endsWith("/v1") ? "messages" : "v1/messages");
+  const headers = { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", ...options.headers };
+  const transport = transportOf(options);
   const logger = options.logger ?? silentLogger;
   const defaultMaxTokens = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens);
 
@@ -66,16 +68,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   };
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
-    const events = streamSse({
-      fetch: options.fetch,
-      url,
-      headers: { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", ...options.headers },
-      body,
-      signal,
-      label: LABEL,
-      authHint: "check ANTHROPIC_API_KEY or the key stored by deep-acp login",
-      ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
-    });
+    const authHint = "check ANTHROPIC_API_KEY or the key stored by deep-acp login";
+    const events = streamSse({ ...transport, url, headers, body, signal, label: LABEL, authHint });
     const assembler = createAnthropicAssembler();
     for await (const batch of events) {
       const out: ModelEvent[] = [];

@@ -4,7 +4,7 @@ import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
-import { joinUrl, streamSse } from "./http.js";
+import { joinUrl, streamSse, transportOf } from "./http.js";
 import { toGeminiContents, toGeminiTools } from "./google-messages.js";
 import { isRetryableStatus } from "./retry.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
@@ -39,6 +39,7 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
   const provider = auth.kind === "api-key" ? "google" : "vertex";
   const label = auth.kind === "api-key" ? "Gemini API" : "Vertex AI";
   const url = geminiStreamUrl(options.model, auth, options.baseUrl);
+  const transport = transportOf(options);
   const logger = options.logger ?? silentLogger;
   const authHint =
     auth.kind === "api-key"
@@ -70,18 +71,8 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
         });
       }
     }
-    const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createGeminiAssembler(label);
-    for await (const batch of streamSse({
-      fetch: options.fetch,
-      url,
-      headers,
-      body,
-      signal,
-      label,
-      authHint,
-      ...idle,
-    })) {
+    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label, authHint })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) out.push(...assembler.push(sse.data));
       if (out.length > 0) yield out;

@@ -62,6 +62,16 @@ function fromFetch(response: Response, label: string): PostResponse {
   };
 }
 
+/** The transport settings every SSE client passes on: the injected fetch and the idle timeout, when set. */
+export function transportOf(options: {
+  fetch?: FetchLike | undefined;
+  idleTimeoutMs?: number | undefined;
+}): Pick<SseRequest, "fetch" | "idleTimeoutMs"> {
+  return options.idleTimeoutMs === undefined
+    ? { fetch: options.fetch }
+    : { fetch: options.fetch, idleTimeoutMs: options.idleTimeoutMs };
+}
+
 export type SseRequest = PostStreamRequest & {
   /** A silent connection (no bytes, including while waiting for headers) fails after this long. Default 600 000 ms. */
   idleTimeoutMs?: number;

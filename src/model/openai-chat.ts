@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { lookupModel } from "./catalog.js";
 import { ModelApiError, ModelConfigError, parseStreamJson } from "./errors.js";
-import { joinUrl, streamSse, type FetchLike } from "./http.js";
+import { joinUrl, streamSse, transportOf, type FetchLike } from "./http.js";
 import { toChatMessages, toChatTools } from "./openai-messages.js";
 import { isRetryableStatus, type RetryOptions } from "./retry.js";
 import { streamAttempts } from "./flatten.js";
@@ -71,6 +71,7 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
     );
   }
   const url = options.url ?? joinUrl(base!, "chat/completions");
+  const transport = transportOf(options);
   const label =
     provider === "openai"
       ? "OpenAI API"
@@ -104,18 +105,8 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   };
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
-    const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createChatAssembler(label);
-    for await (const batch of streamSse({
-      fetch: options.fetch,
-      url,
-      headers,
-      body,
-      signal,
-      label,
-      authHint,
-      ...idle,
-    })) {
+    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label, authHint })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) {
         for (const event of assembler.push(sse.data)) out.push(event);

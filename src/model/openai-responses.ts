@@ -3,7 +3,7 @@ import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
-import { joinUrl, streamSse } from "./http.js";
+import { joinUrl, streamSse, transportOf } from "./http.js";
 import { toResponsesInput, toResponsesTools } from "./responses-messages.js";
 import { isRetryableStatus } from "./retry.js";
 import { parseToolInput } from "./tool-input.js";
@@ -29,6 +29,7 @@ const LABEL = "OpenAI Responses API";
 
 export function createOpenAiResponsesClient(options: OpenAiResponsesClientOptions): ModelClient {
   const url = joinUrl(options.baseUrl ?? "https://api.openai.com/v1", "responses");
+  const transport = transportOf(options);
   const logger = options.logger ?? silentLogger;
   const headers = { authorization: `Bearer ${options.apiKey}` };
   const reasoning = options.reasoning !== false;
@@ -52,19 +53,9 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
   };
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
-    const idle = options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs };
     const assembler = createResponsesAssembler();
     const authHint = "check OPENAI_API_KEY or the key stored by deep-acp login";
-    for await (const batch of streamSse({
-      fetch: options.fetch,
-      url,
-      headers,
-      body,
-      signal,
-      label: LABEL,
-      authHint,
-      ...idle,
-    })) {
+    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label: LABEL, authHint })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) {
         out.push(...assembler.push(sse.event, sse.data));

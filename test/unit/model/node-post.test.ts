@@ -41,17 +41,28 @@ afterEach(async () => {
 
 const sse = (data: string) => `event: message\ndata: ${data}\n\n`;
 
-async function readAll(url: string, signal = new AbortController().signal): Promise<string[]> {
-  const out: string[] = [];
-  for await (const batch of streamSse({
-    url,
-    headers: { "x-api-key": "secret" },
-    body: { hi: 1 },
-    signal,
-    label: "Test API",
-  }))
-    for (const event of batch) out.push(event.data);
-  return out;
+/** Reads the stream to its end or first error; `afterBatch` may abort, or return false to stop reading. */
+async function read(
+  url: string,
+  options: { signal?: AbortSignal; afterBatch?: () => boolean | void } = {},
+): Promise<{ seen: string[]; error?: unknown }> {
+  const seen: string[] = [];
+  const signal = options.signal ?? new AbortController().signal;
+  try {
+    for await (const batch of streamSse({
+      url,
+      headers: { "x-api-key": "secret" },
+      body: { hi: 1 },
+      signal,
+      label: "Test API",
+    })) {
+      for (const event of batch) seen.push(event.data);
+      if (options.afterBatch?.() === false) break;
+    }
+    return { seen };
+  } catch (error) {
+    return { seen, error };
+  }
 }
 
 describe("node:http transport", () => {
@@ -64,7 +75,7 @@ describe("node:http transport", () => {
       response.write(Buffer.from("o é").subarray(0, 4));
       setTimeout(() => response.end(Buffer.concat([Buffer.from("o é").subarray(4), Buffer.from("\n\n")])), 20);
     });
-    expect(await readAll(`${server.url}/v1/messages`)).toEqual(["one", "two é"]);
+    expect(await read(`${server.url}/v1/messages`)).toEqual({ seen: ["one", "two é"] });
     expect(server.seen).toHaveLength(1);
     expect(server.seen[0]!.url).toBe("/v1/messages");
     expect(JSON.parse(server.seen[0]!.body)).toEqual({ hi: 1 });
@@ -81,7 +92,7 @@ describe("node:http transport", () => {
       response.writeHead(429, { "content-type": "application/json", "retry-after": "7" });
       response.end(JSON.stringify({ error: { type: "rate_limit_error", message: "slow down" } }));
     });
-    const error = await readAll(server.url).catch((caught: unknown) => caught);
+    const { error } = await read(server.url);
     expect(error).toBeInstanceOf(ModelApiError);
     expect(error).toMatchObject({
       message: "Test API error 429 (rate_limit_error): slow down",
@@ -95,7 +106,7 @@ describe("node:http transport", () => {
     const server = await serve(() => undefined);
     const url = server.url;
     for (const open of servers.splice(0)) await new Promise((resolve) => open.close(resolve));
-    const error = await readAll(url).catch((caught: unknown) => caught);
+    const { error } = await read(url);
     expect(error).toBeInstanceOf(ModelApiError);
     expect((error as ModelApiError).message).toMatch(/^Network error talking to Test API: connect ECONNREFUSED/);
     expect((error as ModelApiError).retryable).toBe(true);
@@ -106,17 +117,7 @@ describe("node:http transport", () => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.write(sse("one"), () => setTimeout(() => response.socket?.destroy(), 20));
     });
-    const seen: string[] = [];
-    const error = await (async () => {
-      for await (const batch of streamSse({
-        url: server.url,
-        headers: {},
-        body: {},
-        signal: new AbortController().signal,
-        label: "Test API",
-      }))
-        for (const event of batch) seen.push(event.data);
-    })().catch((caught: unknown) => caught);
+    const { seen, error } = await read(server.url);
     expect(seen).toEqual(["one"]);
     expect(error).toBeInstanceOf(ModelApiError);
     expect((error as ModelApiError).retryable).toBe(true);
@@ -127,7 +128,7 @@ describe("node:http transport", () => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.write(sse("one"), () => setTimeout(() => response.socket?.resetAndDestroy(), 20));
     });
-    const error = await readAll(server.url).catch((caught: unknown) => caught);
+    const { error } = await read(server.url);
     expect(error).toBeInstanceOf(ModelApiError);
     expect((error as ModelApiError).retryable).toBe(true);
   });
@@ -138,19 +139,7 @@ describe("node:http transport", () => {
       response.write(sse("one"));
     });
     const controller = new AbortController();
-    const seen: string[] = [];
-    const error = await (async () => {
-      for await (const batch of streamSse({
-        url: server.url,
-        headers: {},
-        body: {},
-        signal: controller.signal,
-        label: "Test API",
-      })) {
-        for (const event of batch) seen.push(event.data);
-        controller.abort();
-      }
-    })().catch((caught: unknown) => caught);
+    const { seen, error } = await read(server.url, { signal: controller.signal, afterBatch: () => controller.abort() });
     expect(seen).toEqual(["one"]);
     expect((error as Error).name).toBe("AbortError");
     await server.closed;
@@ -161,16 +150,7 @@ describe("node:http transport", () => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.write(sse("one"));
     });
-    for await (const batch of streamSse({
-      url: server.url,
-      headers: {},
-      body: {},
-      signal: new AbortController().signal,
-      label: "Test API",
-    })) {
-      expect(batch.map((event) => event.data)).toEqual(["one"]);
-      break;
-    }
+    expect(await read(server.url, { afterBatch: () => false })).toEqual({ seen: ["one"] });
     await server.closed;
   });
 
@@ -183,7 +163,7 @@ describe("node:http transport", () => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.end(sse("moved"));
     });
-    expect(await readAll(`${server.url}/old`)).toEqual(["moved"]);
+    expect(await read(`${server.url}/old`)).toEqual({ seen: ["moved"] });
     expect(server.seen.map((seen) => [seen.url, seen.body, seen.headers["x-api-key"]])).toEqual([
       ["/old", '{"hi":1}', "secret"],
       ["/new", '{"hi":1}', "secret"],
@@ -199,7 +179,7 @@ describe("node:http transport", () => {
       response.writeHead(307, { location: `${elsewhere.url}/collect` });
       response.end();
     });
-    const error = await readAll(server.url).catch((caught: unknown) => caught);
+    const { error } = await read(server.url);
     expect(error).toBeInstanceOf(ModelApiError);
     expect((error as ModelApiError).message).toMatch(/^Test API error 307/);
     expect(elsewhere.seen).toEqual([]);
