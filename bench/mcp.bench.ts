@@ -138,7 +138,7 @@ export async function runMcpBench(runs = 5): Promise<BenchResult[]> {
         unit: "ms",
         baseline: round(readyNone),
         ratio: round(median(readyRatios), 2),
-        target: "<= 1x no servers",
+        target: "<= 1x (sign test)",
         note: `spawn -> session/new answered; baseline: no servers; paired ratio spread ${spread(readyRatios, 2)}x; ${slowerInPairs(readyRatios)}`,
       },
       {
