@@ -169,8 +169,37 @@ export function describeErrorBody(bodyText: string): { type?: string; message: s
 
 function asNetworkError(error: unknown, label: string): unknown {
   if (isAbortError(error) || error instanceof ModelApiError) return error;
+  const certificate = certificateProblem(error);
+  if (certificate)
+    return new ModelApiError(
+      `Cannot verify the TLS certificate of ${label} (${certificate}). If a proxy or a private CA signs it, point NODE_EXTRA_CA_CERTS at that CA's PEM file.`,
+      { retryable: false },
+    );
   const cause = error instanceof Error && error.cause !== undefined ? ` (${errorMessage(error.cause)})` : "";
   return new ModelApiError(`Network error talking to ${label}: ${errorMessage(error)}${cause}`, { retryable: true });
+}
+
+// OpenSSL's verification failures (Node's error codes): asking again gets the same certificate.
+const CERTIFICATE_CODES = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "CERT_REVOKED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/** "CODE: message" for a certificate the client refused (itself, or as fetch's cause), else undefined. */
+function certificateProblem(error: unknown): string | undefined {
+  for (const candidate of [error, error instanceof Error ? error.cause : undefined]) {
+    const code = (candidate as { code?: unknown } | undefined)?.code;
+    if (typeof code === "string" && CERTIFICATE_CODES.has(code)) return `${code}: ${errorMessage(candidate)}`;
+  }
+  return undefined;
 }
 
 function formatDuration(ms: number): string {

@@ -185,3 +185,27 @@ describe("node:http transport", () => {
     expect(elsewhere.seen).toEqual([]);
   });
 });
+
+describe("certificate failures", () => {
+  it("are not retried and say how to trust the CA, from an injected fetch too", async () => {
+    const refused = Object.assign(new Error("self-signed certificate"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" });
+    const failingFetch = () => Promise.reject(new TypeError("fetch failed", { cause: refused }));
+    const error = await (async () => {
+      for await (const batch of streamSse({
+        fetch: failingFetch,
+        url: "https://api.example.test",
+        headers: {},
+        body: {},
+        signal: new AbortController().signal,
+        label: "Test API",
+      }))
+        expect(batch).toEqual([]);
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelApiError);
+    expect(error).toMatchObject({
+      retryable: false,
+      message:
+        "Cannot verify the TLS certificate of Test API (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate). If a proxy or a private CA signs it, point NODE_EXTRA_CA_CERTS at that CA's PEM file.",
+    });
+  });
+});
