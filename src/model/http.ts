@@ -1,6 +1,7 @@
 import { errorMessage, isAbortError } from "../util/errors.js";
 import { ModelApiError } from "./errors.js";
 import { isRetryableStatus, parseRetryAfter } from "./retry.js";
+import type { ProxyEnv } from "../web/proxy.js";
 import { postWithNode, type PostResponse } from "./node-post.js";
 import { parseSseBatches, type ByteReader, type SseEvent } from "./sse.js";
 
@@ -9,6 +10,8 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 export type PostStreamRequest = {
   /** Default: node:http(s), which costs less CPU per streamed answer than global fetch (see node-post.ts). */
   fetch?: FetchLike | undefined;
+  /** Where node:http reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Default: process.env. */
+  proxyEnv?: ProxyEnv | undefined;
   url: string;
   headers: Record<string, string>;
   body: unknown;
@@ -36,7 +39,7 @@ export async function postForStream(request: PostStreamRequest): Promise<ByteRea
           await request.fetch(request.url, { method: "POST", headers, body, signal: request.signal }),
           request.label,
         )
-      : await postWithNode(request.url, headers, body, request.signal);
+      : await postWithNode(request.url, headers, body, request.signal, request.proxyEnv ?? process.env);
   } catch (error) {
     throw asNetworkError(error, request.label);
   }

@@ -1,5 +1,8 @@
-import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { isIP } from "node:net";
+import { proxyFor, type ProxyEnv } from "../web/proxy.js";
+import { basicAuth, startTls, tunnel } from "../web/proxy-tunnel.js";
 import type { ByteReader, ByteReadResult } from "./sse.js";
 
 // The model streams' POST over node:http(s), used when no fetch is injected. Global fetch costs
@@ -24,17 +27,19 @@ const REDIRECTS = new Set([307, 308]);
  * POSTs `body` to `url`. Like fetch, follows 307/308 redirects (the only ones that keep a POST),
  * but only on the same origin: the headers carry the API key, and a redirect elsewhere must not
  * take it along. Rejects with the signal's reason once it aborts, before or while the body is read.
+ * HTTPS_PROXY, HTTP_PROXY and NO_PROXY in `env` are honoured as curl reads them (see web/proxy.ts).
  */
 export async function postWithNode(
   url: string,
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
+  env: ProxyEnv = process.env,
 ): Promise<PostResponse> {
   const first = new URL(url);
   let target = first;
   for (let redirects = 0; ; redirects++) {
-    const response = await send(target, headers, body, signal);
+    const response = await send(target, headers, body, signal, env);
     const location = response.headers.location;
     if (!REDIRECTS.has(response.statusCode ?? 0) || !location || redirects === MAX_REDIRECTS)
       return wrap(response, signal);
@@ -45,18 +50,23 @@ export async function postWithNode(
   }
 }
 
-function send(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+async function send(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+  env: ProxyEnv,
+): Promise<IncomingMessage> {
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    return Promise.reject(new Error(`unsupported protocol ${url.protocol} in ${url.href}`));
-  if (signal.aborted) return Promise.reject(signal.reason);
+    throw new Error(`unsupported protocol ${url.protocol} in ${url.href}`);
+  if (signal.aborted) throw signal.reason;
+  const all = { "user-agent": "deep-acp", ...headers, "content-length": String(Buffer.byteLength(body)) };
+  const request = await openRequest(url, all, signal, env);
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
-      method: "POST",
-      headers: { "user-agent": "deep-acp", ...headers, "content-length": String(Buffer.byteLength(body)) },
-    });
     // Kept until the exchange is over: an abort while the body streams must close the connection.
     const onAbort = () => request.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
     request.once("close", () => signal.removeEventListener("abort", onAbort));
     request.once("response", resolve);
     // `on`, not `once`: after the response has started, a socket error is emitted on the request too
@@ -64,6 +74,49 @@ function send(url: URL, headers: Record<string, string>, body: string, signal: A
     request.on("error", (error) => reject(signal.aborted ? signal.reason : error));
     request.end(body);
   });
+}
+
+/**
+ * The POST, direct or through the environment's proxy. A proxy cannot reach this machine's loopback,
+ * so a model server on it (Ollama, LM Studio) is always asked directly, whatever NO_PROXY says.
+ */
+async function openRequest(
+  url: URL,
+  headers: OutgoingHttpHeaders,
+  signal: AbortSignal,
+  env: ProxyEnv,
+): Promise<ClientRequest> {
+  const proxy = isLoopback(url.hostname) ? undefined : proxyFor(url, env);
+  if (!proxy) return (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method: "POST", headers });
+  if (url.protocol === "http:") {
+    // Plain HTTP through a proxy: the request line names the whole URL.
+    const auth = proxy.username ? { "proxy-authorization": basicAuth(proxy) } : {};
+    return httpRequest({
+      method: "POST",
+      host: bareHost(proxy.hostname),
+      port: Number(proxy.port || 80),
+      path: url.href,
+      headers: { ...headers, host: url.host, ...auth },
+    });
+  }
+  const host = bareHost(url.hostname);
+  const port = Number(url.port || 443);
+  const tunnelled = await tunnel(proxy, host, port, signal);
+  const secure = await startTls(tunnelled, isIP(host) === 0 ? host : undefined, host, signal);
+  return httpRequest({
+    method: "POST",
+    createConnection: () => secure,
+    path: `${url.pathname}${url.search}`,
+    headers: { ...headers, host: url.host },
+  });
+}
+
+const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
+
+function isLoopback(hostname: string): boolean {
+  const host = bareHost(hostname).toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost") || host === "::1") return true;
+  return isIP(host) === 4 && host.startsWith("127.");
 }
 
 function wrap(response: IncomingMessage, signal: AbortSignal): PostResponse {

@@ -1,11 +1,11 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { connect as netConnect, isIP, type Socket } from "node:net";
-import { connect as tlsConnect } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Readable } from "node:stream";
 import type { AddressPolicy } from "./address-policy.js";
 import { proxyFor, type ProxyEnv } from "./proxy.js";
+import { basicAuth, startTls, tunnel, WebFetchError } from "./proxy-tunnel.js";
 
 // One GET with redirects, where every hop is checked before a byte is sent: the host is resolved
 // once, each address is checked against the policy, and the socket is opened to that checked
@@ -36,8 +36,7 @@ export type HttpGetResult = {
   redirects: string[];
 };
 
-/** A refusal or failure with a message meant for the model and the user. */
-export class WebFetchError extends Error {}
+export { WebFetchError };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -189,59 +188,6 @@ function openSocket(host: string, port: number, signal: AbortSignal): Promise<So
       reject(signal.aborted ? signal.reason : new WebFetchError(`Cannot connect to ${host}:${port}: ${error.message}`));
     });
   });
-}
-
-function startTls(socket: Socket, servername: string | undefined, host: string, signal: AbortSignal): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    // The certificate is checked against the URL's host name, not the address we connected to.
-    const secure = tlsConnect({ socket, servername, ALPNProtocols: ["http/1.1"], host });
-    const onAbort = () => secure.destroy(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    secure.once("secureConnect", () => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(secure);
-    });
-    secure.once("error", (error) => {
-      signal.removeEventListener("abort", onAbort);
-      reject(signal.aborted ? signal.reason : new WebFetchError(`TLS with ${host} failed: ${error.message}`));
-    });
-  });
-}
-
-/** An HTTP CONNECT tunnel through the proxy to the checked address. */
-function tunnel(proxy: URL, address: string, port: number, signal: AbortSignal): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const target = `${isIP(address) === 6 ? `[${address}]` : address}:${port}`;
-    const request = httpRequest({
-      host: proxy.hostname.replace(/^\[|\]$/g, ""),
-      port: Number(proxy.port || 80),
-      method: "CONNECT",
-      path: target,
-      signal,
-      headers: { host: target, ...(proxy.username ? { "proxy-authorization": basicAuth(proxy) } : {}) },
-    });
-    request.once("connect", (response, socket) => {
-      if (response.statusCode === 200) resolve(socket);
-      else {
-        socket.destroy();
-        reject(
-          new WebFetchError(
-            `The proxy ${proxy.host} refused the tunnel: HTTP ${response.statusCode} ${response.statusMessage ?? ""}`.trim(),
-          ),
-        );
-      }
-    });
-    request.once("error", (error) =>
-      reject(
-        signal.aborted ? signal.reason : new WebFetchError(`Cannot reach the proxy ${proxy.host}: ${error.message}`),
-      ),
-    );
-    request.end();
-  });
-}
-
-function basicAuth(proxy: URL): string {
-  return `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}`;
 }
 
 /** Reads at most `maxBytes` of the decoded body; a compressed bomb stops at the same limit. */

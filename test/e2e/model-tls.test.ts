@@ -2,7 +2,8 @@
 // certificate is signed by nobody the system trusts, as behind a company proxy. With the certificate
 // in NODE_EXTRA_CA_CERTS (the way users hand Node their CA) the answer streams; without it the
 // prompt fails at once with a message that says what to do, instead of retrying a certificate that
-// will not change.
+// will not change. Through HTTPS_PROXY it goes by CONNECT, the certificate still checked against the
+// model server's own name.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:https";
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useAgentSuite } from "../support/agent-suite.js";
 import { renderAnthropic } from "../support/fake-model/render.js";
+import { startTestProxy } from "../support/test-proxy.js";
 
 const suite = useAgentSuite({ name: "tls" });
 
@@ -26,7 +28,14 @@ beforeAll(async () => {
     "openssl",
     [
       ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=deep-acp test"],
-      ...["-addext", "subjectAltName=IP:127.0.0.1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")],
+      ...[
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:model.test",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
     ],
     { stdio: "ignore" },
   );
@@ -76,6 +85,29 @@ describe("model stream over HTTPS", () => {
     expect(texts(suite.agent.updates(sessionId))).toBe("hello over TLS");
     expect(requests.slice(before)).toHaveLength(1);
     expect(requests.at(-1)!.key).toBe(suite.env().ANTHROPIC_API_KEY);
+  });
+
+  it("tunnels through HTTPS_PROXY, checking the certificate against the model server's name", async () => {
+    const proxy = await startTestProxy();
+    try {
+      const port = new URL(baseUrl).port;
+      const sessionId = await suite.startSession({
+        env: {
+          ANTHROPIC_BASE_URL: `https://model.test:${port}`,
+          HTTPS_PROXY: proxy.url,
+          NODE_EXTRA_CA_CERTS: join(dir, "cert.pem"),
+        },
+      });
+      const answer = await suite.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "hi" }],
+      });
+      expect(answer.result.stopReason).toBe("end_turn");
+      expect(texts(suite.agent.updates(sessionId))).toBe("hello over TLS");
+      expect(proxy.seen).toEqual([`CONNECT model.test:${port}`]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("fails at once, saying how to trust the CA, when the certificate cannot be verified", async () => {

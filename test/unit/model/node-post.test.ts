@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { streamSse } from "../../../src/model/http.js";
 import { ModelApiError } from "../../../src/model/errors.js";
+import { startTestProxy } from "../../support/test-proxy.js";
 
 // The model streams' default transport (node:http, src/model/node-post.ts) against real local
 // servers: what reaches the server, what the caller reads, and what happens on abort and redirects.
@@ -44,7 +45,7 @@ const sse = (data: string) => `event: message\ndata: ${data}\n\n`;
 /** Reads the stream to its end or first error; `afterBatch` may abort, or return false to stop reading. */
 async function read(
   url: string,
-  options: { signal?: AbortSignal; afterBatch?: () => boolean | void } = {},
+  options: { signal?: AbortSignal; afterBatch?: () => boolean | void; proxyEnv?: Record<string, string> } = {},
 ): Promise<{ seen: string[]; error?: unknown }> {
   const seen: string[] = [];
   const signal = options.signal ?? new AbortController().signal;
@@ -55,6 +56,7 @@ async function read(
       body: { hi: 1 },
       signal,
       label: "Test API",
+      proxyEnv: options.proxyEnv ?? {},
     })) {
       for (const event of batch) seen.push(event.data);
       if (options.afterBatch?.() === false) break;
@@ -183,6 +185,44 @@ describe("node:http transport", () => {
     expect(error).toBeInstanceOf(ModelApiError);
     expect((error as ModelApiError).message).toMatch(/^Test API error 307/);
     expect(elsewhere.seen).toEqual([]);
+  });
+});
+
+describe("proxies", () => {
+  it("sends plain HTTP through HTTP_PROXY as an absolute URI, with the proxy's credentials", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(sse("via proxy"));
+    });
+    const proxy = await startTestProxy();
+    try {
+      const port = new URL(server.url).port;
+      const proxyUrl = proxy.url.replace("http://", "http://user:p%40ss@");
+      const result = await read(`http://model.test:${port}/v1/messages`, { proxyEnv: { HTTP_PROXY: proxyUrl } });
+      expect(result).toEqual({ seen: ["via proxy"] });
+      expect(proxy.seen).toEqual([`POST http://model.test:${port}/v1/messages`]);
+      expect(proxy.headers[0]!["proxy-authorization"]).toBe(`Basic ${Buffer.from("user:p@ss").toString("base64")}`);
+      expect(server.seen[0]!.headers["x-api-key"]).toBe("secret");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("asks a model server on this machine directly, whatever the proxy settings say", async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(sse("direct"));
+    });
+    const proxy = await startTestProxy();
+    try {
+      const env = { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url };
+      expect(await read(server.url, { proxyEnv: env })).toEqual({ seen: ["direct"] });
+      const port = new URL(server.url).port;
+      expect(await read(`http://localhost:${port}`, { proxyEnv: env })).toEqual({ seen: ["direct"] });
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
