@@ -6,6 +6,7 @@ import { ModelApiError } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
 import { addCachePoints, toConverseMessages, toConverseTools } from "./bedrock-messages.js";
 import { isRetryableStatus, parseRetryAfter } from "./retry.js";
+import { modelProxyFor, TunnellingAgent } from "./proxy-route.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
 
@@ -41,10 +42,14 @@ export async function createBedrockClient(options: BedrockClientOptions): Promis
   const region = envValue(options.env, "AWS_REGION") ?? envValue(options.env, "AWS_DEFAULT_REGION");
   const endpoint = envValue(options.env, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME");
   // HTTP/1.1: the client's HTTP/2 default exists for bidirectional streams, which ConverseStream is not,
-  // and proxies and gateways speak HTTP/1.1.
+  // and proxies and gateways speak HTTP/1.1. The AWS SDK reads no proxy variables itself.
+  const proxy = modelProxyFor(
+    new URL(endpoint ?? `https://bedrock-runtime.${region ?? "us-east-1"}.amazonaws.com`),
+    options.env,
+  );
   const runtime = new sdk.BedrockRuntimeClient({
     maxAttempts: 1,
-    requestHandler: new NodeHttpHandler(),
+    requestHandler: new NodeHttpHandler(proxy ? { httpsAgent: new TunnellingAgent(proxy) } : {}),
     ...(region && { region }),
     ...(endpoint && { endpoint }),
   });

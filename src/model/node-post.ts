@@ -1,8 +1,9 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
-import { proxyFor, type ProxyEnv } from "../web/proxy.js";
+import type { ProxyEnv } from "../web/proxy.js";
 import { basicAuth, startTls, tunnel } from "../web/proxy-tunnel.js";
+import { bareHost, modelProxyFor } from "./proxy-route.js";
 import type { ByteReader, ByteReadResult } from "./sse.js";
 
 // The model streams' POST over node:http(s), used when no fetch is injected. Global fetch costs
@@ -76,17 +77,14 @@ async function send(
   });
 }
 
-/**
- * The POST, direct or through the environment's proxy. A proxy cannot reach this machine's loopback,
- * so a model server on it (Ollama, LM Studio) is always asked directly, whatever NO_PROXY says.
- */
+/** The POST, direct or through the environment's proxy (see proxy-route.ts). */
 async function openRequest(
   url: URL,
   headers: OutgoingHttpHeaders,
   signal: AbortSignal,
   env: ProxyEnv,
 ): Promise<ClientRequest> {
-  const proxy = isLoopback(url.hostname) ? undefined : proxyFor(url, env);
+  const proxy = modelProxyFor(url, env);
   if (!proxy) return (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method: "POST", headers });
   if (url.protocol === "http:") {
     // Plain HTTP through a proxy: the request line names the whole URL.
@@ -109,14 +107,6 @@ async function openRequest(
     path: `${url.pathname}${url.search}`,
     headers: { ...headers, host: url.host },
   });
-}
-
-const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
-
-function isLoopback(hostname: string): boolean {
-  const host = bareHost(hostname).toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost") || host === "::1") return true;
-  return isIP(host) === 4 && host.startsWith("127.");
 }
 
 function wrap(response: IncomingMessage, signal: AbortSignal): PostResponse {

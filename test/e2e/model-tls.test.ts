@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useAgentSuite } from "../support/agent-suite.js";
+import { createFakeModelServer, type FakeModelServer } from "../support/fake-model/index.js";
 import { renderAnthropic } from "../support/fake-model/render.js";
 import { startTestProxy } from "../support/test-proxy.js";
 
@@ -106,6 +107,42 @@ describe("model stream over HTTPS", () => {
       expect(texts(suite.agent.updates(sessionId))).toBe("hello over TLS");
       expect(proxy.seen).toEqual([`CONNECT model.test:${port}`]);
     } finally {
+      await proxy.close();
+    }
+  });
+
+  it("reaches Bedrock (the AWS SDK's own HTTP handler) through HTTPS_PROXY too", async () => {
+    const proxy = await startTestProxy();
+    let bedrock: FakeModelServer | undefined;
+    try {
+      bedrock = await createFakeModelServer({
+        tls: { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+        turns: [{ parts: [{ type: "text", text: "hello from Bedrock" }] }],
+      });
+      const port = new URL(bedrock.origin).port;
+      const agent = await suite.start({
+        api: "none",
+        args: ["--model", "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0"],
+        env: {
+          AWS_ACCESS_KEY_ID: "AKIDTEST",
+          AWS_SECRET_ACCESS_KEY: "secret",
+          AWS_REGION: "us-east-1",
+          AWS_ENDPOINT_URL_BEDROCK_RUNTIME: `https://model.test:${port}`,
+          AWS_EC2_METADATA_DISABLED: "true",
+          HTTPS_PROXY: proxy.url,
+          NODE_EXTRA_CA_CERTS: join(dir, "cert.pem"),
+        },
+      });
+      await agent.initialize({});
+      const created = await agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const sessionId = created.result.sessionId;
+      const answer = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      expect(answer.result?.stopReason, JSON.stringify(answer) + agent.stderr).toBe("end_turn");
+      expect(texts(agent.updates(sessionId))).toBe("hello from Bedrock");
+      expect(proxy.seen).toEqual([`CONNECT model.test:${port}`]);
+      expect(bedrock.requests).toHaveLength(1);
+    } finally {
+      await bedrock?.close();
       await proxy.close();
     }
   });

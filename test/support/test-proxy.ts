@@ -3,6 +3,7 @@
 // resolver knows. It records what it was asked, the way a proxy log would show it.
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import { connect, type AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 
 export type TestProxy = {
   url: string;
@@ -16,6 +17,8 @@ export type TestProxy = {
 export async function startTestProxy(): Promise<TestProxy> {
   const seen: string[] = [];
   const headers: IncomingHttpHeaders[] = [];
+  // Tunnels outlive their requests (clients keep connections alive); close() ends both sides.
+  const tunnels = new Set<Duplex>();
   const server = createServer((incoming, outgoing) => {
     seen.push(`${incoming.method} ${incoming.url}`);
     headers.push(incoming.headers);
@@ -41,6 +44,7 @@ export async function startTestProxy(): Promise<TestProxy> {
     headers.push(incoming.headers);
     const port = Number(String(incoming.url).split(":").at(-1));
     const upstream = connect(port, "127.0.0.1", () => {
+      tunnels.add(client).add(upstream);
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       upstream.write(head);
       upstream.pipe(client);
@@ -55,6 +59,7 @@ export async function startTestProxy(): Promise<TestProxy> {
     seen,
     headers,
     close: async () => {
+      for (const socket of tunnels) socket.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },

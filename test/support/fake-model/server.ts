@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { recordRequest } from "./record.js";
 import { errorBody, renderAnthropic, renderOpenAi } from "./render.js";
@@ -10,6 +11,8 @@ export type FakeModelServerOptions = {
   turns?: FakeTurn[];
   /** Answers requests once the queue is empty. Default: a fixed text turn. */
   handler?: FakeTurnHandler;
+  /** Serve HTTPS with this key and certificate (PEM) instead of HTTP. */
+  tls?: { key: Buffer; cert: Buffer };
 };
 
 export type FakeModelServer = {
@@ -118,16 +121,17 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     else if (!res.destroyed) res.end();
   };
 
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     res.on("error", () => undefined);
     route(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { type: "api_error", message: String(error) } });
       else res.destroy();
     });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
 
   return {
     origin,

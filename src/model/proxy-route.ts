@@ -1,0 +1,53 @@
+import { Agent as HttpsAgent, type AgentOptions, type RequestOptions } from "node:https";
+import { isIP } from "node:net";
+import type { Duplex } from "node:stream";
+import { proxyFor, type ProxyEnv } from "../web/proxy.js";
+import { startTls, tunnel } from "../web/proxy-tunnel.js";
+
+// Which proxy a model request goes through: HTTPS_PROXY / HTTP_PROXY / NO_PROXY as curl reads them
+// (web/proxy.ts), except that a model server on this machine is always asked directly: a proxy cannot
+// reach our loopback, and users with a global proxy run Ollama or LM Studio on localhost.
+
+export function modelProxyFor(url: URL, env: ProxyEnv): URL | undefined {
+  return isLoopback(url.hostname) ? undefined : proxyFor(url, env);
+}
+
+export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
+
+function isLoopback(hostname: string): boolean {
+  const host = bareHost(hostname).toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost") || host === "::1") return true;
+  return isIP(host) === 4 && host.startsWith("127.");
+}
+
+/**
+ * An https.Agent whose connections are CONNECT tunnels through `proxy`, TLS checked against the
+ * target's own name: for clients that take an agent rather than a request (the AWS SDK's handler).
+ */
+export class TunnellingAgent extends HttpsAgent {
+  constructor(
+    private readonly proxy: URL,
+    options: AgentOptions = { keepAlive: true },
+  ) {
+    super(options);
+  }
+
+  // Node's Agent takes a connection handed over later through the callback when this returns nothing.
+  override createConnection(
+    options: RequestOptions,
+    callback?: (error: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    const host = bareHost(options.hostname ?? options.host ?? "localhost");
+    const port = Number(options.port ?? 443);
+    const servername = isIP(host) === 0 ? options.servername || host : undefined;
+    // The request's own abort destroys the socket this hands over; nothing to cancel before that.
+    const never = new AbortController().signal;
+    tunnel(this.proxy, host, port, never)
+      .then((socket) => startTls(socket, servername, host, never))
+      .then(
+        (secure) => callback?.(null, secure),
+        (error: Error) => callback?.(error, null as never),
+      );
+    return undefined;
+  }
+}
