@@ -6,7 +6,7 @@ import { ModelApiError } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
 import { addCachePoints, toConverseMessages, toConverseTools } from "./bedrock-messages.js";
 import { isRetryableStatus, parseRetryAfter } from "./retry.js";
-import { modelProxyFor, TunnellingAgent } from "./proxy-route.js";
+import { modelProxyFor, tunnellingAgentFor } from "./proxy-route.js";
 import { parseToolInput } from "./tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "./types.js";
 
@@ -49,7 +49,7 @@ export async function createBedrockClient(options: BedrockClientOptions): Promis
   );
   const runtime = new sdk.BedrockRuntimeClient({
     maxAttempts: 1,
-    requestHandler: new NodeHttpHandler(proxy ? { httpsAgent: new TunnellingAgent(proxy) } : {}),
+    requestHandler: new NodeHttpHandler(proxy ? { httpsAgent: tunnellingAgentFor(proxy) } : {}),
     ...(region && { region }),
     ...(endpoint && { endpoint }),
   });

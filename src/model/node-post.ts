@@ -1,9 +1,8 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP } from "node:net";
 import type { ProxyEnv } from "../web/proxy.js";
-import { basicAuth, startTls, tunnel } from "../web/proxy-tunnel.js";
-import { bareHost, modelProxyFor } from "./proxy-route.js";
+import { basicAuth } from "../web/proxy-tunnel.js";
+import { bareHost, modelProxyFor, tunnellingAgentFor } from "./proxy-route.js";
 import type { ByteReader, ByteReadResult } from "./sse.js";
 
 // The model streams' POST over node:http(s), used when no fetch is injected. Global fetch costs
@@ -51,7 +50,7 @@ export async function postWithNode(
   }
 }
 
-async function send(
+function send(
   url: URL,
   headers: Record<string, string>,
   body: string,
@@ -59,15 +58,14 @@ async function send(
   env: ProxyEnv,
 ): Promise<IncomingMessage> {
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new Error(`unsupported protocol ${url.protocol} in ${url.href}`);
-  if (signal.aborted) throw signal.reason;
+    return Promise.reject(new Error(`unsupported protocol ${url.protocol} in ${url.href}`));
+  if (signal.aborted) return Promise.reject(signal.reason);
   const all = { "user-agent": "deep-acp", ...headers, "content-length": String(Buffer.byteLength(body)) };
-  const request = await openRequest(url, all, signal, env);
   return new Promise((resolve, reject) => {
+    const request = openRequest(url, all, env);
     // Kept until the exchange is over: an abort while the body streams must close the connection.
     const onAbort = () => request.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+    signal.addEventListener("abort", onAbort, { once: true });
     request.once("close", () => signal.removeEventListener("abort", onAbort));
     request.once("response", resolve);
     // `on`, not `once`: after the response has started, a socket error is emitted on the request too
@@ -78,12 +76,7 @@ async function send(
 }
 
 /** The POST, direct or through the environment's proxy (see proxy-route.ts). */
-async function openRequest(
-  url: URL,
-  headers: OutgoingHttpHeaders,
-  signal: AbortSignal,
-  env: ProxyEnv,
-): Promise<ClientRequest> {
+function openRequest(url: URL, headers: OutgoingHttpHeaders, env: ProxyEnv): ClientRequest {
   const proxy = modelProxyFor(url, env);
   if (!proxy) return (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method: "POST", headers });
   if (url.protocol === "http:") {
@@ -97,16 +90,8 @@ async function openRequest(
       headers: { ...headers, host: url.host, ...auth },
     });
   }
-  const host = bareHost(url.hostname);
-  const port = Number(url.port || 443);
-  const tunnelled = await tunnel(proxy, host, port, signal);
-  const secure = await startTls(tunnelled, isIP(host) === 0 ? host : undefined, host, signal);
-  return httpRequest({
-    method: "POST",
-    createConnection: () => secure,
-    path: `${url.pathname}${url.search}`,
-    headers: { ...headers, host: url.host },
-  });
+  // HTTPS through a proxy: CONNECT tunnels, kept alive between requests like direct connections.
+  return httpsRequest(url, { method: "POST", headers, agent: tunnellingAgentFor(proxy) });
 }
 
 function wrap(response: IncomingMessage, signal: AbortSignal): PostResponse {

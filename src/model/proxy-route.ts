@@ -20,6 +20,15 @@ function isLoopback(hostname: string): boolean {
   return isIP(host) === 4 && host.startsWith("127.");
 }
 
+const agents = new Map<string, TunnellingAgent>();
+
+/** One agent per proxy, so tunnels are reused between requests like direct connections. */
+export function tunnellingAgentFor(proxy: URL): TunnellingAgent {
+  let agent = agents.get(proxy.href);
+  if (!agent) agents.set(proxy.href, (agent = new TunnellingAgent(proxy)));
+  return agent;
+}
+
 /**
  * An https.Agent whose connections are CONNECT tunnels through `proxy`, TLS checked against the
  * target's own name: for clients that take an agent rather than a request (the AWS SDK's handler).

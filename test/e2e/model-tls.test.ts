@@ -147,18 +147,32 @@ describe("model stream over HTTPS", () => {
     }
   });
 
-  it("fails at once, saying how to trust the CA, when the certificate cannot be verified", async () => {
-    const sessionId = await suite.startSession({ env: { ANTHROPIC_BASE_URL: baseUrl } });
-    const before = requests.length;
-    const answer = await suite.agent.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "hi" }],
-    });
-    const shown = JSON.stringify([answer, suite.agent.updates(sessionId)]);
-    expect(shown).toContain("Cannot verify the TLS certificate of Anthropic API");
-    expect(shown).toContain("NODE_EXTRA_CA_CERTS");
-    // Refused during the handshake: the request never reached the server, and was not retried.
-    expect(requests.length).toBe(before);
-    expect(suite.agent.stderr.match(/retry/gi) ?? []).toEqual([]);
-  });
+  it.each(["direct", "through HTTPS_PROXY"])(
+    "fails at once, saying how to trust the CA, when the certificate cannot be verified (%s)",
+    async (route) => {
+      const proxy = await startTestProxy();
+      try {
+        const port = new URL(baseUrl).port;
+        const env =
+          route === "direct"
+            ? { ANTHROPIC_BASE_URL: baseUrl }
+            : { ANTHROPIC_BASE_URL: `https://model.test:${port}`, HTTPS_PROXY: proxy.url };
+        const sessionId = await suite.startSession({ env });
+        const before = requests.length;
+        const answer = await suite.agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "hi" }],
+        });
+        const shown = JSON.stringify([answer, suite.agent.updates(sessionId)]);
+        expect(shown).toContain("Cannot verify the TLS certificate of Anthropic API");
+        expect(shown).toContain("NODE_EXTRA_CA_CERTS");
+        // Refused during the handshake: the request never reached the server, and was not retried.
+        expect(requests.length).toBe(before);
+        expect(suite.agent.stderr).not.toContain("retrying");
+        expect(proxy.seen).toEqual(route === "direct" ? [] : [`CONNECT model.test:${port}`]);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 });
