@@ -31,7 +31,7 @@ export function tunnellingAgentFor(proxy: URL): TunnellingAgent {
 
 /**
  * An https.Agent whose connections are CONNECT tunnels through `proxy`, TLS checked against the
- * target's own name: for clients that take an agent rather than a request (the AWS SDK's handler).
+ * target's own name: node-post's requests use it, and the AWS SDK's handler, which takes an agent.
  */
 export class TunnellingAgent extends HttpsAgent {
   constructor(
@@ -49,7 +49,8 @@ export class TunnellingAgent extends HttpsAgent {
     const host = bareHost(options.hostname ?? options.host ?? "localhost");
     const port = Number(options.port ?? 443);
     const servername = isIP(host) === 0 ? options.servername || host : undefined;
-    // The request's own abort destroys the socket this hands over; nothing to cancel before that.
+    // The request's own abort destroys the socket this hands over; a tunnel still being opened then
+    // finishes and goes back to the pool.
     const never = new AbortController().signal;
     tunnel(this.proxy, host, port, never)
       .then((socket) => startTls(socket, servername, host, never))
