@@ -1,8 +1,8 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { ProxyEnv } from "../web/proxy.js";
+import { bareHost, type ProxyEnv } from "../web/proxy.js";
 import { basicAuth } from "../web/proxy-tunnel.js";
-import { bareHost, modelProxyFor, tunnellingAgentFor } from "./proxy-route.js";
+import { modelProxyFor, tunnellingAgentFor } from "./proxy-route.js";
 import type { ByteReader, ByteReadResult } from "./sse.js";
 
 // The model streams' POST over node:http(s), used when no fetch is injected. Global fetch costs
@@ -34,7 +34,7 @@ export async function postWithNode(
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
-  env: ProxyEnv = process.env,
+  env: ProxyEnv,
 ): Promise<PostResponse> {
   const first = new URL(url);
   let target = first;

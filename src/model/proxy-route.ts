@@ -1,7 +1,7 @@
 import { Agent as HttpsAgent, type AgentOptions, type RequestOptions } from "node:https";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
-import { proxyFor, type ProxyEnv } from "../web/proxy.js";
+import { bareHost, proxyFor, type ProxyEnv } from "../web/proxy.js";
 import { startTls, tunnel } from "../web/proxy-tunnel.js";
 
 // Which proxy a model request goes through: HTTPS_PROXY / HTTP_PROXY / NO_PROXY as curl reads them
@@ -11,8 +11,6 @@ import { startTls, tunnel } from "../web/proxy-tunnel.js";
 export function modelProxyFor(url: URL, env: ProxyEnv): URL | undefined {
   return isLoopback(url.hostname) ? undefined : proxyFor(url, env);
 }
-
-export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
 
 function isLoopback(hostname: string): boolean {
   const host = bareHost(hostname).toLowerCase();

@@ -4,7 +4,7 @@ import { connect as netConnect, isIP, type Socket } from "node:net";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Readable } from "node:stream";
 import type { AddressPolicy } from "./address-policy.js";
-import { proxyFor, type ProxyEnv } from "./proxy.js";
+import { bareHost, proxyFor, type ProxyEnv } from "./proxy.js";
 import { basicAuth, startTls, tunnel, WebFetchError } from "./proxy-tunnel.js";
 
 // One GET with redirects, where every hop is checked before a byte is sent: the host is resolved
@@ -64,7 +64,7 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
       if (next.host !== approved.host) {
         // The user approved one host (the gate asks per host); another one is the model's next call,
         // asked about again. A literal address is still refused as such when the policy refuses it.
-        if (isIP(bareHost(next)) !== 0) await checkedAddress(bareHost(next), options);
+        if (isIP(bareHost(next.hostname)) !== 0) await checkedAddress(bareHost(next.hostname), options);
         throw new WebFetchError(
           `Redirected to ${next.href}, on another host than ${approved.host}; it was not fetched. Call web_fetch with that URL to fetch it (a new host needs the user's approval).`,
         );
@@ -99,10 +99,8 @@ export function parseHttpUrl(text: string): URL {
   return url;
 }
 
-const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
-
 async function getOnce(url: URL, options: HttpGetOptions): Promise<IncomingMessage> {
-  const host = bareHost(url);
+  const host = bareHost(url.hostname);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const proxy = proxyFor(url, options.env);
   const address = await checkedAddress(host, options);
@@ -110,7 +108,7 @@ async function getOnce(url: URL, options: HttpGetOptions): Promise<IncomingMessa
   let path = `${url.pathname}${url.search}`;
   if (proxy && url.protocol === "http:") {
     // Plain HTTP through a proxy: the request line names the checked address, Host the real name.
-    socket = await openSocket(proxy.hostname.replace(/^\[|\]$/g, ""), Number(proxy.port || 80), options.signal);
+    socket = await openSocket(bareHost(proxy.hostname), Number(proxy.port || 80), options.signal);
     path = `http://${isIP(address) === 6 ? `[${address}]` : address}:${port}${path}`;
   } else if (proxy) {
     socket = await tunnel(proxy, address, port, options.signal);

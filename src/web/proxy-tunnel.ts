@@ -1,6 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { isIP, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
+import { bareHost } from "./proxy.js";
 
 // Through an HTTP proxy: a CONNECT tunnel, then TLS inside it, checked against the URL's host name.
 // Used by web_fetch (to the address it checked) and by the model streams (to the host by name).
@@ -39,7 +40,7 @@ export function tunnel(proxy: URL, host: string, port: number, signal: AbortSign
   return new Promise((resolve, reject) => {
     const target = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
     const request = httpRequest({
-      host: proxy.hostname.replace(/^\[|\]$/g, ""),
+      host: bareHost(proxy.hostname),
       port: Number(proxy.port || 80),
       method: "CONNECT",
       path: target,

@@ -5,6 +5,9 @@ import { isIP } from "node:net";
 
 export type ProxyEnv = Readonly<Record<string, string | undefined>>;
 
+/** A URL's host name without the brackets an IPv6 address carries there. */
+export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
+
 /** The proxy to use for `target`, or undefined to connect directly. */
 export function proxyFor(target: URL, env: ProxyEnv): URL | undefined {
   const raw = target.protocol === "https:" ? pick(env, "https_proxy") : pick(env, "http_proxy");
@@ -23,7 +26,7 @@ function pick(env: ProxyEnv, name: string): string | undefined {
 }
 
 function bypassed(target: URL, noProxy: string): boolean {
-  const host = target.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const host = bareHost(target.hostname).toLowerCase();
   const port = target.port || (target.protocol === "https:" ? "443" : "80");
   for (const rawEntry of noProxy.split(/[\s,]+/)) {
     const entry = rawEntry.trim().toLowerCase();
