@@ -148,6 +148,33 @@ describeWithSshd("remote workspace over ssh (Zed capabilities, built binary)", (
     expect(sent).not.toContain("outside");
   });
 
+  it("attack: a hard link to a file outside the project asks on the remote as locally, and searches skip it", async () => {
+    const { link } = await import("node:fs/promises");
+    await writeFile(join(sshd.backingDir, "secret.txt"), "HARD-LINKED-SECRET\n");
+    await link(join(sshd.backingDir, "secret.txt"), join(sshd.backingDir, "proj", "notes.txt"));
+    await writeFile(join(sshd.backingDir, "proj", "plain.txt"), "plain words\n");
+    suite.model.enqueue(
+      toolTurn("read_file", { file_path: `${remoteProject()}/notes.txt` }),
+      toolTurn("grep", { pattern: "SECRET", path: remoteProject() }),
+      toolTurn("grep", { pattern: "words", path: remoteProject() }),
+      textTurn("Done."),
+    );
+    const asked: string[] = [];
+    const { sessionId } = await connect({
+      permission: (m) => {
+        asked.push(JSON.stringify(m.params.toolCall));
+        const reject = m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
+        return { outcome: { outcome: "selected", optionId: reject.optionId } };
+      },
+    });
+    expect((await prompt(sessionId, "read it")).result.stopReason).toBe("end_turn");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("notes.txt");
+    const sent = JSON.stringify(suite.model.requests.at(-1)!.body);
+    expect(sent).not.toContain("HARD-LINKED-SECRET");
+    expect(sent).toContain("plain words");
+  });
+
   it("a loaded session reconnects; closing a session closes its connection", async () => {
     await writeFile(join(sshd.backingDir, "proj", "notes.md"), "remote notes\n");
     suite.model.enqueue(toolTurn("read_file", { file_path: `${remoteProject()}/notes.md` }), textTurn("Read."));

@@ -104,8 +104,8 @@ export function useAttackSession(
 }
 
 /**
- * Starts the binary in `mode` with an editor that rejects every dialog, has the model make `calls`
- * one per turn, and checks the turn ended normally after all of them were made.
+ * Starts the binary in `mode` with an editor that rejects every dialog (or gives `answer` to each),
+ * has the model make `calls` one per turn, and checks the turn ended normally after all of them were made.
  */
 export async function runAttack(
   s: AttackSession,
@@ -113,12 +113,13 @@ export async function runAttack(
   calls: Call[],
   capabilities: unknown = {},
   prompt: unknown[] = [{ type: "text", text: "go" }],
+  answer: "reject_once" | "allow_once" = "reject_once",
 ) {
   const editor = createFakeEditor({
     permission: (m) => {
       s.dialogs.push(m);
-      const reject = m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
-      return { outcome: { outcome: "selected", optionId: reject.optionId } };
+      const option = m.params.options.find((o: { kind: string }) => o.kind === answer);
+      return { outcome: { outcome: "selected", optionId: option.optionId } };
     },
   });
   const agent = await startAgentProcess({
