@@ -44,7 +44,11 @@ export function permissionParams(sessionId: string, req: ApprovalRequest): acp.R
       status: "pending",
       rawInput: req.rawInput,
       locations: req.locations,
-      ...(req.preview && req.preview.length > 0 ? { content: toToolCallContent(req.preview) } : {}),
+      // What the call does and why it asks, in words, after any preview (the gate's own text).
+      content: [
+        ...(req.preview && req.preview.length > 0 ? toToolCallContent(req.preview) : []),
+        { type: "content", content: { type: "text", text: `Why this asks: ${req.reason}.` } },
+      ],
       _meta: {
         [META_KEY]: { reason: req.reason, ...(req.parentToolCallId ? { parentToolCallId: req.parentToolCallId } : {}) },
       },

@@ -304,7 +304,7 @@ async function authorize(
   const decision = pre?.decision ? gated.withHook({ decision: pre.decision, reason: pre.reason }) : gated.decision;
   const allowed = async (): Promise<Allowed> => {
     if (tool.effect === "edit" || tool.effect === "delete")
-      await forgetCommandsChangedBy(gated.targets, env.context.roots, env.memory);
+      await forgetCommandsChangedBy(gated.targets, env.context.roots, env.memory, env.gatePolicy);
     return { approved: gated.approved };
   };
   if (decision.action === "deny") return { message: decision.reason };

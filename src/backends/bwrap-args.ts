@@ -9,13 +9,15 @@ import { dirname, join, resolve, sep } from "node:path";
 // write caches work without seeing the user's real home.
 //
 // Inside the writable roots, what decides what runs *outside* the sandbox stays read-only: the
-// paths the gate protects (`protectedEntries`: `.git` for hooks and `core.fsmonitor`, `.deepagents`,
-// `.envrc`, `.vscode`, `.mcp.json`, ... and `[protected]` config), bound read-only where they exist
-// in each root and in every folder from the root down to the working directory (a nested
-// repository's `.git` when the command runs in it). Not covered, the gate still asks for them: a
-// protected path created by the command when it did not exist, a nested one elsewhere in the tree
-// (finding those would walk the whole tree on every command), and a nested one moved away by
-// renaming its parent folder. When a
+// paths the gate resolves as host execution surfaces (`hostSurfaces`: git's folder however `.git`
+// redirects there, its hooks folder, every config file it reads or includes, and the protected
+// entries by their real paths), and the literal protected entries (`protectedEntries`: `.git`,
+// `.deepagents`, `.envrc`, `.vscode`, `.mcp.json`, ... and `[protected]` config) in each root and in
+// every folder from the root down to the working directory (a nested repository's `.git` when the
+// command runs in it). Not covered, the gate still asks for them: a path that did not exist when
+// the command started (it cannot be bound; the sandbox says when a command created one), a nested
+// one elsewhere in the tree (finding those would walk the whole tree on every command), and a
+// nested one moved away by renaming its parent folder. When a
 // root contains deep-acp's own folder (~/.deepagents: user hooks, MCP config), that folder is
 // read-only too and its `.state` (stored API keys, OAuth tokens, approvals) is replaced by an empty
 // tmpfs, so a sandboxed command never reads the stored key.
@@ -49,6 +51,12 @@ export type BwrapMounts = {
   homeDir: string | undefined;
   /** Paths relative to a root (the gate's protected paths) bound read-only where they exist; added to PROTECTED_ROOT_ENTRIES. */
   protectedEntries?: readonly string[];
+  /**
+   * Absolute real paths that decide what runs on the host (the gate's host execution surfaces: git's
+   * folders however `.git` redirects, core.hooksPath, config includes, ...), bound read-only where
+   * they exist inside a writable mount.
+   */
+  hostSurfaces?: readonly string[];
   /** deep-acp's own folder (default `<homeDir>/.deepagents`): read-only, `.state` hidden, where a root reaches it. */
   agentDir?: string;
   systemPaths: readonly string[];
@@ -119,6 +127,7 @@ function protectedMounts(mounts: BwrapMounts, cwd: string): Mount[] {
     out.set(dest, { dest, args: ["--ro-bind", real, dest] });
   };
   for (const dir of foldersToGuard(writable, resolve(cwd))) for (const entry of entries) readOnly(join(dir, entry));
+  for (const path of mounts.hostSurfaces ?? []) readOnly(path);
   const agentDir = mounts.agentDir ?? (mounts.homeDir ? join(resolve(mounts.homeDir), ".deepagents") : undefined);
   if (agentDir) {
     const real = realOrUndefined(agentDir);

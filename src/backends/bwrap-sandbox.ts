@@ -1,6 +1,6 @@
 import type { BackgroundSpawnSpec } from "./background-processes.js";
 import { execFile } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, type BwrapMounts } from "./bwrap-args.js";
@@ -31,6 +31,12 @@ export type BwrapSandboxOptions = {
   bwrapPath?: string;
   /** Paths relative to each root kept read-only (the gate's protected paths); `.git` and `.deepagents` always are. */
   protectedEntries?: readonly string[];
+  /**
+   * What decides what runs on the host for a command in `cwd` (the gate's resolveHostExecutionSurfaces,
+   * one source for the gate and the sandbox): existing ones are bound read-only; when the command
+   * creates a missing one, its output says so. Default none (only `protectedEntries`).
+   */
+  hostSurfaces?: HostSurfaceSource;
   /** Hidden behind an empty scratch tmpfs. Default os.homedir(). */
   homeDir?: string;
   /** Default DEFAULT_SYSTEM_PATHS (bwrap-args.ts). */
@@ -52,6 +58,15 @@ export type BwrapSandboxOptions = {
   /** Default `bwrap:<roots[0]>`. */
   id?: string;
   spawn?: SpawnProcessFn;
+};
+
+/** One path that decides what runs on the host, as the sandbox needs it. */
+export type HostSurfaceEntry = { path: string; exists: boolean; reason: string };
+
+/** Where the sandbox gets them: resolved now, or (for a background process, started synchronously) the last answer. */
+export type HostSurfaceSource = {
+  resolve(cwd: string): Promise<readonly HostSurfaceEntry[]>;
+  latest(cwd: string): readonly HostSurfaceEntry[] | undefined;
 };
 
 export interface BwrapSandboxBackend extends SandboxBackendProtocol {
@@ -87,15 +102,22 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
   const env = { ...buildShellEnv(options.env), TMPDIR: "/tmp" };
   const files = options.files ?? createFilesystemBackend({ rootDir: roots[0]! });
 
+  const source = options.hostSurfaces;
+  const surfacesFor = async (cwd: string): Promise<readonly HostSurfaceEntry[]> =>
+    source ? source.resolve(cwd).catch(() => source.latest(cwd) ?? []) : [];
+  const argsFor = (cwd: string, surfaces: readonly HostSurfaceEntry[]) =>
+    buildBwrapArgs({ ...mounts, hostSurfaces: surfaces.filter((s) => s.exists).map((s) => s.path) }, cwd);
+
   async function execute(command: string, exec: ExecuteOptions = {}): Promise<ExecuteResponse> {
     const cwd = exec.cwd ?? roots[0]!;
     const problem = checkWorkingDirectory(cwd);
     if (problem) return failedToStart(problem);
     if (!visible.some((p) => isInside(p, resolve(cwd))))
       return failedToStart(`working directory is outside the sandbox: ${cwd}`);
-    return runCommand({
+    const surfaces = await surfacesFor(resolve(cwd));
+    const result = await runCommand({
       file: bwrap,
-      args: [...buildBwrapArgs(mounts, resolve(cwd)), "--", shell, "-c", command],
+      args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command],
       cwd,
       env,
       timeoutMs: exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,
@@ -106,13 +128,22 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
       ...(exec.onOutput ? { onOutput: exec.onOutput } : {}),
       ...(options.spawn ? { spawn: options.spawn } : {}),
     });
+    // A missing path cannot be bound read-only: say so when the command created one.
+    const created = surfaces.filter((s) => !s.exists && existsSync(s.path));
+    if (created.length === 0) return result;
+    const notes = created.map(
+      (s) => `[deep-acp] This command created ${s.path}, which decides what runs on the host (${s.reason}).`,
+    );
+    return { ...result, output: `${result.output}${result.output.endsWith("\n") ? "" : "\n"}${notes.join("\n")}` };
   }
 
   function backgroundSpec(command: string, cwd = roots[0]!): BackgroundSpawnSpec | string {
     const problem = checkWorkingDirectory(cwd);
     if (problem) return problem;
     if (!visible.some((p) => isInside(p, resolve(cwd)))) return `working directory is outside the sandbox: ${cwd}`;
-    return { file: bwrap, args: [...buildBwrapArgs(mounts, resolve(cwd)), "--", shell, "-c", command], cwd, env };
+    // Built synchronously: the last answer (the gate resolves it before every sandboxed command).
+    const surfaces = source?.latest(resolve(cwd)) ?? [];
+    return { file: bwrap, args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command], cwd, env };
   }
 
   return withFileOperations(files, {
@@ -120,7 +151,7 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
     roots,
     execute,
     backgroundSpec,
-    sandboxArgs: (cwd: string) => buildBwrapArgs(mounts, resolve(cwd)),
+    sandboxArgs: (cwd: string) => argsFor(resolve(cwd), source?.latest(resolve(cwd)) ?? []),
   });
 }
 

@@ -3,7 +3,10 @@ import {
   ASSIGNMENT_PROGRAMS,
   DANGEROUS_OPTIONS,
   DANGEROUS_SUBCOMMANDS,
+  EXACT_PROGRAMS,
   FILE_PROGRAMS,
+  NETWORK_SCHEMES,
+  SCOPE_OPTIONS,
   SUBCOMMAND_PROGRAMS,
   SYSTEM_BIN,
   VERSIONED_INTERPRETER,
@@ -13,9 +16,12 @@ import {
 // What an "always allow" for a shell command may cover. The rule: the remembered scope is exactly
 // what the dialog says, and nothing a later command could stretch. So "always" is offered only for
 // a plain `program subcommand` (absolute program paths in the system folders normalised:
-// /usr/bin/git status is git status), never for wrappers and interpreters (they run anything),
-// never with options that run code or write elsewhere, never when an argument leads outside the
-// roots, and for programs that read or copy the files they are given only for those exact files.
+// /usr/bin/git status is git status), never for wrappers, interpreters and builtins that run a file
+// or another program (`.`, `source`, `exec`, `eval`, ...: they run anything), never with options
+// that run code or write elsewhere or that widen the scope (`--workspaces`, `-C DIR`, `--prefix`),
+// never with a URL of a scheme that reads files (`file://`) or an `@file` upload, never when an
+// argument leads outside the roots; `make X` is remembered for exactly those targets, and programs
+// that read or copy the files they are given only for those exact files.
 
 const METACHARACTERS = /[;&|<>`$(){}\\\n*?!#~[\]'"]/;
 
@@ -39,11 +45,25 @@ export function commandPathArguments(command: string, cwd: string): string[] {
   for (const arg of words.args) {
     // `--opt=value`, and a value glued to a short option when it looks like a path (`-o/tmp/x`).
     const glued = /^-[^-]./.test(arg) && arg.slice(2).includes("/") ? arg.slice(2) : "";
-    const value = arg.startsWith("-") ? (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : glued) : arg;
+    let value = arg.startsWith("-") ? (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : glued) : arg;
+    // `@file` (curl -d @x, --data-binary=@x, -F name=@x) uploads that file.
+    if (/^-[^-]@/.test(arg)) value = arg.slice(2);
+    if (value.includes("=@")) value = value.slice(value.indexOf("=@") + 1);
+    if (value.startsWith("@")) value = value.slice(1);
     if (value === "") continue;
     candidates.push(isAbsolute(value) ? resolve(value) : resolve(cwd, value));
   }
   return candidates;
+}
+
+/** A URL whose scheme reads local files or runs a helper (`file://`, `ext::`), or undefined. */
+export function fileReadingUrl(words: readonly string[]): string | undefined {
+  return words.find((word) => {
+    const value = word.includes("=") && word.startsWith("-") ? word.slice(word.indexOf("=") + 1) : word;
+    if (/^file:/i.test(value) || /^[a-z][a-z0-9+.-]*::/i.test(value)) return true;
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+    return scheme !== undefined && !NETWORK_SCHEMES.has(scheme);
+  });
 }
 
 export type CommandApproval = { key: string; label: string } | { key: null; why: string };
@@ -73,6 +93,11 @@ export function commandApproval(command: string, context: CommandApprovalContext
   const danger = DANGEROUS_OPTIONS[program];
   const option = danger ? words.args.find((arg) => danger.test(arg)) : undefined;
   if (option) return { key: null, why: `\`${option}\` can run code or write elsewhere` };
+  const scope = SCOPE_OPTIONS[program];
+  const widening = scope ? words.args.find((arg) => scope.test(arg)) : undefined;
+  if (widening) return { key: null, why: `\`${widening}\` widens what it runs beyond this command` };
+  const url = fileReadingUrl(words.args);
+  if (url) return { key: null, why: `\`${url}\` reads local files or runs a helper` };
   for (const arg of commandPathArguments(command, context.cwd)) {
     const seen = context.paths.get(arg);
     if (seen && !seen.inside) return { key: null, why: `it names ${seen.real}, outside the project` };
@@ -81,6 +106,11 @@ export function commandApproval(command: string, context: CommandApprovalContext
     // Key on the exact files: `cat README.md` says nothing about `cat` of anything else.
     const shown = [program, ...words.args.map((arg) => realArgument(arg, context))].join(" ");
     return { key: `execute:exact:${shown}`, label: `Always allow \`${[program, ...words.args].join(" ")}\`` };
+  }
+  if (EXACT_PROGRAMS.has(program)) {
+    // `make build` is target build only: not `make build deploy`.
+    const exact = [program, ...words.args].join(" ");
+    return { key: `execute:exact:${exact}`, label: `Always allow \`${exact}\`` };
   }
   if (SUBCOMMAND_PROGRAMS.has(program)) {
     const sub = words.args[0];
@@ -98,12 +128,17 @@ export function commandApproval(command: string, context: CommandApprovalContext
       if (!script || script.startsWith("-")) return { key: null, why: "no script named" };
       return {
         key: `execute:${program} ${sub} ${script}`,
-        label: `Always allow \`${program} ${sub} ${script}\` commands`,
+        label: withArguments(`${program} ${sub} ${script}`),
       };
     }
-    return { key: `execute:${program} ${sub}`, label: `Always allow \`${program} ${sub}\` commands` };
+    return { key: `execute:${program} ${sub}`, label: withArguments(`${program} ${sub}`) };
   }
-  return { key: `execute:${program}`, label: `Always allow \`${program}\` commands` };
+  return { key: `execute:${program}`, label: withArguments(program) };
+}
+
+/** The label of a prefix approval: the command, and that other arguments are covered too. */
+function withArguments(command: string): string {
+  return `Always allow \`${command}\` with any arguments`;
 }
 
 function realArgument(arg: string, context: CommandApprovalContext): string {
@@ -122,8 +157,9 @@ export function commandsDecidedBy(relativePath: string): "all" | readonly string
     [".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml"].includes(name)
   )
     return ["git"];
-  // What `npm test` and friends actually start.
-  if (/(^|\/)node_modules\/\.bin\//.test(relativePath)) return ["npm", "pnpm", "yarn", "bun"];
+  // What `npm test` and friends actually start (yarn's own release and plug'n'play loader too).
+  if (/(^|\/)(node_modules\/\.bin|\.yarn\/releases|\.yarn\/plugins)\//.test(relativePath)) return ["npm", "pnpm", "yarn", "bun"];
+  if ([".pnp.cjs", ".pnp.loader.mjs"].includes(name)) return ["npm", "pnpm", "yarn", "bun"];
   if (
     [
       "package.json",

@@ -30,8 +30,28 @@ export const SUBCOMMAND_PROGRAMS = new Set([
   "terraform",
 ]);
 
-/** Run another program or arbitrary code: remembering them would remember everything. */
+/** Run another program, a file or arbitrary code: remembering them would remember everything. */
 export const WRAPPERS = new Set([
+  // Shell builtins and keywords that run a file, a string or another program, or change what a name runs.
+  ".",
+  "source",
+  "trap",
+  "coproc",
+  "enable",
+  "hash",
+  "alias",
+  "fc",
+  "bind",
+  "if",
+  "then",
+  "else",
+  "do",
+  "while",
+  "until",
+  "for",
+  "case",
+  "select",
+  "function",
   "env",
   "timeout",
   "xargs",
@@ -151,6 +171,28 @@ export const WRAPPERS = new Set([
   "fakeroot",
   "valgrind",
   "hyperfine",
+  "prlimit",
+  "setpriv",
+  "runcon",
+  "sg",
+  "newgrp",
+  "chpst",
+  "numactl",
+  "cpulimit",
+  "faketime",
+  "torsocks",
+  "proxychains",
+  "proxychains4",
+  "tsocks",
+  "xvfb-run",
+  "dbus-run-session",
+  "ssh-agent",
+  "systemd-inhibit",
+  "caffeinate",
+  "catchsegv",
+  "flatpak",
+  "distrobox",
+  "toolbox",
 ]);
 
 /** Versioned interpreters (`python3.12`, `node20`, `perl5.36`). */
@@ -216,8 +258,22 @@ export const FILE_PROGRAMS = new Set([
   "tr",
   "jq",
   "yq",
-  "source",
 ]);
+
+/** Task runners whose words are targets: remembered for exactly the targets named (`make build`, not `make build deploy`). */
+export const EXACT_PROGRAMS = new Set(["make", "gmake", "rake", "just", "task"]);
+
+/** URL schemes that go to the network: any other (`file://`, `jar:`, `ext::`) voids "always". */
+export const NETWORK_SCHEMES = new Set(["http", "https", "ws", "wss", "ftp", "ftps", "git", "ssh"]);
+
+/** Options that widen what a remembered command covers: other packages, another folder, the global install. */
+export const SCOPE_OPTIONS: Record<string, RegExp> = {
+  npm: /^(--workspaces?|-ws|--include-workspace-root|-g|--global|--location)(=|$)/,
+  pnpm: /^(-r|--recursive|--workspace-root|-g|--global|--filter-prod|--include-workspace-root)(=|$)/,
+  yarn: /^(-g|--global|--cwd|--top-level)(=|$)/,
+  bun: /^(--filter|--cwd|-g|--global|--workspaces?)(=|$)/,
+  cargo: /^(--workspace|--all)(=|$)/,
+};
 
 /** Subcommands that change configuration or run given code: never remembered. */
 export const DANGEROUS_SUBCOMMANDS: Record<string, readonly string[]> = {
@@ -237,7 +293,7 @@ export const DANGEROUS_SUBCOMMANDS: Record<string, readonly string[]> = {
   ],
   npm: ["exec", "x", "explore", "config", "set", "init", "create", "pkg"],
   pnpm: ["exec", "dlx", "config", "create"],
-  yarn: ["exec", "dlx", "config", "create"],
+  yarn: ["exec", "dlx", "config", "create", "workspace", "workspaces"],
   bun: ["x", "create"],
   go: ["run", "generate", "env", "tool"],
   cargo: ["run", "install", "script", "config"],
@@ -271,6 +327,14 @@ export const DANGEROUS_OPTIONS: Record<string, RegExp> = {
   rake: /^(-f|--rakefile|-I|--libdir|-r|--require|-e|--execute|-E|--execute-continue|-p|--execute-print)(=|$|.)/,
   terraform: /^(-chdir|-var-file)(=|$)/,
   kubectl: /^(--kubeconfig|--exec-command)(=|$)/,
+  // Programs that take files but also run helpers or read a config that names more files.
+  tar: /^(-I|--use-compress-program|--to-command|--info-script|--new-volume-script|-F|--rsh-command|--checkpoint-action|--rmt-command)(=|$|.)/,
+  sort: /^(--compress-program)(=|$)/,
+  rg: /^(--pre|--pre-glob|--ignore-file)(=|$)/,
+  zip: /^(-TT|--unzip-command)(=|$)/,
+  curl: /^(-K|--config)(=|$|.)/,
+  wget: /^(-e|--execute|-i|--input-file|--config|--use-askpass)(=|$|.)/,
+  cmake: /^(-P|-E|-C|-D)(=|$|.)/,
 };
 
 /** Programs in these folders are the system's own: `/usr/bin/git` means `git`. */

@@ -1,6 +1,7 @@
 import type { RealTarget } from "../backends/real-path.js";
 import { isWithin } from "../backends/real-path.js";
 import type { CommandApproval } from "./command-policy.js";
+import type { HostExecutionSurfaces } from "./host-surfaces.js";
 import type { ProtectedPaths } from "./protected-paths.js";
 
 // The decision itself: pure, synchronous, on real paths. Everything it needs is in the request
@@ -59,6 +60,12 @@ export type GateRequest = {
   /** For `network`: the host fetched from, when the input names one. */
   host?: string;
   protectedPaths: ProtectedPaths;
+  /**
+   * What decides what runs on the host, per root, as git and the protected list resolve it
+   * (host-surfaces.ts); without it only the protected patterns count, on both the requested and
+   * the real path.
+   */
+  hostSurfaces?: readonly HostExecutionSurfaces[];
   rules?: RuleVerdict;
   /** The PreToolUse hooks' verdict. */
   hook?: HookVerdict;
@@ -145,22 +152,29 @@ function byMode(request: GateRequest): GateDecision | Ask {
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };
       return tool.name === "eval"
         ? ask("runs code that can call tools with side effects", null, null)
-        : ask("calls a tool with side effects", `tool:${tool.approvalId ?? tool.name}`, `Always allow ${tool.name}`);
+        : ask(
+            "calls a tool with side effects",
+            `tool:${tool.approvalId ?? tool.name}`,
+            `Always allow the tool \`${tool.name}\``,
+          );
   }
 }
 
 function decideRead(request: GateRequest): GateDecision | Ask {
-  const { tool, targets } = request;
+  const { targets } = request;
   const readable = [...request.roots, ...request.readRoots];
   for (const target of targets) {
     if (target.virtual) continue;
     if (target.unresolved)
       return ask(`reads ${named(target)}, which cannot be resolved (${target.unresolved})`, null, null, true);
     if (!inside(target.real, readable)) {
+      // One key for every read tool: "reading X" is what the user allows, whichever tool reads it.
       return ask(
         `reads ${named(target)}, outside the project`,
-        `${tool.name}:outside:${target.real}`,
-        `Always allow ${tool.name} of ${target.real}`,
+        `read:outside:${target.real}`,
+        target.isDirectory
+          ? `Always allow listing and searching ${target.real}`
+          : `Always allow reading ${target.real}`,
       );
     }
     if (target.hardLinks > 1) return ask(hardLinkReason("reads", target), null, null, true);
@@ -180,20 +194,16 @@ function decideChange(request: GateRequest): GateDecision | Ask {
     if (target.shared || !inside(target.real, roots)) {
       const where = target.shared ? "shared by every project" : "outside the project";
       if (recursive) return ask(`deletes the folder ${named(target)} and everything in it, ${where}`, null, null, true);
+      const deleting = tool.effect === "delete";
       return ask(
         `${verb} ${named(target)}, ${where}`,
-        `${tool.name}:outside:${target.real}`,
-        `Always allow ${tool.name} of ${target.real}`,
+        `${deleting ? "delete" : "edit"}:outside:${target.real}`,
+        `Always allow ${deleting ? "deleting" : "changing"} ${target.real}`,
       );
     }
-    const guarded = request.protectedPaths.match(target.real, roots);
+    const guarded = decidesWhatRuns(request, target);
     if (guarded)
-      return ask(
-        `${verb} ${named(target)}, a protected path (${guarded}): it can decide what runs later`,
-        null,
-        null,
-        true,
-      );
+      return ask(`${verb} ${named(target)}, which decides what runs on the host: ${guarded}`, null, null, true);
     if (target.hardLinks > 1 && tool.effect !== "delete") return ask(hardLinkReason(verb, target), null, null, true);
     if (recursive) inProject ??= ask(`deletes the folder ${named(target)} and everything in it`, null, null);
   }
@@ -201,7 +211,24 @@ function decideChange(request: GateRequest): GateDecision | Ask {
   if (tool.effect === "delete")
     return ask("deletes a file", "tool:delete:inside", "Always allow deleting files in this project");
   if (mode === "accept-edits") return { action: "allow", reason: "accept-edits mode" };
-  return ask("edits a file", `tool:${tool.name}`, `Always allow ${tool.name} in this project`);
+  // One key for write_file and edit_file: "edits in this project" is what the label allows.
+  return ask("edits a file", "edit:inside", "Always allow edits in this project");
+}
+
+/**
+ * Why a change to `target` decides what runs on the host, or undefined: a path git or the protected
+ * list resolves (by the path as asked for and by its real path, so `.git -> store/` and `store/`
+ * itself both count), else a protected pattern on either path.
+ */
+function decidesWhatRuns(request: GateRequest, target: GateTarget): string | undefined {
+  for (const surfaces of request.hostSurfaces ?? []) {
+    const hit = surfaces.match(target.requested) ?? surfaces.match(target.real);
+    if (hit) return hit.reason;
+  }
+  const pattern =
+    request.protectedPaths.match(target.real, request.roots) ??
+    request.protectedPaths.match(target.requested, request.roots);
+  return pattern ? `a protected path (${pattern})` : undefined;
 }
 
 function ask(reason: string, alwaysKey: string | null, alwaysLabel: string | null, sticky = false): Ask {

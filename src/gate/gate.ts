@@ -2,7 +2,8 @@ import { relative } from "node:path";
 import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs } from "../backends/real-path.js";
 import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
-import { commandApproval, commandKeyUses, commandPathArguments, commandsDecidedBy } from "./command-policy.js";
+import { programsChangedBy } from "./command-inputs.js";
+import { commandApproval, commandKeyUses, commandPathArguments } from "./command-policy.js";
 import { fetchHost } from "../web/fetch-host.js";
 import {
   decide,
@@ -12,6 +13,8 @@ import {
   type GateTool,
   type HookVerdict,
 } from "./decide.js";
+import type { HostSurfaceCache } from "./host-surface-cache.js";
+import type { HostExecutionSurfaces } from "./host-surfaces.js";
 import { checkFileRules } from "./path-rules.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
@@ -27,6 +30,11 @@ export type GatePolicy = {
   /** Commands run in bubblewrap (file rules then need not ask for every command). */
   sandboxed?: boolean;
   protectedPaths?: ProtectedPaths;
+  /**
+   * What git and the protected list resolve as deciding what runs on the host, per root (local
+   * workspaces). Without it only the protected patterns count (remote workspaces, tests).
+   */
+  surfaces?: HostSurfaceCache;
   /** Routes shared by every project: writes there count as outside (default ["/memories/"]). */
   sharedPrefixes?: readonly string[];
   /** Default node:fs/promises; a remote workspace's own, so its links are followed on the remote. */
@@ -78,6 +86,10 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   ]);
   const command =
     request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, fs) : undefined;
+  const changes = request.tool.effect === "edit" || request.tool.effect === "delete";
+  // A sandboxed command mounts the same answer read-only: resolved here, before it runs.
+  const sandboxedCommand = request.tool.effect === "execute" && policy.sandboxed === true;
+  const hostSurfaces = changes || sandboxedCommand ? await surfacesOf(policy, roots, request.cwd) : undefined;
   const decideWith = (hook: HookVerdict | undefined) =>
     decide({
       tool: request.tool,
@@ -88,6 +100,7 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
       command,
       ...(request.tool.effect === "network" ? { host: fetchHost(request.input) } : {}),
       protectedPaths: policy.protectedPaths ?? DEFAULT_PROTECTED,
+      ...(hostSurfaces ? { hostSurfaces } : {}),
       rules: policy.rules
         ? checkFileRules(policy.rules, policy.sandboxed ?? false, request.tool.effect, targets)
         : undefined,
@@ -100,6 +113,17 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
     t.virtual ? !t.shared : !t.unresolved && t.hardLinks <= 1 && readable.some((root) => isWithin(t.real, root)),
   );
   return { decision: decideWith(request.hook), targets, approved, previewable, withHook: decideWith };
+}
+
+/** The host execution surfaces of each root, when the workspace resolves them (see host-surfaces.ts). */
+async function surfacesOf(
+  policy: GatePolicy,
+  roots: readonly string[],
+  cwd: string,
+): Promise<HostExecutionSurfaces[] | undefined> {
+  const cache = policy.surfaces;
+  if (!cache) return undefined;
+  return Promise.all(roots.map((root) => cache.get(root, isWithin(cwd, root) ? cwd : undefined)));
 }
 
 /** Targets of a call, resolved with `fs` (a remote workspace's own follows the remote's links). */
@@ -144,22 +168,26 @@ async function approveCommand(input: unknown, cwd: string, roots: readonly strin
 }
 
 /**
- * After a change to files is allowed: remembered command approvals whose program those files
- * configure are dropped (package.json scripts before a remembered `npm test`, .git/config before
- * `git status`), so the next run asks again.
+ * After a change to files is allowed: remembered command approvals whose program reads those files
+ * to decide what it runs are dropped (package.json scripts before a remembered `npm test`, git's
+ * config and its includes before `git status`, a Makefile's includes before `make build`), so the
+ * next run asks again. Which program reads what is found as the tools find it (command-inputs.ts).
  */
 export async function forgetCommandsChangedBy(
   targets: readonly GateTarget[],
   roots: readonly string[],
   memory: ApprovalMemory,
-  fs: RealPathFs = nodeRealPathFs,
+  policy: GatePolicy = {},
 ): Promise<void> {
   if (!memory.forgetMatching) return;
-  const real = await realRoots(roots, fs);
+  const real = await realRoots(roots, policy.fs ?? nodeRealPathFs);
+  const local = !policy.fs || policy.fs === nodeRealPathFs;
   for (const target of targets) {
     if (target.virtual) continue;
     const root = real.find((r) => isWithin(target.real, r));
-    const programs = commandsDecidedBy(root ? relative(root, target.real) : target.real);
+    const surfaces = root && policy.surfaces ? await policy.surfaces.get(root) : undefined;
+    // Make includes and node_modules/.bin are read from the local disk only.
+    const programs = await programsChangedBy(target.real, root, { surfaces, readIncludes: local });
     if (programs === "all" || programs.length > 0) memory.forgetMatching((key) => commandKeyUses(key, programs));
   }
 }

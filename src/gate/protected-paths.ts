@@ -24,6 +24,12 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   ".dir-locals-2.el",
   ".envrc",
   ".npmrc",
+  // Hook managers: their files decide what git runs at the next commit.
+  ".husky/**",
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  ".lefthook.yml",
+  "lefthook.yaml",
 ];
 
 export type ProtectedPaths = {

@@ -13,6 +13,7 @@ export function createTurnGate(approver: Approver, memory: PersistentApprovalMem
       rules: workspace.rules,
       sandboxed: workspace.sandboxed,
       protectedPaths: workspace.protectedPaths,
+      ...(workspace.surfaces ? { surfaces: workspace.surfaces } : {}),
       // A remote workspace's links are followed on the remote.
       ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
     },

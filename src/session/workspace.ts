@@ -1,4 +1,4 @@
-import { checkBwrapAvailable, createBwrapSandboxBackend } from "../backends/bwrap-sandbox.js";
+import { checkBwrapAvailable, createBwrapSandboxBackend, type HostSurfaceSource } from "../backends/bwrap-sandbox.js";
 import { createCompositeBackend } from "../backends/composite-backend.js";
 import { createEditorBackend } from "../backends/editor-backend.js";
 import type { EditorBridge } from "../backends/editor-bridge.js";
@@ -17,6 +17,8 @@ import { compileFileRules, type CompiledFileRules } from "../permissions/file-ru
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { Logger } from "../util/logger.js";
 import { createGuardedBackend } from "../gate/guarded-backend.js";
+import { createHostSurfaceCache, type HostSurfaceCache } from "../gate/host-surface-cache.js";
+import type { HostExecutionSurfaces } from "../gate/host-surfaces.js";
 import { createProtectedPaths, type ProtectedPaths } from "../gate/protected-paths.js";
 import { selectRemote } from "./remote-workspace.js";
 import type { SessionFlags } from "./services.js";
@@ -36,6 +38,8 @@ export type Workspace = {
   rules: CompiledFileRules;
   /** What the gate always asks about; the bubblewrap sandbox keeps the same paths read-only. */
   protectedPaths: ProtectedPaths;
+  /** What decides what runs on the host, as git and the protected list resolve it (local workspaces). */
+  surfaces?: HostSurfaceCache;
   /** Commands run inside bubblewrap. */
   sandboxed: boolean;
   /** The working directory and roots the tools and the model see (remote paths for a remote workspace). */
@@ -72,6 +76,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.capture_chars };
   const sandboxKind = options.flags.sandbox ?? config.sandbox.kind;
   const protectedPaths = createProtectedPaths(config.protected.paths, config.protected.extra_paths);
+  const surfaces = createHostSurfaceCache({ protectedPaths, home: paths.home });
 
   const remoteSelection = selectRemote(cwd, roots, options.flags, config);
   let remote: Workspace["remote"];
@@ -103,6 +108,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
         readOnlyPaths: config.sandbox.read_only_paths,
         writablePaths: config.sandbox.writable_paths,
         protectedEntries: protectedPaths.entries,
+        hostSurfaces: sandboxSurfaces(surfaces, roots),
         ...limits,
       });
     } else {
@@ -162,6 +168,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     stateBackends,
     rules: rules.items,
     protectedPaths,
+    ...(remote ? {} : { surfaces }),
     sandboxed: !remote && sandboxKind === "bwrap" && shell !== undefined,
     cwd: remoteSelection?.cwd ?? cwd,
     roots: remoteSelection?.roots ?? roots,
@@ -170,6 +177,21 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     async dispose() {
       // Processes belong to their tool calls and die with the turn; a remote connection is closed here.
       await remote?.backend.close();
+    },
+  };
+}
+
+/** Every root's host execution surfaces for a command in `cwd`: one answer for the gate and the sandbox. */
+function sandboxSurfaces(cache: HostSurfaceCache, roots: readonly string[]): HostSurfaceSource {
+  const within = (cwd: string, root: string) => cwd === root || cwd.startsWith(root.endsWith("/") ? root : `${root}/`);
+  const flatten = (answers: ReadonlyArray<HostExecutionSurfaces | undefined>) =>
+    answers.flatMap((answer) => answer?.surfaces ?? []);
+  return {
+    resolve: async (cwd) =>
+      flatten(await Promise.all(roots.map((root) => cache.get(root, within(cwd, root) ? cwd : undefined)))),
+    latest: (cwd) => {
+      const answers = roots.map((root) => cache.peek(root, within(cwd, root) ? cwd : undefined));
+      return answers.some(Boolean) ? flatten(answers) : undefined;
     },
   };
 }

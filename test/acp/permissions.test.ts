@@ -114,7 +114,7 @@ describe("remembered choices", () => {
     await h.prompt(second.sessionId, "status again");
     expect(h.permissions).toHaveLength(1);
     const listing = agentText((await h.prompt(second.sessionId, "/permissions")).updates);
-    expect(listing).toContain("1. Allowed: Always allow `git status` commands");
+    expect(listing).toContain("1. Allowed: Always allow `git status` with any arguments");
 
     expect(agentText((await h.prompt(second.sessionId, "/permissions revoke 1")).updates)).toContain("Forgot");
     const stored = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "approvals.json"), "utf8"));

@@ -111,7 +111,7 @@ describe("attack: 'always' covers exactly its label", () => {
     const go = await session((_, i) => (i === 0 ? "allow_always" : "reject_once"));
     await go([run("npm test"), run("npm test"), ...widened.map(run)]);
     expect(s.dialogs.map(commandOf)).toEqual(["npm test", ...widened]);
-    expect(alwaysLabel(s.dialogs[0]!)).toBe("Always allow `npm test`");
+    expect(alwaysLabel(s.dialogs[0]!)).toBe("Always allow `npm test` with any arguments");
     expect(s.dialogs.slice(1).filter(offersAlways)).toEqual([]);
   });
 

@@ -70,7 +70,7 @@ describe("real paths", () => {
     });
     expect(gated.decision).toMatchObject({
       action: "ask",
-      alwaysKey: `read_file:outside:${join(outside, "secret.txt")}`,
+      alwaysKey: `read:outside:${join(outside, "secret.txt")}`,
     });
     expect(gated.decision.reason).toContain(join(outside, "secret.txt"));
     expect(gated.approved.get(join(project, "link.txt"))).toBe(join(outside, "secret.txt"));
