@@ -158,7 +158,8 @@ export function commandsDecidedBy(relativePath: string): "all" | readonly string
   )
     return ["git"];
   // What `npm test` and friends actually start (yarn's own release and plug'n'play loader too).
-  if (/(^|\/)(node_modules\/\.bin|\.yarn\/releases|\.yarn\/plugins)\//.test(relativePath)) return ["npm", "pnpm", "yarn", "bun"];
+  if (/(^|\/)(node_modules\/\.bin|\.yarn\/releases|\.yarn\/plugins)\//.test(relativePath))
+    return ["npm", "pnpm", "yarn", "bun"];
   if ([".pnp.cjs", ".pnp.loader.mjs"].includes(name)) return ["npm", "pnpm", "yarn", "bun"];
   if (
     [

@@ -1,11 +1,7 @@
 import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
-import {
-  resolveHostExecutionSurfaces,
-  type HostExecutionSurfaces,
-  type HostSurfaceOptions,
-} from "./host-surfaces.js";
+import { resolveHostExecutionSurfaces, type HostExecutionSurfaces, type HostSurfaceOptions } from "./host-surfaces.js";
 
 // resolveHostExecutionSurfaces asks git (three short processes); the gate needs the answer for every
 // file change and the sandbox for every command. The answer is kept per root and folder and reused

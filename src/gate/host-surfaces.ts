@@ -63,7 +63,14 @@ export type HostSurfaceOptions = {
 };
 
 /** Literal entries that are git's (hook managers included): a change to them drops remembered git commands. */
-const GIT_ENTRIES = new Set([".git", ".husky", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook.yaml"]);
+const GIT_ENTRIES = new Set([
+  ".git",
+  ".husky",
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  ".lefthook.yml",
+  "lefthook.yaml",
+]);
 
 /** Why each literal entry matters, for dialogs; entries not listed get a generic reason. */
 const KNOWN_REASONS: Record<string, string> = {
@@ -151,16 +158,26 @@ export async function resolveHostExecutionSurfaces(
   inputs.add(join(realRoot, ".git"));
   for (const file of userGitConfigFiles(home)) inputs.add(file);
   if (!facts.gitDir) await addLexicalGitDir(realRoot, add, inputs);
-  if (facts.gitDir) await add(facts.gitDir, true, "git's folder for this repository (its config and hooks run on the host)");
+  if (facts.gitDir)
+    await add(facts.gitDir, true, "git's folder for this repository (its config and hooks run on the host)");
   if (facts.commonDir && facts.commonDir !== facts.gitDir)
-    await add(facts.commonDir, true, "git's common folder for this repository (config and hooks shared by its worktrees)");
+    await add(
+      facts.commonDir,
+      true,
+      "git's common folder for this repository (config and hooks shared by its worktrees)",
+    );
   for (const dir of new Set([facts.gitDir, facts.commonDir])) {
     if (!dir) continue;
-    for (const name of ["config", "config.worktree", "commondir", "gitdir", "worktrees", "hooks"]) inputs.add(join(dir, name));
+    for (const name of ["config", "config.worktree", "commondir", "gitdir", "worktrees", "hooks"])
+      inputs.add(join(dir, name));
     // A link inside git's folder (hooks -> ../tools/hooks) leads git elsewhere: its target counts too.
     for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
       if (entry.isSymbolicLink())
-        await add(join(dir, entry.name), true, `linked from git's folder (${entry.name}): git reads or runs what is there`);
+        await add(
+          join(dir, entry.name),
+          true,
+          `linked from git's folder (${entry.name}): git reads or runs what is there`,
+        );
     }
   }
 
@@ -168,7 +185,11 @@ export async function resolveHostExecutionSurfaces(
   let hooksPath: string | undefined;
   for (const entry of facts.config) {
     inputs.add(entry.origin);
-    await add(entry.origin, false, `a git config file (${shown(entry.origin, realRoot)}): it can name programs git runs on the host`);
+    await add(
+      entry.origin,
+      false,
+      `a git config file (${shown(entry.origin, realRoot)}): it can name programs git runs on the host`,
+    );
     const key = entry.key.toLowerCase();
     if (key === "core.hookspath") hooksPath = entry.value;
     if (key === "include.path" || (key.startsWith("includeif.") && key.endsWith(".path"))) {
@@ -179,7 +200,11 @@ export async function resolveHostExecutionSurfaces(
     }
   }
   if (!hooksPath && facts.commonDir) {
-    await add(join(facts.commonDir, "hooks"), true, "git's hooks folder: its scripts run on the host at commits, checkouts and merges");
+    await add(
+      join(facts.commonDir, "hooks"),
+      true,
+      "git's hooks folder: its scripts run on the host at commits, checkouts and merges",
+    );
   }
   if (hooksPath) {
     // Relative to where hooks run: the work tree's top folder.
@@ -217,7 +242,8 @@ export async function resolveHostExecutionSurfaces(
           folder: false,
           exists: true,
           kind: GIT_ENTRIES.has(literalHead(pattern)) ? "git" : "protected",
-          reason: KNOWN_REASONS[literalHead(pattern)] ?? `a protected path (${pattern}): it can decide what runs on the host`,
+          reason:
+            KNOWN_REASONS[literalHead(pattern)] ?? `a protected path (${pattern}): it can decide what runs on the host`,
         }
       : undefined;
   };
