@@ -1,6 +1,6 @@
 import { hookLabel, loadHooksConfig, type LoadedHooks } from "./config-loader.js";
 import type { HookEventName } from "./events.js";
-import { hookScriptDigests, hookTrustChanges, hookTrustFingerprint } from "./script-refs.js";
+import { hookScriptDigests, hookScriptsUndetermined, hookTrustChanges, hookTrustFingerprint } from "./script-refs.js";
 import { canonicalRoot, type HookTrustStore } from "./trust-store.js";
 import type { HookDiagnostic, HookItem } from "./types.js";
 
@@ -27,6 +27,8 @@ export type HookTrustRequest = {
   commands: HookTrustCommand[];
   /** Project files the commands run (relative path -> digest), covered by the approval. */
   scripts: Record<string, string>;
+  /** Why some files the commands run cannot be told from them (the dialog says so). */
+  undetermined?: string[];
   /** What an approval is bound to: the hooks file and the scripts. */
   fingerprint: string;
   /** Set when an earlier approval exists: what changed since (e.g. ".deepagents/hook.mjs changed"). */
@@ -85,12 +87,14 @@ export async function describeProjectHooks(
     .filter((item) => item.source.scope === "project" && item.source.file === file.file)
     .map(toCommand);
   const scripts = await hookScriptDigests(commands, projectRoot);
+  const undetermined = hookScriptsUndetermined(commands, projectRoot);
   return {
     projectRoot,
     file: file.file,
     sha256: file.sha256,
     commands,
     scripts,
+    ...(undetermined.length > 0 ? { undetermined } : {}),
     fingerprint: hookTrustFingerprint(file.sha256, scripts),
   };
 }
@@ -182,6 +186,11 @@ export function formatHookTrustRequest(request: HookTrustRequest): string {
     lines.push(
       "",
       `Project files these commands run (any change asks again): ${scripts.map((s) => `\`${s}\``).join(", ")}`,
+    );
+  if (request.undetermined?.length)
+    lines.push(
+      "",
+      `Which files they run cannot be determined (${request.undetermined.join("; ")}): the approval covers the commands as written, not what they load.`,
     );
   return lines.join("\n");
 }

@@ -1,77 +1,40 @@
 // The project files a hook command runs. Trusting `node .deepagents/hook.mjs` means trusting the
 // bytes of hook.mjs too: an approval of hooks.json alone would stay valid while the script behind
-// it is rewritten. Every word of a command that names an existing file inside the project is
-// covered by the approval fingerprint.
+// it is rewritten. The files are read off the command line (util/command-scripts.ts: the script
+// an interpreter runs, scripts in `sh -c '...'` strings, each against the folder `cd` moved to, and
+// every word naming a file); those that exist inside the project are covered by the fingerprint.
 
-import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve, sep } from "node:path";
-import { describeDigestChanges, digestOfDigests, digestPath, type FileDigests } from "../util/file-digest.js";
+import { resolve } from "node:path";
+import { commandFiles } from "../util/command-scripts.js";
+import { describeDigestChanges, digestOfDigests, projectFileDigests, type FileDigests } from "../util/file-digest.js";
 
-/** The words of a command that could be paths: shell operators split, quotes and `--opt=` removed. */
-export function pathCandidates(command: { command?: string; argv?: string[] }, projectRoot: string): string[] {
-  const words = command.argv ? [...command.argv] : shellWords(command.command ?? "");
-  const out = new Set<string>();
-  for (const raw of words) {
-    const word = raw.replace(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, projectRoot);
-    out.add(word);
-    const eq = word.indexOf("=");
-    if (eq > 0) out.add(word.slice(eq + 1));
-  }
-  return [...out].filter((word) => word !== "" && !word.startsWith("-"));
-}
-
-/** Splits like a shell would for our purpose: whitespace and operators separate, quotes group. */
-function shellWords(text: string): string[] {
-  const words: string[] = [];
-  let current = "";
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quote) {
-      if (ch === quote) quote = null;
-      else if (ch === "\\" && quote === '"' && i + 1 < text.length) current += text[++i];
-      else current += ch;
-    } else if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === "\\" && i + 1 < text.length) current += text[++i];
-    else if (/\s|[;&|()<>`]/.test(ch)) {
-      if (current) words.push(current);
-      current = "";
-    } else current += ch;
-  }
-  if (current) words.push(current);
-  return words;
+/** `${CLAUDE_PROJECT_DIR}` as the hook sees it: the project root. */
+function withProjectDir(command: { command?: string; argv?: string[] }, root: string) {
+  const sub = (text: string) => text.replace(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, root);
+  return command.argv ? { argv: command.argv.map(sub) } : { command: sub(command.command ?? "") };
 }
 
 /**
- * Digests of the project files the commands name, keyed by their path relative to the project
- * root. A word counts when it resolves (against the root, where hooks run) to an existing regular
- * file whose path, lexically or after following links, is inside the project.
+ * Digests of the project files the commands run or name, keyed by their path relative to the
+ * project root. A file counts when it exists and its path, lexically or after following links, is
+ * inside the project; the digest is of the real file's bytes.
  */
 export async function hookScriptDigests(
   commands: ReadonlyArray<{ command?: string; argv?: string[] }>,
   projectRoot: string,
 ): Promise<FileDigests> {
   const root = resolve(projectRoot);
-  const realRoot = await realpath(root).catch(() => root);
-  const out: FileDigests = {};
-  for (const command of commands) {
-    for (const word of pathCandidates(command, root)) {
-      const path = isAbsolute(word) ? resolve(word) : resolve(root, word);
-      const info = await stat(path).catch(() => undefined);
-      if (!info?.isFile()) continue;
-      const real = await realpath(path).catch(() => path);
-      const inside = isInside(path, root) || isInside(real, realRoot);
-      if (!inside) continue;
-      const name = isInside(path, root) ? relative(root, path) : relative(realRoot, real);
-      // The real file's bytes: a link inside the project is trusted for what it points at now.
-      out[name.split(sep).join("/")] = await digestPath(real);
-    }
-  }
-  return out;
+  const candidates = commands.flatMap((command) => commandFiles(withProjectDir(command, root), root).candidates);
+  return projectFileDigests(candidates, root);
 }
 
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+/** Why the files some of these commands run cannot be told from the commands (npx, shell expansion, ...). */
+export function hookScriptsUndetermined(
+  commands: ReadonlyArray<{ command?: string; argv?: string[] }>,
+  projectRoot: string,
+): string[] {
+  const root = resolve(projectRoot);
+  return [...new Set(commands.flatMap((command) => commandFiles(withProjectDir(command, root), root).undetermined))];
 }
 
 /**

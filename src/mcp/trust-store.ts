@@ -7,7 +7,19 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-file.js";
 import { errorMessage } from "../util/errors.js";
 
-export type McpApproval = { projectRoot: string; name: string; fingerprint: string; approvedAt: string };
+export type McpApproval = {
+  projectRoot: string;
+  name: string;
+  fingerprint: string;
+  approvedAt: string;
+  /** The definition's own fingerprint, to tell a changed definition from changed scripts. */
+  definition?: string;
+  /** Digests of the project files the server runs, as approved (mcp/script-trust.ts). */
+  scripts?: Record<string, string>;
+};
+
+/** What an approval is bound to besides its fingerprint, for saying what changed. */
+export type McpApprovalDetail = Pick<McpApproval, "definition" | "scripts">;
 export type McpDenial = { projectRoot: string; name: string; deniedAt: string };
 
 export type McpTrustSnapshot = {
@@ -21,7 +33,7 @@ export interface McpTrustStore {
   readonly path: string;
   load(): Promise<McpTrustSnapshot>;
   /** Replaces any earlier approval of the same project root + name. */
-  approve(projectRoot: string, name: string, fingerprint: string): Promise<void>;
+  approve(projectRoot: string, name: string, fingerprint: string, detail?: McpApprovalDetail): Promise<void>;
   /** Adds to the "never" list and drops approvals of that name. */
   deny(projectRoot: string, name: string): Promise<void>;
   /** Removes approvals and denials of that name. */
@@ -88,10 +100,10 @@ export function createMcpTrustStore(options: McpTrustStoreOptions): McpTrustStor
   return {
     path,
     load,
-    approve: (projectRoot, name, fingerprint) =>
+    approve: (projectRoot, name, fingerprint, detail = {}) =>
       update((snapshot) => {
         snapshot.approvals = snapshot.approvals.filter((row) => !same(projectRoot, name)(row));
-        snapshot.approvals.push({ projectRoot, name, fingerprint, approvedAt: now().toISOString() });
+        snapshot.approvals.push({ projectRoot, name, fingerprint, approvedAt: now().toISOString(), ...detail });
       }),
     deny: (projectRoot, name) =>
       update((snapshot) => {
@@ -119,12 +131,21 @@ function parseSnapshot(value: unknown): McpTrustSnapshot {
     typeof row[key] === "string" ? (row[key] as string) : "";
   return {
     approvals: rows("approvals")
-      .map((row) => ({
-        projectRoot: text(row, "projectRoot"),
-        name: text(row, "name"),
-        fingerprint: text(row, "fingerprint"),
-        approvedAt: text(row, "approvedAt"),
-      }))
+      .map((row): McpApproval => {
+        const scripts = row.scripts;
+        const valid =
+          typeof scripts === "object" &&
+          scripts !== null &&
+          Object.values(scripts).every((value) => typeof value === "string");
+        return {
+          projectRoot: text(row, "projectRoot"),
+          name: text(row, "name"),
+          fingerprint: text(row, "fingerprint"),
+          approvedAt: text(row, "approvedAt"),
+          ...(text(row, "definition") ? { definition: text(row, "definition") } : {}),
+          ...(valid ? { scripts: scripts as Record<string, string> } : {}),
+        };
+      })
       .filter((row) => row.projectRoot && row.name && row.fingerprint),
     denied: rows("denied")
       .map((row) => ({

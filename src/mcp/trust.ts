@@ -15,7 +15,9 @@ import {
   type EnvironmentExposure,
   type McpEnvPolicy,
 } from "./environment.js";
+import { describeDigestChanges } from "../util/file-digest.js";
 import { fingerprintServer } from "./fingerprint.js";
+import { serverScripts, type ServerScripts } from "./script-trust.js";
 import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
 import type { McpServerEntry, McpSource, McpTransport } from "./types.js";
 import { UNTRUSTED_SOURCES } from "./types.js";
@@ -66,8 +68,12 @@ export type McpTrustRequest = {
   exposure: EnvironmentExposure;
   /** What an approval is bound to: the definition plus the allowlisted variables it reads. */
   fingerprint: string;
-  /** A saved approval exists for this name, but for a different definition. */
+  /** A saved approval exists for this name, but for a different definition or different scripts. */
   changed: boolean;
+  /** Project files the server runs, covered by an approval; and why others cannot be told. */
+  scripts?: ServerScripts;
+  /** What changed since the last approval, when known ("tools/server.mjs changed"). */
+  changes?: string[];
   /** Dialog title, e.g. `Start project MCP server "db"?`. */
   title: string;
   /** Multi-line plain text with everything above, for the dialog body. */
@@ -119,20 +125,31 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
   let dialogs: Promise<unknown> = Promise.resolve();
   const env = options.env ?? process.env;
   const policy = options.envPolicy ?? { projectEnv: [] };
-  const bound = (entry: McpServerEntry) => trustFingerprint(entry, policy);
+  // What an approval is bound to: the definition and the allowlisted variables it reads, and the
+  // bytes of the project files it runs (without any, the plain definition fingerprint).
+  type Bound = { fingerprint: string; definition: string; scripts: ServerScripts };
+  const boundOf = async (entry: McpServerEntry): Promise<Bound> => {
+    const definition = trustFingerprint(entry, policy);
+    const scripts = UNTRUSTED_SOURCES.has(entry.source)
+      ? await serverScripts(entry, projectRoot)
+      : { digests: {}, undetermined: [] };
+    return { fingerprint: boundFingerprint(definition, scripts), definition, scripts };
+  };
   // Keyed by source too: a definition allowed in one file says nothing about another file's.
-  const key = (entry: McpServerEntry) => `${entry.source}\0${entry.name}\0${bound(entry)}`;
+  const key = (entry: McpServerEntry, bound: Bound) => `${entry.source}\0${entry.name}\0${bound.fingerprint}`;
 
   async function verdictFrom(entry: McpServerEntry, snapshot: McpTrustSnapshot): Promise<McpTrustVerdict> {
     if (!UNTRUSTED_SOURCES.has(entry.source))
       return { state: "trusted", allowed: true, reason: `${entry.source} config` };
+    const bound = await boundOf(entry);
     const mine = (row: { projectRoot: string; name: string }) =>
       row.projectRoot === projectRoot && row.name === entry.name;
     if (snapshot.denied.some(mine)) return { state: "denied", allowed: false, reason: "on the never-allow list" };
-    if (rejected.has(key(entry))) return { state: "rejected", allowed: false, reason: "rejected for this session" };
-    if (allowedOnce.has(key(entry)))
+    if (rejected.has(key(entry, bound)))
+      return { state: "rejected", allowed: false, reason: "rejected for this session" };
+    if (allowedOnce.has(key(entry, bound)))
       return { state: "approved-once", allowed: true, reason: "allowed for this session" };
-    if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === bound(entry))) {
+    if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === bound.fingerprint)) {
       return { state: "approved", allowed: true, reason: "approved" };
     }
     if (snapshot.error) {
@@ -148,17 +165,25 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
       state: "pending",
       allowed: false,
       reason: changed
-        ? "definition changed since it was approved"
+        ? "definition or the files it runs changed since it was approved"
         : "project server not approved (approve it in the editor or pass --trust-project-mcp)",
     };
   }
 
   async function request(entry: McpServerEntry): Promise<McpTrustRequest> {
-    const snapshot = await options.store.load();
-    const changed = snapshot.approvals.some(
-      (row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== bound(entry),
+    const [snapshot, bound] = await Promise.all([options.store.load(), boundOf(entry)]);
+    const earlier = snapshot.approvals.find(
+      (row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== bound.fingerprint,
     );
-    return describeTrustRequest(entry, projectRoot, changed, { env, policy });
+    const changes: string[] = [];
+    if (earlier?.definition && earlier.definition !== bound.definition) changes.push("the definition changed");
+    if (earlier?.scripts) changes.push(...describeDigestChanges(earlier.scripts, bound.scripts.digests));
+    return describeTrustRequest(entry, projectRoot, earlier !== undefined, {
+      env,
+      policy,
+      scripts: bound.scripts,
+      changes,
+    });
   }
 
   async function record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict> {
@@ -169,24 +194,36 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
         logger.warn(`could not save MCP trust decision for "${entry.name}"`, errorMessage(error));
       }
     };
+    const bound = await boundOf(entry);
+    const id = key(entry, bound);
     switch (decision) {
       case "allow_once":
-        rejected.delete(key(entry));
-        allowedOnce.add(key(entry));
+        rejected.delete(id);
+        allowedOnce.add(id);
         break;
       case "allow_always":
-        rejected.delete(key(entry));
+        rejected.delete(id);
         // Also remembered for the session, so a store that cannot be written still lets it run now.
-        allowedOnce.add(key(entry));
-        await persist(() => options.store.approve(projectRoot, entry.name, bound(entry)));
+        allowedOnce.add(id);
+        // Definitions that run no project file are stored as before (the fingerprint dcode stores too).
+        await persist(() =>
+          options.store.approve(
+            projectRoot,
+            entry.name,
+            bound.fingerprint,
+            Object.keys(bound.scripts.digests).length === 0
+              ? {}
+              : { definition: bound.definition, scripts: bound.scripts.digests },
+          ),
+        );
         break;
       case "reject":
-        allowedOnce.delete(key(entry));
-        rejected.add(key(entry));
+        allowedOnce.delete(id);
+        rejected.add(id);
         break;
       case "never":
-        allowedOnce.delete(key(entry));
-        rejected.add(key(entry));
+        allowedOnce.delete(id);
+        rejected.add(id);
         await persist(() => options.store.deny(projectRoot, entry.name));
         break;
     }
@@ -240,7 +277,20 @@ export function trustFingerprint(entry: McpServerEntry, policy: McpEnvPolicy): s
     : fingerprintServer({ definition: entry.raw ?? null, allowedVariables: extra });
 }
 
-export type DescribeContext = { env: Readonly<Record<string, string | undefined>>; policy: McpEnvPolicy };
+/** The definition's fingerprint with the scripts' digests, or the definition's alone when it runs none. */
+function boundFingerprint(definition: string, scripts: ServerScripts | undefined): string {
+  const digests = scripts?.digests ?? {};
+  return Object.keys(digests).length === 0 ? definition : fingerprintServer({ definition, scripts: digests });
+}
+
+export type DescribeContext = {
+  env: Readonly<Record<string, string | undefined>>;
+  policy: McpEnvPolicy;
+  /** The project files it runs (project servers). */
+  scripts?: ServerScripts;
+  /** What changed since the last approval, when known. */
+  changes?: string[];
+};
 
 export function describeTrustRequest(
   entry: McpServerEntry,
@@ -256,9 +306,11 @@ export function describeTrustRequest(
     source: entry.source,
     origin: entry.origin,
     projectRoot,
-    fingerprint: trustFingerprint(entry, context.policy),
+    fingerprint: boundFingerprint(trustFingerprint(entry, context.policy), context.scripts),
     changed,
     exposure,
+    ...(context.scripts ? { scripts: context.scripts } : {}),
+    ...(context.changes?.length ? { changes: context.changes } : {}),
   };
   const lines = [`Defined in: ${entry.origin}`];
   let request: McpTrustRequest;
@@ -301,8 +353,20 @@ export function describeTrustRequest(
     lines.push(`Definition: ${JSON.stringify(Object.keys(raw))} (invalid)`);
     request = { ...base, transport: "unknown", title: "", detail: "" };
   }
+  const scripts = context.scripts;
+  const files = Object.keys(scripts?.digests ?? {}).sort();
+  if (files.length > 0) lines.push(`Project files it runs (any change asks again): ${files.join(", ")}`);
+  if (scripts?.undetermined.length)
+    lines.push(
+      `Which files it runs cannot be determined (${scripts.undetermined.join("; ")}): an approval covers the definition as written, not what it loads.`,
+    );
   lines.push(...exposureLines(exposure));
-  if (changed) lines.push("The definition changed since you last approved this server.");
+  const known = context.changes ?? [];
+  const changedFiles = known.filter((change) => change !== "the definition changed");
+  // An approval stored before scripts were covered says only that something changed.
+  if (changed && (known.length === 0 || changedFiles.length < known.length))
+    lines.push("The definition changed since you last approved this server.");
+  if (changedFiles.length > 0) lines.push(`Asked again because: ${changedFiles.join("; ")}.`);
   lines.push(`Project: ${projectRoot}`);
   request.title = `Start project MCP server "${entry.name}"?`;
   request.detail = lines.join("\n");

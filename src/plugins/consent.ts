@@ -1,4 +1,5 @@
 import { loadSkills } from "../skills/load.js";
+import { linksOut } from "../util/file-digest.js";
 import type { PluginInspection } from "./inspect.js";
 import { scopeMcpServers } from "./mcp.js";
 import { isPlainObject } from "./manifest.js";
@@ -19,6 +20,8 @@ export async function consentText(plugin: PluginInspection, context: ConsentCont
   const version = plugin.manifest.version ? ` ${plugin.manifest.version}` : "";
   const lines = [`Plugin ${context.id}${version}`, `  files: ${plugin.root}`, `  data:  ${context.dataDir}`];
   if (plugin.manifest.description) lines.push(`  ${plugin.manifest.description}`);
+  // Consent covers the bytes behind these links too; a change there disables the plugin.
+  for (const link of linksOut(plugin.files)) lines.push(`  ${link.name} links outside the plugin, to ${link.target}`);
 
   const mcp = scopeMcpServers(context.id, plugin.root, plugin.declaredMcp, env);
   lines.push(

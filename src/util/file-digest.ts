@@ -3,10 +3,14 @@
 
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { lstat, readdir, readlink } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { lstat, readdir, readlink, realpath, stat } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
 
-/** Relative path -> digest. "missing" for a file that is gone; "link:<target>" for a symlink. */
+/**
+ * Relative path -> digest. "missing" for a file that is gone. A symlink is recorded by its target and
+ * the content behind it: "link:<target>=<digest>", or "link-out:<real path>=<digest>" when it leads
+ * out of the tree, so changing the target's bytes is a change of the link.
+ */
 export type FileDigests = Record<string, string>;
 
 // Digests of unchanged files are reused within a process (a /reload re-inspects every plugin). The
@@ -67,6 +71,9 @@ export async function treeDigest(root: string, options: TreeDigestOptions = {}):
   const limit = options.maxEntries ?? 50_000;
   const out: FileDigests = {};
   let count = 0;
+  const realRoot = await realpath(root).catch(() => resolve(root));
+  // Folders reached through links out of the tree are walked too, each real folder once.
+  const visited = new Set<string>([realRoot]);
   const walk = async (dir: string): Promise<void> => {
     let entries;
     try {
@@ -86,7 +93,12 @@ export async function treeDigest(root: string, options: TreeDigestOptions = {}):
         if (skip.has(entry.name)) continue;
         await walk(path);
       } else if (entry.isSymbolicLink()) {
-        out[key(root, path)] = await digestPath(path);
+        const behind = await linkDigest(path, realRoot);
+        out[key(root, path)] = behind.digest;
+        if (behind.folder && !visited.has(behind.folder)) {
+          visited.add(behind.folder);
+          await walkLinked(path, behind.folder);
+        }
       } else if (entry.isFile()) {
         const info = await lstatBig(path).catch(() => undefined);
         const exec = info && (info.mode & 0o111n) !== 0n ? "+x:" : "";
@@ -94,8 +106,65 @@ export async function treeDigest(root: string, options: TreeDigestOptions = {}):
       }
     }
   };
+  // A folder behind a link out of the tree: its files are keyed under the link's own path.
+  const walkLinked = async (linkPath: string, real: string): Promise<void> => {
+    const names = await readdir(real, { withFileTypes: true }).catch(() => undefined);
+    if (!names) return;
+    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of names) {
+      if (++count > limit) {
+        out["(truncated)"] = String(limit);
+        return;
+      }
+      const shownPath = join(linkPath, entry.name);
+      const realPath = join(real, entry.name);
+      if (entry.isDirectory()) {
+        if (!visited.has(realPath)) {
+          visited.add(realPath);
+          await walkLinked(shownPath, realPath);
+        }
+      } else if (entry.isSymbolicLink()) {
+        const behind = await linkDigest(realPath, realRoot);
+        out[key(root, shownPath)] = behind.digest;
+        if (behind.folder && !visited.has(behind.folder)) {
+          visited.add(behind.folder);
+          await walkLinked(shownPath, behind.folder);
+        }
+      } else if (entry.isFile()) {
+        out[key(root, shownPath)] = await digestStats(realPath, await lstatBig(realPath).catch(() => undefined));
+      }
+    }
+  };
   await walk(root);
   return out;
+}
+
+/**
+ * A link as a trust decision sees it: its target text and the bytes behind it, marked when it
+ * leads out of the tree; `folder` is set for a link to a folder outside the tree, to walk it.
+ */
+async function linkDigest(path: string, realRoot: string): Promise<{ digest: string; folder?: string }> {
+  const target = await readlink(path).catch(() => "?");
+  const real = await realpath(path).catch(() => undefined);
+  if (!real) return { digest: `link:${target}=missing` };
+  const outside = !isInside(real, realRoot);
+  const info = await stat(real).catch(() => undefined);
+  const behind = info?.isFile()
+    ? await cachedSha256(real, await lstatBig(real))
+    : info?.isDirectory()
+      ? "dir"
+      : "other";
+  return {
+    digest: outside ? `link-out:${real}=${behind}` : `link:${target}=${behind}`,
+    ...(outside && info?.isDirectory() ? { folder: real } : {}),
+  };
+}
+
+/** The links of a digest map that lead out of the tree: relative path -> real path. */
+export function linksOut(digests: FileDigests): Array<{ name: string; target: string }> {
+  return Object.entries(digests)
+    .filter(([, digest]) => digest.startsWith("link-out:"))
+    .map(([name, digest]) => ({ name, target: digest.slice("link-out:".length, digest.lastIndexOf("=")) }));
 }
 
 function key(root: string, path: string): string {
@@ -122,4 +191,26 @@ export function digestOfDigests(digests: FileDigests): string {
   const hash = createHash("sha256");
   for (const name of Object.keys(digests).sort()) hash.update(`${name}\0${digests[name]}\n`);
   return hash.digest("hex");
+}
+
+/** Digests of the existing regular files among `paths` that are inside `projectRoot`, by relative path. */
+export async function projectFileDigests(paths: readonly string[], projectRoot: string): Promise<FileDigests> {
+  const root = resolve(projectRoot);
+  const realRoot = await realpath(root).catch(() => root);
+  const out: FileDigests = {};
+  for (const path of new Set(paths)) {
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) continue;
+    const real = await realpath(path).catch(() => path);
+    const inside = isInside(path, root) || isInside(real, realRoot);
+    if (!inside) continue;
+    const name = isInside(path, root) ? relative(root, path) : relative(realRoot, real);
+    // The real file's bytes: a link inside the project is trusted for what it points at now.
+    out[name.split(sep).join("/")] = await digestPath(real);
+  }
+  return out;
+}
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }

@@ -125,7 +125,7 @@ describe("MCP project trust", () => {
     expect(await headless.resolve(changed)).toMatchObject({
       state: "pending",
       allowed: false,
-      reason: "definition changed since it was approved",
+      reason: "definition or the files it runs changed since it was approved",
     });
     expect(await resolver.resolve(changed)).toMatchObject({ allowed: true });
     expect(shown[1]).toMatchObject({ changed: true, args: ["evil.js"] });
