@@ -1,13 +1,15 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { FormAnswer, Questioner, UrlAnswer, UserAnswer, UserQuestion } from "../tools/types.js";
+import { secretInForm } from "../gate/secret-question.js";
 import type { Logger } from "../util/logger.js";
 
 // ask_user and relayed MCP elicitations, shown the best way the client allows:
 // 1. a form (`elicitation/create`, mode "form") when the client advertises `elicitation.form`;
 // 2. a yes/no question as a permission-style choice (Yes = allow, No = reject), which every client has;
 // 3. otherwise "unavailable": ask_user then asks in the conversation and ends the turn.
-// Forms never ask for secrets (the spec forbids it): ask_user refuses such questions, and relayed
-// forms whose fields look like secrets are declined.
+// Forms never ask for secrets (the spec forbids it): the gate refuses ask_user questions that ask
+// for one, and relayed forms whose message, fields or kind of value ask for one are declined
+// (gate/secret-question.ts).
 
 export type ElicitationRequester = (
   params: acp.CreateElicitationRequest,
@@ -55,11 +57,12 @@ export function createQuestionDialog(options: QuestionDialogOptions): Questioner
     async form(request, { toolCallId }, signal): Promise<FormAnswer> {
       if (!canForm())
         return { action: "unsupported", reason: "the editor cannot show forms (no elicitation.form capability)" };
-      const secret = secretField(request.schema);
+      const secret = secretInForm(request.message, request.schema);
       if (secret)
         return {
           action: "unsupported",
-          reason: `the form asks for "${secret}", which looks like a secret; forms must not collect secrets`,
+          reason: `${secret}, which looks like a secret; forms must not collect secrets`,
+          secret: true,
         };
       return requestForm(options, { message: request.message, schema: request.schema, toolCallId }, signal);
     },
@@ -190,20 +193,4 @@ async function askYesNo(
     options.logger.warn("question as a permission choice failed", error);
     return { outcome: "unavailable", reason: "the editor could not show the question" };
   }
-}
-
-const SECRET_FIELD =
-  /pass(word|phrase|code)?|secret|token|api[_-]?key|private[_-]?key|credential|ssn|credit[_-]?card|cvv/i;
-
-/** The first field of a form whose name, title or format suggests a secret. */
-export function secretField(schema: Record<string, unknown>): string | undefined {
-  const properties = (schema.properties ?? {}) as Record<
-    string,
-    { title?: unknown; description?: unknown; format?: unknown }
-  >;
-  for (const [name, property] of Object.entries(properties)) {
-    const words = [name, property?.title, property?.format].filter((w) => typeof w === "string").join(" ");
-    if (SECRET_FIELD.test(words)) return name;
-  }
-  return undefined;
 }

@@ -9,7 +9,7 @@ import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations 
 import { isInside } from "./path-guard.js";
 import { runCommand, type SpawnProcessFn } from "./process-runner.js";
 import type { BackendProtocol, ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./protocol.js";
-import { findExecutable } from "./ripgrep.js";
+import { findExecutable, helperEnv } from "./ripgrep.js";
 import { buildShellEnv, type ShellEnvPolicy } from "./shell-env.js";
 
 // `execute` under bubblewrap: the command sees system directories read-only, the session roots
@@ -186,7 +186,7 @@ export function checkBwrapAvailable(options: CheckBwrapOptions = {}): Promise<Bw
     execFile(
       path,
       [...args, "--", "/bin/sh", "-c", "true"],
-      { timeout: options.timeoutMs ?? 10_000 },
+      { timeout: options.timeoutMs ?? 10_000, env: helperEnv() },
       (error, _stdout, stderr) => {
         if (!error) return resolvePromise({ ok: true });
         const detail = (stderr || error.message).trim().split("\n")[0] ?? "";

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join, posix } from "node:path";
+import { withoutSecrets } from "../util/secret-env.js";
 import type { SshEndpoint, SshIdentity } from "./ssh-connection.js";
 
 // Where a remote workspace is and how to log in: `ssh://[user@]host[:port]/abs/path`, with the host
@@ -80,7 +81,8 @@ function sshG(binary: string, args: string[]): Promise<Map<string, string[]> | u
   return new Promise((resolve) => {
     const child = spawn(binary, ["-G", ...args], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, SSH_AUTH_SOCK: "" },
+      // The user's environment minus secrets: ssh -G reads only its config files.
+      env: { ...withoutSecrets(process.env), SSH_AUTH_SOCK: "" },
     });
     let out = "";
     let err = "";

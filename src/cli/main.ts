@@ -1,5 +1,6 @@
 import { startEarlyHandshake } from "../acp/early-handshake.js";
 import { earlySessionNewResult } from "../acp/early-session.js";
+import { hideSecretsFromProcEnviron } from "../util/hide-environ.js";
 import { createLogger } from "../util/logger.js";
 import { HELP, parseCliArgs, UsageError } from "./args.js";
 import { createCoreServices } from "./core-services.js";
@@ -7,7 +8,10 @@ import { VERSION } from "./version.js";
 
 /** Entry point. Subcommands are imported on demand so serving ACP loads as little as possible. */
 async function main(argv: string[]): Promise<number> {
+  // Before anything else: a command the user approves can read /proc/<this pid>/environ.
+  const hidden = hideSecretsFromProcEnviron();
   const logger = createLogger();
+  if (hidden.error) logger.debug(`secrets stay readable in /proc/${process.pid}/environ: ${hidden.error}`);
   let cli;
   try {
     cli = parseCliArgs(argv);

@@ -12,6 +12,7 @@ const DEFAULTS: DeepAcpConfig = {
     capture_chars: 2000000,
     max_background_processes: 8,
     background_output_chars: 200000,
+    pass_env: [],
   },
   permissions: [],
   sandbox: { kind: "none", network: false, read_only_paths: [], writable_paths: [] },

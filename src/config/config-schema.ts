@@ -56,6 +56,8 @@ const sections = {
     max_background_processes: z.number().int().positive().default(8),
     /** Output kept per background process; process_output returns the newest. */
     background_output_chars: z.number().int().positive().default(200_000),
+    /** Cloud credentials commands receive (AWS_SECRET_ACCESS_KEY, GOOGLE_APPLICATION_CREDENTIALS, ...); model keys never. */
+    pass_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).default([]),
   }),
   sandbox: z.strictObject({
     kind: z.enum(["none", "bwrap"]).default("none"),

@@ -198,6 +198,7 @@ export class ExtensionHost {
         permissionMode: this.options.permissionMode,
         hookGrants: this.hookGrants,
         onHookStatus: (phase, status) => this.hookStatus(phase, status),
+        onWarning: (title, description) => this.warn(title, description),
         ...(this.options.questioner ? { questioner: this.options.questioner } : {}),
       },
       previous,
@@ -253,6 +254,12 @@ export class ExtensionHost {
       title: `Project MCP server${skipped.length === 1 ? "" : "s"} ${names} not started (not approved)`,
       description: "approve in an editor session, or pass --trust-project-mcp for this run",
     });
+  }
+
+  /** A warning for the editor now, or at the next turn when it cannot be shown now. */
+  private warn(title: string, description: string): void {
+    const event: AgentEvent = { type: "notice", severity: "warning", title, description };
+    if (!this.options.notify(event)) this.unshown.push({ severity: "warning", source: description, message: title });
   }
 
   /** A running hook with a status message shows in the editor while it runs. */

@@ -77,6 +77,8 @@ export type ExtensionInputs = {
   hookGrants: Set<string>;
   /** Where MCP servers' questions (elicitations) are shown; absent or without forms = not offered to servers. */
   questioner?: Questioner;
+  /** Tells the editor about something it did not see (a form declined because it asks for a secret). */
+  onWarning?: (title: string, description: string) => void;
 };
 
 /** Loads everything in parallel; broken pieces become diagnostics, never failures. */
@@ -182,12 +184,17 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       elicit: (server) => {
         const questioner = inputs.questioner;
         if (!questioner?.forms) return undefined;
-        return (request, signal) =>
-          questioner.form(
+        return async (request, signal) => {
+          const answer = await questioner.form(
             { message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema },
             {},
             signal,
           );
+          // The user never saw the form: say that it came and why it was declined.
+          if (answer.action === "unsupported" && answer.secret)
+            inputs.onWarning?.(`Declined a form from MCP server "${server}": ${answer.reason}`, server);
+          return answer;
+        };
       },
       connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
       callTimeoutMs: config.mcp.call_timeout_seconds * 1000,

@@ -30,7 +30,14 @@ export type RememberedDecision = "allow" | "deny";
  * `Eval`); `approvalId` keys remembered approvals when the name alone is not the identity (a
  * project MCP server's tool is bound to its source and definition).
  */
-export type GateTool = { name: string; hookName?: string; approvalId?: string; effect: GateEffect };
+export type GateTool = {
+  name: string;
+  hookName?: string;
+  approvalId?: string;
+  effect: GateEffect;
+  /** What the call asks the user (ask_user), checked for secrets. */
+  question?(input: never): { text: string; options?: readonly string[] };
+};
 
 /** A target as the gate sees it: a real path, or a path in one of the agent's own routes. */
 export type GateTarget = RealTarget & {
@@ -69,6 +76,8 @@ export type GateRequest = {
   rules?: RuleVerdict;
   /** The PreToolUse hooks' verdict. */
   hook?: HookVerdict;
+  /** Why the question this call asks the user asks for a secret (secret-question.ts): refused in every mode. */
+  secretQuestion?: string;
   /** Remembered "always" choices. */
   remembered(key: string): RememberedDecision | undefined;
 };
@@ -77,6 +86,11 @@ type Ask = Extract<GateDecision, { action: "ask" }> & { sticky?: boolean };
 
 export function decide(request: GateRequest): GateDecision {
   const { tool, mode, rules, hook } = request;
+  if (request.secretQuestion)
+    return {
+      action: "deny",
+      reason: `Error: ${tool.name} never asks for passwords, keys, tokens or other secrets (${request.secretQuestion}). Tell the user where to configure the secret instead.`,
+    };
   if (rules?.action === "deny") return { action: "deny", reason: `Error: ${rules.reason}` };
   if (hook?.decision === "deny")
     return {

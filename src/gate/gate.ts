@@ -16,6 +16,7 @@ import {
 import type { HostSurfaceCache } from "./host-surface-cache.js";
 import type { HostExecutionSurfaces } from "./host-surfaces.js";
 import { checkFileRules } from "./path-rules.js";
+import { secretInQuestion } from "./secret-question.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
 // The one place that decides whether a file access or a command may run, and whether it asks.
@@ -90,8 +91,11 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   // A sandboxed command mounts the same answer read-only: resolved here, before it runs.
   const sandboxedCommand = request.tool.effect === "execute" && policy.sandboxed === true;
   const hostSurfaces = changes || sandboxedCommand ? await surfacesOf(policy, roots, request.cwd) : undefined;
+  const asked = request.tool.question?.(request.input as never);
+  const secretQuestion = asked ? secretInQuestion(asked.text, asked.options) : undefined;
   const decideWith = (hook: HookVerdict | undefined) =>
     decide({
+      ...(secretQuestion ? { secretQuestion } : {}),
       tool: request.tool,
       mode: request.mode,
       roots,

@@ -1,10 +1,12 @@
-import { filterEnvironment, isCredentialLike, isPassableVariable } from "../util/secret-env.js";
+import { filterEnvironment, isCredentialLike, isPassableVariable, withoutSecrets } from "../util/secret-env.js";
 import type { HookSource } from "./types.js";
 
-// Hooks run with the user's privileges but must not receive credentials by accident. They get an
+// Hooks run with the user's privileges but must not receive credentials by accident. User hooks
+// (~/.deepagents/hooks.json, the user's own config) get the agent's environment minus secrets, as
+// the seeds say: no name containing KEY, TOKEN, SECRET, PASSWORD or APIKEY, nothing credential-like
+// (DB_PASS, DATABASE_URL, GH_PAT, ...), no provider credential. Project and plugin hooks get an
 // allowlist, as MCP stdio servers do: the base variables of util/secret-env (PATH, HOME, locale,
-// proxies, ...) plus the names the user lists in config.toml `[hooks] pass_env`. Model keys never.
-// Filtering by substrings let DB_PASS, DATABASE_URL, GH_PAT, NPM_AUTH or SENTRY_DSN through.
+// proxies, ...). Both get the names listed in config.toml `[hooks] pass_env`; model keys never.
 
 /** Kept for callers that only want to know whether a name looks like a secret. */
 export function isSecretEnvName(name: string): boolean {
@@ -40,14 +42,15 @@ export function hookVariables(source: HookSource, projectRoot: string): Record<s
   return vars;
 }
 
-/** The environment a handler runs with: the allowlisted base plus our variables. */
+/** The environment a handler runs with: user hooks the environment minus secrets, others the allowlist; plus our variables. */
 export function buildHookEnv(
   base: Readonly<Record<string, string | undefined>>,
   source: HookSource,
   projectRoot: string,
   passEnv: readonly string[] = [],
 ): Record<string, string> {
-  return { ...scrubHookEnv(base, passEnv), ...hookVariables(source, projectRoot) };
+  const inherited = source.scope === "user" ? withoutSecrets(base, { allowed: passEnv }) : scrubHookEnv(base, passEnv);
+  return { ...inherited, ...hookVariables(source, projectRoot) };
 }
 
 /**

@@ -2,6 +2,7 @@
 // machine, or no opener is installed), then try the platform's opener without waiting for it.
 
 import { spawn as nodeSpawn } from "node:child_process";
+import { withoutSecrets } from "../util/secret-env.js";
 import type { SpawnFunction } from "./stdio-transport.js";
 
 export type OpenUrlOptions = {
@@ -26,7 +27,12 @@ export function createUrlOpener(options: OpenUrlOptions = {}): (url: string) => 
           ? ["cmd", ["/c", "start", "", url]]
           : ["xdg-open", [url]];
     try {
-      const child = spawn(command, args as string[], { stdio: "ignore", detached: true });
+      // A browser started for the user: their environment, minus secrets.
+      const child = spawn(command, args as string[], {
+        stdio: "ignore",
+        detached: true,
+        env: withoutSecrets(process.env),
+      });
       child.on("error", () => undefined);
       child.unref();
     } catch {

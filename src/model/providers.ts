@@ -16,6 +16,11 @@ export type ProviderInfo = {
   /** Other variables it reads (model, project, region, ...). */
   otherVars?: readonly string[];
   /**
+   * Credentials besides `keyVars` (Entra tokens, cloud keys, session tokens): with the key variables,
+   * what is kept out of commands, hooks and MCP servers (util/secret-env.ts; a test keeps them equal).
+   */
+  credentialVars?: readonly string[];
+  /**
    * How it becomes usable without --model: "key" (a key variable or stored key is set), "url" (a base
    * URL is set or stored: local servers), "explicit" (only when named: ambient cloud credentials are
    * too common to pick a provider by).
@@ -93,6 +98,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     keyVars: [],
     baseUrlVar: "GOOGLE_VERTEX_BASE_URL",
     otherVars: ["GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_APPLICATION_CREDENTIALS"],
+    credentialVars: ["GOOGLE_APPLICATION_CREDENTIALS"],
     detect: "explicit",
     keyRequired: false,
     files: ["~/.config/gcloud/application_default_credentials.json (application-default credentials)"],
@@ -103,6 +109,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     keyVars: [],
     baseUrlVar: "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
     otherVars: ["AWS_REGION", "AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"],
+    credentialVars: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"],
     detect: "explicit",
     keyRequired: false,
     files: ["~/.aws/credentials", "~/.aws/config (profiles, SSO)", "~/.aws/sso/cache/"],
@@ -118,6 +125,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
       "AZURE_OPENAI_DEPLOYMENT",
       "AZURE_OPENAI_API_VERSION",
     ],
+    credentialVars: ["AZURE_OPENAI_AD_TOKEN"],
     detect: "key",
     keyRequired: true,
   },

@@ -74,6 +74,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const { cwd, roots, config, editor, paths } = options;
   const diagnostics: Diagnostic[] = [];
   const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.capture_chars };
+  // Commands get the environment minus every provider's credentials, except the ones named here.
+  const env = { passEnv: config.shell.pass_env };
   const sandboxKind = options.flags.sandbox ?? config.sandbox.kind;
   const protectedPaths = createProtectedPaths(config.protected.paths, config.protected.extra_paths);
   const surfaces = createHostSurfaceCache({ protectedPaths, home: paths.home });
@@ -109,6 +111,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
         writablePaths: config.sandbox.writable_paths,
         protectedEntries: protectedPaths.entries,
         hostSurfaces: sandboxSurfaces(surfaces, roots),
+        env,
         ...limits,
       });
     } else {
@@ -120,9 +123,9 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       });
     }
   } else {
-    shell = createLocalShellBackend({ rootDir: cwd, ...limits });
+    shell = createLocalShellBackend({ rootDir: cwd, env, ...limits });
   }
-  const local = shell ?? createLocalShellBackend({ rootDir: cwd, ...limits });
+  const local = shell ?? createLocalShellBackend({ rootDir: cwd, env, ...limits });
 
   let files: BackendProtocol = local;
   let executor: SandboxBackendProtocol | undefined = shell;

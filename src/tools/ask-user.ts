@@ -33,23 +33,14 @@ export function createAskUserTool() {
     present(input) {
       return { title: input.question.length > 120 ? `${input.question.slice(0, 117)}...` : input.question };
     },
+    // The gate refuses a question that asks for a secret before it runs (gate/secret-question.ts).
+    question: (input) => ({ text: input.question, ...(input.options ? { options: input.options } : {}) }),
     async execute(input, ctx): Promise<ToolResult> {
       const question: UserQuestion = {
         question: input.question,
         ...(input.options ? { options: input.options } : {}),
         ...(input.multi_select ? { multiSelect: true } : {}),
       };
-      if (looksLikeSecretRequest(input.question)) {
-        return {
-          content: [
-            {
-              type: "text",
-              text: "Error: ask_user never asks for passwords, keys, tokens or other secrets. Tell the user where to configure the secret instead.",
-            },
-          ],
-          isError: true,
-        };
-      }
       const answer: UserAnswer = ctx.askUser
         ? await ctx.askUser(question)
         : { outcome: "unavailable", reason: "no way to show questions" };
@@ -103,12 +94,4 @@ export function questionAsText(question: UserQuestion): string {
     ? "(Reply with one or more of these, or something else.)"
     : "(Reply with one of these, or something else.)";
   return `${question.question}\n\n${list}\n\n${hint}`;
-}
-
-const SECRET_WORDS =
-  /\b(password|passphrase|passcode|api[ _-]?key|secret|access[ _-]?token|auth[ _-]?token|private[ _-]?key|credit[ _-]?card|ssn)\b/i;
-
-/** The spec forbids asking for secrets in forms; a question that names one is refused, not shown. */
-export function looksLikeSecretRequest(text: string): boolean {
-  return SECRET_WORDS.test(text) && /\b(what|enter|provide|give|type|paste|share|send|tell)\b/i.test(text);
 }

@@ -86,8 +86,8 @@ export type FormAnswer =
   | { action: "accept"; content: Record<string, unknown> }
   | { action: "decline" }
   | { action: "cancel" }
-  /** Nothing can show this form (the editor has no form elicitation, or headless). */
-  | { action: "unsupported"; reason: string };
+  /** Nothing can show this form (the editor has no form elicitation, or headless), or it asks for a secret. */
+  | { action: "unsupported"; reason: string; secret?: true };
 
 /** Shows questions to the user: an editor form or choice, or answers typed on stdin (headless). */
 export interface Questioner {
@@ -192,6 +192,8 @@ export interface ToolDefinition<Input = unknown> {
   approvalId?: string;
   /** Reports command output through `progress({type:"output"})` while it runs (shown as a live terminal). */
   streamsOutput?: boolean;
+  /** What the call asks the user (ask_user): the gate refuses questions that ask for a secret. */
+  question?(input: Input): { text: string; options?: readonly string[] };
   /** At most one call per model message (several in one message all fail), e.g. write_todos. */
   singletonPerMessage?: boolean;
   validate(raw: unknown): ValidationResult<Input>;

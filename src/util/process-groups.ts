@@ -28,6 +28,8 @@ function startLifeline(pgid: number): () => void {
     reaper = spawn("/bin/sh", ["-c", REAPER_SCRIPT, String(pgid)], {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
+      // Long-lived and readable by any command (/proc/<pid>/environ): nothing of the agent's environment.
+      env: process.env.PATH === undefined ? {} : { PATH: process.env.PATH },
     });
   } catch {
     return () => undefined;

@@ -56,9 +56,8 @@ export function isBaseVariable(name: string): boolean {
 }
 
 /**
- * Provider credentials (DESIGN.md's model table and presets). General cloud credentials (AWS_*,
- * GOOGLE_APPLICATION_CREDENTIALS) are left out on purpose: the user's own tools (aws, gcloud) need
- * them in commands; they still count as credential-like for MCP servers and hooks.
+ * The keys and tokens deep-acp's model providers run on (DESIGN.md's model table and presets, the
+ * `keyVars` and Entra token of model/providers.ts; a test keeps them equal). Never passed on.
  */
 export const MODEL_KEY_VARS: readonly string[] = [
   "ANTHROPIC_API_KEY",
@@ -68,6 +67,7 @@ export const MODEL_KEY_VARS: readonly string[] = [
   "GOOGLE_API_KEY",
   "GEMINI_API_KEY",
   "AZURE_OPENAI_API_KEY",
+  "AZURE_OPENAI_AD_TOKEN",
   "AWS_BEARER_TOKEN_BEDROCK",
   "OPENROUTER_API_KEY",
   "GROQ_API_KEY",
@@ -78,9 +78,30 @@ export const MODEL_KEY_VARS: readonly string[] = [
   "VLLM_API_KEY",
 ];
 
+/**
+ * Cloud credentials the Bedrock and Vertex providers read from the environment, which are also the
+ * user's identity for their own tools (aws, gcloud): kept out of commands, hooks and MCP servers
+ * unless the user names them (`[shell] pass_env`, `[hooks] pass_env`, `[mcp] project_env`).
+ */
+export const CLOUD_CREDENTIAL_VARS: readonly string[] = [
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_SECURITY_TOKEN",
+  "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "GOOGLE_OAUTH_ACCESS_TOKEN",
+  "CLOUDSDK_AUTH_ACCESS_TOKEN",
+];
+
 /** A key deep-acp's model providers use (or one of deep-acp's own DEEP_ACP_* settings). Never passed on. */
 export function isModelKeyVariable(name: string): boolean {
   return MODEL_KEY_VARS.includes(name) || name.startsWith("DEEP_ACP_");
+}
+
+/** A provider's credential of any kind: a model key or a cloud credential (passable only when named). */
+export function isProviderCredential(name: string): boolean {
+  return isModelKeyVariable(name) || CLOUD_CREDENTIAL_VARS.includes(name);
 }
 
 // Whole words of an upper-cased name split at `_`; PAT, AUTH, DSN and PASS would match too much as
@@ -115,7 +136,7 @@ const CONNECTION_STRING =
 
 /** Looks like it holds a secret (model keys included). Deliberately broad. */
 export function isCredentialLike(name: string): boolean {
-  if (isModelKeyVariable(name)) return true;
+  if (isProviderCredential(name)) return true;
   const upper = name.toUpperCase();
   if (SECRET_SUBSTRINGS.some((marker) => upper.includes(marker))) return true;
   if (upper.split(/[^A-Z0-9]+/).some((word) => SECRET_WORDS.has(word))) return true;
@@ -146,6 +167,26 @@ export function filterEnvironment(
   for (const [name, value] of Object.entries(env)) {
     // Values starting with "()" are skipped against Shellshock-style parsing (as the MCP SDK does).
     if (value === undefined || value.startsWith("()") || !isPassableVariable(name, allowlist)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * What a user hook receives (the seeds: the environment minus names containing KEY, TOKEN, SECRET,
+ * PASSWORD or APIKEY): the agent's environment without those, without anything credential-like
+ * (DB_PASS, DATABASE_URL, GH_PAT, ...) and without provider credentials; `allowed` names come back
+ * (model keys never).
+ */
+export function withoutSecrets(
+  env: Readonly<Record<string, string | undefined>>,
+  allowlist: EnvAllowlist = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.startsWith("()") || isModelKeyVariable(name)) continue;
+    const secret = /KEY|TOKEN|SECRET|PASSWORD|APIKEY/i.test(name) || isCredentialLike(name);
+    if (secret && !allowlist.allowed?.includes(name)) continue;
     out[name] = value;
   }
   return out;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createQuestionDialog, secretField } from "../../../src/acp/question-dialog.js";
+import { createQuestionDialog } from "../../../src/acp/question-dialog.js";
 import { parseLine } from "../../../src/cli/stdin-questions.js";
-import { looksLikeSecretRequest } from "../../../src/tools/ask-user.js";
 import { silentLogger } from "../../../src/util/logger.js";
 
 const signal = new AbortController().signal;
@@ -26,21 +25,10 @@ describe("relayed forms", () => {
     );
     expect(answer).toEqual({
       action: "unsupported",
-      reason: 'the form asks for "pw", which looks like a secret; forms must not collect secrets',
+      reason: 'its field "pw" asks for "Password", which looks like a secret; forms must not collect secrets',
+      secret: true,
     });
     expect(shown).toEqual([]);
-  });
-
-  it("finds secret-looking fields by name, title or format", () => {
-    expect(secretField({ properties: { api_key: { type: "string" } } })).toBe("api_key");
-    expect(
-      secretField({ properties: { name: { type: "string" }, email: { type: "string", format: "email" } } }),
-    ).toBeUndefined();
-  });
-
-  it("says whether a question asks for a secret", () => {
-    expect(looksLikeSecretRequest("What is your API key?")).toBe(true);
-    expect(looksLikeSecretRequest("Should the token refresh be retried?")).toBe(false);
   });
 });
 
