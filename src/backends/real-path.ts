@@ -18,6 +18,8 @@ export type RealTarget = {
   hardLinks: number;
   /** The path could not be resolved (a link loop, a permission error): decide on `requested`, never remember. */
   unresolved?: string;
+  /** Device and inode of an existing file, where the file system reports them (not over SFTP). */
+  identity?: { dev: number; ino: number };
 };
 
 /** The node:fs/promises calls resolution needs; injectable so tests can swap links between calls. */
@@ -26,6 +28,11 @@ export type RealPathFs = {
   lstat(path: string): Promise<Stats>;
   stat(path: string): Promise<Stats>;
   readlink(path: string): Promise<string>;
+  /**
+   * Link counts of regular files, for a file system whose stat does not report them (SFTP v3): asked
+   * in one call per decision. Absent: `stat(...).nlink` is the count.
+   */
+  linkCounts?(paths: readonly string[]): Promise<ReadonlyMap<string, number>>;
 };
 
 export const nodeRealPathFs: RealPathFs = {
@@ -42,12 +49,22 @@ export async function resolveRealTarget(path: string, fs: RealPathFs = nodeRealP
   try {
     const { real, stats } = await realOf(requested, fs, 0);
     if (!stats) return { requested, real, exists: false, isDirectory: false, hardLinks: 0 };
+    let hardLinks = stats.isFile() ? stats.nlink : 0;
+    if (stats.isFile() && fs.linkCounts) {
+      const count = (await fs.linkCounts([real])).get(real);
+      // A count that cannot be learned counts as unresolved: the call asks, and nothing is remembered.
+      if (count === undefined)
+        throw Object.assign(new Error("link count unavailable"), { code: "its link count could not be read" });
+      hardLinks = count;
+    }
+    const identity = typeof stats.ino === "number" && stats.ino > 0 ? { dev: stats.dev, ino: stats.ino } : undefined;
     return {
       requested,
       real,
       exists: true,
       isDirectory: stats.isDirectory(),
-      hardLinks: stats.isFile() ? stats.nlink : 0,
+      hardLinks,
+      ...(identity ? { identity } : {}),
     };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";

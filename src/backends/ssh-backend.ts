@@ -3,6 +3,7 @@ import type { ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./
 import type { DeleteResult, FileDownloadResponse, FileUploadResponse } from "./protocol.js";
 import type { RealPathFs } from "./real-path.js";
 import type { SshConnection, SshConnectionStatus } from "./ssh-connection.js";
+import { remoteLinkCounts } from "./ssh-link-counts.js";
 import { createRemoteRealPathFs } from "./ssh-real-path.js";
 import { executeRemote } from "./ssh-exec.js";
 import { createRemoteFiles } from "./ssh-files.js";
@@ -76,6 +77,7 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
   const search = createRemoteSearch({
     connection,
     fs,
+    linkCounts: (paths) => remoteLinkCounts(connection, paths),
     rootDir,
     resolvePath: files.resolvePath,
     timeoutMs: options.searchTimeoutMs ?? 30_000,
@@ -128,7 +130,7 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
     backgroundSpec: () =>
       `background processes are not available on a remote workspace (${connection.target}); run the command in the foreground with a timeout`,
     realPath: files.realPath,
-    realPathFs: createRemoteRealPathFs(fs),
+    realPathFs: { ...createRemoteRealPathFs(fs), linkCounts: (paths) => remoteLinkCounts(connection, paths) },
     async health() {
       try {
         await connection.connect();

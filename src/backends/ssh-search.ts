@@ -20,6 +20,8 @@ export type RemoteSearchOptions = {
   globLimit: number;
   /** Default: probe the remote for `rg`; false forces grep/find. */
   ripgrep?: boolean;
+  /** Link counts on the remote (ssh-link-counts.ts): a folder search leaves out hard-linked files. */
+  linkCounts?: (paths: readonly string[]) => Promise<ReadonlyMap<string, number>>;
 };
 
 const WALK_FLAGS = "--hidden --no-require-git --no-messages --glob '!.git'";
@@ -153,8 +155,15 @@ export function createRemoteSearch(options: RemoteSearchOptions) {
     // 1 = nothing found; 2 with an empty stderr = unreadable files.
     if (!truncated && run.code !== null && run.code > 1 && run.stderr.trim() !== "")
       return { error: `grep failed on ${connection.target} (exit ${run.code}): ${run.stderr.trim()}` };
-    matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
-    return truncated || run.timedOut ? { matches, truncated: true } : { matches };
+    // As locally: a folder search leaves out files with more than one name (one may be outside the
+    // project); a file whose count cannot be read is left out too.
+    let kept = matches;
+    if (base.isDir && options.linkCounts && matches.length > 0) {
+      const counts = await options.linkCounts(matches.map((m) => m.path));
+      kept = matches.filter((m) => counts.get(m.path) === 1);
+    }
+    kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+    return truncated || run.timedOut ? { matches: kept, truncated: true } : { matches: kept };
   }
 
   async function glob(pattern: string, path?: string): Promise<GlobResult> {

@@ -45,6 +45,8 @@ export type GateTarget = RealTarget & {
   virtual?: boolean;
   /** A route shared beyond this project (/memories/): writes there count as outside. */
   shared?: boolean;
+  /** Another name of this hard-linked file that a deny rule names (denied-names.ts), or why that cannot be ruled out. */
+  deniedName?: { path: string } | { undetermined: string };
 };
 
 /** The user's file rules' verdict on the call (path-rules.ts); undefined = no opinion. */

@@ -8,6 +8,7 @@ import { fetchHost } from "../web/fetch-host.js";
 import {
   decide,
   type GateDecision,
+  type GateEffect,
   type GateMode,
   type GateTarget,
   type GateTool,
@@ -15,6 +16,7 @@ import {
 } from "./decide.js";
 import type { HostSurfaceCache } from "./host-surface-cache.js";
 import type { HostExecutionSurfaces } from "./host-surfaces.js";
+import { deniedNameOf } from "./denied-names.js";
 import { checkFileRules } from "./path-rules.js";
 import { secretInQuestion } from "./secret-question.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
@@ -85,6 +87,7 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
     realRoots(request.readRoots ?? [], fs),
     resolveTargets(request.paths, request.virtualPrefixes, policy.sharedPrefixes ?? DEFAULT_SHARED, fs),
   ]);
+  if (policy.rules) await markDeniedNames(policy.rules, request.tool.effect, targets);
   const command =
     request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, fs) : undefined;
   const changes = request.tool.effect === "edit" || request.tool.effect === "delete";
@@ -117,6 +120,17 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
     t.virtual ? !t.shared : !t.unresolved && t.hardLinks <= 1 && readable.some((root) => isWithin(t.real, root)),
   );
   return { decision: decideWith(request.hook), targets, approved, previewable, withHook: decideWith };
+}
+
+/** Hard-linked targets that are another name of a file a deny rule names (compared by device and inode). */
+async function markDeniedNames(rules: CompiledFileRules, effect: GateEffect, targets: GateTarget[]): Promise<void> {
+  const op = effect === "read" ? "read" : effect === "edit" || effect === "delete" ? "write" : undefined;
+  if (!op || !rules.rules.some((rule) => rule.mode === "deny")) return;
+  for (const target of targets) {
+    if (target.virtual || target.hardLinks <= 1 || !target.identity) continue;
+    const found = await deniedNameOf(rules, op, target.identity);
+    if (found) target.deniedName = found;
+  }
 }
 
 /** The host execution surfaces of each root, when the workspace resolves them (see host-surfaces.ts). */

@@ -1,9 +1,15 @@
-import { checkToolPath, decideDeleteAccess, type CompiledFileRules } from "../permissions/file-rules.js";
+import {
+  checkToolPath,
+  decideDeleteAccess,
+  permissionDeniedMessage,
+  type CompiledFileRules,
+} from "../permissions/file-rules.js";
 import type { GateEffect, GateTarget, RuleVerdict } from "./decide.js";
 
 // The user's file rules (config.toml [[permissions]]) as the gate applies them: on the real path of
 // every target and on the path as asked for, so neither a link into a denied folder nor a link
-// named like an allowed one gets around a rule. Shell commands are never path-checked, so when
+// named like an allowed one gets around a rule, and a hard link (another name of the same device
+// and inode) of a denied file is denied too (denied-names.ts). Shell commands are never path-checked, so when
 // rules exist and commands are not sandboxed, every command asks and "always" is not offered.
 
 export function checkFileRules(
@@ -28,6 +34,17 @@ export function checkFileRules(
   let asks: string | undefined;
   for (const target of targets) {
     if (target.virtual) continue;
+    const other = target.deniedName;
+    if (other && "undetermined" in other)
+      return {
+        action: "deny",
+        reason: `${target.real} has ${target.hardLinks} hard links and ${other.undetermined}, so it cannot be shown not to be a denied file`,
+      };
+    if (other)
+      return {
+        action: "deny",
+        reason: `${target.real} is another name (a hard link) of ${other.path}: ${permissionDeniedMessage(op, other.path)}`,
+      };
     for (const path of new Set([target.real, target.requested])) {
       if (effect === "delete") {
         const decision = decideDeleteAccess(rules, path, { isDirectory: target.isDirectory });

@@ -8,8 +8,10 @@ import {
   type ResolvedModelSpec,
   type StoredCredentials,
 } from "./resolve.js";
+import { providerSettings } from "./credentials.js";
 import { createFallbackClient } from "./fallback.js";
-import type { ModelClient } from "./types.js";
+import { parseModelSpec } from "./spec.js";
+import { PROVIDER_NAMES, type ModelClient, type ProviderName } from "./types.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { Logger } from "../util/logger.js";
 
@@ -22,6 +24,11 @@ export interface ModelService {
   create(spec: string, thoughtLevel?: ThoughtLevel): Promise<ModelClient>;
   /** Re-reads stored credentials (after `deep-acp login` / ACP authenticate). */
   reload(): Promise<void>;
+  /**
+   * Providers the user set up: a key, token or base URL in the environment or stored by `deep-acp
+   * login`, or named by --model, DEEP_ACP_MODEL or config.toml ([model] default, options, fallbacks).
+   */
+  configuredProviders(): Promise<ReadonlySet<ProviderName>>;
 }
 
 export type ModelServiceOptions = {
@@ -98,6 +105,35 @@ export function createModelService(options: ModelServiceOptions): ModelService {
     async reload() {
       credentials = undefined;
       clients.clear();
+    },
+    async configuredProviders() {
+      const [{ config }, stored] = (await Promise.all([options.config(), loadCredentials()])) as [
+        { config: DeepAcpConfig },
+        StoredCredentials,
+      ];
+      const out = new Set<ProviderName>();
+      for (const provider of PROVIDER_NAMES) {
+        const settings = providerSettings(provider, options.env, {});
+        if (stored[provider] || settings.fromEnv || settings.token) out.add(provider);
+      }
+      // The Responses API is the OpenAI account's.
+      if (out.has("openai")) out.add("openai-responses");
+      const named = [
+        options.flag,
+        options.env.DEEP_ACP_MODEL,
+        config.model.default,
+        ...config.model.options,
+        ...config.model.fallbacks,
+      ];
+      for (const spec of named) {
+        if (!spec) continue;
+        try {
+          out.add(parseModelSpec(spec).provider);
+        } catch {
+          // An invalid spec names no provider.
+        }
+      }
+      return out;
     },
   };
 }

@@ -327,6 +327,7 @@ export class Session {
         workspace,
         model,
         createModel: (spec) => this.services.models.create(spec),
+        configuredProviders: () => this.services.models.configuredProviders(),
         config,
         extensions,
         interpreterSandboxes: this.extensions.sandboxes,

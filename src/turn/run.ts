@@ -6,7 +6,7 @@ import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protoc
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { Extensions } from "../extensions/index.js";
 import type { WorkerSandboxFactory } from "../interpreter/index.js";
-import type { Message, ModelClient, UserMessage } from "../model/types.js";
+import type { Message, ModelClient, ProviderName, UserMessage } from "../model/types.js";
 import { assembleTurn, type SessionView } from "./assembly.js";
 import { createSessionCompactor } from "./compaction/setup.js";
 import { createResultOffloader } from "./compaction/offload.js";
@@ -37,6 +37,8 @@ export type PromptTurnInput = {
   workspace: { backend: BackendProtocol; executor?: SandboxBackendProtocol; virtualPrefixes: readonly string[] };
   model: ModelClient;
   createModel(spec: string): Promise<ModelClient>;
+  /** Providers the user set up (project subagents may use only these). */
+  configuredProviders?: () => Promise<ReadonlySet<ProviderName>>;
   config: DeepAcpConfig;
   extensions: Extensions;
   interpreterSandboxes?: WorkerSandboxFactory;
@@ -156,6 +158,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     parentModel: model,
     tools: turn.subagentTools,
     createModel: input.createModel,
+    ...(input.configuredProviders ? { configuredProviders: input.configuredProviders } : {}),
     systemPrompt: turn.subagentSystem,
     hooks,
   });

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { TurnOptions } from "../agent/loop.js";
 import { runTurn } from "../agent/loop.js";
 import { hookFeedbackText, type HookEngine } from "../hooks/index.js";
-import type { AssistantMessage, Message, ModelClient } from "../model/types.js";
+import { subagentModelRefusal } from "../gate/subagent-model.js";
+import type { AssistantMessage, Message, ModelClient, ProviderName } from "../model/types.js";
 import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool, SubagentRequest, ToolResult } from "../tools/types.js";
 import { createHookBridge } from "./hook-bridge.js";
@@ -15,6 +16,8 @@ export type SubagentRunnerOptions = {
   /** Tools a subagent gets: the parent's, minus `task` (no recursion). */
   tools: readonly AnyTool[];
   createModel: (spec: string) => Promise<ModelClient>;
+  /** Providers the user set up; a project subagent's `model:` may name only these (gate/subagent-model.ts). */
+  configuredProviders?: () => Promise<ReadonlySet<ProviderName>>;
   systemPrompt: (subagent: SubagentDefinition) => string;
   hooks: () => HookEngine;
 };
@@ -48,6 +51,11 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
     }
     let model: ModelClient;
     try {
+      const refusal =
+        definition.model && options.configuredProviders
+          ? subagentModelRefusal(definition.model, definition.source, await options.configuredProviders())
+          : undefined;
+      if (refusal) throw new Error(refusal);
       model = definition.model ? await options.createModel(definition.model) : options.parentModel;
     } catch (error) {
       return {
