@@ -53,7 +53,8 @@ async function makeInputs(root: string): Promise<MakeInputs> {
     inputs.files.add(real);
     for (const word of includedNames(text)) {
       const literal = !/[$*?[]/.test(word);
-      if (literal) queue.push(isAbsolute(word) ? word : join(dirname(file), word));
+      // make resolves includes against the folder it runs in; the including file's folder too, to be safe.
+      if (literal) queue.push(...(isAbsolute(word) ? [word] : [join(root, word), join(dirname(file), word)]));
       else inputs.patterns.push(picomatch(`**/${word.replace(/\$[({][^)}]*[)}]|\$./g, "*").replace(/^[/*]+/, "")}`));
     }
   }

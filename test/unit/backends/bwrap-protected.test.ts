@@ -130,4 +130,26 @@ describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
     expect(await readFile(join(project, "notes.txt"), "utf8")).toBe("ok\n");
     expect(await readFile(join(project, "sub", "inner.txt"), "utf8")).toBe("ok\n");
   });
+
+  it("mounts the host execution surfaces it is given read-only, and says when a command creates a missing one", async () => {
+    await mkdir(join(project, "store", "hooks"), { recursive: true });
+    await writeFile(join(project, "store", "config"), "[core]\n");
+    const surfaces = [
+      { path: join(project, "store"), exists: true, reason: "git's folder" },
+      { path: join(project, ".husky"), exists: false, reason: "husky's git hooks" },
+    ];
+    const backend = createBwrapSandboxBackend({
+      roots: [project],
+      homeDir: home,
+      hostSurfaces: { resolve: async () => surfaces, latest: () => surfaces },
+    });
+    const result = await backend.execute(
+      `cd ${project}; echo evil >> store/config; echo x > store/hooks/pre-commit; mkdir .husky && echo x > .husky/pre-commit; true`,
+    );
+    expect(result.output).toMatch(/Read-only file system/);
+    expect(await readFile(join(project, "store", "config"), "utf8")).toBe("[core]\n");
+    expect(result.output).toContain(
+      `This command created ${join(project, ".husky")}, which decides what runs on the host`,
+    );
+  });
 });
