@@ -87,8 +87,8 @@ describe("attack: links out of the project", () => {
     });
   }
 
-  // A hard link has no "real" other name to check a rule against: outside bypass it asks (above);
-  // in bypass only the rule on the name used applies (documented in docs/configuration.md).
+  // Hard links: outside bypass a hard-linked file asks (above); a deny rule holds for a hard link of the
+  // denied file in every mode (attack-rules.test.ts).
   it("a deny rule on the real path holds through every symbolic link, even in bypass", async () => {
     await mkdir(join(s.home, ".deepagents"), { recursive: true });
     await writeFile(
