@@ -6,6 +6,8 @@ import {
   EXACT_PROGRAMS,
   FILE_PROGRAMS,
   NETWORK_SCHEMES,
+  PACKAGE_MANAGER_OUTPUT_OPTIONS,
+  PACKAGE_MANAGERS,
   SCOPE_OPTIONS,
   SUBCOMMAND_PROGRAMS,
   SYSTEM_BIN,
@@ -18,7 +20,8 @@ import {
 // a plain `program subcommand` (absolute program paths in the system folders normalised:
 // /usr/bin/git status is git status), never for wrappers, interpreters and builtins that run a file
 // or another program (`.`, `source`, `exec`, `eval`, ...: they run anything), never with options
-// that run code or write elsewhere or that widen the scope (`--workspaces`, `-C DIR`, `--prefix`),
+// that run code or write elsewhere or that widen the scope (`--workspaces`, `-C DIR`, `--prefix`;
+// for package managers any option of their own before `--` but the output ones),
 // never with a URL of a scheme that reads files (`file://`) or an `@file` upload, never when an
 // argument leads outside the roots; `make X` is remembered for exactly those targets, and programs
 // that read or copy the files they are given only for those exact files.
@@ -122,14 +125,18 @@ export function commandApproval(command: string, context: CommandApprovalContext
     }
     if (DANGEROUS_SUBCOMMANDS[program]?.includes(sub))
       return { key: null, why: `\`${program} ${sub}\` can run any code or change configuration` };
-    // `npm run build` is not `npm run deploy`.
-    if (["run", "run-script"].includes(sub) && ["npm", "pnpm", "yarn", "bun"].includes(program)) {
-      const script = words.args[1];
-      if (!script || script.startsWith("-")) return { key: null, why: "no script named" };
-      return {
-        key: `execute:${program} ${sub} ${script}`,
-        label: withArguments(`${program} ${sub} ${script}`),
-      };
+    if (PACKAGE_MANAGERS.has(program)) {
+      // Options before `--` are the package manager's own config, which any spelling of them can
+      // change (`npm test -C ../x` runs another package's script): only output options stay covered.
+      const end = words.args.indexOf("--");
+      const own = end === -1 ? words.args : words.args.slice(0, end);
+      const config = own.find((arg) => arg.startsWith("-") && !PACKAGE_MANAGER_OUTPUT_OPTIONS.test(arg));
+      if (config) return { key: null, why: `\`${config}\` is ${program}'s own option and can change what it runs` };
+      // `npm run build` is not `npm run deploy`.
+      const script = ["run", "run-script"].includes(sub) ? words.args[1] : "";
+      if (script === undefined || script.startsWith("-")) return { key: null, why: "no script named" };
+      const shown = script ? `${program} ${sub} ${script}` : `${program} ${sub}`;
+      return { key: `execute:${shown}`, label: `Always allow \`${shown}\` with any arguments to the script` };
     }
     return { key: `execute:${program} ${sub}`, label: withArguments(`${program} ${sub}`) };
   }

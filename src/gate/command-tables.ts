@@ -272,8 +272,18 @@ export const SCOPE_OPTIONS: Record<string, RegExp> = {
   pnpm: /^(-r|--recursive|--workspace-root|-g|--global|--filter-prod|--include-workspace-root)(=|$)/,
   yarn: /^(-g|--global|--cwd|--top-level)(=|$)/,
   bun: /^(--filter|--cwd|-g|--global|--workspaces?)(=|$)/,
-  cargo: /^(--workspace|--all)(=|$)/,
+  cargo: /^(--workspace|--all|--package|--exclude)(=|$)|^-p/,
 };
+
+/** Package managers: every option before `--` is their own config (npm has ~200, abbreviations accepted). */
+export const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+
+/**
+ * The package managers' own options a remembered `npm test` still covers, spelled exactly: output
+ * only. Any other option before `--` (`-C ../x`, `--ws`, `--pref=x`) asks; after `--` words go to the script.
+ */
+export const PACKAGE_MANAGER_OUTPUT_OPTIONS =
+  /^(-s|--silent|-q|--quiet|-d|-dd|-ddd|--verbose|--if-present|--no-color|--color(=(always|never|true|false))?|--no-progress|--loglevel=(silent|error|warn|notice|http|info|verbose|silly))$/;
 
 /** Subcommands that change configuration or run given code: never remembered. */
 export const DANGEROUS_SUBCOMMANDS: Record<string, readonly string[]> = {

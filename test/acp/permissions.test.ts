@@ -130,7 +130,7 @@ describe("remembered choices", () => {
     const { sessionId } = await h.newSession(suite.project);
     h.model.enqueue(
       toolTurn("execute", { command: "npm publish" }),
-      toolTurn("execute", { command: "npm publish --dry-run" }),
+      toolTurn("execute", { command: "npm publish --silent" }),
       textTurn("stopped"),
     );
     const { updates } = await h.prompt(sessionId, "publish");

@@ -3,7 +3,7 @@
 // (`--workspaces`, `file://` URLs, `@file` uploads) are not covered; and a remembered command asks
 // again when the model changes a file the tool reads to decide what runs, also when that file is
 // reached through a make `include`, a git `include.path` or a node_modules/.bin link. And the
-// ordinary loop stays quiet: an edit-test loop in accept-edits with `npm test` allowed asks once.
+// ordinary loop stays quiet: an edit-test loop in accept-edits with `npm test` allowed always asks nothing.
 import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -107,11 +107,13 @@ describe("attack: 'always' covers exactly its label", () => {
       "npm --workspaces test",
       "npm test --workspaces=true",
       "npm test --include-workspace-root",
+      "npm test -C packages/other",
+      "npm test --ws",
     ];
     const go = await session((_, i) => (i === 0 ? "allow_always" : "reject_once"));
     await go([run("npm test"), run("npm test"), ...widened.map(run)]);
     expect(s.dialogs.map(commandOf)).toEqual(["npm test", ...widened]);
-    expect(alwaysLabel(s.dialogs[0]!)).toBe("Always allow `npm test` with any arguments");
+    expect(alwaysLabel(s.dialogs[0]!)).toBe("Always allow `npm test` with any arguments to the script");
     expect(s.dialogs.slice(1).filter(offersAlways)).toEqual([]);
   });
 
@@ -167,7 +169,7 @@ describe("attack: a remembered command asks again when what decides what it runs
     ]);
   });
 
-  it("an edit-test loop in accept-edits with `npm test` allowed always asks exactly once", async () => {
+  it("an edit-test loop in accept-edits with `npm test` allowed always shows zero dialogs", async () => {
     await writeFile(
       join(s.project, "package.json"),
       JSON.stringify({ name: "p", version: "1.0.0", scripts: { test: "node test/run.js" } }, null, 2),
@@ -177,6 +179,10 @@ describe("attack: a remembered command asks again when what decides what it runs
     await writeFile(join(s.project, "src/add.js"), "export const add = (a, b) => a + b;\n");
     await writeFile(join(s.project, "test/run.js"), "console.log('ok');\n");
     const go = await session(() => "allow_always");
+    // The user allows them always once, as in any project.
+    await go([run("npm test"), run("git status"), run("git diff")]);
+    expect(s.dialogs.map(commandOf)).toEqual(["npm test", "git status", "git diff"]);
+    s.dialogs.length = 0;
     const loop: Call[] = [];
     for (let i = 0; i < 4; i++) {
       loop.push(
@@ -184,14 +190,21 @@ describe("attack: a remembered command asks again when what decides what it runs
         ["edit_file", { file_path: join(s.project, "src/add.js"), old_string: "a + b", new_string: "b + a" }],
         ["edit_file", { file_path: join(s.project, "src/add.js"), old_string: "b + a", new_string: "a + b" }],
         ["write_file", { file_path: join(s.project, `test/case${i}.js`), content: `console.log(${i});\n` }],
+        ["edit_file", { file_path: join(s.project, "test/run.js"), old_string: "'ok'", new_string: `'ok ${i}'` }],
         ["grep", { pattern: "add", path: join(s.project, "src") }],
         run("npm test"),
         run("git status"),
         run("git diff"),
       );
+      // The edit above is undone so the next round's old_string matches.
+      loop.push([
+        "edit_file",
+        { file_path: join(s.project, "test/run.js"), old_string: `'ok ${i}'`, new_string: "'ok'" },
+      ]);
     }
     await go(loop);
-    expect(s.dialogs.map(commandOf)).toEqual(["npm test", "git status", "git diff"]);
+    expect(s.dialogs.map((d) => commandOf(d) || d.params.toolCall.title)).toEqual([]);
     expect(await readFile(join(s.project, "test/case3.js"), "utf8")).toBe("console.log(3);\n");
+    expect(sent()).toContain("ok 3");
   });
 });

@@ -57,10 +57,39 @@ describe("options that widen the scope", () => {
     "yarn --cwd ../other test",
     "bun test --filter '*'",
     "cargo test --workspace",
+    "cargo test -p other",
+    "cargo test --package=other",
     "git -C ../other status",
     "make -C ../other build",
   ])("offers no always for %s", (command) => {
     expect(key(command)).toBeNull();
+  });
+});
+
+describe("a package manager's own options: any but the output ones, before `--`", () => {
+  it.each([
+    "npm test -C ../other",
+    "npm test -C../other",
+    "npm test --ws",
+    "npm test --pref=../other",
+    "npm test -wa",
+    "npm test --script-shel=./x",
+    "npm run build --foreground-scripts",
+    "pnpm test --dir=../other",
+    "yarn test --cwd=../other",
+  ])("offers no always for %s", (command) => {
+    expect(key(command)).toBeNull();
+  });
+
+  it.each([
+    ["npm test", "execute:npm test"],
+    ["npm test --silent", "execute:npm test"],
+    ["npm test -- --coverage src/a.test.js", "execute:npm test"],
+    ["npm test -- --watch", "execute:npm test"],
+    ["npm run build -s", "execute:npm run build"],
+    ["pnpm test --loglevel=error", "execute:pnpm test"],
+  ])("%s stays covered by %s", (command, expected) => {
+    expect(key(command)).toBe(expected);
   });
 });
 
@@ -98,8 +127,8 @@ describe("URLs and uploads that read local files", () => {
 describe("labels say what they allow", () => {
   it.each([
     ["git status", "Always allow `git status` with any arguments"],
-    ["npm test", "Always allow `npm test` with any arguments"],
-    ["npm run build", "Always allow `npm run build` with any arguments"],
+    ["npm test", "Always allow `npm test` with any arguments to the script"],
+    ["npm run build", "Always allow `npm run build` with any arguments to the script"],
     ["curl --version", "Always allow `curl` with any arguments"],
     ["git --version", "Always allow `git --version`"],
   ])("%s", (command, label) => {
