@@ -168,11 +168,7 @@ function byMode(request: GateRequest): GateDecision | Ask {
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };
       return tool.name === "eval"
         ? ask("runs code that can call tools with side effects", null, null)
-        : ask(
-            "calls a tool with side effects",
-            `tool:${tool.approvalId ?? tool.name}`,
-            `Always allow the tool \`${tool.name}\``,
-          );
+        : ask("calls a tool with side effects", `tool:${tool.approvalId ?? tool.name}`, externalToolLabel(tool));
   }
 }
 
@@ -245,6 +241,14 @@ function decidesWhatRuns(request: GateRequest, target: GateTarget): string | und
     request.protectedPaths.match(target.real, request.roots) ??
     request.protectedPaths.match(target.requested, request.roots);
   return pattern ? `a protected path (${pattern})` : undefined;
+}
+
+/** "Always allow `create_issue` from the MCP server `github`": the tool as the user configured it. */
+function externalToolLabel(tool: GateTool): string {
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(tool.hookName ?? "");
+  return mcp
+    ? `Always allow \`${mcp[2]}\` from the MCP server \`${mcp[1]}\``
+    : `Always allow the tool \`${tool.name}\``;
 }
 
 function ask(reason: string, alwaysKey: string | null, alwaysLabel: string | null, sticky = false): Ask {

@@ -63,6 +63,6 @@ export function checkFileRules(
     action: "ask",
     reason: `your file rules ask before ${op === "read" ? "reading" : "changing"} ${asks}`,
     alwaysKey: `rule:${op}:${asks}`,
-    alwaysLabel: `Always allow ${op} of ${asks}`,
+    alwaysLabel: `Always allow ${op === "read" ? "reading" : "changing"} ${asks}`,
   };
 }

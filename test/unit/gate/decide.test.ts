@@ -1,7 +1,9 @@
 // The gate's decision alone, as a table: mode x effect x where the real target is.
 import { describe, expect, it } from "vitest";
 import { decide, type GateEffect, type GateMode, type GateRequest, type GateTarget } from "../../../src/gate/decide.js";
+import { checkFileRules } from "../../../src/gate/path-rules.js";
 import { createProtectedPaths } from "../../../src/gate/protected-paths.js";
+import { compileFileRules } from "../../../src/permissions/file-rules.js";
 
 const ROOT = "/p";
 const file = (requested: string, real = requested, extra: Partial<GateTarget> = {}): GateTarget => ({
@@ -147,5 +149,35 @@ describe("gate decision table", () => {
   it("denies what a file rule denies, whatever the mode", () => {
     const rules = { action: "deny" as const, reason: "permission denied for read on /home/u/.ssh/id_rsa" };
     expect(decide(request("read", "bypass", [linkOut], { rules })).action).toBe("deny");
+  });
+
+  it.each([
+    ["edit", "default", [inside], {}, "Always allow edits in this project"],
+    ["delete", "default", [inside], {}, "Always allow deleting files in this project"],
+    ["read", "default", [linkOut], {}, "Always allow reading /home/u/.ssh/id_rsa"],
+    ["edit", "default", [linkOut], {}, "Always allow changing /home/u/.ssh/id_rsa"],
+    ["network", "default", [], { host: "example.com" }, "Always allow fetching from example.com"],
+    [
+      "external",
+      "default",
+      [],
+      { tool: { name: "github_create_issue", hookName: "mcp__github__create_issue", effect: "external" } },
+      "Always allow `create_issue` from the MCP server `github`",
+    ],
+  ] as Array<[GateEffect, GateMode, GateTarget[], Partial<GateRequest>, string]>)(
+    "labels 'always' in the user's words: %s in %s -> %s",
+    (effect, mode, targets, extra, label) => {
+      const decision = decide(request(effect, mode, targets, extra));
+      expect(decision.action).toBe("ask");
+      expect((decision as { alwaysLabel: string | null }).alwaysLabel).toBe(label);
+    },
+  );
+
+  it("labels a file rule's 'always' as reading or changing the path", () => {
+    const rules = compileFileRules([{ operations: ["read", "write"], paths: ["/p/src/**"], mode: "ask" }]).items;
+    const label = (effect: GateEffect) =>
+      (checkFileRules(rules, false, effect, [inside]) as { alwaysLabel?: string } | undefined)?.alwaysLabel;
+    expect(label("read")).toBe("Always allow reading /p/src/a.ts");
+    expect(label("edit")).toBe("Always allow changing /p/src/a.ts");
   });
 });
