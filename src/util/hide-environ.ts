@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import { isCredentialLike } from "./secret-env.js";
+import { isSecretName } from "./secret-env.js";
 
 // A command the user approves runs as the user, outside the sandbox, and can read
 // /proc/<agent pid>/environ: the environment block the agent was started with, which holds the
@@ -11,17 +11,13 @@ import { isCredentialLike } from "./secret-env.js";
 // keeps working, and /proc/<pid>/environ shows zeros where the secrets were. Linux only; anything
 // unexpected leaves the block as it was (see docs/architecture.md, "Secrets in the agent's process").
 
-/** Names treated as secrets here: credential-like ones and the seeds' KEY/TOKEN/SECRET/PASSWORD. */
-export function isHiddenVariable(name: string): boolean {
-  return isCredentialLike(name) || /KEY|TOKEN|SECRET|PASSWORD/i.test(name);
-}
-
 export type HideResult = { hidden: string[]; error?: string };
 
 /** Overwrites the secrets in this process's /proc environ block; process.env still has them. */
 export function hideSecretsFromProcEnviron(env: NodeJS.ProcessEnv = process.env): HideResult {
   if (process.platform !== "linux") return { hidden: [] };
-  const names = Object.keys(env).filter(isHiddenVariable);
+  // The names hidden are those user hooks never receive (secret-env.ts).
+  const names = Object.keys(env).filter(isSecretName);
   if (names.length === 0) return { hidden: [] };
   let fd: number | undefined;
   try {

@@ -172,6 +172,11 @@ export function filterEnvironment(
   return out;
 }
 
+/** A secret by the seeds' rule: a name containing KEY (APIKEY too), TOKEN, SECRET or PASSWORD, or a credential-like one. */
+export function isSecretName(name: string): boolean {
+  return /KEY|TOKEN|SECRET|PASSWORD/i.test(name) || isCredentialLike(name);
+}
+
 /**
  * What a user hook receives (the seeds: the environment minus names containing KEY, TOKEN, SECRET,
  * PASSWORD or APIKEY): the agent's environment without those, without anything credential-like
@@ -185,8 +190,7 @@ export function withoutSecrets(
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value.startsWith("()") || isModelKeyVariable(name)) continue;
-    const secret = /KEY|TOKEN|SECRET|PASSWORD|APIKEY/i.test(name) || isCredentialLike(name);
-    if (secret && !allowlist.allowed?.includes(name)) continue;
+    if (isSecretName(name) && !allowlist.allowed?.includes(name)) continue;
     out[name] = value;
   }
   return out;

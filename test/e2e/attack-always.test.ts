@@ -8,17 +8,21 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startAgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
-import { git, SSH_SECRET, useAttackSession, type Call } from "../support/attack-harness.js";
-import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import type { JsonRpcMessage } from "../support/agent-process.js";
+import {
+  commandOf,
+  commandSession,
+  git,
+  homeWithKeyAndRepository,
+  offersAlways,
+  SSH_SECRET,
+  useAttackSession,
+  type Call,
+  type CommandChoice,
+} from "../support/attack-harness.js";
 
 const s = useAttackSession("deep-acp-attack-always-", async (base) => {
-  const home = join(base, "home");
-  const project = join(base, "project");
-  await mkdir(join(home, ".ssh"), { recursive: true });
-  await writeFile(join(home, ".ssh", "id_rsa"), `${SSH_SECRET}\n`);
-  await mkdir(project);
-  git(home, project, "init", "-q");
+  const { home, project } = await homeWithKeyAndRepository(base);
   const scripts = { test: "mytool", build: "echo built" };
   await writeFile(join(project, "package.json"), JSON.stringify({ name: "p", version: "1.0.0", scripts }, null, 2));
   await mkdir(join(project, "node_modules", "mytool"), { recursive: true });
@@ -35,41 +39,9 @@ const s = useAttackSession("deep-acp-attack-always-", async (base) => {
   return { home, project };
 });
 
-type Choice = (dialog: JsonRpcMessage, index: number) => "allow_always" | "allow_once" | "reject_once";
-const commandOf = (dialog: JsonRpcMessage) => String(dialog.params.toolCall.rawInput?.command ?? "");
-const offersAlways = (dialog: JsonRpcMessage) =>
-  dialog.params.options.some((o: { kind: string }) => o.kind === "allow_always");
 const alwaysLabel = (dialog: JsonRpcMessage) =>
   dialog.params.options.find((o: { kind: string }) => o.kind === "allow_always")?.name as string | undefined;
-
-async function session(choose: Choice) {
-  s.agent = await startAgentProcess({
-    cwd: s.project,
-    env: { HOME: s.home, ANTHROPIC_API_KEY: "sk-ant-always", ANTHROPIC_BASE_URL: s.model.anthropicBaseUrl },
-    onRequest: (m) => {
-      if (m.method !== "session/request_permission") throw new Error(`unexpected ${m.method}`);
-      s.dialogs.push(m);
-      const wanted = choose(m, s.dialogs.length - 1);
-      const option =
-        m.params.options.find((o: { kind: string }) => o.kind === wanted) ??
-        m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
-      return { outcome: { outcome: "selected", optionId: option.optionId } };
-    },
-  });
-  await s.agent.initialize({});
-  const { result } = await s.agent.request("session/new", { cwd: s.project, mcpServers: [] });
-  await s.agent.request("session/set_mode", { sessionId: result.sessionId, modeId: "accept-edits" });
-  return async (calls: Call[]) => {
-    let next = 0;
-    s.model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
-    const response = await s.agent!.request("session/prompt", {
-      sessionId: result.sessionId,
-      prompt: [{ type: "text", text: "go" }],
-    });
-    expect(response.result.stopReason).toBe("end_turn");
-    expect(next).toBe(calls.length);
-  };
-}
+const session = (choose: CommandChoice) => commandSession(s, "accept-edits", choose);
 const run = (command: string): Call => ["execute", { command }];
 const sent = () => JSON.stringify(s.model.requests.map((r) => r.body));
 

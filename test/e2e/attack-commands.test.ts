@@ -5,9 +5,14 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startAgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
-import { git, useAttackSession, type Call } from "../support/attack-harness.js";
-import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import {
+  commandOf,
+  commandSession,
+  git,
+  offersAlways,
+  useAttackSession,
+  type CommandChoice,
+} from "../support/attack-harness.js";
 
 const s = useAttackSession("deep-acp-attack-cmd-", async (base) => {
   const home = join(base, "home");
@@ -22,39 +27,7 @@ const s = useAttackSession("deep-acp-attack-cmd-", async (base) => {
   return { home, project };
 });
 
-type Choice = (dialog: JsonRpcMessage) => "allow_always" | "allow_once" | "reject_once";
-
-async function session(mode: "default" | "accept-edits", choose: Choice = () => "reject_once") {
-  s.agent = await startAgentProcess({
-    cwd: s.project,
-    env: { HOME: s.home, ANTHROPIC_API_KEY: "sk-ant-cmd", ANTHROPIC_BASE_URL: s.model.anthropicBaseUrl },
-    onRequest: (m) => {
-      if (m.method !== "session/request_permission") throw new Error(`unexpected ${m.method}`);
-      s.dialogs.push(m);
-      const wanted = choose(m);
-      const option =
-        m.params.options.find((o: { kind: string }) => o.kind === wanted) ??
-        m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
-      return { outcome: { outcome: "selected", optionId: option.optionId } };
-    },
-  });
-  await s.agent.initialize({});
-  const { result } = await s.agent.request("session/new", { cwd: s.project, mcpServers: [] });
-  await s.agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
-  return async (calls: Call[]) => {
-    let next = 0;
-    s.model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
-    const response = await s.agent!.request("session/prompt", {
-      sessionId: result.sessionId,
-      prompt: [{ type: "text", text: "go" }],
-    });
-    expect(response.result.stopReason).toBe("end_turn");
-  };
-}
-
-const offersAlways = (dialog: JsonRpcMessage) =>
-  dialog.params.options.some((o: { kind: string }) => o.kind === "allow_always");
-const commandOf = (dialog: JsonRpcMessage) => String(dialog.params.toolCall.rawInput?.command ?? "");
+const session = (mode: "default" | "accept-edits", choose?: CommandChoice) => commandSession(s, mode, choose);
 
 describe("attack: command approvals", () => {
   it("never offers 'always' for wrappers, interpreters, dangerous options or paths outside the project", async () => {

@@ -6,16 +6,16 @@ import { createServer, type Server } from "node:http";
 import { link, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SSH_SECRET, runAttack, useAttackSession, type AttackMode } from "../support/attack-harness.js";
-import { git } from "../support/attack-harness.js";
+import {
+  homeWithKeyAndRepository,
+  runAttack,
+  SSH_SECRET,
+  useAttackSession,
+  type AttackMode,
+} from "../support/attack-harness.js";
 
 const s = useAttackSession("deep-acp-attack-rules-", async (base) => {
-  const home = join(base, "home");
-  const project = join(base, "project");
-  await mkdir(join(home, ".ssh"), { recursive: true });
-  await writeFile(join(home, ".ssh", "id_rsa"), `${SSH_SECRET}\n`);
-  await mkdir(project);
-  git(home, project, "init", "-q");
+  const { home, project } = await homeWithKeyAndRepository(base);
   await link(join(home, ".ssh", "id_rsa"), join(project, "copy.txt"));
   await writeFile(join(project, "ok.txt"), "ordinary\n");
   return { home, project };

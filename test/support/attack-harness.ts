@@ -177,3 +177,61 @@ export function ordinaryRead(s: AttackSession): Call {
 export function expectEditorSawOrdinaryRead(s: AttackSession, editor: FakeEditor) {
   expect(editor.reads).toContain(join(s.project, "ok.txt"));
 }
+
+/** How the editor answers a dialog in commandSession (the dialog and its index in the test). */
+export type CommandChoice = (dialog: JsonRpcMessage, index: number) => "allow_always" | "allow_once" | "reject_once";
+
+/**
+ * One session of the binary in `mode` whose editor answers each dialog with `choose` (reject_once
+ * when the wanted option is not offered); returns a runner that makes `calls` in one prompt, one
+ * per model turn, and checks the turn ended after all of them.
+ */
+export async function commandSession(
+  s: AttackSession,
+  mode: AttackMode,
+  choose: CommandChoice = () => "reject_once",
+): Promise<(calls: Call[]) => Promise<void>> {
+  s.agent = await startAgentProcess({
+    cwd: s.project,
+    env: { HOME: s.home, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: s.model.anthropicBaseUrl },
+    onRequest: (m) => {
+      if (m.method !== "session/request_permission") throw new Error(`unexpected ${m.method}`);
+      s.dialogs.push(m);
+      const wanted = choose(m, s.dialogs.length - 1);
+      const option =
+        m.params.options.find((o: { kind: string }) => o.kind === wanted) ??
+        m.params.options.find((o: { kind: string }) => o.kind === "reject_once");
+      return { outcome: { outcome: "selected", optionId: option.optionId } };
+    },
+  });
+  await s.agent.initialize({});
+  const { result } = await s.agent.request("session/new", { cwd: s.project, mcpServers: [] });
+  await s.agent.request("session/set_mode", { sessionId: result.sessionId, modeId: mode });
+  return async (calls: Call[]) => {
+    let next = 0;
+    s.model.setHandler(() => (next < calls.length ? toolTurn(calls[next]![0], calls[next++]![1]) : textTurn("done")));
+    const response = await s.agent!.request("session/prompt", {
+      sessionId: result.sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    expect(response.result.stopReason).toBe("end_turn");
+    expect(next).toBe(calls.length);
+  };
+}
+
+/** The command line a dialog asks about ("" for a file dialog). */
+export const commandOf = (dialog: JsonRpcMessage) => String(dialog.params.toolCall.rawInput?.command ?? "");
+
+export const offersAlways = (dialog: JsonRpcMessage) =>
+  dialog.params.options.some((o: { kind: string }) => o.kind === "allow_always");
+
+/** base/home with ~/.ssh/id_rsa holding SSH_SECRET, and base/project, an empty git repository. */
+export async function homeWithKeyAndRepository(base: string): Promise<{ home: string; project: string }> {
+  const home = join(base, "home");
+  const project = join(base, "project");
+  await mkdir(join(home, ".ssh"), { recursive: true });
+  await writeFile(join(home, ".ssh", "id_rsa"), `${SSH_SECRET}\n`);
+  await mkdir(project);
+  git(home, project, "init", "-q");
+  return { home, project };
+}
