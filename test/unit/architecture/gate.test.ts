@@ -92,6 +92,14 @@ const ALLOWED: Record<string, string[]> = {
   "gate/approval-memory.ts": ["createPersistentApprovalMemory", "createSessionApprovalMemory"],
   "gate/protected-paths.ts": ["createProtectedPaths", "DEFAULT_PROTECTED_PATHS"],
   "gate/guarded-backend.ts": ["createGuardedBackend"],
+  // Round 3's entries, each one decision at its one seam: a relayed MCP form (acp/question-dialog.ts),
+  // a project subagent's provider (turn/subagent-runner.ts), and the host execution surfaces the
+  // gate and the sandbox share (session/workspace.ts builds the cache; container workspaces resolve
+  // a tree's surfaces directly).
+  "gate/secret-question.ts": ["secretInForm"],
+  "gate/subagent-model.ts": ["subagentModelRefusal"],
+  "gate/host-surface-cache.ts": ["createHostSurfaceCache"],
+  "gate/host-surfaces.ts": ["resolveHostExecutionSurfaces"],
   "permissions/file-rules.ts": ["compileFileRules", "validatePath"],
 };
 
