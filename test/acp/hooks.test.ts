@@ -631,7 +631,10 @@ describe("the runner", () => {
     expect(entry!.cwd).toBe(suite.project);
     expect(entry!.env.CLAUDE_PROJECT_DIR).toBe(suite.project);
     expect(entry!.envNames).toContain("MY_SETTING");
-    // An allowlist ([hooks] pass_env adds MY_SETTING; a model key stays out even when listed).
+    // A user hook gets the environment minus secrets: UNLISTED reaches it, no secret does (a model
+    // key stays out even when [hooks] pass_env lists it). Project hooks get the allowlist
+    // (test/e2e/attack-secrets.test.ts).
+    expect(entry!.envNames).toContain("UNLISTED");
     for (const secret of [
       "ANTHROPIC_API_KEY",
       "MY_TOKEN",
@@ -642,7 +645,6 @@ describe("the runner", () => {
       "NPM_AUTH",
       "SENTRY_DSN",
       "AWS_SECRET_ACCESS_KEY",
-      "UNLISTED",
     ]) {
       expect(entry!.envNames).not.toContain(secret);
     }
