@@ -31,6 +31,8 @@ describe("environment allowlist", () => {
     }
     expect(isCredentialLike("MONGODB_URI")).toBe(true);
     expect(isCredentialLike("EDITOR")).toBe(false);
+    expect(isCredentialLike("PWD")).toBe(false);
+    expect(isCredentialLike("DB_PWD")).toBe(true);
     expect(filterEnvironment({ PATH: "/bin", F: "() { :; }", TERM: "() { x; }", HOME: "/h" })).toEqual({
       PATH: "/bin",
       HOME: "/h",
