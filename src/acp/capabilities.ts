@@ -35,7 +35,9 @@ export function buildInitializeResponse({
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
-      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      // Only what is supported: a JSON false reads as true in some clients' languages (Emacs Lisp
+      // decodes it to the non-nil `:false`), and an omitted capability means false to every client.
+      promptCapabilities: { image: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: {
         list: {},

@@ -146,7 +146,7 @@ export async function runTurn(
         if (streamed.partial) record(streamed.partial, streamed.messageId);
         return { stopReason: "end_turn", error: streamed.message };
       }
-      const { message, stopReason, usage, toolIds } = streamed;
+      const { message, stopReason, usage, toolIds, announced } = streamed;
       record(message, streamed.messageId);
       const costUsd = usageCostUsd(usage, model.pricing);
       emit({
@@ -172,7 +172,7 @@ export async function runTurn(
         return { stopReason: "end_turn" };
       }
 
-      const outcomes = await runCalls(env, calls, toolIds, signal);
+      const outcomes = await runCalls(env, calls, toolIds, announced, signal);
       for (const outcome of outcomes) record(outcome.message);
       if (signal.aborted || outcomes.some((o) => o.cancelled)) return { stopReason: "cancelled" };
       const closing = outcomes
@@ -193,7 +193,13 @@ export async function runTurn(
   }
 }
 
-async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<string, string>, signal: AbortSignal) {
+async function runCalls(
+  env: ToolRunEnv,
+  calls: ToolCallPart[],
+  toolIds: Map<string, string>,
+  announced: ReadonlySet<string>,
+  signal: AbortSignal,
+) {
   const singletons = new Map<string, number>();
   for (const call of calls) {
     if (env.tools.get(call.name)?.singletonPerMessage) singletons.set(call.name, (singletons.get(call.name) ?? 0) + 1);
@@ -201,10 +207,11 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
   const pending = calls.map((call) => {
     const known = toolIds.get(call.id);
     const toolCallId = known ?? env.newToolCallId();
+    const shown = announced.has(toolCallId);
     const request = { toolCallId, name: call.name, input: call.input, modelCallId: call.id };
     if ((singletons.get(call.name) ?? 0) > 1) {
       const text = `Error: ${call.name} may be called only once per message; send one call with the complete list.`;
-      if (!known) announceToolCall(env, toolCallId, call.name);
+      if (!shown) announceToolCall(env, toolCallId, call.name);
       env.emit({
         type: "tool_call_update",
         toolCallId,
@@ -219,7 +226,7 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
         cancelled: false,
       });
     }
-    return runToolCall(env, request, known !== undefined);
+    return runToolCall(env, request, shown);
   });
   if (!signal.aborted) {
     const all = Promise.all(pending);
@@ -246,6 +253,8 @@ type Streamed =
       stopReason: string;
       usage: Usage;
       toolIds: Map<string, string>;
+      /** The calls (by our id) the editor was told of while the message streamed. */
+      announced: Set<string>;
     }
   | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage }
   | { kind: "aborted"; messageId: string; partial?: AssistantMessage };
@@ -261,6 +270,7 @@ async function streamModel(
   const messageId = newId();
   const thoughtId = newId();
   const toolIds = new Map<string, string>();
+  const announced = new Set<string>();
   let text = "";
   const showText = options.parentToolCallId === undefined;
   const stream = model.stream({
@@ -282,10 +292,17 @@ async function streamModel(
           case "thinking_delta":
             if (showText) emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
             break;
-          case "tool_call_start": {
-            const toolCallId = newId();
-            toolIds.set(event.id, toolCallId);
-            announceToolCall(env, toolCallId, event.name);
+          case "tool_call_start":
+            // Shown once its arguments are complete (`tool_call_ready`, or the whole message): a call
+            // announced now would say only its tool's name, and some editors show nothing more.
+            toolIds.set(event.id, newId());
+            env.tools.get(event.name)?.warmUp?.();
+            break;
+          case "tool_call_ready": {
+            const toolCallId = toolIds.get(event.id);
+            if (toolCallId === undefined || announced.has(toolCallId)) break;
+            announced.add(toolCallId);
+            announceToolCall(env, toolCallId, event.name, event.input);
             break;
           }
           case "retry":
@@ -308,6 +325,7 @@ async function streamModel(
               stopReason: event.stopReason,
               usage: event.usage,
               toolIds,
+              announced,
             };
           case "error": {
             const partial: AssistantMessage | undefined = text
@@ -315,7 +333,7 @@ async function streamModel(
               : undefined;
             if (event.aborted || options.signal.aborted) return { kind: "aborted", messageId, partial };
             // Calls the editor already shows will never run now.
-            for (const toolCallId of toolIds.values()) {
+            for (const toolCallId of announced) {
               emit({
                 type: "tool_call_update",
                 toolCallId,

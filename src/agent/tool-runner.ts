@@ -58,22 +58,41 @@ export type ToolRunEnv = {
   newToolCallId: () => string;
 };
 
-/** Announces a call to the editor as soon as the model starts it; arguments follow in `runToolCall`. */
-export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: string): void {
+/**
+ * Announces a call to the editor with what it will do: its title and locations from the tool's own
+ * presentation of `input` (the name only when the input is not valid, which `runToolCall` then
+ * reports). Editors that print a call once when they first hear of it (acpx) show this line.
+ */
+export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: string, input?: unknown): void {
   const tool = env.tools.get(name);
-  tool?.warmUp?.();
+  const shown = tool && input !== undefined ? presentInput(env, tool, input) : undefined;
   env.emit({
     type: "tool_call",
     toolCallId,
     name,
-    title: name,
+    title: shown?.presentation.title ?? name,
     kind: tool?.kind ?? "other",
     status: "pending",
-    locations: [],
-    rawInput: {},
+    locations: shown?.presentation.locations ?? [],
+    rawInput: shown?.input ?? input ?? {},
     liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
     parentToolCallId: env.parentToolCallId,
   });
+}
+
+/** The tool's presentation of valid input (undefined for invalid input); a failing `present` shows the name. */
+function presentInput(env: ToolRunEnv, tool: AnyTool, raw: unknown) {
+  const validation = tool.validate(unwrapRawInput(raw));
+  if (!validation.success) return undefined;
+  return { input: validation.data, presentation: presentationOf(env, tool, validation.data) };
+}
+
+function presentationOf(env: ToolRunEnv, tool: AnyTool, input: unknown): ToolPresentation {
+  try {
+    return tool.present(input, env.context);
+  } catch {
+    return { title: tool.name };
+  }
 }
 
 /**
@@ -112,13 +131,7 @@ export async function runToolCall(
     return fail(`Error: invalid arguments for ${tool.name}:\n${validation.error}`);
   }
   const input = validation.data;
-  let presentation: ToolPresentation;
-  try {
-    presentation = tool.present(input, env.context);
-  } catch (error) {
-    presentation = { title: tool.name };
-    void error;
-  }
+  const presentation = presentationOf(env, tool, input);
   const locations = presentation.locations ?? [];
   if (announced) {
     env.emit({

@@ -103,7 +103,7 @@ type Block =
   | { kind: "text"; text: string }
   | { kind: "thinking"; text: string; signature: string }
   | { kind: "redacted"; data: string }
-  | { kind: "tool"; id: string; name: string; json: string[]; initialInput: unknown };
+  | { kind: "tool"; id: string; name: string; json: string[]; initialInput: unknown; input?: unknown };
 
 // Wire events are read defensively field by field; a typed schema would add nothing but bulk.
 type Wire = Record<string, any>;
@@ -134,13 +134,19 @@ export function createAnthropicAssembler() {
         if (!wire.usage) return;
         usage = mergeUsage(usage, wire.usage);
         return void out.push({ type: "usage", usage });
+      case "content_block_stop": {
+        const block = blocks[Number(wire.index)];
+        if (block?.kind !== "tool") return;
+        block.input = toolInput(block);
+        return void out.push({ type: "tool_call_ready", id: block.id, name: block.name, input: block.input });
+      }
       case "message_stop":
         state.finished = true;
         return void out.push(finishMessage(blocks, stopReason, usage));
       case "error":
         throw streamError(wire.error ?? {});
       default:
-        // ping, content_block_stop and event types added after this was written carry nothing we need.
+        // ping and event types added after this was written carry nothing we need.
         return;
     }
   };
@@ -201,12 +207,14 @@ function finishBlock(block: Block): AssistantContent {
         : { type: "thinking", text: block.text };
     case "redacted":
       return { type: "thinking", text: "", redacted: block.data };
-    case "tool": {
-      const json = block.json.join("");
-      const input = json.trim() === "" ? (block.initialInput ?? {}) : parseToolInput(json);
-      return { type: "tool_call", id: block.id, name: block.name, input };
-    }
+    case "tool":
+      return { type: "tool_call", id: block.id, name: block.name, input: block.input ?? toolInput(block) };
   }
+}
+
+function toolInput(block: Extract<Block, { kind: "tool" }>): unknown {
+  const json = block.json.join("");
+  return json.trim() === "" ? (block.initialInput ?? {}) : parseToolInput(json);
 }
 
 function mergeUsage(current: Usage, wire: Wire | undefined): Usage {

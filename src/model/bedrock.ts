@@ -150,7 +150,7 @@ function toApiError(error: unknown): unknown {
 type Block =
   | { kind: "text"; text: string }
   | { kind: "reasoning"; text: string; signature: string; redacted?: Uint8Array }
-  | { kind: "tool"; id: string; name: string; json: string[] };
+  | { kind: "tool"; id: string; name: string; json: string[]; input?: unknown };
 
 // Stream events are read defensively field by field.
 type Wire = Record<string, any>;
@@ -178,6 +178,12 @@ export function createConverseAssembler() {
     }
     if (event.contentBlockDelta)
       return applyDelta(Number(event.contentBlockDelta.contentBlockIndex), event.contentBlockDelta.delta ?? {});
+    if (event.contentBlockStop) {
+      const block = blocks[Number(event.contentBlockStop.contentBlockIndex)];
+      if (block?.kind !== "tool") return [];
+      block.input = parseToolInput(block.json.join(""));
+      return [{ type: "tool_call_ready", id: block.id, name: block.name, input: block.input }];
+    }
     if (event.messageStop) {
       stopReason = String(event.messageStop.stopReason ?? "end_turn");
       return [];
@@ -222,7 +228,12 @@ export function createConverseAssembler() {
     const content: AssistantContent[] = blocks.filter(Boolean).map((block): AssistantContent => {
       if (block.kind === "text") return { type: "text", text: block.text };
       if (block.kind === "tool")
-        return { type: "tool_call", id: block.id, name: block.name, input: parseToolInput(block.json.join("")) };
+        return {
+          type: "tool_call",
+          id: block.id,
+          name: block.name,
+          input: block.input ?? parseToolInput(block.json.join("")),
+        };
       if (block.redacted)
         return { type: "thinking", text: "", redacted: Buffer.from(block.redacted).toString("base64") };
       return block.signature

@@ -150,7 +150,7 @@ export function createGeminiAssembler(label: string) {
         const call: AssistantContent = { type: "tool_call", id, name, input: part.functionCall.args ?? {} };
         if (typeof part.thoughtSignature === "string") call.thoughtSignature = part.thoughtSignature;
         content.push(call);
-        events.push({ type: "tool_call_start", id, name });
+        events.push({ type: "tool_call_start", id, name }, { type: "tool_call_ready", id, name, input: call.input });
       }
     }
     if (typeof candidate?.finishReason === "string") finishReason = candidate.finishReason;

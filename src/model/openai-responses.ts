@@ -88,7 +88,7 @@ type Wire = Record<string, any>;
 type Item =
   | { kind: "reasoning"; id: string; summary: string[]; encrypted?: string }
   | { kind: "message"; text: string }
-  | { kind: "call"; id: string; name: string; args: string[]; done?: string };
+  | { kind: "call"; id: string; name: string; args: string[]; done?: string; input?: unknown };
 
 /** Turns one attempt's Responses stream events into ModelEvents; throws ModelApiError on failures. */
 export function createResponsesAssembler() {
@@ -133,8 +133,10 @@ export function createResponsesAssembler() {
         const item = items.get(String(done.id ?? wire.output_index));
         if (item?.kind === "reasoning" && typeof done.encrypted_content === "string")
           item.encrypted = done.encrypted_content;
-        if (item?.kind === "call" && typeof done.arguments === "string") item.done = done.arguments;
-        return [];
+        if (item?.kind !== "call") return [];
+        if (typeof done.arguments === "string") item.done = done.arguments;
+        item.input = parseToolInput(item.done ?? item.args.join(""));
+        return [{ type: "tool_call_ready", id: item.id, name: item.name, input: item.input }];
       }
       case "response.completed":
       case "response.incomplete":
@@ -191,7 +193,7 @@ export function createResponsesAssembler() {
           type: "tool_call",
           id: item.id,
           name: item.name,
-          input: parseToolInput(item.done ?? item.args.join("")),
+          input: item.input ?? parseToolInput(item.done ?? item.args.join("")),
         });
       }
     }

@@ -81,6 +81,11 @@ export type ModelEvent =
   | { type: "thinking_delta"; text: string }
   /** A tool call began streaming; its arguments arrive later. Lets the editor show it early. */
   | { type: "tool_call_start"; id: string; name: string }
+  /**
+   * A tool call's arguments are complete, before the rest of the message is: the editor can be told
+   * what the call does now. The same input is in the `done` message.
+   */
+  | { type: "tool_call_ready"; id: string; name: string; input: unknown }
   | { type: "usage"; usage: Usage }
   /** A retryable failure; the provider waits `delayMs` and tries again. */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
