@@ -46,6 +46,12 @@ export function buildInitializeResponse({
         delete: {},
         fork: {},
         additionalDirectories: {},
+        // The unstable ones (SDK ./unstable), each implemented: session-meta-handlers.ts and
+        // client-system-prompt.ts.
+        title: {},
+        archive: {},
+        status: {},
+        systemPrompt: { mode: { override: {} } },
       },
       auth: { logout: {} },
     },

@@ -6,6 +6,7 @@ import { buildInitializeResponse } from "./capabilities.js";
 import { ConnectionState, loadSessionLayer } from "./connection-state.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
+import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
 import { coreCommands } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
@@ -56,6 +57,7 @@ export function createAcpServer(options: AcpServerOptions) {
   });
   app = registerAuthHandlers(app, state);
   app = registerSessionLifecycle(app, state);
+  app = registerSessionMetaHandlers(app, state);
   app = registerPromptHandlers(app, state);
 
   return {

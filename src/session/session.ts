@@ -9,6 +9,7 @@ import {
   promptText,
   runPromptTurn,
   titleFrom,
+  type ClientSystemPrompt,
   type PromptBlock,
   type SessionStart,
 } from "../turn/index.js";
@@ -47,6 +48,8 @@ export class Session {
   /** Undefined: the model's default. */
   thoughtLevel: ThoughtLevel | undefined;
   title: string | undefined;
+  /** The editor's instructions for the session (ACP `systemPrompt`); saved with it. */
+  readonly systemPrompt: ClientSystemPrompt | undefined;
   updatedAt: Date;
   plan: PlanEntry[] = [];
   history: Message[] = [];
@@ -85,6 +88,7 @@ export class Session {
     this.history = restored?.history ?? [];
     this.plan = restored?.plan ?? [];
     this.title = restored?.title;
+    this.systemPrompt = options.systemPrompt;
     this.services = options.services;
     this.approver = options.approver;
     this.questioner = options.questioner;
@@ -191,6 +195,12 @@ export class Session {
     });
   }
 
+  /** session/set_title: the editor's title, saved now; no title is generated after it. */
+  async rename(title: string): Promise<void> {
+    this.title = title;
+    if (this.isStored) await this.services.sessions.updateMeta(this.id, { title });
+  }
+
   /** Cancels the running turn and every prompt queued behind it. */
   cancel(): void {
     this.turns.cancel();
@@ -232,9 +242,9 @@ export class Session {
 
   /** Markdown for /context: what fills the context window, by part. */
   async contextReport(): Promise<string> {
-    const { id, mode, history, lastUsed, services, extensions } = this;
+    const { id, mode, systemPrompt, history, lastUsed, services, extensions } = this;
     const [workspace, model] = [this.ensureWorkspace(), this.ensureModel()];
-    return sessionContextReport({ id, mode, history, lastUsed, services, extensions, workspace, model });
+    return sessionContextReport({ id, mode, systemPrompt, history, lastUsed, services, extensions, workspace, model });
   }
 
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
@@ -294,8 +304,8 @@ export class Session {
   }
 
   private get settings(): PersistedSettings {
-    const { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title } = this;
-    return { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title };
+    const { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title, systemPrompt } = this;
+    return { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title, systemPrompt };
   }
 
   private async executeTurn(
@@ -320,7 +330,13 @@ export class Session {
       const startContext = await this.sessionStart.context(extensions.hooks, model.id, signal);
       const { result, submitted } = await runPromptTurn({
         // A remote workspace's tools and prompt see remote paths; the session keeps its local cwd for its records.
-        session: { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode },
+        session: {
+          id: this.id,
+          cwd: workspace.cwd,
+          roots: workspace.roots,
+          mode: this.mode,
+          ...(this.systemPrompt ? { systemPrompt: this.systemPrompt } : {}),
+        },
         blocks: workspace.remote ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
         history: this.history,
         startContext,

@@ -10,3 +10,4 @@ export { createSubagentRunner, type SubagentRunnerOptions } from "./subagent-run
 export { runPromptTurn, type PromptTurnInput, type PromptTurnOutcome, type TurnGate, type TurnRecord } from "./run.js";
 export { compactNow, type CompactNowInput, type CompactNowResult } from "./compaction/compact-now.js";
 export { createSessionStart, titleFrom, type SessionStart, type SessionStartSource } from "./session-start.js";
+export type { ClientSystemPrompt } from "./system-prompt.js";

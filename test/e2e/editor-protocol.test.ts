@@ -56,6 +56,136 @@ for (const [client, capabilities] of CLIENTS) {
       expect(schemaViolations()).toEqual([]);
     });
 
+    it("session/set_title keeps the editor's title: in session/list, over the generated one, and after load", async () => {
+      const { init } = await connect();
+      expect(init.agentCapabilities.sessionCapabilities).toMatchObject({ title: {}, archive: {}, status: {} });
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const sessionId = result.sessionId;
+      // Before the first prompt (the session is not stored yet) and after it.
+      const early = await suite.agent.request("session/set_title", { sessionId, title: "  Fix   the\nbuild " });
+      expect(early.result).toEqual({ title: "Fix the build" });
+      suite.model.enqueue(textTurn("ok"));
+      await suite.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "a generated title?" }],
+      });
+      const listed = await suite.agent.request("session/list", {});
+      expect(listed.result.sessions).toMatchObject([{ sessionId, title: "Fix the build", archived: false }]);
+      expect((await suite.agent.request("session/set_title", { sessionId, title: "Renamed" })).result).toEqual({
+        title: "Renamed",
+      });
+      expect(
+        suite.agent
+          .updates(sessionId)
+          .filter((u) => u.sessionUpdate === "session_info_update")
+          .at(-1),
+      ).toEqual({
+        sessionUpdate: "session_info_update",
+        title: "Renamed",
+      });
+      expect((await suite.agent.request("session/set_title", { sessionId, title: " " })).error?.code).toBe(-32602);
+      expect((await suite.agent.request("session/set_title", { sessionId: "nope", title: "x" })).error?.code).toBe(
+        -32002,
+      );
+      expect(schemaViolations()).toEqual([]);
+      // The next process: a session it has not loaded can be retitled, and load shows the title.
+      await suite.agent.stop();
+      await connect();
+      expect((await suite.agent.request("session/set_title", { sessionId, title: "Third name" })).result).toEqual({
+        title: "Third name",
+      });
+      await suite.agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
+      expect(suite.agent.updates(sessionId)).toContainEqual({
+        sessionUpdate: "session_info_update",
+        title: "Third name",
+      });
+      expect(schemaViolations()).toEqual([]);
+    });
+
+    it("session/archive hides a session from the default list, closes it, and unarchive brings it back", async () => {
+      await connect();
+      const ids: string[] = [];
+      for (const text of ["one", "two"]) {
+        const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+        suite.model.enqueue(textTurn(`answer ${text}`));
+        await suite.agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text }] });
+        ids.push(result.sessionId);
+      }
+      const [kept, archived] = ids as [string, string];
+      const listedIds = async (filter?: string) =>
+        (await suite.agent.request("session/list", filter ? { archived: filter } : {})).result.sessions.map(
+          (s: { sessionId: string; archived: boolean }) => `${s.sessionId}:${s.archived}`,
+        );
+      expect((await suite.agent.request("session/status", { sessionId: archived })).result).toEqual({ status: "open" });
+      expect((await suite.agent.request("session/archive", { sessionId: archived })).result).toEqual({});
+      // Archiving closes it: a prompt now has no session to go to.
+      expect((await suite.agent.request("session/status", { sessionId: archived })).result).toEqual({
+        status: "saved",
+      });
+      expect(await listedIds()).toEqual([`${kept}:false`]);
+      expect(await listedIds("only")).toEqual([`${archived}:true`]);
+      expect((await listedIds("include")).sort()).toEqual([`${kept}:false`, `${archived}:true`].sort());
+      expect((await suite.agent.request("session/list", { archived: "sometimes" })).error?.code).toBe(-32602);
+      // Archiving twice succeeds; an unknown session is not found.
+      expect((await suite.agent.request("session/archive", { sessionId: archived })).result).toEqual({});
+      expect((await suite.agent.request("session/archive", { sessionId: "missing" })).error?.code).toBe(-32002);
+      expect((await suite.agent.request("session/unarchive", { sessionId: archived })).result).toEqual({});
+      expect((await listedIds()).sort()).toEqual([`${kept}:false`, `${archived}:false`].sort());
+      const status = await suite.agent.request("session/status", { sessionId: "missing" });
+      expect(status.error).toMatchObject({ code: -32002 });
+      expect(schemaViolations()).toEqual([]);
+    });
+
+    it("systemPrompt: appended text reaches the model; a replaced prompt still names the cwd; both survive load", async () => {
+      const { init } = await connect();
+      expect(init.agentCapabilities.sessionCapabilities.systemPrompt).toEqual({ mode: { override: {} } });
+      const sessionFor = async (systemPrompt: unknown) =>
+        (await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [], systemPrompt })).result
+          .sessionId as string;
+      const appended = await sessionFor({
+        mode: "append",
+        content: [{ type: "text", text: "Always answer in haiku." }],
+      });
+      const replaced = await sessionFor({
+        mode: "override",
+        content: [
+          { type: "text", text: "You are Terse." },
+          { type: "text", text: "Answer in one word." },
+        ],
+      });
+      for (const sessionId of [appended, replaced]) {
+        suite.model.enqueue(textTurn("ok"));
+        await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      }
+      const [first, second] = suite.model.requests.slice(-2).map((r) => r.system);
+      expect(first).toContain("You are deep-acp");
+      expect(first).toContain("# Working rules");
+      expect(first!.trimEnd().endsWith("Always answer in haiku.")).toBe(true);
+      expect(second!.startsWith("You are Terse.\n\nAnswer in one word.")).toBe(true);
+      expect(second).not.toContain("You are deep-acp");
+      expect(second).not.toContain("# Working rules");
+      expect(second).toContain(`Working directory: ${suite.project}`);
+      // What cannot be applied is refused before a session exists.
+      const bad = [
+        { mode: "prepend", content: [{ type: "text", text: "x" }] },
+        { mode: "append", content: [] },
+        { mode: "append", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] },
+      ];
+      for (const systemPrompt of bad) {
+        const refused = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [], systemPrompt });
+        expect(refused.error?.code, JSON.stringify(systemPrompt)).toBe(-32602);
+      }
+      expect(schemaViolations()).toEqual([]);
+      // A later process loads the replaced one without the field: its stored prompt still applies.
+      await suite.agent.stop();
+      await connect();
+      await suite.agent.request("session/load", { sessionId: replaced, cwd: suite.project, mcpServers: [] });
+      suite.model.enqueue(textTurn("ok"));
+      await suite.agent.request("session/prompt", { sessionId: replaced, prompt: [{ type: "text", text: "again" }] });
+      expect(suite.model.requests.at(-1)!.system.startsWith("You are Terse.")).toBe(true);
+      expect(schemaViolations()).toEqual([]);
+    });
+
     it("advertises prompt content without false entries, and every message of a turn is schema-valid", async () => {
       const { init } = await connect();
       expect(init.agentCapabilities.promptCapabilities).toEqual({ image: true, embeddedContext: true });
