@@ -7,6 +7,7 @@ import { ConnectionState, loadSessionLayer } from "./connection-state.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
 import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
+import { registerProviderHandlers } from "./provider-handlers.js";
 import { coreCommands } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
@@ -55,7 +56,8 @@ export function createAcpServer(options: AcpServerOptions) {
     ).unref();
     return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
   });
-  app = registerAuthHandlers(app, state);
+  const providers = registerProviderHandlers(app, services);
+  app = registerAuthHandlers(providers.app, state, providers.notifyAuthStatus);
   app = registerSessionLifecycle(app, state);
   app = registerSessionMetaHandlers(app, state);
   app = registerPromptHandlers(app, state);

@@ -47,7 +47,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const info = lookupModel("anthropic", options.model);
   const base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
   const url = joinUrl(base, base.endsWith("/v1") ? "messages" : "v1/messages");
-  const headers = { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", ...options.headers };
+  // No key of ours when the editor's gateway authenticates with its own headers (providers/set).
+  const headers = {
+    ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
+    "anthropic-version": "2023-06-01",
+    ...options.headers,
+  };
   const transport = transportOf(options);
   const logger = options.logger ?? silentLogger;
   const defaultMaxTokens = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens);

@@ -9,7 +9,8 @@ import {
   type StoredCredentials,
 } from "./resolve.js";
 import { createFallbackClient } from "./fallback.js";
-import type { ModelClient } from "./types.js";
+import type { ModelClient, ProviderName } from "./types.js";
+import type { ProviderRoute, ProviderRouting } from "./routing.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { Logger } from "../util/logger.js";
 
@@ -22,6 +23,14 @@ export interface ModelService {
   create(spec: string, thoughtLevel?: ThoughtLevel): Promise<ModelClient>;
   /** Re-reads stored credentials (after `deep-acp login` / ACP authenticate). */
   reload(): Promise<void>;
+  /** Where the editor routes providers for this process (providers/set, providers/disable). */
+  readonly routing: ProviderRouting;
+  /** Sends `provider`'s requests to the editor's gateway (or, with undefined, back to its own endpoint). */
+  route(provider: ProviderName, route: ProviderRoute | undefined): void;
+  /** Turns `provider` off for this process: not picked, not listed, not usable. */
+  disable(provider: ProviderName): void;
+  /** Stored credentials as last read (for the editor's views of providers and accounts). */
+  storedCredentials(): Promise<StoredCredentials>;
 }
 
 export type ModelServiceOptions = {
@@ -41,6 +50,9 @@ export function createModelService(options: ModelServiceOptions): ModelService {
   let credentials: Promise<StoredCredentials> | undefined;
   const clients = new Map<string, Promise<ModelClient>>();
   const loadCredentials = () => (credentials ??= readCredentials().catch(() => ({})));
+  const routes = new Map<ProviderName, ProviderRoute>();
+  const disabled = new Set<ProviderName>();
+  const routing: ProviderRouting = { routes, disabled };
 
   return {
     async resolveDefault() {
@@ -50,6 +62,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
         env: options.env,
         configDefault: config.model.default,
         credentials: stored,
+        routing,
       });
     },
     async choices(current) {
@@ -60,6 +73,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
         configOptions: config.model.options,
         current,
         catalog: config.model.catalog,
+        routing,
       });
     },
     create(spec, thoughtLevel) {
@@ -75,6 +89,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
             maxOutputTokens: config.model.max_output_tokens,
             contextWindow: config.model.context_window,
             catalog: config.model.catalog,
+            routing,
             ...thoughtOptions(thoughtLevel),
           };
           const primary = await createModelClient(spec, clientOptions);
@@ -99,6 +114,20 @@ export function createModelService(options: ModelServiceOptions): ModelService {
       credentials = undefined;
       clients.clear();
     },
+    routing,
+    route(provider, route) {
+      disabled.delete(provider);
+      if (route) routes.set(provider, route);
+      else routes.delete(provider);
+      // Sessions already open keep the client they have; new clients see the route.
+      clients.clear();
+    },
+    disable(provider) {
+      routes.delete(provider);
+      disabled.add(provider);
+      clients.clear();
+    },
+    storedCredentials: () => loadCredentials(),
   };
 }
 

@@ -19,22 +19,23 @@ import {
  */
 export type BindCollaborators = (sessionId: string) => SessionCollaborators;
 
-export type SessionSource = /** A fresh conversation; it reaches the disk at its first prompt. */
-/** `id`: the one the editor was already given (a session/new answered early); default: a new one. */
-(
-  | { kind: "new"; id?: string; cwd: string; additionalDirectories?: string[]; modelSpec: string }
-  /** A stored conversation read back (session/load, session/resume, `-n --resume`). */
-  | { kind: "open"; id: string; cwd: string; additionalDirectories?: string[] }
-  /**
-   * A copy of a stored conversation under a new id. `messageId` is the fork point: a user message
-   * id keeps everything before that message (so it can be asked differently); an agent message id
-   * keeps everything up to and including that answer.
-   */
-  | { kind: "fork"; sourceId: string; cwd: string; additionalDirectories?: string[]; messageId?: string }
-) & {
-  /** The editor's instructions (ACP `systemPrompt`); absent: those stored with the session (a fork's source's). */
-  systemPrompt?: ClientSystemPrompt;
-};
+export type SessionSource =
+  /** A fresh conversation; it reaches the disk at its first prompt. */
+  /** `id`: the one the editor was already given (a session/new answered early); default: a new one. */
+  (
+    | { kind: "new"; id?: string; cwd: string; additionalDirectories?: string[]; modelSpec: string }
+    /** A stored conversation read back (session/load, session/resume, `-n --resume`). */
+    | { kind: "open"; id: string; cwd: string; additionalDirectories?: string[] }
+    /**
+     * A copy of a stored conversation under a new id. `messageId` is the fork point: a user message
+     * id keeps everything before that message (so it can be asked differently); an agent message id
+     * keeps everything up to and including that answer.
+     */
+    | { kind: "fork"; sourceId: string; cwd: string; additionalDirectories?: string[]; messageId?: string }
+  ) & {
+    /** The editor's instructions (ACP `systemPrompt`); absent: those stored with the session (a fork's source's). */
+    systemPrompt?: ClientSystemPrompt;
+  };
 
 export type { SessionCollaborators };
 

@@ -1,11 +1,11 @@
 // The session methods and capabilities editors already send (issue 27, items 4-6), through the built
 // binary, with Zed's capabilities and with a client that advertises none. Every message the agent
 // sends in these tests is checked against the SDK's JSON schema (support/acp-schema.ts).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { acpViolations } from "../support/acp-schema.js";
 import { useAgentSuite } from "../support/agent-suite.js";
 import { CLIENTS, createFakeEditor } from "../support/fake-editor.js";
-import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import { createFakeModelServer, textTurn, toolTurn } from "../support/fake-model/index.js";
 
 const suite = useAgentSuite({ name: "editor-protocol" });
 
@@ -186,6 +186,79 @@ for (const [client, capabilities] of CLIENTS) {
       expect(schemaViolations()).toEqual([]);
     });
 
+    it("providers/*: lists our providers, sends one to the editor's gateway, turns one off; auth/status follows", async () => {
+      const editor = createFakeEditor();
+      // No key at all: the editor's gateway brings the credential.
+      await suite.start({ onRequest: editor.handle, api: "none" });
+      const init = (await suite.agent.initialize(capabilities)).result;
+      expect(init.agentCapabilities).toMatchObject({ providers: {}, auth: { logout: {}, status: {} } });
+      expect((await suite.agent.request("auth/status", {})).result).toEqual({ state: "unauthenticated", accounts: [] });
+      const listed = (await suite.agent.request("providers/list", {})).result.providers;
+      expect(listed.find((p: { providerId: string }) => p.providerId === "anthropic")).toEqual({
+        providerId: "anthropic",
+        supported: ["anthropic"],
+        required: false,
+        current: null,
+      });
+      expect(listed.find((p: { providerId: string }) => p.providerId === "bedrock")).toMatchObject({ supported: [] });
+      const gateway = await createFakeModelServer({ handler: () => textTurn("via the gateway") });
+      onTestFinished(() => gateway.close());
+      const set = (params: object) => suite.agent.request("providers/set", params);
+      expect((await set({ providerId: "anthropic", apiType: "openai", baseUrl: gateway.origin })).error?.code).toBe(
+        -32602,
+      );
+      expect((await set({ providerId: "nope", apiType: "openai", baseUrl: gateway.origin })).error?.code).toBe(-32602);
+      expect((await set({ providerId: "google", apiType: "_gemini", baseUrl: gateway.origin })).error?.code).toBe(
+        -32602,
+      );
+      const headers = { "x-api-key": "gateway-key", "x-route": "team-a" };
+      expect(
+        (await set({ providerId: "anthropic", apiType: "anthropic", baseUrl: gateway.origin, headers })).result,
+      ).toEqual({});
+      await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "auth/status_update"));
+      expect(suite.agent.messages.find((m) => m.method === "auth/status_update")!.params).toEqual({
+        state: "authenticated",
+        accounts: [{ label: "Anthropic through the editor's gateway", active: true }],
+      });
+      const session = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const model = session.result.configOptions.find((o: { id: string }) => o.id === "model");
+      expect(model.options.map((o: { value: string }) => o.value)).toContain("anthropic:claude-sonnet-4-5");
+      await suite.agent.request("session/prompt", {
+        sessionId: session.result.sessionId,
+        prompt: [{ type: "text", text: "hi" }],
+      });
+      expect(gateway.requests.at(-1)!.headers).toMatchObject({ "x-api-key": "gateway-key", "x-route": "team-a" });
+      const current = (await suite.agent.request("providers/list", {})).result.providers.find(
+        (p: { providerId: string }) => p.providerId === "anthropic",
+      ).current;
+      expect(current).toEqual({ apiType: "anthropic", baseUrl: gateway.origin });
+      // Off: nothing picks it any more, and the editor is told it must sign in.
+      expect((await suite.agent.request("providers/disable", { providerId: "anthropic" })).result).toEqual({});
+      expect((await suite.agent.request("providers/disable", { providerId: "unheard-of" })).result).toEqual({});
+      expect((await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] })).error?.code).toBe(
+        -32000,
+      );
+      await suite.agent.waitFor(
+        () => suite.agent.messages.filter((m) => m.method === "auth/status_update").length >= 2,
+      );
+      expect(suite.agent.messages.filter((m) => m.method === "auth/status_update").at(-1)!.params.state).toBe(
+        "unauthenticated",
+      );
+      expect(schemaViolations()).toEqual([]);
+    });
+
+    it("auth/status names where the key comes from, never the key", async () => {
+      await suite.start({ env: { ANTHROPIC_API_KEY: "sk-ant-do-not-show" } });
+      await suite.agent.initialize(capabilities);
+      const status = (await suite.agent.request("auth/status", {})).result;
+      expect(status).toEqual({
+        state: "authenticated",
+        accounts: [{ label: "Anthropic API key (ANTHROPIC_API_KEY)", active: true }],
+      });
+      expect(JSON.stringify(status)).not.toContain("sk-ant-do-not-show");
+      expect(schemaViolations()).toEqual([]);
+    });
+
     it("advertises prompt content without false entries, and every message of a turn is schema-valid", async () => {
       const { init } = await connect();
       expect(init.agentCapabilities.promptCapabilities).toEqual({ image: true, embeddedContext: true });
@@ -196,6 +269,12 @@ for (const [client, capabilities] of CLIENTS) {
         prompt: [{ type: "text", text: "list" }],
       });
       expect(answer.result.stopReason).toBe("end_turn");
+      // The turn's two model requests, added up (PromptResponse.usage).
+      const { usage } = answer.result;
+      expect(usage.inputTokens).toBeGreaterThan(0);
+      expect(usage.totalTokens).toBe(
+        usage.inputTokens + usage.outputTokens + usage.cachedReadTokens + usage.cachedWriteTokens,
+      );
       expect(schemaViolations()).toEqual([]);
     });
   });
