@@ -18,6 +18,9 @@ export const AUTH_METHOD_IDS = { agent: "deep-acp-login", terminal: "deep-acp-te
 
 const LOGIN_ARGS = ["login"];
 
+/** Drafts the SDK's schema does not have yet: the quotas-and-limits RFD's `quota` (quota.ts). */
+const DRAFT_CAPABILITIES = { quota: {} };
+
 export function currentLaunch(): LaunchCommand {
   return { command: process.execPath, args: process.argv[1] ? [process.argv[1]] : [] };
 }
@@ -55,6 +58,7 @@ export function buildInitializeResponse({
       },
       auth: { logout: {}, status: {} },
       providers: {},
+      ...DRAFT_CAPABILITIES,
     },
     agentInfo: { name: "deep-acp", title: "deep-acp", version },
     authMethods: authMethods(clientCapabilities, launch),

@@ -8,6 +8,7 @@ import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
 import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
 import { registerProviderHandlers } from "./provider-handlers.js";
+import { registerQuotaRead, wantsQuotaUpdates } from "./quota.js";
 import { coreCommands } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
@@ -37,6 +38,7 @@ export function createAcpServer(options: AcpServerOptions) {
       terminalOutput: meta.terminal_output === true,
       notices: state.clientCapabilities.session?.notices != null,
       compaction: state.clientCapabilities.session?.compaction != null,
+      quota: wantsQuotaUpdates(state.clientCapabilities),
     };
     // Warm what session/new needs once this answer is on its way. Compiling the session layer
     // holds the thread for tens of milliseconds, so it waits a moment: a session/list or
@@ -61,6 +63,7 @@ export function createAcpServer(options: AcpServerOptions) {
   app = registerSessionLifecycle(app, state);
   app = registerSessionMetaHandlers(app, state);
   app = registerPromptHandlers(app, state);
+  app = registerQuotaRead(app);
 
   return {
     app,

@@ -2,6 +2,7 @@ import { usageCostUsd } from "../model/pricing.js";
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
+import type { LimitHit } from "../model/limits.js";
 import { createMutex } from "../util/mutex.js";
 import { createDeltaReader } from "./delta-reader.js";
 import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
@@ -144,7 +145,17 @@ export async function runTurn(
       }
       if (streamed.kind === "error") {
         if (streamed.partial) record(streamed.partial, streamed.messageId);
-        return { stopReason: "end_turn", error: streamed.message };
+        const limit = streamed.limit;
+        if (!limit || options.parentToolCallId)
+          return { stopReason: "end_turn", error: limit?.message ?? streamed.message };
+        // A usage limit is not a failure of the session: say which limit and when it lifts, and end
+        // the turn normally, so the editor shows an answer and the next prompt simply works.
+        if (limit.pool) emit({ type: "quota", pool: limit.pool });
+        const text = `${limit.message}\n\nThe conversation is kept: send your message again${limit.resetsAt ? " once the limit has reset" : " in a little while"}.`;
+        const messageId = newId();
+        emit({ type: "message_chunk", messageId, text });
+        record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
+        return { stopReason: "end_turn" };
       }
       const { message, stopReason, usage, toolIds, announced } = streamed;
       record(message, streamed.messageId);
@@ -256,7 +267,7 @@ type Streamed =
       /** The calls (by our id) the editor was told of while the message streamed. */
       announced: Set<string>;
     }
-  | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage }
+  | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage; limit?: LimitHit }
   | { kind: "aborted"; messageId: string; partial?: AssistantMessage };
 
 async function streamModel(
@@ -317,6 +328,9 @@ async function streamModel(
             break;
           case "usage":
             break;
+          case "limits":
+            emit({ type: "quota", pool: event.pool });
+            break;
           case "done":
             return {
               kind: "done",
@@ -342,7 +356,13 @@ async function streamModel(
                 parentToolCallId: options.parentToolCallId,
               });
             }
-            return { kind: "error", message: event.message, messageId, partial };
+            return {
+              kind: "error",
+              message: event.message,
+              messageId,
+              partial,
+              ...(event.limit && { limit: event.limit }),
+            };
           }
         }
       }

@@ -8,6 +8,7 @@ import {
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { joinUrl, streamSse, transportOf, type FetchLike } from "./http.js";
+import { anthropicLimits, type QuotaPool } from "./limits.js";
 import { type RetryOptions } from "./retry.js";
 import { streamAttempts } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
@@ -74,10 +75,24 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const authHint = "check ANTHROPIC_API_KEY or the key stored by deep-acp login";
-    const events = streamSse({ ...transport, url, headers, body, signal, label: LABEL, authHint });
+    let limits: QuotaPool | undefined;
+    const onLimits = (pool: QuotaPool) => void (limits = pool);
+    const reader = { fromHeaders: anthropicLimits };
+    const events = streamSse({
+      ...transport,
+      url,
+      headers,
+      body,
+      signal,
+      label: LABEL,
+      authHint,
+      limits: reader,
+      onLimits,
+    });
     const assembler = createAnthropicAssembler();
     for await (const batch of events) {
-      const out: ModelEvent[] = [];
+      const out: ModelEvent[] = limits ? [{ type: "limits", pool: limits }] : [];
+      limits = undefined;
       for (const sse of batch) {
         assembler.push(sse.event, sse.data, out);
         if (assembler.finished) break;

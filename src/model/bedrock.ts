@@ -3,6 +3,7 @@ import { errorMessage, isAbortError } from "../util/errors.js";
 import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError } from "./errors.js";
+import { describeLimitHit, type QuotaPool } from "./limits.js";
 import { streamAttempts } from "./flatten.js";
 import { addCachePoints, toConverseMessages, toConverseTools } from "./bedrock-messages.js";
 import { isRetryableStatus, parseRetryAfter } from "./retry.js";
@@ -144,7 +145,30 @@ function toApiError(error: unknown): unknown {
     retryable,
     ...(status === undefined ? {} : { status }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...throttled(name, status, errorMessage(error), retryAfterMs),
   });
+}
+
+/** Bedrock reports no limits, only that it throttles (or that a service quota is used up). */
+function throttled(name: string, status: number | undefined, detail: string, retryAfterMs?: number) {
+  if (name !== "ThrottlingException" && name !== "ServiceQuotaExceededException" && status !== 429) return {};
+  const now = new Date();
+  const resetsAt = retryAfterMs === undefined ? undefined : new Date(now.getTime() + retryAfterMs).toISOString();
+  const pool: QuotaPool = {
+    id: "bedrock",
+    label: "AWS Bedrock throughput",
+    state: "exhausted",
+    meters: [{ id: name, label: name === "ThrottlingException" ? "Requests" : "Service quota", status: "exceeded" }],
+  };
+  return {
+    limit: describeLimitHit(
+      `${LABEL} ${name === "ThrottlingException" ? "rate" : "quota"}`,
+      detail,
+      resetsAt,
+      now,
+      pool,
+    ),
+  };
 }
 
 type Block =
@@ -300,6 +324,7 @@ function streamException(key: string, value: Wire): ModelApiError {
   const status =
     name === "ThrottlingException" ? 429 : name === "ValidationException" ? 400 : retryable ? 500 : undefined;
   return new ModelApiError(`${LABEL} stream error (${name}): ${value.message ?? "no message"}`, {
+    ...throttled(name, status, String(value.message ?? "no message")),
     retryable,
     ...(status === undefined ? {} : { status }),
   });

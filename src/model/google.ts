@@ -4,6 +4,7 @@ import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
+import { geminiLimitFromBody } from "./limits.js";
 import { joinUrl, streamSse, transportOf } from "./http.js";
 import { toGeminiContents, toGeminiTools } from "./google-messages.js";
 import { isRetryableStatus } from "./retry.js";
@@ -72,7 +73,8 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
       }
     }
     const assembler = createGeminiAssembler(label);
-    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label, authHint })) {
+    const limits = { fromErrorBody: geminiLimitFromBody };
+    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label, authHint, limits })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) out.push(...assembler.push(sse.data));
       if (out.length > 0) yield out;

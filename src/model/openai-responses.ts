@@ -3,6 +3,7 @@ import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
+import { openAiLimits, type QuotaPool } from "./limits.js";
 import { joinUrl, streamSse, transportOf } from "./http.js";
 import { toResponsesInput, toResponsesTools } from "./responses-messages.js";
 import { isRetryableStatus } from "./retry.js";
@@ -55,8 +56,13 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const assembler = createResponsesAssembler();
     const authHint = "check OPENAI_API_KEY or the key stored by deep-acp login";
-    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label: LABEL, authHint })) {
-      const out: ModelEvent[] = [];
+    let pool: QuotaPool | undefined;
+    const limits = { fromHeaders: (h: Headers, now: Date) => openAiLimits(h, LABEL, now) };
+    const onLimits = (found: QuotaPool) => void (pool = found);
+    const request = { ...transport, url, headers, body, signal, label: LABEL, authHint, limits, onLimits };
+    for await (const batch of streamSse(request)) {
+      const out: ModelEvent[] = pool ? [{ type: "limits", pool }] : [];
+      pool = undefined;
       for (const sse of batch) {
         out.push(...assembler.push(sse.event, sse.data));
         if (assembler.finished) break;

@@ -5,7 +5,13 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { acpViolations } from "../support/acp-schema.js";
 import { useAgentSuite } from "../support/agent-suite.js";
 import { CLIENTS, createFakeEditor } from "../support/fake-editor.js";
-import { createFakeModelServer, textTurn, toolTurn } from "../support/fake-model/index.js";
+import {
+  createFakeModelServer,
+  limitHeaders,
+  rateLimitedTurn,
+  textTurn,
+  toolTurn,
+} from "../support/fake-model/index.js";
 
 const suite = useAgentSuite({ name: "editor-protocol" });
 
@@ -259,6 +265,40 @@ for (const [client, capabilities] of CLIENTS) {
       expect(schemaViolations()).toEqual([]);
     });
 
+    it("a usage limit past the retries ends the turn saying when it resets; a nearly used limit is a notice", async () => {
+      await connect();
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const sessionId = result.sessionId;
+      const prompt = (text: string) =>
+        suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      suite.model.enqueue({ ...textTurn("fine"), headers: limitHeaders("anthropic", { tokensLeft: 4000 }) });
+      expect((await prompt("one")).result.stopReason).toBe("end_turn");
+      // 95% of the output tokens used: said once, as a warning in the thread (neither client has notices).
+      const warnings = () =>
+        suite.agent
+          .updates(sessionId)
+          .filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text.includes("nearly reached"));
+      expect(warnings()).toHaveLength(1);
+      expect(warnings()[0].content.text).toMatch(/Output tokens per window nearly reached: 95% used, resets at/);
+      suite.model.enqueue(rateLimitedTurn("anthropic", { resetsInSeconds: 300 }));
+      const limited = await prompt("two");
+      // Not an error: the editor shows an answer, and the session goes on.
+      expect(limited.error).toBeUndefined();
+      expect(limited.result.stopReason).toBe("end_turn");
+      const said = suite.agent
+        .updates(sessionId)
+        .filter((u) => u.sessionUpdate === "agent_message_chunk")
+        .map((u) => u.content.text)
+        .join("");
+      expect(said).toMatch(
+        /Anthropic API rate limit reached \(output tokens per window\); it resets at \d\d:\d\d:\d\d UTC \(in 5 min\)/,
+      );
+      expect(said).toContain("The conversation is kept");
+      suite.model.enqueue(textTurn("back"));
+      expect((await prompt("three")).result.stopReason).toBe("end_turn");
+      expect(schemaViolations()).toEqual([]);
+    });
+
     it("advertises prompt content without false entries, and every message of a turn is schema-valid", async () => {
       const { init } = await connect();
       expect(init.agentCapabilities.promptCapabilities).toEqual({ image: true, embeddedContext: true });
@@ -279,3 +319,32 @@ for (const [client, capabilities] of CLIENTS) {
     });
   });
 }
+
+describe("a client that asks for the quotas-and-limits draft", () => {
+  it("gets quota_update snapshots and quota/read, checked against the RFD's shape", async () => {
+    await suite.start();
+    const init = await suite.agent.initialize({ _meta: { quota: {} } });
+    expect(init.result.agentCapabilities.quota).toEqual({});
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+    suite.model.enqueue({ ...textTurn("fine"), headers: limitHeaders("anthropic", { tokensLeft: 4000 }) });
+    await suite.agent.request("session/prompt", {
+      sessionId: result.sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    const quota = suite.agent.updates(result.sessionId).filter((u) => u.sessionUpdate === "quota_update");
+    expect(quota).toHaveLength(1);
+    expect(quota[0].pools[0]).toMatchObject({ id: "anthropic", state: "available" });
+    expect(quota[0].pools[0].meters.find((m: { id: string }) => m.id === "output-tokens")).toMatchObject({
+      usedPercent: 95,
+      limit: { value: "80000", unit: "tokens" },
+      remaining: { value: "4000", unit: "tokens" },
+      status: "warning",
+    });
+    // No notice for it: the client shows the quota itself.
+    expect(JSON.stringify(suite.agent.updates(result.sessionId))).not.toContain("nearly reached");
+    const read = await suite.agent.request("quota/read", { sessionId: result.sessionId });
+    expect(read.result.pools).toEqual(quota[0].pools);
+    expect(Date.parse(read.result.updatedAt)).toBeGreaterThanOrEqual(Date.parse(quota[0].updatedAt));
+    expect(schemaViolations()).toEqual([]);
+  });
+});
