@@ -59,9 +59,13 @@ export function buildInitializeResponse({
       auth: { logout: {}, status: {} },
       providers: {},
       ...DRAFT_CAPABILITIES,
+      // Prompts sent during a turn join it, for clients that opt in (steering.ts).
+      _meta: { claudeCode: { promptQueueing: true } },
     },
     agentInfo: { name: "deep-acp", title: "deep-acp", version },
     authMethods: authMethods(clientCapabilities, launch),
+    // codex-acp's steering extension: the `_session/steering` method (steering.ts).
+    _meta: { steering: { supported: true } },
   };
 }
 

@@ -9,6 +9,7 @@ import { registerSessionLifecycle } from "./session-lifecycle.js";
 import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
 import { registerProviderHandlers } from "./provider-handlers.js";
 import { registerQuotaRead, wantsQuotaUpdates } from "./quota.js";
+import { registerSteering, wantsPromptQueueing } from "./steering.js";
 import { coreCommands } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
@@ -39,6 +40,7 @@ export function createAcpServer(options: AcpServerOptions) {
       notices: state.clientCapabilities.session?.notices != null,
       compaction: state.clientCapabilities.session?.compaction != null,
       quota: wantsQuotaUpdates(state.clientCapabilities),
+      steering: wantsPromptQueueing(state.clientCapabilities),
     };
     // Warm what session/new needs once this answer is on its way. Compiling the session layer
     // holds the thread for tens of milliseconds, so it waits a moment: a session/list or
@@ -64,6 +66,7 @@ export function createAcpServer(options: AcpServerOptions) {
   app = registerSessionMetaHandlers(app, state);
   app = registerPromptHandlers(app, state);
   app = registerQuotaRead(app);
+  app = registerSteering(app, state);
 
   return {
     app,

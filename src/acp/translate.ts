@@ -13,6 +13,8 @@ export type ClientFeatures = {
   compaction: boolean;
   /** The quotas-and-limits draft's `session.quota` (see quota.ts): `quota_update` instead of notices. */
   quota?: boolean;
+  /** claude-agent-acp's prompt queueing, asked for (steering.ts): prompts sent during a turn join it. */
+  steering?: boolean;
 };
 
 /** Where `_meta` puts our own extension data. */

@@ -65,6 +65,12 @@ export type TurnOptions = {
   hooks?: AgentHooks;
   /** Checked before each model request: a message stops the turn (the session's spend limit). */
   spendLimit?: () => string | undefined;
+  /**
+   * Steering: user messages sent while the turn runs, taken at each safe point (after a message's
+   * tool calls, and when the model would end the turn) and given to the model with the next
+   * request. The seam has already recorded them; they join the turn's conversation here.
+   */
+  steering?: { pending(): boolean; take(signal: AbortSignal): Promise<UserMessage[]> };
   signal: AbortSignal;
   emit: AgentEventSink;
   /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
@@ -119,8 +125,13 @@ export async function runTurn(
 
   let requests = 0;
   signal.addEventListener("abort", onAbort, { once: true });
+  const takeSteering = async () => {
+    for (const message of (await options.steering?.take(signal)) ?? []) messages.push(message);
+  };
   try {
     for (;;) {
+      if (signal.aborted) return { stopReason: "cancelled" };
+      if (options.steering?.pending()) await takeSteering();
       if (signal.aborted) return { stopReason: "cancelled" };
       if (requests >= options.model.maxRequests) return { stopReason: "max_turn_requests" };
       const overBudget = options.spendLimit?.();
@@ -169,6 +180,8 @@ export async function runTurn(
       });
 
       const calls = message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
+      // A message sent while the model answered: the turn goes on with it instead of ending.
+      if (calls.length === 0 && stopReason === "end_turn" && options.steering?.pending()) continue;
       if (calls.length === 0) {
         if (stopReason === "max_tokens") return { stopReason: "max_tokens" };
         if (stopReason === "refusal") return { stopReason: "refusal" };

@@ -26,6 +26,8 @@ import { createJournal, type Journal, type RewindReport, type SessionRecord } fr
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
+import { createSteeringInbox } from "./steering.js";
+import type { SteeringOutcome } from "../turn/index.js";
 import type { Workspace } from "./workspace.js";
 import type { WorkspaceSlot } from "./workspace-slot.js";
 import { createNoticeQueue } from "./notices.js";
@@ -67,6 +69,9 @@ export class Session {
   /** Whether an editor can answer trust questions (headless cannot). */
   private model: Promise<ModelClient> | undefined;
   private readonly turns = createTurnQueue({ onSettled: () => (this.updatedAt = this.services.now()) });
+  /** Messages for the running turn (steering), and whether that turn is a prompt's (not /compact's). */
+  private readonly steering = createSteeringInbox();
+  private promptRunning = false;
   private readonly journal: Journal;
   /** Skills, memory, subagents, plugins, hooks and MCP of this session (commands read them). */
   readonly extensions: ExtensionHost;
@@ -152,14 +157,27 @@ export class Session {
   ): Promise<TurnResult> {
     return this.turns.run(async (signal) => {
       let result: TurnResult;
+      this.promptRunning = true;
       try {
         result = await this.executeTurn(blocks, sink, signal, messageId);
       } catch (error) {
         result = signal.aborted ? { stopReason: "cancelled" } : { stopReason: "end_turn", error: errorMessage(error) };
+      } finally {
+        this.promptRunning = false;
       }
+      // What the turn did not reach runs as turns of its own (or not at all after a cancel).
+      this.steering.release(result.stopReason === "cancelled" ? "cancelled" : "left");
       await saveTurnEnd(this.journal, this.workspace, result, this.settings);
       return result;
     });
+  }
+
+  /**
+   * Steering: gives `blocks` to the running turn at its next safe point. `left`: no turn runs (or it
+   * ended first), so prompt() them; `cancelled`: the turn was cancelled before taking them.
+   */
+  steer(blocks: readonly PromptBlock[], messageId: string): Promise<SteeringOutcome> {
+    return this.promptRunning ? this.steering.add(blocks, messageId) : Promise.resolve("left");
   }
 
   /**
@@ -203,6 +221,7 @@ export class Session {
 
   /** Cancels the running turn and every prompt queued behind it. */
   cancel(): void {
+    this.steering.release("cancelled");
     this.turns.cancel();
   }
 
@@ -362,7 +381,12 @@ export class Session {
             this.history.push(message);
           },
           historyReplaced: (messages) => this.replaceHistory(messages),
+          steered: (message, shown, id) => {
+            this.journal.user(id, [...shown], message);
+            this.history.push(message);
+          },
         },
+        steering: this.steering,
         emit: (event) => this.observe(event, sink),
         show: sink,
         signal,

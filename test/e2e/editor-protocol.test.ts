@@ -299,6 +299,31 @@ for (const [client, capabilities] of CLIENTS) {
       expect(schemaViolations()).toEqual([]);
     });
 
+    it("a prompt sent while a turn runs waits for it (the client did not ask to steer)", async () => {
+      const { editor, answer } = gatedEditor();
+      await suite.start({ onRequest: editor.handle });
+      await suite.agent.initialize(capabilities);
+      suite.model.enqueue(
+        toolTurn("execute", { command: "echo first" }),
+        textTurn("first done"),
+        textTurn("second done"),
+      );
+      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+      const sessionId = result.sessionId;
+      const first = suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do it" }] });
+      await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+      const second = suite.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "and then this" }],
+      });
+      answer();
+      expect((await first).result.stopReason).toBe("end_turn");
+      expect((await second).result.stopReason).toBe("end_turn");
+      // Its own turn: the model saw it only after the first turn had ended.
+      expect(suite.model.requests.map((r) => r.lastUserText)).toEqual(["do it", "do it", "and then this"]);
+      expect(schemaViolations()).toEqual([]);
+    });
+
     it("advertises prompt content without false entries, and every message of a turn is schema-valid", async () => {
       const { init } = await connect();
       expect(init.agentCapabilities.promptCapabilities).toEqual({ image: true, embeddedContext: true });
@@ -345,6 +370,87 @@ describe("a client that asks for the quotas-and-limits draft", () => {
     const read = await suite.agent.request("quota/read", { sessionId: result.sessionId });
     expect(read.result.pools).toEqual(quota[0].pools);
     expect(Date.parse(read.result.updatedAt)).toBeGreaterThanOrEqual(Date.parse(quota[0].updatedAt));
+    expect(schemaViolations()).toEqual([]);
+  });
+});
+
+/** An editor whose first permission dialog stays open until the test calls answer() (allow once). */
+function gatedEditor() {
+  let release!: () => void;
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  const editor = createFakeEditor({
+    permission: async (message) => {
+      await opened;
+      const option = message.params.options.find((o: { kind: string }) => o.kind === "allow_once");
+      return { outcome: { outcome: "selected", optionId: option.optionId } };
+    },
+  });
+  return { editor, answer: () => release() };
+}
+
+describe("steering: clients that ask for it", () => {
+  it("claude-agent-acp's prompt queueing: a prompt joins the running turn after the tool call", async () => {
+    const { editor, answer } = gatedEditor();
+    await suite.start({ onRequest: editor.handle });
+    const init = await suite.agent.initialize({ _meta: { claudeCode: { promptQueueing: true } } });
+    expect(init.result.agentCapabilities._meta).toEqual({ claudeCode: { promptQueueing: true } });
+    suite.model.enqueue(toolTurn("execute", { command: "echo first" }), textTurn("did both"));
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+    const sessionId = result.sessionId;
+    const first = suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do it" }] });
+    await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+    const second = suite.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "also say both" }],
+    });
+    answer();
+    const [one, two] = await Promise.all([first, second]);
+    // The first answers when the second joins; the second carries the turn to its end.
+    expect(one.result.stopReason).toBe("end_turn");
+    expect(two.result.stopReason).toBe("end_turn");
+    expect(suite.agent.messages.indexOf(one)).toBeLessThan(suite.agent.messages.indexOf(two));
+    // One turn, two model requests: the second has the tool's result and the steering message.
+    expect(suite.model.requests).toHaveLength(2);
+    const sent = suite.model.requests[1]!;
+    expect(sent.lastUserText).toBe("also say both");
+    expect(sent.messages.some((m) => m.role === "tool")).toBe(true);
+    const answerText = suite.agent
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === "agent_message_chunk")
+      .map((u) => u.content.text)
+      .join("");
+    expect(answerText).toBe("did both");
+    // The text streamed after the handover belongs to the second request: it comes after the first answer.
+    const firstAnswer = suite.agent.messages.indexOf(one);
+    const chunkAt = suite.agent.messages.findIndex(
+      (m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk",
+    );
+    expect(chunkAt).toBeGreaterThan(firstAnswer);
+    expect(schemaViolations()).toEqual([]);
+  });
+
+  it("codex-acp's _session/steering: injected into the running turn, or a new turn when none runs", async () => {
+    const { editor, answer } = gatedEditor();
+    await suite.start({ onRequest: editor.handle });
+    const init = await suite.agent.initialize({});
+    expect(init.result._meta).toEqual({ steering: { supported: true } });
+    suite.model.enqueue(toolTurn("execute", { command: "echo first" }), textTurn("steered"), textTurn("fresh turn"));
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+    const sessionId = result.sessionId;
+    const prompt = suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do it" }] });
+    await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+    const steer = suite.agent.request("_session/steering", { sessionId, prompt: [{ type: "text", text: "use echo" }] });
+    answer();
+    expect((await steer).result).toEqual({ outcome: "injected" });
+    expect((await prompt).result.stopReason).toBe("end_turn");
+    expect(suite.model.requests[1]!.lastUserText).toBe("use echo");
+    const idle = await suite.agent.request("_session/steering", {
+      sessionId,
+      prompt: [{ type: "text", text: "more" }],
+    });
+    expect(idle.result).toEqual({ outcome: "startedNewTurn" });
+    await suite.model.waitForRequests(3);
+    expect(suite.model.requests[2]!.lastUserText).toBe("more");
     expect(schemaViolations()).toEqual([]);
   });
 });
