@@ -58,7 +58,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         state.features.steering && !parsed ? await steerPrompt(owners, entry, blocks, userMessageId) : undefined;
       if (turn === "blocked") return { stopReason: "end_turn", ...meta };
       turn ??= await owners.own(
-        params.sessionId,
+        userMessageId,
         session.prompt(
           promptBlocks,
           (event) => {

@@ -30,29 +30,32 @@ export function wantsPromptQueueing(capabilities: acp.ClientCapabilities): boole
   return meta?.claudeCode?.promptQueueing === true;
 }
 
-/** Which prompt request holds each session's running turn, so a joining prompt can take it over. */
+/**
+ * Which prompt request holds each running turn, by the turn's user message id, so a joining prompt
+ * takes over exactly the turn it joined (not a prompt queued behind it, such as a slash command's).
+ */
 export function createTurnOwners() {
   const owners = new Map<string, { turn: Promise<TurnResult>; handOff: () => void }>();
-  const own = async (sessionId: string, turn: Promise<TurnResult>): Promise<TurnResult | "handed-off"> => {
+  const own = async (turnId: string, turn: Promise<TurnResult>): Promise<TurnResult | "handed-off"> => {
     let handOff!: () => void;
     const handed = new Promise<"handed-off">((resolve) => (handOff = () => resolve("handed-off")));
     const owner = { turn, handOff };
-    owners.set(sessionId, owner);
+    owners.set(turnId, owner);
     try {
       return await Promise.race([turn, handed]);
     } finally {
-      if (owners.get(sessionId) === owner) owners.delete(sessionId);
+      if (owners.get(turnId) === owner) owners.delete(turnId);
     }
   };
   return {
     /** Waits for the turn unless a steered prompt takes it over first ("handed-off"). */
     own,
     /** A steered prompt joined: it now waits for the turn; the request that held it is released. */
-    takeOver(sessionId: string): Promise<TurnResult | "handed-off"> | undefined {
-      const owner = owners.get(sessionId);
+    takeOver(turnId: string): Promise<TurnResult | "handed-off"> | undefined {
+      const owner = owners.get(turnId);
       if (!owner) return undefined;
       owner.handOff();
-      return own(sessionId, owner.turn);
+      return own(turnId, owner.turn);
     },
   };
 }
@@ -70,11 +73,12 @@ export async function steerPrompt(
   blocks: readonly PromptBlock[],
   messageId: string,
 ): Promise<TurnResult | "handed-off" | "blocked" | undefined> {
-  const outcome = await entry.session.steer(blocks, messageId);
+  const { outcome, turn } = await entry.session.steer(blocks, messageId);
   if (outcome === "cancelled") return { stopReason: "cancelled" };
   if (outcome === "blocked") return "blocked";
-  if (outcome === "left") return undefined;
-  return (await owners.takeOver(entry.session.id)) ?? { stopReason: "end_turn" };
+  if (outcome === "left" || turn === undefined) return undefined;
+  // A turn no prompt request holds (started by _session/steering) answers this request at once.
+  return owners.takeOver(turn) ?? { stopReason: "end_turn" };
 }
 
 /** codex-acp's `_session/steering`. */
@@ -82,7 +86,7 @@ export function registerSteering(app: acp.AgentApp, state: ConnectionState): acp
   return app.onRequest(STEERING_METHOD, steeringParams, async ({ params }) => {
     const entry = await state.live(params.sessionId);
     const blocks = toPromptBlocks(params.prompt as acp.ContentBlock[], entry.session.cwd);
-    const outcome = await entry.session.steer(blocks, randomUUID());
+    const { outcome } = await entry.session.steer(blocks, randomUUID());
     if (outcome === "joined") return { outcome: "injected" };
     if (outcome === "blocked") return { outcome: "failed" };
     if (outcome === "cancelled")

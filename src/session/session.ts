@@ -26,8 +26,7 @@ import { createJournal, type Journal, type RewindReport, type SessionRecord } fr
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
-import { createSteeringInbox } from "./steering.js";
-import type { SteeringOutcome } from "../turn/index.js";
+import { createSteeringInbox, type SteeringAnswer } from "./steering.js";
 import type { Workspace } from "./workspace.js";
 import type { WorkspaceSlot } from "./workspace-slot.js";
 import { createNoticeQueue } from "./notices.js";
@@ -69,9 +68,12 @@ export class Session {
   /** Whether an editor can answer trust questions (headless cannot). */
   private model: Promise<ModelClient> | undefined;
   private readonly turns = createTurnQueue({ onSettled: () => (this.updatedAt = this.services.now()) });
-  /** Messages for the running turn (steering), and whether that turn is a prompt's (not /compact's). */
+  /**
+   * Messages for the running turn (steering), and the user message id of that turn while it is a
+   * prompt's: only prompt turns take them, never /compact or other queued work.
+   */
   private readonly steering = createSteeringInbox();
-  private promptRunning = false;
+  private runningPrompt: string | undefined;
   private readonly journal: Journal;
   /** Skills, memory, subagents, plugins, hooks and MCP of this session (commands read them). */
   readonly extensions: ExtensionHost;
@@ -157,13 +159,13 @@ export class Session {
   ): Promise<TurnResult> {
     return this.turns.run(async (signal) => {
       let result: TurnResult;
-      this.promptRunning = true;
+      this.runningPrompt = messageId;
       try {
         result = await this.executeTurn(blocks, sink, signal, messageId);
       } catch (error) {
         result = signal.aborted ? { stopReason: "cancelled" } : { stopReason: "end_turn", error: errorMessage(error) };
       } finally {
-        this.promptRunning = false;
+        this.runningPrompt = undefined;
       }
       // What the turn did not reach runs as turns of its own (or not at all after a cancel).
       this.steering.release(result.stopReason === "cancelled" ? "cancelled" : "left");
@@ -173,11 +175,14 @@ export class Session {
   }
 
   /**
-   * Steering: gives `blocks` to the running turn at its next safe point. `left`: no turn runs (or it
-   * ended first), so prompt() them; `cancelled`: the turn was cancelled before taking them.
+   * Steering: gives `blocks` to the running prompt turn at its next safe point. `left`: no prompt
+   * turn runs (or it ended first), so prompt() them; `cancelled`: the turn was cancelled before
+   * taking them. `turn` names the turn they were offered to (its user message id).
    */
-  steer(blocks: readonly PromptBlock[], messageId: string): Promise<SteeringOutcome> {
-    return this.promptRunning ? this.steering.add(blocks, messageId) : Promise.resolve("left");
+  async steer(blocks: readonly PromptBlock[], messageId: string): Promise<SteeringAnswer> {
+    const turn = this.runningPrompt;
+    if (turn === undefined) return { outcome: "left" };
+    return { outcome: await this.steering.add(blocks, messageId), turn };
   }
 
   /**

@@ -3,6 +3,9 @@ import type { PromptBlock, SteeringInbox, SteeringOutcome } from "../turn/index.
 // Messages sent while a turn runs, for clients that steer (acp/steering.ts): the turn takes them at
 // its next safe point (turn/run.ts, agent/loop.ts) and says what became of each.
 
+/** What became of a steered message, and the prompt turn it was offered to (its user message id; none when no prompt turn ran). */
+export type SteeringAnswer = { outcome: SteeringOutcome; turn?: string };
+
 type Waiting = { blocks: readonly PromptBlock[]; messageId: string; settle(outcome: SteeringOutcome): void };
 
 export function createSteeringInbox() {
@@ -25,5 +28,3 @@ export function createSteeringInbox() {
   } satisfies SteeringInbox & Record<string, unknown>;
   return inbox;
 }
-
-export type SteeringQueue = ReturnType<typeof createSteeringInbox>;

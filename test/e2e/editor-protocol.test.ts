@@ -429,6 +429,69 @@ describe("steering: clients that ask for it", () => {
     expect(schemaViolations()).toEqual([]);
   });
 
+  it("a slash command is never steered: it queues as its own turn, and a later prompt joins the running one", async () => {
+    const { editor, answer } = gatedEditor();
+    await suite.start({ onRequest: editor.handle });
+    await suite.agent.initialize({ _meta: { claudeCode: { promptQueueing: true } } });
+    suite.model.enqueue(toolTurn("execute", { command: "echo first" }), textTurn("did both"), textTurn("the command"));
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+    const sessionId = result.sessionId;
+    const say = (text: string) =>
+      suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    const first = say("do it");
+    await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+    // Not a command we have, so the model gets it, in a turn of its own after the running one.
+    const command = say("/unknown-command please");
+    const steered = say("also say both");
+    answer();
+    const [one, two, three] = await Promise.all([first, command, steered]);
+    expect([one, two, three].map((m) => m.result.stopReason)).toEqual(["end_turn", "end_turn", "end_turn"]);
+    expect(suite.model.requests.map((r) => r.lastUserText)).toEqual([
+      "do it",
+      "also say both",
+      "/unknown-command please",
+    ]);
+    // The steered prompt answers when the turn it joined ends; the command's answer waits for its own turn.
+    const at = (m: unknown) => suite.agent.messages.indexOf(m as never);
+    expect(at(one)).toBeLessThan(at(three));
+    expect(at(three)).toBeLessThan(at(two));
+    const commandTurnStart = suite.agent.messages.findIndex(
+      (m) => m.method === "session/update" && m.params.update.content?.text === "the command",
+    );
+    expect(at(three)).toBeLessThan(commandTurnStart);
+    expect(schemaViolations()).toEqual([]);
+  });
+
+  it("a prompt sent during /compact waits for it: only prompt turns take steered messages", async () => {
+    await suite.start({ onRequest: createFakeEditor().handle });
+    await suite.agent.initialize({ _meta: { claudeCode: { promptQueueing: true } } });
+    let summarize!: () => void;
+    const summarizing = new Promise<void>((resolve) => (summarize = resolve));
+    suite.model.setHandler(async (request) => {
+      if (!request.system.includes("summar")) return textTurn("ok");
+      await summarizing;
+      return textTurn("SUMMARY");
+    });
+    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+    const sessionId = result.sessionId;
+    const say = (text: string) =>
+      suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    // More messages than compaction keeps (6), so /compact has something to summarize.
+    for (let i = 0; i < 4; i++) await say(`message ${i}`);
+    const compact = say("/compact");
+    await suite.model.waitForRequests(5);
+    const after = say("after the summary");
+    summarize();
+    const [compacted, answered] = await Promise.all([compact, after]);
+    expect([compacted, answered].map((m) => m.result.stopReason)).toEqual(["end_turn", "end_turn"]);
+    expect(suite.agent.messages.indexOf(compacted)).toBeLessThan(suite.agent.messages.indexOf(answered));
+    // Its own turn, after the summary: the model got the summary and the prompt, not the prompt mid-compaction.
+    expect(suite.model.requests).toHaveLength(6);
+    expect(suite.model.requests[5]!.lastUserText).toBe("after the summary");
+    expect(JSON.stringify(suite.model.requests[5]!.body)).toContain("SUMMARY");
+    expect(schemaViolations()).toEqual([]);
+  });
+
   it("codex-acp's _session/steering: injected into the running turn, or a new turn when none runs", async () => {
     const { editor, answer } = gatedEditor();
     await suite.start({ onRequest: editor.handle });
