@@ -300,22 +300,12 @@ for (const [client, capabilities] of CLIENTS) {
     });
 
     it("a prompt sent while a turn runs waits for it (the client did not ask to steer)", async () => {
-      const { editor, answer } = gatedEditor();
-      await suite.start({ onRequest: editor.handle });
-      await suite.agent.initialize(capabilities);
-      suite.model.enqueue(
-        toolTurn("execute", { command: "echo first" }),
+      const { say, first, answer } = await turnAwaitingPermission(
+        capabilities,
         textTurn("first done"),
         textTurn("second done"),
       );
-      const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
-      const sessionId = result.sessionId;
-      const first = suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do it" }] });
-      await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
-      const second = suite.agent.request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "and then this" }],
-      });
+      const second = say("and then this");
       answer();
       expect((await first).result.stopReason).toBe("end_turn");
       expect((await second).result.stopReason).toBe("end_turn");
@@ -374,8 +364,11 @@ describe("a client that asks for the quotas-and-limits draft", () => {
   });
 });
 
-/** An editor whose first permission dialog stays open until the test calls answer() (allow once). */
-function gatedEditor() {
+/**
+ * A session whose first prompt ("do it") runs `execute` and waits in its permission dialog until
+ * the test calls answer() (allow once); the model answers with `turns` after that.
+ */
+async function turnAwaitingPermission(capabilities: object, ...turns: Parameters<typeof suite.model.enqueue>) {
   let release!: () => void;
   const opened = new Promise<void>((resolve) => (release = resolve));
   const editor = createFakeEditor({
@@ -385,24 +378,25 @@ function gatedEditor() {
       return { outcome: { outcome: "selected", optionId: option.optionId } };
     },
   });
-  return { editor, answer: () => release() };
+  await suite.start({ onRequest: editor.handle });
+  const init = await suite.agent.initialize(capabilities);
+  suite.model.enqueue(toolTurn("execute", { command: "echo first" }), ...turns);
+  const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
+  const sessionId: string = result.sessionId;
+  const say = (text: string) => suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  const first = say("do it");
+  await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+  return { init: init.result, sessionId, say, first, answer: () => release() };
 }
+
+/** claude-agent-acp's prompt queueing, asked for. */
+const QUEUEING = { _meta: { claudeCode: { promptQueueing: true } } };
 
 describe("steering: clients that ask for it", () => {
   it("claude-agent-acp's prompt queueing: a prompt joins the running turn after the tool call", async () => {
-    const { editor, answer } = gatedEditor();
-    await suite.start({ onRequest: editor.handle });
-    const init = await suite.agent.initialize({ _meta: { claudeCode: { promptQueueing: true } } });
-    expect(init.result.agentCapabilities._meta).toEqual({ claudeCode: { promptQueueing: true } });
-    suite.model.enqueue(toolTurn("execute", { command: "echo first" }), textTurn("did both"));
-    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
-    const sessionId = result.sessionId;
-    const first = suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do it" }] });
-    await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
-    const second = suite.agent.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "also say both" }],
-    });
+    const { init, sessionId, say, first, answer } = await turnAwaitingPermission(QUEUEING, textTurn("did both"));
+    expect(init.agentCapabilities._meta).toEqual({ claudeCode: { promptQueueing: true } });
+    const second = say("also say both");
     answer();
     const [one, two] = await Promise.all([first, second]);
     // The first answers when the second joins; the second carries the turn to its end.
@@ -430,16 +424,11 @@ describe("steering: clients that ask for it", () => {
   });
 
   it("a slash command is never steered: it queues as its own turn, and a later prompt joins the running one", async () => {
-    const { editor, answer } = gatedEditor();
-    await suite.start({ onRequest: editor.handle });
-    await suite.agent.initialize({ _meta: { claudeCode: { promptQueueing: true } } });
-    suite.model.enqueue(toolTurn("execute", { command: "echo first" }), textTurn("did both"), textTurn("the command"));
-    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
-    const sessionId = result.sessionId;
-    const say = (text: string) =>
-      suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-    const first = say("do it");
-    await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+    const { say, first, answer } = await turnAwaitingPermission(
+      QUEUEING,
+      textTurn("did both"),
+      textTurn("the command"),
+    );
     // Not a command we have, so the model gets it, in a turn of its own after the running one.
     const command = say("/unknown-command please");
     const steered = say("also say both");
@@ -464,7 +453,7 @@ describe("steering: clients that ask for it", () => {
 
   it("a prompt sent during /compact waits for it: only prompt turns take steered messages", async () => {
     await suite.start({ onRequest: createFakeEditor().handle });
-    await suite.agent.initialize({ _meta: { claudeCode: { promptQueueing: true } } });
+    await suite.agent.initialize(QUEUEING);
     let summarize!: () => void;
     const summarizing = new Promise<void>((resolve) => (summarize = resolve));
     suite.model.setHandler(async (request) => {
@@ -493,15 +482,13 @@ describe("steering: clients that ask for it", () => {
   });
 
   it("codex-acp's _session/steering: injected into the running turn, or a new turn when none runs", async () => {
-    const { editor, answer } = gatedEditor();
-    await suite.start({ onRequest: editor.handle });
-    const init = await suite.agent.initialize({});
-    expect(init.result._meta).toEqual({ steering: { supported: true } });
-    suite.model.enqueue(toolTurn("execute", { command: "echo first" }), textTurn("steered"), textTurn("fresh turn"));
-    const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
-    const sessionId = result.sessionId;
-    const prompt = suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "do it" }] });
-    await suite.agent.waitFor(() => suite.agent.messages.some((m) => m.method === "session/request_permission"));
+    const {
+      init,
+      sessionId,
+      first: prompt,
+      answer,
+    } = await turnAwaitingPermission({}, textTurn("steered"), textTurn("fresh turn"));
+    expect(init._meta).toEqual({ steering: { supported: true } });
     const steer = suite.agent.request("_session/steering", { sessionId, prompt: [{ type: "text", text: "use echo" }] });
     answer();
     expect((await steer).result).toEqual({ outcome: "injected" });
