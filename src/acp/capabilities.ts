@@ -18,6 +18,9 @@ export const AUTH_METHOD_IDS = { agent: "deep-acp-login", terminal: "deep-acp-te
 
 const LOGIN_ARGS = ["login"];
 
+/** Drafts the SDK's schema does not have yet: the quotas-and-limits RFD's `quota` (quota.ts). */
+const DRAFT_CAPABILITIES = { quota: {} };
+
 export function currentLaunch(): LaunchCommand {
   return { command: process.execPath, args: process.argv[1] ? [process.argv[1]] : [] };
 }
@@ -35,7 +38,9 @@ export function buildInitializeResponse({
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
-      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      // Only what is supported: a JSON false reads as true in some clients' languages (Emacs Lisp
+      // decodes it to the non-nil `:false`), and an omitted capability means false to every client.
+      promptCapabilities: { image: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: {
         list: {},
@@ -44,11 +49,23 @@ export function buildInitializeResponse({
         delete: {},
         fork: {},
         additionalDirectories: {},
+        // The unstable ones (SDK ./unstable), each implemented: session-meta-handlers.ts and
+        // client-system-prompt.ts.
+        title: {},
+        archive: {},
+        status: {},
+        systemPrompt: { mode: { override: {} } },
       },
-      auth: { logout: {} },
+      auth: { logout: {}, status: {} },
+      providers: {},
+      ...DRAFT_CAPABILITIES,
+      // Prompts sent during a turn join it, for clients that opt in (steering.ts).
+      _meta: { claudeCode: { promptQueueing: true } },
     },
     agentInfo: { name: "deep-acp", title: "deep-acp", version },
     authMethods: authMethods(clientCapabilities, launch),
+    // codex-acp's steering extension: the `_session/steering` method (steering.ts).
+    _meta: { steering: { supported: true } },
   };
 }
 

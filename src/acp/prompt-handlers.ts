@@ -7,6 +7,8 @@ import type { ConnectionState, LiveSession } from "./connection-state.js";
 import { toPromptBlocks } from "./prompt-content.js";
 import { parseSlashCommand, skillPrompt, type CommandResult } from "../commands/index.js";
 import { META_KEY } from "./translate.js";
+import { createTurnOwners, steerPrompt } from "./steering.js";
+import type { Usage } from "../model/types.js";
 
 async function applyMode(entry: LiveSession, modeId: string) {
   if (!isSessionMode(modeId)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"`);
@@ -15,6 +17,7 @@ async function applyMode(entry: LiveSession, modeId: string) {
 
 /** session/prompt, cancel, set_mode and set_config_option. */
 export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState): acp.AgentApp {
+  const owners = createTurnOwners();
   return app
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
       const entry = await state.live(params.sessionId);
@@ -48,19 +51,34 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         promptBlocks = [...result.blocks, ...blocks.slice(1)];
       }
       const userMessageId = randomUUID();
-      const turn = await session.prompt(
-        promptBlocks,
-        (event) => {
-          for (const update of translate(event)) stream.push(update);
-        },
+      const meta = { _meta: { [META_KEY]: { userMessageId } } };
+      const usage = createTurnUsage();
+      // Steering (steering.ts): a plain prompt joins the running turn, for clients that opted in.
+      let turn =
+        state.features.steering && !parsed ? await steerPrompt(owners, entry, blocks, userMessageId) : undefined;
+      if (turn === "blocked") return { stopReason: "end_turn", ...meta };
+      turn ??= await owners.own(
         userMessageId,
+        session.prompt(
+          promptBlocks,
+          (event) => {
+            if (event.type === "usage") usage.add(event.usage);
+            for (const update of translate(event)) stream.push(update);
+          },
+          userMessageId,
+        ),
       );
+      if (turn === "handed-off") {
+        // A steered prompt took the turn over: all this one streamed is out, the rest is the new one's.
+        await stream.flush();
+        return { stopReason: "end_turn", ...usage.response(), ...meta };
+      }
       // A skill approved during the turn (a symlink dialog) becomes a /skill: command now.
       await state.refreshCommands(entry);
       await stream.flush();
       if (turn.error && turn.stopReason !== "cancelled") throw acp.RequestError.internalError(undefined, turn.error);
       // The id lets an editor rewind to this message (_deep-acp/session/rewind).
-      return { stopReason: turn.stopReason, _meta: { [META_KEY]: { userMessageId } } };
+      return { stopReason: turn.stopReason, ...usage.response(), ...meta };
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       state.sessions.get(params.sessionId)?.session.cancel();
@@ -104,4 +122,30 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       }
       return { configOptions: (await state.config(entry.session)).configOptions };
     });
+}
+
+/** The turn's token use, every model request added up (PromptResponse.usage, unstable). */
+function createTurnUsage() {
+  let total: acp.Usage | undefined;
+  return {
+    add(usage: Usage): void {
+      const cachedRead = usage.cacheReadTokens ?? 0;
+      const cachedWrite = usage.cacheWriteTokens ?? 0;
+      const previous = total ?? {
+        totalTokens: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cachedReadTokens: 0,
+        cachedWriteTokens: 0,
+      };
+      total = {
+        inputTokens: previous.inputTokens + usage.inputTokens,
+        outputTokens: previous.outputTokens + usage.outputTokens,
+        cachedReadTokens: (previous.cachedReadTokens ?? 0) + cachedRead,
+        cachedWriteTokens: (previous.cachedWriteTokens ?? 0) + cachedWrite,
+        totalTokens: previous.totalTokens + usage.inputTokens + usage.outputTokens + cachedRead + cachedWrite,
+      };
+    },
+    response: (): { usage?: acp.Usage } => (total ? { usage: total } : {}),
+  };
 }

@@ -6,6 +6,10 @@ import { buildInitializeResponse } from "./capabilities.js";
 import { ConnectionState, loadSessionLayer } from "./connection-state.js";
 import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
+import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
+import { registerProviderHandlers } from "./provider-handlers.js";
+import { registerQuotaRead, wantsQuotaUpdates } from "./quota.js";
+import { registerSteering, wantsPromptQueueing } from "./steering.js";
 import { coreCommands } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
@@ -35,6 +39,8 @@ export function createAcpServer(options: AcpServerOptions) {
       terminalOutput: meta.terminal_output === true,
       notices: state.clientCapabilities.session?.notices != null,
       compaction: state.clientCapabilities.session?.compaction != null,
+      quota: wantsQuotaUpdates(state.clientCapabilities),
+      steering: wantsPromptQueueing(state.clientCapabilities),
     };
     // Warm what session/new needs once this answer is on its way. Compiling the session layer
     // holds the thread for tens of milliseconds, so it waits a moment: a session/list or
@@ -54,9 +60,13 @@ export function createAcpServer(options: AcpServerOptions) {
     ).unref();
     return buildInitializeResponse({ version: options.version, clientCapabilities: state.clientCapabilities });
   });
-  app = registerAuthHandlers(app, state);
+  const providers = registerProviderHandlers(app, services);
+  app = registerAuthHandlers(providers.app, state, providers.notifyAuthStatus);
   app = registerSessionLifecycle(app, state);
+  app = registerSessionMetaHandlers(app, state);
   app = registerPromptHandlers(app, state);
+  app = registerQuotaRead(app);
+  app = registerSteering(app, state);
 
   return {
     app,

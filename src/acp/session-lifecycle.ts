@@ -6,6 +6,9 @@ import { InvalidSessionIdError } from "../transcript/index.js";
 import { mapErrors } from "./errors.js";
 import type { ConnectionState, LiveSession, OpenedSession } from "./connection-state.js";
 import { META_KEY } from "./translate.js";
+import { clientSystemPrompt } from "./client-system-prompt.js";
+import { archiveFilter, isArchived } from "./session-meta-handlers.js";
+import type { ClientSystemPrompt } from "../turn/index.js";
 
 /** Extension method: truncate a conversation before a user message and restore the files since. */
 export const REWIND_METHOD = "_deep-acp/session/rewind";
@@ -43,6 +46,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     additionalDirectories: string[] | undefined,
     mcpServers: acp.McpServer[] | undefined,
     replay: boolean,
+    systemPrompt?: ClientSystemPrompt,
   ): Promise<LiveSession> {
     const existing = state.sessions.get(sessionId);
     if (existing) {
@@ -53,7 +57,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       return existing;
     }
     state.forget(sessionId); // an unloaded session is opened afresh (and replayed) by load and resume
-    const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories };
+    const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories, systemPrompt };
     const guard = (work: () => Promise<OpenedSession>) => mapErrors({ sessionId }, work);
     const { entry, opened } = await state.open(client, source, mcpServers, { guard });
     if (replay) state.replay(entry, opened.replay);
@@ -61,7 +65,10 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     return entry;
   }
 
-  async function respond(entry: LiveSession) {
+  async function respond(entry: LiveSession, replayed: boolean) {
+    // After a replay the editor shows the session's stored title (an editor that set it sees it kept).
+    if (replayed && entry.session.title)
+      entry.stream.push({ sessionUpdate: "session_info_update", title: entry.session.title });
     await entry.stream.flush();
     state.announceCommands(entry);
     return state.config(entry.session);
@@ -80,8 +87,10 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         resolved = await services.models.resolveDefault();
       }
       if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
+      const systemPrompt = clientSystemPrompt(params);
       const source = {
         kind: "new" as const,
+        ...(systemPrompt ? { systemPrompt } : {}),
         ...(earlyId ? { id: earlyId } : {}),
         cwd: params.cwd,
         additionalDirectories: params.additionalDirectories ?? [],
@@ -103,8 +112,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         params.additionalDirectories,
         params.mcpServers,
         true,
+        clientSystemPrompt(params),
       );
-      return respond(entry);
+      return respond(entry, true);
     })
     .onRequest(acp.methods.agent.session.resume, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
@@ -115,8 +125,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         params.additionalDirectories,
         params.mcpServers,
         false,
+        clientSystemPrompt(params),
       );
-      return respond(entry);
+      return respond(entry, false);
     })
     .onRequest(acp.methods.agent.session.fork, async ({ params, client }) => {
       checkPaths(params.cwd, params.additionalDirectories ?? []);
@@ -128,9 +139,11 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
           : typeof meta.messageId === "string"
             ? meta.messageId
             : undefined;
+      const systemPrompt = clientSystemPrompt(params);
       await state.sessions.get(params.sessionId)?.session.records(); // flush a live source first
       const source = {
         kind: "fork" as const,
+        ...(systemPrompt ? { systemPrompt } : {}),
         sourceId: params.sessionId,
         cwd: params.cwd,
         additionalDirectories: params.additionalDirectories,
@@ -142,7 +155,12 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       return { sessionId: entry.session.id, ...(await state.config(entry.session)) };
     })
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
-      const query = { ...(params.cwd ? { cwd: params.cwd } : {}), ...(params.cursor ? { cursor: params.cursor } : {}) };
+      const where = archiveFilter(params.archived);
+      const query = {
+        ...(params.cwd ? { cwd: params.cwd } : {}),
+        ...(params.cursor ? { cursor: params.cursor } : {}),
+        ...(where ? { where } : {}),
+      };
       const page = await mapErrors({ cursor: params.cursor ?? undefined }, () => services.sessions.list(query));
       return {
         sessions: page.sessions.map((s) => ({
@@ -151,6 +169,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
           ...(s.additionalDirectories.length ? { additionalDirectories: s.additionalDirectories } : {}),
           ...(s.title ? { title: s.title } : {}),
           updatedAt: s.updatedAt,
+          archived: isArchived(s),
         })),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };

@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ToolDisplay } from "../tools/types.js";
 import type { SessionEvent } from "../session/index.js";
+import { createQuotaTranslator } from "./quota.js";
 
 /** What the connected editor can show, from its `initialize` capabilities. */
 export type ClientFeatures = {
@@ -10,6 +11,10 @@ export type ClientFeatures = {
   notices: boolean;
   /** `session.compaction` */
   compaction: boolean;
+  /** The quotas-and-limits draft's `session.quota` (see quota.ts): `quota_update` instead of notices. */
+  quota?: boolean;
+  /** claude-agent-acp's prompt queueing, asked for (steering.ts): prompts sent during a turn join it. */
+  steering?: boolean;
 };
 
 /** Where `_meta` puts our own extension data. */
@@ -50,6 +55,7 @@ function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _met
  */
 export function createTranslator(features: ClientFeatures) {
   const liveTerminals = new Set<string>();
+  const quota = createQuotaTranslator(features.quota === true);
 
   return function translate(event: SessionEvent): acp.SessionUpdate[] {
     switch (event.type) {
@@ -162,6 +168,10 @@ export function createTranslator(features: ClientFeatures) {
         ];
       case "notice":
         return [noticeUpdate(event, features)];
+      case "quota":
+        return quota(event.pool).map((update) =>
+          update.type === "notice" ? noticeUpdate(update, features) : update.update,
+        );
       case "compaction":
         if (features.compaction) {
           return [

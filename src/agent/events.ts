@@ -1,5 +1,6 @@
 import type { PlanEntry, ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
 import type { Usage } from "../model/types.js";
+import type { QuotaPool } from "../model/limits.js";
 
 export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
 
@@ -58,6 +59,8 @@ export type AgentEvent =
       /** The session's spend so far, set by the session; absent when any request's price was unknown. */
       sessionCostUsd?: number;
     }
+  /** The provider's rate limits or quota, as its last answer (or refusal) reported them. */
+  | { type: "quota"; pool: QuotaPool }
   /** Something the user should see that is not part of the answer (retries, hook messages, reload hints). */
   | { type: "notice"; severity: "info" | "warning" | "error"; title: string; description?: string }
   | {

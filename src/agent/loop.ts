@@ -2,6 +2,7 @@ import { usageCostUsd } from "../model/pricing.js";
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
+import type { LimitHit } from "../model/limits.js";
 import { createMutex } from "../util/mutex.js";
 import { createDeltaReader } from "./delta-reader.js";
 import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
@@ -64,6 +65,12 @@ export type TurnOptions = {
   hooks?: AgentHooks;
   /** Checked before each model request: a message stops the turn (the session's spend limit). */
   spendLimit?: () => string | undefined;
+  /**
+   * Steering: user messages sent while the turn runs, taken at each safe point (after a message's
+   * tool calls, and when the model would end the turn) and given to the model with the next
+   * request. The seam has already recorded them; they join the turn's conversation here.
+   */
+  steering?: { pending(): boolean; take(signal: AbortSignal): Promise<UserMessage[]> };
   signal: AbortSignal;
   emit: AgentEventSink;
   /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
@@ -118,8 +125,13 @@ export async function runTurn(
 
   let requests = 0;
   signal.addEventListener("abort", onAbort, { once: true });
+  const takeSteering = async () => {
+    for (const message of (await options.steering?.take(signal)) ?? []) messages.push(message);
+  };
   try {
     for (;;) {
+      if (signal.aborted) return { stopReason: "cancelled" };
+      if (options.steering?.pending()) await takeSteering();
       if (signal.aborted) return { stopReason: "cancelled" };
       if (requests >= options.model.maxRequests) return { stopReason: "max_turn_requests" };
       const overBudget = options.spendLimit?.();
@@ -144,9 +156,19 @@ export async function runTurn(
       }
       if (streamed.kind === "error") {
         if (streamed.partial) record(streamed.partial, streamed.messageId);
-        return { stopReason: "end_turn", error: streamed.message };
+        const limit = streamed.limit;
+        if (!limit || options.parentToolCallId)
+          return { stopReason: "end_turn", error: limit?.message ?? streamed.message };
+        // A usage limit is not a failure of the session: say which limit and when it lifts, and end
+        // the turn normally, so the editor shows an answer and the next prompt simply works.
+        if (limit.pool) emit({ type: "quota", pool: limit.pool });
+        const text = `${limit.message}\n\nThe conversation is kept: send your message again${limit.resetsAt ? " once the limit has reset" : " in a little while"}.`;
+        const messageId = newId();
+        emit({ type: "message_chunk", messageId, text });
+        record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
+        return { stopReason: "end_turn" };
       }
-      const { message, stopReason, usage, toolIds } = streamed;
+      const { message, stopReason, usage, toolIds, announced } = streamed;
       record(message, streamed.messageId);
       const costUsd = usageCostUsd(usage, model.pricing);
       emit({
@@ -158,6 +180,8 @@ export async function runTurn(
       });
 
       const calls = message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
+      // A message sent while the model answered: the turn goes on with it instead of ending.
+      if (calls.length === 0 && stopReason === "end_turn" && options.steering?.pending()) continue;
       if (calls.length === 0) {
         if (stopReason === "max_tokens") return { stopReason: "max_tokens" };
         if (stopReason === "refusal") return { stopReason: "refusal" };
@@ -172,7 +196,7 @@ export async function runTurn(
         return { stopReason: "end_turn" };
       }
 
-      const outcomes = await runCalls(env, calls, toolIds, signal);
+      const outcomes = await runCalls(env, calls, toolIds, announced, signal);
       for (const outcome of outcomes) record(outcome.message);
       if (signal.aborted || outcomes.some((o) => o.cancelled)) return { stopReason: "cancelled" };
       const closing = outcomes
@@ -193,7 +217,13 @@ export async function runTurn(
   }
 }
 
-async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<string, string>, signal: AbortSignal) {
+async function runCalls(
+  env: ToolRunEnv,
+  calls: ToolCallPart[],
+  toolIds: Map<string, string>,
+  announced: ReadonlySet<string>,
+  signal: AbortSignal,
+) {
   const singletons = new Map<string, number>();
   for (const call of calls) {
     if (env.tools.get(call.name)?.singletonPerMessage) singletons.set(call.name, (singletons.get(call.name) ?? 0) + 1);
@@ -201,10 +231,11 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
   const pending = calls.map((call) => {
     const known = toolIds.get(call.id);
     const toolCallId = known ?? env.newToolCallId();
+    const shown = announced.has(toolCallId);
     const request = { toolCallId, name: call.name, input: call.input, modelCallId: call.id };
     if ((singletons.get(call.name) ?? 0) > 1) {
       const text = `Error: ${call.name} may be called only once per message; send one call with the complete list.`;
-      if (!known) announceToolCall(env, toolCallId, call.name);
+      if (!shown) announceToolCall(env, toolCallId, call.name);
       env.emit({
         type: "tool_call_update",
         toolCallId,
@@ -219,7 +250,7 @@ async function runCalls(env: ToolRunEnv, calls: ToolCallPart[], toolIds: Map<str
         cancelled: false,
       });
     }
-    return runToolCall(env, request, known !== undefined);
+    return runToolCall(env, request, shown);
   });
   if (!signal.aborted) {
     const all = Promise.all(pending);
@@ -246,8 +277,10 @@ type Streamed =
       stopReason: string;
       usage: Usage;
       toolIds: Map<string, string>;
+      /** The calls (by our id) the editor was told of while the message streamed. */
+      announced: Set<string>;
     }
-  | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage }
+  | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage; limit?: LimitHit }
   | { kind: "aborted"; messageId: string; partial?: AssistantMessage };
 
 async function streamModel(
@@ -261,6 +294,7 @@ async function streamModel(
   const messageId = newId();
   const thoughtId = newId();
   const toolIds = new Map<string, string>();
+  const announced = new Set<string>();
   let text = "";
   const showText = options.parentToolCallId === undefined;
   const stream = model.stream({
@@ -282,10 +316,17 @@ async function streamModel(
           case "thinking_delta":
             if (showText) emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
             break;
-          case "tool_call_start": {
-            const toolCallId = newId();
-            toolIds.set(event.id, toolCallId);
-            announceToolCall(env, toolCallId, event.name);
+          case "tool_call_start":
+            // Shown once its arguments are complete (`tool_call_ready`, or the whole message): a call
+            // announced now would say only its tool's name, and some editors show nothing more.
+            toolIds.set(event.id, newId());
+            env.tools.get(event.name)?.warmUp?.();
+            break;
+          case "tool_call_ready": {
+            const toolCallId = toolIds.get(event.id);
+            if (toolCallId === undefined || announced.has(toolCallId)) break;
+            announced.add(toolCallId);
+            announceToolCall(env, toolCallId, event.name, event.input);
             break;
           }
           case "retry":
@@ -300,6 +341,9 @@ async function streamModel(
             break;
           case "usage":
             break;
+          case "limits":
+            emit({ type: "quota", pool: event.pool });
+            break;
           case "done":
             return {
               kind: "done",
@@ -308,6 +352,7 @@ async function streamModel(
               stopReason: event.stopReason,
               usage: event.usage,
               toolIds,
+              announced,
             };
           case "error": {
             const partial: AssistantMessage | undefined = text
@@ -315,7 +360,7 @@ async function streamModel(
               : undefined;
             if (event.aborted || options.signal.aborted) return { kind: "aborted", messageId, partial };
             // Calls the editor already shows will never run now.
-            for (const toolCallId of toolIds.values()) {
+            for (const toolCallId of announced) {
               emit({
                 type: "tool_call_update",
                 toolCallId,
@@ -324,7 +369,13 @@ async function streamModel(
                 parentToolCallId: options.parentToolCallId,
               });
             }
-            return { kind: "error", message: event.message, messageId, partial };
+            return {
+              kind: "error",
+              message: event.message,
+              messageId,
+              partial,
+              ...(event.limit && { limit: event.limit }),
+            };
           }
         }
       }

@@ -58,22 +58,41 @@ export type ToolRunEnv = {
   newToolCallId: () => string;
 };
 
-/** Announces a call to the editor as soon as the model starts it; arguments follow in `runToolCall`. */
-export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: string): void {
+/**
+ * Announces a call to the editor with what it will do: its title and locations from the tool's own
+ * presentation of `input` (the name only when the input is not valid, which `runToolCall` then
+ * reports). Editors that print a call once when they first hear of it (acpx) show this line.
+ */
+export function announceToolCall(env: ToolRunEnv, toolCallId: string, name: string, input?: unknown): void {
   const tool = env.tools.get(name);
-  tool?.warmUp?.();
+  const shown = tool && input !== undefined ? presentInput(env, tool, input) : undefined;
   env.emit({
     type: "tool_call",
     toolCallId,
     name,
-    title: name,
+    title: shown?.presentation.title ?? name,
     kind: tool?.kind ?? "other",
     status: "pending",
-    locations: [],
-    rawInput: {},
+    locations: shown?.presentation.locations ?? [],
+    rawInput: shown?.input ?? input ?? {},
     liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
     parentToolCallId: env.parentToolCallId,
   });
+}
+
+/** The tool's presentation of valid input (undefined for invalid input); a failing `present` shows the name. */
+function presentInput(env: ToolRunEnv, tool: AnyTool, raw: unknown) {
+  const validation = tool.validate(unwrapRawInput(raw));
+  if (!validation.success) return undefined;
+  return { input: validation.data, presentation: presentationOf(env, tool, validation.data) };
+}
+
+function presentationOf(env: ToolRunEnv, tool: AnyTool, input: unknown): ToolPresentation {
+  try {
+    return tool.present(input, env.context);
+  } catch {
+    return { title: tool.name };
+  }
 }
 
 /**
@@ -112,13 +131,7 @@ export async function runToolCall(
     return fail(`Error: invalid arguments for ${tool.name}:\n${validation.error}`);
   }
   const input = validation.data;
-  let presentation: ToolPresentation;
-  try {
-    presentation = tool.present(input, env.context);
-  } catch (error) {
-    presentation = { title: tool.name };
-    void error;
-  }
+  const presentation = presentationOf(env, tool, input);
   const locations = presentation.locations ?? [];
   if (announced) {
     env.emit({
@@ -171,7 +184,10 @@ export async function runToolCall(
 
   const permitted = await authorize(env, hooked, presentation, context);
   if (permitted === "cancelled") return cancelled();
-  if ("message" in permitted) return fail(permitted.message);
+  if ("message" in permitted)
+    return permitted.reported
+      ? outcome(request, { content: [{ type: "text", text: permitted.message }], isError: true }, false)
+      : fail(permitted.message);
 
   env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
   let result: ToolResult;
@@ -273,7 +289,9 @@ async function runNestedSubagent(
   return result;
 }
 
-type Authorization = Allowed | "cancelled" | { message: string };
+/** `reported`: the editor was already told the call failed (a rejection, see askUser). */
+type Denial = { message: string; reported?: boolean };
+type Authorization = Allowed | "cancelled" | Denial;
 
 /** Asks the gate (src/gate) and carries out its answer: hooks run here, the decision is the gate's. */
 async function authorize(
@@ -320,7 +338,7 @@ async function askUser(
   context: ToolContext,
   decision: Extract<GateDecision, { action: "ask" }>,
   previewable: boolean,
-): Promise<"allow" | "cancelled" | { message: string }> {
+): Promise<"allow" | "cancelled" | Denial> {
   if (env.signal.aborted) return "cancelled";
   // A remembered choice may have been made while this call waited for the dialog lock.
   if (decision.alwaysKey && env.memory.lookup(decision.alwaysKey) === "allow") return "allow";
@@ -353,6 +371,22 @@ async function askUser(
     },
     env.signal,
   );
+  if (outcome === "reject_once" || outcome === "reject_always") {
+    const message = rejection(call.tool.name, outcome);
+    // Said at once, in the same tick the answer arrived: an editor that interrupts the turn right
+    // after rejecting (its cancel is the next line) must see the call end failed, and after the
+    // cancel nothing more may be sent for the turn.
+    env.emit({
+      type: "tool_call_update",
+      toolCallId: call.toolCallId,
+      status: "failed",
+      content: [{ type: "text", text: message }],
+      parentToolCallId: env.parentToolCallId,
+    });
+    if (outcome === "reject_always" && decision.alwaysKey)
+      env.memory.remember(decision.alwaysKey, "deny", decision.alwaysLabel ?? decision.alwaysKey);
+    return { message, reported: true };
+  }
   switch (outcome) {
     case "allow_once":
       return "allow";
@@ -360,16 +394,6 @@ async function askUser(
       if (decision.alwaysKey)
         env.memory.remember(decision.alwaysKey, "allow", decision.alwaysLabel ?? decision.alwaysKey);
       return "allow";
-    case "reject_always":
-      if (decision.alwaysKey)
-        env.memory.remember(decision.alwaysKey, "deny", decision.alwaysLabel ?? decision.alwaysKey);
-      return {
-        message: `The user rejected this ${call.tool.name} call and asked not to be asked again. Do not retry it; continue another way or ask the user.`,
-      };
-    case "reject_once":
-      return {
-        message: `The user rejected this ${call.tool.name} call. Do not retry it as is; adjust the approach or ask the user what they want.`,
-      };
     case "unattended":
       return {
         message: `This ${call.tool.name} call needs approval (${decision.reason}) and this run cannot ask for it (headless, without --yes), so it was not run. No user rejected it. Do not retry it; finish what you can without it and say that rerunning with --yes would allow it.`,
@@ -377,4 +401,10 @@ async function askUser(
     case "cancelled":
       return "cancelled";
   }
+}
+
+function rejection(toolName: string, outcome: "reject_once" | "reject_always"): string {
+  return outcome === "reject_always"
+    ? `The user rejected this ${toolName} call and asked not to be asked again. Do not retry it; continue another way or ask the user.`
+    : `The user rejected this ${toolName} call. Do not retry it as is; adjust the approach or ask the user what they want.`;
 }

@@ -8,6 +8,7 @@ import {
 import { DEFAULT_MAX_OUTPUT_TOKENS, lookupModel } from "./catalog.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { joinUrl, streamSse, transportOf, type FetchLike } from "./http.js";
+import { anthropicLimits, type QuotaPool } from "./limits.js";
 import { type RetryOptions } from "./retry.js";
 import { streamAttempts } from "./flatten.js";
 import { parseToolInput } from "./tool-input.js";
@@ -47,7 +48,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const info = lookupModel("anthropic", options.model);
   const base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
   const url = joinUrl(base, base.endsWith("/v1") ? "messages" : "v1/messages");
-  const headers = { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", ...options.headers };
+  // No key of ours when the editor's gateway authenticates with its own headers (providers/set).
+  const headers = {
+    ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
+    "anthropic-version": "2023-06-01",
+    ...options.headers,
+  };
   const transport = transportOf(options);
   const logger = options.logger ?? silentLogger;
   const defaultMaxTokens = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, info.maxOutputTokens);
@@ -69,10 +75,24 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const authHint = "check ANTHROPIC_API_KEY or the key stored by deep-acp login";
-    const events = streamSse({ ...transport, url, headers, body, signal, label: LABEL, authHint });
+    let limits: QuotaPool | undefined;
+    const onLimits = (pool: QuotaPool) => void (limits = pool);
+    const reader = { fromHeaders: anthropicLimits };
+    const events = streamSse({
+      ...transport,
+      url,
+      headers,
+      body,
+      signal,
+      label: LABEL,
+      authHint,
+      limits: reader,
+      onLimits,
+    });
     const assembler = createAnthropicAssembler();
     for await (const batch of events) {
-      const out: ModelEvent[] = [];
+      const out: ModelEvent[] = limits ? [{ type: "limits", pool: limits }] : [];
+      limits = undefined;
       for (const sse of batch) {
         assembler.push(sse.event, sse.data, out);
         if (assembler.finished) break;
@@ -103,7 +123,7 @@ type Block =
   | { kind: "text"; text: string }
   | { kind: "thinking"; text: string; signature: string }
   | { kind: "redacted"; data: string }
-  | { kind: "tool"; id: string; name: string; json: string[]; initialInput: unknown };
+  | { kind: "tool"; id: string; name: string; json: string[]; initialInput: unknown; input?: unknown };
 
 // Wire events are read defensively field by field; a typed schema would add nothing but bulk.
 type Wire = Record<string, any>;
@@ -134,13 +154,19 @@ export function createAnthropicAssembler() {
         if (!wire.usage) return;
         usage = mergeUsage(usage, wire.usage);
         return void out.push({ type: "usage", usage });
+      case "content_block_stop": {
+        const block = blocks[Number(wire.index)];
+        if (block?.kind !== "tool") return;
+        block.input = toolInput(block);
+        return void out.push({ type: "tool_call_ready", id: block.id, name: block.name, input: block.input });
+      }
       case "message_stop":
         state.finished = true;
         return void out.push(finishMessage(blocks, stopReason, usage));
       case "error":
         throw streamError(wire.error ?? {});
       default:
-        // ping, content_block_stop and event types added after this was written carry nothing we need.
+        // ping and event types added after this was written carry nothing we need.
         return;
     }
   };
@@ -201,12 +227,14 @@ function finishBlock(block: Block): AssistantContent {
         : { type: "thinking", text: block.text };
     case "redacted":
       return { type: "thinking", text: "", redacted: block.data };
-    case "tool": {
-      const json = block.json.join("");
-      const input = json.trim() === "" ? (block.initialInput ?? {}) : parseToolInput(json);
-      return { type: "tool_call", id: block.id, name: block.name, input };
-    }
+    case "tool":
+      return { type: "tool_call", id: block.id, name: block.name, input: block.input ?? toolInput(block) };
   }
+}
+
+function toolInput(block: Extract<Block, { kind: "tool" }>): unknown {
+  const json = block.json.join("");
+  return json.trim() === "" ? (block.initialInput ?? {}) : parseToolInput(json);
 }
 
 function mergeUsage(current: Usage, wire: Wire | undefined): Usage {

@@ -3,6 +3,7 @@ import { errorMessage, isAbortError } from "../util/errors.js";
 import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError } from "./errors.js";
+import { describeLimitHit, type QuotaPool } from "./limits.js";
 import { streamAttempts } from "./flatten.js";
 import { addCachePoints, toConverseMessages, toConverseTools } from "./bedrock-messages.js";
 import { isRetryableStatus, parseRetryAfter } from "./retry.js";
@@ -144,13 +145,36 @@ function toApiError(error: unknown): unknown {
     retryable,
     ...(status === undefined ? {} : { status }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...throttled(name, status, errorMessage(error), retryAfterMs),
   });
+}
+
+/** Bedrock reports no limits, only that it throttles (or that a service quota is used up). */
+function throttled(name: string, status: number | undefined, detail: string, retryAfterMs?: number) {
+  if (name !== "ThrottlingException" && name !== "ServiceQuotaExceededException" && status !== 429) return {};
+  const now = new Date();
+  const resetsAt = retryAfterMs === undefined ? undefined : new Date(now.getTime() + retryAfterMs).toISOString();
+  const pool: QuotaPool = {
+    id: "bedrock",
+    label: "AWS Bedrock throughput",
+    state: "exhausted",
+    meters: [{ id: name, label: name === "ThrottlingException" ? "Requests" : "Service quota", status: "exceeded" }],
+  };
+  return {
+    limit: describeLimitHit(
+      `${LABEL} ${name === "ThrottlingException" ? "rate" : "quota"}`,
+      detail,
+      resetsAt,
+      now,
+      pool,
+    ),
+  };
 }
 
 type Block =
   | { kind: "text"; text: string }
   | { kind: "reasoning"; text: string; signature: string; redacted?: Uint8Array }
-  | { kind: "tool"; id: string; name: string; json: string[] };
+  | { kind: "tool"; id: string; name: string; json: string[]; input?: unknown };
 
 // Stream events are read defensively field by field.
 type Wire = Record<string, any>;
@@ -178,6 +202,12 @@ export function createConverseAssembler() {
     }
     if (event.contentBlockDelta)
       return applyDelta(Number(event.contentBlockDelta.contentBlockIndex), event.contentBlockDelta.delta ?? {});
+    if (event.contentBlockStop) {
+      const block = blocks[Number(event.contentBlockStop.contentBlockIndex)];
+      if (block?.kind !== "tool") return [];
+      block.input = parseToolInput(block.json.join(""));
+      return [{ type: "tool_call_ready", id: block.id, name: block.name, input: block.input }];
+    }
     if (event.messageStop) {
       stopReason = String(event.messageStop.stopReason ?? "end_turn");
       return [];
@@ -222,7 +252,12 @@ export function createConverseAssembler() {
     const content: AssistantContent[] = blocks.filter(Boolean).map((block): AssistantContent => {
       if (block.kind === "text") return { type: "text", text: block.text };
       if (block.kind === "tool")
-        return { type: "tool_call", id: block.id, name: block.name, input: parseToolInput(block.json.join("")) };
+        return {
+          type: "tool_call",
+          id: block.id,
+          name: block.name,
+          input: block.input ?? parseToolInput(block.json.join("")),
+        };
       if (block.redacted)
         return { type: "thinking", text: "", redacted: Buffer.from(block.redacted).toString("base64") };
       return block.signature
@@ -289,6 +324,7 @@ function streamException(key: string, value: Wire): ModelApiError {
   const status =
     name === "ThrottlingException" ? 429 : name === "ValidationException" ? 400 : retryable ? 500 : undefined;
   return new ModelApiError(`${LABEL} stream error (${name}): ${value.message ?? "no message"}`, {
+    ...throttled(name, status, String(value.message ?? "no message")),
     retryable,
     ...(status === undefined ? {} : { status }),
   });

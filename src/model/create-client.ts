@@ -14,6 +14,7 @@ import type { RetryOptions } from "./retry.js";
 import { parseModelSpec, type ModelSpec } from "./spec.js";
 import type { ModelClient, ProviderName } from "./types.js";
 import type { CommonClientOptions } from "./client-options.js";
+import { NO_ROUTING, type ProviderRouting } from "./routing.js";
 
 export type { CommonClientOptions } from "./client-options.js";
 
@@ -39,6 +40,8 @@ export type CreateModelClientOptions = {
   reasoningEffort?: "low" | "medium" | "high";
   /** config.toml `[model.catalog]`: per-model limits and prices over the built-in catalog. Default none. */
   catalog?: CatalogOverrides;
+  /** The editor's providers/set and providers/disable. Default: none. */
+  routing?: ProviderRouting;
 };
 
 /**
@@ -60,7 +63,10 @@ async function createClient(
   options: CreateModelClientOptions,
   info: ModelInfo,
 ): Promise<ModelClient> {
-  const settings = providerSettings(provider, options.env, options.credentials);
+  const routing = options.routing ?? NO_ROUTING;
+  if (routing.disabled.has(provider))
+    throw missing(provider, `${provider}: was turned off by the editor (providers/disable)`);
+  const settings = providerSettings(provider, options.env, options.credentials, routing.routes.get(provider));
   const common: CommonClientOptions = {
     model,
     ...(options.fetch && { fetch: options.fetch }),
@@ -75,11 +81,12 @@ async function createClient(
     options.thinkingBudgetTokens === undefined ? {} : { thinkingBudgetTokens: options.thinkingBudgetTokens };
   switch (provider) {
     case "anthropic": {
-      const apiKey = requireKey(provider, model, settings);
+      const apiKey = settings.gatewayAuth ? "" : requireKey(provider, model, settings);
       const { createAnthropicClient } = await import("./anthropic.js");
       return createAnthropicClient({
         ...common,
         apiKey,
+        ...(settings.headers && { headers: { ...settings.headers } }),
         ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
         maxOutputTokens: hostedMax,
         ...thinking,
@@ -87,7 +94,7 @@ async function createClient(
     }
     case "openai":
     case "openai-responses": {
-      const apiKey = requireKey(provider, model, settings);
+      const apiKey = settings.gatewayAuth ? "" : requireKey(provider, model, settings);
       // The Responses API exists only at OpenAI itself; a custom base URL may be a proxy that lacks it.
       if (provider === "openai-responses" || (info.reasoning && settings.baseUrl === undefined)) {
         const { createOpenAiResponsesClient } = await import("./openai-responses.js");
@@ -105,7 +112,8 @@ async function createClient(
       return createOpenAiChatClient({
         ...common,
         provider,
-        apiKey,
+        ...(apiKey && { apiKey }),
+        ...(settings.headers && { headers: { ...settings.headers } }),
         ...(settings.baseUrl && { baseUrl: settings.baseUrl }),
         maxOutputTokens: hostedMax,
       });
@@ -150,7 +158,7 @@ async function createClient(
     case "together":
     case "lmstudio":
     case "vllm": {
-      if (PROVIDERS[provider].keyRequired) requireKey(provider, model, settings);
+      if (PROVIDERS[provider].keyRequired && !settings.gatewayAuth) requireKey(provider, model, settings);
       if (provider === "openai-compatible" && !settings.baseUrl) {
         throw missing(provider, `openai-compatible:${model} needs a server URL: set OPENAI_COMPATIBLE_BASE_URL`);
       }
@@ -161,10 +169,10 @@ async function createClient(
       return createOpenAiChatClient({
         ...common,
         provider,
-        ...(settings.apiKey && { apiKey: settings.apiKey }),
+        ...(settings.apiKey && !settings.gatewayAuth && { apiKey: settings.apiKey }),
         ...(baseUrl && { baseUrl }),
         ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-        ...presetExtras(provider),
+        ...withHeaders(presetExtras(provider), settings.headers),
       });
     }
   }
@@ -176,6 +184,13 @@ function presetExtras(provider: ProviderName): { headers?: Record<string, string
   // Mistral sends usage on its last chunk unasked and rejects fields it does not know.
   if (provider === "mistral") return { streamUsage: false };
   return {};
+}
+
+function withHeaders<T extends { headers?: Record<string, string> }>(
+  extras: T,
+  headers: Readonly<Record<string, string>> | undefined,
+): T {
+  return headers ? { ...extras, headers: { ...extras.headers, ...headers } } : extras;
 }
 
 function requireKey(provider: ProviderName, model: string, settings: ProviderSettings): string {

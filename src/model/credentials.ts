@@ -1,4 +1,5 @@
 import { modelVar, PROVIDERS } from "./providers.js";
+import { authHeaderOf, routableProtocol, type ProviderRoute } from "./routing.js";
 import type { ProviderName } from "./types.js";
 
 export type StoredProvider = { apiKey?: string; baseUrl?: string; model?: string };
@@ -15,8 +16,12 @@ export type ProviderSettings = {
   baseUrl?: string;
   /** Model to use when nothing else names one (openai-compatible, local servers, Azure deployment). */
   model?: string;
-  /** The variable each value came from, or "stored" for credentials.json. */
+  /** The variable each value came from, "stored" for credentials.json, "editor" for providers/set. */
   sources: { apiKey?: string; token?: string; baseUrl?: string; model?: string };
+  /** Headers the editor's gateway needs (providers/set), sent with every request. */
+  headers?: Readonly<Record<string, string>>;
+  /** The gateway's headers carry the credential: no key of ours is sent. */
+  gatewayAuth?: boolean;
   /** True when the environment configures the provider (as opposed to stored credentials). */
   fromEnv: boolean;
   /** True when the provider has what it needs to be called without --model naming it explicitly. */
@@ -41,6 +46,7 @@ export function providerSettings(
   provider: ProviderName,
   env: EnvLike,
   credentials: StoredCredentials = {},
+  route?: ProviderRoute,
 ): ProviderSettings {
   const info = PROVIDERS[provider];
   // The Responses API uses the OpenAI account's key.
@@ -74,6 +80,14 @@ export function providerSettings(
       break;
   }
   if (provider === "azure") applyAzure(env, out);
+  const protocol = routableProtocol(provider);
+  if (route && protocol) {
+    // The editor's gateway replaces the endpoint; its headers may bring the credential.
+    [out.baseUrl, sources.baseUrl] = [route.baseUrl, "editor"];
+    out.headers = route.headers;
+    out.gatewayAuth = authHeaderOf(protocol, route.headers) !== undefined;
+    out.usable = true;
+  }
   return out;
 }
 

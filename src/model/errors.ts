@@ -1,3 +1,4 @@
+import type { LimitHit } from "./limits.js";
 import type { ProviderName } from "./types.js";
 
 export type ModelConfigErrorCode = "missing_credentials" | "invalid_spec";
@@ -20,6 +21,8 @@ export type ModelApiErrorOptions = {
   retryable: boolean;
   /** Server-requested wait before retrying (retry-after / retry-after-ms). */
   retryAfterMs?: number;
+  /** A rate limit or quota refused the request: what to tell the user if the retries run out. */
+  limit?: LimitHit;
 };
 
 /** One failed attempt to talk to a provider. The retry loop decides whether to try again. */
@@ -28,11 +31,13 @@ export class ModelApiError extends Error {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly limit: LimitHit | undefined;
   constructor(message: string, options: ModelApiErrorOptions) {
     super(message);
     this.status = options.status;
     this.retryable = options.retryable;
     this.retryAfterMs = options.retryAfterMs;
+    this.limit = options.limit;
   }
 }
 

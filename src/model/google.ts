@@ -4,6 +4,7 @@ import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
+import { geminiLimitFromBody } from "./limits.js";
 import { joinUrl, streamSse, transportOf } from "./http.js";
 import { toGeminiContents, toGeminiTools } from "./google-messages.js";
 import { isRetryableStatus } from "./retry.js";
@@ -72,7 +73,8 @@ export function createGoogleClient(options: GoogleClientOptions): ModelClient {
       }
     }
     const assembler = createGeminiAssembler(label);
-    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label, authHint })) {
+    const limits = { fromErrorBody: geminiLimitFromBody };
+    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label, authHint, limits })) {
       const out: ModelEvent[] = [];
       for (const sse of batch) out.push(...assembler.push(sse.data));
       if (out.length > 0) yield out;
@@ -150,7 +152,7 @@ export function createGeminiAssembler(label: string) {
         const call: AssistantContent = { type: "tool_call", id, name, input: part.functionCall.args ?? {} };
         if (typeof part.thoughtSignature === "string") call.thoughtSignature = part.thoughtSignature;
         content.push(call);
-        events.push({ type: "tool_call_start", id, name });
+        events.push({ type: "tool_call_start", id, name }, { type: "tool_call_ready", id, name, input: call.input });
       }
     }
     if (typeof candidate?.finishReason === "string") finishReason = candidate.finishReason;

@@ -4,6 +4,13 @@ import { isRetryableStatus, parseRetryAfter } from "./retry.js";
 import type { ProxyEnv } from "../web/proxy.js";
 import { postWithNode, type PostResponse } from "./node-post.js";
 import { parseSseBatches, type ByteReader, type SseEvent } from "./sse.js";
+import { describeLimitHit, resetOf, type QuotaPool } from "./limits.js";
+
+/** How a provider reports its limits: in response headers, and (Gemini) in a 429's body. */
+export type LimitReader = {
+  fromHeaders?: (headers: Headers, now: Date) => QuotaPool | undefined;
+  fromErrorBody?: (body: string, now: Date) => { pool?: QuotaPool; retryAfterMs?: number } | undefined;
+};
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -20,6 +27,9 @@ export type PostStreamRequest = {
   label: string;
   /** Appended to 401/403 errors: which credential to check, e.g. "check ANTHROPIC_API_KEY". */
   authHint?: string;
+  limits?: LimitReader;
+  /** The limits a successful answer's headers reported. */
+  onLimits?: (pool: QuotaPool) => void;
 };
 
 const MAX_ERROR_BODY_CHARS = 2000;
@@ -45,10 +55,14 @@ export async function postForStream(request: PostStreamRequest): Promise<ByteRea
   }
   if (response.status < 200 || response.status > 299) {
     const text = await response.text().catch(() => "");
-    const error = httpError(response.status, response.headers, text, request.label);
+    const error = httpError(response.status, response.headers, text, request.label, request.limits);
     if ((response.status === 401 || response.status === 403) && request.authHint)
       error.message += ` (${request.authHint})`;
     throw error;
+  }
+  if (request.onLimits && request.limits?.fromHeaders) {
+    const pool = request.limits.fromHeaders(response.headers, new Date());
+    if (pool) request.onLimits(pool);
   }
   return response.reader();
 }
@@ -135,20 +149,44 @@ export async function* streamSse(request: SseRequest): AsyncGenerator<SseEvent[]
   }
 }
 
-export function httpError(status: number, headers: Headers, bodyText: string, label: string): ModelApiError {
+export function httpError(
+  status: number,
+  headers: Headers,
+  bodyText: string,
+  label: string,
+  limits?: LimitReader,
+): ModelApiError {
   const { type, message } = describeErrorBody(bodyText);
   const shouldRetry = headers.get("x-should-retry");
+  // An account out of credit stays so for longer than any retry waits.
+  const quota = type === "insufficient_quota";
   const retryable =
     shouldRetry === "true"
       ? true
-      : shouldRetry === "false"
+      : shouldRetry === "false" || quota
         ? false
         : isRetryableStatus(status) || type === "overloaded_error";
-  const retryAfterMs = parseRetryAfter(headers);
-  return new ModelApiError(`${label} error ${status}${type ? ` (${type})` : ""}: ${message}`, {
+  const now = new Date();
+  const fromBody = status === 429 ? limits?.fromErrorBody?.(bodyText, now) : undefined;
+  const retryAfterMs = parseRetryAfter(headers) ?? fromBody?.retryAfterMs;
+  const text = `${label} error ${status}${type ? ` (${type})` : ""}: ${message}`;
+  let limit;
+  if (status === 429 || quota) {
+    const pool = fromBody?.pool ?? limits?.fromHeaders?.(headers, now);
+    // The later of the server's own retry-after and the exhausted meters' resets.
+    const afterRetry = retryAfterMs === undefined ? undefined : new Date(now.getTime() + retryAfterMs).toISOString();
+    const resetsAt = [resetOf(pool), afterRetry]
+      .filter((t): t is string => t !== undefined)
+      .sort()
+      .at(-1);
+    const detail = quota ? `The account's quota is used up (${message}); check its plan and billing.` : message;
+    limit = describeLimitHit(quota ? `${label} quota` : `${label} rate`, detail, resetsAt, now, pool);
+  }
+  return new ModelApiError(text, {
     status,
     retryable,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(limit ? { limit } : {}),
   });
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { lookupModel } from "./catalog.js";
 import { ModelApiError, ModelConfigError, parseStreamJson } from "./errors.js";
+import { openAiLimits, type QuotaPool } from "./limits.js";
 import { joinUrl, streamSse, transportOf, type FetchLike } from "./http.js";
 import { toChatMessages, toChatTools } from "./openai-messages.js";
 import { isRetryableStatus, type RetryOptions } from "./retry.js";
@@ -106,8 +107,22 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
 
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const assembler = createChatAssembler(label);
-    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label, authHint })) {
-      const out: ModelEvent[] = [];
+    let pool: QuotaPool | undefined;
+    const limits = { fromHeaders: (h: Headers, now: Date) => openAiLimits(h, label, now) };
+    const onLimits = (found: QuotaPool) => void (pool = found);
+    for await (const batch of streamSse({
+      ...transport,
+      url,
+      headers,
+      body,
+      signal,
+      label,
+      authHint,
+      limits,
+      onLimits,
+    })) {
+      const out: ModelEvent[] = pool ? [{ type: "limits", pool }] : [];
+      pool = undefined;
       for (const sse of batch) {
         for (const event of assembler.push(sse.data)) out.push(event);
         if (assembler.finished) break;
@@ -134,7 +149,7 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   };
 }
 
-type ToolState = { id: string; name: string; args: string[]; started: boolean };
+type ToolState = { id: string; name: string; args: string[]; started: boolean; input?: unknown };
 // Wire chunks are read defensively field by field.
 type Wire = Record<string, any>;
 
@@ -153,7 +168,12 @@ export function createChatAssembler(label: string) {
     if (thinking) content.push({ type: "thinking", text: thinking });
     if (text) content.push({ type: "text", text });
     for (const tool of tools.filter(Boolean)) {
-      content.push({ type: "tool_call", id: tool.id, name: tool.name, input: parseToolInput(tool.args.join("")) });
+      content.push({
+        type: "tool_call",
+        id: tool.id,
+        name: tool.name,
+        input: tool.input ?? parseToolInput(tool.args.join("")),
+      });
     }
     const stopReason = mapFinishReason(finishReason, tools.some(Boolean));
     return { type: "done", stopReason, message: { role: "assistant", content }, usage };
@@ -180,7 +200,10 @@ export function createChatAssembler(label: string) {
         events.push(...applyToolFragment(fragment, position)),
       );
     }
-    if (choice?.finish_reason) finishReason = choice.finish_reason;
+    if (choice?.finish_reason) {
+      finishReason = choice.finish_reason;
+      complete(tools.length, events);
+    }
     // Groq reports usage under x_groq on its last chunk.
     const wireUsage = chunk.usage ?? chunk.x_groq?.usage;
     if (wireUsage) {
@@ -201,7 +224,21 @@ export function createChatAssembler(label: string) {
     if (tool.started || tool.name === "") return [];
     tool.started = true;
     if (tool.id === "") tool.id = `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
-    return [{ type: "tool_call_start", id: tool.id, name: tool.name }];
+    // Calls stream one after another: a new one means the ones before it have all their arguments.
+    const events: ModelEvent[] = [];
+    complete(index, events);
+    events.push({ type: "tool_call_start", id: tool.id, name: tool.name });
+    return events;
+  };
+
+  /** Reports the calls before `upto` whose arguments are complete and not yet reported. */
+  const complete = (upto: number, events: ModelEvent[]): void => {
+    for (let i = 0; i < upto; i++) {
+      const tool = tools[i];
+      if (!tool?.started || tool.input !== undefined) continue;
+      tool.input = parseToolInput(tool.args.join(""));
+      events.push({ type: "tool_call_ready", id: tool.id, name: tool.name, input: tool.input });
+    }
   };
 
   return {

@@ -3,6 +3,7 @@ import { silentLogger } from "../util/logger.js";
 import type { CommonClientOptions } from "./client-options.js";
 import { ModelApiError, parseStreamJson } from "./errors.js";
 import { streamAttempts } from "./flatten.js";
+import { openAiLimits, type QuotaPool } from "./limits.js";
 import { joinUrl, streamSse, transportOf } from "./http.js";
 import { toResponsesInput, toResponsesTools } from "./responses-messages.js";
 import { isRetryableStatus } from "./retry.js";
@@ -55,8 +56,13 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const assembler = createResponsesAssembler();
     const authHint = "check OPENAI_API_KEY or the key stored by deep-acp login";
-    for await (const batch of streamSse({ ...transport, url, headers, body, signal, label: LABEL, authHint })) {
-      const out: ModelEvent[] = [];
+    let pool: QuotaPool | undefined;
+    const limits = { fromHeaders: (h: Headers, now: Date) => openAiLimits(h, LABEL, now) };
+    const onLimits = (found: QuotaPool) => void (pool = found);
+    const request = { ...transport, url, headers, body, signal, label: LABEL, authHint, limits, onLimits };
+    for await (const batch of streamSse(request)) {
+      const out: ModelEvent[] = pool ? [{ type: "limits", pool }] : [];
+      pool = undefined;
       for (const sse of batch) {
         out.push(...assembler.push(sse.event, sse.data));
         if (assembler.finished) break;
@@ -88,7 +94,7 @@ type Wire = Record<string, any>;
 type Item =
   | { kind: "reasoning"; id: string; summary: string[]; encrypted?: string }
   | { kind: "message"; text: string }
-  | { kind: "call"; id: string; name: string; args: string[]; done?: string };
+  | { kind: "call"; id: string; name: string; args: string[]; done?: string; input?: unknown };
 
 /** Turns one attempt's Responses stream events into ModelEvents; throws ModelApiError on failures. */
 export function createResponsesAssembler() {
@@ -133,8 +139,10 @@ export function createResponsesAssembler() {
         const item = items.get(String(done.id ?? wire.output_index));
         if (item?.kind === "reasoning" && typeof done.encrypted_content === "string")
           item.encrypted = done.encrypted_content;
-        if (item?.kind === "call" && typeof done.arguments === "string") item.done = done.arguments;
-        return [];
+        if (item?.kind !== "call") return [];
+        if (typeof done.arguments === "string") item.done = done.arguments;
+        item.input = parseToolInput(item.done ?? item.args.join(""));
+        return [{ type: "tool_call_ready", id: item.id, name: item.name, input: item.input }];
       }
       case "response.completed":
       case "response.incomplete":
@@ -191,7 +199,7 @@ export function createResponsesAssembler() {
           type: "tool_call",
           id: item.id,
           name: item.name,
-          input: parseToolInput(item.done ?? item.args.join("")),
+          input: item.input ?? parseToolInput(item.done ?? item.args.join("")),
         });
       }
     }

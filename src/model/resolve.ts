@@ -1,6 +1,7 @@
 import { catalogModels, lookupModel, type CatalogOverrides } from "./catalog.js";
 import { providerSettings, type EnvLike, type StoredCredentials } from "./credentials.js";
 import { modelVar, PROVIDERS } from "./providers.js";
+import { NO_ROUTING, type ProviderRouting } from "./routing.js";
 import { formatModelSpec, parseModelSpec, type ModelSpec } from "./spec.js";
 import { PROVIDER_NAMES, type ProviderName } from "./types.js";
 
@@ -24,6 +25,8 @@ export type ResolveModelSpecInput = {
   /** `[model].default` of ~/.deepagents/config.toml. */
   configDefault?: string;
   credentials?: StoredCredentials;
+  /** The editor's providers/set and providers/disable. Default: none. */
+  routing?: ProviderRouting;
 };
 
 export type ResolvedModelSpec = ModelSpec & {
@@ -43,24 +46,30 @@ export function resolveModelSpec(input: ResolveModelSpecInput): ResolvedModelSpe
     [input.env.DEEP_ACP_MODEL, "DEEP_ACP_MODEL"],
     [input.configDefault, "~/.deepagents/config.toml [model].default"],
   ];
+  const routing = input.routing ?? NO_ROUTING;
   for (const [value, source] of explicit) {
     if (value === undefined || value.trim() === "") continue;
+    let spec: ModelSpec;
     try {
-      return withSpec(parseModelSpec(value), source);
+      spec = parseModelSpec(value);
     } catch (error) {
       return { error: `${source}: ${(error as Error).message}` };
     }
+    if (routing.disabled.has(spec.provider))
+      return { error: `${source} names ${spec.provider}:, which the editor turned off (providers/disable)` };
+    return withSpec(spec, source);
   }
   // Environment first, then stored credentials, each in provider order.
   const auto: Array<[ProviderName, EnvLike, StoredCredentials, "env" | "stored"]> = [];
   for (const provider of DETECT_ORDER) auto.push([provider, input.env, {}, "env"]);
   for (const provider of DETECT_ORDER) auto.push([provider, {}, input.credentials ?? {}, "stored"]);
   for (const [provider, env, credentials, where] of auto) {
+    if (routing.disabled.has(provider)) continue;
     const info = PROVIDERS[provider];
     // Of the local servers only openai-compatible is picked from the environment (by its URL variable);
     // those with a default URL (ollama, LM Studio, vLLM) only from stored credentials or --model.
     if (where === "env" && info.detect === "url" && info.defaultBaseUrl !== undefined) continue;
-    const settings = providerSettings(provider, env, credentials);
+    const settings = providerSettings(provider, env, credentials, routing.routes.get(provider));
     if (!settings.usable) continue;
     const source =
       where === "stored"
@@ -101,13 +110,16 @@ export type ListModelChoicesInput = {
   current?: string;
   /** config.toml `[model.catalog]`. Default none. */
   catalog?: CatalogOverrides;
+  routing?: ProviderRouting;
 };
 
 /** Entries for the editor's model picker: catalog models of configured providers, config extras, the current model. */
 export function listModelChoices(input: ListModelChoicesInput): ModelChoice[] {
   const specs: ModelSpec[] = [];
+  const routing = input.routing ?? NO_ROUTING;
   for (const provider of PROVIDER_NAMES) {
-    const settings = providerSettings(provider, input.env, input.credentials);
+    if (routing.disabled.has(provider)) continue;
+    const settings = providerSettings(provider, input.env, input.credentials, routing.routes.get(provider));
     if (!settings.usable) continue;
     for (const entry of catalogModels(provider)) specs.push({ provider, model: entry.model });
     if (settings.model) specs.push({ provider, model: settings.model });

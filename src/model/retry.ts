@@ -149,9 +149,10 @@ function failureEvent(failure: ModelApiError, midStream: boolean): ModelEvent {
   const message = midStream ? `${failure.message} (the response was interrupted)` : failure.message;
   // `exhausted`: the provider is down or rate-limited beyond our retries, so another model may answer.
   const exhausted = failure.retryable && !midStream;
+  const limit = failure.limit && !midStream ? { limit: failure.limit } : {};
   return failure.status === undefined
-    ? { type: "error", message, aborted: false, ...(exhausted && { exhausted }) }
-    : { type: "error", message, aborted: false, status: failure.status, ...(exhausted && { exhausted }) };
+    ? { type: "error", message, aborted: false, ...(exhausted && { exhausted }), ...limit }
+    : { type: "error", message, aborted: false, status: failure.status, ...(exhausted && { exhausted }), ...limit };
 }
 
 // Transport failures arrive as ModelApiError from http.ts; anything else is our own bug, and

@@ -12,6 +12,7 @@ import { providerSettings } from "./credentials.js";
 import { createFallbackClient } from "./fallback.js";
 import { parseModelSpec } from "./spec.js";
 import { PROVIDER_NAMES, type ModelClient, type ProviderName } from "./types.js";
+import type { ProviderRoute, ProviderRouting } from "./routing.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { Logger } from "../util/logger.js";
 
@@ -26,9 +27,17 @@ export interface ModelService {
   reload(): Promise<void>;
   /**
    * Providers the user set up: a key, token or base URL in the environment or stored by `deep-acp
-   * login`, or named by --model, DEEP_ACP_MODEL or config.toml ([model] default, options, fallbacks).
+   * login`, routed by the editor (providers/set), or named by --model, DEEP_ACP_MODEL or config.toml ([model] default, options, fallbacks); never one the editor disabled.
    */
   configuredProviders(): Promise<ReadonlySet<ProviderName>>;
+  /** Where the editor routes providers for this process (providers/set, providers/disable). */
+  readonly routing: ProviderRouting;
+  /** Sends `provider`'s requests to the editor's gateway (or, with undefined, back to its own endpoint). */
+  route(provider: ProviderName, route: ProviderRoute | undefined): void;
+  /** Turns `provider` off for this process: not picked, not listed, not usable. */
+  disable(provider: ProviderName): void;
+  /** Stored credentials as last read (for the editor's views of providers and accounts). */
+  storedCredentials(): Promise<StoredCredentials>;
 }
 
 export type ModelServiceOptions = {
@@ -48,6 +57,9 @@ export function createModelService(options: ModelServiceOptions): ModelService {
   let credentials: Promise<StoredCredentials> | undefined;
   const clients = new Map<string, Promise<ModelClient>>();
   const loadCredentials = () => (credentials ??= readCredentials().catch(() => ({})));
+  const routes = new Map<ProviderName, ProviderRoute>();
+  const disabled = new Set<ProviderName>();
+  const routing: ProviderRouting = { routes, disabled };
 
   return {
     async resolveDefault() {
@@ -57,6 +69,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
         env: options.env,
         configDefault: config.model.default,
         credentials: stored,
+        routing,
       });
     },
     async choices(current) {
@@ -67,6 +80,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
         configOptions: config.model.options,
         current,
         catalog: config.model.catalog,
+        routing,
       });
     },
     create(spec, thoughtLevel) {
@@ -82,6 +96,7 @@ export function createModelService(options: ModelServiceOptions): ModelService {
             maxOutputTokens: config.model.max_output_tokens,
             contextWindow: config.model.context_window,
             catalog: config.model.catalog,
+            routing,
             ...thoughtOptions(thoughtLevel),
           };
           const primary = await createModelClient(spec, clientOptions);
@@ -133,8 +148,24 @@ export function createModelService(options: ModelServiceOptions): ModelService {
           // An invalid spec names no provider.
         }
       }
+      for (const provider of routes.keys()) out.add(provider);
+      for (const provider of disabled) out.delete(provider);
       return out;
     },
+    routing,
+    route(provider, route) {
+      disabled.delete(provider);
+      if (route) routes.set(provider, route);
+      else routes.delete(provider);
+      // Sessions already open keep the client they have; new clients see the route.
+      clients.clear();
+    },
+    disable(provider) {
+      routes.delete(provider);
+      disabled.add(provider);
+      clients.clear();
+    },
+    storedCredentials: () => loadCredentials(),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { LimitHit, QuotaPool } from "./limits.js";
 // One normalized conversation and streaming format for every provider. Providers translate to and
 // from their wire format; nothing above model/ sees Anthropic or OpenAI shapes.
 
@@ -81,7 +82,14 @@ export type ModelEvent =
   | { type: "thinking_delta"; text: string }
   /** A tool call began streaming; its arguments arrive later. Lets the editor show it early. */
   | { type: "tool_call_start"; id: string; name: string }
+  /**
+   * A tool call's arguments are complete, before the rest of the message is: the editor can be told
+   * what the call does now. The same input is in the `done` message.
+   */
+  | { type: "tool_call_ready"; id: string; name: string; input: unknown }
   | { type: "usage"; usage: Usage }
+  /** The provider's rate limits and quota as its answer reported them (model/limits.ts). */
+  | { type: "limits"; pool: QuotaPool }
   /** A retryable failure; the provider waits `delayMs` and tries again. */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | { type: "done"; stopReason: ModelStopReason; message: AssistantMessage; usage: Usage }
@@ -91,7 +99,15 @@ export type ModelEvent =
    * Terminal failure. `aborted` is true when the request's signal fired; `exhausted` when a retryable
    * failure (outage, rate limit) outlasted the retries before any content was streamed.
    */
-  | { type: "error"; message: string; aborted: boolean; status?: number; exhausted?: boolean };
+  | {
+      type: "error";
+      message: string;
+      aborted: boolean;
+      status?: number;
+      exhausted?: boolean;
+      /** A rate limit or quota outlasted the retries: what to say, and when it lifts. */
+      limit?: LimitHit;
+    };
 
 /**
  * A configured model. Contract: `stream()` never throws and never rejects once called; every

@@ -1,13 +1,14 @@
 import type { SessionMode } from "../agent/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";
 import type { Message, ModelClient } from "../model/types.js";
-import { assembleTurn, renderContextReport } from "../turn/index.js";
+import { assembleTurn, renderContextReport, type ClientSystemPrompt } from "../turn/index.js";
 import type { SessionServices } from "./services.js";
 import type { Workspace } from "./workspace.js";
 
 export type ContextReportInput = {
   id: string;
   mode: SessionMode;
+  systemPrompt: ClientSystemPrompt | undefined;
   history: Message[];
   /** The context size the model last reported, if any. */
   lastUsed: number | undefined;
@@ -25,7 +26,13 @@ export async function sessionContextReport(input: ContextReportInput): Promise<s
     input.services.config(),
     input.extensions.start(),
   ]);
-  const session = { id: input.id, cwd: workspace.cwd, roots: workspace.roots, mode: input.mode };
+  const session = {
+    id: input.id,
+    cwd: workspace.cwd,
+    roots: workspace.roots,
+    mode: input.mode,
+    ...(input.systemPrompt ? { systemPrompt: input.systemPrompt } : {}),
+  };
   const turn = assembleTurn({
     session,
     workspace,

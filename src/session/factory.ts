@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { StateSnapshot } from "../backends/state-backend.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { ForkPointError } from "./errors.js";
+import type { ClientSystemPrompt } from "../turn/index.js";
 import type { SessionCollaborators, SessionOptions, SessionServices } from "./services.js";
 import { Session } from "./session.js";
 import {
@@ -21,15 +22,20 @@ export type BindCollaborators = (sessionId: string) => SessionCollaborators;
 export type SessionSource =
   /** A fresh conversation; it reaches the disk at its first prompt. */
   /** `id`: the one the editor was already given (a session/new answered early); default: a new one. */
-  | { kind: "new"; id?: string; cwd: string; additionalDirectories?: string[]; modelSpec: string }
-  /** A stored conversation read back (session/load, session/resume, `-n --resume`). */
-  | { kind: "open"; id: string; cwd: string; additionalDirectories?: string[] }
-  /**
-   * A copy of a stored conversation under a new id. `messageId` is the fork point: a user message
-   * id keeps everything before that message (so it can be asked differently); an agent message id
-   * keeps everything up to and including that answer.
-   */
-  | { kind: "fork"; sourceId: string; cwd: string; additionalDirectories?: string[]; messageId?: string };
+  (
+    | { kind: "new"; id?: string; cwd: string; additionalDirectories?: string[]; modelSpec: string }
+    /** A stored conversation read back (session/load, session/resume, `-n --resume`). */
+    | { kind: "open"; id: string; cwd: string; additionalDirectories?: string[] }
+    /**
+     * A copy of a stored conversation under a new id. `messageId` is the fork point: a user message
+     * id keeps everything before that message (so it can be asked differently); an agent message id
+     * keeps everything up to and including that answer.
+     */
+    | { kind: "fork"; sourceId: string; cwd: string; additionalDirectories?: string[]; messageId?: string }
+  ) & {
+    /** The editor's instructions (ACP `systemPrompt`); absent: those stored with the session (a fork's source's). */
+    systemPrompt?: ClientSystemPrompt;
+  };
 
 export type { SessionCollaborators };
 
@@ -72,6 +78,7 @@ function fresh(source: Extract<SessionSource, { kind: "new" }>): Prepared {
     cwd: source.cwd,
     additionalDirectories: source.additionalDirectories ?? [],
     modelSpec: source.modelSpec,
+    ...(source.systemPrompt ? { systemPrompt: source.systemPrompt } : {}),
   };
   return { options, replay: [], diagnostics: [] };
 }
@@ -79,7 +86,7 @@ function fresh(source: Extract<SessionSource, { kind: "new" }>): Prepared {
 async function stored(
   services: SessionServices,
   id: string,
-  source: { cwd: string; additionalDirectories?: string[] },
+  source: { cwd: string; additionalDirectories?: string[]; systemPrompt?: ClientSystemPrompt },
 ): Promise<Prepared> {
   const { meta, records, diagnostics } = await services.sessions.read(id);
   const restored = restoreSession(records as unknown as SessionRecord[]);
@@ -90,10 +97,18 @@ async function stored(
     cwd: source.cwd,
     additionalDirectories: source.additionalDirectories ?? meta.additionalDirectories,
     modelSpec,
+    ...systemPromptOf(source.systemPrompt ?? meta.extra?.systemPrompt),
     restored: { ...restored, title: meta.title, stateSnapshots: snapshots },
     persisted: true,
   };
   return { options, replay: restored.replay, diagnostics };
+}
+
+/** A stored system prompt is kept only in the shape it was saved in. */
+function systemPromptOf(value: unknown): { systemPrompt?: ClientSystemPrompt } {
+  const candidate = value as Partial<ClientSystemPrompt> | null | undefined;
+  if (!candidate || (candidate.mode !== "append" && candidate.mode !== "override")) return {};
+  return typeof candidate.text === "string" ? { systemPrompt: { mode: candidate.mode, text: candidate.text } } : {};
 }
 
 async function storedOrDefaultModel(services: SessionServices, meta: SessionMeta): Promise<string> {

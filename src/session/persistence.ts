@@ -3,6 +3,7 @@ import type { SessionMode } from "../agent/modes.js";
 import type { ThoughtLevel } from "../model/thought-level.js";
 import type { Message } from "../model/types.js";
 import type { Journal, SessionRecord } from "../transcript/index.js";
+import type { ClientSystemPrompt } from "../turn/index.js";
 import type { WorkspaceSlot } from "./workspace-slot.js";
 
 /** The settings of a session its transcript records. */
@@ -13,7 +14,17 @@ export type PersistedSettings = {
   modelSpec: string;
   thoughtLevel: ThoughtLevel | undefined;
   title: string | undefined;
+  systemPrompt: ClientSystemPrompt | undefined;
 };
+
+/**
+ * The session-layer fields of the store's meta (`extra`), read back by the factory. An update
+ * (merged into what is stored) sets a missing system prompt to null, which removes it.
+ */
+function metaExtra(settings: PersistedSettings, update: boolean) {
+  const systemPrompt = settings.systemPrompt ?? (update ? null : undefined);
+  return { mode: settings.mode, model: settings.modelSpec, ...(systemPrompt !== undefined && { systemPrompt }) };
+}
 
 /** New sessions reach the disk at their first prompt, so empty sessions never clutter the list. */
 export async function persistSession(journal: Journal, settings: PersistedSettings): Promise<void> {
@@ -25,7 +36,8 @@ export async function persistSession(journal: Journal, settings: PersistedSettin
   const meta = {
     cwd: settings.cwd,
     additionalDirectories: settings.additionalDirectories,
-    extra: { mode: settings.mode, model: settings.modelSpec },
+    ...(settings.title ? { title: settings.title } : {}),
+    extra: metaExtra(settings, false),
   };
   await journal.create(meta, first);
 }
@@ -44,7 +56,7 @@ export async function saveTurnEnd(
     result,
     {
       ...(settings.title ? { title: settings.title } : {}),
-      extra: { mode: settings.mode, model: settings.modelSpec },
+      extra: metaExtra(settings, true),
     },
     snapshots,
   );

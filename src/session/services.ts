@@ -6,6 +6,7 @@ import type { StateSnapshot } from "../backends/state-backend.js";
 import type { SessionMode } from "../agent/modes.js";
 import type { EditorMcpServer } from "../mcp/index.js";
 import type { RestoredSession } from "../transcript/index.js";
+import type { ClientSystemPrompt } from "../turn/index.js";
 import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
 import type { ModelService } from "../model/service.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
@@ -66,6 +67,8 @@ export type SessionOptions = SessionCollaborators & {
   additionalDirectories?: string[];
   mode?: SessionMode;
   modelSpec: string;
+  /** The editor's instructions for the session (ACP `systemPrompt`), kept with it. */
+  systemPrompt?: ClientSystemPrompt;
   services: SessionServices;
   /** A session read back from disk (load, resume, fork). */
   restored?: RestoredSession & { title?: string; stateSnapshots?: Record<string, StateSnapshot> };

@@ -9,6 +9,7 @@ import {
   promptText,
   runPromptTurn,
   titleFrom,
+  type ClientSystemPrompt,
   type PromptBlock,
   type SessionStart,
 } from "../turn/index.js";
@@ -25,6 +26,7 @@ import { createJournal, type Journal, type RewindReport, type SessionRecord } fr
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { remoteMentions } from "./remote-workspace.js";
 import { createTurnQueue } from "./turn-queue.js";
+import { createSteeringInbox, type SteeringAnswer } from "./steering.js";
 import type { Workspace } from "./workspace.js";
 import type { WorkspaceSlot } from "./workspace-slot.js";
 import { createNoticeQueue } from "./notices.js";
@@ -47,6 +49,8 @@ export class Session {
   /** Undefined: the model's default. */
   thoughtLevel: ThoughtLevel | undefined;
   title: string | undefined;
+  /** The editor's instructions for the session (ACP `systemPrompt`); saved with it. */
+  readonly systemPrompt: ClientSystemPrompt | undefined;
   updatedAt: Date;
   plan: PlanEntry[] = [];
   history: Message[] = [];
@@ -64,6 +68,12 @@ export class Session {
   /** Whether an editor can answer trust questions (headless cannot). */
   private model: Promise<ModelClient> | undefined;
   private readonly turns = createTurnQueue({ onSettled: () => (this.updatedAt = this.services.now()) });
+  /**
+   * Messages for the running turn (steering), and the user message id of that turn while it is a
+   * prompt's: only prompt turns take them, never /compact or other queued work.
+   */
+  private readonly steering = createSteeringInbox();
+  private runningPrompt: string | undefined;
   private readonly journal: Journal;
   /** Skills, memory, subagents, plugins, hooks and MCP of this session (commands read them). */
   readonly extensions: ExtensionHost;
@@ -85,6 +95,7 @@ export class Session {
     this.history = restored?.history ?? [];
     this.plan = restored?.plan ?? [];
     this.title = restored?.title;
+    this.systemPrompt = options.systemPrompt;
     this.services = options.services;
     this.approver = options.approver;
     this.questioner = options.questioner;
@@ -148,14 +159,30 @@ export class Session {
   ): Promise<TurnResult> {
     return this.turns.run(async (signal) => {
       let result: TurnResult;
+      this.runningPrompt = messageId;
       try {
         result = await this.executeTurn(blocks, sink, signal, messageId);
       } catch (error) {
         result = signal.aborted ? { stopReason: "cancelled" } : { stopReason: "end_turn", error: errorMessage(error) };
+      } finally {
+        this.runningPrompt = undefined;
       }
+      // What the turn did not reach runs as turns of its own (or not at all after a cancel).
+      this.steering.release(result.stopReason === "cancelled" ? "cancelled" : "left");
       await saveTurnEnd(this.journal, this.workspace, result, this.settings);
       return result;
     });
+  }
+
+  /**
+   * Steering: gives `blocks` to the running prompt turn at its next safe point. `left`: no prompt
+   * turn runs (or it ended first), so prompt() them; `cancelled`: the turn was cancelled before
+   * taking them. `turn` names the turn they were offered to (its user message id).
+   */
+  async steer(blocks: readonly PromptBlock[], messageId: string): Promise<SteeringAnswer> {
+    const turn = this.runningPrompt;
+    if (turn === undefined) return { outcome: "left" };
+    return { outcome: await this.steering.add(blocks, messageId), turn };
   }
 
   /**
@@ -191,8 +218,15 @@ export class Session {
     });
   }
 
+  /** session/set_title: the editor's title, saved now; no title is generated after it. */
+  async rename(title: string): Promise<void> {
+    this.title = title;
+    if (this.isStored) await this.services.sessions.updateMeta(this.id, { title });
+  }
+
   /** Cancels the running turn and every prompt queued behind it. */
   cancel(): void {
+    this.steering.release("cancelled");
     this.turns.cancel();
   }
 
@@ -232,9 +266,9 @@ export class Session {
 
   /** Markdown for /context: what fills the context window, by part. */
   async contextReport(): Promise<string> {
-    const { id, mode, history, lastUsed, services, extensions } = this;
+    const { id, mode, systemPrompt, history, lastUsed, services, extensions } = this;
     const [workspace, model] = [this.ensureWorkspace(), this.ensureModel()];
-    return sessionContextReport({ id, mode, history, lastUsed, services, extensions, workspace, model });
+    return sessionContextReport({ id, mode, systemPrompt, history, lastUsed, services, extensions, workspace, model });
   }
 
   /** Forgets the conversation (the editor keeps showing it); settings and remembered choices stay. */
@@ -294,8 +328,8 @@ export class Session {
   }
 
   private get settings(): PersistedSettings {
-    const { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title } = this;
-    return { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title };
+    const { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title, systemPrompt } = this;
+    return { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title, systemPrompt };
   }
 
   private async executeTurn(
@@ -320,7 +354,13 @@ export class Session {
       const startContext = await this.sessionStart.context(extensions.hooks, model.id, signal);
       const { result, submitted } = await runPromptTurn({
         // A remote workspace's tools and prompt see remote paths; the session keeps its local cwd for its records.
-        session: { id: this.id, cwd: workspace.cwd, roots: workspace.roots, mode: this.mode },
+        session: {
+          id: this.id,
+          cwd: workspace.cwd,
+          roots: workspace.roots,
+          mode: this.mode,
+          ...(this.systemPrompt ? { systemPrompt: this.systemPrompt } : {}),
+        },
         blocks: workspace.remote ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
         history: this.history,
         startContext,
@@ -347,7 +387,12 @@ export class Session {
             this.history.push(message);
           },
           historyReplaced: (messages) => this.replaceHistory(messages),
+          steered: (message, shown, id) => {
+            this.journal.user(id, [...shown], message);
+            this.history.push(message);
+          },
         },
+        steering: this.steering,
         emit: (event) => this.observe(event, sink),
         show: sink,
         signal,

@@ -1,6 +1,6 @@
 import { arch, platform } from "node:os";
 import type { SessionMode } from "../agent/modes.js";
-import { buildSystemPrompt } from "./system-prompt.js";
+import { buildSystemPrompt, type ClientSystemPrompt } from "./system-prompt.js";
 import { createTaskTool } from "./task-tool.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import {
@@ -22,7 +22,14 @@ import type { Extensions } from "../extensions/index.js";
 import { builtinTools, webFetchTool } from "../tools/registry.js";
 
 /** The parts of a session a turn is assembled from. */
-export type SessionView = { id: string; cwd: string; roots: readonly string[]; mode: SessionMode };
+export type SessionView = {
+  id: string;
+  cwd: string;
+  roots: readonly string[];
+  mode: SessionMode;
+  /** The editor's instructions for the session (the main agent's prompt; subagents keep their own). */
+  systemPrompt?: ClientSystemPrompt;
+};
 
 export type TurnAssemblyInput = {
   session: SessionView;
@@ -120,7 +127,12 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
   };
   const subagentTools = tools.filter((t) => t.name !== "task");
   return {
-    system: buildSystemPrompt({ ...environment, tools, sections }),
+    system: buildSystemPrompt({
+      ...environment,
+      tools,
+      sections,
+      ...(session.systemPrompt ? { client: session.systemPrompt } : {}),
+    }),
     tools,
     subagentTools,
     subagentSystem: (subagent) =>

@@ -7,6 +7,15 @@ export { createResultOffloader, type FinalizeResult } from "./compaction/offload
 export { createHookBridge, hookToolInput } from "./hook-bridge.js";
 export { blockPlan, promptText, resolvePrompt, type BlockPlan, type PromptBlock } from "./prompt.js";
 export { createSubagentRunner, type SubagentRunnerOptions } from "./subagent-runner.js";
-export { runPromptTurn, type PromptTurnInput, type PromptTurnOutcome, type TurnGate, type TurnRecord } from "./run.js";
+export {
+  runPromptTurn,
+  type PromptTurnInput,
+  type PromptTurnOutcome,
+  type SteeringInbox,
+  type SteeringOutcome,
+  type TurnGate,
+  type TurnRecord,
+} from "./run.js";
 export { compactNow, type CompactNowInput, type CompactNowResult } from "./compaction/compact-now.js";
 export { createSessionStart, titleFrom, type SessionStart, type SessionStartSource } from "./session-start.js";
+export type { ClientSystemPrompt } from "./system-prompt.js";

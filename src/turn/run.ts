@@ -26,6 +26,20 @@ export type TurnRecord = {
   message(message: Message, messageId?: string): void;
   /** Compaction replaced the conversation. */
   historyReplaced(messages: Message[]): void;
+  /** A user message that joined the running turn (steering), under its own id. */
+  steered?(message: UserMessage, blocks: readonly PromptBlock[], messageId: string): void;
+};
+
+export type SteeringOutcome = "joined" | "blocked" | "left" | "cancelled";
+
+/** Messages the user sent while this turn runs (steering); see session/steering.ts. */
+export type SteeringInbox = {
+  pending(): boolean;
+  /**
+   * Removes the waiting messages; each is told what became of it: it joined the turn, a hook
+   * stopped it (already said), or it was left out (the turn was cancelled) and runs as a turn of its own.
+   */
+  take(): Array<{ blocks: readonly PromptBlock[]; messageId: string; settle(outcome: SteeringOutcome): void }>;
 };
 
 export type PromptTurnInput = {
@@ -52,6 +66,7 @@ export type PromptTurnInput = {
   /** The session's background processes (execute with background: true). */
   background?: BackgroundHost;
   record: TurnRecord;
+  steering?: SteeringInbox;
   /** The turn's events (recorded and shown). */
   emit(event: AgentEvent): void;
   /** Shown in the editor only: notices and the reason a hook blocked the prompt. */
@@ -69,22 +84,29 @@ export type PromptTurnOutcome = { result: TurnResult; submitted: boolean };
 export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnOutcome> {
   const { blocks, model, config, extensions, workspace, signal } = input;
   const hooks = () => extensions.hooks;
-  const prompt = await resolvePrompt(blocks, workspace.backend, model.supportsImages, (path) =>
-    decideMention(path, {
-      roots: input.session.roots,
-      readRoots: extensions.skills.roots,
-      virtualPrefixes: workspace.virtualPrefixes,
-      ...(input.gate.gatePolicy?.fs ? { fs: input.gate.gatePolicy.fs } : {}),
-    }),
-  );
-  const submitted = hooks().hasHandlers("UserPromptSubmit")
-    ? await hooks().run("UserPromptSubmit", { prompt: promptText(blocks) }, { signal })
-    : undefined;
-  if (submitted?.blocked || submitted?.continue === false) {
-    const why = submitted.reason ?? submitted.stopReason ?? "a UserPromptSubmit hook stopped it";
-    input.show({ type: "message_chunk", messageId: randomUUID(), text: `Prompt blocked by a hook: ${why}` });
-    return { result: { stopReason: "end_turn" }, submitted: false };
-  }
+  /** The user's blocks as the model gets them, after UserPromptSubmit hooks (undefined: a hook stopped them). */
+  const submit = async (prompted: readonly PromptBlock[]) => {
+    const message = await resolvePrompt(prompted, workspace.backend, model.supportsImages, (path) =>
+      decideMention(path, {
+        roots: input.session.roots,
+        readRoots: extensions.skills.roots,
+        virtualPrefixes: workspace.virtualPrefixes,
+        ...(input.gate.gatePolicy?.fs ? { fs: input.gate.gatePolicy.fs } : {}),
+      }),
+    );
+    const hooked = hooks().hasHandlers("UserPromptSubmit")
+      ? await hooks().run("UserPromptSubmit", { prompt: promptText(prompted) }, { signal })
+      : undefined;
+    if (hooked?.blocked || hooked?.continue === false) {
+      const why = hooked.reason ?? hooked.stopReason ?? "a UserPromptSubmit hook stopped it";
+      input.show({ type: "message_chunk", messageId: randomUUID(), text: `Prompt blocked by a hook: ${why}` });
+      return undefined;
+    }
+    return { message, hooked };
+  };
+  const accepted = await submit(blocks);
+  if (!accepted) return { result: { stopReason: "end_turn" }, submitted: false };
+  const { message: prompt, hooked: submitted } = accepted;
   for (const message of submitted?.systemMessages ?? [])
     input.show({ type: "notice", severity: "info", title: message });
   const context = [...input.startContext, ...(submitted?.additionalContext ?? [])];
@@ -149,6 +171,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     },
     hooks: createHookBridge(hooks),
     ...(input.spendLimit ? { spendLimit: input.spendLimit } : {}),
+    ...(input.steering && input.record.steered ? { steering: steeringSeam(input.steering, input.record, submit) } : {}),
     signal,
     emit: input.emit,
   };
@@ -163,4 +186,33 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     hooks,
   });
   return { result: await runTurn(input.history, prompt, options), submitted: true };
+}
+
+/** The loop's steering seam: each waiting message goes through the prompt's own checks, then joins. */
+function steeringSeam(
+  inbox: SteeringInbox,
+  record: TurnRecord,
+  submit: (blocks: readonly PromptBlock[]) => Promise<{ message: UserMessage } | undefined>,
+): NonNullable<TurnOptions["steering"]> {
+  return {
+    pending: () => inbox.pending(),
+    async take(signal) {
+      const joined: UserMessage[] = [];
+      for (const item of inbox.take()) {
+        if (signal.aborted) {
+          item.settle("left");
+          continue;
+        }
+        const accepted = await submit(item.blocks);
+        if (!accepted) {
+          item.settle("blocked");
+          continue;
+        }
+        record.steered!(accepted.message, item.blocks, item.messageId);
+        item.settle("joined");
+        joined.push(accepted.message);
+      }
+      return joined;
+    },
+  };
 }

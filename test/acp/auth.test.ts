@@ -38,7 +38,7 @@ describe("initialize: auth methods", () => {
     expect(h.init.authMethods).toHaveLength(1);
     expect(h.init.authMethods![0]).toMatchObject({ id: "deep-acp-login", name: expect.any(String) });
     expect(h.init.authMethods!.some(isTerminal)).toBe(false);
-    expect(h.init.agentCapabilities?.auth).toEqual({ logout: {} });
+    expect(h.init.agentCapabilities?.auth).toEqual({ logout: {}, status: {} });
   });
 
   it("offers the terminal login (with the legacy descriptor) to clients that can run it", () => {

@@ -196,7 +196,13 @@ describe("interpreter", () => {
     const sent = JSON.stringify(h.model.requests[1]!.body);
     expect(sent).toContain("read 41");
     expect(sent).toContain("42");
-    const evalCall = toolUpdates(updates).find((u) => u.sessionUpdate === "tool_call" && u.title === "eval")!;
+    // Announced with its presentation's title (not its name) once the code was complete.
+    const evalCall = toolUpdates(updates).find(
+      (u) =>
+        u.sessionUpdate === "tool_call" &&
+        (u._meta as { "deep-acp"?: { toolName?: string } })?.["deep-acp"]?.toolName === "eval",
+    )!;
+    expect(evalCall.title).not.toBe("eval");
     const nested = toolUpdates(updates).filter(
       (u) =>
         u.sessionUpdate === "tool_call" &&

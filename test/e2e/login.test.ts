@@ -86,7 +86,7 @@ describe("stored credentials over ACP", () => {
     expect((await login("1\ngood-key\n")).code).toBe(0);
     const agent = await startAgent();
     const init = await agent.initialize();
-    expect(init.result.agentCapabilities.auth).toEqual({ logout: {} });
+    expect(init.result.agentCapabilities.auth).toEqual({ logout: {}, status: {} });
     suite.model.enqueue(textTurn("answered with the stored key"));
     const created = await agent.request("session/new", { cwd: suite.project, mcpServers: [] });
     const turn = await agent.request("session/prompt", {

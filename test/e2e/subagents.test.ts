@@ -54,7 +54,10 @@ for (const [label, capabilities] of CLIENTS) {
         prompt: [{ type: "text", text: "delegate from code" }],
       });
       const [evalCall, task, ls] = calls(sessionId);
-      expect(evalCall.rawInput).toEqual({});
+      // Announced once its arguments were complete, so the first update already carries the code.
+      expect(evalCall.rawInput).toEqual({
+        code: 'await task({ description: "list the files", subagentType: "general-purpose" })',
+      });
       expect(task).toMatchObject({
         kind: "think",
         rawInput: { description: "list the files", subagent_type: "general-purpose" },

@@ -36,6 +36,8 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
   /** Every line the agent wrote to stdout, in order, raw. */
   const lines: string[] = [];
   const messages: JsonRpcMessage[] = [];
+  /** Every message written to the agent, in order (what its responses answer). */
+  const sent: unknown[] = [];
   let stderr = "";
   const waiters = createWaiters(() => `timed out; stderr:\n${stderr}`);
   let buffer = "";
@@ -83,6 +85,7 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
   }
 
   function write(message: unknown) {
+    sent.push(message);
     child.stdin.write(JSON.stringify(message) + "\n");
   }
 
@@ -97,6 +100,7 @@ export async function startAgentProcess(options: AgentProcessOptions = {}) {
     child,
     lines,
     messages,
+    sent,
     get stderr() {
       return stderr;
     },

@@ -197,8 +197,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const limit = pageSize(listOptions.limit);
       await waitFor();
       const sorted = await index.sorted();
-      const cwd = listOptions.cwd;
-      const page = paginate(cwd == null ? sorted : sorted.filter((meta) => meta.cwd === cwd), after, limit);
+      const { cwd, where } = listOptions;
+      const wanted =
+        cwd == null && !where ? sorted : sorted.filter((m) => (cwd == null || m.cwd === cwd) && (!where || where(m)));
+      const page = paginate(wanted, after, limit);
       return { ...page, sessions: page.sessions.map(cloneMeta) };
     },
 

@@ -58,6 +58,8 @@ export type ReadResult = {
 export type ListOptions = {
   /** Only sessions whose cwd is exactly this path. */
   cwd?: string;
+  /** Only sessions this accepts (applied before pagination, like cwd). */
+  where?: (meta: SessionMeta) => boolean;
   /** nextCursor of the previous page. */
   cursor?: string;
   /** Page size, 1..1000; default 50. */

@@ -2,3 +2,4 @@ export { createFakeModelServer, textTurn, toolTurn, NO_SCRIPT_TEXT } from "./ser
 export type { FakeModelServer, FakeModelServerOptions } from "./server.js";
 export { chunkWords, fakeSignature } from "./render.js";
 export type { FakeApi, FakePart, FakeTurn, FakeTurnHandler, LooseMessage, RecordedRequest } from "./types.js";
+export { limitHeaders, rateLimitedTurn, type LimitState } from "./limits.js";

@@ -92,7 +92,12 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
         : sendJson(res, status, errBody, extra);
     }
     const contentType = api === "bedrock" ? "application/vnd.amazon.eventstream" : "text/event-stream";
-    res.writeHead(200, { "content-type": contentType, "cache-control": "no-cache", connection: "keep-alive" });
+    res.writeHead(200, {
+      "content-type": contentType,
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      ...turn.headers,
+    });
     if (turn.raw !== undefined) return void res.end(turn.raw);
     const model = String(
       body.model ??

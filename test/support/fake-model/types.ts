@@ -21,6 +21,8 @@ export type FakeTurn = {
   chunkDelayMs?: number;
   /** Words per text/thinking delta. Default 3. */
   wordsPerChunk?: number;
+  /** Extra headers on the (successful) stream response, e.g. rate-limit headers (see limits.ts). */
+  headers?: Record<string, string>;
   /** Answer with this HTTP status instead of a stream. `body` defaults to the API's error JSON. */
   httpError?: { status: number; body?: unknown; headers?: Record<string, string> };
   /** Stream the parts, then keep the connection open (no stop events) until the client goes away. */

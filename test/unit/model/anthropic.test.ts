@@ -137,6 +137,14 @@ describe("anthropic client", () => {
       { type: "tool_call_start", id: "toolu_a", name: "read_file" },
       { type: "tool_call_start", id: "toolu_b", name: "read_file" },
     ]);
+    // Each call is reported complete as soon as its arguments are, in order, before the message ends.
+    expect(
+      first.filter((e) => e.type === "tool_call_start" || e.type === "tool_call_ready").map((e) => e.type),
+    ).toEqual(["tool_call_start", "tool_call_ready", "tool_call_start", "tool_call_ready"]);
+    expect(first.filter((e) => e.type === "tool_call_ready")).toEqual([
+      { type: "tool_call_ready", id: "toolu_a", name: "read_file", input: { path: "a.txt" } },
+      { type: "tool_call_ready", id: "toolu_b", name: "read_file", input: { path: "b.png" } },
+    ]);
     const finished = done(first);
     expect(finished.stopReason).toBe("tool_use");
     expect(finished.message.content.slice(1)).toEqual([

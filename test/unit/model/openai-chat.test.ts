@@ -133,6 +133,14 @@ describe("openai chat client", () => {
       { type: "tool_call_start", id: "call_a", name: "read_file" },
       { type: "tool_call_start", id: "call_b", name: "read_file" },
     ]);
+    // Each call is reported complete as soon as its arguments are, in order, before the message ends.
+    expect(
+      events.filter((e) => e.type === "tool_call_start" || e.type === "tool_call_ready").map((e) => e.type),
+    ).toEqual(["tool_call_start", "tool_call_ready", "tool_call_start", "tool_call_ready"]);
+    expect(events.filter((e) => e.type === "tool_call_ready")).toEqual([
+      { type: "tool_call_ready", id: "call_a", name: "read_file", input: { path: "a.txt" } },
+      { type: "tool_call_ready", id: "call_b", name: "read_file", input: { path: "b.png" } },
+    ]);
     const finished = done(events);
     expect(finished.stopReason).toBe("tool_use");
     expect(finished.message.content).toEqual([
