@@ -4,7 +4,7 @@ import type { DeleteResult, FileDownloadResponse, FileUploadResponse } from "./p
 import type { RealPathFs } from "./real-path.js";
 import type { SshConnection, SshConnectionStatus } from "./ssh-connection.js";
 import { createRemoteRealPathFs } from "./ssh-real-path.js";
-import { executeRemote } from "./ssh-exec.js";
+import { executeRemote, streamRemote } from "./ssh-exec.js";
 import { createRemoteFiles } from "./ssh-files.js";
 import { createRemoteSearch } from "./ssh-search.js";
 import { createRemoteFs } from "./ssh-sftp.js";
@@ -74,7 +74,8 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
     maxFileBytes: Math.floor((options.maxFileSizeMb ?? 10) * 1024 * 1024),
   });
   const search = createRemoteSearch({
-    connection,
+    run: (command, timeoutMs, onStdout) => streamRemote(connection, command, timeoutMs, onStdout),
+    target: connection.target,
     fs,
     rootDir,
     resolvePath: files.resolvePath,

@@ -203,13 +203,15 @@ export async function executeRemote(
   });
 }
 
+export type StreamRun = { code: number | null; stderr: string; timedOut: boolean; lost?: string };
+
 /** Runs a helper command (search) and streams its stdout; `stop()` ends it early. */
 export async function streamRemote(
   connection: SshConnection,
   command: string,
   timeoutMs: number,
   onStdout: (chunk: Buffer, stop: () => void) => void,
-): Promise<{ code: number | null; stderr: string; timedOut: boolean; lost?: string }> {
+): Promise<StreamRun> {
   const dropped = connection.whenDropped();
   const channel = await connection.exec(command);
   return new Promise((resolve) => {
