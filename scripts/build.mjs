@@ -32,6 +32,10 @@ const external = [
   "google-auth-library",
   // SSH remote workspaces only; imported when a session connects.
   "ssh2",
+  // Container workspaces only (dockerode brings gRPC for BuildKit: ~190 ms to load); imported when a
+  // session, doctor or `deep-acp workspaces` talks to the engine.
+  "dockerode",
+  "tar-stream",
 ];
 
 // zod re-exports every message locale (~260 KB, more than half of zod) for `z.locales.*`; nothing

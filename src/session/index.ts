@@ -10,3 +10,4 @@ export type {
   SessionServices,
 } from "./services.js";
 export { selectRemote, type RemoteSelection } from "./remote-workspace.js";
+export { removeSessionWorkspace } from "./workspace.js";

@@ -13,8 +13,8 @@ export function createTurnGate(approver: Approver, memory: PersistentApprovalMem
       rules: workspace.rules,
       sandboxed: workspace.sandboxed,
       protectedPaths: workspace.protectedPaths,
-      // A remote workspace's links are followed on the remote.
-      ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
+      // A remote workspace's links are followed on the remote, a container's inside the container.
+      ...(workspace.realPathFs ? { fs: workspace.realPathFs } : {}),
     },
   };
 }
@@ -24,7 +24,7 @@ export function createRestoreScope(workspace: Workspace): RestoreScope {
   return {
     roots: workspace.roots,
     virtualPrefixes: workspace.virtualPrefixes,
-    // A remote workspace's links are followed on the remote.
-    ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
+    // A remote workspace's links are followed on the remote, a container's inside the container.
+    ...(workspace.realPathFs ? { fs: workspace.realPathFs } : {}),
   };
 }

@@ -57,7 +57,9 @@ export async function engineHealth(docker: Docker, address: string): Promise<Eng
     const pingMs = Math.round((performance.now() - started) * 10) / 10;
     const [version, info] = await Promise.all([docker.version(), docker.info() as Promise<Record<string, unknown>>]);
     const components = (version as { Components?: Array<{ Name: string; Version: string }> }).Components ?? [];
-    const product = components.find((c) => /engine/i.test(c.Name))?.Name ?? "Docker Engine";
+    const named = components.find((c) => /engine/i.test(c.Name))?.Name;
+    // Docker calls its component "Engine", Podman "Podman Engine".
+    const product = !named || named === "Engine" ? "Docker Engine" : named;
     return {
       address,
       ok: true,

@@ -1,0 +1,250 @@
+// Container workspaces through the built binary, on a real Docker engine: the project is copied into a
+// container (or mounted, in bind mode) and every file and command goes there; the editor's fs/* and
+// terminal/* are never used for it, nothing of the host's environment is inside, and nothing reaches
+// the host project until /apply (or -n --apply).
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { JsonRpcMessage } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { checkDockerAvailable, containersOfSession, createContainerTracker, TEST_IMAGE } from "../support/docker.js";
+import { CLIENTS, createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import { poll } from "../support/poll.js";
+
+const availability = await checkDockerAvailable();
+if (!availability.ok) describe("container workspace", () => it.skip(`skipped: ${availability.reason}`, () => {}));
+
+const texts = (updates: any[]) =>
+  updates
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => u.content.text)
+    .join("");
+const env = process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {};
+const choose = (kind: string) => (m: JsonRpcMessage) => ({
+  outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === kind).optionId },
+});
+
+(availability.ok ? describe : describe.skip)("container workspace (built binary, real engine)", () => {
+  const docker = availability.ok ? availability.docker : (undefined as never);
+  const suite = useAgentSuite({ name: "container" });
+  const tracker = createContainerTracker(docker);
+  afterEach(async () => {
+    await Promise.resolve()
+      .then(() => suite.agent.stop())
+      .catch(() => undefined);
+    await tracker.removeAll();
+  });
+  /** Records the session's container so the test removes it (by id) whatever happens. */
+  async function track(sessionId: string) {
+    await poll(async () => (await containersOfSession(docker, sessionId)).length > 0);
+    for (const c of await containersOfSession(docker, sessionId)) tracker.add(c.Id);
+    return (await containersOfSession(docker, sessionId))[0]!;
+  }
+  const prompt = (sessionId: string, text: string) =>
+    suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+
+  for (const [client, capabilities] of CLIENTS) {
+    it(`copy mode with ${client}: files and commands in the container, nothing of the host inside, nothing on the host until /apply`, async () => {
+      await writeFile(join(suite.project, "main.ts"), "const a = 1;\n");
+      await writeFile(join(suite.project, "keep.txt"), "host original\n");
+      const file = join(suite.project, "main.ts");
+      suite.model.enqueue(
+        toolTurn("read_file", { file_path: file }),
+        toolTurn("edit_file", { file_path: file, old_string: "const a = 1;", new_string: "const a = 2;" }),
+        toolTurn("write_file", { file_path: join(suite.project, "new.txt"), content: "made inside\n" }),
+        toolTurn("write_file", { file_path: join(suite.project, ".mcp.json"), content: '{"mcpServers":{}}\n' }),
+        toolTurn("write_file", { file_path: join(suite.project, "keep.txt"), content: "container edit\n" }),
+        toolTurn("execute", {
+          command:
+            "cat main.ts; echo key=${ANTHROPIC_API_KEY:-none}; ls /sys/class/net | tr '\\n' ' '; echo; test -d " +
+            suite.home +
+            " && echo HOME-VISIBLE || echo no-host-home",
+        }),
+        textTurn("Done."),
+      );
+      const editor = createFakeEditor();
+      const sessionId = await suite.startSession({
+        env,
+        args: ["--workspace", `docker://${TEST_IMAGE}`],
+        onRequest: editor.handle,
+        capabilities,
+      });
+      await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+      expect((await prompt(sessionId, "change a to 2 and run it")).result.stopReason).toBe("end_turn");
+      const container = await track(sessionId);
+      expect(container.Labels["deep-acp.root"]).toBe(suite.project);
+      const sent = JSON.stringify(suite.model.requests.at(-1)!.body);
+      expect(sent).toContain("const a = 2;");
+      expect(sent).toContain("key=none");
+      expect(sent).toContain("no-host-home");
+      expect(sent).toMatch(/lo \\n/); // only the loopback interface: --network none
+      // The host project is untouched, and the editor was never asked to read, write or run anything.
+      expect(await readFile(file, "utf8")).toBe("const a = 1;\n");
+      await expect(readFile(join(suite.project, "new.txt"), "utf8")).rejects.toThrow();
+      expect([editor.reads, editor.writes, editor.terminals.size]).toEqual([[], [], 0]);
+      // The editor is told which workspace the session uses.
+      const info = suite.agent.updates(sessionId).find((u) => u.sessionUpdate === "session_info_update" && u._meta);
+      expect(info._meta["deep-acp"].workspace).toBe(`docker://${TEST_IMAGE}`);
+
+      await prompt(sessionId, "/status");
+      expect(texts(suite.agent.updates(sessionId))).toMatch(
+        /Container workspace: docker:\/\/\S+ \(copy mode\) — container [0-9a-f]{12}.*(Docker|Podman) Engine/,
+      );
+      // Someone edits keep.txt on the host meanwhile: a conflict, never overwritten.
+      await writeFile(join(suite.project, "keep.txt"), "host edit\n");
+      await prompt(sessionId, "/changes");
+      const listed = texts(suite.agent.updates(sessionId));
+      expect(listed).toContain("modified `main.ts`");
+      expect(listed).toContain("added `new.txt`");
+      expect(listed).toMatch(/added `\.mcp\.json` — protected/);
+      expect(listed).toMatch(/modified `keep\.txt` — conflict: changed on the host since the copy/);
+    });
+  }
+
+  it("/apply: one dialog for the ordinary changes, one per protected path (rejected: skipped), conflicts named", async () => {
+    await writeFile(join(suite.project, "a.txt"), "one\n");
+    suite.model.enqueue(
+      toolTurn("execute", {
+        command: "echo two > a.txt && echo fresh > b.txt && mkdir -p .vscode && echo '{}' > .vscode/tasks.json",
+      }),
+      textTurn("Done."),
+    );
+    const dialogs: string[] = [];
+    const editor = createFakeEditor({
+      permission: (m) => {
+        const title: string = m.params.toolCall.title;
+        dialogs.push(title);
+        return choose(title.includes("protected path") ? "reject_once" : "allow_once")(m);
+      },
+    });
+    const sessionId = await suite.startSession({
+      env,
+      args: ["--workspace", `docker://${TEST_IMAGE}`],
+      onRequest: editor.handle,
+      capabilities: ZED_CAPABILITIES,
+    });
+    await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    expect((await prompt(sessionId, "edit")).result.stopReason).toBe("end_turn");
+    await track(sessionId);
+    dialogs.length = 0;
+    expect((await prompt(sessionId, "/apply")).result.stopReason).toBe("end_turn");
+    expect(dialogs).toEqual([
+      `Apply 2 changes to ${suite.project}`,
+      "Apply the change to protected path .vscode/tasks.json",
+    ]);
+    const dialog = suite.agent.messages.find(
+      (m) => m.method === "session/request_permission" && m.params.toolCall.title.startsWith("Apply 2"),
+    )!;
+    expect(dialog.params.toolCall.content).toContainEqual({
+      type: "diff",
+      path: join(suite.project, "a.txt"),
+      oldText: "one\n",
+      newText: "two\n",
+    });
+    expect(await readFile(join(suite.project, "a.txt"), "utf8")).toBe("two\n");
+    expect(await readFile(join(suite.project, "b.txt"), "utf8")).toBe("fresh\n");
+    await expect(readFile(join(suite.project, ".vscode", "tasks.json"), "utf8")).rejects.toThrow();
+    expect(texts(suite.agent.updates(sessionId))).toMatch(/Skipped\*\* \(1\)\n- \.vscode\/tasks\.json: protected/);
+    // Applied changes are no longer changes.
+    await prompt(sessionId, "/changes");
+    expect(texts(suite.agent.updates(sessionId))).toMatch(
+      /1, not on the host until `\/apply`\n\n- added `\.vscode\/tasks\.json`/,
+    );
+  });
+
+  it("stops when the agent is killed, comes back on session/load in a new process with the unapplied work, and goes with session/delete", async () => {
+    suite.model.enqueue(toolTurn("execute", { command: "echo unapplied > work.txt" }), textTurn("Wrote it."));
+    const sessionId = await suite.startSession({ env, args: ["--workspace", `docker://${TEST_IMAGE}`] });
+    await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    expect((await prompt(sessionId, "write")).result.stopReason).toBe("end_turn");
+    const container = await track(sessionId);
+    suite.agent.child.kill("SIGKILL");
+    let running = true;
+    await poll(async () => !(running = (await docker.getContainer(container.Id).inspect()).State.Running));
+    expect(running).toBe(false);
+    // Stopped, not removed.
+    expect((await containersOfSession(docker, sessionId)).map((c) => c.Id)).toEqual([container.Id]);
+
+    await suite.start({ env, args: ["--workspace", `docker://${TEST_IMAGE}`] });
+    await suite.agent.initialize({});
+    await suite.agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
+    suite.model.enqueue(toolTurn("execute", { command: "cat work.txt" }), textTurn("Read it."));
+    expect((await prompt(sessionId, "read")).result.stopReason).toBe("end_turn");
+    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toContain("unapplied");
+    const list = await suite.run(["workspaces", "list"], { env });
+    expect(list.stdout).toContain(container.Id.slice(0, 12));
+    expect(list.stdout).toMatch(/unapplied changes \(1\): added work\.txt/);
+
+    await suite.agent.request("session/delete", { sessionId });
+    expect(await containersOfSession(docker, sessionId)).toEqual([]);
+  });
+
+  it("cancel stops the whole process tree inside the container", async () => {
+    suite.model.enqueue(toolTurn("execute", { command: "echo started; sleep 271 & setsid sleep 273 & sleep 272" }));
+    const sessionId = await suite.startSession({
+      env,
+      args: ["--workspace", `docker://${TEST_IMAGE}`],
+      capabilities: ZED_CAPABILITIES,
+    });
+    await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    const pending = prompt(sessionId, "run it");
+    await suite.agent.waitFor(() =>
+      suite.agent.updates(sessionId).some((u) => u._meta?.terminal_output?.data?.includes("started")),
+    );
+    const container = await track(sessionId);
+    suite.agent.notify("session/cancel", { sessionId });
+    expect((await pending).result.stopReason).toBe("cancelled");
+    const sleeps = async () => {
+      const exec = await docker.getContainer(container.Id).exec({
+        Cmd: ["sh", "-c", "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '"],
+        AttachStdout: true,
+      });
+      const stream = await exec.start({});
+      let out = "";
+      stream.on("data", (d: Buffer) => (out += d.toString("latin1")));
+      await new Promise((r) => stream.on("end", r));
+      return out.match(/sleep 27\d/g) ?? [];
+    };
+    let left: string[] = [];
+    await poll(async () => (left = await sleeps()).length === 0);
+    expect(left).toEqual([]);
+  });
+
+  it("bind mode: edits are live on the host, the git dir is read-only inside", async () => {
+    await mkdir(join(suite.project, ".git"), { recursive: true });
+    await writeFile(join(suite.project, ".git", "config"), "[core]\n");
+    suite.model.enqueue(
+      toolTurn("execute", {
+        command: "echo live > live.txt; echo '[core] fsmonitor = evil' >> .git/config; echo rc=$?",
+      }),
+      textTurn("Done."),
+    );
+    const sessionId = await suite.startSession({ env, args: ["--workspace", `docker://${TEST_IMAGE}?mount=bind`] });
+    await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    expect((await prompt(sessionId, "write")).result.stopReason).toBe("end_turn");
+    await track(sessionId);
+    expect(await readFile(join(suite.project, "live.txt"), "utf8")).toBe("live\n");
+    expect(await readFile(join(suite.project, ".git", "config"), "utf8")).toBe("[core]\n");
+    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toMatch(/Read-only file system[\s\S]*rc=1/);
+  });
+
+  it("headless -n --workspace --apply applies the ordinary changes and lists the protected ones", async () => {
+    suite.model.enqueue(
+      toolTurn("execute", {
+        command: "echo out > result.txt; mkdir -p .deepagents && echo x > .deepagents/hooks.json",
+      }),
+      textTurn("Done."),
+    );
+    const run = await suite.run(["-n", "make it", "--yes", "--workspace", `docker://${TEST_IMAGE}`, "--apply"], {
+      env,
+    });
+    for (const c of await docker.listContainers({ all: true, filters: { label: [`deep-acp.root=${suite.project}`] } }))
+      tracker.add(c.Id);
+    expect(run.code).toBe(0);
+    expect(await readFile(join(suite.project, "result.txt"), "utf8")).toBe("out\n");
+    await expect(readFile(join(suite.project, ".deepagents", "hooks.json"), "utf8")).rejects.toThrow();
+    expect(run.stderr).toMatch(/Applied\*\* \(1\)\n- result\.txt/);
+    expect(run.stderr).toMatch(/\.deepagents\/hooks\.json: protected \(\.deepagents\/\*\*\), not applied headless/);
+  });
+});
