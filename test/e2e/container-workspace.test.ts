@@ -4,7 +4,7 @@
 // the host project until /apply (or -n --apply).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import type { JsonRpcMessage } from "../support/agent-process.js";
 import { useAgentSuite } from "../support/agent-suite.js";
 import { checkDockerAvailable, containersOfSession, createContainerTracker, TEST_IMAGE } from "../support/docker.js";
@@ -246,5 +246,92 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     await expect(readFile(join(suite.project, ".deepagents", "hooks.json"), "utf8")).rejects.toThrow();
     expect(run.stderr).toMatch(/Applied\*\* \(1\)\n- result\.txt/);
     expect(run.stderr).toMatch(/\.deepagents\/hooks\.json: protected \(\.deepagents\/\*\*\), not applied headless/);
+  });
+
+  it("devcontainer: builds the Dockerfile FROM the base image, honours workspaceFolder, containerEnv, remoteUser and postCreateCommand", async () => {
+    await mkdir(join(suite.project, ".devcontainer"), { recursive: true });
+    await writeFile(
+      join(suite.project, ".devcontainer", "Dockerfile"),
+      `FROM ${TEST_IMAGE}\nRUN echo built-from-dockerfile > /built-marker && useradd -m -u 1234 dev\n`,
+    );
+    await writeFile(
+      join(suite.project, ".devcontainer", "devcontainer.json"),
+      `{
+        // comments are allowed
+        "name": "test",
+        "build": { "dockerfile": "Dockerfile", "context": "." },
+        "workspaceFolder": "/workspaces/proj",
+        "containerEnv": { "GREETING": "hello-from-env", "LEAK": "\${localEnv:ANTHROPIC_API_KEY}" },
+        "remoteUser": "dev",
+        "postCreateCommand": "touch /workspaces/proj/.post-created",
+        "forwardPorts": [3000],
+      }`,
+    );
+    await writeFile(join(suite.project, "app.txt"), "app\n");
+    suite.model.enqueue(
+      toolTurn("execute", {
+        command: "cat /built-marker; echo $GREETING; echo leak=$LEAK; pwd; id -un; ls -A; stat -c %U app.txt",
+      }),
+      textTurn("Done."),
+    );
+    const sessionId = await suite.startSession({ env, args: ["--workspace", "devcontainer"] });
+    await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    expect((await prompt(sessionId, "look around")).result.stopReason).toBe("end_turn");
+    const container = await track(sessionId);
+    onTestFinished(() =>
+      docker
+        .getImage(container.Image)
+        .remove({ force: true })
+        .then(
+          () => undefined,
+          () => undefined,
+        ),
+    );
+    expect(container.Image).toMatch(/^deep-acp-devcontainer:/);
+    const sent = JSON.stringify(suite.model.requests.at(-1)!.body);
+    expect(sent).toContain("built-from-dockerfile");
+    expect(sent).toContain("hello-from-env");
+    expect(sent).toContain("leak=\\n");
+    expect(sent).toMatch(/\/workspaces\/proj\\ndev\\n/);
+    expect(sent).toContain(".post-created");
+    expect(sent).toMatch(/app\.txt[\s\S]*dev/);
+    // The model works in the container's folder.
+    expect(JSON.stringify(suite.model.requests[0]!.body)).toContain("/workspaces/proj");
+    expect(container.Labels["deep-acp.folder"]).toBe("/workspaces/proj");
+    // The field deep-acp does not honour is named.
+    expect(JSON.stringify(suite.agent.updates(sessionId))).toContain("not honoured: forwardPorts");
+    await prompt(sessionId, "/changes");
+    expect(texts(suite.agent.updates(sessionId))).toContain("added `.post-created`");
+  });
+
+  it("the gate follows links inside the container: a project link to the container's /etc asks, a plain file does not", async () => {
+    await writeFile(join(suite.project, "plain.txt"), "inside\n");
+    suite.model.enqueue(
+      toolTurn("execute", { command: "ln -s /etc/os-release link.txt" }),
+      toolTurn("read_file", { file_path: join(suite.project, "plain.txt") }),
+      toolTurn("read_file", { file_path: join(suite.project, "link.txt") }),
+      textTurn("Done."),
+    );
+    const asked: string[] = [];
+    const editor = createFakeEditor({
+      permission: (m) => {
+        asked.push(JSON.stringify(m.params.toolCall));
+        return choose(m.params.toolCall.kind === "execute" ? "allow_once" : "reject_once")(m);
+      },
+    });
+    const sessionId = await suite.startSession({
+      env,
+      args: ["--workspace", `docker://${TEST_IMAGE}`],
+      onRequest: editor.handle,
+      capabilities: ZED_CAPABILITIES,
+    });
+    expect((await prompt(sessionId, "read both")).result.stopReason).toBe("end_turn");
+    await track(sessionId);
+    expect(asked).toHaveLength(2);
+    // Resolved inside the container, where /etc/os-release is itself a link to /usr/lib/os-release.
+    expect(asked[1]).toContain("reads /usr/lib/os-release (through the link");
+    const sent = JSON.stringify(suite.model.requests.at(-1)!.body);
+    expect(sent).toContain("inside");
+    expect(sent).not.toContain("PRETTY_NAME");
   });
 });
