@@ -334,4 +334,32 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     expect(sent).toContain("inside");
     expect(sent).not.toContain("PRETTY_NAME");
   });
+
+  it("doctor names the engine and its health; workspaces rm refuses a container with unapplied work unless --force", async () => {
+    const healthy = await suite.run(["doctor", "--workspace", `docker://${TEST_IMAGE}`], { env, api: "none" });
+    expect(healthy.stdout).toMatch(
+      /Container workspace\n  ✓ docker:\/\/\S+ — (Docker|Podman) Engine \S+ \(API [\d.]+\) at \S+ — answers in [\d.]+ ms.*image \S+ present/,
+    );
+    const missing = await suite.run(["doctor", "--workspace", "docker://deep-acp-no-such-image:0"], {
+      env,
+      api: "none",
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain("is not on the engine (docker pull deep-acp-no-such-image:0)");
+
+    suite.model.enqueue(toolTurn("execute", { command: "echo x > unsaved.txt" }), textTurn("Done."));
+    const run = await suite.run(["-n", "write", "--yes", "--workspace", `docker://${TEST_IMAGE}`], { env });
+    expect(run.code).toBe(0);
+    const [container] = await docker.listContainers({
+      all: true,
+      filters: { label: [`deep-acp.root=${suite.project}`] },
+    });
+    tracker.add(container!.Id);
+    const refused = await suite.run(["workspaces", "rm", container!.Id.slice(0, 12)], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("1 unapplied change(s): unsaved.txt");
+    const removed = await suite.run(["workspaces", "rm", container!.Id.slice(0, 12), "--force"], { env });
+    expect(removed.code).toBe(0);
+    await expect(docker.getContainer(container!.Id).inspect()).rejects.toThrow();
+  });
 });
