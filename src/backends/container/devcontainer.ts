@@ -62,13 +62,13 @@ export async function readDevContainer(root: string): Promise<DevContainer> {
       `${file} does not parse: ${errors.map((e) => `${printParseErrorCode(e.error)} at offset ${e.offset}`).join(", ") || "not an object"}`,
     );
   const dir = dirname(file);
-  const workspaceFolder = typeof json.workspaceFolder === "string" ? json.workspaceFolder : undefined;
-  const substitute = (value: string) =>
+  const local = (value: string) =>
     value
       .replaceAll("${localWorkspaceFolder}", root)
       .replaceAll("${localWorkspaceFolderBasename}", basename(root))
-      .replaceAll("${containerWorkspaceFolder}", workspaceFolder ?? root)
       .replace(/\$\{localEnv:[^}]*\}/g, "");
+  const workspaceFolder = typeof json.workspaceFolder === "string" ? local(json.workspaceFolder) : undefined;
+  const substitute = (value: string) => local(value).replaceAll("${containerWorkspaceFolder}", workspaceFolder ?? root);
   const strings = (value: unknown, what: string): Record<string, string> => {
     if (value === undefined) return {};
     if (!value || typeof value !== "object" || Array.isArray(value))
@@ -95,9 +95,9 @@ export async function readDevContainer(root: string): Promise<DevContainer> {
   }
   if (!result.image && !result.build) throw new Error(`${file} names neither "image" nor "build.dockerfile"`);
   if (workspaceFolder) {
-    const folder = substitute(workspaceFolder);
-    if (!isAbsolute(folder)) throw new Error(`${file}: workspaceFolder must be an absolute path (got "${folder}")`);
-    result.workspaceFolder = folder;
+    if (!isAbsolute(workspaceFolder))
+      throw new Error(`${file}: workspaceFolder must be an absolute path (got "${workspaceFolder}")`);
+    result.workspaceFolder = workspaceFolder;
   }
   const user = json.remoteUser ?? json.containerUser;
   if (typeof user === "string" && user) result.user = user;
