@@ -12,11 +12,12 @@ import { round, timed, type BenchResult } from "./lib.js";
 
 const FILES = 5_000;
 
-function buildTree(root: string): void {
+/** 50 folders of `files / 50` small TypeScript files; in the 5,000-file tree one file holds NEEDLE_MARKER (twice). */
+export function buildTree(root: string, files = FILES): void {
   for (let d = 0; d < 50; d++) {
     const dir = join(root, `pkg${d % 5}`, `mod${d}`);
     mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < FILES / 50; f++) {
+    for (let f = 0; f < files / 50; f++) {
       const marker = d * 100 + f === 3_137 ? "NEEDLE_MARKER" : "plain";
       writeFileSync(
         join(dir, `file${f}.ts`),

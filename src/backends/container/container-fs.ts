@@ -1,7 +1,8 @@
 import { posix } from "node:path";
 import type { FileEntryWithStats } from "ssh2";
 import { FsOpError, shownPath, toFsOpError } from "../fs-errors.js";
-import type { RemoteFs, RemoteStats } from "../ssh-sftp.js";
+import type { RemoteStats } from "../ssh-sftp.js";
+import type { RemoteFilesFs } from "../ssh-files.js";
 import type { ContainerLink } from "./container-link.js";
 import { ChannelLostError, type HelperOp } from "./helper-channel.js";
 
@@ -28,7 +29,7 @@ export function statsOf(mode: number, size: number, mtime: number, uid = 0, gid 
   } as RemoteStats;
 }
 
-export function createContainerFs(link: ContainerLink): RemoteFs {
+export function createContainerFs(link: ContainerLink): RemoteFilesFs {
   async function call(op: HelperOp, path: string, args: Array<string | Uint8Array> = []): Promise<Buffer[]> {
     try {
       return await (await link.channel()).request(op, [path, ...args]);
@@ -98,5 +99,14 @@ export function createContainerFs(link: ContainerLink): RemoteFs {
     replaceFile: async (path, data, oldMode) =>
       void (await call("replace", path, [data, oldMode === undefined ? "" : (oldMode & 0o7777).toString(8)])),
     removeTree: async (path) => void (await call("rmtree", path)),
+    async readWithStats(path, maxBytes) {
+      const [mode, , uid, gid, size, mtime, bytes] = await call("readstat", path, [String(maxBytes)]);
+      return { info: statsOf(num(mode), num(size), num(mtime), num(uid), num(gid)), ...(bytes ? { bytes } : {}) };
+    },
+    async swapFile(path, data, maxOldBytes) {
+      const [existed, mode, hasOld, old] = await call("swap", path, [data, String(maxOldBytes)]);
+      if (existed?.toString() !== "1") return { existed: false };
+      return { existed: true, mode: num(mode), ...(hasOld?.toString() === "1" ? { old: old ?? Buffer.alloc(0) } : {}) };
+    },
   };
 }

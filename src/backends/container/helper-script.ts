@@ -30,6 +30,8 @@ export const HELPER_OPS = {
   rmtree: 14,
   walk: 15,
   chmod: 16,
+  readstat: 17,
+  swap: 18,
 } as const;
 
 export const HELPER_SCRIPT = String.raw`
@@ -83,6 +85,15 @@ sub finish { my ($id) = @_; my $c = delete $cmds{$id}; close $_ for values %{$c-
 sub fields { my ($m) = @_; my ($id, $op) = unpack('N C', $m); my @f; my $o = 5;
   while ($o + 4 <= length $m) { my $l = unpack('N', substr($m, $o, 4)); push @f, substr($m, $o + 4, $l); $o += 4 + $l; }
   return ($id, $op, @f); }
+sub put { my ($p, $data, $mode) = @_; (my $dir = $p) =~ s{/[^/]*$}{}; $dir = '/' if $dir eq '';
+  (my $base = $p) =~ s{.*/}{}; my $tmp = "$dir/." . substr($base, 0, 200) . ".deep-acp-$$-" . int(rand(1e9)) . '.tmp';
+  my $m = $mode eq '' ? 0666 : (oct($mode) & 07777); my $f;
+  sysopen($f, $tmp, POSIX::O_WRONLY() | POSIX::O_CREAT() | POSIX::O_EXCL(), $m) or return 0;
+  binmode $f; my $okw = (print {$f} $data); my $okc = close $f;
+  if (!$okw || !$okc) { my $e = $!; unlink $tmp; $! = $e; return 0; }
+  chmod($m, $tmp) if $mode ne '';
+  if (!rename($tmp, $p)) { my $e = $!; unlink $tmp; $! = $e; return 0; }
+  return 1; }
 sub handle { my ($id, $op, @a) = @_; my $p = $a[0];
   if ($op == 1) { return ok($id, $<, (grep { -x "$_/rg" } split(/:/, $ENV{PATH} || '/usr/bin:/bin')) ? 1 : 0); }
   if ($op == 2) { my @s = stat $p or return err($id, $p); return ok($id, st(@s)); }
@@ -94,15 +105,17 @@ sub handle { my ($id, $op, @a) = @_; my $p = $a[0];
     return ok($id, defined $c ? $c : ''); }
   if ($op == 6) { my $r = realpath($p); return defined $r ? ok($id, $r) : err($id, $p); }
   if ($op == 7) { my $r = readlink $p; return defined $r ? ok($id, $r) : err($id, $p); }
-  if ($op == 8) { my ($data, $mode) = @a[1, 2]; (my $dir = $p) =~ s{/[^/]*$}{}; $dir = '/' if $dir eq '';
-    (my $base = $p) =~ s{.*/}{}; my $tmp = "$dir/." . substr($base, 0, 200) . ".deep-acp-$$-" . int(rand(1e9)) . '.tmp';
-    my $m = $mode eq '' ? 0666 : (oct($mode) & 07777); my $f;
-    sysopen($f, $tmp, POSIX::O_WRONLY() | POSIX::O_CREAT() | POSIX::O_EXCL(), $m) or return err($id, $p);
-    binmode $f; my $okw = (print {$f} $data); my $okc = close $f;
-    if (!$okw || !$okc) { my $e = $!; unlink $tmp; $! = $e; return err($id, $p); }
-    chmod($m, $tmp) if $mode ne '';
-    if (!rename($tmp, $p)) { my $e = $!; unlink $tmp; $! = $e; return err($id, $p); }
-    return ok($id); }
+  if ($op == 8) { return put($p, $a[1], $a[2]) ? ok($id) : err($id, $p); }
+  if ($op == 17) { my @s = stat $p or return err($id, $p);
+    if (-f _ && $s[7] <= $a[1]) { open(my $f, '<:raw', $p) or return err($id, $p); local $/; my $c = <$f>; close $f;
+      return ok($id, st(@s), defined $c ? $c : ''); }
+    return ok($id, st(@s)); }
+  if ($op == 18) { my @s = stat $p; my ($old, $mode) = (undef, '');
+    if (@s) { if (-d _) { $! = 21; return err($id, $p); } $mode = sprintf('%o', $s[2] & 07777);
+      if (-f _ && $s[7] <= $a[2]) { open(my $f, '<:raw', $p) or return err($id, $p); local $/; $old = <$f>; close $f;
+        $old = '' unless defined $old; } }
+    return err($id, $p) unless put($p, $a[1], $mode);
+    return ok($id, @s ? 1 : 0, @s ? $s[2] : '', defined $old ? 1 : 0, defined $old ? $old : ''); }
   if ($op == 9) { return mkdir($p) ? ok($id) : err($id, $p); }
   if ($op == 10) { return unlink($p) ? ok($id) : err($id, $p); }
   if ($op == 11) { return rmdir($p) ? ok($id) : err($id, $p); }
