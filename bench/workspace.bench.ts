@@ -190,9 +190,12 @@ export async function runWorkspaceBench(runs = 7): Promise<BenchResult[]> {
     return results;
   } finally {
     const mine = await docker.listContainers({ all: true, filters: { label: ["deep-acp.root"] } });
-    for (const c of mine)
-      if (created.includes(c.Id) || c.Labels["deep-acp.root"]?.startsWith(dir)) created.push(c.Id);
-    for (const id of new Set(created)) await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+    for (const c of mine) if (created.includes(c.Id) || c.Labels["deep-acp.root"]?.startsWith(dir)) created.push(c.Id);
+    for (const id of new Set(created))
+      await docker
+        .getContainer(id)
+        .remove({ force: true })
+        .catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
 }
