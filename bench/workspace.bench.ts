@@ -99,40 +99,36 @@ export async function runWorkspaceBench(runs = 7): Promise<BenchResult[]> {
     const local = createLocalShellBackend({ rootDir: tree });
     const file = "pkg0/mod0/file1.ts";
 
-    const reads = 50;
-    const containerRead = await timed(runs, async () => {
-      for (let i = 0; i < reads; i++) check(await remote.read(join(tree, file)));
-    });
-    const localRead = await timed(runs, async () => {
-      for (let i = 0; i < reads; i++) check(await local.read(join(tree, file)));
-    });
-    results.push({
-      name: "workspace.read-file",
-      value: round(containerRead / reads, 3),
-      unit: "ms",
-      baseline: round(localRead / reads, 3),
-      ratio: round(containerRead / localRead, 2),
-      target: "<= 3x",
-      note: "per read_file, through the helper vs the local disk",
-    });
-
-    const writes = 50;
+    /** The same work `count` times through the container and on the local disk: one row per operation. */
+    const perOperation = async (
+      name: string,
+      count: number,
+      note: string,
+      work: (b: typeof local, i: number) => Promise<unknown>,
+    ) => {
+      const container = await timed(runs, async () => {
+        for (let i = 0; i < count; i++) await work(remote, i);
+      });
+      const onDisk = await timed(runs, async () => {
+        for (let i = 0; i < count; i++) await work(local, i);
+      });
+      results.push({
+        name,
+        value: round(container / count, 3),
+        unit: "ms",
+        baseline: round(onDisk / count, 3),
+        ratio: round(container / onDisk, 2),
+        target: "<= 3x",
+        note,
+      });
+    };
+    await perOperation("workspace.read-file", 50, "per read_file, through the helper vs the local disk", async (b) =>
+      check(await b.read(join(tree, file))),
+    );
     let w = 0;
-    const containerWrite = await timed(runs, async () => {
-      for (let i = 0; i < writes; i++) check(await remote.write(join(tree, "out", `c${i}.txt`), `write ${w++}\n`));
-    });
-    const localWrite = await timed(runs, async () => {
-      for (let i = 0; i < writes; i++) check(await local.write(join(tree, "out", `l${i}.txt`), `write ${w++}\n`));
-    });
-    results.push({
-      name: "workspace.write-file",
-      value: round(containerWrite / writes, 3),
-      unit: "ms",
-      baseline: round(localWrite / writes, 3),
-      ratio: round(containerWrite / localWrite, 2),
-      target: "<= 3x",
-      note: "per write_file (overwrite, previous text returned)",
-    });
+    await perOperation("workspace.write-file", 50, "per write_file (overwrite, previous text returned)", async (b, i) =>
+      check(await b.write(join(tree, "out", `${b === local ? "l" : "c"}${i}.txt`), `write ${w++}\n`)),
+    );
 
     const burst = 20;
     const containerBurst = await timed(runs, async () => {

@@ -269,3 +269,9 @@ export function createRemoteFiles(options: RemoteFilesOptions) {
     },
   };
 }
+
+/** The backend methods a remote file layer provides, as a backend spreads them in. */
+export function fileOperations(files: ReturnType<typeof createRemoteFiles>) {
+  const { ls, read, readRaw, write, edit, delete: remove, uploadFiles, downloadFiles } = files;
+  return { ls, read, readRaw, write, edit, delete: remove, uploadFiles, downloadFiles };
+}

@@ -1,4 +1,5 @@
 import { loadDocker, type Docker } from "../../src/backends/container/engine.js";
+import { HELPER_SCRIPT } from "../../src/backends/container/helper-script.js";
 
 // The real Docker engine for the container-workspace tests: whatever DOCKER_HOST names (else the
 // default socket), with the image scripts/container-test-image.sh builds (.ci/run starts the engine and
@@ -58,4 +59,26 @@ export function createContainerTracker(docker: Docker) {
 /** Containers carrying `deep-acp.session=<sessionId>` (the ones the agent made for that session). */
 export async function containersOfSession(docker: Docker, sessionId: string) {
   return docker.listContainers({ all: true, filters: { label: [`deep-acp.session=${sessionId}`] } });
+}
+
+/** A bare container whose main process is the workspace helper (as the agent makes them), tracked for removal. */
+export async function createHelperContainer(
+  docker: Docker,
+  tracker: ReturnType<typeof createContainerTracker>,
+  label: string,
+): Promise<string> {
+  const container = await docker.createContainer({
+    Image: TEST_IMAGE,
+    Entrypoint: ["perl", "-e", HELPER_SCRIPT],
+    Cmd: [],
+    OpenStdin: true,
+    StdinOnce: true,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Labels: { "deep-acp.test": label },
+    HostConfig: { NetworkMode: "none" },
+  });
+  tracker.add(container.id);
+  return container.id;
 }

@@ -1,7 +1,6 @@
 import { posix } from "node:path";
-import type { DeleteResult, FileDownloadResponse, FileUploadResponse, SandboxBackendProtocol } from "../protocol.js";
-import type { RealPathFs } from "../real-path.js";
-import { createRemoteFiles } from "../ssh-files.js";
+import type { RemoteWorkspaceBackend } from "../ssh-backend.js";
+import { createRemoteFiles, fileOperations } from "../ssh-files.js";
 import { createRemoteRealPathFs } from "../ssh-real-path.js";
 import { createRemoteSearch } from "../ssh-search.js";
 import type { ContainerLink } from "./container-link.js";
@@ -48,16 +47,9 @@ export type ContainerHealth = {
   error?: string;
 };
 
-export interface ContainerBackend extends SandboxBackendProtocol {
-  readonly rootDir: string;
+export interface ContainerBackend extends RemoteWorkspaceBackend {
   readonly containerId: string;
   readonly link: ContainerLink;
-  delete(filePath: string): Promise<DeleteResult>;
-  uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]>;
-  downloadFiles(paths: string[]): Promise<FileDownloadResponse[]>;
-  /** The path with links resolved inside the container; throws when it does not exist. */
-  realPath(path: string): Promise<string>;
-  readonly realPathFs: RealPathFs;
   health(): Promise<ContainerHealth>;
   /** Lets go of the container: it stops (and stays, with its files). */
   close(): Promise<void>;
@@ -95,14 +87,7 @@ export function createContainerBackend(options: ContainerBackendOptions): Contai
     rootDir,
     containerId,
     link,
-    ls: files.ls,
-    read: files.read,
-    readRaw: files.readRaw,
-    write: files.write,
-    edit: files.edit,
-    delete: files.delete,
-    uploadFiles: files.uploadFiles,
-    downloadFiles: files.downloadFiles,
+    ...fileOperations(files),
     grep: guard("grep", search.grep),
     glob: guard("glob", search.glob),
     execute: (command, exec = {}) =>

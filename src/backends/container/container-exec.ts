@@ -1,7 +1,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { createOutputBuffer } from "../output-buffer.js";
-import type { ExecuteOptions, ExecuteResponse } from "../protocol.js";
-import type { StreamRun } from "../ssh-exec.js";
+import type { ExecuteResponse } from "../protocol.js";
+import type { RemoteExecOptions, StreamRun } from "../ssh-exec.js";
 import type { ContainerLink } from "./container-link.js";
 
 // Commands inside the container, run by the helper: each in its own session (setsid), so its
@@ -10,12 +10,7 @@ import type { ContainerLink } from "./container-link.js";
 // session), then KILL after the grace period; when the command exits, what it left running in its
 // group is stopped too. A lost engine connection ends the call at once, saying so.
 
-export type ContainerExecOptions = ExecuteOptions & {
-  cwd: string;
-  timeoutMs: number;
-  maxOutputChars: number;
-  killGraceMs: number;
-  killBackgroundOnExit: boolean;
+export type ContainerExecOptions = RemoteExecOptions & {
   /** For messages: "container 1a2b3c4d5e6f". */
   target: string;
 };

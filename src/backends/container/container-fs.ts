@@ -1,7 +1,6 @@
-import { posix } from "node:path";
 import type { FileEntryWithStats } from "ssh2";
 import { FsOpError, shownPath, toFsOpError } from "../fs-errors.js";
-import type { RemoteStats } from "../ssh-sftp.js";
+import { existsAndMkdirs, type RemoteStats } from "../ssh-sftp.js";
 import type { RemoteFilesFs } from "../ssh-files.js";
 import type { ContainerLink } from "./container-link.js";
 import { ChannelLostError, type HelperOp } from "./helper-channel.js";
@@ -47,30 +46,7 @@ export function createContainerFs(link: ContainerLink): RemoteFilesFs {
   const stat = (path: string) => statCall("stat", path);
   const lstat = (path: string) => statCall("lstat", path);
 
-  async function exists(path: string): Promise<RemoteStats | undefined> {
-    try {
-      return await stat(path);
-    } catch (error) {
-      if (error instanceof FsOpError && error.code === "file_not_found") return undefined;
-      throw error;
-    }
-  }
-
-  async function mkdirs(dir: string, display: string): Promise<void> {
-    const info = await exists(dir);
-    if (info) {
-      if (!info.isDirectory())
-        throw new FsOpError(`Not a directory: a parent of '${shownPath(display)}' is a file`, "invalid_path");
-      return;
-    }
-    const parent = posix.dirname(dir);
-    if (parent !== dir) await mkdirs(parent, display);
-    try {
-      await call("mkdir", dir);
-    } catch (error) {
-      if (!(await exists(dir))?.isDirectory()) throw error;
-    }
-  }
+  const { exists, mkdirs } = existsAndMkdirs(stat, async (path) => void (await call("mkdir", path)));
 
   async function readdir(path: string): Promise<FileEntryWithStats[]> {
     const fields = await call("readdir", path);

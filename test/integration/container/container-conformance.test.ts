@@ -1,9 +1,8 @@
 import { afterAll, describe, it } from "vitest";
 import { createContainerBackend, type ContainerBackend } from "../../../src/backends/container/container-backend.js";
 import { createContainerLink } from "../../../src/backends/container/container-link.js";
-import { HELPER_SCRIPT } from "../../../src/backends/container/helper-script.js";
 import { describeBackendConformance } from "../../unit/backends/conformance.js";
-import { checkDockerAvailable, createContainerTracker, TEST_IMAGE } from "../../support/docker.js";
+import { checkDockerAvailable, createContainerTracker, createHelperContainer } from "../../support/docker.js";
 
 // The backend contract, met inside a real container on a real engine: the workspace (/container-ws)
 // exists only in the container, so every byte goes through the helper.
@@ -27,21 +26,9 @@ if (!availability.ok) {
     let backend: Promise<ContainerBackend> | undefined;
     const shared = () =>
       (backend ??= (async () => {
-        const container = await docker.createContainer({
-          Image: TEST_IMAGE,
-          Entrypoint: ["perl", "-e", HELPER_SCRIPT],
-          Cmd: [],
-          OpenStdin: true,
-          StdinOnce: true,
-          AttachStdin: true,
-          AttachStdout: true,
-          AttachStderr: true,
-          Labels: { "deep-acp.test": "conformance" },
-          HostConfig: { NetworkMode: "none" },
-        });
-        tracker.add(container.id);
-        const link = createContainerLink({ docker, containerId: container.id, address: "test engine" });
-        const b = createContainerBackend({ link, containerId: container.id, rootDir: "/container-ws", ripgrep });
+        const containerId = await createHelperContainer(docker, tracker, "conformance");
+        const link = createContainerLink({ docker, containerId, address: "test engine" });
+        const b = createContainerBackend({ link, containerId, rootDir: "/container-ws", ripgrep });
         backends.push(b);
         return b;
       })());

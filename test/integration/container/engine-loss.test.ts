@@ -5,8 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createContainerBackend } from "../../../src/backends/container/container-backend.js";
 import { createContainerLink } from "../../../src/backends/container/container-link.js";
 import { loadDocker } from "../../../src/backends/container/engine.js";
-import { HELPER_SCRIPT } from "../../../src/backends/container/helper-script.js";
-import { checkDockerAvailable, createContainerTracker, TEST_IMAGE } from "../../support/docker.js";
+import { checkDockerAvailable, createContainerTracker, createHelperContainer } from "../../support/docker.js";
 import { startSocketProxy } from "../../support/socket-proxy.js";
 
 // An engine that goes away mid-command ends that call with a clear error, and the workspace comes back
@@ -29,22 +28,10 @@ const unixEngine = !process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWit
   it("ends the running command and the calls made meanwhile with the reason, then reconnects with the files intact", async () => {
     dir = await mkdtemp(join(tmpdir(), "deep-acp-engine-proxy-"));
     const proxy = await startSocketProxy(join(dir, "engine.sock"), engineSocket);
-    const container = await docker.createContainer({
-      Image: TEST_IMAGE,
-      Entrypoint: ["perl", "-e", HELPER_SCRIPT],
-      Cmd: [],
-      OpenStdin: true,
-      StdinOnce: true,
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      Labels: { "deep-acp.test": "engine-loss" },
-      HostConfig: { NetworkMode: "none" },
-    });
-    tracker.add(container.id);
+    const containerId = await createHelperContainer(docker, tracker, "engine-loss");
     const viaProxy = await loadDocker({ socketPath: proxy.path });
-    const link = createContainerLink({ docker: viaProxy, containerId: container.id, address: `unix://${proxy.path}` });
-    const backend = createContainerBackend({ link, containerId: container.id, rootDir: "/ws" });
+    const link = createContainerLink({ docker: viaProxy, containerId, address: `unix://${proxy.path}` });
+    const backend = createContainerBackend({ link, containerId, rootDir: "/ws" });
     expect((await backend.write("/ws/kept.txt", "survives\n")).error).toBeUndefined();
 
     let output = "";
