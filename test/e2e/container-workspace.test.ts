@@ -211,7 +211,7 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     expect(left).toEqual([]);
   });
 
-  it("bind mode: edits are live on the host, the git dir is read-only inside", async () => {
+  it("bind mode: edits are live on the host, the git dir is read-only inside; [workspace] limits apply", async () => {
     await mkdir(join(suite.project, ".git"), { recursive: true });
     await writeFile(join(suite.project, ".git", "config"), "[core]\n");
     suite.model.enqueue(
@@ -220,10 +220,14 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
       }),
       textTurn("Done."),
     );
+    await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+    await writeFile(join(suite.home, ".deepagents", "config.toml"), '[workspace]\nmemory = "256m"\ncpus = 0.5\n');
     const sessionId = await suite.startSession({ env, args: ["--workspace", `docker://${TEST_IMAGE}?mount=bind`] });
     await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
     expect((await prompt(sessionId, "write")).result.stopReason).toBe("end_turn");
-    await track(sessionId);
+    const container = await track(sessionId);
+    const { HostConfig } = await docker.getContainer(container.Id).inspect();
+    expect([HostConfig.Memory, HostConfig.NanoCpus, HostConfig.NetworkMode]).toEqual([256 * 1024 * 1024, 5e8, "none"]);
     expect(await readFile(join(suite.project, "live.txt"), "utf8")).toBe("live\n");
     expect(await readFile(join(suite.project, ".git", "config"), "utf8")).toBe("[core]\n");
     expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toMatch(/Read-only file system[\s\S]*rc=1/);
