@@ -24,7 +24,7 @@ import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { remoteMentions } from "./remote-workspace.js";
-import { applyContainerChanges, describeChanges, listContainerChanges, type ApplyReport } from "./container-changes.js";
+import type { ApplyReport } from "./container-changes.js";
 import { createTurnQueue } from "./turn-queue.js";
 import type { Workspace } from "./workspace.js";
 import type { WorkspaceSlot } from "./workspace-slot.js";
@@ -196,6 +196,7 @@ export class Session {
   async workspaceChanges(): Promise<string> {
     const [workspace, { config }] = await Promise.all([this.ensureWorkspace(), this.services.config()]);
     if (!workspace.container) return "This session works on the host's files; there is nothing to apply.";
+    const { describeChanges, listContainerChanges } = await import("./container-changes.js");
     const listed = await listContainerChanges(workspace.container.workspace, config);
     return "error" in listed ? listed.error : describeChanges(workspace.container.workspace, listed);
   }
@@ -217,6 +218,7 @@ export class Session {
           text: "This session works on the host's files; there is nothing to apply.",
           stopReason: "end_turn" as const,
         };
+      const { applyContainerChanges } = await import("./container-changes.js");
       const report = await applyContainerChanges({
         workspace: workspace.container.workspace,
         config,

@@ -1,5 +1,4 @@
 import { describeSshHealth } from "../backends/ssh-backend.js";
-import { describeContainerWorkspace } from "../backends/container/container-status.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { SessionServices } from "./services.js";
 import { createWorkspace, type Workspace, type WorkspaceOptions } from "./workspace.js";
@@ -79,11 +78,13 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
           label: "Remote workspace",
           text: `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`,
         };
-      if (workspace.container)
+      if (workspace.container) {
+        const { describeContainerWorkspace } = await import("../backends/container/container-status.js");
         return {
           label: "Container workspace",
           text: `${await describeContainerWorkspace(workspace.container.workspace)} (from ${workspace.container.source})`,
         };
+      }
       return undefined;
     },
   };

@@ -21,7 +21,7 @@ import { createGuardedBackend } from "../gate/guarded-backend.js";
 import { createProtectedPaths, type ProtectedPaths } from "../gate/protected-paths.js";
 import { selectWorkspace } from "./remote-workspace.js";
 import type { RealPathFs } from "../backends/real-path.js";
-import { openContainerWorkspace, type ContainerWorkspace } from "../backends/container/container-workspace.js";
+import type { ContainerWorkspace } from "../backends/container/container-workspace.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionFlags } from "./services.js";
 
@@ -92,6 +92,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   let shell: SandboxBackendProtocol | undefined;
   if (selection?.kind === "container") {
     // Files and commands in the container; the editor's fs/terminal and the local sandbox are never used.
+    // Loaded here, not with the session layer: only container sessions need it.
+    const { openContainerWorkspace } = await import("../backends/container/container-workspace.js");
     const opened = await openContainerWorkspace({
       spec: selection.spec,
       sessionId: options.sessionId,
