@@ -9,15 +9,10 @@ import { performance } from "node:perf_hooks";
 import { openContainerWorkspace } from "../src/backends/container/container-workspace.js";
 import { createLocalShellBackend } from "../src/backends/local-shell.js";
 import { checkDockerAvailable, TEST_IMAGE } from "../test/support/docker.js";
-import { buildTree } from "./ssh.bench.js";
+import { buildTree, check, commandBurst, grepNeedle } from "./backend-work.js";
 import { median, ndjsonChild, round, timed, type BenchResult } from "./lib.js";
 
 const BINARY = join(import.meta.dirname, "..", "dist", "deep-acp.js");
-
-function check<T extends { error?: string }>(result: T): T {
-  if (result.error) throw new Error(result.error);
-  return result;
-}
 
 /** spawn -> initialize -> session/new -> "/status" answered (it waits for the workspace). */
 async function sessionReady(home: string, project: string, args: string[]): Promise<number> {
@@ -130,15 +125,8 @@ export async function runWorkspaceBench(runs = 7): Promise<BenchResult[]> {
       check(await b.write(join(tree, "out", `${b === local ? "l" : "c"}${i}.txt`), `write ${w++}\n`)),
     );
 
-    const burst = 20;
-    const containerBurst = await timed(runs, async () => {
-      for (let i = 0; i < burst; i++)
-        if ((await remote.execute(`echo ${i}`)).exitCode !== 0) throw new Error("container command failed");
-    });
-    const localBurst = await timed(runs, async () => {
-      for (let i = 0; i < burst; i++)
-        if ((await local.execute(`echo ${i}`)).exitCode !== 0) throw new Error("local command failed");
-    });
+    const containerBurst = await timed(runs, commandBurst(remote, "container"));
+    const localBurst = await timed(runs, commandBurst(local, "local"));
     results.push({
       name: "workspace.command-burst-20",
       value: round(containerBurst),
@@ -149,14 +137,8 @@ export async function runWorkspaceBench(runs = 7): Promise<BenchResult[]> {
       note: "20 sequential commands",
     });
 
-    const containerGrep = await timed(runs, async () => {
-      const r = check(await remote.grep("NEEDLE_MARKER", tree, null, 1000));
-      if (r.matches!.length !== 2) throw new Error(`container grep found ${r.matches!.length}`);
-    });
-    const localGrep = await timed(runs, async () => {
-      const r = check(await local.grep("NEEDLE_MARKER", tree, null, 1000));
-      if (r.matches!.length !== 2) throw new Error(`local grep found ${r.matches!.length}`);
-    });
+    const containerGrep = await timed(runs, grepNeedle(remote, tree, "container"));
+    const localGrep = await timed(runs, grepNeedle(local, tree, "local"));
     results.push({
       name: "workspace.grep-5k-files",
       value: round(containerGrep),

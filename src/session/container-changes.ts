@@ -35,10 +35,10 @@ export async function listContainerChanges(
   if (!record.baseline) return { error: "the record of what was copied into this container is missing" };
   const tree = await helperTree(workspace.backend.link, record.containerRoot);
   const changes = await diffTree(record.baseline, tree);
-  const guard = hostExecutionPaths(config, record.hostRoot);
+  const guard = await hostExecutionPaths(config, record.hostRoot);
   return Promise.all(
     changes.map(async (change): Promise<ListedChange> => {
-      const protectedBy = guard.match(join(record.hostRoot, change.path), [record.hostRoot]);
+      const protectedBy = guard.matchRelative(change.path);
       const conflict = await hostConflict(record.hostRoot, change, record.baseline![change.path]);
       return { ...change, ...(protectedBy ? { protectedBy } : {}), ...(conflict ? { conflict } : {}) };
     }),

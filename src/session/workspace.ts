@@ -104,7 +104,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
         ...(config.workspace.memory ? { memory: config.workspace.memory } : {}),
         ...(config.workspace.cpus ? { cpus: config.workspace.cpus } : {}),
       },
-      readOnlyEntries: hostExecutionPaths(config, options.projectRoot).entries,
+      readOnlyEntries: (await hostExecutionPaths(config, options.projectRoot)).readOnlyEntries,
       ...limits,
       logger: options.logger,
     });

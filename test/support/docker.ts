@@ -1,5 +1,5 @@
 import { loadDocker, type Docker } from "../../src/backends/container/engine.js";
-import { HELPER_SCRIPT } from "../../src/backends/container/helper-script.js";
+import { HELPER_CONTAINER } from "../../src/backends/container/helper-script.js";
 
 // The real Docker engine for the container-workspace tests: whatever DOCKER_HOST names (else the
 // default socket), with the image scripts/container-test-image.sh builds (.ci/run starts the engine and
@@ -68,14 +68,8 @@ export async function createHelperContainer(
   label: string,
 ): Promise<string> {
   const container = await docker.createContainer({
+    ...HELPER_CONTAINER,
     Image: TEST_IMAGE,
-    Entrypoint: ["perl", "-e", HELPER_SCRIPT],
-    Cmd: [],
-    OpenStdin: true,
-    StdinOnce: true,
-    AttachStdin: true,
-    AttachStdout: true,
-    AttachStderr: true,
     Labels: { "deep-acp.test": label },
     HostConfig: { NetworkMode: "none" },
   });

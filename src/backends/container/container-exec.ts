@@ -1,5 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
-import { createOutputBuffer } from "../output-buffer.js";
+import { createCommandOutput } from "../output-buffer.js";
 import type { ExecuteResponse } from "../protocol.js";
 import type { RemoteExecOptions, StreamRun } from "../ssh-exec.js";
 import type { ContainerLink } from "./container-link.js";
@@ -22,17 +22,8 @@ export async function executeInContainer(
 ): Promise<ExecuteResponse> {
   const empty: ExecuteResponse = { output: "", exitCode: null, signal: null, truncated: false, timedOut: false };
   if (options.signal?.aborted) return { ...empty, aborted: true };
-  const buffer = createOutputBuffer(options.maxOutputChars);
+  const out = createCommandOutput(options.maxOutputChars, options.onOutput);
   const decoder = new StringDecoder("utf8");
-  const emit = (chunk: string) => {
-    if (chunk.length === 0) return;
-    buffer.push(chunk);
-    try {
-      options.onOutput?.(chunk);
-    } catch {
-      // a failing listener must not lose the output
-    }
-  };
   let running;
   try {
     const channel = await link.channel();
@@ -40,7 +31,7 @@ export async function executeInContainer(
       command,
       options.cwd,
       { mergeStderr: true, killBackground: options.killBackgroundOnExit },
-      (_stream, chunk) => emit(decoder.write(chunk)),
+      (_stream, chunk) => out.emit(decoder.write(chunk)),
     );
   } catch (error) {
     return { ...empty, output: `Failed to start command in ${options.target}: ${(error as Error).message}` };
@@ -65,9 +56,9 @@ export async function executeInContainer(
   const exit = await running.exited;
   clearTimeout(timer);
   options.signal?.removeEventListener("abort", onAbort);
-  emit(decoder.end());
-  if ("lost" in exit) emit(`${buffer.totalChars > 0 ? "\n" : ""}[${exit.lost}; the command's outcome is unknown]`);
-  const { output, truncated } = buffer.result();
+  out.emit(decoder.end());
+  if ("lost" in exit) out.lost(exit.lost);
+  const { output, truncated } = out.result();
   return {
     output,
     exitCode: "lost" in exit ? null : exit.code,

@@ -6,7 +6,7 @@ import { formatContainerUrl, type ContainerSpec } from "./container-url.js";
 import { readDevContainer, type DevContainer } from "./devcontainer.js";
 import { devContainerImage } from "./devcontainer-image.js";
 import { engineAddress, engineError, loadDocker, type Docker, type EngineOptions } from "./engine.js";
-import { HELPER_SCRIPT } from "./helper-script.js";
+import { HELPER_CONTAINER } from "./helper-script.js";
 import { packTree } from "./project-archive.js";
 import { resolveUser } from "./container-files.js";
 import { createWorkspaceStateStore, type WorkspaceRecord, type WorkspaceStateStore } from "./workspace-state.js";
@@ -140,18 +140,11 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
           ]
         : [];
     const container = await docker.createContainer({
+      ...HELPER_CONTAINER,
       Image: image,
-      Entrypoint: ["perl", "-e", HELPER_SCRIPT],
-      Cmd: [],
       ...(dev?.user ? { User: dev.user } : {}),
       Env: Object.entries(dev?.containerEnv ?? {}).map(([k, v]) => `${k}=${v}`),
       WorkingDir: containerRoot,
-      OpenStdin: true,
-      StdinOnce: true,
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
       Labels: {
         [LABELS.session]: sessionId,
         [LABELS.root]: hostRoot,

@@ -148,3 +148,19 @@ while ($open || %cmds) {
   my @due = grep { $_->[0] <= $t } @timers; @timers = grep { $_->[0] > $t } @timers; $_->[1]->() for @due;
   exit 0 if !$open && !%cmds; }
 `;
+
+/**
+ * What makes a container's main process the helper, attachable once: its stdin open until the one
+ * attached connection lets go (StdinOnce), which is what stops the container with the agent. Every
+ * container the agent creates (and the tests' bare ones) is created with these fields.
+ */
+export const HELPER_CONTAINER = {
+  Entrypoint: ["perl", "-e", HELPER_SCRIPT],
+  Cmd: [],
+  OpenStdin: true,
+  StdinOnce: true,
+  AttachStdin: true,
+  AttachStdout: true,
+  AttachStderr: true,
+  Tty: false,
+};
