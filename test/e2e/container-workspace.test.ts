@@ -233,7 +233,7 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toMatch(/Read-only file system[\s\S]*rc=1/);
   });
 
-  it("headless -n --workspace --apply applies the ordinary changes and lists the protected ones", async () => {
+  it("headless -n --workspace --apply applies the ordinary changes and lists the protected ones; sessions delete removes the container", async () => {
     suite.model.enqueue(
       toolTurn("execute", {
         command: "echo out > result.txt; mkdir -p .deepagents && echo x > .deepagents/hooks.json",
@@ -250,6 +250,16 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     await expect(readFile(join(suite.project, ".deepagents", "hooks.json"), "utf8")).rejects.toThrow();
     expect(run.stderr).toMatch(/Applied\*\* \(1\)\n- result\.txt/);
     expect(run.stderr).toMatch(/\.deepagents\/hooks\.json: protected \(\.deepagents\/\*\*\), not applied headless/);
+
+    // `deep-acp sessions delete` takes the session's container with it.
+    const [container] = await docker.listContainers({
+      all: true,
+      filters: { label: [`deep-acp.root=${suite.project}`] },
+    });
+    const sessionId = container!.Labels["deep-acp.session"]!;
+    const deleted = await suite.run(["sessions", "delete", sessionId], { env });
+    expect(deleted.code).toBe(0);
+    expect(await containersOfSession(docker, sessionId)).toEqual([]);
   });
 
   it("devcontainer: builds the Dockerfile FROM the base image, honours workspaceFolder, containerEnv, remoteUser and postCreateCommand", async () => {
