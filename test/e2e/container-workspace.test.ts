@@ -11,6 +11,7 @@ import { checkDockerAvailable, containersOfSession, createContainerTracker, TEST
 import { CLIENTS, createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 import { poll } from "../support/poll.js";
+import { startTcpProxy } from "../support/socket-proxy.js";
 
 const availability = await checkDockerAvailable();
 if (!availability.ok) describe("container workspace", () => it.skip(`skipped: ${availability.reason}`, () => {}));
@@ -21,6 +22,8 @@ const texts = (updates: any[]) =>
     .map((u) => u.content.text)
     .join("");
 const env = process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {};
+const engineSocket = (process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").replace(/^unix:\/\//, "");
+const unixEngine = !process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWith("unix://");
 const choose = (kind: string) => (m: JsonRpcMessage) => ({
   outcome: { outcome: "selected", optionId: m.params.options.find((o: { kind: string }) => o.kind === kind).optionId },
 });
@@ -376,4 +379,28 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     expect(removed.code).toBe(0);
     await expect(docker.getContainer(container!.Id).inspect()).rejects.toThrow();
   });
+
+  (unixEngine ? it : it.skip)(
+    "DOCKER_HOST=tcp://...: doctor names that engine and a session works through it",
+    async () => {
+      const proxy = await startTcpProxy(engineSocket);
+      onTestFinished(() => proxy.stop());
+      const viaTcp = { DOCKER_HOST: proxy.url };
+      const doctor = await suite.run(["doctor", "--workspace", `docker://${TEST_IMAGE}`], { env: viaTcp, api: "none" });
+      expect(doctor.stdout).toContain(`at ${proxy.url} — answers in`);
+      const afterDoctor = proxy.connections;
+      expect(afterDoctor).toBeGreaterThan(0);
+
+      suite.model.enqueue(toolTurn("execute", { command: "echo through-$((6*7))" }), textTurn("Done."));
+      const run = await suite.run(["-n", "run it", "--yes", "--workspace", `docker://${TEST_IMAGE}`], { env: viaTcp });
+      for (const c of await docker.listContainers({
+        all: true,
+        filters: { label: [`deep-acp.root=${suite.project}`] },
+      }))
+        tracker.add(c.Id);
+      expect(run.code).toBe(0);
+      expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toContain("through-42");
+      expect(proxy.connections).toBeGreaterThan(afterDoctor);
+    },
+  );
 });
