@@ -6,8 +6,11 @@ import type { ContainerLink } from "./container-link.js";
 import { ChannelLostError, type HelperOp } from "./helper-channel.js";
 
 // The file primitives the remote file layer (ssh-files.ts) is written against, answered by the helper
-// inside the container: each is one round trip on the open connection. Writes are atomic there (a
-// temporary file next to the target, renamed over it, the old mode kept).
+// inside the container: each is one round trip on the open connection. A regular file with one name
+// is overwritten in place, as the local backend does (its inode and mode kept); anything else (a new
+// file, a link, a file with other hard links, which must not change through this name) is a temporary
+// file next to the target renamed over it. A frame is handled only once it has arrived whole, so a lost
+// connection never leaves half a write.
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;

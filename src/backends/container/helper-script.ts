@@ -9,6 +9,12 @@
 // of it (session close, exit, even SIGKILL, or a dropped engine connection) the engine closes stdin,
 // the helper stops every command it started and exits, and the container stops (it is not removed).
 //
+// Writes (put): a regular file with one name is overwritten in place and truncated, like the local
+// backend's default; a new file, a link or a hard-linked file gets a temporary file renamed over it. Why
+// not always the rename: on ext4 (and overlayfs on it) a rename over a file starts writing the new data
+// out (auto_da_alloc), which measured 0.5-0.9 ms per write against 0.05-0.08 ms in place, in the same
+// container; that was the whole gap to the local backend's write_file.
+//
 // Frames both ways: a 4-byte big-endian length, then the payload. Requests: id (u32), opcode (u8), then
 // length-prefixed strings. Answers: id, kind (0 ok, 1 error: errno name and message, 2 command output:
 // stream and bytes, 3 command exit: code and signal name), then length-prefixed strings.
@@ -85,7 +91,14 @@ sub finish { my ($id) = @_; my $c = delete $cmds{$id}; close $_ for values %{$c-
 sub fields { my ($m) = @_; my ($id, $op) = unpack('N C', $m); my @f; my $o = 5;
   while ($o + 4 <= length $m) { my $l = unpack('N', substr($m, $o, 4)); push @f, substr($m, $o + 4, $l); $o += 4 + $l; }
   return ($id, $op, @f); }
-sub put { my ($p, $data, $mode) = @_; (my $dir = $p) =~ s{/[^/]*$}{}; $dir = '/' if $dir eq '';
+sub overwrite { my ($p, $data) = @_; sysopen(my $f, $p, POSIX::O_WRONLY()) or return undef; binmode $f;
+  my ($off, $n) = (0, length $data);
+  while ($off < $n) { my $w = syswrite($f, $data, $n - $off, $off); if (!defined $w || $w == 0) { my $e = $!; close $f; $! = $e; return 0; } $off += $w; }
+  if (!truncate($f, $n)) { my $e = $!; close $f; $! = $e; return 0; }
+  return close($f) ? 1 : 0; }
+sub put { my ($p, $data, $mode) = @_;
+  my @l = lstat $p; if (@l && -f _ && $l[3] == 1) { my $r = overwrite($p, $data); return $r if defined $r; }
+  (my $dir = $p) =~ s{/[^/]*$}{}; $dir = '/' if $dir eq '';
   (my $base = $p) =~ s{.*/}{}; my $tmp = "$dir/." . substr($base, 0, 200) . ".deep-acp-$$-" . int(rand(1e9)) . '.tmp';
   my $m = $mode eq '' ? 0666 : (oct($mode) & 07777); my $f;
   sysopen($f, $tmp, POSIX::O_WRONLY() | POSIX::O_CREAT() | POSIX::O_EXCL(), $m) or return 0;

@@ -1,4 +1,4 @@
-import { afterAll, describe, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createContainerBackend, type ContainerBackend } from "../../../src/backends/container/container-backend.js";
 import { createContainerLink } from "../../../src/backends/container/container-link.js";
 import { describeBackendConformance } from "../../unit/backends/conformance.js";
@@ -21,6 +21,28 @@ if (!availability.ok) {
     for (const b of backends) await b.close();
     await tracker.removeAll();
   });
+  it("write_file overwrites a file with one name in place (inode kept); a hard-linked one is replaced, its other name unchanged", async () => {
+    const containerId = await createHelperContainer(docker, tracker, "writes");
+    const b = createContainerBackend({
+      link: createContainerLink({ docker, containerId, address: "test engine" }),
+      containerId,
+      rootDir: "/container-ws",
+    });
+    backends.push(b);
+    const inode = async (path: string) => (await b.execute(`stat -c %i ${path}`)).output.trim();
+    expect((await b.write("/container-ws/one.txt", "first version, longer\n")).error).toBeUndefined();
+    const before = await inode("/container-ws/one.txt");
+    expect((await b.write("/container-ws/one.txt", "second\n")).error).toBeUndefined();
+    expect(await inode("/container-ws/one.txt")).toBe(before);
+    expect((await b.read("/container-ws/one.txt")).content).toBe("second");
+
+    await b.execute("ln /container-ws/one.txt /container-ws/other-name.txt");
+    expect((await b.write("/container-ws/one.txt", "third\n")).error).toBeUndefined();
+    expect(await inode("/container-ws/one.txt")).not.toBe(before);
+    expect((await b.read("/container-ws/one.txt")).content).toBe("third");
+    expect((await b.read("/container-ws/other-name.txt")).content).toBe("second");
+  });
+
   let counter = 0;
   for (const ripgrep of [true, false]) {
     let backend: Promise<ContainerBackend> | undefined;
