@@ -10,6 +10,7 @@ import { runRobustBench } from "./robust.bench.js";
 import { runToolRoundTripBench } from "./tool-roundtrip.bench.js";
 import { runMcpBench } from "./mcp.bench.js";
 import { runSshBench } from "./ssh.bench.js";
+import { runWorkspaceBench } from "./workspace.bench.js";
 import { runMemoryBench } from "./memory.bench.js";
 import type { BenchResult } from "./lib.js";
 
@@ -34,6 +35,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   ["interpreter", () => runInterpreterBench()],
   ["robust", () => runRobustBench()],
   ["ssh", () => runSshBench()],
+  ["workspace", () => runWorkspaceBench()],
 ];
 
 const only = process.argv.slice(2);

@@ -2,29 +2,13 @@
 // harness: bubblewrap, workspace at /remote-ws) serves a 5,000-file tree whose backing directory the
 // local backend reads directly. Ratios are remote / local for the same work in the same run; the
 // network is loopback, so they show the protocol's cost, not a WAN's latency.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShellBackend } from "../src/backends/local-shell.js";
 import { createSshBackend, type SshBackend } from "../src/backends/ssh-backend.js";
 import { createSshConnection } from "../src/backends/ssh-connection.js";
 import { checkSshdAvailable, startSshd, type TestSshd } from "../test/support/sshd.js";
+import { buildTree, check, commandBurst, grepNeedle } from "./backend-work.js";
 import { round, timed, type BenchResult } from "./lib.js";
-
-const FILES = 5_000;
-
-function buildTree(root: string): void {
-  for (let d = 0; d < 50; d++) {
-    const dir = join(root, `pkg${d % 5}`, `mod${d}`);
-    mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < FILES / 50; f++) {
-      const marker = d * 100 + f === 3_137 ? "NEEDLE_MARKER" : "plain";
-      writeFileSync(
-        join(dir, `file${f}.ts`),
-        `// ${marker}\nexport const value${f} = ${d};\nfunction helper() { return "${marker}"; }\n`,
-      );
-    }
-  }
-}
 
 function connect(sshd: TestSshd): SshBackend {
   const connection = createSshConnection({
@@ -34,11 +18,6 @@ function connect(sshd: TestSshd): SshBackend {
       key.fingerprint === sshd.hostFingerprint ? { trusted: true } : { refused: "unexpected host key" },
   });
   return createSshBackend({ connection, rootDir: sshd.remoteRoot });
-}
-
-function check<T extends { error?: string }>(result: T): T {
-  if (result.error) throw new Error(result.error);
-  return result;
 }
 
 export async function runSshBench(runs = 7): Promise<BenchResult[]> {
@@ -92,14 +71,8 @@ export async function runSshBench(runs = 7): Promise<BenchResult[]> {
       note: "cat in an exec channel per read vs the shared SFTP session",
     });
 
-    const remoteGrep = await timed(runs, async () => {
-      const r = check(await remote.grep("NEEDLE_MARKER", sshd.remoteRoot, null, 1000));
-      if (r.matches!.length !== 2) throw new Error(`remote grep found ${r.matches!.length}`);
-    });
-    const localGrep = await timed(runs, async () => {
-      const r = check(await local.grep("NEEDLE_MARKER", sshd.backingDir, null, 1000));
-      if (r.matches!.length !== 2) throw new Error(`local grep found ${r.matches!.length}`);
-    });
+    const remoteGrep = await timed(runs, grepNeedle(remote, sshd.remoteRoot, "remote"));
+    const localGrep = await timed(runs, grepNeedle(local, sshd.backingDir, "local"));
     results.push({
       name: "ssh.grep-5k-files",
       value: round(remoteGrep),
@@ -109,15 +82,8 @@ export async function runSshBench(runs = 7): Promise<BenchResult[]> {
       note: "rg on the remote vs rg locally",
     });
 
-    const burst = 20;
-    const remoteBurst = await timed(3, async () => {
-      for (let i = 0; i < burst; i++)
-        if ((await remote.execute(`echo ${i}`)).exitCode !== 0) throw new Error("remote command failed");
-    });
-    const localBurst = await timed(3, async () => {
-      for (let i = 0; i < burst; i++)
-        if ((await local.execute(`echo ${i}`)).exitCode !== 0) throw new Error("local command failed");
-    });
+    const remoteBurst = await timed(3, commandBurst(remote, "remote"));
+    const localBurst = await timed(3, commandBurst(local, "local"));
     results.push({
       name: "ssh.command-burst-20",
       value: round(remoteBurst),

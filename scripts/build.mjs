@@ -32,7 +32,39 @@ const external = [
   "google-auth-library",
   // SSH remote workspaces only; imported when a session connects.
   "ssh2",
+  // Container workspaces only; imported when a session, doctor or `deep-acp workspaces` uses it.
+  "tar-stream",
 ];
+
+// dockerode is bundled (into the rest, loaded with the first container workspace), but two of its
+// require()s run only when used: its BuildKit support (gRPC and protobuf, which deep-acp never uses)
+// and docker-modem's ssh:// transport (ssh2). Required at load, they made dockerode take ~5x as
+// long to import (80 vs 400 ms here), all of it on the way to a container session's first answer.
+const deferDockerRequires = {
+  name: "defer-docker-requires",
+  setup(build) {
+    const deferred = {
+      "./session": ["dockerode", "dockerode/lib/session.js"],
+      "./buildkit": ["dockerode", "dockerode/lib/buildkit.js"],
+      "./ssh": ["docker-modem", "docker-modem/lib/ssh.js"],
+    };
+    build.onResolve({ filter: /^\.\/(session|buildkit|ssh)$/ }, (args) => {
+      const [pkg, file] = deferred[args.path];
+      if (!args.importer.includes(`${join("node_modules", pkg)}/`)) return undefined;
+      return { path: file, namespace: "deferred-require", pluginData: { pkg } };
+    });
+    build.onLoad({ filter: /.*/, namespace: "deferred-require" }, (args) => ({
+      loader: "js",
+      // Resolved from dockerode's own folder, wherever npm put docker-modem.
+      contents: `const { createRequire } = require("node:module");
+let loaded;
+module.exports = function (...args) {
+  loaded ??= createRequire(require.resolve("dockerode"))(${JSON.stringify(args.path)});
+  return loaded.apply(this, args);
+};`,
+    }));
+  },
+};
 
 // zod re-exports every message locale (~260 KB, more than half of zod) for `z.locales.*`; nothing
 // here uses them and the default (English) is imported directly, so they are left out of the bundle.
@@ -104,7 +136,7 @@ const rest = await build({
   outdir: "dist",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
-  plugins: [onlyEnglishZodLocales],
+  plugins: [onlyEnglishZodLocales, deferDockerRequires],
 });
 // The config schema's identity in this build: the rest's code, where the schema and zod are.
 const restHash = createHash("sha256");

@@ -15,7 +15,7 @@ import type { EarlySessionParams } from "./early-params.js";
 
 export type EarlySessionContext = {
   services: Pick<SessionServices, "config" | "models">;
-  /** --remote: every session is on a remote host. */
+  /** --remote or --workspace: every session works elsewhere. */
   remote?: string;
   /** --max-message-bytes, over the config's limit. */
   maxMessageBytes?: number;
@@ -36,6 +36,7 @@ export async function earlySessionNewResult(
   if (lineBytes > (context.maxMessageBytes ?? config.acp.max_message_bytes)) return undefined;
   // A remote workspace connects while the session is built, which may fail: the SDK path decides.
   if (context.remote || Object.keys(config.remote.projects).length > 0) return undefined;
+  if (config.workspace.default || Object.keys(config.workspace.projects).length > 0) return undefined;
   for (const dir of [params.cwd, ...params.additionalDirectories]) if (!isAbsolute(dir)) return undefined;
   const info = await stat(params.cwd).catch(() => undefined);
   if (!info?.isDirectory()) return undefined;

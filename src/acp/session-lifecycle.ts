@@ -4,7 +4,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { InvalidSessionIdError } from "../transcript/index.js";
 import { mapErrors } from "./errors.js";
-import type { ConnectionState, LiveSession, OpenedSession } from "./connection-state.js";
+import { loadSessionLayer, type ConnectionState, type LiveSession, type OpenedSession } from "./connection-state.js";
 import { META_KEY } from "./translate.js";
 import { clientSystemPrompt } from "./client-system-prompt.js";
 import { archiveFilter, isArchived } from "./session-meta-handlers.js";
@@ -177,6 +177,12 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
       state.forget(params.sessionId);
       await state.close(params.sessionId);
+      // Its container (if it had one) goes with it; an engine that cannot be reached is logged, not fatal.
+      await (
+        await loadSessionLayer()
+      )
+        .removeSessionWorkspace(services.paths, params.sessionId)
+        .catch((error) => state.logger.warn(`session ${params.sessionId}: removing its container failed`, error));
       try {
         await services.sessions.delete(params.sessionId);
       } catch (error) {

@@ -199,6 +199,7 @@ export function createTranslator(features: ClientFeatures) {
             sessionUpdate: "session_info_update",
             ...(event.title !== undefined ? { title: event.title } : {}),
             updatedAt: event.updatedAt,
+            ...(event.workspace !== undefined ? { _meta: { [META_KEY]: { workspace: event.workspace } } } : {}),
           },
         ];
     }

@@ -35,3 +35,26 @@ export function createOutputBuffer(maxChars: number) {
     },
   };
 }
+
+/**
+ * A command's output as the remote backends (SSH, container) collect it: kept in an output buffer
+ * and passed live to `onOutput`, whose failure loses nothing; a connection lost mid-command is said
+ * at the end, since the command's outcome is then unknown.
+ */
+export function createCommandOutput(maxChars: number, onOutput?: (chunk: string) => void) {
+  const buffer = createOutputBuffer(maxChars);
+  const emit = (chunk: string) => {
+    if (chunk.length === 0) return;
+    buffer.push(chunk);
+    try {
+      onOutput?.(chunk);
+    } catch {
+      // a failing listener must not lose the output
+    }
+  };
+  return {
+    emit,
+    lost: (reason: string) => emit(`${buffer.totalChars > 0 ? "\n" : ""}[${reason}; the command's outcome is unknown]`),
+    result: () => buffer.result(),
+  };
+}

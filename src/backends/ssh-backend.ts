@@ -5,8 +5,8 @@ import type { RealPathFs } from "./real-path.js";
 import type { SshConnection, SshConnectionStatus } from "./ssh-connection.js";
 import { remoteLinkCounts } from "./ssh-link-counts.js";
 import { createRemoteRealPathFs } from "./ssh-real-path.js";
-import { executeRemote } from "./ssh-exec.js";
-import { createRemoteFiles } from "./ssh-files.js";
+import { executeRemote, streamRemote } from "./ssh-exec.js";
+import { createRemoteFiles, fileOperations } from "./ssh-files.js";
 import { createRemoteSearch } from "./ssh-search.js";
 import { createRemoteFs } from "./ssh-sftp.js";
 
@@ -38,17 +38,21 @@ export type SshBackendOptions = {
   id?: string;
 };
 
-export interface SshBackend extends SandboxBackendProtocol {
+/** A workspace whose files are elsewhere (a remote host, a container): every file operation, and links resolved there. */
+export interface RemoteWorkspaceBackend extends SandboxBackendProtocol {
   readonly rootDir: string;
-  /** user@host[:port] */
-  readonly target: string;
   delete(filePath: string): Promise<DeleteResult>;
   uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]>;
   downloadFiles(paths: string[]): Promise<FileDownloadResponse[]>;
-  /** The path with symlinks resolved on the remote (SFTP realpath); throws when it does not exist. */
+  /** The path with symlinks resolved where the files are; throws when it does not exist. */
   realPath(path: string): Promise<string>;
-  /** realpath/stat/lstat/readlink on the remote, for the gate's real-path resolution. */
+  /** realpath/stat/lstat/readlink where the files are, for the gate's real-path resolution. */
   readonly realPathFs: RealPathFs;
+}
+
+export interface SshBackend extends RemoteWorkspaceBackend {
+  /** user@host[:port] */
+  readonly target: string;
   /** Whether the remote answers, and how the connection is doing (for /status and doctor). */
   health(): Promise<SshHealth>;
   status(): SshConnectionStatus;
@@ -75,7 +79,8 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
     maxFileBytes: Math.floor((options.maxFileSizeMb ?? 10) * 1024 * 1024),
   });
   const search = createRemoteSearch({
-    connection,
+    run: (command, timeoutMs, onStdout) => streamRemote(connection, command, timeoutMs, onStdout),
+    target: connection.target,
     fs,
     linkCounts: (paths) => remoteLinkCounts(connection, paths),
     rootDir,
@@ -102,14 +107,7 @@ export function createSshBackend(options: SshBackendOptions): SshBackend {
     outputMode: "stream",
     rootDir,
     target: connection.target,
-    ls: files.ls,
-    read: files.read,
-    readRaw: files.readRaw,
-    write: files.write,
-    edit: files.edit,
-    delete: files.delete,
-    uploadFiles: files.uploadFiles,
-    downloadFiles: files.downloadFiles,
+    ...fileOperations(files),
     grep: async (pattern, path, glob, maxCount) => {
       try {
         return await search.grep(pattern, path, glob, maxCount);

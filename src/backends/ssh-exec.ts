@@ -1,5 +1,5 @@
 import type { ClientChannel } from "ssh2";
-import { createOutputBuffer } from "./output-buffer.js";
+import { createCommandOutput } from "./output-buffer.js";
 import type { ExecuteOptions, ExecuteResponse } from "./protocol.js";
 import type { SshConnection } from "./ssh-connection.js";
 
@@ -83,7 +83,8 @@ export async function executeRemote(
   }
 
   return new Promise<ExecuteResponse>((resolve) => {
-    const buffer = createOutputBuffer(options.maxOutputChars);
+    const out = createCommandOutput(options.maxOutputChars, options.onOutput);
+    const emit = out.emit;
     let pgid: number | undefined;
     let head = "";
     let marker: boolean | undefined;
@@ -95,15 +96,6 @@ export async function executeRemote(
     let settled = false;
     let drainTimer: NodeJS.Timeout | undefined;
 
-    const emit = (chunk: string) => {
-      if (chunk.length === 0) return;
-      buffer.push(chunk);
-      try {
-        options.onOutput?.(chunk);
-      } catch {
-        // a failing listener must not lose the output
-      }
-    };
     const terminate = () => {
       if (pgid === undefined || lost) return Promise.resolve();
       killing ??= runQuiet(connection, killGroupCommand(pgid, options.killGraceMs)).catch(() => {});
@@ -117,8 +109,8 @@ export async function executeRemote(
       options.signal?.removeEventListener("abort", onAbort);
       if (killing) await killing;
       channel.close();
-      if (lost) emit(`${buffer.totalChars > 0 ? "\n" : ""}[${lost}; the command's outcome is unknown]`);
-      const { output, truncated } = buffer.result();
+      if (lost) out.lost(lost);
+      const { output, truncated } = out.result();
       resolve({
         output,
         exitCode: exit?.code ?? null,
@@ -203,13 +195,15 @@ export async function executeRemote(
   });
 }
 
+export type StreamRun = { code: number | null; stderr: string; timedOut: boolean; lost?: string };
+
 /** Runs a helper command (search) and streams its stdout; `stop()` ends it early. */
 export async function streamRemote(
   connection: SshConnection,
   command: string,
   timeoutMs: number,
   onStdout: (chunk: Buffer, stop: () => void) => void,
-): Promise<{ code: number | null; stderr: string; timedOut: boolean; lost?: string }> {
+): Promise<StreamRun> {
   const dropped = connection.whenDropped();
   const channel = await connection.exec(command);
   return new Promise((resolve) => {

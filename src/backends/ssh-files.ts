@@ -21,8 +21,23 @@ import type { RemoteFs, RemoteStats } from "./ssh-sftp.js";
 // (real mode), every byte moved over SFTP. Paths are the remote's; relative ones resolve against
 // the remote workspace root.
 
+/**
+ * The primitives, plus two optional one-round-trip forms a transport may offer (the container helper
+ * does; SFTP has no such calls): each saves the round trips a read or a write would otherwise make.
+ */
+export type RemoteFilesFs = RemoteFs & {
+  /** stat, and the bytes when it is a regular file of at most `maxBytes`. */
+  readWithStats?(path: string, maxBytes: number): Promise<{ info: RemoteStats; bytes?: Buffer }>;
+  /** Replaces (or creates; the parent must exist) atomically, keeping the mode, and says what was there. */
+  swapFile?(
+    path: string,
+    data: Uint8Array,
+    maxOldBytes: number,
+  ): Promise<{ existed: false } | { existed: true; mode: number; old?: Buffer }>;
+};
+
 export type RemoteFilesOptions = {
-  fs: RemoteFs;
+  fs: RemoteFilesFs;
   rootDir: string;
   /** Largest file read whole, edited or returned as bytes. */
   maxFileBytes: number;
@@ -55,15 +70,38 @@ export function createRemoteFiles(options: RemoteFilesOptions) {
   async function readWhole(
     path: string,
   ): Promise<{ bytes: Buffer; info: RemoteStats; mimeType: string; text?: string }> {
-    const info = await fs.stat(path);
-    assertFile(info, path);
-    const bytes = await fs.readFile(path);
+    let info: RemoteStats;
+    let bytes: Buffer;
+    if (fs.readWithStats) {
+      const both = await fs.readWithStats(path, maxFileBytes);
+      info = both.info;
+      assertFile(info, path);
+      bytes = both.bytes ?? (await fs.readFile(path));
+    } else {
+      info = await fs.stat(path);
+      assertFile(info, path);
+      bytes = await fs.readFile(path);
+    }
     const mimeType = detectMimeType(path, bytes);
     return { bytes, info, mimeType, ...(isTextMimeType(mimeType) ? { text: bytes.toString("utf8") } : {}) };
   }
 
   /** Writes and returns the previous text (null when new, undefined when binary or too large). */
   async function writeInternal(path: string, data: Uint8Array): Promise<string | null | undefined> {
+    if (fs.swapFile) {
+      let swapped;
+      try {
+        swapped = await fs.swapFile(path, data, maxFileBytes);
+      } catch (error) {
+        if (!(error instanceof FsOpError && error.code === "file_not_found")) throw error;
+        await fs.mkdirs(posix.dirname(path), path);
+        swapped = await fs.swapFile(path, data, maxFileBytes);
+      }
+      if (!swapped.existed) return null;
+      return swapped.old !== undefined && isTextMimeType(detectMimeType(path, swapped.old))
+        ? swapped.old.toString("utf8")
+        : undefined;
+    }
     const existing = await fs.exists(path);
     let before: string | null | undefined = null;
     if (existing) {
@@ -230,4 +268,10 @@ export function createRemoteFiles(options: RemoteFilesOptions) {
       }
     },
   };
+}
+
+/** The backend methods a remote file layer provides, as a backend spreads them in. */
+export function fileOperations(files: ReturnType<typeof createRemoteFiles>) {
+  const { ls, read, readRaw, write, edit, delete: remove, uploadFiles, downloadFiles } = files;
+  return { ls, read, readRaw, write, edit, delete: remove, uploadFiles, downloadFiles };
 }

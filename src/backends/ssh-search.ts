@@ -3,16 +3,26 @@ import { FsOpError } from "./fs-errors.js";
 import { fileFilter, planGlob, relativeMatcher } from "./glob-plan.js";
 import { clipMatchText } from "./grep-files.js";
 import type { FileInfo, GlobResult, GrepMatch, GrepResult } from "./protocol.js";
-import type { SshConnection } from "./ssh-connection.js";
-import { shellQuote, streamRemote } from "./ssh-exec.js";
+import { shellQuote, type StreamRun } from "./ssh-exec.js";
 import type { RemoteFs } from "./ssh-sftp.js";
 
 // grep and glob run where the files are: `rg` on the remote when it has one (same flags as the
 // local ripgrep search: dotfiles in, .git out, .gitignore honoured), else POSIX `grep -r` and
 // `find` (which do not read .gitignore; .git is still skipped). Only results cross the wire.
+// The same code serves every remote kind (SSH hosts, containers): it needs a way to run a helper
+// command there and stream its stdout, and the file primitives.
+
+/** Runs a helper command where the files are and streams its stdout; `stop()` ends it early. */
+export type StreamCommand = (
+  command: string,
+  timeoutMs: number,
+  onStdout: (chunk: Buffer, stop: () => void) => void,
+) => Promise<StreamRun>;
 
 export type RemoteSearchOptions = {
-  connection: SshConnection;
+  run: StreamCommand;
+  /** Where the search runs, for messages (user@host, a container). */
+  target: string;
   fs: RemoteFs;
   resolvePath(path: string): string;
   rootDir: string;
@@ -52,13 +62,13 @@ function recordSplitter(separator: number, onRecord: (record: Buffer) => void) {
 }
 
 export function createRemoteSearch(options: RemoteSearchOptions) {
-  const { connection, fs } = options;
+  const { run: stream, fs } = options;
   let hasRg: Promise<boolean> | undefined = options.ripgrep === false ? Promise.resolve(false) : undefined;
 
   function probeRg(): Promise<boolean> {
     hasRg ??= (async () => {
       let found = false;
-      const result = await streamRemote(connection, "command -v rg >/dev/null 2>&1 && echo yes", 10_000, (chunk) => {
+      const result = await stream("command -v rg >/dev/null 2>&1 && echo yes", 10_000, (chunk) => {
         if (chunk.toString().includes("yes")) found = true;
       });
       // A failed probe is asked again next time rather than remembered.
@@ -145,7 +155,7 @@ export function createRemoteSearch(options: RemoteSearchOptions) {
         lines.push(chunk);
       };
     }
-    const run = await streamRemote(connection, command, options.timeoutMs, onChunk).catch((error: Error) => ({
+    const run = await stream(command, options.timeoutMs, onChunk).catch((error: Error) => ({
       lost: error.message,
       code: null,
       stderr: "",
@@ -154,7 +164,7 @@ export function createRemoteSearch(options: RemoteSearchOptions) {
     if (run.lost) return { error: `grep failed: ${run.lost}` };
     // 1 = nothing found; 2 with an empty stderr = unreadable files.
     if (!truncated && run.code !== null && run.code > 1 && run.stderr.trim() !== "")
-      return { error: `grep failed on ${connection.target} (exit ${run.code}): ${run.stderr.trim()}` };
+      return { error: `grep failed on ${options.target} (exit ${run.code}): ${run.stderr.trim()}` };
     // As locally: a folder search leaves out files with more than one name (one may be outside the
     // project); a file whose count cannot be read is left out too.
     let kept = matches;
@@ -190,7 +200,7 @@ export function createRemoteSearch(options: RemoteSearchOptions) {
     const command = (await probeRg())
       ? `rg --files --null ${WALK_FLAGS}${depth !== undefined ? ` --max-depth ${depth}` : ""} -- ${shellQuote(base.path)}`
       : `find ${shellQuote(base.path)} -mindepth 1${depth !== undefined ? ` -maxdepth ${depth}` : ""} -name .git -prune -o -type f -print0`;
-    const run = await streamRemote(connection, command, options.timeoutMs, (chunk, stop) => {
+    const run = await stream(command, options.timeoutMs, (chunk, stop) => {
       split.push(chunk);
       if (truncated) stop();
     }).catch((error: Error) => ({ lost: error.message, code: null, stderr: "", timedOut: false }));

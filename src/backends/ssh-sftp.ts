@@ -29,6 +29,39 @@ export function toRemoteError(error: unknown, path: string, target: string): FsO
 
 export type RemoteFs = ReturnType<typeof createRemoteFs>;
 
+/**
+ * `exists` and `mkdir -p` over a remote's stat and mkdir (SFTP, the container helper): a missing path
+ * is undefined, a file in the way of a folder is reported like the local backend does.
+ */
+export function existsAndMkdirs(stat: (path: string) => Promise<RemoteStats>, mkdir: (path: string) => Promise<void>) {
+  async function exists(path: string): Promise<RemoteStats | undefined> {
+    try {
+      return await stat(path);
+    } catch (error) {
+      if (error instanceof FsOpError && error.code === "file_not_found") return undefined;
+      throw error;
+    }
+  }
+
+  async function mkdirs(dir: string, display: string): Promise<void> {
+    const info = await exists(dir);
+    if (info) {
+      if (!info.isDirectory())
+        throw new FsOpError(`Not a directory: a parent of '${shownPath(display)}' is a file`, "invalid_path");
+      return;
+    }
+    const parent = posix.dirname(dir);
+    if (parent !== dir) await mkdirs(parent, display);
+    try {
+      await mkdir(dir);
+    } catch (error) {
+      // A concurrent writer may have created it.
+      if (!(await exists(dir))?.isDirectory()) throw error;
+    }
+  }
+  return { exists, mkdirs };
+}
+
 export function createRemoteFs(connection: SshConnection) {
   const target = connection.target;
 
@@ -77,32 +110,7 @@ export function createRemoteFs(connection: SshConnection) {
   const readlink = (path: string) => call<string>(path, (s, d) => s.readlink(path, (e, target) => d(e, target)));
   const chmod = (path: string, mode: number) => call<void>(path, (s, d) => s.chmod(path, mode, (e) => d(e)));
 
-  async function exists(path: string): Promise<RemoteStats | undefined> {
-    try {
-      return await stat(path);
-    } catch (error) {
-      if (error instanceof FsOpError && error.code === "file_not_found") return undefined;
-      throw error;
-    }
-  }
-
-  /** mkdir -p; a file in the way is reported like the local backend does. */
-  async function mkdirs(dir: string, display: string): Promise<void> {
-    const info = await exists(dir);
-    if (info) {
-      if (!info.isDirectory())
-        throw new FsOpError(`Not a directory: a parent of '${shownPath(display)}' is a file`, "invalid_path");
-      return;
-    }
-    const parent = posix.dirname(dir);
-    if (parent !== dir) await mkdirs(parent, display);
-    try {
-      await mkdir(dir);
-    } catch (error) {
-      // A concurrent writer may have created it.
-      if (!(await exists(dir))?.isDirectory()) throw error;
-    }
-  }
+  const { exists, mkdirs } = existsAndMkdirs(stat, mkdir);
 
   async function writeAll(path: string, data: Uint8Array, mode: number | undefined): Promise<void> {
     const handle = await call<Buffer>(path, (s, d) =>

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseRemoteUrl } from "../backends/ssh-target.js";
+import { isContainerUrl, parseContainerUrl } from "../backends/container/container-url.js";
 
 export type CliOptions = {
   command: string[];
@@ -14,6 +15,10 @@ export type CliOptions = {
   /** ssh://[user@]host[:port]/abs/path */
   remote?: string;
   trustRemoteHost: boolean;
+  /** ssh://..., docker://IMAGE[?mount=bind], devcontainer[?mount=bind] */
+  workspace?: string;
+  /** Headless, container copy mode: apply the changes to the host project at the end. */
+  apply: boolean;
   yes: boolean;
   /** `--resume` alone = the latest session for this directory (""), `--resume ID` = that one. */
   resume?: string;
@@ -54,6 +59,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         sandbox: { type: "string" },
         remote: { type: "string" },
         "trust-remote-host": { type: "boolean" },
+        workspace: { type: "string" },
+        apply: { type: "boolean" },
         yes: { type: "boolean", short: "y" },
         resume: { type: "string" },
         json: { type: "boolean" },
@@ -82,6 +89,16 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       throw new UsageError(`--remote: ${(error as Error).message}`);
     }
   }
+  if (v.workspace !== undefined) {
+    try {
+      if (isContainerUrl(v.workspace)) parseContainerUrl(v.workspace);
+      else parseRemoteUrl(v.workspace);
+    } catch (error) {
+      throw new UsageError(`--workspace: ${(error as Error).message}`);
+    }
+    if (v.remote !== undefined) throw new UsageError("--workspace and --remote cannot be used together");
+  }
+  if (v.apply && v["non-interactive"] === undefined) throw new UsageError("--apply is for -n (headless) runs");
   const agent = v.agent ?? "agent";
   if (!/^[A-Za-z0-9_-]+$/.test(agent))
     throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
@@ -101,6 +118,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     sandbox: v.sandbox as CliOptions["sandbox"],
     ...(v.remote !== undefined ? { remote: v.remote } : {}),
     trustRemoteHost: v["trust-remote-host"] ?? false,
+    ...(v.workspace !== undefined ? { workspace: v.workspace } : {}),
+    apply: v.apply ?? false,
     yes: v.yes ?? false,
     resume: v.resume,
     json: v.json ?? false,
@@ -142,6 +161,8 @@ Usage:
   deep-acp -n "PROMPT" [--yes]     run one turn in the current directory; answer on stdout
            [--resume [ID]]         ...continuing the latest (or the given) session of this directory
   deep-acp sessions list [--json] [--project] | show ID | delete ID
+  deep-acp workspaces list [--json] | rm ID
+                                   the session containers, with their unapplied changes
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
   deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)
@@ -165,6 +186,10 @@ Options:
                             work on a remote workspace: files over SFTP, commands over SSH
                             (~/.ssh/config aliases, ssh-agent and identity files are used)
   --trust-remote-host       accept the remote's host key when known_hosts does not have it (this run)
+  --workspace URL           where sessions work: ssh://..., docker://IMAGE (a copy of the project in a
+                            container; ?mount=bind mounts it instead), devcontainer[?mount=bind]
+                            (.devcontainer/devcontainer.json); DOCKER_HOST names the engine
+  --apply                   with -n and a copy-mode container: apply its changes to the project at the end
   -y, --yes                 headless: approve everything that would ask
   --max-message-bytes N     longest ACP line accepted (default 33554432; config [acp] max_message_bytes)
   --max-json-depth N        deepest JSON nesting accepted (default 256; config [acp] max_json_depth)

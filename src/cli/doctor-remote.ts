@@ -1,7 +1,8 @@
 import { describeSshHealth, type SshHealth } from "../backends/ssh-backend.js";
 import { openSshWorkspace } from "../backends/ssh-workspace.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
-import { selectRemote } from "../session/index.js";
+import { findProjectRoot } from "../config/project-root.js";
+import { selectWorkspace } from "../session/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { DoctorRemoteFacts } from "./doctor-types.js";
 
@@ -15,6 +16,8 @@ export type RemoteFactsOptions = {
   config: DeepAcpConfig;
   /** --remote */
   flag?: string;
+  /** --workspace */
+  workspaceFlag?: string;
   /** --trust-remote-host */
   trustRemoteHost: boolean;
 };
@@ -22,14 +25,29 @@ export type RemoteFactsOptions = {
 export async function collectRemoteFacts(options: RemoteFactsOptions): Promise<DoctorRemoteFacts> {
   const diagnostics: Diagnostic[] = [];
   const mapped = Object.keys(options.config.remote.projects).length;
-  let selection;
+  let chosen;
   try {
-    selection = selectRemote(options.cwd, [options.cwd], options.flag ? { remote: options.flag } : {}, options.config);
+    const flags = {
+      ...(options.flag ? { remote: options.flag } : {}),
+      ...(options.workspaceFlag ? { workspace: options.workspaceFlag } : {}),
+    };
+    chosen = selectWorkspace(options.cwd, [options.cwd], flags, options.config);
   } catch (error) {
-    diagnostics.push({ severity: "error", source: "remote", message: (error as Error).message });
+    diagnostics.push({ severity: "error", source: "workspace", message: (error as Error).message });
     return { mappedProjects: mapped, diagnostics };
   }
-  if (!selection) return { mappedProjects: mapped, diagnostics };
+  if (!chosen) return { mappedProjects: mapped, diagnostics };
+  if (chosen.kind === "container") {
+    const { checkContainerWorkspace } = await import("../backends/container/container-check.js");
+    const check = await checkContainerWorkspace(chosen.spec, findProjectRoot(options.cwd));
+    if (!check.ok) diagnostics.push({ severity: "error", source: chosen.source, message: check.summary });
+    return {
+      mappedProjects: mapped,
+      workspace: { kind: "container", url: chosen.url, source: chosen.source, ok: check.ok, summary: check.summary },
+      diagnostics,
+    };
+  }
+  const selection = chosen.remote;
   let health: SshHealth;
   try {
     const backend = await openSshWorkspace({
@@ -59,6 +77,7 @@ export async function collectRemoteFacts(options: RemoteFactsOptions): Promise<D
   return {
     mappedProjects: mapped,
     workspace: {
+      kind: "ssh",
       url: selection.url,
       source: selection.source,
       ok: health.ok,

@@ -132,8 +132,8 @@ export type DoctorSandboxFacts = {
 export type DoctorRemoteFacts = {
   /** Local project roots mapped in config.toml [remote.projects]. */
   mappedProjects: number;
-  /** The remote workspace a session in cwd would use, when there is one. */
-  workspace?: { url: string; source: string; ok: boolean; summary: string };
+  /** The remote (ssh) or container workspace a session in cwd would use, when there is one. */
+  workspace?: { kind?: "ssh" | "container"; url: string; source: string; ok: boolean; summary: string };
   diagnostics: Diagnostic[];
 };
 

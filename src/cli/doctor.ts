@@ -41,6 +41,8 @@ export type DoctorOptions = {
   sandbox?: "none" | "bwrap";
   /** `--remote`. */
   remote?: string;
+  /** --workspace */
+  workspace?: string;
   /** `--trust-remote-host`. Default false. */
   trustRemoteHost?: boolean;
   /** Print one JSON document (a DoctorReport) instead of text. */
@@ -79,6 +81,7 @@ export function runDoctorCommand(cli: CliOptions): Promise<number> {
     ...(cli.mcpConfig !== undefined ? { mcpConfig: cli.mcpConfig } : {}),
     ...(cli.sandbox !== undefined ? { sandbox: cli.sandbox } : {}),
     ...(cli.remote !== undefined ? { remote: cli.remote } : {}),
+    ...(cli.workspace !== undefined ? { workspace: cli.workspace } : {}),
     trustRemoteHost: cli.trustRemoteHost,
   });
 }
@@ -142,6 +145,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
       config,
       trustRemoteHost: options.trustRemoteHost ?? false,
       ...(options.remote !== undefined ? { flag: options.remote } : {}),
+      ...(options.workspace !== undefined ? { workspaceFlag: options.workspace } : {}),
     }),
   ]);
   const node = collectNodeFacts(options.nodeVersion ?? process.version);

@@ -77,7 +77,14 @@ export async function runHeadless(
     if (!endsWithNewline) io.stdout("\n");
     if (result.error) io.stderr(`deep-acp: ${result.error}\n`);
     else if (result.stopReason !== "end_turn") io.stderr(`deep-acp: turn ended: ${result.stopReason}\n`);
-    return result.stopReason === "end_turn" && !result.error ? 0 : 1;
+    let applied = true;
+    if (cli.apply && result.stopReason === "end_turn" && !result.error) {
+      // --apply is the consent for the ordinary changes; protected paths and conflicts are only listed.
+      const report = await session.applyWorkspaceChanges(() => undefined, { headless: true });
+      io.stderr(`deep-acp: --apply:\n${report.text}\n`);
+      applied = report.failed.length === 0 && report.stopReason === "end_turn";
+    }
+    return result.stopReason === "end_turn" && !result.error && applied ? 0 : 1;
   } finally {
     process.removeListener("SIGINT", interrupt);
     questioner.close();

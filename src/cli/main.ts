@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       // so the SDK path builds its own services, taking over the config read here (plain data, its
       // problems reported here, where it is read right after initialize).
       const core = createCoreServices(options);
-      const context = { services: core, remote: cli.remote, maxMessageBytes: cli.maxMessageBytes };
+      const context = { services: core, remote: cli.remote ?? cli.workspace, maxMessageBytes: cli.maxMessageBytes };
       const early = process.stdin.isTTY
         ? undefined
         : startEarlyHandshake({
@@ -82,6 +82,10 @@ async function main(argv: string[]): Promise<number> {
     case "setup": {
       const { runSetup } = await import("./setup.js");
       return runSetup(cli);
+    }
+    case "workspaces": {
+      const { runWorkspacesCommand } = await import("./workspaces.js");
+      return runWorkspacesCommand(cli, rest);
     }
     case "doctor": {
       const { runDoctorCommand } = await import("./doctor.js");

@@ -38,6 +38,7 @@ export function createServices(options: ServicesOptions): SessionServices {
       mcpConfigPath: cli.mcpConfig,
       noMcp: cli.noMcp,
       ...(cli.remote ? { remote: cli.remote } : {}),
+      ...(cli.workspace ? { workspace: cli.workspace } : {}),
       ...(cli.trustRemoteHost ? { trustRemoteHost: true } : {}),
     },
   };

@@ -65,6 +65,12 @@ export async function runSessionsCommand(
       case "delete":
         if (!id) return usage(io);
         await store.delete(id);
+        try {
+          const { removeSessionWorkspace } = await import("../session/index.js");
+          await removeSessionWorkspace(services.paths, id);
+        } catch (error) {
+          io.stderr(`deep-acp: the session's container was not removed: ${(error as Error).message}\n`);
+        }
         io.stdout(`Deleted ${id}.\n`);
         return 0;
       default:

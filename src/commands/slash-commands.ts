@@ -46,7 +46,7 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       name: "status",
       description: "Show the session's model, mode, directories and context use",
       async run(session) {
-        const remote = await session.remoteStatus();
+        const workspace = await session.workspaceStatus();
         const lines = [
           `- Session: \`${session.id}\``,
           `- Working directory: \`${session.cwd}\``,
@@ -54,12 +54,27 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
             ? [`- Additional directories: ${session.additionalDirectories.map((d) => `\`${d}\``).join(", ")}`]
             : []),
           `- Project root: \`${session.projectRoot}\``,
-          ...(remote ? [`- Remote workspace: ${remote}`] : []),
+          ...(workspace ? [`- ${workspace.label}: ${workspace.text}`] : []),
           `- Model: \`${session.modelSpec}\``,
           `- Mode: \`${session.mode}\``,
           `- Messages in context: ${session.history.length}`,
         ];
         return { kind: "reply", text: `**Status**\n\n${lines.join("\n")}` };
+      },
+    },
+    {
+      name: "changes",
+      description: "List what this session changed in its container (copy mode) and has not applied to the project",
+      async run(session) {
+        return { kind: "reply", text: await session.workspaceChanges() };
+      },
+    },
+    {
+      name: "apply",
+      description: "Write the container's changes to the project: one dialog for them, one per protected path",
+      async run(session, _args, context) {
+        const report = await session.applyWorkspaceChanges(context.events);
+        return { kind: "reply", text: report.text, stopReason: report.stopReason };
       },
     },
     {

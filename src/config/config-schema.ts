@@ -6,6 +6,9 @@ import { parseCidr } from "../util/cidr.js";
 // still yields a usable config; problems (wrong types, unknown keys) become diagnostics. Loaded only
 // when there is a file to check (config-file.ts): zod is a third of the code a cold start would load.
 
+const WORKSPACE_URL = /^(ssh:\/\/|docker:\/\/.|devcontainer(\?|$))/;
+const WORKSPACE_URL_HINT = "must be ssh://..., docker://IMAGE[?mount=bind] or devcontainer[?mount=bind]";
+
 const permissionRule = z.strictObject({
   operations: z.array(z.enum(["read", "write"])).min(1),
   paths: z.array(z.string().min(1)).min(1),
@@ -143,6 +146,26 @@ const sections = {
       .default({}),
     connect_timeout_seconds: z.number().positive().default(15),
   }),
+  workspace: z.strictObject({
+    /** Where sessions work when nothing else says: ssh://..., docker://IMAGE[?mount=bind], devcontainer[?mount=bind]. */
+    default: z.string().regex(WORKSPACE_URL, WORKSPACE_URL_HINT).optional(),
+    /** Local project root -> workspace URL; the longest matching root wins. */
+    projects: z
+      .record(
+        z.string().refine((p) => p.startsWith("/"), "must be an absolute local path"),
+        z.string().regex(WORKSPACE_URL, WORKSPACE_URL_HINT),
+      )
+      .default({}),
+    /** Containers: "none" (default) or "bridge". */
+    network: z.enum(["none", "bridge"]).default("none"),
+    /** Containers: a memory limit such as "2g" or "512m". */
+    memory: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*[kmgKMG]?[bB]?$/, 'must look like "2g", "512m" or a number of bytes')
+      .optional(),
+    /** Containers: CPUs, e.g. 1.5. */
+    cpus: z.number().positive().optional(),
+  }),
   mcp: z.strictObject({
     disabled_servers: z.array(z.string()).default([]),
     call_timeout_seconds: z.number().positive().default(120),
@@ -171,6 +194,7 @@ const configSchema = z.object({
   mcp: sections.mcp.default(sections.mcp.parse({})),
   hooks: sections.hooks.default(sections.hooks.parse({})),
   remote: sections.remote.default(sections.remote.parse({})),
+  workspace: sections.workspace.default(sections.workspace.parse({})),
   acp: sections.acp.default(sections.acp.parse({})),
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
   cost: sections.cost.default(sections.cost.parse({})),

@@ -2,16 +2,18 @@ import { posix, relative, isAbsolute } from "node:path";
 import type { HostKey } from "../backends/ssh-connection.js";
 import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
 import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../backends/ssh-target.js";
+import { isContainerUrl, parseContainerUrl, type ContainerSpec } from "../backends/container/container-url.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { PromptBlock } from "../turn/index.js";
 import type { SessionFlags } from "./services.js";
 import type { TrustQuestion } from "../extensions/index.js";
 
-// Which sessions work on a remote machine, and where: `--remote` puts every session there;
-// config.toml `[remote.projects]` maps a local project root to a remote path, so a session opened
-// under that root works under the remote path (the same relative directory). The session keeps its
-// local cwd for its own records (session list, project config); its tools, prompt and commands see
-// the remote paths.
+// Which sessions work elsewhere, and where: `--workspace URL` (or `--remote ssh://...`) puts every
+// session there; config.toml `[workspace.projects]` and `[remote.projects]` map a local project root
+// to a URL, so a session opened under that root works there (for ssh://, under the remote path, at the
+// same relative directory); `[workspace] default` applies to every other session. The session keeps
+// its local cwd for its own records (session list, project config); its tools, prompt and commands
+// see the workspace's paths.
 
 export type RemoteSelection = {
   spec: RemoteSpec;
@@ -33,34 +35,20 @@ function inside(root: string, path: string): string | undefined {
   return rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
 }
 
-/** The remote for a session, undefined for a local one; throws with a readable message on a bad spec. */
-export function selectRemote(
-  cwd: string,
-  roots: readonly string[],
-  flags: SessionFlags,
-  config: DeepAcpConfig,
-): RemoteSelection | undefined {
-  if (flags.remote) {
-    const spec = parseRemoteUrl(flags.remote);
+/** An ssh:// workspace: `local` is the local root it stands for (the session's path under it is kept), else fixed. */
+function remoteAt(cwd: string, roots: readonly string[], url: string, source: string, local?: string): RemoteSelection {
+  const base = parseRemoteUrl(url);
+  if (local === undefined)
     return {
-      spec,
-      url: formatRemoteUrl(spec),
-      cwd: spec.path,
-      roots: [spec.path],
-      source: "--remote",
+      spec: base,
+      url: formatRemoteUrl(base),
+      cwd: base.path,
+      roots: [base.path],
+      source,
       unmapped: roots.filter((r) => r !== cwd),
     };
-  }
-  const projects = Object.entries(config.remote.projects);
-  let best: { local: string; url: string; rel: string } | undefined;
-  for (const [local, url] of projects) {
-    const rel = inside(local, cwd);
-    if (rel !== undefined && (!best || local.length > best.local.length)) best = { local, url, rel };
-  }
-  if (!best) return undefined;
-  const base = parseRemoteUrl(best.url);
   const map = (path: string) => {
-    const rel = inside(best.local, path);
+    const rel = inside(local, path);
     return rel === undefined ? undefined : posix.join(base.path, rel.split("\\").join("/"));
   };
   const remoteCwd = map(cwd)!;
@@ -77,9 +65,54 @@ export function selectRemote(
     url: formatRemoteUrl({ ...base, path: remoteCwd }),
     cwd: remoteCwd,
     roots: remoteRoots,
-    source: `config.toml [remote.projects] "${best.local}"`,
+    source,
     unmapped,
   };
+}
+
+/** Where a session works: on an SSH host, in a container, or (undefined) here. */
+export type WorkspaceSelection =
+  { kind: "ssh"; remote: RemoteSelection } | { kind: "container"; spec: ContainerSpec; url: string; source: string };
+
+/**
+ * `--workspace` (or `--remote`), else the longest local root of `[workspace.projects]` and
+ * `[remote.projects]` holding the cwd, else `[workspace] default`. Throws with a readable message on a
+ * bad URL.
+ */
+export function selectWorkspace(
+  cwd: string,
+  roots: readonly string[],
+  flags: SessionFlags,
+  config: DeepAcpConfig,
+): WorkspaceSelection | undefined {
+  const pick = (url: string, source: string, local?: string): WorkspaceSelection =>
+    isContainerUrl(url)
+      ? { kind: "container", spec: parseContainerUrl(url), url, source }
+      : { kind: "ssh", remote: remoteAt(cwd, roots, url, source, local) };
+  if (flags.workspace) return pick(flags.workspace, "--workspace");
+  if (flags.remote) return pick(flags.remote, "--remote");
+  let best: { local: string; url: string; source: string } | undefined;
+  const consider = (table: Record<string, string>, name: string) => {
+    for (const [local, url] of Object.entries(table))
+      if (inside(local, cwd) !== undefined && (!best || local.length > best.local.length))
+        best = { local, url, source: `config.toml [${name}] "${local}"` };
+  };
+  consider(config.workspace.projects, "workspace.projects");
+  consider(config.remote.projects, "remote.projects");
+  if (best) return pick(best.url, best.source, best.local);
+  if (config.workspace.default) return pick(config.workspace.default, "config.toml [workspace] default");
+  return undefined;
+}
+
+/** The SSH remote for a session (doctor's check), undefined when it works here or in a container. */
+export function selectRemote(
+  cwd: string,
+  roots: readonly string[],
+  flags: SessionFlags,
+  config: DeepAcpConfig,
+): RemoteSelection | undefined {
+  const selection = selectWorkspace(cwd, roots, flags, config);
+  return selection?.kind === "ssh" ? selection.remote : undefined;
 }
 
 /** The editor dialog for a host key that known_hosts does not have. */

@@ -29,12 +29,17 @@ export type SessionFlags = ExtensionFlags & {
   sandbox?: "none" | "bwrap";
   /** --remote ssh://[user@]host[:port]/abs/path: every session's workspace is there. */
   remote?: string;
+  /** --workspace URL (ssh://, docker://IMAGE, devcontainer, with ?mount=bind): every session's workspace. */
+  workspace?: string;
   /** --trust-remote-host: accept an unknown host key for this run. */
   trustRemoteHost?: boolean;
 };
 
 /** What a session reports beyond the agent's own events. */
-export type SessionEvent = AgentEvent | { type: "session_info"; title?: string; updatedAt: string };
+export type SessionEvent =
+  | AgentEvent
+  /** `workspace`: where the session's files and commands are, when not on this machine's disk. */
+  | { type: "session_info"; title?: string; updatedAt: string; workspace?: string };
 
 export type SessionEventSink = (event: SessionEvent) => void;
 

@@ -32,6 +32,8 @@ export function createSessionExtensions(
 export function createSessionWorkspace(
   options: SessionOptions,
   session: {
+    readonly id: string;
+    readonly projectRoot: string;
     readonly cwd: string;
     readonly roots: readonly string[];
     readonly extensions: ExtensionHost;
@@ -41,6 +43,10 @@ export function createSessionWorkspace(
 ): WorkspaceSlot {
   const knownHosts = join(options.services.paths.home, ".ssh", "known_hosts");
   return createWorkspaceSlot({
+    sessionId: session.id,
+    projectRoot: session.projectRoot,
+    onContainer: (url) =>
+      options.updates?.({ type: "session_info", updatedAt: options.services.now().toISOString(), workspace: url }),
     cwd: session.cwd,
     roots: session.roots,
     editor: options.editor,

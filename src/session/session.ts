@@ -25,6 +25,7 @@ import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { remoteMentions } from "./remote-workspace.js";
+import type { ApplyReport } from "./container-changes.js";
 import { createTurnQueue } from "./turn-queue.js";
 import { createSteeringInbox, type SteeringAnswer } from "./steering.js";
 import type { Workspace } from "./workspace.js";
@@ -113,9 +114,9 @@ export class Session {
     this.workspace = createSessionWorkspace(options, this, this.notices);
   }
 
-  /** The remote workspace and its health (connects if needed), for /status; undefined for a local session. */
-  remoteStatus(): Promise<string | undefined> {
-    return this.workspace.remoteStatus();
+  /** The remote or container workspace and its health (connects if needed), for /status; undefined for a local session. */
+  workspaceStatus(): Promise<{ label: string; text: string } | undefined> {
+    return this.workspace.workspaceStatus();
   }
 
   get additionalDirectories(): string[] {
@@ -222,6 +223,45 @@ export class Session {
   async rename(title: string): Promise<void> {
     this.title = title;
     if (this.isStored) await this.services.sessions.updateMeta(this.id, { title });
+  }
+
+  /** `/changes`: what the session changed in its copy-mode container and has not applied. */
+  async workspaceChanges(): Promise<string> {
+    const [workspace, { config }] = await Promise.all([this.ensureWorkspace(), this.services.config()]);
+    if (!workspace.container) return "This session works on the host's files; there is nothing to apply.";
+    const { describeChanges, listContainerChanges } = await import("./container-changes.js");
+    const listed = await listContainerChanges(workspace.container.workspace, config);
+    return "error" in listed ? listed.error : describeChanges(workspace.container.workspace, listed);
+  }
+
+  /**
+   * `/apply` (and `-n --apply`): writes the container's changes to the host project, after the
+   * editor's dialogs (without an approver: the ordinary changes only). Runs like a turn: queued, cancellable.
+   */
+  async applyWorkspaceChanges(
+    sink: SessionEventSink,
+    options: { headless?: boolean } = {},
+  ): Promise<ApplyReport & { stopReason: "end_turn" | "cancelled" }> {
+    const none = { applied: [], skipped: [], conflicts: [], failed: [] };
+    const result = await this.turns.run(async (signal) => {
+      const [workspace, { config }] = await Promise.all([this.ensureWorkspace(), this.services.config()]);
+      if (!workspace.container)
+        return {
+          ...none,
+          text: "This session works on the host's files; there is nothing to apply.",
+          stopReason: "end_turn" as const,
+        };
+      const { applyContainerChanges } = await import("./container-changes.js");
+      const report = await applyContainerChanges({
+        workspace: workspace.container.workspace,
+        config,
+        signal,
+        events: sink,
+        ...(options.headless ? {} : { approver: this.approver }),
+      });
+      return { ...report, stopReason: signal.aborted ? ("cancelled" as const) : ("end_turn" as const) };
+    });
+    return "text" in result ? result : { ...none, text: "Cancelled.", stopReason: "cancelled" };
   }
 
   /** Cancels the running turn and every prompt queued behind it. */
@@ -361,7 +401,7 @@ export class Session {
           mode: this.mode,
           ...(this.systemPrompt ? { systemPrompt: this.systemPrompt } : {}),
         },
-        blocks: workspace.remote ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
+        blocks: workspace.remote || workspace.container ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
         history: this.history,
         startContext,
         workspace,

@@ -14,8 +14,8 @@ export function createTurnGate(approver: Approver, memory: PersistentApprovalMem
       sandboxed: workspace.sandboxed,
       protectedPaths: workspace.protectedPaths,
       ...(workspace.surfaces ? { surfaces: workspace.surfaces } : {}),
-      // A remote workspace's links are followed on the remote.
-      ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
+      // A remote workspace's links are followed on the remote, a container's inside the container.
+      ...(workspace.realPathFs ? { fs: workspace.realPathFs } : {}),
     },
   };
 }
@@ -25,7 +25,7 @@ export function createRestoreScope(workspace: Workspace): RestoreScope {
   return {
     roots: workspace.roots,
     virtualPrefixes: workspace.virtualPrefixes,
-    // A remote workspace's links are followed on the remote.
-    ...(workspace.remote ? { fs: workspace.remote.backend.realPathFs } : {}),
+    // A remote workspace's links are followed on the remote, a container's inside the container.
+    ...(workspace.realPathFs ? { fs: workspace.realPathFs } : {}),
   };
 }

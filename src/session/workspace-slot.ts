@@ -5,8 +5,10 @@ import { createWorkspace, type Workspace, type WorkspaceOptions } from "./worksp
 
 export type WorkspaceSlotOptions = Pick<
   WorkspaceOptions,
-  "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey"
+  "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey" | "sessionId" | "projectRoot"
 > & {
+  /** Told once a workspace in a container is ready, with its URL (the editor shows which workspace a session uses). */
+  onContainer?: (url: string) => void;
   services: SessionServices;
   /** Runs alongside the first build (the remembered approvals load then). */
   alongside?: () => Promise<unknown>;
@@ -24,10 +26,12 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
   return {
     get(): Promise<Workspace> {
       current ??= services.config().then(async ({ config }) => {
-        const { cwd, roots, editor, stateSnapshots, askHostKey } = options;
+        const { cwd, roots, editor, stateSnapshots, askHostKey, sessionId, projectRoot } = options;
         const base = {
           cwd,
           roots,
+          sessionId,
+          projectRoot,
           config,
           flags: services.flags,
           paths: services.paths,
@@ -40,6 +44,7 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
           options.alongside?.(),
         ]);
         options.onDiagnostics(workspace.diagnostics);
+        if (workspace.container) options.onContainer?.(workspace.container.url);
         return workspace;
       });
       return current;
@@ -57,11 +62,30 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
     async dispose(): Promise<void> {
       await (await this.built())?.dispose();
     },
-    /** The remote workspace and its health (connects if needed), for /status; undefined for a local session. */
-    async remoteStatus(): Promise<string | undefined> {
-      const workspace = await this.get().catch(() => undefined);
-      if (!workspace?.remote) return undefined;
-      return `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`;
+    /**
+     * Where the session works when it is not this machine's disk, and how that is doing (connects
+     * if needed), for /status; undefined for a local session. A workspace that fails to open says why.
+     */
+    async workspaceStatus(): Promise<{ label: string; text: string } | undefined> {
+      let workspace: Workspace;
+      try {
+        workspace = await this.get();
+      } catch (error) {
+        return { label: "Workspace", text: `not available: ${(error as Error).message}` };
+      }
+      if (workspace.remote)
+        return {
+          label: "Remote workspace",
+          text: `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`,
+        };
+      if (workspace.container) {
+        const { describeContainerWorkspace } = await import("../backends/container/container-status.js");
+        return {
+          label: "Container workspace",
+          text: `${await describeContainerWorkspace(workspace.container.workspace)} (from ${workspace.container.source})`,
+        };
+      }
+      return undefined;
     },
   };
 }

@@ -12,6 +12,7 @@ import type { HostKey } from "../backends/ssh-connection.js";
 import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
 import { openSshWorkspace } from "../backends/ssh-workspace.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
+import { isAbsolute, posix, relative } from "node:path";
 import type { UserPaths } from "../config/paths.js";
 import { compileFileRules, type CompiledFileRules } from "../permissions/file-rules.js";
 import type { Diagnostic } from "../util/diagnostics.js";
@@ -20,7 +21,10 @@ import { createGuardedBackend } from "../gate/guarded-backend.js";
 import { createHostSurfaceCache, type HostSurfaceCache } from "../gate/host-surface-cache.js";
 import type { HostExecutionSurfaces } from "../gate/host-surfaces.js";
 import { createProtectedPaths, type ProtectedPaths } from "../gate/protected-paths.js";
-import { selectRemote } from "./remote-workspace.js";
+import { selectWorkspace } from "./remote-workspace.js";
+import type { RealPathFs } from "../backends/real-path.js";
+import type { ContainerWorkspace } from "../backends/container/container-workspace.js";
+import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionFlags } from "./services.js";
 
 /** Where a session's file tools and commands go. */
@@ -47,6 +51,10 @@ export type Workspace = {
   roots: readonly string[];
   /** Set when files and commands live on another machine. */
   remote?: { url: string; source: string; backend: SshBackend };
+  /** Set when files and commands live in a container. */
+  container?: { url: string; source: string; workspace: ContainerWorkspace };
+  /** Where the gate follows links when the files are not on this machine's disk (remote, container). */
+  realPathFs?: RealPathFs;
   diagnostics: Diagnostic[];
   dispose(): Promise<void>;
 };
@@ -61,6 +69,9 @@ export type WorkspaceOptions = {
   logger: Logger;
   /** Files of the session-scoped routes, saved with the session (by route prefix). */
   stateSnapshots?: Record<string, StateSnapshot>;
+  /** The session's id (its container is labelled with it) and project root (what a container holds). */
+  sessionId: string;
+  projectRoot: string;
   /** The editor's dialog for an unknown SSH host key (remote workspaces); absent when nobody can answer. */
   askHostKey?: (key: HostKey, url: string) => Promise<HostKeyAnswer>;
 };
@@ -80,10 +91,50 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const protectedPaths = createProtectedPaths(config.protected.paths, config.protected.extra_paths);
   const surfaces = createHostSurfaceCache({ protectedPaths, home: paths.home });
 
-  const remoteSelection = selectRemote(cwd, roots, options.flags, config);
+  const selection = selectWorkspace(cwd, roots, options.flags, config);
+  const remoteSelection = selection?.kind === "ssh" ? selection.remote : undefined;
   let remote: Workspace["remote"];
+  let container: Workspace["container"];
+  let place: { cwd: string; roots: string[] } | undefined = remoteSelection;
   let shell: SandboxBackendProtocol | undefined;
-  if (remoteSelection) {
+  if (selection?.kind === "container") {
+    // Files and commands in the container; the editor's fs/terminal and the local sandbox are never used.
+    // Loaded here, not with the session layer: only container sessions need it.
+    const { openContainerWorkspace } = await import("../backends/container/container-workspace.js");
+    const opened = await openContainerWorkspace({
+      spec: selection.spec,
+      sessionId: options.sessionId,
+      hostRoot: options.projectRoot,
+      stateDir: paths.stateDir,
+      limits: {
+        network: config.workspace.network,
+        ...(config.workspace.memory ? { memory: config.workspace.memory } : {}),
+        ...(config.workspace.cpus ? { cpus: config.workspace.cpus } : {}),
+      },
+      readOnlyEntries: (await hostExecutionPaths(config, options.projectRoot)).readOnlyEntries,
+      ...limits,
+      logger: options.logger,
+    });
+    container = { url: selection.url, source: selection.source, workspace: opened };
+    shell = opened.backend;
+    const { hostRoot, containerRoot } = opened.record;
+    const map = (dir: string) => {
+      const rel = relative(hostRoot, dir);
+      return rel.startsWith("..") || isAbsolute(rel) ? undefined : posix.join(containerRoot, rel);
+    };
+    place = { cwd: map(cwd) ?? containerRoot, roots: [map(cwd) ?? containerRoot] };
+    for (const dir of roots) {
+      const mapped = dir === cwd ? undefined : map(dir);
+      if (mapped) place.roots.push(mapped);
+      else if (dir !== cwd)
+        diagnostics.push({
+          severity: "warning",
+          source: "workspace",
+          message: `${dir} is not in the container; it is not part of this session`,
+        });
+    }
+    for (const note of opened.notes) diagnostics.push({ severity: "warning", source: "workspace", message: note });
+  } else if (remoteSelection) {
     // Files and commands on the remote; the editor's fs/terminal and the local sandbox never see remote paths.
     const backend = await openSshWorkspace({
       spec: remoteSelection.spec,
@@ -129,7 +180,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
 
   let files: BackendProtocol = local;
   let executor: SandboxBackendProtocol | undefined = shell;
-  if (editor && !remote) {
+  if (editor && !remote && !container) {
     const viaEditor = createEditorBackend({
       bridge: editor,
       roots,
@@ -164,22 +215,26 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   for (const d of diagnostics) options.logger.warn(`${d.source}: ${d.message}`);
 
   return {
-    backend: createGuardedBackend(composite, rules.items, { localPaths: !remote }),
+    backend: createGuardedBackend(composite, rules.items, { localPaths: !remote && !container }),
     executor,
     ...(shell ? { shell } : {}),
     virtualPrefixes: [...composite.routePrefixes],
     stateBackends,
     rules: rules.items,
     protectedPaths,
-    ...(remote ? {} : { surfaces }),
-    sandboxed: !remote && sandboxKind === "bwrap" && shell !== undefined,
-    cwd: remoteSelection?.cwd ?? cwd,
-    roots: remoteSelection?.roots ?? roots,
-    ...(remote ? { remote } : {}),
+    // A container's files are not the host's: its copy is checked against the host's surfaces at /apply.
+    ...(remote || container ? {} : { surfaces }),
+    sandboxed: !remote && !container && sandboxKind === "bwrap" && shell !== undefined,
+    cwd: place?.cwd ?? cwd,
+    roots: place?.roots ?? roots,
+    ...(remote ? { remote, realPathFs: remote.backend.realPathFs } : {}),
+    ...(container ? { container, realPathFs: container.workspace.backend.realPathFs } : {}),
     diagnostics,
     async dispose() {
-      // Processes belong to their tool calls and die with the turn; a remote connection is closed here.
+      // Processes belong to their tool calls and die with the turn; a remote connection is closed here,
+      // and a container is let go of (it stops, and keeps its files).
       await remote?.backend.close();
+      await container?.workspace.backend.close();
     },
   };
 }
@@ -197,4 +252,10 @@ function sandboxSurfaces(cache: HostSurfaceCache, roots: readonly string[]): Hos
       return answers.some(Boolean) ? flatten(answers) : undefined;
     },
   };
+}
+
+/** session/delete and `sessions delete`: the session's container goes too (only if one was made). */
+export async function removeSessionWorkspace(paths: UserPaths, sessionId: string): Promise<void> {
+  const { removeSessionContainer } = await import("../backends/container/session-containers.js");
+  await removeSessionContainer(paths.stateDir, sessionId);
 }

@@ -88,6 +88,7 @@ describe("rewind in a remote workspace", () => {
       roots: [PROJECT],
       virtualPrefixes: [],
       remote: { url: "ssh://dev@127.0.0.1/", source: "test", backend: { realPathFs: remoteFs } },
+      realPathFs: remoteFs,
     } as unknown as Workspace;
     const changes = [
       { path: `${PROJECT}/config.txt`, before: "before\n", after: "agent wrote this\n" },

@@ -1,0 +1,42 @@
+import type { ContainerSpec } from "./container-url.js";
+import { formatContainerUrl } from "./container-url.js";
+import { readDevContainer } from "./devcontainer.js";
+import { describeEngine, engineAddress, engineHealth, loadDocker } from "./engine.js";
+
+/**
+ * doctor's check of a container workspace, without making a container: the engine (which, where,
+ * how it answers), and the image (present on the engine, or the dev container definition readable).
+ */
+export async function checkContainerWorkspace(
+  spec: ContainerSpec,
+  projectRoot: string,
+): Promise<{ ok: boolean; summary: string }> {
+  const address = engineAddress();
+  const url = formatContainerUrl(spec);
+  const docker = await loadDocker();
+  const health = await engineHealth(docker, address);
+  if (!health.ok) return { ok: false, summary: `${url} — ${describeEngine(health)}` };
+  let image: string;
+  try {
+    if (spec.kind === "devcontainer") {
+      const dev = await readDevContainer(projectRoot);
+      if (dev.build) return { ok: true, summary: `${url} — ${describeEngine(health)}; builds ${dev.build.dockerfile}` };
+      image = dev.image!;
+    } else image = spec.image;
+  } catch (error) {
+    return { ok: false, summary: `${url} — ${describeEngine(health)}; ${(error as Error).message}` };
+  }
+  const present = await docker
+    .getImage(image)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+  return present
+    ? { ok: true, summary: `${url} — ${describeEngine(health)}; image ${image} present` }
+    : {
+        ok: false,
+        summary: `${url} — ${describeEngine(health)}; image ${image} is not on the engine (docker pull ${image})`,
+      };
+}

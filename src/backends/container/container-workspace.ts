@@ -1,0 +1,202 @@
+import { existsSync } from "node:fs";
+import { join, posix } from "node:path";
+import { createContainerBackend, type ContainerBackend } from "./container-backend.js";
+import { createContainerLink } from "./container-link.js";
+import { formatContainerUrl, type ContainerSpec } from "./container-url.js";
+import { readDevContainer, type DevContainer } from "./devcontainer.js";
+import { devContainerImage } from "./devcontainer-image.js";
+import { engineAddress, engineError, loadDocker, type Docker, type EngineOptions } from "./engine.js";
+import { HELPER_CONTAINER } from "./helper-script.js";
+import { packTree } from "./project-archive.js";
+import { resolveUser } from "./container-files.js";
+import { createWorkspaceStateStore, type WorkspaceRecord, type WorkspaceStateStore } from "./workspace-state.js";
+
+// One container per session, found again by its label: created (and, in copy mode, filled with a copy
+// of the project) the first time, started again by a later process (session/load after a restart
+// finds the unapplied work where it was). Nothing of the host goes in but the project: no environment
+// (only the dev container's containerEnv), no mounts in copy mode, no network unless asked for.
+
+export const LABELS = {
+  session: "deep-acp.session",
+  root: "deep-acp.root",
+  url: "deep-acp.url",
+  mount: "deep-acp.mount",
+  folder: "deep-acp.folder",
+} as const;
+
+export type ContainerLimits = { network: "none" | "bridge"; memory?: string; cpus?: number };
+
+export type OpenContainerOptions = {
+  spec: ContainerSpec;
+  sessionId: string;
+  /** The host project root (a real path): copied in, or mounted in bind mode. */
+  hostRoot: string;
+  /** ~/.deepagents/.state */
+  stateDir: string;
+  limits: ContainerLimits;
+  /** Bind mode: paths relative to the root kept read-only inside (the host-execution surfaces). */
+  readOnlyEntries: readonly string[];
+  engine?: EngineOptions;
+  defaultTimeoutMs?: number;
+  maxOutputChars?: number;
+  logger?: { warn(message: string): void };
+};
+
+export type ContainerWorkspace = {
+  backend: ContainerBackend;
+  docker: Docker;
+  address: string;
+  url: string;
+  record: WorkspaceRecord;
+  state: WorkspaceStateStore;
+  /** True when this call created the container. */
+  created: boolean;
+  /** Things the user should know (ignored dev container fields, a failed postCreateCommand). */
+  notes: string[];
+};
+
+/** "2g", "512m", "1073741824" -> bytes. */
+export function parseMemory(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([kmg]?)b?$/i.exec(value.trim());
+  if (!match) throw new Error(`[workspace] memory must look like "2g", "512m" or a number of bytes (got "${value}")`);
+  const scale = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[match[2]!.toLowerCase() as "" | "k" | "m" | "g"];
+  return Math.floor(Number(match[1]) * scale);
+}
+
+export async function findSessionContainer(docker: Docker, sessionId: string) {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.session}=${sessionId}`] } });
+  return list[0];
+}
+
+export async function openContainerWorkspace(options: OpenContainerOptions): Promise<ContainerWorkspace> {
+  const { spec, sessionId, hostRoot } = options;
+  const address = engineAddress(options.engine);
+  const docker = await loadDocker(options.engine);
+  const state = createWorkspaceStateStore(options.stateDir);
+  try {
+    await docker.ping();
+  } catch (error) {
+    throw engineError(address, error);
+  }
+  const notes: string[] = [];
+  const url = formatContainerUrl(spec);
+  const existing = await findSessionContainer(docker, sessionId);
+  let record: WorkspaceRecord;
+  let created = false;
+  let dev: DevContainer | undefined;
+  if (existing) {
+    const labels = existing.Labels ?? {};
+    record = (await state.load(sessionId)) ?? {
+      sessionId,
+      containerId: existing.Id,
+      url: labels[LABELS.url] ?? url,
+      mount: labels[LABELS.mount] === "bind" ? "bind" : "copy",
+      image: existing.Image,
+      hostRoot: labels[LABELS.root] ?? hostRoot,
+      containerRoot: labels[LABELS.folder] ?? hostRoot,
+      createdAt: new Date(existing.Created * 1000).toISOString(),
+    };
+    if (record.url !== url) notes.push(`this session's container was made from ${record.url}; it is used as it is`);
+    if (record.mount === "copy" && !record.baseline)
+      notes.push("the record of what was copied into this container is missing; /changes and /apply cannot work");
+  } else {
+    if (spec.kind === "devcontainer") {
+      dev = await readDevContainer(hostRoot);
+      if (dev.ignored.length > 0) notes.push(`${dev.file}: not honoured: ${dev.ignored.join(", ")}`);
+    }
+    const image = dev
+      ? await devContainerImage(docker, dev, { network: options.limits.network })
+      : (spec as { image: string }).image;
+    if (
+      !(await docker
+        .getImage(image)
+        .inspect()
+        .then(
+          () => true,
+          () => false,
+        ))
+    )
+      throw new Error(
+        `image ${image} is not on the engine at ${address} (deep-acp pulls nothing): run docker pull ${image}`,
+      );
+    const containerRoot = dev?.workspaceFolder ?? hostRoot;
+    record = {
+      sessionId,
+      containerId: "",
+      url,
+      mount: spec.mount,
+      image,
+      hostRoot,
+      containerRoot,
+      createdAt: new Date().toISOString(),
+    };
+    const binds =
+      spec.mount === "bind"
+        ? [
+            `${hostRoot}:${containerRoot}`,
+            ...options.readOnlyEntries
+              .filter((entry) => existsSync(join(hostRoot, entry)))
+              .map((entry) => `${join(hostRoot, entry)}:${posix.join(containerRoot, entry)}:ro`),
+          ]
+        : [];
+    const container = await docker.createContainer({
+      ...HELPER_CONTAINER,
+      Image: image,
+      ...(dev?.user ? { User: dev.user } : {}),
+      Env: Object.entries(dev?.containerEnv ?? {}).map(([k, v]) => `${k}=${v}`),
+      WorkingDir: containerRoot,
+      Labels: {
+        [LABELS.session]: sessionId,
+        [LABELS.root]: hostRoot,
+        [LABELS.url]: url,
+        [LABELS.mount]: spec.mount,
+        [LABELS.folder]: containerRoot,
+      },
+      HostConfig: {
+        NetworkMode: options.limits.network,
+        ...(options.limits.memory ? { Memory: parseMemory(options.limits.memory) } : {}),
+        ...(options.limits.cpus ? { NanoCpus: Math.round(options.limits.cpus * 1e9) } : {}),
+        ...(binds.length > 0 ? { Binds: binds } : {}),
+      },
+    });
+    record.containerId = container.id;
+    created = true;
+    try {
+      if (spec.mount === "copy") {
+        const owner = await resolveUser(container, dev?.user);
+        const { stream, done } = await packTree(hostRoot, { prefix: containerRoot, ...owner });
+        await container.putArchive(stream as unknown as NodeJS.ReadableStream, { path: "/" });
+        record.baseline = await done;
+      }
+      await state.save(record);
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+  const link = createContainerLink({
+    docker,
+    containerId: record.containerId,
+    address,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const backend = createContainerBackend({
+    link,
+    containerId: record.containerId,
+    rootDir: record.containerRoot,
+    id: url,
+    ...(options.defaultTimeoutMs !== undefined ? { defaultTimeoutMs: options.defaultTimeoutMs } : {}),
+    ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
+  });
+  await link.channel();
+  if (created && dev && dev.postCreate.length > 0) {
+    for (const line of dev.postCreate) {
+      const result = await backend.execute(line, { timeoutMs: 600_000 });
+      if (result.exitCode !== 0)
+        notes.push(
+          `postCreateCommand \`${line}\` failed (exit ${result.exitCode ?? result.signal}): ${result.output.slice(-500)}`,
+        );
+    }
+  }
+  return { backend, docker, address, url, record, state, created, notes };
+}

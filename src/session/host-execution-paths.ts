@@ -1,0 +1,39 @@
+import { isAbsolute, relative } from "node:path";
+import type { DeepAcpConfig } from "../config/config-file.js";
+import { resolveHostExecutionSurfaces } from "../gate/host-surfaces.js";
+import { createProtectedPaths } from "../gate/protected-paths.js";
+
+// The one place a container workspace asks "which paths of this project decide what runs on the
+// host": bind mode keeps them read-only inside the container, and /apply never folds a change to them
+// into its one dialog (each asks on its own). The answer is the gate's own (gate/host-surfaces.ts):
+// what git resolves for the host project (its real git dir however `.git` leads there,
+// core.hooksPath, config files and their includes) plus the protected entries, so the sandbox, the
+// gate and the container agree on one set.
+
+export type HostExecutionPaths = {
+  /** Paths relative to the project root that bind mode mounts read-only (those that exist inside the project). */
+  readOnlyEntries: readonly string[];
+  /** Why `relativePath` (a path of the project's copy) decides what runs on the host; undefined: it does not. */
+  matchRelative(relativePath: string): string | undefined;
+};
+
+export async function hostExecutionPaths(config: DeepAcpConfig, projectRoot: string): Promise<HostExecutionPaths> {
+  const protectedPaths = createProtectedPaths(config.protected.paths, config.protected.extra_paths);
+  const surfaces = await resolveHostExecutionSurfaces(projectRoot, { protectedPaths });
+  const insideRoot = (path: string) => {
+    const rel = relative(surfaces.root, path);
+    return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
+  };
+  const readOnlyEntries = [
+    ...new Set(
+      surfaces.surfaces
+        .filter((surface) => surface.exists)
+        .map((surface) => insideRoot(surface.path))
+        .filter((rel): rel is string => rel !== undefined),
+    ),
+  ];
+  return {
+    readOnlyEntries,
+    matchRelative: (relativePath) => surfaces.matchRelative(relativePath)?.reason,
+  };
+}
