@@ -89,14 +89,12 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
         snippets: [
           {
             title: "CodeCompanion.nvim (needs Neovim >= 0.11)",
-            where:
-              'your Neovim config, e.g. ~/.config/nvim/init.lua, in place of (or merged into) your require("codecompanion").setup({...}) call; with lazy.nvim, the table passed to setup() is the plugin spec\'s `opts` instead',
+            where: luaSetupWhere("codecompanion"),
             code: codeCompanionSnippet(launch),
           },
           {
             title: "avante.nvim",
-            where:
-              'your Neovim config, e.g. ~/.config/nvim/init.lua, in place of (or merged into) your require("avante").setup({...}) call; with lazy.nvim, the table passed to setup() is the plugin spec\'s `opts` instead',
+            where: luaSetupWhere("avante"),
             code: avanteSnippet(launch),
           },
         ],
@@ -130,6 +128,11 @@ function lua(value: string): string {
 /** An Emacs Lisp string literal. */
 function elisp(value: string): string {
   return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+
+/** Where a plugin's setup snippet goes: not into a lazy.nvim `opts` file, which takes a table, not a call. */
+function luaSetupWhere(plugin: string): string {
+  return `your Neovim config, e.g. ~/.config/nvim/init.lua, in place of (or merged into) your require(${lua(plugin)}).setup({...}) call; with lazy.nvim, the table passed to setup() is the plugin spec's \`opts\` instead`;
 }
 
 // Module names go through lua(): a literal require("...") in this bundle would read as an import to
