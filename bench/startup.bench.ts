@@ -1,11 +1,13 @@
 // Cold start, against a bare Node process answering the same lines. The headline is "ready": spawn ->
 // initialize answered -> session/new answered, which is what an editor waits for before the user can
-// type. Also initialize alone, RSS after initialize, and session/new latency in a warm process.
+// type. Also spawn -> the first model request of a prompt sent at once (what a user who types at once
+// waits for), initialize alone, RSS after initialize, and session/new latency in a warm process.
 import { build } from "esbuild";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import { createFakeModelServer, type FakeModelServer } from "../test/support/fake-model/index.js";
 import { median, ndjsonChild, round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
@@ -86,6 +88,37 @@ async function timeReady(command: string, args: string[], env: NodeJS.ProcessEnv
   return ms;
 }
 
+/**
+ * What a user who types at once waits for: spawn, initialize and session/new answered, and a prompt
+ * sent the moment session/new is answered, until its model request reaches the model server.
+ */
+async function timeFirstModelRequest(
+  node: string,
+  model: FakeModelServer,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ ms: number; afterReady: number }> {
+  const start = performance.now();
+  const child = ndjsonChild(node, [BINARY], env);
+  child.send(INITIALIZE);
+  await child.next((m) => m.id === 1);
+  child.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd, mcpServers: [] } });
+  const { result } = await child.next((m) => m.id === 2);
+  const ready = performance.now();
+  const requested = model.waitForRequests(model.requests.length + 1);
+  child.send({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "session/prompt",
+    params: { sessionId: result.sessionId, prompt: [{ type: "text", text: "hi" }] },
+  });
+  await requested;
+  const end = performance.now();
+  await child.next((m) => m.id === 3);
+  await child.stop();
+  return { ms: end - start, afterReady: end - ready };
+}
+
 /** The Node binaries the startup figures are measured on: this one, then those .ci/node-releases installed. */
 export function startupRuntimes(): Array<{ node: string; version: string }> {
   const ci = resolve(import.meta.dirname, "../.ci/node");
@@ -134,7 +167,12 @@ export async function runStartupBench(runs = 9, node = process.execPath): Promis
     }
     const bareReady: number[] = [];
     const agentReady: number[] = [];
+    const firstModelRequest: number[] = [];
+    const promptToRequest: number[] = [];
+    const model = await createFakeModelServer();
+    const modelEnv = { ...env, ANTHROPIC_BASE_URL: model.anthropicBaseUrl };
     await timeReady(node, [BINARY], env, project);
+    await timeFirstModelRequest(node, model, modelEnv, project);
     // With a config.toml (a model and a shell timeout): its check is kept after the first start, so
     // later starts do not load the schema library either.
     const configuredHome = join(home, "configured");
@@ -150,7 +188,11 @@ export async function runStartupBench(runs = 9, node = process.execPath): Promis
       bareReady.push(await timeReady(node, [bare], env, project));
       agentReady.push(await timeReady(node, [BINARY], env, project));
       configuredReady.push(await timeReady(node, [BINARY], configuredEnv, project));
+      const first = await timeFirstModelRequest(node, model, modelEnv, project);
+      firstModelRequest.push(first.ms);
+      promptToRequest.push(first.afterReady);
     }
+    await model.close();
     // An editor that initializes and waits: what its next request (not a plain session/new, which is
     // answered early) costs while the ACP SDK loads, and RSS before and after that.
     const firstRequest: number[] = [];
@@ -202,6 +244,15 @@ export async function runStartupBench(runs = 9, node = process.execPath): Promis
         ratio: round(readyMs / bareReadyMs, 2),
         target: "<= 1.6x bare Node",
         note: ratioSpread(agentReady, bareReadyMs),
+      },
+      {
+        name: "startup.first-model-request",
+        value: round(median(firstModelRequest)),
+        unit: "ms",
+        baseline: round(bareReadyMs),
+        ratio: round(median(firstModelRequest) / bareReadyMs, 2),
+        target: "<= 4x bare Node ready",
+        note: `spawn -> the model request of a prompt sent as session/new is answered (prompt -> request ${round(median(promptToRequest))} ms); ${ratioSpread(firstModelRequest, bareReadyMs)}`,
       },
       {
         name: "startup.initialize",
