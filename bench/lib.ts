@@ -1,6 +1,6 @@
 // Small helpers shared by the benchmarks: timing, medians, and a raw ndjson child process.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 export type BenchResult = {
@@ -119,18 +119,5 @@ export function spread(values: number[], digits = 1): string {
   return `${round(Math.min(...values), digits)}-${round(Math.max(...values), digits)}`;
 }
 
-/**
- * The agent's memory usage in bytes after a full GC, through bench/heap-probe.mjs: the child (started
- * with --expose-gc --import heap-probe.mjs) writes it to `file` on SIGUSR2.
- */
-export async function heapAfterGc(child: ChildProcess, file: string): Promise<NodeJS.MemoryUsage> {
-  rmSync(file, { force: true });
-  child.kill("SIGUSR2");
-  for (let waited = 0; !existsSync(file); waited += 20) {
-    if (waited > 10_000) throw new Error("the heap probe did not answer");
-    await sleep(20);
-  }
-  // The file exists before the write is complete.
-  await sleep(20);
-  return JSON.parse(readFileSync(file, "utf8")) as NodeJS.MemoryUsage;
-}
+/** The agent's memory after a full GC, through bench/heap-probe.mjs. */
+export { heapAfterGc } from "../test/support/heap-probe.js";

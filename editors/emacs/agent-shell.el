@@ -16,17 +16,40 @@
                    (agent-shell--make-acp-client
                     :command "npx"
                     :command-params '("-y" "deep-acp")
-                    ;; Pass Emacs's environment through, so ANTHROPIC_API_KEY & co. reach the agent.
+                    ;; Emacs's environment is passed on, so ANTHROPIC_API_KEY & co. reach the agent.
                     :environment-variables (agent-shell-make-environment-variables :inherit-env t)
                     :context-buffer buffer))
    :default-model-id (lambda () nil)
    :default-session-mode-id (lambda () "default")))
 
+(defun deep-acp-agent-shell--with-deep-acp (configs)
+  "CONFIGS with deep-acp's configuration first, and no older one."
+  (cons (deep-acp-agent-shell-config)
+        (delq nil (mapcar (lambda (entry)
+                            (unless (and (consp entry) (not (functionp entry))
+                                         (eq (cdr (assq :identifier entry)) 'deep-acp))
+                              entry))
+                          configs))))
+
+(defvar deep-acp-agent-shell--other-configs nil
+  "The function `agent-shell-agent-configs' was before deep-acp joined it.")
+
+(defun deep-acp-agent-shell--configs ()
+  "What `deep-acp-agent-shell--other-configs' returns, with deep-acp."
+  (deep-acp-agent-shell--with-deep-acp (funcall deep-acp-agent-shell--other-configs)))
+
+;; `agent-shell-agent-configs' is a list of configurations or, in newer agent-shell, may be a
+;; function returning one: deep-acp joins either, keeping every other agent.
 (with-eval-after-load 'agent-shell
-  (add-to-list 'agent-shell-agent-configs (deep-acp-agent-shell-config)))
+  (cond ((eq agent-shell-agent-configs #'deep-acp-agent-shell--configs))
+        ((functionp agent-shell-agent-configs)
+         (setq deep-acp-agent-shell--other-configs agent-shell-agent-configs
+               agent-shell-agent-configs #'deep-acp-agent-shell--configs))
+        (t (setq agent-shell-agent-configs
+                 (deep-acp-agent-shell--with-deep-acp agent-shell-agent-configs)))))
 
 (defun deep-acp-agent-shell ()
-  "Start a new deep-acp shell."
+  "Start a new agent-shell with deep-acp."
   (interactive)
   (require 'agent-shell)
   (agent-shell-start :config (deep-acp-agent-shell-config)))

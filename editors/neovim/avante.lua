@@ -1,5 +1,6 @@
--- deep-acp as an avante.nvim ACP provider. Merge into your avante `opts` (lazy.nvim) or pass to
--- `require("avante").setup(...)`.
+-- deep-acp as an avante.nvim ACP provider, for your Neovim config (e.g. ~/.config/nvim/init.lua), in
+-- place of or merged into your `require("avante").setup({...})` call. With lazy.nvim, the table
+-- passed to setup() is the plugin spec's `opts` instead.
 require("avante").setup({
   provider = "deep-acp",
   acp_providers = {

@@ -1,6 +1,7 @@
--- deep-acp as a CodeCompanion ACP adapter. Put this in your CodeCompanion setup (lazy.nvim `opts`
--- or a plain `require("codecompanion").setup(...)` call). It extends the built-in "goose" adapter
--- only for its generic ACP plumbing; nothing of Goose is used.
+-- deep-acp as a CodeCompanion ACP adapter, for your Neovim config (e.g. ~/.config/nvim/init.lua),
+-- in place of or merged into your `require("codecompanion").setup({...})` call. With lazy.nvim, the
+-- table passed to setup() is the plugin spec's `opts` instead. It extends the built-in "goose"
+-- adapter only for its generic ACP plumbing; nothing of Goose is used.
 require("codecompanion").setup({
   adapters = {
     acp = {

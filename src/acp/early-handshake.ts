@@ -35,7 +35,7 @@ export type EarlyPreface = {
  * session/new (MCP servers with long arguments) is checked against the configured limit instead.
  */
 const MAX_EARLY_LINE_BYTES = 1024;
-const EARLY_LIMITS = { maxMessageBytes: OVERSIZE_HEAD_BYTES, maxDepth: 7 };
+const EARLY_LIMITS = { maxMessageBytes: OVERSIZE_HEAD_BYTES, maxDepth: 7, maxValues: 1000 };
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -65,10 +65,12 @@ const answerLine = (id: string | number, result: unknown) => `${JSON.stringify({
  */
 function plainRequest(bytes: Buffer, method: string): { id: string | number; params: unknown } | undefined {
   const inbound = classifyLine({ kind: "line", bytes }, EARLY_LIMITS);
-  if (inbound.kind !== "message" || inbound.message.method !== method) return undefined;
+  if (inbound.kind !== "request" || inbound.message.method !== method) return undefined;
   const { id, params } = inbound.message;
   if (!(typeof id === "string" && id.length <= 128) && !(typeof id === "number" && Number.isSafeInteger(id)))
     return undefined;
+  // The answer below writes the parsed id; it must be the text the editor wrote (no escapes, no 1.0).
+  if (JSON.stringify(id) !== inbound.id) return undefined;
   return { id, params };
 }
 

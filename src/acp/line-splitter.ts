@@ -1,13 +1,17 @@
+import { createIdReader, type IdRead, type IdReader } from "./id-reader.js";
+
 // Splits stdin into lines without ever holding more than the size limit. A line over the limit is
-// not buffered: its first bytes are kept (enough to find its id and kind) and the rest is counted
-// and dropped until its newline, so a 1 GB line costs 64 KiB of memory and the stream goes on.
+// not buffered: its first bytes are kept (enough to see its kind), its id is read as it streams
+// past (wherever it is in the line), and the rest is counted and dropped until its newline, so a
+// 1 GB line costs 64 KiB of memory and the stream goes on. A byte-order mark opening a line is
+// dropped (RFC 8259 lets a parser ignore it; some Windows pipes write one).
 
 export type SplitLine =
   | { kind: "line"; bytes: Buffer }
-  /** `head` is the first bytes of the line; `size` its full length in bytes. */
-  | { kind: "oversize"; head: Buffer; size: number };
+  /** `head` is the first bytes of the line; `size` its full length in bytes; `id` its id as written. */
+  | { kind: "oversize"; head: Buffer; size: number; id: IdRead };
 
-/** How much of an over-limit line is kept to read its id from. */
+/** How much of an over-limit line is kept to see its kind. */
 export const OVERSIZE_HEAD_BYTES = 64 * 1024;
 
 export type LineSplitter = {
@@ -16,15 +20,25 @@ export type LineSplitter = {
   end(): SplitLine[];
 };
 
+const isBom = (segment: Buffer) => segment[0] === 0xef && segment[1] === 0xbb && segment[2] === 0xbf;
+
 export function createLineSplitter(maxLineBytes: number): LineSplitter {
   let parts: Buffer[] = [];
   let length = 0;
   let head: Buffer | undefined; // set while skipping an over-limit line
   let skipped = 0;
+  let reader: IdReader | undefined; // reads the skipped line's id
+  let idKnown = false;
+  let lineStart = true;
 
   const append = (segment: Buffer) => {
+    if (lineStart && segment.length > 0) {
+      lineStart = false;
+      if (isBom(segment)) segment = segment.subarray(3);
+    }
     if (head) {
       skipped += segment.length;
+      if (!idKnown) idKnown = reader!.feed(segment);
       return;
     }
     if (length + segment.length <= maxLineBytes) {
@@ -35,14 +49,18 @@ export function createLineSplitter(maxLineBytes: number): LineSplitter {
     const all = Buffer.concat([...parts, segment]);
     head = Buffer.from(all.subarray(0, OVERSIZE_HEAD_BYTES));
     skipped = all.length;
+    reader = createIdReader(maxLineBytes);
+    idKnown = reader.feed(all);
     parts = [];
     length = 0;
   };
 
   const take = (): SplitLine | undefined => {
+    lineStart = true;
     if (head) {
-      const line: SplitLine = { kind: "oversize", head, size: skipped };
+      const line: SplitLine = { kind: "oversize", head, size: skipped, id: reader!.finish() };
       head = undefined;
+      reader = undefined;
       skipped = 0;
       return line;
     }

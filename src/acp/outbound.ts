@@ -1,4 +1,4 @@
-import { isValidId } from "./inbound.js";
+import type { RawId } from "./inbound.js";
 
 // Turns one outgoing message into one line, and never throws. The SDK closes the whole connection
 // when a single write fails, so an unencodable message (a cycle, a stack overflow on something too
@@ -47,21 +47,38 @@ function boundedError(error: Message): Message {
   return bounded;
 }
 
-export function encodeMessage(message: unknown): Encoded {
+/** `{"jsonrpc":"2.0","id":ID,...}` with the id exactly as the editor wrote it. */
+export function responseLine(id: RawId, body: Message): string {
+  return withId(id, JSON.stringify(body));
+}
+
+/** `rest`: the JSON of the answer's other members, as an object. */
+const withId = (id: RawId, rest: string) =>
+  `{"jsonrpc":"2.0","id":${id}${rest === "{}" ? "" : `,${rest.slice(1, -1)}`}}\n`;
+
+/**
+ * One message as one line. `id`: the message answers the editor's request with this raw id (the
+ * message's own id is the transport's stand-in for it), in the same member order as the SDK's.
+ */
+export function encodeMessage(message: unknown, id?: RawId): Encoded {
   let outgoing = message;
   if (isRecord(message) && isRecord(message.error) && !("method" in message))
     outgoing = { ...message, error: boundedError(message.error) };
-  const text = stringify(outgoing);
-  if (typeof text === "string") return { ok: true, line: `${text}\n` };
+  let body: unknown = outgoing;
+  if (id !== undefined && isRecord(outgoing)) {
+    const { jsonrpc: _jsonrpc, id: _standIn, ...rest } = outgoing;
+    body = rest;
+  }
+  const text = stringify(body);
+  if (typeof text === "string") {
+    if (id === undefined) return { ok: true, line: `${text}\n` };
+    return { ok: true, line: withId(id, text) };
+  }
   const reason = `cannot encode an outgoing message: ${text.message}`;
   // An answer we cannot encode is replaced by an error answer, so the request is still answered once.
-  if (isRecord(message) && !("method" in message) && "id" in message && isValidId(message.id)) {
-    const answer = {
-      jsonrpc: "2.0",
-      id: message.id,
-      error: { code: -32603, message: "Internal error: the response could not be encoded" },
-    };
-    return { ok: false, reason, answer: `${JSON.stringify(answer)}\n` };
+  if (id !== undefined) {
+    const error = { code: -32603, message: "Internal error: the response could not be encoded" };
+    return { ok: false, reason, answer: responseLine(id, { error }) };
   }
   return { ok: false, reason };
 }

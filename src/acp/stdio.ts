@@ -1,10 +1,10 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../util/logger.js";
-import type { EarlyPreface } from "./early-handshake.js";
-import { classifyLine, DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from "./inbound.js";
+import type { EarlyAnswer, EarlyPreface } from "./early-handshake.js";
+import { classifyLine, DEFAULT_TRANSPORT_LIMITS, type RawId, type TransportLimits } from "./inbound.js";
 import { createLineSplitter } from "./line-splitter.js";
-import { encodeMessage } from "./outbound.js";
+import { encodeMessage, responseLine, type Encoded } from "./outbound.js";
 
 /**
  * Gathers lines written in one turn of the event loop into a single write to the pipe, and honours
@@ -80,6 +80,20 @@ export type StdioTransport = {
 
 const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A request read from the editor and not answered yet, by the stand-in id the SDK knows it by. */
+type OpenRequest = {
+  /** The id as the editor wrote it, which its answer carries. */
+  id: RawId;
+  method: string;
+  /** idKey of the parsed id, to find it by for `$/cancel_request`. */
+  key: string;
+  /** The early handshake answered it; the SDK's answer is compared and dropped. */
+  early?: EarlyAnswer;
+};
+
 /**
  * ACP over stdio. Incoming lines are checked (size, depth, encoding, envelope) before the SDK sees
  * them, so no input can stop the connection; outgoing messages skip the two WHATWG stream layers the
@@ -87,25 +101,52 @@ const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
  * `releaseLock()`, so a plain object with those methods (checked by the end-to-end tests)
  * serializes straight into the batching sink, and never rejects (a rejected write closes the SDK's
  * connection).
+ *
+ * The SDK never sees the editor's request ids: each request gets a stand-in (a fresh number, or a
+ * fresh string for a string id, so its type is kept), and the answer goes out with the id exactly as
+ * the editor wrote it. So a 10,000-character id, a 30-digit number or `"\u00e9"` comes back as sent,
+ * and two requests that share an id are still two requests, each answered once.
  */
 export function createStdioTransport(options: StdioTransportOptions): StdioTransport {
   const { input, logger } = options;
   const limits = options.limits ?? DEFAULT_TRANSPORT_LIMITS;
   const sink = createLineSink(options.output);
   const splitter = createLineSplitter(limits.maxMessageBytes);
-  const open = new Map<string, { id: unknown; method: string; count: number }>();
+  const open = new Map<string | number, OpenRequest>();
+  /** Methods of open requests whose id is null (the SDK answers those with null too), in order. */
+  const openNull: string[] = [];
+  let standIns = 0;
   const waiters = new Set<() => void>();
   let controller!: ReadableStreamDefaultController<acp.AnyMessage>;
   let reading = true;
   let ended = false;
 
-  const answered = (id: unknown) => {
-    const key = idKey(id);
-    const entry = open.get(key);
-    if (!entry) return false;
-    if (--entry.count === 0) open.delete(key);
-    if (open.size === 0) for (const wake of [...waiters]) wake();
-    return true;
+  const inflight = () => open.size + openNull.length;
+  const wakeIfSettled = () => {
+    if (inflight() === 0) for (const wake of [...waiters]) wake();
+  };
+
+  const register = (message: Record<string, unknown>, id: RawId): OpenRequest | undefined => {
+    const method = message.method as string;
+    if (message.id === null) {
+      openNull.push(method);
+      return undefined;
+    }
+    const n = ++standIns;
+    const standIn = typeof message.id === "string" ? `#${n}` : Number.isInteger(message.id) ? n : n + 0.5;
+    const entry = { id, method, key: idKey(message.id) };
+    open.set(standIn, entry);
+    message.id = standIn;
+    return entry;
+  };
+
+  // `$/cancel_request` names the editor's id; the SDK knows the request by its stand-in.
+  const translateCancel = (message: Record<string, unknown>) => {
+    if (message.method !== "$/cancel_request" || !isRecord(message.params)) return;
+    const key = idKey(message.params.requestId);
+    let found: string | number | undefined;
+    for (const [standIn, entry] of open) if (entry.key === key) found = standIn;
+    if (found !== undefined) message.params = { ...message.params, requestId: found };
   };
 
   // Requests the early handshake answered, in the order they were read. An editor answered early
@@ -114,43 +155,52 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   // was promised): later messages wait here until the SDK's (dropped) answer to it is sent.
   const earlyAnswers = [...(options.preface?.answered ?? [])];
   let earlyDelivered = false;
-  let heldBack: acp.AnyMessage[] = [];
-  const enqueue = (message: acp.AnyMessage) => {
+  let heldBack: Array<{ message: acp.AnyMessage; entry?: OpenRequest }> = [];
+  const enqueue = (message: acp.AnyMessage, entry?: OpenRequest) => {
     const early = earlyAnswers[0];
     if (!early || ended) return controller.enqueue(message);
-    const record = message as Record<string, unknown>;
-    if (!earlyDelivered && record.method === early.method && record.id === early.id) {
+    if (!earlyDelivered && entry?.method === early.method && entry.id === JSON.stringify(early.id)) {
       earlyDelivered = true;
+      entry.early = early;
       return controller.enqueue(message);
     }
-    heldBack.push(message);
+    heldBack.push({ message, entry });
   };
   const send = (message: unknown): Promise<void> => {
-    const encoded = encodeMessage(message);
     const record = message as Record<string, unknown>;
-    if (record && typeof record === "object" && !("method" in record) && "id" in record) {
-      // Answers to requests that close() already failed are dropped: each request is answered once.
-      if (!answered(record.id) && ended) return Promise.resolve();
-      const early = earlyAnswers[0];
-      if (early && earlyDelivered && record.id === early.id) {
-        // The early handshake already sent this answer; the SDK's must be the same bytes.
-        if (!encoded.ok || encoded.line !== early.line)
-          logger.error(
-            `${early.method} was answered early with ${early.line.trim()} but the SDK answers ${encoded.ok ? encoded.line.trim() : encoded.reason}`,
-          );
-        earlyAnswers.shift();
-        earlyDelivered = false;
-        const held = heldBack;
-        heldBack = [];
-        for (const message of held) enqueue(message);
-        return Promise.resolve();
-      }
+    if (!isRecord(record) || "method" in record || !("id" in record)) return write(message, encodeMessage(message));
+    // An answer to one of the editor's requests.
+    const standIn = record.id as string | number | null;
+    const entry = standIn === null ? undefined : open.get(standIn);
+    if (standIn !== null && entry) open.delete(standIn);
+    else if (standIn === null && openNull.length > 0) openNull.shift();
+    // Answers to requests that close() already failed are dropped: each request is answered once.
+    else if (ended) return Promise.resolve();
+    wakeIfSettled();
+    const encoded = encodeMessage(message, entry?.id);
+    const early = entry?.early;
+    if (early) {
+      // The early handshake already sent this answer; the SDK's must be the same bytes.
+      if (!encoded.ok || encoded.line !== early.line)
+        logger.error(
+          `${early.method} was answered early with ${early.line.trim()} but the SDK answers ${encoded.ok ? encoded.line.trim() : encoded.reason}`,
+        );
+      earlyAnswers.shift();
+      earlyDelivered = false;
+      const held = heldBack;
+      heldBack = [];
+      for (const { message, entry } of held) enqueue(message, entry);
+      return Promise.resolve();
     }
+    return write(message, encoded);
+  };
+  const write = (message: unknown, encoded: Encoded): Promise<void> => {
     if (encoded.ok) return sink.write(encoded.line);
     logger.error(encoded.reason);
     if (encoded.answer) return sink.write(encoded.answer);
     // One of our own requests that cannot be sent: fail it locally so its caller does not wait forever.
-    if (record && typeof record === "object" && "method" in record && "id" in record && !ended) {
+    const record = message as Record<string, unknown>;
+    if (isRecord(record) && "method" in record && "id" in record && !ended) {
       controller.enqueue({
         jsonrpc: "2.0",
         id: record.id,
@@ -165,16 +215,13 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       if (!reading) return;
       const inbound = classifyLine(line, limits);
       if (inbound.kind === "drop") logger.debug(`ignored input: ${inbound.reason}`);
-      else if (inbound.kind === "reply") void sink.write(encodeLine(inbound.response));
-      else {
-        const { message } = inbound;
-        if (typeof message.method === "string" && "id" in message) {
-          const key = idKey(message.id);
-          const entry = open.get(key);
-          if (entry) entry.count++;
-          else open.set(key, { id: message.id, method: message.method, count: 1 });
-        }
-        enqueue(message as acp.AnyMessage);
+      else if (inbound.kind === "reply") void sink.write(responseLine(inbound.id, { error: inbound.error }));
+      else if (inbound.kind === "request") {
+        const entry = register(inbound.message, inbound.id);
+        enqueue(inbound.message as acp.AnyMessage, entry);
+      } else {
+        translateCancel(inbound.message);
+        enqueue(inbound.message as acp.AnyMessage);
       }
     }
   };
@@ -195,16 +242,18 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   const close = (reason: string) => {
     stopReading();
     if (ended) return;
-    for (const { id, method, count } of open.values()) {
-      if (earlyAnswers.some((early) => early.id === id)) continue; // answered by the early handshake
-      // A turn that did not wind down in time still ends the way the editor expects: cancelled.
-      const outcome =
-        method === "session/prompt"
-          ? { result: { stopReason: "cancelled" } }
-          : { error: { code: -32603, message: `Internal error: ${reason}` } };
-      for (let i = 0; i < count; i++) void sink.write(encodeLine({ jsonrpc: "2.0", id, ...outcome }));
+    // A turn that did not wind down in time still ends the way the editor expects: cancelled.
+    const outcome = (method: string) =>
+      method === "session/prompt"
+        ? { result: { stopReason: "cancelled" } }
+        : { error: { code: -32603, message: `Internal error: ${reason}` } };
+    for (const { id, method, early } of open.values()) {
+      if (early) continue; // answered by the early handshake
+      void sink.write(responseLine(id, outcome(method)));
     }
+    for (const method of openNull) void sink.write(responseLine("null", outcome(method)));
     open.clear();
+    openNull.length = 0;
     ended = true;
     for (const wake of [...waiters]) wake();
     controller.close();
@@ -239,14 +288,14 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
 
   return {
     stream: { readable, writable },
-    inflight: () => [...open.values()].reduce((sum, e) => sum + e.count, 0),
+    inflight,
     settled(timeoutMs) {
-      if (open.size === 0 || ended) return Promise.resolve(open.size === 0);
+      if (inflight() === 0 || ended) return Promise.resolve(inflight() === 0);
       return new Promise((resolve) => {
         const wake = () => {
           clearTimeout(timer);
           waiters.delete(wake);
-          resolve(open.size === 0);
+          resolve(inflight() === 0);
         };
         const timer = setTimeout(wake, timeoutMs);
         waiters.add(wake);
@@ -256,9 +305,4 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     close,
     flush: () => sink.flush(),
   };
-}
-
-function encodeLine(message: unknown): string {
-  const encoded = encodeMessage(message);
-  return encoded.ok ? encoded.line : (encoded.answer ?? "");
 }

@@ -2,21 +2,41 @@ import packageJson from "../../package.json" with { type: "json" };
 import type { BwrapAvailability } from "../backends/bwrap-sandbox.js";
 import type { DoctorNodeFacts, DoctorSandboxFacts } from "./doctor-types.js";
 
-/** `engines.node` of package.json, e.g. ">=20.19". */
+/** `engines.node` of package.json: the Node release lines deep-acp is tested on, e.g. "^20.20.0 || ^22.23.0". */
 const REQUIRED_NODE: string = packageJson.engines.node;
 
-export function collectNodeFacts(version: string): DoctorNodeFacts {
-  const minimum = REQUIRED_NODE.replace(/^>=\s*/, "");
-  const ok = compareVersions(version.replace(/^v/, ""), minimum) >= 0;
-  return {
-    version,
-    required: REQUIRED_NODE,
-    ok,
-    diagnostics: ok
-      ? []
-      : [{ severity: "error", source: "node", message: `Node ${version} is too old; deep-acp needs ${REQUIRED_NODE}` }],
-  };
+/**
+ * Below every tested line is an error (deep-acp needs APIs it lacks); between or above them (an odd
+ * release, a newer line) is a warning: it probably works, but nothing tested it.
+ */
+export function collectNodeFacts(version: string, required = REQUIRED_NODE): DoctorNodeFacts {
+  const current = version.replace(/^v/, "");
+  const ranges = required.split("||").map((range) => range.trim());
+  const ok = ranges.some((range) => satisfies(current, range));
+  const oldest = ranges.map((range) => range.replace(/^(\^|>=)\s*/, "")).sort(compareVersions)[0] ?? "0";
+  const tooOld = compareVersions(current, oldest) < 0;
+  const diagnostics: DoctorNodeFacts["diagnostics"] = ok
+    ? []
+    : tooOld
+      ? [{ severity: "error", source: "node", message: `Node ${version} is too old; deep-acp needs ${required}` }]
+      : [
+          {
+            severity: "warning",
+            source: "node",
+            message: `Node ${version} is not a release deep-acp is tested on (${required}); it may work`,
+          },
+        ];
+  return { version, required, ok: ok || !tooOld, diagnostics };
 }
+
+/** `^x.y.z` (same major, at least x.y.z) or `>=x.y.z`. */
+function satisfies(version: string, range: string): boolean {
+  const caret = /^\^\s*(.+)$/.exec(range);
+  if (caret) return major(version) === major(caret[1]!) && compareVersions(version, caret[1]!) >= 0;
+  return compareVersions(version, range.replace(/^>=\s*/, "")) >= 0;
+}
+
+const major = (version: string) => Number.parseInt(version, 10);
 
 export type SandboxFactsOptions = {
   /** `--sandbox`. */

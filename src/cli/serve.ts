@@ -42,6 +42,7 @@ export async function serve(
   const limits = {
     maxMessageBytes: cli.maxMessageBytes ?? config.acp.max_message_bytes,
     maxDepth: cli.maxJsonDepth ?? config.acp.max_json_depth,
+    maxValues: config.acp.max_json_values,
   };
   const preface = early?.handover();
   const server = createAcpServer({

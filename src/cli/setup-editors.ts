@@ -89,13 +89,12 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
         snippets: [
           {
             title: "CodeCompanion.nvim (needs Neovim >= 0.11)",
-            where:
-              "your CodeCompanion setup, e.g. ~/.config/nvim/lua/plugins/codecompanion.lua (lazy.nvim `opts`), or the codecompanion setup({...}) call in ~/.config/nvim/init.lua",
+            where: luaSetupWhere("codecompanion"),
             code: codeCompanionSnippet(launch),
           },
           {
             title: "avante.nvim",
-            where: "your avante options, e.g. ~/.config/nvim/lua/plugins/avante.lua, or the avante setup({...}) call",
+            where: luaSetupWhere("avante"),
             code: avanteSnippet(launch),
           },
         ],
@@ -131,11 +130,17 @@ function elisp(value: string): string {
   return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
 
+/** Where a plugin's setup snippet goes: not into a lazy.nvim `opts` file, which takes a table, not a call. */
+function luaSetupWhere(plugin: string): string {
+  return `your Neovim config, e.g. ~/.config/nvim/init.lua, in place of (or merged into) your require(${lua(plugin)}).setup({...}) call; with lazy.nvim, the table passed to setup() is the plugin spec's \`opts\` instead`;
+}
+
 // Module names go through lua(): a literal require("...") in this bundle would read as an import to
 // tools that scan it (test/e2e/packaging checks the bundle imports only real dependencies).
 function codeCompanionSnippet(launch: LaunchCommand): string {
   const argv = [launch.command, ...launch.args].map(lua).join(", ");
-  return `require(${lua("codecompanion")}).setup({
+  return `-- deep-acp for CodeCompanion.nvim (needs Neovim >= 0.11)
+require(${lua("codecompanion")}).setup({
   adapters = {
     acp = {
       deep_acp = function()
@@ -156,7 +161,8 @@ function codeCompanionSnippet(launch: LaunchCommand): string {
 
 function avanteSnippet(launch: LaunchCommand): string {
   const args = launch.args.map(lua).join(", ");
-  return `require(${lua("avante")}).setup({
+  return `-- deep-acp for avante.nvim
+require(${lua("avante")}).setup({
   provider = "deep-acp",
   acp_providers = {
     ["deep-acp"] = {
@@ -175,7 +181,18 @@ function avanteSnippet(launch: LaunchCommand): string {
 
 function agentShellSnippet(launch: LaunchCommand): string {
   const params = launch.args.map(elisp).join(" ");
-  return `(defun deep-acp-agent-shell-config ()
+  return `;;; deep-acp for agent-shell (https://github.com/xenodium/agent-shell)
+;; For your init file. Then M-x agent-shell and pick deep-acp, or M-x deep-acp-agent-shell.
+
+${AGENT_SHELL_CONFIG.replace("%COMMAND%", elisp(launch.command)).replace("%PARAMS%", params)}`;
+}
+
+/**
+ * The agent-shell configuration and its registration, as in editors/emacs/agent-shell.el (a test
+ * keeps the two equal but for the launch line). No closures over variables, so it works in an init
+ * file without lexical-binding.
+ */
+const AGENT_SHELL_CONFIG = `(defun deep-acp-agent-shell-config ()
   "Return the agent-shell configuration that launches deep-acp."
   (agent-shell-make-agent-config
    :identifier 'deep-acp
@@ -185,13 +202,42 @@ function agentShellSnippet(launch: LaunchCommand): string {
    :shell-prompt-regexp "deep-acp> "
    :client-maker (lambda (buffer)
                    (agent-shell--make-acp-client
-                    :command ${elisp(launch.command)}
-                    :command-params '(${params})
+                    :command %COMMAND%
+                    :command-params '(%PARAMS%)
+                    ;; Emacs's environment is passed on, so ANTHROPIC_API_KEY & co. reach the agent.
                     :environment-variables (agent-shell-make-environment-variables :inherit-env t)
                     :context-buffer buffer))
    :default-model-id (lambda () nil)
    :default-session-mode-id (lambda () "default")))
 
+(defun deep-acp-agent-shell--with-deep-acp (configs)
+  "CONFIGS with deep-acp's configuration first, and no older one."
+  (cons (deep-acp-agent-shell-config)
+        (delq nil (mapcar (lambda (entry)
+                            (unless (and (consp entry) (not (functionp entry))
+                                         (eq (cdr (assq :identifier entry)) 'deep-acp))
+                              entry))
+                          configs))))
+
+(defvar deep-acp-agent-shell--other-configs nil
+  "The function \`agent-shell-agent-configs' was before deep-acp joined it.")
+
+(defun deep-acp-agent-shell--configs ()
+  "What \`deep-acp-agent-shell--other-configs' returns, with deep-acp."
+  (deep-acp-agent-shell--with-deep-acp (funcall deep-acp-agent-shell--other-configs)))
+
+;; \`agent-shell-agent-configs' is a list of configurations or, in newer agent-shell, may be a
+;; function returning one: deep-acp joins either, keeping every other agent.
 (with-eval-after-load 'agent-shell
-  (add-to-list 'agent-shell-agent-configs (deep-acp-agent-shell-config)))`;
-}
+  (cond ((eq agent-shell-agent-configs #'deep-acp-agent-shell--configs))
+        ((functionp agent-shell-agent-configs)
+         (setq deep-acp-agent-shell--other-configs agent-shell-agent-configs
+               agent-shell-agent-configs #'deep-acp-agent-shell--configs))
+        (t (setq agent-shell-agent-configs
+                 (deep-acp-agent-shell--with-deep-acp agent-shell-agent-configs)))))
+
+(defun deep-acp-agent-shell ()
+  "Start a new agent-shell with deep-acp."
+  (interactive)
+  (require 'agent-shell)
+  (agent-shell-start :config (deep-acp-agent-shell-config)))`;

@@ -52,6 +52,7 @@ export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Pro
     );
     return 2;
   }
+  const err = options.err ?? ((text: string) => void process.stderr.write(text));
   const launch = options.launch ?? thisInstallation();
   const env = options.env ?? process.env;
   const target = editorTarget(editor as EditorName, launch, {
@@ -59,26 +60,34 @@ export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Pro
     platform: options.platform ?? process.platform,
     ...(env.XDG_CONFIG_HOME ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}),
   });
+  // What is printed to paste goes to stdout alone; every word about it goes to stderr.
+  const explain = target.kind === "snippet" || cli.print ? err : out;
   if (/[\\/]_npx[\\/]/.test(launch.args.join(" "))) {
-    out(
+    explain(
       `Note: this deep-acp runs from npx's cache (${launch.args[0]}), which npm may clean; for a lasting path install it (npm i -g deep-acp) or use a checkout.\n\n`,
     );
   }
-  if (target.kind === "snippet") return printSnippets(target, out);
-  if (cli.print) return printEntry(target, out);
+  if (target.kind === "snippet") return printSnippets(target, out, err);
+  if (cli.print) return printEntry(target, out, err);
   return writeEntry(target, { dryRun: cli.dryRun, out, now: options.now ?? (() => new Date()) });
 }
 
-function printSnippets(target: SnippetEditor, out: (text: string) => void): number {
-  out(`${target.label}: settings are code, so deep-acp prints them rather than editing your config.\n`);
-  for (const snippet of target.snippets)
-    out(`\n-- ${snippet.title}\n-- Goes into ${snippet.where}:\n\n${snippet.code}\n`);
+/** The snippets' code on stdout (comments in the language's own syntax), where they go on stderr. */
+function printSnippets(target: SnippetEditor, out: (text: string) => void, err: (text: string) => void): number {
+  err(`${target.label}: settings are code, so deep-acp prints them rather than editing your config.\n`);
+  target.snippets.forEach((snippet, i) => {
+    const number = target.snippets.length > 1 ? `${i + 1}. ` : "";
+    err(`${number}${snippet.title}: goes into ${snippet.where}.\n`);
+    out(`${i > 0 ? "\n" : ""}${snippet.code}\n`);
+  });
+  if (target.snippets.length > 1) err("They are printed in that order; paste the one for your plugin.\n");
   return 0;
 }
 
-function printEntry(target: JsonEditor, out: (text: string) => void): number {
+function printEntry(target: JsonEditor, out: (text: string) => void, err: (text: string) => void): number {
   const snippet = JSON.stringify({ [target.group]: { [AGENT_NAME]: target.entry } }, null, 2);
-  out(`${target.label}: merge this into ${target.file}\n\n${snippet}\n`);
+  err(`${target.label}: merge this into ${target.file}\n`);
+  out(`${snippet}\n`);
   return 0;
 }
 
@@ -103,7 +112,7 @@ async function writeEntry(
     out(
       `${file} is not valid JSON with comments (${merged.error}). Nothing was written; fix the file or merge this by hand:\n\n`,
     );
-    printEntry(target, out);
+    printEntry(target, out, out);
     return 1;
   }
   const verb = merged.replaced ? "update" : "add";

@@ -35,7 +35,7 @@ const DEFAULTS: DeepAcpConfig = {
   hooks: { pass_env: [] },
   remote: { projects: {}, connect_timeout_seconds: 15 },
   workspace: { projects: {}, network: "none" },
-  acp: { max_message_bytes: 33554432, max_json_depth: 256, max_loaded_sessions: 32 },
+  acp: { max_message_bytes: 33554432, max_json_depth: 256, max_json_values: 200000, max_loaded_sessions: 32 },
   web_fetch: { enabled: true, timeout_seconds: 30, max_bytes: 5000000, max_redirects: 5, allow_private_networks: [] },
   cost: {},
 };

@@ -118,6 +118,8 @@ const sections = {
       .default(32 * 1024 * 1024),
     /** Deepest nesting of objects/arrays accepted in one message. */
     max_json_depth: z.number().int().min(8).max(10_000).default(256),
+    /** Most JSON values (objects, arrays, array elements and members) in one message; parsing grows with them. */
+    max_json_values: z.number().int().min(1000).default(200_000),
     /** Sessions kept loaded; beyond it the least recently used idle ones are unloaded (and reopened on use). */
     max_loaded_sessions: z.number().int().min(1).default(32),
   }),

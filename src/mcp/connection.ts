@@ -6,6 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
+import { linkedSignal } from "../util/linked-signal.js";
 import { stdioServerEnvironment } from "./environment.js";
 import { createMcpTokenStore } from "./oauth-store.js";
 import { CONNECT_MODE_REDIRECT, createOAuthProvider, type DeepAcpOAuthProvider } from "./oauth-provider.js";
@@ -133,7 +134,10 @@ export async function connectMcpServer(options: McpConnectionOptions): Promise<M
     () => timeout.abort(new Error(`timed out after ${Math.round(options.connectTimeoutMs / 100) / 10}s`)),
     options.connectTimeoutMs,
   );
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  // Not AbortSignal.any: the SDK leaves its listener on this signal, and Node would keep such a
+  // signal (and the client, its process and pipes) for as long as options.signal lives.
+  const linked = linkedSignal(options.signal, timeout.signal);
+  const { signal } = linked;
   const aborted = new Promise<never>((_, reject) => {
     const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error("connection cancelled"));
     if (signal.aborted) fail();
@@ -151,12 +155,14 @@ export async function connectMcpServer(options: McpConnectionOptions): Promise<M
     ]);
   } catch (error) {
     clearTimeout(timer);
+    linked.dispose();
     closing = true;
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
     throw classifyConnectError(error, server, oauth, describeLoss);
   }
   clearTimeout(timer);
+  linked.dispose();
 
   client.onclose = () => {
     if (closing) return;

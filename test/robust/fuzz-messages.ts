@@ -139,7 +139,10 @@ export function nextFuzzLine(n: number, ctx: FuzzContext, rnd: Random): FuzzLine
     };
   if (roll < 0.79) {
     const valid = JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: {} });
-    return { text: valid.slice(0, 1 + rnd.int(valid.length - 2)), expectNull: true, kind: "truncated JSON" };
+    const cut = 1 + rnd.int(valid.length - 2);
+    // Cut after its id, the line was read as far as the id: the parse error carries it.
+    const idRead = cut >= valid.indexOf(`"${id}"`) + id.length + 2;
+    return { text: valid.slice(0, cut), ...(idRead ? { expectId: id } : { expectNull: true }), kind: "truncated JSON" };
   }
   if (roll < 0.83)
     return {

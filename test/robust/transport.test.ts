@@ -33,6 +33,10 @@ describe("transport limits", () => {
     suite.agent.writeRaw('{"jsonrpc":"2.0","id":999,"result":{"spoofed":true}}\n');
     suite.agent.writeRaw(`{"jsonrpc":"2.0","id":${deep(3000)},"result":{}}\n`);
     suite.agent.writeRaw('{"jsonrpc":"2.0","id":"unknown","method":"no/such/method","params":{}}\n');
+    // Parsed, this would hold the thread for seconds (no other request answered meanwhile).
+    suite.agent.writeRaw(
+      `{"jsonrpc":"2.0","id":"wide","method":"session/list","params":{"_meta":[${"{},".repeat(3_000_000)}{}]}}\n`,
+    );
     const list = await suite.agent.request("session/list", {}, "after");
     expect(list.result).toEqual({ sessions: [] });
 
@@ -45,6 +49,10 @@ describe("transport limits", () => {
       message: expect.stringContaining("max_message_bytes"),
     });
     expect(responseTo("unknown")?.error?.code).toBe(-32601);
+    expect(responseTo("wide")?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining("max_json_values"),
+    });
     const anonymous = suite.agent.messages.filter((m) => m.id === null).map((m) => m.error?.code);
     // deep id, bad UTF-8, not JSON, batch, not an object (responses are never answered).
     expect(anonymous).toEqual([-32600, -32700, -32700, -32600, -32600]);

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createWaiters } from "./waiters.js";
 
-export const BINARY = resolve(__dirname, "../../dist/deep-acp.js");
+export const BINARY = resolve(import.meta.dirname, "../../dist/deep-acp.js");
 
 export type JsonRpcMessage = {
   jsonrpc: "2.0";
@@ -19,6 +19,8 @@ export type JsonRpcMessage = {
 export type AgentProcessOptions = {
   env?: Record<string, string | undefined>;
   args?: string[];
+  /** Node options before the script (e.g. --expose-gc, --import a probe). */
+  nodeArgs?: string[];
   cwd?: string;
   /** Answers agent->client requests (permission, fs, terminal). Default: permission allow_once. */
   onRequest?: (message: JsonRpcMessage) => unknown | Promise<unknown>;
@@ -28,11 +30,15 @@ export type AgentProcess = Awaited<ReturnType<typeof startAgentProcess>>;
 
 export async function startAgentProcess(options: AgentProcessOptions = {}) {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run npm run build first`);
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BINARY, ...(options.args ?? [])], {
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH, ...options.env } as NodeJS.ProcessEnv,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), BINARY, ...(options.args ?? [])],
+    {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, ...options.env } as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   /** Every line the agent wrote to stdout, in order, raw. */
   const lines: string[] = [];
   const messages: JsonRpcMessage[] = [];

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
+import { clientBin, clientMissing, clientNode } from "../../support/test-clients.js";
 import { readEditorLaunches, type EditorLaunch } from "../../unit/packaging/editor-configs.js";
 import { probeInitialize } from "./support/initialize.js";
-import { REPO, stagePackage, type StagedPackage } from "./support/stage.js";
+import { stagePackage, type StagedPackage } from "./support/stage.js";
 
 // Each editor config launches `npx -y deep-acp`. Here that command line is mapped onto a fresh local
 // build (`node <stage>/dist/deep-acp.js`): same arguments, no network. pack.test.ts proves the literal
@@ -78,7 +79,10 @@ describe("editors/ command lines", () => {
   });
 });
 
-describe("acpx against the editors/ command line", () => {
+const acpxMissing = clientMissing("acpx");
+if (acpxMissing) console.warn(`skipping the acpx test: ${acpxMissing}`);
+
+describe.skipIf(acpxMissing !== undefined)("acpx against the editors/ command line", () => {
   let model: FakeModelServer;
   beforeAll(async () => {
     model = await createFakeModelServer({ handler: () => textTurn("Hello from the fake model, via acpx.") });
@@ -91,11 +95,14 @@ describe("acpx against the editors/ command line", () => {
     const zed = (await readEditorLaunches()).find((launch) => launch.editor === "Zed")!;
     const [command, args] = toLocalBuild(zed);
     const { home, cwd } = await freshDirs("acpx");
-    const acpx = join(REPO, "node_modules", ".bin", "acpx");
+    // acpx runs on the Node it needs (>= 22.13); deep-acp on the one under test.
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
-        acpx,
-        ["--agent", [command, ...args].join(" "), "--format", "quiet", "--timeout", "60", "exec", "hello"],
+        clientNode()!,
+        [
+          clientBin("acpx")!,
+          ...["--agent", [command, ...args].join(" "), "--format", "quiet", "--timeout", "60", "exec", "hello"],
+        ],
         {
           cwd,
           env: {

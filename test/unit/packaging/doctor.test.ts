@@ -33,7 +33,7 @@ async function doctor(
     agent: "agent",
     json: false,
     checkBwrap: bwrapWorks,
-    nodeVersion: "v20.19.1",
+    nodeVersion: "v20.20.2",
     ...options,
   };
   let text = "";
@@ -109,7 +109,7 @@ describe("deep-acp doctor on a healthy setup", () => {
       ["tester", "project"],
     ]);
     expect(report.sandbox).toMatchObject({ kind: "none", bwrap: { ok: true } });
-    expect(report.node).toMatchObject({ version: "v20.19.1", ok: true });
+    expect(report.node).toMatchObject({ version: "v20.20.2", ok: true });
 
     expect(text).toContain("✓ anthropic:claude-sonnet-4-5 (chosen by ~/.deepagents/config.toml [model].default)");
     expect(text).toContain("key: ANTHROPIC_API_KEY (environment)");

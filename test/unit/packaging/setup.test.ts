@@ -198,7 +198,7 @@ describe("deep-acp setup: JSON(C) editors", () => {
 describe("deep-acp setup: Lua and Emacs Lisp editors", () => {
   it("prints CodeCompanion and avante snippets that launch this installation, and writes nothing", async () => {
     const home = await tempHome();
-    const { code, out } = await setup(home, ["neovim"]);
+    const { code, out, err } = await setup(home, ["neovim"]);
     expect(code).toBe(0);
     const [codeCompanion, avante] = out.split(/\n(?=[^\n]*avante\.nvim\n)/);
     expect(
@@ -211,15 +211,18 @@ describe("deep-acp setup: Lua and Emacs Lisp editors", () => {
         .command,
     ).toBe(LAUNCH.command);
     expect(out).toContain("Neovim >= 0.11");
+    // Where each goes is said on stderr, without sending a setup() call into a lazy.nvim `opts` file.
+    expect(err).toContain('require("codecompanion").setup({...})');
+    expect(err).not.toMatch(/plugins\/codecompanion\.lua/);
     expect(await readdir(home)).toEqual([]);
   });
 
-  it("prints an agent-shell config and where it goes", async () => {
+  it("prints an agent-shell config on stdout and where it goes on stderr", async () => {
     const home = await tempHome();
-    const { code, out } = await setup(home, ["emacs"]);
+    const { code, out, err } = await setup(home, ["emacs"]);
     expect(code).toBe(0);
-    expect(out).toMatch(/init\.el/);
-    expect(out).toContain("Emacs >= 29.1");
+    expect(err).toMatch(/init\.el/);
+    expect(err).toContain("Emacs >= 29.1");
     const launch = EDITOR_CONFIGS.find((c) => c.file === "emacs/agent-shell.el")!.extract(
       out.slice(out.indexOf("(defun")),
     );

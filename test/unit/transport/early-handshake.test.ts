@@ -117,6 +117,9 @@ describe("early initialize", () => {
     ["deep nesting", request(1, { protocolVersion: 1, _meta: { a: { b: { c: { d: { e: { f: {} } } } } } } })],
     ["a batch", `[${request(1, { protocolVersion: 1 }).trimEnd()}]\n`],
     ["bad JSON", '{"jsonrpc":"2.0",\n'],
+    // The answer must carry the id as written, which JSON.stringify of the parsed id would not.
+    ["an id with an escape", '{"jsonrpc":"2.0","id":"\\u0061","method":"initialize","params":{"protocolVersion":1}}\n'],
+    ["an id written 7.0", '{"jsonrpc":"2.0","id":7.0,"method":"initialize","params":{"protocolVersion":1}}\n'],
   ];
   for (const [name, line] of declined) {
     it(`leaves ${name} to the SDK`, () => {
