@@ -158,7 +158,9 @@ export async function applyContainerChanges(options: ApplyOptions): Promise<Appl
     });
     if (approved) await apply(c);
     else
-      report.skipped.push(`${c.path}: decides what runs on the host (${c.protectedBy}), ${approver ? "rejected" : "not applied headless"}`);
+      report.skipped.push(
+        `${c.path}: decides what runs on the host (${c.protectedBy}), ${approver ? "rejected" : "not applied headless"}`,
+      );
   }
   await workspace.state.save(record);
   const section = (title: string, items: string[]) =>
