@@ -143,6 +143,8 @@ export class ConnectionState {
             stopWaitingOnCancel: true,
           }),
         this.logger,
+        // Read when a dialog opens: initialize has been answered by then.
+        () => this.features.subagents === true,
       ),
       questioner: createQuestionDialog({
         sessionId,
@@ -217,10 +219,11 @@ export class ConnectionState {
     const entry: LiveSession = {
       session,
       stream: createUpdateStream({
-        send: (update) => client.notify(acp.methods.client.session.update, { sessionId: session.id, update }),
+        send: (update, sessionId = session.id) =>
+          client.notify(acp.methods.client.session.update, { sessionId, update }),
         onError: (error) => this.logger.debug("session/update failed", error),
       }),
-      translate: createTranslator(this.features),
+      translate: createTranslator(this.features, { sessionId: session.id, cwd: session.cwd }),
     };
     this.sessions.set(session.id, entry);
     this.origins.set(session.id, {
@@ -288,7 +291,8 @@ export class ConnectionState {
 
   /** Replays a stored conversation as session updates (load). Never sends a terminal id. */
   replay(entry: LiveSession, items: readonly ReplayItem[]): void {
-    const translate = createTranslator({ ...this.features, terminalOutput: false });
+    const { id: sessionId, cwd } = entry.session;
+    const translate = createTranslator({ ...this.features, terminalOutput: false }, { sessionId, cwd });
     for (const item of items) {
       if (item.type === "user") {
         for (const content of toContentBlocks(item.blocks))
@@ -297,6 +301,16 @@ export class ConnectionState {
       }
       for (const update of translate(item)) entry.stream.push(update);
     }
+  }
+
+  /**
+   * `session/cancel`: a session's turn, or one running subagent of a session (a child session id),
+   * which ends only that subagent.
+   */
+  cancel(sessionId: string): void {
+    const entry = this.sessions.get(sessionId);
+    if (entry) return entry.session.cancel();
+    for (const { session } of this.sessions.values()) if (session.cancelSubagent(sessionId)) return;
   }
 
   async close(sessionId: string): Promise<void> {

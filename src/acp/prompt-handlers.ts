@@ -63,7 +63,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       return { stopReason: turn.stopReason, _meta: { [META_KEY]: { userMessageId } } };
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
-      state.sessions.get(params.sessionId)?.session.cancel();
+      state.cancel(params.sessionId);
     })
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       const entry = await state.live(params.sessionId);

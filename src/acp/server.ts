@@ -35,6 +35,7 @@ export function createAcpServer(options: AcpServerOptions) {
       terminalOutput: meta.terminal_output === true,
       notices: state.clientCapabilities.session?.notices != null,
       compaction: state.clientCapabilities.session?.compaction != null,
+      subagents: state.clientCapabilities.subagents != null,
     };
     // Warm what session/new needs once this answer is on its way. Compiling the session layer
     // holds the thread for tens of milliseconds, so it waits a moment: a session/list or

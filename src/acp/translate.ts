@@ -1,6 +1,8 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ToolDisplay } from "../tools/types.js";
 import type { SessionEvent } from "../session/index.js";
+import { createSubagentUpdates, type SessionContext } from "./subagent-updates.js";
+import type { RoutedUpdate } from "./update-stream.js";
 
 /** What the connected editor can show, from its `initialize` capabilities. */
 export type ClientFeatures = {
@@ -10,6 +12,8 @@ export type ClientFeatures = {
   notices: boolean;
   /** `session.compaction` */
   compaction: boolean;
+  /** `subagents`: a subagent's run is a child session of its own. */
+  subagents?: boolean;
 };
 
 /** Where `_meta` puts our own extension data. */
@@ -46,13 +50,24 @@ function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _met
 
 /**
  * Maps session events to ACP session updates. The only state is which tool calls stream into a
- * display-only terminal, so their final update can point at it and report the exit.
+ * display-only terminal, so their final update can point at it and report the exit, and which
+ * subagents are running (their child sessions' updates are routed to their own ids). `session` is
+ * the session the updates are for; without it subagents show as they do without child sessions.
  */
-export function createTranslator(features: ClientFeatures) {
+export function createTranslator(features: ClientFeatures, session?: SessionContext) {
   const liveTerminals = new Set<string>();
+  const subagents = createSubagentUpdates({
+    childSessions: features.subagents === true,
+    parent: session,
+    childTranslator: (child) => createTranslator({ ...features, subagents: false }, child),
+  });
 
-  return function translate(event: SessionEvent): acp.SessionUpdate[] {
+  return function translate(event: SessionEvent): Array<acp.SessionUpdate | RoutedUpdate> {
     switch (event.type) {
+      case "subagent_started":
+      case "subagent_event":
+      case "subagent_ended":
+        return subagents(event, translate);
       case "message_chunk":
         return [
           {

@@ -66,8 +66,10 @@ export type TurnOptions = {
   spendLimit?: () => string | undefined;
   signal: AbortSignal;
   emit: AgentEventSink;
-  /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
+  /** Set for a subagent's turn: the `task` call it runs under (its tool calls name it). */
   parentToolCallId?: string;
+  /** Set for a subagent's turn: its child session, named by its permission requests. */
+  subagentSessionId?: string;
   newId?: () => string;
 };
 
@@ -113,6 +115,7 @@ export async function runTurn(
     emit,
     signal,
     parentToolCallId: options.parentToolCallId,
+    subagentSessionId: options.subagentSessionId,
     newToolCallId: newId,
   };
 
@@ -124,7 +127,7 @@ export async function runTurn(
       if (requests >= options.model.maxRequests) return { stopReason: "max_turn_requests" };
       const overBudget = options.spendLimit?.();
       if (overBudget) {
-        if (!options.parentToolCallId) emit({ type: "message_chunk", messageId: newId(), text: overBudget });
+        emit({ type: "message_chunk", messageId: newId(), text: overBudget });
         return { stopReason: "end_turn" };
       }
       requests++;
@@ -182,7 +185,7 @@ export async function runTurn(
         // The user answers with their next prompt: say it as the agent's message and stop here.
         const text = closing.join("\n\n");
         const messageId = newId();
-        if (!options.parentToolCallId) emit({ type: "message_chunk", messageId, text });
+        emit({ type: "message_chunk", messageId, text });
         record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
         return { stopReason: "end_turn" };
       }
@@ -262,7 +265,6 @@ async function streamModel(
   const thoughtId = newId();
   const toolIds = new Map<string, string>();
   let text = "";
-  const showText = options.parentToolCallId === undefined;
   const stream = model.stream({
     system: options.model.system,
     messages,
@@ -277,10 +279,10 @@ async function streamModel(
         switch (event.type) {
           case "text_delta":
             text += event.text;
-            if (showText) emit({ type: "message_chunk", messageId, text: event.text });
+            emit({ type: "message_chunk", messageId, text: event.text });
             break;
           case "thinking_delta":
-            if (showText) emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
+            emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
             break;
           case "tool_call_start": {
             const toolCallId = newId();

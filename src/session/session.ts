@@ -70,6 +70,8 @@ export class Session {
   private readonly sessionStart: SessionStart;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
   private readonly notices = createNoticeQueue();
+  /** The running turn's subagents, by child session id. */
+  private readonly subagents = new Map<string, AbortController>();
 
   constructor(options: SessionOptions) {
     this.id = options.id;
@@ -196,6 +198,18 @@ export class Session {
     this.turns.cancel();
   }
 
+  /** Cancels one running subagent (its task call fails; the turn goes on). False: no such subagent. */
+  cancelSubagent(sessionId: string): boolean {
+    const child = this.subagents.get(sessionId);
+    child?.abort();
+    return child !== undefined;
+  }
+
+  /** Child session ids of the subagents running now. */
+  get runningSubagents(): string[] {
+    return [...this.subagents.keys()];
+  }
+
   async setMode(mode: SessionMode): Promise<void> {
     this.mode = mode;
     this.journal.record({ t: "mode", mode });
@@ -285,6 +299,9 @@ export class Session {
       event = this.spend.add(event);
       if (event.type === "usage") this.lastUsed = event.used;
     }
+    // A subagent's requests are paid by the session too (its context is its own).
+    if (event.type === "subagent_event" && event.event.type === "usage")
+      event = { ...event, event: this.spend.add(event.event) };
     this.journal.event(event);
     sink(event);
   }
@@ -335,6 +352,7 @@ export class Session {
         gate: createTurnGate(this.approver, this.approvals, workspace),
         questioner: this.questioner,
         background: this.background.prepare(config.shell, workspace.shell),
+        subagents: this.subagents,
         spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
         record: {
           prompt: (message, shown) => {

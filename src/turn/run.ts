@@ -49,6 +49,8 @@ export type PromptTurnInput = {
   spendLimit?: () => string | undefined;
   /** The session's background processes (execute with background: true). */
   background?: BackgroundHost;
+  /** Where the turn's running subagents are kept by child session id (to cancel one). */
+  subagents?: Map<string, AbortController>;
   record: TurnRecord;
   /** The turn's events (recorded and shown). */
   emit(event: AgentEvent): void;
@@ -158,6 +160,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     createModel: input.createModel,
     systemPrompt: turn.subagentSystem,
     hooks,
+    ...(input.subagents ? { running: input.subagents } : {}),
   });
   return { result: await runTurn(input.history, prompt, options), submitted: true };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { AgentEvent } from "../agent/events.js";
 import type { TurnOptions } from "../agent/loop.js";
 import { runTurn } from "../agent/loop.js";
 import { hookFeedbackText, type HookEngine } from "../hooks/index.js";
@@ -17,12 +18,17 @@ export type SubagentRunnerOptions = {
   createModel: (spec: string) => Promise<ModelClient>;
   systemPrompt: (subagent: SubagentDefinition) => string;
   hooks: () => HookEngine;
+  /** Running subagents by child session id, so `session/cancel` on one stops only that one. */
+  running?: Map<string, AbortController>;
 };
 
 /**
  * Runs `task` calls: each subagent gets a fresh context, its own system prompt and (optionally)
- * model, and the parent's tools and approval pipeline. Its tool calls reach the editor tagged with
- * the task call's id; its text does not (the parent reports it).
+ * model, and the parent's tools and approval pipeline. Each run is a child session: announced
+ * (`subagent_started`), its own events wrapped in `subagent_event`, closed (`subagent_ended`). Its tool
+ * calls also name the task call, for editors that show no child sessions. Cancelling the child
+ * (its own AbortController, also aborted with the parent's turn) ends only the subagent: the task
+ * call fails with "Cancelled by the user." and the parent's turn goes on.
  */
 export function createSubagentRunner(options: SubagentRunnerOptions) {
   return async function runSubagent(
@@ -60,25 +66,53 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
         isError: true,
       };
     }
+    const sessionId = randomUUID();
+    const child = new AbortController();
+    const abortChild = () => child.abort();
+    signal.addEventListener("abort", abortChild, { once: true });
+    options.running?.set(sessionId, child);
+    const emit = options.parent.emit;
+    if (!signal.aborted)
+      emit({
+        type: "subagent_started",
+        sessionId,
+        toolCallId: parentToolCallId,
+        title: `${definition.name}: ${request.description.split("\n")[0]!.slice(0, 80)}`,
+        description: request.description,
+        prompt: description,
+      });
     const messages: Message[] = [];
-    const result = await runTurn(
-      [],
-      { role: "user", content: [{ type: "text", text: description }] },
-      {
-        ...options.parent,
-        model: {
-          ...options.parent.model,
-          client: model,
-          system: options.systemPrompt(definition),
-          tools: options.tools,
+    let result: Awaited<ReturnType<typeof runTurn>>;
+    try {
+      result = await runTurn(
+        [],
+        { role: "user", content: [{ type: "text", text: description }] },
+        {
+          ...options.parent,
+          model: {
+            ...options.parent.model,
+            client: model,
+            system: options.systemPrompt(definition),
+            tools: options.tools,
+          },
+          hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
+          // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
+          history: { onMessage: (message) => messages.push(message) },
+          signal: child.signal,
+          emit: (event: AgentEvent) => emit({ type: "subagent_event", sessionId, event }),
+          parentToolCallId,
+          subagentSessionId: sessionId,
         },
-        hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
-        // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
-        history: { onMessage: (message) => messages.push(message) },
-        signal,
-        parentToolCallId,
-      },
-    );
+      );
+    } finally {
+      signal.removeEventListener("abort", abortChild);
+      options.running?.delete(sessionId);
+    }
+    // The parent's turn was cancelled: it sends nothing more, this included.
+    if (!signal.aborted) {
+      const stopReason = child.signal.aborted ? "cancelled" : result.stopReason;
+      emit({ type: "subagent_ended", sessionId, stopReason, ...(result.error ? { error: result.error } : {}) });
+    }
     const answer = lastAssistantText(messages);
     const stop = hooks.hasHandlers("SubagentStop", definition.name)
       ? await hooks.run(
@@ -88,7 +122,7 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
         )
       : undefined;
     const feedback = stop ? hookFeedbackText(stop) : undefined;
-    if (signal.aborted || result.stopReason === "cancelled")
+    if (child.signal.aborted || result.stopReason === "cancelled")
       return { content: [{ type: "text", text: "Cancelled by the user." }], isError: true };
     if (result.error)
       return { content: [{ type: "text", text: `Error: the subagent failed: ${result.error}` }], isError: true };
