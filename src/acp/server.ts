@@ -36,6 +36,7 @@ export function createAcpServer(options: AcpServerOptions) {
       notices: state.clientCapabilities.session?.notices != null,
       compaction: state.clientCapabilities.session?.compaction != null,
       subagents: state.clientCapabilities.subagents != null,
+      plans: state.clientCapabilities.plan != null,
     };
     // Warm what session/new needs once this answer is on its way. Compiling the session layer
     // holds the thread for tens of milliseconds, so it waits a moment: a session/list or

@@ -17,7 +17,7 @@ type Translate = (event: AgentEvent) => Array<acp.SessionUpdate | RoutedUpdate>;
 export type SessionContext = { sessionId: string; cwd: string };
 
 /** Events a subagent shows only in its own session. */
-const CHILD_ONLY = new Set<AgentEvent["type"]>(["message_chunk", "thought_chunk", "plan"]);
+const CHILD_ONLY = new Set<AgentEvent["type"]>(["message_chunk", "thought_chunk", "plan", "plan_document"]);
 
 export function createSubagentUpdates(options: {
   childSessions: boolean;

@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ToolDisplay } from "../tools/types.js";
 import type { SessionEvent } from "../session/index.js";
+import { planUpdates } from "./plan-updates.js";
 import { createSubagentUpdates, type SessionContext } from "./subagent-updates.js";
 import type { RoutedUpdate } from "./update-stream.js";
 
@@ -14,6 +15,8 @@ export type ClientFeatures = {
   compaction: boolean;
   /** `subagents`: a subagent's run is a child session of its own. */
   subagents?: boolean;
+  /** `plan`: plan operations (`plan_update` / `plan_removed`) instead of the legacy `plan`. */
+  plans?: boolean;
 };
 
 /** Where `_meta` puts our own extension data. */
@@ -163,7 +166,8 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
         return [update];
       }
       case "plan":
-        return [{ sessionUpdate: "plan", entries: event.entries }];
+      case "plan_document":
+        return planUpdates(event, features.plans === true, META_KEY);
       case "usage":
         return [
           {

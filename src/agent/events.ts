@@ -53,6 +53,8 @@ export type AgentEvent =
     }
   | { type: "tool_output"; toolCallId: string; terminalId: string; data: string; parentToolCallId?: string }
   | { type: "plan"; entries: PlanEntry[] }
+  /** The Markdown plan a `plan`-mode turn ended with (`path`: where it was saved). */
+  | { type: "plan_document"; planId: string; content: string; path?: string }
   | {
       type: "usage";
       used: number;

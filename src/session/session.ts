@@ -32,6 +32,7 @@ import { persistSession, recordCompaction, saveTurnEnd, type PersistedSettings }
 import { createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
 import { sessionContextReport } from "./context-report.js";
 import { createRestoreScope, createTurnGate } from "./turn-gate.js";
+import { planDocument } from "./plan-document.js";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -371,6 +372,12 @@ export class Session {
       });
       if (!submitted) return result;
       this.sessionStart.delivered();
+      if (this.mode === "plan" && result.stopReason === "end_turn" && !result.error && !signal.aborted) {
+        const { id: sessionId, services } = this;
+        const plansDir = config.plan.save_file ? services.paths.plansDir : undefined;
+        const plan = await planDocument(this.history, { sessionId, plansDir, logger: services.logger });
+        if (plan && !signal.aborted) this.observe(plan, sink);
+      }
       if (isFirstExchange && !signal.aborted) {
         this.title = titleFrom(promptText(blocks));
         sink({ type: "session_info", title: this.title, updatedAt: this.services.now().toISOString() });

@@ -105,6 +105,13 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
       }
       case "plan":
         return write({ t: "plan", entries: event.entries, ...tag });
+      case "plan_document":
+        return write({
+          t: "plan_doc",
+          id: event.planId,
+          content: event.content,
+          ...(event.path ? { path: event.path } : {}),
+        });
       case "usage":
         return write({
           t: "usage",

@@ -37,6 +37,7 @@ export type SessionRecord =
       sub?: string;
     }
   | { t: "plan"; entries: PlanEntry[]; sub?: string }
+  | { t: "plan_doc"; id: string; content: string; path?: string }
   /** `cost` absent: the request's price was unknown (older records have no `in`/`out` either). */
   | { t: "usage"; used: number; size: number; in?: number; out?: number; cost?: number; sub?: string }
   | { t: "subagent"; id: string; toolCallId: string; title: string; description: string; prompt: string }
@@ -60,6 +61,7 @@ export type ReplayItem =
           | "tool_call"
           | "tool_call_update"
           | "plan"
+          | "plan_document"
           | "usage"
           | "subagent_started"
           | "subagent_event"
@@ -155,6 +157,14 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
       case "plan":
         if (!record.sub) restored.plan = record.entries;
         replay.push(under(record.sub, { type: "plan", entries: record.entries }));
+        break;
+      case "plan_doc":
+        replay.push({
+          type: "plan_document",
+          planId: record.id,
+          content: record.content,
+          ...(record.path ? { path: record.path } : {}),
+        });
         break;
       case "subagent":
         openChildren.add(record.id);
