@@ -47,7 +47,9 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         // Text after the command's own line (attachments, mentions) still goes to the model.
         promptBlocks = [...result.blocks, ...blocks.slice(1)];
       }
-      const userMessageId = randomUUID();
+      // The v2 agent names the message it already acknowledged (v2-agent.ts); editors leave it to us.
+      const given = (params._meta?.[META_KEY] as { userMessageId?: unknown } | undefined)?.userMessageId;
+      const userMessageId = typeof given === "string" && given ? given : randomUUID();
       const turn = await session.prompt(
         promptBlocks,
         (event) => {

@@ -72,6 +72,11 @@ export function createAcpServer(options: AcpServerOptions) {
       // No watcher may outlive the connection (a live one keeps an exiting agent busy).
       await services.watchHub.close();
     },
+    /** What the v2 agent (v2-agent.ts) reads of the sessions it serves. */
+    v2Hooks: {
+      backgroundOf: (sessionId: string): string[] =>
+        state.sessions.get(sessionId)?.session.background.runningToolCalls() ?? [],
+    },
     /** For tests: the live session objects. */
     sessions: (): Session[] => [...state.sessions.values()].map((e) => e.session),
   };
