@@ -206,11 +206,6 @@ export class Session {
     return child !== undefined;
   }
 
-  /** Child session ids of the subagents running now. */
-  get runningSubagents(): string[] {
-    return [...this.subagents.keys()];
-  }
-
   async setMode(mode: SessionMode): Promise<void> {
     this.mode = mode;
     this.journal.record({ t: "mode", mode });
