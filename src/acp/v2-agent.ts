@@ -34,6 +34,8 @@ type SessionState = {
   turn?: Promise<void>;
   state: Foreground;
   closed: boolean;
+  /** Created or resumed on this connection (child sessions take no prompts). */
+  open: boolean;
   terminals: TerminalState;
 };
 
@@ -94,7 +96,10 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
   const sessionOf = (sessionId: string): SessionState => {
     let s = sessions.get(sessionId);
     if (!s)
-      sessions.set(sessionId, (s = { queue: [], state: "idle", closed: false, terminals: createTerminalState() }));
+      sessions.set(
+        sessionId,
+        (s = { queue: [], state: "idle", closed: false, open: false, terminals: createTerminalState() }),
+      );
     return s;
   };
   const notify = (sessionId: string, update: v2.SessionUpdate) => {
@@ -138,9 +143,9 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
 
   const onRequest = async (method: string, params: unknown, signal: AbortSignal): Promise<unknown> => {
     if (!client) throw new BridgedError(-32603, "no client");
-    const options = { cancellationSignal: signal, stopWaitingOnCancel: true };
+    const sendOptions = { cancellationSignal: signal, stopWaitingOnCancel: true };
     if (method === "elicitation/create")
-      return client.request(v2.methods.client.elicitation.create, params as v2.CreateElicitationRequest, options);
+      return client.request(v2.methods.client.elicitation.create, params as v2.CreateElicitationRequest, sendOptions);
     if (method !== "session/request_permission")
       throw new BridgedError(-32601, `"${method}" is not available over ACP v2`);
     const request = params as v1.RequestPermissionRequest;
@@ -148,7 +153,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     const blocked = s.state === "running";
     if (blocked) setState(request.sessionId, "requires_action");
     try {
-      return await client.request(v2.methods.client.session.requestPermission, toV2Permission(request), options);
+      return await client.request(v2.methods.client.session.requestPermission, toV2Permission(request), sendOptions);
     } finally {
       if (blocked && s.state === "requires_action" && s.turn) setState(request.sessionId, "running");
     }
@@ -235,7 +240,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
         mcpServers: toV1McpServers(params.mcpServers),
         ...(params.additionalDirectories?.length ? { additionalDirectories: params.additionalDirectories } : {}),
       });
-      sessionOf(response.sessionId);
+      sessionOf(response.sessionId).open = true;
       return { sessionId: response.sessionId, configOptions: toV2ConfigOptions(response.configOptions) };
     })
     .onRequest(v2.methods.agent.session.resume, async ({ params }) => {
@@ -250,6 +255,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
         mcpServers: toV1McpServers(params.mcpServers),
         ...(params.additionalDirectories?.length ? { additionalDirectories: params.additionalDirectories } : {}),
       });
+      s.open = true;
       // The current state, after the replay and before the answer (v2's resume rule).
       setState(params.sessionId, s.turn ? s.state : "idle");
       return { configOptions: toV2ConfigOptions(response.configOptions) };
@@ -288,8 +294,8 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       return { configOptions: toV2ConfigOptions(response.configOptions) };
     })
     .onRequest(v2.methods.agent.session.prompt, async ({ params }) => {
-      const s = sessionOf(params.sessionId);
-      if (s.closed) throw v2.RequestError.sessionNotFound(params.sessionId);
+      const s = sessions.get(params.sessionId);
+      if (!s?.open || s.closed) throw v2.RequestError.sessionNotFound(params.sessionId);
       return new Promise<v2.PromptResponse>((resolve, reject) => {
         s.queue.push({ prompt: params.prompt, resolve, reject });
         pump(params.sessionId);

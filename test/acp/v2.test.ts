@@ -59,6 +59,8 @@ describe("ACP v2", () => {
       availableCommands: Array<{ type: string; name: string }>;
     };
     expect(commands.availableCommands.every((c) => c.type === "command")).toBe(true);
+    // A session this connection did not open takes no prompt (nothing is inserted).
+    await expect(h.prompt("no-such-session", "hi")).rejects.toMatchObject({ code: -32002 });
   });
 
   it("asks permission in v2's shape, blocks as requires_action, and shows an edit as a diff with a git patch", async () => {
