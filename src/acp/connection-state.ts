@@ -134,14 +134,17 @@ export class ConnectionState {
     mcpServers: readonly acp.McpServer[],
   ): SessionCollaborators {
     const push = (update: acp.SessionUpdate) => this.sessions.get(sessionId)?.stream.push(update);
+    const ask = (request: acp.RequestPermissionRequest, signal: AbortSignal) =>
+      client.request(acp.methods.client.session.requestPermission, request, {
+        cancellationSignal: signal,
+        stopWaitingOnCancel: true,
+      });
     return {
       approver: createPermissionDialog(
         sessionId,
+        // A child session's dialog: the child is blocked on the user while it waits.
         (request, signal) =>
-          client.request(acp.methods.client.session.requestPermission, request, {
-            cancellationSignal: signal,
-            stopWaitingOnCancel: true,
-          }),
+          request.sessionId === sessionId ? ask(request, signal) : this.childDialog(sessionId, request, signal, ask),
         this.logger,
         // Read when a dialog opens: initialize has been answered by then.
         () => this.features.subagents === true,
@@ -287,6 +290,29 @@ export class ConnectionState {
         input: { hint: "request (optional)" },
       })),
     ];
+  }
+
+  /**
+   * A subagent's permission dialog, asked under its child session's id: its state on the parent is
+   * `requires_action` while the dialog waits (sent before the request) and `running` again once it
+   * is answered, unless the child was cancelled meanwhile (its idle update follows).
+   */
+  private async childDialog<T>(
+    parentId: string,
+    request: acp.RequestPermissionRequest,
+    signal: AbortSignal,
+    ask: (request: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const stream = this.sessions.get(parentId)?.stream;
+    const state = (state: "running" | "requires_action") =>
+      stream?.push({ sessionUpdate: "subagent_update", sessionId: request.sessionId, state: { state } });
+    state("requires_action");
+    await stream?.flush();
+    try {
+      return await ask(request, signal);
+    } finally {
+      if (!signal.aborted) state("running");
+    }
   }
 
   /** Replays a stored conversation as session updates (load). Never sends a terminal id. */

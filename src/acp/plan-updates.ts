@@ -16,11 +16,19 @@ type PlanEvent = Extract<AgentEvent, { type: "plan" | "plan_document" }>;
 export function planUpdates(event: PlanEvent, planOperations: boolean, metaKey: string): acp.SessionUpdate[] {
   if (event.type === "plan_document") {
     if (!planOperations) return [];
+    // The stable spec names the file by its absolute `path` on the Markdown plan; the SDK's schema
+    // (2.4.0) predates that field but allows it, and its types do not know it, so the path is also in
+    // our _meta for clients that read only what those types carry.
+    const plan = {
+      type: "markdown",
+      planId: event.planId,
+      content: event.content,
+      ...(event.path ? { path: event.path } : {}),
+    };
     return [
       {
         sessionUpdate: "plan_update",
-        plan: { type: "markdown", planId: event.planId, content: event.content },
-        // The schema has no field for the file yet; the absolute path rides in our _meta.
+        plan: plan as acp.PlanUpdateContent,
         ...(event.path ? { _meta: { [metaKey]: { path: event.path } } } : {}),
       },
     ];

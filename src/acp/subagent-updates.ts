@@ -78,8 +78,9 @@ export function createSubagentUpdates(options: {
             stopReason: event.error ? "error" : event.stopReason,
             ...(event.error ? { error: { code: -32603, message: event.error } } : {}),
           },
-          // It ran once and is done: there is nothing left to cancel.
-          capabilities: null,
+          // It ran once and is done: nothing is left to cancel. An empty set, not null: in v1 a null
+          // field means "unchanged", so only a concrete object withdraws `cancel`.
+          capabilities: {},
         };
         return [idle];
       }

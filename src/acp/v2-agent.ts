@@ -134,9 +134,12 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     const s = sessionOf(sessionId);
     const exitedBefore = s.terminals.exited.size;
     for (const converted of toV2Updates(update, s.terminals)) notify(sessionId, converted);
-    // A child's state is reported on the child too, not only mirrored on its parent.
-    if (update.sessionUpdate === "subagent_update" && update.state)
+    // A child's state is reported on the child too, not only mirrored on its parent (and kept, so
+    // its command's exit is not taken for a change of an idle session's background listing).
+    if (update.sessionUpdate === "subagent_update" && update.state) {
+      sessionOf(update.sessionId).state = update.state.state as Foreground;
       notify(update.sessionId, { sessionUpdate: "state_update", ...update.state } as v2.SessionUpdate);
+    }
     // A background process ended while nothing runs: the listing changed.
     if (s.terminals.exited.size > exitedBefore && s.state === "idle" && !s.turn) setState(sessionId, "idle");
   };

@@ -52,6 +52,8 @@ describe("plan operations", () => {
     expect(plans(updates)).toEqual([
       {
         sessionUpdate: "plan_update",
+        // The wire also carries the stable spec's `path` (test/unit/acp/translate.test.ts); the SDK
+        // 2.4.0 client drops it as a field its schema does not know.
         plan: { type: "markdown", planId: "plan", content: PLAN_TEXT },
         _meta: { "deep-acp": { path: file } },
       },

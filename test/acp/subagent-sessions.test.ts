@@ -56,7 +56,7 @@ describe("subagent sessions", () => {
     const { response, updates } = await h.prompt(sessionId, "delegate");
     expect(response.stopReason).toBe("end_turn");
 
-    const [announce, running, idle] = announcements(h, sessionId);
+    const [announce, running, blocked, resumed, idle] = announcements(h, sessionId);
     const child = announce!.sessionId;
     expect(child).not.toBe(sessionId);
     expect(announce).toMatchObject({
@@ -66,10 +66,13 @@ describe("subagent sessions", () => {
       capabilities: { cancel: {} },
     });
     expect(running).toMatchObject({ sessionId: child, state: { state: "running" } });
+    // Its permission dialog blocks it on the user until answered.
+    expect(blocked).toMatchObject({ sessionId: child, state: { state: "requires_action" } });
+    expect(resumed).toMatchObject({ sessionId: child, state: { state: "running" } });
     expect(idle).toMatchObject({
       sessionId: child,
       state: { state: "idle", stopReason: "end_turn" },
-      capabilities: null,
+      capabilities: {},
     });
 
     // Nothing carries the child's id before its announcement.

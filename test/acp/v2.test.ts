@@ -188,11 +188,12 @@ describe("ACP v2", () => {
     expect(output).toContain("started");
   });
 
-  it("every subagent is a child session, with its own state updates", async () => {
+  it("every subagent is a child session, with its own state updates (requires_action while its dialog waits)", async () => {
     const h = await start();
     const { sessionId } = await h.newSession(project);
     h.model.setHandler((request): FakeTurn => {
-      if (request.system.includes("You are a subagent")) return textTurn("child answer");
+      if (request.system.includes("You are a subagent"))
+        return request.messages.length === 1 ? toolTurn("execute", { command: "echo hi" }) : textTurn("child answer");
       return request.messages.length === 1
         ? toolTurn("task", { description: "look around", subagent_type: "general-purpose" })
         : textTurn("parent answer");
@@ -202,7 +203,10 @@ describe("ACP v2", () => {
     const announce = h.of(sessionId).find((u) => u.sessionUpdate === "subagent_update") as { sessionId: string };
     const child = h.of(announce.sessionId);
     expect(child.find((u) => u.sessionUpdate === "session_message")).toMatchObject({ senderSessionId: sessionId });
+    expect(h.permissions.map((p) => p.sessionId)).toEqual([announce.sessionId]);
     expect(states(child).map((s) => [s.state, s.stopReason])).toEqual([
+      ["running", undefined],
+      ["requires_action", undefined],
       ["running", undefined],
       ["idle", "end_turn"],
     ]);
