@@ -34,7 +34,8 @@ export async function planDocument(
   if (options.plansDir) {
     const file = join(options.plansDir, `${options.sessionId}.md`);
     try {
-      await writeFileAtomic(file, `${content}\n`, { mode: 0o644, dirMode: 0o755 });
+      // Private like the session log it comes from; the editor runs as the same user.
+      await writeFileAtomic(file, `${content}\n`, { mode: 0o600, dirMode: 0o700 });
       path = file;
     } catch (error) {
       options.logger.warn(`session ${options.sessionId}: cannot save the plan to ${file}`, error);

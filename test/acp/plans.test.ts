@@ -1,7 +1,7 @@
 // Plan operations (ACP v1, `clientCapabilities.plan`): the todo list as an item plan, cleared with
 // plan_removed, and the plan a plan-mode turn ends with as a Markdown plan document saved to a file.
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
@@ -59,6 +59,7 @@ describe("plan operations", () => {
       },
     ]);
     expect(await readFile(file, "utf8")).toBe(`${PLAN_TEXT}\n`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
 
     // Leaving plan mode to carry it out removes nothing; a default-mode answer is no plan document.
     const mark = h.updates.length;
