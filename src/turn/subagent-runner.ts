@@ -28,7 +28,8 @@ export type SubagentRunnerOptions = {
  * (`subagent_started`), its own events wrapped in `subagent_event`, closed (`subagent_ended`). Its tool
  * calls also name the task call, for editors that show no child sessions. Cancelling the child
  * (its own AbortController, also aborted with the parent's turn) ends only the subagent: the task
- * call fails with "Cancelled by the user." and the parent's turn goes on.
+ * call fails with "Cancelled by the user." and the parent's turn goes on. Every announced run is
+ * closed, a cancelled one with stop reason `cancelled`, the parent's cancel included.
  */
 export function createSubagentRunner(options: SubagentRunnerOptions) {
   return async function runSubagent(
@@ -72,7 +73,8 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
     signal.addEventListener("abort", abortChild, { once: true });
     options.running?.set(sessionId, child);
     const emit = options.parent.emit;
-    if (!signal.aborted)
+    const announced = !signal.aborted;
+    if (announced)
       emit({
         type: "subagent_started",
         sessionId,
@@ -108,10 +110,13 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
       signal.removeEventListener("abort", abortChild);
       options.running?.delete(sessionId);
     }
-    // The parent's turn was cancelled: it sends nothing more, this included.
-    if (!signal.aborted) {
+    // Also when the parent's turn was cancelled (the cancel cascades): the child session's own end,
+    // which is no update of a tool call, so nothing the editor marked cancelled is overwritten, and
+    // editors without child sessions are sent nothing for it.
+    if (announced) {
       const stopReason = child.signal.aborted ? "cancelled" : result.stopReason;
-      emit({ type: "subagent_ended", sessionId, stopReason, ...(result.error ? { error: result.error } : {}) });
+      const error = child.signal.aborted ? undefined : result.error;
+      emit({ type: "subagent_ended", sessionId, stopReason, ...(error ? { error } : {}) });
     }
     const answer = lastAssistantText(messages);
     const stop = hooks.hasHandlers("SubagentStop", definition.name)

@@ -130,6 +130,39 @@ describe("subagent sessions", () => {
     expect(updates.some((u) => u.sessionUpdate === "agent_message_chunk")).toBe(true);
   });
 
+  it("cancelling the parent cascades: each running child is reported idle, cancelled, before the prompt answers, and load shows the same", async () => {
+    const scratch = await suite.tempDir("scratch");
+    const pidFile = join(scratch, "pid");
+    const first = await suite.start({ clientCapabilities: SUBAGENTS });
+    const { sessionId } = await first.newSession(suite.project);
+    await first.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    first.model.setHandler((request): FakeTurn =>
+      isSubagent(request)
+        ? toolTurn("execute", { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 1000'` })
+        : toolTurn("task", { description: "long job", subagent_type: "general-purpose" }),
+    );
+    const turn = first.prompt(sessionId, "start the long job");
+    await pollUntil(
+      async () => existsSync(pidFile) && (await readFile(pidFile, "utf8")).trim() !== "",
+      "the subagent's command to start",
+      { timeoutMs: 15_000 },
+    );
+    await first.cancel(sessionId);
+    const { response } = await turn;
+    expect(response.stopReason).toBe("cancelled");
+    const ended = { state: { state: "idle", stopReason: "cancelled" }, capabilities: {} };
+    expect(announcements(first, sessionId).at(-1)).toEqual({
+      sessionUpdate: "subagent_update",
+      sessionId: expect.any(String),
+      ...ended,
+    });
+    await first.close();
+
+    const h = await suite.start({ clientCapabilities: SUBAGENTS });
+    await h.agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
+    expect(announcements(h, sessionId).at(-1)).toMatchObject(ended);
+  });
+
   it("session/load replays the whole tree: the announcement, the child's own traffic under its id, its end", async () => {
     const first = await suite.start({ clientCapabilities: SUBAGENTS });
     const { sessionId } = await first.newSession(suite.project);
