@@ -152,6 +152,7 @@ export class ConnectionState {
       questioner: createQuestionDialog({
         sessionId,
         capabilities: this.clientCapabilities,
+        childSessions: () => this.features.subagents === true,
         elicit: (params, signal) =>
           client.request(acp.methods.client.elicitation.create, params, {
             cancellationSignal: signal,

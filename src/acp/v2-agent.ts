@@ -36,6 +36,8 @@ type SessionState = {
   closed: boolean;
   /** Created or resumed on this connection (child sessions take no prompts). */
   open: boolean;
+  /** A subagent's child session (its state comes from the v1 agent's `subagent_update`). */
+  child?: boolean;
   terminals: TerminalState;
 };
 
@@ -137,7 +139,9 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     // A child's state is reported on the child too, not only mirrored on its parent (and kept, so
     // its command's exit is not taken for a change of an idle session's background listing).
     if (update.sessionUpdate === "subagent_update" && update.state) {
-      sessionOf(update.sessionId).state = update.state.state as Foreground;
+      const child = sessionOf(update.sessionId);
+      child.child = true;
+      child.state = update.state.state as Foreground;
       notify(update.sessionId, { sessionUpdate: "state_update", ...update.state } as v2.SessionUpdate);
     }
     // A background process ended while nothing runs: the listing changed.
@@ -147,18 +151,32 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
   const onRequest = async (method: string, params: unknown, signal: AbortSignal): Promise<unknown> => {
     if (!client) throw new BridgedError(-32603, "no client");
     const sendOptions = { cancellationSignal: signal, stopWaitingOnCancel: true };
-    if (method === "elicitation/create")
-      return client.request(v2.methods.client.elicitation.create, params as v2.CreateElicitationRequest, sendOptions);
+    const peer = client;
+    if (method === "elicitation/create") {
+      const request = params as v2.CreateElicitationRequest;
+      const sessionId = (request as { sessionId?: string }).sessionId;
+      return waitingOnUser(sessionId, () => peer.request(v2.methods.client.elicitation.create, request, sendOptions));
+    }
     if (method !== "session/request_permission")
       throw new BridgedError(-32601, `"${method}" is not available over ACP v2`);
     const request = params as v1.RequestPermissionRequest;
-    const s = sessionOf(request.sessionId);
-    const blocked = s.state === "running";
-    if (blocked) setState(request.sessionId, "requires_action");
+    return waitingOnUser(request.sessionId, () =>
+      peer.request(v2.methods.client.session.requestPermission, toV2Permission(request), sendOptions),
+    );
+  };
+  /**
+   * A dialog of a running session (or child session) blocks it on the user: `requires_action` until
+   * it is answered, then `running` again unless its work ended meanwhile. A child whose dialog the v1
+   * agent already reported blocked (a subagent's permission) is not reported twice.
+   */
+  const waitingOnUser = async <T>(sessionId: string | undefined, ask: () => Promise<T>): Promise<T> => {
+    const s = sessionId === undefined ? undefined : sessions.get(sessionId);
+    const blocked = s?.state === "running";
+    if (blocked) setState(sessionId!, "requires_action");
     try {
-      return await client.request(v2.methods.client.session.requestPermission, toV2Permission(request), sendOptions);
+      return await ask();
     } finally {
-      if (blocked && s.state === "requires_action" && s.turn) setState(request.sessionId, "running");
+      if (blocked && s.state === "requires_action" && (s.turn || s.child)) setState(sessionId!, "running");
     }
   };
 

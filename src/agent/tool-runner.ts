@@ -166,7 +166,12 @@ export async function runToolCall(
     ...(env.questioner
       ? {
           askUser: (question: UserQuestion) =>
-            env.dialogLock(() => env.questioner!.ask(question, { toolCallId }, signal)),
+            env.dialogLock(() => {
+              const where = env.subagentSessionId
+                ? { toolCallId, subagentSessionId: env.subagentSessionId }
+                : { toolCallId };
+              return env.questioner!.ask(question, where, signal);
+            }),
         }
       : {}),
   };

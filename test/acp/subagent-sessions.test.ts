@@ -163,6 +163,25 @@ describe("subagent sessions", () => {
     expect(announcements(h, sessionId).at(-1)).toMatchObject(ended);
   });
 
+  it("a subagent's question (ask_user) is asked under its child session, where its tool call is shown", async () => {
+    const h = await suite.start({ clientCapabilities: SUBAGENTS });
+    const { sessionId } = await h.newSession(suite.project);
+    h.model.setHandler((request): FakeTurn => {
+      if (isSubagent(request))
+        return request.messages.length === 1
+          ? toolTurn("ask_user", { question: "Delete the cache?", options: ["Yes", "No"] })
+          : textTurn("asked");
+      return request.messages.length === 1
+        ? toolTurn("task", { description: "ask first", subagent_type: "general-purpose" })
+        : textTurn("done");
+    });
+    await h.prompt(sessionId, "delegate");
+    const child = announcements(h, sessionId)[0]!.sessionId;
+    expect(h.permissions.map((p) => [p.sessionId, p.toolCall.title])).toEqual([[child, "Delete the cache?"]]);
+    const asked = toolUpdates(under(h, child)).find((u) => u.toolCallId === h.permissions[0]!.toolCall.toolCallId);
+    expect(asked).toBeDefined();
+  });
+
   it("session/load replays the whole tree: the announcement, the child's own traffic under its id, its end", async () => {
     const first = await suite.start({ clientCapabilities: SUBAGENTS });
     const { sessionId } = await first.newSession(suite.project);
