@@ -47,6 +47,29 @@ function delegateOnce(h: Harness) {
   });
 }
 
+/**
+ * Starts a turn whose subagent runs a command that does not end (bypass mode: no dialog) and waits
+ * until it runs. `after`: the parent's answer once the task call returns.
+ */
+async function startLongJob(h: Harness, after: FakeTurn) {
+  const pidFile = join(await suite.tempDir("scratch"), "pid");
+  const { sessionId } = await h.newSession(suite.project);
+  await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+  h.model.setHandler((request): FakeTurn => {
+    if (isSubagent(request)) return toolTurn("execute", { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 1000'` });
+    return request.messages.length === 1
+      ? toolTurn("task", { description: "long job", subagent_type: "general-purpose" })
+      : after;
+  });
+  const turn = h.prompt(sessionId, "start the long job");
+  await pollUntil(
+    async () => existsSync(pidFile) && (await readFile(pidFile, "utf8")).trim() !== "",
+    "the subagent's command to start",
+    { timeoutMs: 15_000 },
+  );
+  return { sessionId, turn };
+}
+
 describe("subagent sessions", () => {
   it("announce the child on its parent before any child traffic, then stream its text, thoughts, tool calls and permission under its own id", async () => {
     const h = await suite.start({ clientCapabilities: SUBAGENTS });
@@ -103,23 +126,8 @@ describe("subagent sessions", () => {
   });
 
   it("cancelling a child session stops only that subagent: the parent's turn goes on and its model is told", async () => {
-    const scratch = await suite.tempDir("scratch");
-    const pidFile = join(scratch, "pid");
     const h = await suite.start({ clientCapabilities: SUBAGENTS });
-    const { sessionId } = await h.newSession(suite.project);
-    await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-    h.model.setHandler((request): FakeTurn => {
-      if (isSubagent(request)) return toolTurn("execute", { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 1000'` });
-      return request.messages.length === 1
-        ? toolTurn("task", { description: "long job", subagent_type: "general-purpose" })
-        : textTurn("the subagent was stopped; carrying on");
-    });
-    const turn = h.prompt(sessionId, "start the long job");
-    await pollUntil(
-      async () => existsSync(pidFile) && (await readFile(pidFile, "utf8")).trim() !== "",
-      "the subagent's command to start",
-      { timeoutMs: 15_000 },
-    );
+    const { sessionId, turn } = await startLongJob(h, textTurn("the subagent was stopped; carrying on"));
     const child = announcements(h, sessionId)[0]!.sessionId;
     await h.cancel(child);
     const { response, updates } = await turn;
@@ -131,22 +139,8 @@ describe("subagent sessions", () => {
   });
 
   it("cancelling the parent cascades: each running child is reported idle, cancelled, before the prompt answers, and load shows the same", async () => {
-    const scratch = await suite.tempDir("scratch");
-    const pidFile = join(scratch, "pid");
     const first = await suite.start({ clientCapabilities: SUBAGENTS });
-    const { sessionId } = await first.newSession(suite.project);
-    await first.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-    first.model.setHandler((request): FakeTurn =>
-      isSubagent(request)
-        ? toolTurn("execute", { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 1000'` })
-        : toolTurn("task", { description: "long job", subagent_type: "general-purpose" }),
-    );
-    const turn = first.prompt(sessionId, "start the long job");
-    await pollUntil(
-      async () => existsSync(pidFile) && (await readFile(pidFile, "utf8")).trim() !== "",
-      "the subagent's command to start",
-      { timeoutMs: 15_000 },
-    );
+    const { sessionId, turn } = await startLongJob(first, textTurn("not reached"));
     await first.cancel(sessionId);
     const { response } = await turn;
     expect(response.stopReason).toBe("cancelled");
