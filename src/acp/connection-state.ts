@@ -134,19 +134,25 @@ export class ConnectionState {
     mcpServers: readonly acp.McpServer[],
   ): SessionCollaborators {
     const push = (update: acp.SessionUpdate) => this.sessions.get(sessionId)?.stream.push(update);
+    const ask = (request: acp.RequestPermissionRequest, signal: AbortSignal) =>
+      client.request(acp.methods.client.session.requestPermission, request, {
+        cancellationSignal: signal,
+        stopWaitingOnCancel: true,
+      });
     return {
       approver: createPermissionDialog(
         sessionId,
+        // A child session's dialog: the child is blocked on the user while it waits.
         (request, signal) =>
-          client.request(acp.methods.client.session.requestPermission, request, {
-            cancellationSignal: signal,
-            stopWaitingOnCancel: true,
-          }),
+          request.sessionId === sessionId ? ask(request, signal) : this.childDialog(sessionId, request, signal, ask),
         this.logger,
+        // Read when a dialog opens: initialize has been answered by then.
+        () => this.features.subagents === true,
       ),
       questioner: createQuestionDialog({
         sessionId,
         capabilities: this.clientCapabilities,
+        childSessions: () => this.features.subagents === true,
         elicit: (params, signal) =>
           client.request(acp.methods.client.elicitation.create, params, {
             cancellationSignal: signal,
@@ -217,10 +223,11 @@ export class ConnectionState {
     const entry: LiveSession = {
       session,
       stream: createUpdateStream({
-        send: (update) => client.notify(acp.methods.client.session.update, { sessionId: session.id, update }),
+        send: (update, sessionId = session.id) =>
+          client.notify(acp.methods.client.session.update, { sessionId, update }),
         onError: (error) => this.logger.debug("session/update failed", error),
       }),
-      translate: createTranslator(this.features),
+      translate: createTranslator(this.features, { sessionId: session.id, cwd: session.cwd }),
     };
     this.sessions.set(session.id, entry);
     this.origins.set(session.id, {
@@ -286,9 +293,33 @@ export class ConnectionState {
     ];
   }
 
+  /**
+   * A subagent's permission dialog, asked under its child session's id: its state on the parent is
+   * `requires_action` while the dialog waits (sent before the request) and `running` again once it
+   * is answered, unless the child was cancelled meanwhile (its idle update follows).
+   */
+  private async childDialog<T>(
+    parentId: string,
+    request: acp.RequestPermissionRequest,
+    signal: AbortSignal,
+    ask: (request: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const stream = this.sessions.get(parentId)?.stream;
+    const state = (state: "running" | "requires_action") =>
+      stream?.push({ sessionUpdate: "subagent_update", sessionId: request.sessionId, state: { state } });
+    state("requires_action");
+    await stream?.flush();
+    try {
+      return await ask(request, signal);
+    } finally {
+      if (!signal.aborted) state("running");
+    }
+  }
+
   /** Replays a stored conversation as session updates (load). Never sends a terminal id. */
   replay(entry: LiveSession, items: readonly ReplayItem[]): void {
-    const translate = createTranslator({ ...this.features, terminalOutput: false });
+    const { id: sessionId, cwd } = entry.session;
+    const translate = createTranslator({ ...this.features, terminalOutput: false }, { sessionId, cwd });
     for (const item of items) {
       if (item.type === "user") {
         for (const content of toContentBlocks(item.blocks))
@@ -297,6 +328,16 @@ export class ConnectionState {
       }
       for (const update of translate(item)) entry.stream.push(update);
     }
+  }
+
+  /**
+   * `session/cancel`: a session's turn, or one running subagent of a session (a child session id),
+   * which ends only that subagent.
+   */
+  cancel(sessionId: string): void {
+    const entry = this.sessions.get(sessionId);
+    if (entry) return entry.session.cancel();
+    for (const { session } of this.sessions.values()) if (session.cancelSubagent(sessionId)) return;
   }
 
   async close(sessionId: string): Promise<void> {

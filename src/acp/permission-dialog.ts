@@ -10,13 +10,22 @@ export type PermissionRequester = (
 
 const OPTION_IDS = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
 
-/** The agent's Approver as an editor dialog (`session/request_permission`). */
-export function createPermissionDialog(sessionId: string, request: PermissionRequester, logger: Logger): Approver {
+/**
+ * The agent's Approver as an editor dialog (`session/request_permission`). A subagent's dialog is
+ * asked under its child session's id when the editor shows child sessions (`childSessions()`).
+ */
+export function createPermissionDialog(
+  sessionId: string,
+  request: PermissionRequester,
+  logger: Logger,
+  childSessions: () => boolean = () => false,
+): Approver {
   return {
     async requestApproval(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
       if (signal.aborted) return "cancelled";
       try {
-        const response = await request(permissionParams(sessionId, req), signal);
+        const asker = req.subagentSessionId && childSessions() ? req.subagentSessionId : sessionId;
+        const response = await request(permissionParams(asker, req), signal);
         if (signal.aborted || response.outcome.outcome === "cancelled") return "cancelled";
         const id = response.outcome.optionId;
         return (OPTION_IDS as readonly string[]).includes(id) ? (id as ApprovalOutcome) : "reject_once";

@@ -50,7 +50,9 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         // Text after the command's own line (attachments, mentions) still goes to the model.
         promptBlocks = [...result.blocks, ...blocks.slice(1)];
       }
-      const userMessageId = randomUUID();
+      // The v2 agent names the message it already acknowledged (v2-agent.ts); editors leave it to us.
+      const given = (params._meta?.[META_KEY] as { userMessageId?: unknown } | undefined)?.userMessageId;
+      const userMessageId = typeof given === "string" && given ? given : randomUUID();
       const meta = { _meta: { [META_KEY]: { userMessageId } } };
       const usage = createTurnUsage();
       // Steering (steering.ts): a plain prompt joins the running turn, for clients that opted in.
@@ -81,7 +83,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       return { stopReason: turn.stopReason, ...usage.response(), ...meta };
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
-      state.sessions.get(params.sessionId)?.session.cancel();
+      state.cancel(params.sessionId);
     })
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       const entry = await state.live(params.sessionId);

@@ -29,6 +29,8 @@ export type QuestionDialogOptions = {
   /** Sends `elicitation/complete` (URL mode). */
   complete?: ElicitationCompleter;
   logger: Logger;
+  /** Whether a subagent's question is asked under its child session's id (the editor shows child sessions). */
+  childSessions?: () => boolean;
 };
 
 const OTHER = "other";
@@ -41,17 +43,20 @@ export function createQuestionDialog(options: QuestionDialogOptions): Questioner
     get forms() {
       return canForm();
     },
-    async ask(question, { toolCallId }, signal): Promise<UserAnswer> {
+    async ask(question, { toolCallId, subagentSessionId }, signal): Promise<UserAnswer> {
       if (signal.aborted) return { outcome: "cancelled" };
+      // The question belongs to the child session its tool call is shown in.
+      const asker =
+        subagentSessionId && options.childSessions?.() ? { ...options, sessionId: subagentSessionId } : options;
       if (canForm()) {
         const schema = questionSchema(question);
-        const response = await requestForm(options, { message: question.question, schema, toolCallId }, signal);
+        const response = await requestForm(asker, { message: question.question, schema, toolCallId }, signal);
         if (response.action === "accept") return parseAnswer(question, response.content);
         // "cancel" is the user closing the form: for the model that is a refusal to answer.
         if (response.action !== "unsupported")
           return signal.aborted ? { outcome: "cancelled" } : { outcome: "declined" };
       }
-      if (isYesNo(question)) return askYesNo(options, question, toolCallId, signal);
+      if (isYesNo(question)) return askYesNo(asker, question, toolCallId, signal);
       return { outcome: "unavailable", reason: "the editor cannot show forms" };
     },
     async form(request, { toolCallId }, signal): Promise<FormAnswer> {

@@ -41,6 +41,8 @@ export function createAcpServer(options: AcpServerOptions) {
       compaction: state.clientCapabilities.session?.compaction != null,
       quota: wantsQuotaUpdates(state.clientCapabilities),
       steering: wantsPromptQueueing(state.clientCapabilities),
+      subagents: state.clientCapabilities.subagents != null,
+      plans: state.clientCapabilities.plan != null,
     };
     // Warm what session/new needs once this answer is on its way. Compiling the session layer
     // holds the thread for tens of milliseconds, so it waits a moment: a session/list or
@@ -79,6 +81,11 @@ export function createAcpServer(options: AcpServerOptions) {
       await Promise.all([...state.sessions.keys()].map((id) => state.close(id)));
       // No watcher may outlive the connection (a live one keeps an exiting agent busy).
       await services.watchHub.close();
+    },
+    /** What the v2 agent (v2-agent.ts) reads of the sessions it serves. */
+    v2Hooks: {
+      backgroundOf: (sessionId: string): string[] =>
+        state.sessions.get(sessionId)?.session.background.runningToolCalls() ?? [],
     },
     /** For tests: the live session objects. */
     sessions: (): Session[] => [...state.sessions.values()].map((e) => e.session),

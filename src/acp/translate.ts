@@ -2,6 +2,9 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ToolDisplay } from "../tools/types.js";
 import type { SessionEvent } from "../session/index.js";
 import { createQuotaTranslator } from "./quota.js";
+import { planUpdates } from "./plan-updates.js";
+import { createSubagentUpdates, type SessionContext } from "./subagent-updates.js";
+import type { RoutedUpdate } from "./update-stream.js";
 
 /** What the connected editor can show, from its `initialize` capabilities. */
 export type ClientFeatures = {
@@ -15,6 +18,10 @@ export type ClientFeatures = {
   quota?: boolean;
   /** claude-agent-acp's prompt queueing, asked for (steering.ts): prompts sent during a turn join it. */
   steering?: boolean;
+  /** `subagents`: a subagent's run is a child session of its own. */
+  subagents?: boolean;
+  /** `plan`: plan operations (`plan_update` / `plan_removed`) instead of the legacy `plan`. */
+  plans?: boolean;
 };
 
 /** Where `_meta` puts our own extension data. */
@@ -51,14 +58,25 @@ function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _met
 
 /**
  * Maps session events to ACP session updates. The only state is which tool calls stream into a
- * display-only terminal, so their final update can point at it and report the exit.
+ * display-only terminal, so their final update can point at it and report the exit, and which
+ * subagents are running (their child sessions' updates are routed to their own ids). `session` is
+ * the session the updates are for; without it subagents show as they do without child sessions.
  */
-export function createTranslator(features: ClientFeatures) {
+export function createTranslator(features: ClientFeatures, session?: SessionContext) {
   const liveTerminals = new Set<string>();
   const quota = createQuotaTranslator(features.quota === true);
+  const subagents = createSubagentUpdates({
+    childSessions: features.subagents === true,
+    parent: session,
+    childTranslator: (child) => createTranslator({ ...features, subagents: false }, child),
+  });
 
-  return function translate(event: SessionEvent): acp.SessionUpdate[] {
+  return function translate(event: SessionEvent): Array<acp.SessionUpdate | RoutedUpdate> {
     switch (event.type) {
+      case "subagent_started":
+      case "subagent_event":
+      case "subagent_ended":
+        return subagents(event, translate);
       case "message_chunk":
         return [
           {
@@ -154,7 +172,8 @@ export function createTranslator(features: ClientFeatures) {
         return [update];
       }
       case "plan":
-        return [{ sessionUpdate: "plan", entries: event.entries }];
+      case "plan_document":
+        return planUpdates(event, features.plans === true, META_KEY);
       case "usage":
         return [
           {

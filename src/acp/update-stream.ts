@@ -1,7 +1,11 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 
+/** An update for another session than the stream's own: a subagent's child session. */
+export type RoutedUpdate = { sessionId: string; update: acp.SessionUpdate };
+
 export type UpdateStreamOptions = {
-  send: (update: acp.SessionUpdate) => Promise<void>;
+  /** `sessionId` is set for a routed update, absent for the stream's own session. */
+  send: (update: acp.SessionUpdate, sessionId?: string) => Promise<void>;
   /** How long text chunks may wait to be merged with the next ones. Default 24 ms. */
   coalesceMs?: number;
   /** Merged text never grows past this many characters. Default 8192. */
@@ -14,7 +18,8 @@ export type UpdateStreamOptions = {
  * last window (the first words of an answer are not held back); after that, consecutive text chunks
  * of one message are merged until the window ends (far fewer notifications for a long answer, no
  * visible delay). Any other update flushes merged text first. `flush()` resolves once everything
- * pushed so far has been written.
+ * pushed so far has been written. A session and its subagents' child sessions share one stream, so
+ * a child is announced on its parent before anything is sent under its own id.
  */
 export function createUpdateStream(options: UpdateStreamOptions) {
   // Each notification costs far more than the text in it (a timer, the SDK's queue, encoding, a
@@ -25,18 +30,20 @@ export function createUpdateStream(options: UpdateStreamOptions) {
   const maxChars = options.maxChunkChars ?? 8192;
   let pending: (acp.SessionUpdate & { sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" }) | undefined;
   let pendingText = "";
+  let pendingSession: string | undefined;
   /** Set while a window runs: text sent less than `coalesceMs` ago. */
   let windowTimer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
 
-  const write = (update: acp.SessionUpdate) => {
-    chain = chain.then(() => options.send(update)).catch((error) => options.onError?.(error));
+  const write = (update: acp.SessionUpdate, sessionId?: string) => {
+    chain = chain.then(() => options.send(update, sessionId)).catch((error) => options.onError?.(error));
   };
   const flushPending = () => {
     if (!pending) return;
-    write({ ...pending, content: { type: "text", text: pendingText } });
+    write({ ...pending, content: { type: "text", text: pendingText } }, pendingSession);
     pending = undefined;
     pendingText = "";
+    pendingSession = undefined;
   };
   const openWindow = () => {
     windowTimer = setTimeout(() => {
@@ -48,18 +55,22 @@ export function createUpdateStream(options: UpdateStreamOptions) {
   };
 
   return {
-    push(update: acp.SessionUpdate): void {
+    push(item: acp.SessionUpdate | RoutedUpdate): void {
+      const routed = "sessionUpdate" in item ? undefined : item;
+      const update = routed ? routed.update : (item as acp.SessionUpdate);
+      const sessionId = routed?.sessionId;
       const isText =
         (update.sessionUpdate === "agent_message_chunk" || update.sessionUpdate === "agent_thought_chunk") &&
         update.content.type === "text";
       if (!isText) {
         flushPending();
-        write(update);
+        write(update, sessionId);
         return;
       }
       const text = (update.content as { text: string }).text;
       if (
         pending &&
+        pendingSession === sessionId &&
         pending.sessionUpdate === update.sessionUpdate &&
         pending.messageId === update.messageId &&
         pendingText.length + text.length <= maxChars
@@ -69,12 +80,13 @@ export function createUpdateStream(options: UpdateStreamOptions) {
       }
       flushPending();
       if (!windowTimer) {
-        write(update);
+        write(update, sessionId);
         openWindow();
         return;
       }
       pending = update as typeof pending;
       pendingText = text;
+      pendingSession = sessionId;
     },
     flush(): Promise<void> {
       flushPending();

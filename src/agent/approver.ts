@@ -18,6 +18,8 @@ export type ApprovalRequest = {
   /** Label for the "always" choice, or null when "always" is not offered (e.g. shell metacharacters). */
   alwaysLabel: string | null;
   parentToolCallId?: string;
+  /** The subagent's child session, when a subagent's call asks. */
+  subagentSessionId?: string;
 };
 
 /**

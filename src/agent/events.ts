@@ -7,6 +7,11 @@ export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
 /**
  * Everything a turn produces, in order. `acp/` translates these with pure functions; headless
  * mode prints them. Events of a subagent's own tool calls carry `parentToolCallId`.
+ *
+ * A subagent's run is a child session: `subagent_started` comes before any of its events, every
+ * event of its own turn arrives wrapped in `subagent_event` (its text and thoughts too), and
+ * `subagent_ended` closes it. Consumers that show no child sessions unwrap the tool events and drop
+ * the rest, which is what a subagent looked like before child sessions.
  */
 export type AgentEvent =
   | { type: "message_chunk"; messageId: string; text: string }
@@ -49,6 +54,8 @@ export type AgentEvent =
     }
   | { type: "tool_output"; toolCallId: string; terminalId: string; data: string; parentToolCallId?: string }
   | { type: "plan"; entries: PlanEntry[] }
+  /** The Markdown plan a `plan`-mode turn ended with (`path`: where it was saved). */
+  | { type: "plan_document"; planId: string; content: string; path?: string }
   | {
       type: "usage";
       used: number;
@@ -69,7 +76,24 @@ export type AgentEvent =
       status: "in_progress" | "completed" | "failed";
       summary?: string;
       error?: string;
-    };
+    }
+  | {
+      type: "subagent_started";
+      /** The child session's id. */
+      sessionId: string;
+      /** The `task` call that runs it. */
+      toolCallId: string;
+      title: string;
+      /** What the parent asked it to do, as the parent wrote it. */
+      description: string;
+      /** The message the subagent was given (the description with hook context and answer format). */
+      prompt: string;
+    }
+  | { type: "subagent_event"; sessionId: string; event: AgentEvent }
+  | { type: "subagent_ended"; sessionId: string; stopReason: TurnStopReason; error?: string };
+
+/** The events of a subagent's own turn. */
+export type SubagentEvent = Extract<AgentEvent, { type: "subagent_event" }>;
 
 export type AgentEventSink = (event: AgentEvent) => void;
 

@@ -73,8 +73,10 @@ export type TurnOptions = {
   steering?: { pending(): boolean; take(signal: AbortSignal): Promise<UserMessage[]> };
   signal: AbortSignal;
   emit: AgentEventSink;
-  /** Set for a subagent's turn: its tool calls are shown under this call, its text is not streamed. */
+  /** Set for a subagent's turn: the `task` call it runs under (its tool calls name it). */
   parentToolCallId?: string;
+  /** Set for a subagent's turn: its child session, named by its permission requests. */
+  subagentSessionId?: string;
   newId?: () => string;
 };
 
@@ -120,6 +122,7 @@ export async function runTurn(
     emit,
     signal,
     parentToolCallId: options.parentToolCallId,
+    subagentSessionId: options.subagentSessionId,
     newToolCallId: newId,
   };
 
@@ -136,7 +139,7 @@ export async function runTurn(
       if (requests >= options.model.maxRequests) return { stopReason: "max_turn_requests" };
       const overBudget = options.spendLimit?.();
       if (overBudget) {
-        if (!options.parentToolCallId) emit({ type: "message_chunk", messageId: newId(), text: overBudget });
+        emit({ type: "message_chunk", messageId: newId(), text: overBudget });
         return { stopReason: "end_turn" };
       }
       requests++;
@@ -206,7 +209,7 @@ export async function runTurn(
         // The user answers with their next prompt: say it as the agent's message and stop here.
         const text = closing.join("\n\n");
         const messageId = newId();
-        if (!options.parentToolCallId) emit({ type: "message_chunk", messageId, text });
+        emit({ type: "message_chunk", messageId, text });
         record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
         return { stopReason: "end_turn" };
       }
@@ -296,7 +299,6 @@ async function streamModel(
   const toolIds = new Map<string, string>();
   const announced = new Set<string>();
   let text = "";
-  const showText = options.parentToolCallId === undefined;
   const stream = model.stream({
     system: options.model.system,
     messages,
@@ -311,10 +313,10 @@ async function streamModel(
         switch (event.type) {
           case "text_delta":
             text += event.text;
-            if (showText) emit({ type: "message_chunk", messageId, text: event.text });
+            emit({ type: "message_chunk", messageId, text: event.text });
             break;
           case "thinking_delta":
-            if (showText) emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
+            emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
             break;
           case "tool_call_start":
             // Shown once its arguments are complete (`tool_call_ready`, or the whole message): a call

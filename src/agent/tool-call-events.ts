@@ -44,7 +44,7 @@ export function progressSink(env: ToolEventTarget, toolCallId: string): ToolCont
         });
         return;
       case "plan":
-        if (!env.parentToolCallId) env.emit({ type: "plan", entries: event.entries });
+        env.emit({ type: "plan", entries: event.entries });
         return;
     }
   };

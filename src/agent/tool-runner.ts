@@ -51,6 +51,8 @@ export type ToolRunEnv = {
   emit: AgentEventSink;
   signal: AbortSignal;
   parentToolCallId?: string;
+  /** A subagent's turn: the child session its permission requests belong to. */
+  subagentSessionId?: string;
   /** Last step before a result reaches the model (large results are offloaded here). */
   finalizeResult?: (call: { toolCallId: string; tool: AnyTool }, result: ToolResult) => Promise<ToolResult>;
   /** Runs a subagent for the `task` call `parentToolCallId`. */
@@ -177,7 +179,12 @@ export async function runToolCall(
     ...(env.questioner
       ? {
           askUser: (question: UserQuestion) =>
-            env.dialogLock(() => env.questioner!.ask(question, { toolCallId }, signal)),
+            env.dialogLock(() => {
+              const where = env.subagentSessionId
+                ? { toolCallId, subagentSessionId: env.subagentSessionId }
+                : { toolCallId };
+              return env.questioner!.ask(question, where, signal);
+            }),
         }
       : {}),
   };
@@ -368,6 +375,7 @@ async function askUser(
       reason: decision.reason,
       alwaysLabel: decision.alwaysKey ? decision.alwaysLabel : null,
       parentToolCallId: env.parentToolCallId,
+      ...(env.subagentSessionId ? { subagentSessionId: env.subagentSessionId } : {}),
     },
     env.signal,
   );

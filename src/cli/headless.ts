@@ -94,6 +94,11 @@ export async function runHeadless(
 
 function describe(event: SessionEvent): { stdout?: string; stderr?: string } {
   switch (event.type) {
+    // A subagent's tool calls show as the parent's; its text is the parent's to report.
+    case "subagent_event":
+      return ["message_chunk", "thought_chunk", "plan", "usage"].includes(event.event.type)
+        ? {}
+        : describe(event.event);
     case "message_chunk":
       return { stdout: event.text };
     case "tool_call":

@@ -1,4 +1,5 @@
 import { createAcpServer } from "../acp/server.js";
+import { connectVersioned } from "../acp/protocol-select.js";
 import type { EarlyPreface } from "../acp/early-handshake.js";
 import { createStdioTransport } from "../acp/stdio.js";
 import type { Logger } from "../util/logger.js";
@@ -107,7 +108,13 @@ export async function serve(
   });
   process.stdout.on("error", () => stop(0, "stdout closed"));
 
-  const connection = server.app.connect(transport.stream);
+  // ACP v1 as always; a client asking for v2 reaches the v2 agent through the SDK's protocol router.
+  const connection = connectVersioned(transport.stream, {
+    v1App: server.app,
+    loadV2: async () =>
+      (await import("../acp/v2-agent.js")).createV2Agent({ v1App: server.app, ...server.v2Hooks, logger }),
+    logger,
+  });
   void connection.closed.then(() => stop(exitCode, "connection closed"));
   await done;
   for (const off of handlers) off();

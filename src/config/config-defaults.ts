@@ -38,6 +38,7 @@ const DEFAULTS: DeepAcpConfig = {
   acp: { max_message_bytes: 33554432, max_json_depth: 256, max_json_values: 200000, max_loaded_sessions: 32 },
   web_fetch: { enabled: true, timeout_seconds: 30, max_bytes: 5000000, max_redirects: 5, allow_private_networks: [] },
   cost: {},
+  plan: { save_file: true },
 };
 
 /** The config of an absent (or unreadable) config.toml; a fresh copy each time, free to change. */

@@ -127,6 +127,10 @@ const sections = {
     /** USD a session may spend on model requests; the turn that reaches it stops. Unset: no limit. */
     max_session_usd: z.number().positive().optional(),
   }),
+  plan: z.strictObject({
+    /** Save the plan a `plan`-mode turn ends with to ~/.deepagents/plans/<session>.md, for the editor to open. */
+    save_file: z.boolean().default(true),
+  }),
   web_fetch: z.strictObject({
     enabled: z.boolean().default(true),
     timeout_seconds: z.number().positive().default(30),
@@ -200,6 +204,7 @@ const configSchema = z.object({
   acp: sections.acp.default(sections.acp.parse({})),
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
   cost: sections.cost.default(sections.cost.parse({})),
+  plan: sections.plan.default(sections.plan.parse({})),
 });
 
 export type DeepAcpConfig = z.infer<typeof configSchema>;

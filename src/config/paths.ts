@@ -22,6 +22,8 @@ export type UserPaths = {
   /** API keys stored by `deep-acp login` (0600). */
   credentialsFile: string;
   sessionsDir: string;
+  /** Plans of `plan`-mode turns, one Markdown file per session. */
+  plansDir: string;
 };
 
 export function userPaths(agent = "agent", home = homedir()): UserPaths {
@@ -43,6 +45,7 @@ export function userPaths(agent = "agent", home = homedir()): UserPaths {
     stateDir: join(root, ".state"),
     credentialsFile: join(root, ".state", "credentials.json"),
     sessionsDir: join(root, "sessions"),
+    plansDir: join(root, "plans"),
   };
 }
 

@@ -27,6 +27,8 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
     },
   });
   const refreshMs = options.refreshMs ?? 1000;
+  /** The tool call each process was started by (its terminal in the editor). */
+  const toolCalls = new Map<string, string>();
 
   const host: BackgroundHost & { shell?: SandboxBackendProtocol } = {
     launch(command, cwd, toolCallId, signal) {
@@ -52,7 +54,7 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
         });
       };
       try {
-        return processes.start(command, spec, {
+        const started = processes.start(command, spec, {
           onOutput(data) {
             emit({ type: "tool_output", toolCallId, terminalId: toolCallId, data });
             tail = (tail + data).slice(-TAIL_CHARS);
@@ -70,6 +72,8 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
             });
           },
         });
+        toolCalls.set(started.id, toolCallId);
+        return started;
       } catch (error) {
         if (error instanceof BackgroundLimitError) return error.message;
         return `cannot start: ${(error as Error).message}`;
@@ -91,6 +95,10 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
       limits.keepChars = config.background_output_chars;
       host.shell = shell;
       return host;
+    },
+    /** The tool calls of the processes still running (each is shown as that call's terminal). */
+    runningToolCalls(): string[] {
+      return processes.list().flatMap((p) => (p.exit ? [] : [toolCalls.get(p.id) ?? []].flat()));
     },
     /** Markdown for /ps. */
     describe(now: Date): string {

@@ -35,6 +35,7 @@ import { persistSession, recordCompaction, saveTurnEnd, type PersistedSettings }
 import { createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
 import { sessionContextReport } from "./context-report.js";
 import { createRestoreScope, createTurnGate } from "./turn-gate.js";
+import { planDocument } from "./plan-document.js";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -81,6 +82,8 @@ export class Session {
   private readonly sessionStart: SessionStart;
   /** Problems found in the background (sandbox, config, loaders), shown at the start of the next turn. */
   private readonly notices = createNoticeQueue();
+  /** The running turn's subagents, by child session id. */
+  private readonly subagents = new Map<string, AbortController>();
 
   constructor(options: SessionOptions) {
     this.id = options.id;
@@ -270,6 +273,13 @@ export class Session {
     this.turns.cancel();
   }
 
+  /** Cancels one running subagent (its task call fails; the turn goes on). False: no such subagent. */
+  cancelSubagent(sessionId: string): boolean {
+    const child = this.subagents.get(sessionId);
+    child?.abort();
+    return child !== undefined;
+  }
+
   async setMode(mode: SessionMode): Promise<void> {
     this.mode = mode;
     this.journal.record({ t: "mode", mode });
@@ -359,6 +369,9 @@ export class Session {
       event = this.spend.add(event);
       if (event.type === "usage") this.lastUsed = event.used;
     }
+    // A subagent's requests are paid by the session too (its context is its own).
+    if (event.type === "subagent_event" && event.event.type === "usage")
+      event = { ...event, event: this.spend.add(event.event) };
     this.journal.event(event);
     sink(event);
   }
@@ -416,6 +429,7 @@ export class Session {
         gate: createTurnGate(this.approver, this.approvals, workspace),
         questioner: this.questioner,
         background: this.background.prepare(config.shell, workspace.shell),
+        subagents: this.subagents,
         spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
         record: {
           prompt: (message, shown) => {
@@ -439,6 +453,12 @@ export class Session {
       });
       if (!submitted) return result;
       this.sessionStart.delivered();
+      if (this.mode === "plan" && result.stopReason === "end_turn" && !result.error && !signal.aborted) {
+        const { id: sessionId, services } = this;
+        const plansDir = config.plan.save_file ? services.paths.plansDir : undefined;
+        const plan = await planDocument(this.history, { sessionId, plansDir, logger: services.logger });
+        if (plan && !signal.aborted) this.observe(plan, sink);
+      }
       if (isFirstExchange && !signal.aborted) {
         this.title = titleFrom(promptText(blocks));
         sink({ type: "session_info", title: this.title, updatedAt: this.services.now().toISOString() });

@@ -93,7 +93,12 @@ export type FormAnswer =
 export interface Questioner {
   /** Whether `form` can show anything (decides whether MCP servers are told we support elicitation). */
   readonly forms: boolean;
-  ask(question: UserQuestion, where: { toolCallId: string }, signal: AbortSignal): Promise<UserAnswer>;
+  /** `subagentSessionId`: a subagent asks (its child session, for editors that show child sessions). */
+  ask(
+    question: UserQuestion,
+    where: { toolCallId: string; subagentSessionId?: string },
+    signal: AbortSignal,
+  ): Promise<UserAnswer>;
   /** Shows a form as given (flat JSON Schema of primitive fields, as MCP and ACP define it). */
   form(
     request: { message: string; schema: Record<string, unknown> },

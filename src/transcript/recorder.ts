@@ -19,9 +19,9 @@ const TEXT_FLUSH_CHARS = 64 * 1024;
  * (a record per ~150 ms, not per token); everything else is written immediately, in order.
  */
 export function createRecorder(store: SessionStore, sessionId: string, logger: Logger) {
-  let buffered: { t: "text" | "thought"; mid: string; text: string } | undefined;
+  let buffered: { t: "text" | "thought"; mid: string; text: string; sub?: string } | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const pendingCalls = new Map<string, ToolCallRecord & { written: boolean }>();
+  const pendingCalls = new Map<string, ToolCallRecord & { written: boolean; sub?: string }>();
 
   const append = (record: SessionRecord) => {
     store
@@ -38,20 +38,111 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
     flushText();
     append(record);
   };
-  const bufferText = (t: "text" | "thought", mid: string, text: string) => {
-    if (buffered && (buffered.t !== t || buffered.mid !== mid || buffered.text.length >= TEXT_FLUSH_CHARS)) flushText();
+  const bufferText = (t: "text" | "thought", mid: string, text: string, sub: string | undefined) => {
+    if (
+      buffered &&
+      (buffered.t !== t || buffered.mid !== mid || buffered.sub !== sub || buffered.text.length >= TEXT_FLUSH_CHARS)
+    )
+      flushText();
     if (buffered) buffered.text += text;
     else {
-      buffered = { t, mid, text };
+      buffered = { t, mid, text, ...(sub ? { sub } : {}) };
       timer = setTimeout(flushText, TEXT_FLUSH_MS);
       timer.unref?.();
     }
   };
-  const writeCall = (call: ToolCallRecord & { written: boolean }) => {
+  const writeCall = (call: ToolCallRecord & { written: boolean; sub?: string }) => {
     if (call.written) return;
     call.written = true;
-    const { written: _written, ...record } = call;
-    write({ t: "tool", call: record });
+    const { written: _written, sub, ...record } = call;
+    write({ t: "tool", call: record, ...(sub ? { sub } : {}) });
+  };
+
+  /** `sub`: the subagent's child session the event belongs to. */
+  const recordEvent = (event: AgentEvent, sub?: string): void => {
+    const tag = sub ? { sub } : {};
+    switch (event.type) {
+      case "message_chunk":
+        return bufferText("text", event.messageId, event.text, sub);
+      case "thought_chunk":
+        return bufferText("thought", event.messageId, event.text, sub);
+      case "tool_call":
+        pendingCalls.set(event.toolCallId, {
+          id: event.toolCallId,
+          name: event.name,
+          title: event.title,
+          kind: event.kind,
+          locations: event.locations,
+          rawInput: event.rawInput,
+          ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
+          ...tag,
+          written: false,
+        });
+        return;
+      case "tool_call_update": {
+        const call = pendingCalls.get(event.toolCallId);
+        if (call && !call.written) {
+          if (event.title !== undefined) call.title = event.title;
+          if (event.locations) call.locations = event.locations;
+          if (event.rawInput !== undefined) call.rawInput = event.rawInput;
+        }
+        if (event.status === "in_progress" && call) writeCall(call);
+        if (event.status === "completed" || event.status === "failed") {
+          if (call) writeCall(call);
+          pendingCalls.delete(event.toolCallId);
+          write({
+            t: "tool_done",
+            id: event.toolCallId,
+            status: event.status,
+            content: storable(event.transcript ?? event.content ?? []),
+            ...(event.locations ? { locations: event.locations } : {}),
+            ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
+            ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
+            ...tag,
+          });
+        }
+        return;
+      }
+      case "plan":
+        return write({ t: "plan", entries: event.entries, ...tag });
+      case "plan_document":
+        return write({
+          t: "plan_doc",
+          id: event.planId,
+          content: event.content,
+          ...(event.path ? { path: event.path } : {}),
+        });
+      case "usage":
+        return write({
+          t: "usage",
+          used: event.used,
+          size: event.size,
+          in: event.usage.inputTokens + (event.usage.cacheReadTokens ?? 0) + (event.usage.cacheWriteTokens ?? 0),
+          out: event.usage.outputTokens,
+          ...(event.costUsd !== undefined ? { cost: event.costUsd } : {}),
+          ...tag,
+        });
+      case "subagent_started":
+        return write({
+          t: "subagent",
+          id: event.sessionId,
+          toolCallId: event.toolCallId,
+          title: event.title,
+          description: event.description,
+          prompt: event.prompt,
+        });
+      case "subagent_event":
+        return recordEvent(event.event, event.sessionId);
+      case "subagent_ended":
+        return write({
+          t: "subagent_end",
+          id: event.sessionId,
+          stopReason: event.stopReason,
+          ...(event.error ? { error: event.error } : {}),
+        });
+      default:
+        return;
+    }
   };
 
   return {
@@ -65,60 +156,7 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
       write(record);
     },
     event(event: AgentEvent) {
-      switch (event.type) {
-        case "message_chunk":
-          return bufferText("text", event.messageId, event.text);
-        case "thought_chunk":
-          return bufferText("thought", event.messageId, event.text);
-        case "tool_call":
-          pendingCalls.set(event.toolCallId, {
-            id: event.toolCallId,
-            name: event.name,
-            title: event.title,
-            kind: event.kind,
-            locations: event.locations,
-            rawInput: event.rawInput,
-            ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
-            written: false,
-          });
-          return;
-        case "tool_call_update": {
-          const call = pendingCalls.get(event.toolCallId);
-          if (call && !call.written) {
-            if (event.title !== undefined) call.title = event.title;
-            if (event.locations) call.locations = event.locations;
-            if (event.rawInput !== undefined) call.rawInput = event.rawInput;
-          }
-          if (event.status === "in_progress" && call) writeCall(call);
-          if (event.status === "completed" || event.status === "failed") {
-            if (call) writeCall(call);
-            pendingCalls.delete(event.toolCallId);
-            write({
-              t: "tool_done",
-              id: event.toolCallId,
-              status: event.status,
-              content: storable(event.transcript ?? event.content ?? []),
-              ...(event.locations ? { locations: event.locations } : {}),
-              ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
-              ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
-            });
-          }
-          return;
-        }
-        case "plan":
-          return write({ t: "plan", entries: event.entries });
-        case "usage":
-          return write({
-            t: "usage",
-            used: event.used,
-            size: event.size,
-            in: event.usage.inputTokens + (event.usage.cacheReadTokens ?? 0) + (event.usage.cacheWriteTokens ?? 0),
-            out: event.usage.outputTokens,
-            ...(event.costUsd !== undefined ? { cost: event.costUsd } : {}),
-          });
-        default:
-          return;
-      }
+      recordEvent(event);
     },
     async flush(): Promise<void> {
       flushText();

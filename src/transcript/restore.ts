@@ -1,11 +1,13 @@
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent, TurnStopReason } from "../agent/events.js";
 import type { Message, UserMessage } from "../model/types.js";
 import type { PlanEntry, ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
 import type { PromptBlock } from "../turn/index.js";
 
 // A session on disk is a list of these records, appended as things happen (transcript/store). The
 // model's history and the editor's replay are both derived from them, so nothing is stored twice
-// in two shapes that could disagree.
+// in two shapes that could disagree. A subagent's run is recorded in its parent's log: `subagent`
+// opens it, its own records carry `sub` (its child session id), `subagent_end` closes it; none of
+// them is part of the parent's history.
 
 export type ToolCallRecord = {
   id: string;
@@ -19,11 +21,11 @@ export type ToolCallRecord = {
 
 export type SessionRecord =
   | { t: "user"; id: string; blocks: PromptBlock[]; message: UserMessage }
-  | { t: "text"; mid: string; text: string }
-  | { t: "thought"; mid: string; text: string }
+  | { t: "text"; mid: string; text: string; sub?: string }
+  | { t: "thought"; mid: string; text: string; sub?: string }
   /** A message of the model's history (assistant replies, tool results, hook continuations). */
   | { t: "msg"; message: Message; mid?: string }
-  | { t: "tool"; call: ToolCallRecord }
+  | { t: "tool"; call: ToolCallRecord; sub?: string }
   | {
       t: "tool_done";
       id: string;
@@ -32,10 +34,14 @@ export type SessionRecord =
       locations?: ToolLocation[];
       rawOutput?: unknown;
       parentToolCallId?: string;
+      sub?: string;
     }
-  | { t: "plan"; entries: PlanEntry[] }
+  | { t: "plan"; entries: PlanEntry[]; sub?: string }
+  | { t: "plan_doc"; id: string; content: string; path?: string }
   /** `cost` absent: the request's price was unknown (older records have no `in`/`out` either). */
-  | { t: "usage"; used: number; size: number; in?: number; out?: number; cost?: number }
+  | { t: "usage"; used: number; size: number; in?: number; out?: number; cost?: number; sub?: string }
+  | { t: "subagent"; id: string; toolCallId: string; title: string; description: string; prompt: string }
+  | { t: "subagent_end"; id: string; stopReason: string; error?: string }
   | { t: "mode"; mode: string }
   | { t: "model"; model: string }
   | { t: "thought_level"; level: string }
@@ -48,7 +54,19 @@ export type ReplayItem =
   | { type: "user"; messageId: string; blocks: PromptBlock[] }
   | Extract<
       AgentEvent,
-      { type: "message_chunk" | "thought_chunk" | "tool_call" | "tool_call_update" | "plan" | "usage" }
+      {
+        type:
+          | "message_chunk"
+          | "thought_chunk"
+          | "tool_call"
+          | "tool_call_update"
+          | "plan"
+          | "plan_document"
+          | "usage"
+          | "subagent_started"
+          | "subagent_event"
+          | "subagent_ended";
+      }
     >;
 
 export type RestoredSession = {
@@ -67,6 +85,15 @@ export type RestoredSession = {
 
 const INTERRUPTED = "Interrupted: deep-acp stopped before this call finished.";
 
+type ChildItem = Extract<
+  ReplayItem,
+  { type: "message_chunk" | "thought_chunk" | "tool_call" | "tool_call_update" | "plan" }
+>;
+
+/** A subagent's record shown in its child session, else the parent's own. */
+const under = (sub: string | undefined, item: ChildItem): ReplayItem =>
+  sub ? { type: "subagent_event", sessionId: sub, event: item } : item;
+
 /** Folds records into the model's history and the editor's replay, repairing an interrupted turn. */
 export function restoreSession(records: readonly SessionRecord[]): RestoredSession {
   let history: Message[] = [];
@@ -74,6 +101,9 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
   const finished = new Set<string>();
   const textByMessage = new Map<string, string>();
   const recordedMessages = new Set<string>();
+  /** Child session of each subagent tool call; subagents that never ended. */
+  const childOf = new Map<string, string>();
+  const openChildren = new Set<string>();
   const restored: RestoredSession = { history, replay, plan: [], userMessageIds: [] };
 
   for (const record of records) {
@@ -84,47 +114,81 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
         restored.userMessageIds.push(record.id);
         break;
       case "text":
-        textByMessage.set(record.mid, (textByMessage.get(record.mid) ?? "") + record.text);
-        replay.push({ type: "message_chunk", messageId: record.mid, text: record.text });
+        if (!record.sub) textByMessage.set(record.mid, (textByMessage.get(record.mid) ?? "") + record.text);
+        replay.push(under(record.sub, { type: "message_chunk", messageId: record.mid, text: record.text }));
         break;
       case "thought":
-        replay.push({ type: "thought_chunk", messageId: record.mid, text: record.text });
+        replay.push(under(record.sub, { type: "thought_chunk", messageId: record.mid, text: record.text }));
         break;
       case "msg":
         if (record.mid) recordedMessages.add(record.mid);
         history.push(record.message);
         break;
       case "tool":
-        replay.push({
-          type: "tool_call",
-          toolCallId: record.call.id,
-          name: record.call.name,
-          title: record.call.title,
-          kind: record.call.kind,
-          status: "pending",
-          locations: record.call.locations,
-          rawInput: record.call.rawInput,
-          parentToolCallId: record.call.parentToolCallId,
-        });
+        if (record.sub) childOf.set(record.call.id, record.sub);
+        replay.push(
+          under(record.sub, {
+            type: "tool_call",
+            toolCallId: record.call.id,
+            name: record.call.name,
+            title: record.call.title,
+            kind: record.call.kind,
+            status: "pending",
+            locations: record.call.locations,
+            rawInput: record.call.rawInput,
+            parentToolCallId: record.call.parentToolCallId,
+          }),
+        );
         break;
       case "tool_done":
         finished.add(record.id);
-        replay.push({
-          type: "tool_call_update",
-          toolCallId: record.id,
-          status: record.status,
-          content: record.content,
-          ...(record.locations ? { locations: record.locations } : {}),
-          ...(record.rawOutput !== undefined ? { rawOutput: record.rawOutput } : {}),
-          parentToolCallId: record.parentToolCallId,
-        });
+        replay.push(
+          under(record.sub, {
+            type: "tool_call_update",
+            toolCallId: record.id,
+            status: record.status,
+            content: record.content,
+            ...(record.locations ? { locations: record.locations } : {}),
+            ...(record.rawOutput !== undefined ? { rawOutput: record.rawOutput } : {}),
+            parentToolCallId: record.parentToolCallId,
+          }),
+        );
         break;
       case "plan":
-        restored.plan = record.entries;
-        replay.push({ type: "plan", entries: record.entries });
+        if (!record.sub) restored.plan = record.entries;
+        replay.push(under(record.sub, { type: "plan", entries: record.entries }));
+        break;
+      case "plan_doc":
+        replay.push({
+          type: "plan_document",
+          planId: record.id,
+          content: record.content,
+          ...(record.path ? { path: record.path } : {}),
+        });
+        break;
+      case "subagent":
+        openChildren.add(record.id);
+        replay.push({
+          type: "subagent_started",
+          sessionId: record.id,
+          toolCallId: record.toolCallId,
+          title: record.title,
+          description: record.description,
+          prompt: record.prompt,
+        });
+        break;
+      case "subagent_end":
+        openChildren.delete(record.id);
+        replay.push({
+          type: "subagent_ended",
+          sessionId: record.id,
+          stopReason: record.stopReason as TurnStopReason,
+          ...(record.error ? { error: record.error } : {}),
+        });
         break;
       case "usage":
-        restored.usage = { used: record.used, size: record.size };
+        // A subagent's context is its own; its cost is the session's.
+        if (!record.sub) restored.usage = { used: record.used, size: record.size };
         if (record.in !== undefined) {
           const spend = (restored.spend ??= { usd: 0, unpriced: 0, requests: 0, inputTokens: 0, outputTokens: 0 });
           spend.requests++;
@@ -152,18 +216,24 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
     }
   }
 
-  // Calls the process never finished show as failed, not forever running.
-  for (const item of [...replay]) {
+  // Calls the process never finished show as failed, not forever running; so do their subagents.
+  for (const entry of [...replay]) {
+    const item = entry.type === "subagent_event" ? entry.event : entry;
     if (item.type === "tool_call" && !finished.has(item.toolCallId)) {
-      replay.push({
-        type: "tool_call_update",
-        toolCallId: item.toolCallId,
-        status: "failed",
-        content: [{ type: "text", text: INTERRUPTED }],
-        parentToolCallId: item.parentToolCallId,
-      });
+      const sub = childOf.get(item.toolCallId);
+      replay.push(
+        under(sub, {
+          type: "tool_call_update",
+          toolCallId: item.toolCallId,
+          status: "failed",
+          content: [{ type: "text", text: INTERRUPTED }],
+          parentToolCallId: item.parentToolCallId,
+        }),
+      );
     }
   }
+  for (const sessionId of openChildren)
+    replay.push({ type: "subagent_ended", sessionId, stopReason: "cancelled", error: INTERRUPTED });
   // Text streamed before a crash is part of the conversation even though its message never completed.
   for (const [mid, text] of textByMessage) {
     if (!recordedMessages.has(mid) && text.trim() !== "")

@@ -65,6 +65,8 @@ export type PromptTurnInput = {
   spendLimit?: () => string | undefined;
   /** The session's background processes (execute with background: true). */
   background?: BackgroundHost;
+  /** Where the turn's running subagents are kept by child session id (to cancel one). */
+  subagents?: Map<string, AbortController>;
   record: TurnRecord;
   steering?: SteeringInbox;
   /** The turn's events (recorded and shown). */
@@ -184,6 +186,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     ...(input.configuredProviders ? { configuredProviders: input.configuredProviders } : {}),
     systemPrompt: turn.subagentSystem,
     hooks,
+    ...(input.subagents ? { running: input.subagents } : {}),
   });
   return { result: await runTurn(input.history, prompt, options), submitted: true };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { AgentEvent } from "../agent/events.js";
 import type { TurnOptions } from "../agent/loop.js";
 import { runTurn } from "../agent/loop.js";
 import { hookFeedbackText, type HookEngine } from "../hooks/index.js";
@@ -20,12 +21,18 @@ export type SubagentRunnerOptions = {
   configuredProviders?: () => Promise<ReadonlySet<ProviderName>>;
   systemPrompt: (subagent: SubagentDefinition) => string;
   hooks: () => HookEngine;
+  /** Running subagents by child session id, so `session/cancel` on one stops only that one. */
+  running?: Map<string, AbortController>;
 };
 
 /**
  * Runs `task` calls: each subagent gets a fresh context, its own system prompt and (optionally)
- * model, and the parent's tools and approval pipeline. Its tool calls reach the editor tagged with
- * the task call's id; its text does not (the parent reports it).
+ * model, and the parent's tools and approval pipeline. Each run is a child session: announced
+ * (`subagent_started`), its own events wrapped in `subagent_event`, closed (`subagent_ended`). Its tool
+ * calls also name the task call, for editors that show no child sessions. Cancelling the child
+ * (its own AbortController, also aborted with the parent's turn) ends only the subagent: the task
+ * call fails with "Cancelled by the user." and the parent's turn goes on. Every announced run is
+ * closed, a cancelled one with stop reason `cancelled`, the parent's cancel included.
  */
 export function createSubagentRunner(options: SubagentRunnerOptions) {
   return async function runSubagent(
@@ -68,25 +75,57 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
         isError: true,
       };
     }
+    const sessionId = randomUUID();
+    const child = new AbortController();
+    const abortChild = () => child.abort();
+    signal.addEventListener("abort", abortChild, { once: true });
+    options.running?.set(sessionId, child);
+    const emit = options.parent.emit;
+    const announced = !signal.aborted;
+    if (announced)
+      emit({
+        type: "subagent_started",
+        sessionId,
+        toolCallId: parentToolCallId,
+        title: `${definition.name}: ${request.description.split("\n")[0]!.slice(0, 80)}`,
+        description: request.description,
+        prompt: description,
+      });
     const messages: Message[] = [];
-    const result = await runTurn(
-      [],
-      { role: "user", content: [{ type: "text", text: description }] },
-      {
-        ...options.parent,
-        model: {
-          ...options.parent.model,
-          client: model,
-          system: options.systemPrompt(definition),
-          tools: options.tools,
+    let result: Awaited<ReturnType<typeof runTurn>>;
+    try {
+      result = await runTurn(
+        [],
+        { role: "user", content: [{ type: "text", text: description }] },
+        {
+          ...options.parent,
+          model: {
+            ...options.parent.model,
+            client: model,
+            system: options.systemPrompt(definition),
+            tools: options.tools,
+          },
+          hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
+          // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
+          history: { onMessage: (message) => messages.push(message) },
+          signal: child.signal,
+          emit: (event: AgentEvent) => emit({ type: "subagent_event", sessionId, event }),
+          parentToolCallId,
+          subagentSessionId: sessionId,
         },
-        hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
-        // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
-        history: { onMessage: (message) => messages.push(message) },
-        signal,
-        parentToolCallId,
-      },
-    );
+      );
+    } finally {
+      signal.removeEventListener("abort", abortChild);
+      options.running?.delete(sessionId);
+    }
+    // Also when the parent's turn was cancelled (the cancel cascades): the child session's own end,
+    // which is no update of a tool call, so nothing the editor marked cancelled is overwritten, and
+    // editors without child sessions are sent nothing for it.
+    if (announced) {
+      const stopReason = child.signal.aborted ? "cancelled" : result.stopReason;
+      const error = child.signal.aborted ? undefined : result.error;
+      emit({ type: "subagent_ended", sessionId, stopReason, ...(error ? { error } : {}) });
+    }
     const answer = lastAssistantText(messages);
     const stop = hooks.hasHandlers("SubagentStop", definition.name)
       ? await hooks.run(
@@ -96,7 +135,7 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
         )
       : undefined;
     const feedback = stop ? hookFeedbackText(stop) : undefined;
-    if (signal.aborted || result.stopReason === "cancelled")
+    if (child.signal.aborted || result.stopReason === "cancelled")
       return { content: [{ type: "text", text: "Cancelled by the user." }], isError: true };
     if (result.error)
       return { content: [{ type: "text", text: `Error: the subagent failed: ${result.error}` }], isError: true };

@@ -11,6 +11,7 @@ import type { ConfigChange, WatchSubscription } from "../../src/watch/index.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { createFakeModelServer, type FakeModelServer } from "./fake-model/index.js";
 import { createWaiters } from "./waiters.js";
+import { checkedPipe, createSchemaCheck } from "./schema-check.js";
 
 export type PermissionAnswer = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
 
@@ -108,7 +109,11 @@ export async function startHarness(options: HarnessOptions = {}) {
       return {};
     });
 
-  const connection = clientApp.connect(server.app);
+  // Every message the agent sends is checked against the SDK's v1 schema; close() fails on a violation.
+  const schema = createSchemaCheck(1);
+  const pipe = checkedPipe(schema);
+  server.app.connect(pipe.agentSide as acp.Stream);
+  const connection = clientApp.connect(pipe.clientSide as acp.Stream);
   const agent = connection.agent;
   const init = await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
@@ -138,6 +143,8 @@ export async function startHarness(options: HarnessOptions = {}) {
     home,
     model,
     server,
+    /** What the agent sent, checked against the SDK's schema. */
+    schema,
     agent,
     init,
     updates,
@@ -161,6 +168,7 @@ export async function startHarness(options: HarnessOptions = {}) {
     cancel: (sessionId: string) => agent.notify(acp.methods.agent.session.cancel, { sessionId }),
     async close() {
       connection.close();
+      schema.assertValid();
       await server.shutdown();
       await model.close();
       if (ownsHome) await rm(home, { recursive: true, force: true });

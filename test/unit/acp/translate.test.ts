@@ -31,4 +31,20 @@ describe("translate", () => {
     expect(meta(start)).toMatchObject(parent);
     expect(meta(output)).toMatchObject({ terminal_output: { terminal_id: "t1", data: "a.txt\n" }, ...parent });
   });
+
+  it("names a saved Markdown plan's file by its absolute path, as the stable spec does, and in our _meta", () => {
+    const translate = createTranslator({ terminalOutput: false, notices: false, compaction: false, plans: true });
+    const event = { type: "plan_document", planId: "plan", content: "## Plan", path: "/h/plans/s.md" } as const;
+    expect(translate(event)).toEqual([
+      {
+        sessionUpdate: "plan_update",
+        plan: { type: "markdown", planId: "plan", content: "## Plan", path: "/h/plans/s.md" },
+        _meta: { "deep-acp": { path: "/h/plans/s.md" } },
+      },
+    ]);
+    const { path: _path, ...unsaved } = event;
+    expect(translate(unsaved)).toEqual([
+      { sessionUpdate: "plan_update", plan: { type: "markdown", planId: "plan", content: "## Plan" } },
+    ]);
+  });
 });

@@ -1,0 +1,330 @@
+import type * as v1 from "@agentclientprotocol/sdk/unstable";
+import * as v2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../util/logger.js";
+import { BridgedError, connectV1, type V1Bridge } from "./v1-bridge.js";
+import {
+  createTerminalState,
+  toV2ConfigOptions,
+  toV2Permission,
+  toV2Updates,
+  type TerminalState,
+} from "./v2-updates.js";
+
+// ACP v2 (Preview), served by running our v1 agent in process and translating in one place: a v2
+// client gets v2's lifecycle (prompts acknowledged with the inserted message's id, foreground state as
+// `state_update`, session/resume with `replayFrom` instead of load, held prompts, no client fs or
+// terminals: the session uses its own), subagents always as child sessions, plan operations always,
+// and the background-work listing: the session's background processes, each as its terminal.
+// Subagents are not listed there: they run inside the parent's turn (foreground work), reported by
+// `subagent_update` and their own `state_update`.
+
+export type V2AgentOptions = {
+  /** The v1 app that does the work (one per connection, like the v2 app). */
+  v1App: v1.AgentApp;
+  /** Tool call ids of a session's running background processes (their terminals). */
+  backgroundOf(sessionId: string): string[];
+  logger: Logger;
+};
+
+type Held = { prompt: v2.ContentBlock[]; resolve(value: v2.PromptResponse): void; reject(error: unknown): void };
+type Foreground = "idle" | "running" | "requires_action";
+type SessionState = {
+  queue: Held[];
+  turn?: Promise<void>;
+  state: Foreground;
+  closed: boolean;
+  /** Created or resumed on this connection (child sessions take no prompts). */
+  open: boolean;
+  /** A subagent's child session (its state comes from the v1 agent's `subagent_update`). */
+  child?: boolean;
+  terminals: TerminalState;
+};
+
+const toV2Error = (error: unknown) =>
+  error instanceof BridgedError ? new v2.RequestError(error.code, error.message, error.data) : error;
+
+/** A request to the v1 agent, its errors as v2 errors. */
+async function call<T>(bridge: V1Bridge | undefined, method: string, params: unknown): Promise<T> {
+  if (!bridge) throw v2.RequestError.invalidRequest(undefined, "initialize first");
+  try {
+    return await bridge.request<T>(method, params);
+  } catch (error) {
+    throw toV2Error(error);
+  }
+}
+
+function toV1McpServers(servers: readonly v2.McpServer[] | null | undefined): v1.McpServer[] {
+  return (servers ?? []).map((server) => {
+    const s = server as { type: string; name: string } & Record<string, unknown>;
+    if (s.type === "stdio")
+      return {
+        name: s.name,
+        command: s.command as string,
+        args: (s.args as string[]) ?? [],
+        env: (s.env as v1.EnvVariable[]) ?? [],
+      };
+    if (s.type === "http")
+      return { type: "http", name: s.name, url: s.url as string, headers: (s.headers as v1.HttpHeader[]) ?? [] };
+    throw v2.RequestError.invalidParams(
+      { type: s.type },
+      `MCP server "${s.name}": transport "${s.type}" is not supported`,
+    );
+  });
+}
+
+function toV2AuthMethods(methods: readonly v1.AuthMethod[] | undefined): v2.AuthMethod[] {
+  return (methods ?? []).map((m) => {
+    const method = m as { type?: string; id: string; name: string; description?: string | null; args?: string[] };
+    const common = {
+      methodId: method.id,
+      name: method.name,
+      ...(method.description ? { description: method.description } : {}),
+    };
+    return (
+      method.type === "terminal"
+        ? { type: "terminal", ...common, ...(method.args ? { args: method.args } : {}) }
+        : { type: "agent", ...common }
+    ) as v2.AuthMethod;
+  });
+}
+
+export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
+  const { logger } = options;
+  const sessions = new Map<string, SessionState>();
+  let bridge: V1Bridge | undefined;
+  let client: v2.AgentContext | undefined;
+
+  const sessionOf = (sessionId: string): SessionState => {
+    let s = sessions.get(sessionId);
+    if (!s)
+      sessions.set(
+        sessionId,
+        (s = { queue: [], state: "idle", closed: false, open: false, terminals: createTerminalState() }),
+      );
+    return s;
+  };
+  const notify = (sessionId: string, update: v2.SessionUpdate) => {
+    if (sessions.get(sessionId)?.closed) return;
+    void client
+      ?.notify(v2.methods.client.session.update, { sessionId, update })
+      .catch((error) => logger.debug("session/update failed", error));
+  };
+  const background = (sessionId: string, s: SessionState): v2.BackgroundWork[] =>
+    options
+      .backgroundOf(sessionId)
+      .filter((id) => s.terminals.announced.has(id) && !s.terminals.exited.has(id))
+      .map((terminalId) => ({ type: "terminal", terminalId }));
+  const setState = (sessionId: string, state: Foreground, idle: Record<string, unknown> = {}) => {
+    const s = sessionOf(sessionId);
+    s.state = state;
+    notify(sessionId, {
+      sessionUpdate: "state_update",
+      state,
+      ...(state === "idle" ? idle : {}),
+      background: background(sessionId, s),
+    } as v2.SessionUpdate);
+  };
+
+  const onNotification = (method: string, params: unknown) => {
+    if (method === "elicitation/complete") {
+      void client?.notify(v2.methods.client.elicitation.complete, params as v2.CompleteElicitationNotification);
+      return;
+    }
+    if (method !== "session/update") return;
+    const { sessionId, update } = params as v1.SessionNotification;
+    const s = sessionOf(sessionId);
+    const exitedBefore = s.terminals.exited.size;
+    for (const converted of toV2Updates(update, s.terminals)) notify(sessionId, converted);
+    // A child's state is reported on the child too, not only mirrored on its parent (and kept, so
+    // its command's exit is not taken for a change of an idle session's background listing).
+    if (update.sessionUpdate === "subagent_update" && update.state) {
+      const child = sessionOf(update.sessionId);
+      child.child = true;
+      child.state = update.state.state as Foreground;
+      notify(update.sessionId, { sessionUpdate: "state_update", ...update.state } as v2.SessionUpdate);
+    }
+    // A background process ended while nothing runs: the listing changed.
+    if (s.terminals.exited.size > exitedBefore && s.state === "idle" && !s.turn) setState(sessionId, "idle");
+  };
+
+  const onRequest = async (method: string, params: unknown, signal: AbortSignal): Promise<unknown> => {
+    if (!client) throw new BridgedError(-32603, "no client");
+    const sendOptions = { cancellationSignal: signal, stopWaitingOnCancel: true };
+    const peer = client;
+    if (method === "elicitation/create") {
+      const request = params as v2.CreateElicitationRequest;
+      const sessionId = (request as { sessionId?: string }).sessionId;
+      return waitingOnUser(sessionId, () => peer.request(v2.methods.client.elicitation.create, request, sendOptions));
+    }
+    if (method !== "session/request_permission")
+      throw new BridgedError(-32601, `"${method}" is not available over ACP v2`);
+    const request = params as v1.RequestPermissionRequest;
+    return waitingOnUser(request.sessionId, () =>
+      peer.request(v2.methods.client.session.requestPermission, toV2Permission(request), sendOptions),
+    );
+  };
+  /**
+   * A dialog of a running session (or child session) blocks it on the user: `requires_action` until
+   * it is answered, then `running` again unless its work ended meanwhile. A child whose dialog the v1
+   * agent already reported blocked (a subagent's permission) is not reported twice.
+   */
+  const waitingOnUser = async <T>(sessionId: string | undefined, ask: () => Promise<T>): Promise<T> => {
+    const s = sessionId === undefined ? undefined : sessions.get(sessionId);
+    const blocked = s?.state === "running";
+    if (blocked) setState(sessionId!, "requires_action");
+    try {
+      return await ask();
+    } finally {
+      if (blocked && s.state === "requires_action" && (s.turn || s.child)) setState(sessionId!, "running");
+    }
+  };
+
+  /** Inserts the next held prompt once the session's turn is over: one v1 prompt at a time. */
+  const pump = (sessionId: string) => {
+    const s = sessionOf(sessionId);
+    if (s.turn || s.closed) return;
+    const next = s.queue.shift();
+    if (!next) return;
+    const messageId = randomUUID();
+    setState(sessionId, "running");
+    notify(sessionId, { sessionUpdate: "user_message", messageId, content: next.prompt });
+    next.resolve({ messageId });
+    const prompt = { sessionId, prompt: next.prompt, _meta: { "deep-acp": { userMessageId: messageId } } };
+    s.turn = call<v1.PromptResponse>(bridge, "session/prompt", prompt)
+      .then(
+        (response) => setState(sessionId, "idle", { stopReason: response.stopReason }),
+        (error: unknown) => {
+          const e = error as { code?: number; message?: string };
+          setState(sessionId, "idle", {
+            stopReason: "error",
+            error: { code: typeof e.code === "number" ? e.code : -32603, message: e.message ?? String(error) },
+          });
+        },
+      )
+      .finally(() => {
+        s.turn = undefined;
+        pump(sessionId);
+      });
+  };
+  const dropHeld = (s: SessionState) => {
+    for (const held of s.queue.splice(0)) held.reject(v2.RequestError.requestCancelled());
+  };
+
+  return v2
+    .agent({ name: "deep-acp" })
+    .onRequest(v2.methods.agent.initialize, async ({ params, client: peer }) => {
+      client = peer;
+      bridge ??= connectV1(options.v1App, { onNotification, onRequest });
+      const capabilities = params.capabilities ?? {};
+      const init = await call<v1.InitializeResponse>(bridge, "initialize", {
+        protocolVersion: 1,
+        clientCapabilities: {
+          session: { notices: {}, compaction: {} },
+          subagents: {},
+          plan: {},
+          auth: { terminal: capabilities.auth?.terminal != null },
+          ...(capabilities.elicitation ? { elicitation: capabilities.elicitation } : {}),
+          // Live command output as v1 gives it to Zed: the v2 agent-owned terminals are made from it.
+          _meta: { terminal_output: true },
+        },
+      });
+      const agent = init.agentCapabilities ?? {};
+      return {
+        protocolVersion: 2,
+        info: init.agentInfo ?? { name: "deep-acp", version: "unknown" },
+        capabilities: {
+          session: {
+            prompt: {
+              ...(agent.promptCapabilities?.image ? { image: {} } : {}),
+              ...(agent.promptCapabilities?.embeddedContext ? { embeddedContext: {} } : {}),
+            },
+            mcp: { stdio: {}, ...(agent.mcpCapabilities?.http ? { http: {} } : {}) },
+            ...(agent.sessionCapabilities?.delete ? { delete: {} } : {}),
+            ...(agent.sessionCapabilities?.additionalDirectories ? { additionalDirectories: {} } : {}),
+          },
+        },
+        authMethods: toV2AuthMethods(init.authMethods),
+      };
+    })
+    .onRequest(v2.methods.agent.auth.login, async ({ params }) => {
+      await call(bridge, "authenticate", { methodId: params.methodId });
+      return {};
+    })
+    .onRequest(v2.methods.agent.auth.logout, async () => {
+      await call(bridge, "logout", {});
+      return {};
+    })
+    .onRequest(v2.methods.agent.session.new, async ({ params }) => {
+      const response = await call<v1.NewSessionResponse>(bridge, "session/new", {
+        cwd: params.cwd,
+        mcpServers: toV1McpServers(params.mcpServers),
+        ...(params.additionalDirectories?.length ? { additionalDirectories: params.additionalDirectories } : {}),
+      });
+      sessionOf(response.sessionId).open = true;
+      return { sessionId: response.sessionId, configOptions: toV2ConfigOptions(response.configOptions) };
+    })
+    .onRequest(v2.methods.agent.session.resume, async ({ params }) => {
+      const replay = params.replayFrom;
+      if (replay != null && replay.type !== "start")
+        throw v2.RequestError.invalidParams({ replayFrom: replay }, `replay cursor "${replay.type}" is not supported`);
+      const s = sessionOf(params.sessionId);
+      s.closed = false;
+      const response = await call<v1.ResumeSessionResponse>(bridge, replay ? "session/load" : "session/resume", {
+        sessionId: params.sessionId,
+        cwd: params.cwd,
+        mcpServers: toV1McpServers(params.mcpServers),
+        ...(params.additionalDirectories?.length ? { additionalDirectories: params.additionalDirectories } : {}),
+      });
+      s.open = true;
+      // The current state, after the replay and before the answer (v2's resume rule).
+      setState(params.sessionId, s.turn ? s.state : "idle");
+      return { configOptions: toV2ConfigOptions(response.configOptions) };
+    })
+    .onRequest(v2.methods.agent.session.list, async ({ params }) =>
+      call<v2.ListSessionsResponse>(bridge, "session/list", {
+        ...(params.cwd ? { cwd: params.cwd } : {}),
+        ...(params.cursor ? { cursor: params.cursor } : {}),
+      }),
+    )
+    .onRequest(v2.methods.agent.session.delete, async ({ params }) => {
+      await call(bridge, "session/delete", { sessionId: params.sessionId });
+      return {};
+    })
+    .onRequest(v2.methods.agent.session.close, async ({ params }) => {
+      const s = sessions.get(params.sessionId);
+      if (s) dropHeld(s);
+      try {
+        await call(bridge, "session/close", { sessionId: params.sessionId });
+      } catch (error) {
+        // Closing what is not open succeeds (v2's close rule).
+        if (!(error instanceof v2.RequestError && error.code === -32002)) throw error;
+      }
+      // The cancelled turn's idle update goes out before this answer; nothing after it.
+      await s?.turn;
+      if (s) s.closed = true;
+      return {};
+    })
+    .onRequest(v2.methods.agent.session.setConfigOption, async ({ params }) => {
+      const value = params as { type?: string; value: unknown };
+      const response = await call<v1.SetSessionConfigOptionResponse>(bridge, "session/set_config_option", {
+        sessionId: params.sessionId,
+        configId: params.configId,
+        ...(value.type === "boolean" ? { type: "boolean", value: value.value } : { value: value.value }),
+      });
+      return { configOptions: toV2ConfigOptions(response.configOptions) };
+    })
+    .onRequest(v2.methods.agent.session.prompt, async ({ params }) => {
+      const s = sessions.get(params.sessionId);
+      if (!s?.open || s.closed) throw v2.RequestError.sessionNotFound(params.sessionId);
+      return new Promise<v2.PromptResponse>((resolve, reject) => {
+        s.queue.push({ prompt: params.prompt, resolve, reject });
+        pump(params.sessionId);
+      });
+    })
+    .onNotification(v2.methods.agent.session.cancel, ({ params }) => {
+      const s = sessions.get(params.sessionId);
+      if (s) dropHeld(s);
+      bridge?.notify("session/cancel", { sessionId: params.sessionId });
+    });
+}
