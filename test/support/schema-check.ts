@@ -1,10 +1,12 @@
 // Checks what the agent sends against the JSON schema the ACP SDK ships for the negotiated protocol
 // version (schema/v1 or schema/v2, the unstable file: it holds every type the stable one has plus the
 // unstable additions we use). Requests and notifications are checked by their method's params type,
-// responses by the response type of the request they answer, errors against `Error`.
+// responses by the response type of the request they answer, errors against `Error`. The drafts we
+// serve before the SDK has them (quota_update, quota/read) are checked against their RFD's shape.
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { QUOTA_SNAPSHOT, QUOTA_UPDATE_NOTIFICATION } from "./quota-draft-schema.js";
 
 export type ProtocolVersion = 1 | 2;
 
@@ -30,7 +32,8 @@ function compile(version: ProtocolVersion) {
     Object.entries(schema.$defs).find(
       ([name, def]) => def["x-method"] === method && def["x-side"] === side && name.endsWith(suffix),
     )?.[0];
-  return { get, find };
+  const quota = { update: ajv.compile(QUOTA_UPDATE_NOTIFICATION), snapshot: ajv.compile(QUOTA_SNAPSHOT) };
+  return { get, find, quota };
 }
 
 export class SchemaViolation extends Error {
@@ -46,19 +49,19 @@ export class SchemaViolation extends Error {
 export function createSchemaCheck(version: ProtocolVersion) {
   let compiled = validators.get(version);
   if (!compiled) validators.set(version, (compiled = compile(version)));
-  const { get, find } = compiled;
+  const { get, find, quota } = compiled;
   const clientRequests = new Map<string, string>();
   const violations: string[] = [];
   let checked = 0;
 
-  const check = (defName: string | undefined, value: unknown, what: string) => {
+  const check = (defName: string | ValidateFunction | undefined, value: unknown, what: string) => {
     if (!defName) return violations.push(`${what}: no schema type`);
     checked++;
-    const validate = get(defName);
+    const validate = typeof defName === "string" ? get(defName) : defName;
     if (!validate(value)) {
       const errors = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || "/"} ${e.message}`);
       violations.push(
-        `${what} is not a valid ${defName}: ${errors.join("; ")}\n${JSON.stringify(value).slice(0, 600)}`,
+        `${what} is not a valid ${typeof defName === "string" ? defName : "draft shape"}: ${errors.join("; ")}\n${JSON.stringify(value).slice(0, 600)}`,
       );
     }
   };
@@ -73,6 +76,9 @@ export function createSchemaCheck(version: ProtocolVersion) {
       if (typeof m.method === "string") {
         // Our own extension methods (`_deep-acp/...`) have no schema type.
         if (m.method.startsWith("_")) return;
+        const update = (m.params as { update?: { sessionUpdate?: string } } | undefined)?.update;
+        if (m.method === "session/update" && update?.sessionUpdate === "quota_update")
+          return void check(quota.update, m.params, "quota_update");
         const side = m.method.startsWith("$/") ? "protocol" : "client";
         const suffix = m.id === undefined ? "Notification" : "Request";
         check(find(m.method, side, suffix), m.params, `${m.method} ${suffix.toLowerCase()}`);
@@ -81,6 +87,7 @@ export function createSchemaCheck(version: ProtocolVersion) {
       const method = clientRequests.get(JSON.stringify(m.id));
       if ("error" in m) return void check("Error", m.error, `error answering ${method ?? "?"}`);
       if (!method || method.startsWith("_")) return;
+      if (method === "quota/read") return void check(quota.snapshot, m.result, "quota/read response");
       check(find(method, "agent", "Response"), m.result, `${method} response`);
     },
     violations,
