@@ -50,7 +50,7 @@ const line = (c: ListedChange) =>
     c.conflict
       ? ` — conflict: ${c.conflict}; not overwritten`
       : c.protectedBy
-        ? ` — decides what runs on the host (${c.protectedBy}): asks on its own`
+        ? ` — protected, decides what runs on the host (${c.protectedBy}): asks on its own`
         : ""
   }`;
 
@@ -158,9 +158,7 @@ export async function applyContainerChanges(options: ApplyOptions): Promise<Appl
     });
     if (approved) await apply(c);
     else
-      report.skipped.push(
-        `${c.path}: decides what runs on the host (${c.protectedBy}), ${approver ? "rejected" : "not applied headless"}`,
-      );
+      report.skipped.push(`${c.path}: protected (${c.protectedBy}), ${approver ? "rejected" : "not applied headless"}`);
   }
   await workspace.state.save(record);
   const section = (title: string, items: string[]) =>

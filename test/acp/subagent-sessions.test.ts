@@ -113,7 +113,7 @@ describe("subagent sessions", () => {
     expect(textOf(childUpdates, "agent_thought_chunk")).toBe("I should run it");
     expect(textOf(childUpdates, "agent_message_chunk")).toBe("Running it now. CHILD: it printed from-child");
     const calls = toolUpdates(childUpdates);
-    expect(calls.map((u) => u.title).filter(Boolean)).toEqual(["execute", "echo from-child"]);
+    expect(calls.map((u) => u.title).filter(Boolean)).toEqual(["echo from-child", "echo from-child"]);
     expect(calls.at(-1)!.status).toBe("completed");
     expect(JSON.stringify(calls.map((u) => u._meta))).not.toContain("parentToolCallId");
     // The child's dialog is the child's, and the parent shows none of the child's work.

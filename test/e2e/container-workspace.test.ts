@@ -252,7 +252,9 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     expect(await readFile(join(suite.project, "result.txt"), "utf8")).toBe("out\n");
     await expect(readFile(join(suite.project, ".deepagents", "hooks.json"), "utf8")).rejects.toThrow();
     expect(run.stderr).toMatch(/Applied\*\* \(1\)\n- result\.txt/);
-    expect(run.stderr).toMatch(/\.deepagents\/hooks\.json: protected \(\.deepagents\/\*\*\), not applied headless/);
+    expect(run.stderr).toMatch(
+      /\.deepagents\/hooks\.json: protected \(deep-acp's project hooks, MCP servers and memory\), not applied headless/,
+    );
 
     // `deep-acp sessions delete` takes the session's container with it.
     const [container] = await docker.listContainers({
