@@ -9,7 +9,7 @@ import { registerSessionLifecycle } from "./session-lifecycle.js";
 import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
 import { registerProviderHandlers } from "./provider-handlers.js";
 import { registerQuotaRead, wantsQuotaUpdates } from "./quota.js";
-import { registerSteering, wantsPromptQueueing } from "./steering.js";
+import { registerSteering, steerV2Prompt, wantsPromptQueueing } from "./steering.js";
 import { coreCommands } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
@@ -86,6 +86,8 @@ export function createAcpServer(options: AcpServerOptions) {
     v2Hooks: {
       backgroundOf: (sessionId: string): string[] =>
         state.sessions.get(sessionId)?.session.background.runningToolCalls() ?? [],
+      steer: (sessionId: string, prompt: acp.ContentBlock[], messageId: string) =>
+        steerV2Prompt(state, sessionId, prompt, messageId),
     },
     /** For tests: the live session objects. */
     sessions: (): Session[] => [...state.sessions.values()].map((e) => e.session),

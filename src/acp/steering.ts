@@ -2,7 +2,8 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { TurnResult } from "../agent/events.js";
-import type { PromptBlock } from "../turn/index.js";
+import { parseSlashCommand } from "../commands/index.js";
+import type { PromptBlock, SteeringOutcome } from "../turn/index.js";
 import type { ConnectionState, LiveSession } from "./connection-state.js";
 import { toPromptBlocks } from "./prompt-content.js";
 
@@ -20,6 +21,9 @@ import { toPromptBlocks } from "./prompt-content.js";
 //
 // A prompt that is a slash command is never steered. After session/cancel a waiting message joins
 // nothing: its prompt answers `cancelled` (a steering request gets an error).
+//
+// ACP v2 clients need no opt-in: v2's prompt answer acknowledges insertion, not the end of a turn,
+// so a v2 prompt sent during a turn joins it the same way (steerV2Prompt; v2-agent.ts).
 
 export const STEERING_METHOD = "_session/steering";
 const steeringParams = z.object({ sessionId: z.string().min(1), prompt: z.array(z.any()) });
@@ -101,4 +105,26 @@ export function registerSteering(app: acp.AgentApp, state: ConnectionState): acp
       .catch((error) => state.logger.warn("a steering turn failed", error));
     return { outcome: "startedNewTurn" };
   });
+}
+
+/**
+ * A v2 prompt for a running turn, under the message id the v2 agent will answer with: "joined" (the
+ * message is inserted; its echo goes out on the session's stream, after everything the turn sent
+ * before it), "left" (no prompt turn runs, or it ended first, or the prompt is a slash command: the
+ * caller runs it as a turn of its own), "cancelled" or "blocked" (a hook stopped it; already said).
+ */
+export async function steerV2Prompt(
+  state: ConnectionState,
+  sessionId: string,
+  prompt: acp.ContentBlock[],
+  messageId: string,
+): Promise<SteeringOutcome> {
+  const entry = state.sessions.get(sessionId);
+  if (!entry) return "left";
+  const blocks = toPromptBlocks(prompt, entry.session.cwd);
+  if (parseSlashCommand(blocks)) return "left";
+  const { outcome } = await entry.session.steer(blocks, messageId);
+  if (outcome === "joined")
+    for (const content of prompt) entry.stream.push({ sessionUpdate: "user_message_chunk", messageId, content });
+  return outcome;
 }

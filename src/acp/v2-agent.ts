@@ -1,8 +1,10 @@
 import type * as v1 from "@agentclientprotocol/sdk/unstable";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { randomUUID } from "node:crypto";
+import type { SteeringOutcome } from "../turn/index.js";
 import type { Logger } from "../util/logger.js";
 import { BridgedError, connectV1, type V1Bridge } from "./v1-bridge.js";
+import { registerV2MetaHandlers, toV2Capabilities } from "./v2-meta-handlers.js";
 import {
   createTerminalState,
   toV2ConfigOptions,
@@ -16,18 +18,33 @@ import {
 // `state_update`, session/resume with `replayFrom` instead of load, held prompts, no client fs or
 // terminals: the session uses its own), subagents always as child sessions, plan operations always,
 // and the background-work listing: the session's background processes, each as its terminal.
-// Subagents are not listed there: they run inside the parent's turn (foreground work), reported by
-// `subagent_update` and their own `state_update`.
+// A prompt sent while a turn runs joins that turn at its next safe point (steering.ts) and is
+// acknowledged once it is inserted there; one that cannot join (a slash command, a turn that ended
+// first, prompts already held before it) is held and inserted when the turn is over.
+// Subagents are not listed as background work: the schema's `subagent` item is "a detached subagent
+// session", and work in the listing "is not covered" by session/cancel "and keeps running"; ours run
+// inside the parent's turn (its foreground work, which cancel stops), reported by `subagent_update`
+// and their own `state_update`.
 
 export type V2AgentOptions = {
   /** The v1 app that does the work (one per connection, like the v2 app). */
   v1App: v1.AgentApp;
   /** Tool call ids of a session's running background processes (their terminals). */
   backgroundOf(sessionId: string): string[];
+  /** Offers a prompt to the session's running turn under `messageId` (steerV2Prompt in steering.ts). */
+  steer(sessionId: string, prompt: v1.ContentBlock[], messageId: string): Promise<SteeringOutcome>;
   logger: Logger;
 };
 
-type Held = { prompt: v2.ContentBlock[]; resolve(value: v2.PromptResponse): void; reject(error: unknown): void };
+type Held = {
+  prompt: v2.ContentBlock[];
+  resolve(value: v2.PromptResponse): void;
+  reject(error: unknown): void;
+  /** Offered to the running turn, waiting for its next safe point. */
+  steering?: boolean;
+  /** Cancelled or closed while steering: if the turn did not take it, it is not inserted. */
+  dropped?: boolean;
+};
 type Foreground = "idle" | "running" | "requires_action";
 type SessionState = {
   queue: Held[];
@@ -115,6 +132,8 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       .backgroundOf(sessionId)
       .filter((id) => s.terminals.announced.has(id) && !s.terminals.exited.has(id))
       .map((terminalId) => ({ type: "terminal", terminalId }));
+  const snapshot = (sessionId: string, s: SessionState) =>
+    ({ state: s.state, background: background(sessionId, s) }) as v2.StateUpdate;
   const setState = (sessionId: string, state: Foreground, idle: Record<string, unknown> = {}) => {
     const s = sessionOf(sessionId);
     s.state = state;
@@ -129,6 +148,10 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
   const onNotification = (method: string, params: unknown) => {
     if (method === "elicitation/complete") {
       void client?.notify(v2.methods.client.elicitation.complete, params as v2.CompleteElicitationNotification);
+      return;
+    }
+    if (method === "auth/status_update") {
+      void client?.notify(v2.methods.client.auth.statusUpdate, params as v2.AuthStatusUpdateNotification);
       return;
     }
     if (method !== "session/update") return;
@@ -184,8 +207,9 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
   const pump = (sessionId: string) => {
     const s = sessionOf(sessionId);
     if (s.turn || s.closed) return;
-    const next = s.queue.shift();
-    if (!next) return;
+    // A prompt still offered to the turn keeps its place: the ones behind it wait.
+    if (!s.queue[0] || s.queue[0].steering) return;
+    const next = s.queue.shift()!;
     const messageId = randomUUID();
     setState(sessionId, "running");
     notify(sessionId, { sessionUpdate: "user_message", messageId, content: next.prompt });
@@ -207,11 +231,43 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
         pump(sessionId);
       });
   };
+  /** Joins the running turn or, when it cannot, stays held in its place (see the header). */
+  const steer = (sessionId: string, s: SessionState, held: Held) => {
+    held.steering = true;
+    const messageId = randomUUID();
+    const settle = (outcome: SteeringOutcome | Error) => {
+      held.steering = false;
+      if (outcome === "left" && !held.dropped && !s.closed) return pump(sessionId);
+      s.queue.splice(s.queue.indexOf(held), 1);
+      if (outcome === "joined") held.resolve({ messageId });
+      else if (outcome === "blocked")
+        held.reject(v2.RequestError.invalidRequest(undefined, "a UserPromptSubmit hook stopped this message"));
+      else if (outcome instanceof Error) held.reject(outcome);
+      else held.reject(v2.RequestError.requestCancelled());
+      pump(sessionId);
+    };
+    options.steer(sessionId, held.prompt as v1.ContentBlock[], messageId).then(settle, settle);
+  };
+  /** Held prompts are answered -32800; one offered to the turn is inserted only if the turn took it first. */
   const dropHeld = (s: SessionState) => {
-    for (const held of s.queue.splice(0)) held.reject(v2.RequestError.requestCancelled());
+    for (const held of s.queue.filter((h) => h.steering)) held.dropped = true;
+    for (const held of s.queue.filter((h) => !h.steering)) {
+      s.queue.splice(s.queue.indexOf(held), 1);
+      held.reject(v2.RequestError.requestCancelled());
+    }
   };
 
-  return v2
+  /** session/close and archive: held prompts answered, the cancelled turn's idle update out, then nothing. */
+  const closing = async <T>(sessionId: string, close: () => Promise<T>): Promise<T> => {
+    const s = sessions.get(sessionId);
+    if (s) dropHeld(s);
+    const result = await close();
+    await s?.turn;
+    if (s) s.closed = true;
+    return result;
+  };
+
+  const app = v2
     .agent({ name: "deep-acp" })
     .onRequest(v2.methods.agent.initialize, async ({ params, client: peer }) => {
       client = peer;
@@ -229,21 +285,10 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
           _meta: { terminal_output: true },
         },
       });
-      const agent = init.agentCapabilities ?? {};
       return {
         protocolVersion: 2,
         info: init.agentInfo ?? { name: "deep-acp", version: "unknown" },
-        capabilities: {
-          session: {
-            prompt: {
-              ...(agent.promptCapabilities?.image ? { image: {} } : {}),
-              ...(agent.promptCapabilities?.embeddedContext ? { embeddedContext: {} } : {}),
-            },
-            mcp: { stdio: {}, ...(agent.mcpCapabilities?.http ? { http: {} } : {}) },
-            ...(agent.sessionCapabilities?.delete ? { delete: {} } : {}),
-            ...(agent.sessionCapabilities?.additionalDirectories ? { additionalDirectories: {} } : {}),
-          },
-        },
+        capabilities: toV2Capabilities(init.agentCapabilities ?? {}),
         authMethods: toV2AuthMethods(init.authMethods),
       };
     })
@@ -260,6 +305,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
         cwd: params.cwd,
         mcpServers: toV1McpServers(params.mcpServers),
         ...(params.additionalDirectories?.length ? { additionalDirectories: params.additionalDirectories } : {}),
+        ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
       });
       sessionOf(response.sessionId).open = true;
       return { sessionId: response.sessionId, configOptions: toV2ConfigOptions(response.configOptions) };
@@ -275,6 +321,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
         cwd: params.cwd,
         mcpServers: toV1McpServers(params.mcpServers),
         ...(params.additionalDirectories?.length ? { additionalDirectories: params.additionalDirectories } : {}),
+        ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
       });
       s.open = true;
       // The current state, after the replay and before the answer (v2's resume rule).
@@ -285,26 +332,24 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       call<v2.ListSessionsResponse>(bridge, "session/list", {
         ...(params.cwd ? { cwd: params.cwd } : {}),
         ...(params.cursor ? { cursor: params.cursor } : {}),
+        ...(params.archived ? { archived: params.archived } : {}),
       }),
     )
     .onRequest(v2.methods.agent.session.delete, async ({ params }) => {
       await call(bridge, "session/delete", { sessionId: params.sessionId });
       return {};
     })
-    .onRequest(v2.methods.agent.session.close, async ({ params }) => {
-      const s = sessions.get(params.sessionId);
-      if (s) dropHeld(s);
-      try {
-        await call(bridge, "session/close", { sessionId: params.sessionId });
-      } catch (error) {
-        // Closing what is not open succeeds (v2's close rule).
-        if (!(error instanceof v2.RequestError && error.code === -32002)) throw error;
-      }
-      // The cancelled turn's idle update goes out before this answer; nothing after it.
-      await s?.turn;
-      if (s) s.closed = true;
-      return {};
-    })
+    .onRequest(v2.methods.agent.session.close, ({ params }) =>
+      closing(params.sessionId, async () => {
+        try {
+          await call(bridge, "session/close", { sessionId: params.sessionId });
+        } catch (error) {
+          // Closing what is not open succeeds (v2's close rule).
+          if (!(error instanceof v2.RequestError && error.code === -32002)) throw error;
+        }
+        return {};
+      }),
+    )
     .onRequest(v2.methods.agent.session.setConfigOption, async ({ params }) => {
       const value = params as { type?: string; value: unknown };
       const response = await call<v1.SetSessionConfigOptionResponse>(bridge, "session/set_config_option", {
@@ -318,8 +363,12 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       const s = sessions.get(params.sessionId);
       if (!s?.open || s.closed) throw v2.RequestError.sessionNotFound(params.sessionId);
       return new Promise<v2.PromptResponse>((resolve, reject) => {
-        s.queue.push({ prompt: params.prompt, resolve, reject });
-        pump(params.sessionId);
+        const held: Held = { prompt: params.prompt, resolve, reject };
+        // It may join the running turn unless prompts held before it are still waiting to be inserted.
+        const joinable = s.turn !== undefined && s.queue.every((h) => h.steering);
+        s.queue.push(held);
+        if (joinable) steer(params.sessionId, s, held);
+        else pump(params.sessionId);
       });
     })
     .onNotification(v2.methods.agent.session.cancel, ({ params }) => {
@@ -327,4 +376,12 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       if (s) dropHeld(s);
       bridge?.notify("session/cancel", { sessionId: params.sessionId });
     });
+  return registerV2MetaHandlers(app, {
+    call: (method, params) => call(bridge, method, params),
+    stateOf: (sessionId) => {
+      const s = sessions.get(sessionId);
+      return s?.open && !s.closed ? snapshot(sessionId, s) : undefined;
+    },
+    closing,
+  });
 }

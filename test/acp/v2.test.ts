@@ -89,7 +89,7 @@ describe("ACP v2", () => {
     expect(diff.patch.text).toContain("-two\n+TWO\n");
   });
 
-  it("holds a prompt sent during a turn until the turn is over, and session/cancel answers held prompts -32800", async () => {
+  it("holds a slash command sent during a turn until the turn is over, and session/cancel answers waiting prompts -32800", async () => {
     const h = await start();
     const { sessionId } = await h.newSession(project);
     let release!: () => void;
@@ -101,7 +101,8 @@ describe("ACP v2", () => {
     await h.prompt(sessionId, "first");
     await pollUntil(() => h.model.requests.length === 1, "the first model request");
     let secondAt = -1;
-    const second = h.prompt(sessionId, "second").then((r) => ((secondAt = h.updates.length), r));
+    // A slash command never joins a running turn (not one we have: the model gets it, in its own turn).
+    const second = h.prompt(sessionId, "/unknown-command second").then((r) => ((secondAt = h.updates.length), r));
     release();
     await second;
     const firstIdle = h.updates.findIndex((u) => u.sessionId === sessionId && isIdle(u.update));
@@ -109,7 +110,7 @@ describe("ACP v2", () => {
     expect(secondAt).toBeGreaterThan(firstIdle);
     await h.idle(sessionId, 0, 2);
 
-    // Cancel: the running turn ends cancelled, a held prompt is answered -32800.
+    // Cancel: the running turn ends cancelled, a prompt waiting to join it is answered -32800.
     h.model.setHandler(() => ({ parts: [{ type: "text", text: "working" }], hangAfterParts: true }));
     const mark = h.updates.length;
     await h.prompt(sessionId, "third");
@@ -119,6 +120,62 @@ describe("ACP v2", () => {
     expect(await held).toBe(-32800);
     await h.idle(sessionId, mark);
     expect(states(h.of(sessionId, mark)).at(-1)).toMatchObject({ state: "idle", stopReason: "cancelled" });
+  });
+
+  it("a prompt sent during a turn joins it after the tool call: acknowledged once inserted, one turn, replayed under its id", async () => {
+    let allow!: () => void;
+    const asked = new Promise<void>((resolve) => (allow = resolve));
+    const h = await startV2Harness({
+      home,
+      onPermission: async (request) => {
+        await asked;
+        return {
+          outcome: { outcome: "selected", optionId: request.options.find((o) => o.kind === "allow_once")!.optionId },
+        };
+      },
+    });
+    harnesses.push(h);
+    const { sessionId } = await h.newSession(project);
+    const file = join(project, "a.txt");
+    await writeFile(file, "one\n");
+    h.model.setHandler((request): FakeTurn =>
+      request.messages.length === 1
+        ? toolTurn("write_file", { file_path: file, content: "two\n" })
+        : textTurn("did both"),
+    );
+    await h.prompt(sessionId, "do it");
+    await h.waitFor(() => h.permissions.length === 1);
+    let answeredAt = -1;
+    const second = h.prompt(sessionId, "also say both").then((r) => ((answeredAt = h.updates.length), r));
+    allow();
+    const { messageId } = await second;
+    await h.idle(sessionId);
+    // One turn: the model's second request has the tool's result and the joined message.
+    expect(h.model.requests).toHaveLength(2);
+    expect(h.model.requests[1]!.lastUserText).toBe("also say both");
+    expect(h.model.requests[1]!.messages.some((m) => m.role === "tool")).toBe(true);
+    const updates = h.of(sessionId);
+    expect(states(updates).map((s) => s.state)).toEqual(["running", "requires_action", "running", "idle"]);
+    // Its echo comes after the tool call ended and before the answer; the prompt is answered after the dialog.
+    const echo = updates.findIndex((u) => u.sessionUpdate === "user_message_chunk" && u.messageId === messageId);
+    const toolDone = updates.findIndex((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    const answer = updates.findIndex((u) => u.sessionUpdate === "agent_message_chunk");
+    expect(toolDone).toBeGreaterThanOrEqual(0);
+    expect(echo).toBeGreaterThan(toolDone);
+    expect(answer).toBeGreaterThan(echo);
+    expect(updates[echo]).toMatchObject({ content: { type: "text", text: "also say both" } });
+    expect(answeredAt).toBeGreaterThan(
+      h.updates.findIndex(
+        (u) => u.update.sessionUpdate === "state_update" && (u.update as { state: string }).state === "requires_action",
+      ),
+    );
+    await h.close();
+    harnesses.splice(0);
+
+    const replay = await start();
+    await replay.agent.request("session/resume", { sessionId, cwd: project, replayFrom: { type: "start" } });
+    const replayed = replay.of(sessionId).filter((u) => u.sessionUpdate === "user_message_chunk");
+    expect(replayed.map((u) => (u as { messageId: string }).messageId)).toContain(messageId);
   });
 
   it("resume replays from the start when asked, reports the state before answering, and refuses unknown cursors", async () => {

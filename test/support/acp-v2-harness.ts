@@ -44,6 +44,7 @@ export async function startV2Harness(options: V2HarnessOptions = {}) {
   });
 
   const updates: v2.UpdateSessionNotification[] = [];
+  const authUpdates: v2.AuthStatusUpdateNotification[] = [];
   const permissions: v2.RequestPermissionRequest[] = [];
   const { notify, waitFor } = createWaiters(() => "timed out waiting for the v2 agent");
   const allowOnce = (request: v2.RequestPermissionRequest): v2.RequestPermissionResponse => ({
@@ -53,6 +54,10 @@ export async function startV2Harness(options: V2HarnessOptions = {}) {
     .client({ name: "v2-test-client" })
     .onNotification(v2.methods.client.session.update, ({ params }) => {
       updates.push(params);
+      notify();
+    })
+    .onNotification(v2.methods.client.auth.statusUpdate, ({ params }) => {
+      authUpdates.push(params);
       notify();
     })
     .onRequest(v2.methods.client.session.requestPermission, async ({ params }) => {
@@ -75,6 +80,7 @@ export async function startV2Harness(options: V2HarnessOptions = {}) {
     agent,
     init,
     updates,
+    authUpdates,
     permissions,
     schema,
     waitFor,
