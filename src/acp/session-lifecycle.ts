@@ -188,7 +188,10 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       } catch (error) {
         // Deleting what does not exist succeeds (idempotent); a malformed id cannot exist.
         if (!(error instanceof InvalidSessionIdError)) throw error;
+        return {};
       }
+      // Its saved plan (plan mode's Markdown plan document) too.
+      await (await loadSessionLayer()).removePlanDocument(services.paths.plansDir, params.sessionId);
       return {};
     })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {

@@ -62,17 +62,20 @@ export async function runSessionsCommand(
         for (const d of diagnostics) io.stderr(`deep-acp: ${d.message}\n`);
         return 0;
       }
-      case "delete":
+      case "delete": {
         if (!id) return usage(io);
         await store.delete(id);
+        // Its saved plan goes too, and its container (if it had one).
+        const { removePlanDocument, removeSessionWorkspace } = await import("../session/index.js");
+        await removePlanDocument(services.paths.plansDir, id);
         try {
-          const { removeSessionWorkspace } = await import("../session/index.js");
           await removeSessionWorkspace(services.paths, id);
         } catch (error) {
           io.stderr(`deep-acp: the session's container was not removed: ${(error as Error).message}\n`);
         }
         io.stdout(`Deleted ${id}.\n`);
         return 0;
+      }
       default:
         return usage(io);
     }

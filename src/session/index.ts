@@ -11,3 +11,4 @@ export type {
 } from "./services.js";
 export { selectRemote, selectWorkspace, type RemoteSelection } from "./remote-workspace.js";
 export { removeSessionWorkspace } from "./workspace.js";
+export { removePlanDocument } from "./plan-document.js";

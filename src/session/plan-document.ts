@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
+import { basename, join } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import type { Message } from "../model/types.js";
 import { writeFileAtomic } from "../util/atomic-file.js";
@@ -42,4 +43,13 @@ export async function planDocument(
     }
   }
   return { type: "plan_document", planId: PLAN_DOCUMENT_ID, content, ...(path ? { path } : {}) };
+}
+
+/**
+ * session/delete and `sessions delete`: the session's saved plan goes with it. Only a plain session
+ * id names a file here (the callers have the store check it first); a missing file is no error.
+ */
+export async function removePlanDocument(plansDir: string, sessionId: string): Promise<void> {
+  if (sessionId === "" || basename(sessionId) !== sessionId || sessionId.startsWith(".")) return;
+  await rm(join(plansDir, `${sessionId}.md`), { force: true });
 }

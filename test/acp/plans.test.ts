@@ -73,6 +73,10 @@ describe("plan operations", () => {
     const again = await suite.start({ clientCapabilities: PLAN });
     await again.agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
     expect(plans(again.updates.map((u) => u.update))).toEqual(plans(updates));
+
+    // Deleting the session removes its saved plan.
+    await again.agent.request("session/delete", { sessionId });
+    await expect(stat(file)).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("without the capability: the legacy plan update, and the plan-mode plan is only the agent's message", async () => {

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useAgentSuite } from "../support/agent-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
@@ -62,7 +62,12 @@ describe("headless -n", () => {
     const id = sessions.find((s) => s.title === "remember the hint blue")!.id;
     const shown = await run(["sessions", "show", id]);
     expect(shown.stdout).toContain("It was blue.");
+    // A saved plan (plan mode's, named by the session id) goes with the session.
+    const plan = join(suite.home, ".deepagents", "plans", `${id}.md`);
+    await mkdir(dirname(plan), { recursive: true });
+    await writeFile(plan, "## Plan\n");
     expect((await run(["sessions", "delete", id])).code).toBe(0);
+    await expect(readFile(plan)).rejects.toMatchObject({ code: "ENOENT" });
     expect((await run(["sessions", "show", id])).code).toBe(1);
     expect((await run(["-n", "x", "--resume", "no-such-id"])).code).toBe(1);
   });
