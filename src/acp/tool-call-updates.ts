@@ -1,0 +1,122 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { SessionEvent } from "../session/index.js";
+import type { ToolDisplay } from "../tools/types.js";
+
+// Tool calls as ACP updates (translate.ts hands them here). The state is which tool calls stream
+// into a display-only terminal (Zed's `_meta.terminal_*`, for clients that ask for live output), so
+// their final update can point at it and report the exit.
+
+type ToolCallEvent = Extract<SessionEvent, { type: "tool_call" | "tool_output" | "tool_call_update" }>;
+
+export function toToolCallContent(display: readonly ToolDisplay[]): acp.ToolCallContent[] {
+  return display.map((item): acp.ToolCallContent => {
+    switch (item.type) {
+      case "text":
+        return { type: "content", content: { type: "text", text: item.text } };
+      case "image":
+        return { type: "content", content: { type: "image", data: item.data, mimeType: item.mimeType } };
+      case "diff":
+        return { type: "diff", path: item.path, oldText: item.oldText, newText: item.newText };
+      case "terminal":
+        return { type: "terminal", terminalId: item.terminalId };
+    }
+  });
+}
+
+// A subagent's (or eval's) own tool calls name the call they belong to twice: under our key, and as
+// `claudeCode.parentToolUseId`, the convention claude-agent-acp set and that clients which nest
+// subagent activity (Tidewave and others) already read.
+function parentMeta(metaKey: string, parentToolCallId: string | undefined): { _meta?: Record<string, unknown> } {
+  return parentToolCallId
+    ? { _meta: { [metaKey]: { parentToolCallId }, claudeCode: { parentToolUseId: parentToolCallId } } }
+    : {};
+}
+
+function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _meta?: Record<string, unknown> } {
+  const merged = Object.assign({}, ...parts.filter(Boolean)) as Record<string, unknown>;
+  return Object.keys(merged).length > 0 ? { _meta: merged } : {};
+}
+
+export function createToolCallUpdates(terminalOutput: boolean, metaKey: string) {
+  const liveTerminals = new Set<string>();
+  return function toolCallUpdates(event: ToolCallEvent): acp.SessionUpdate[] {
+    switch (event.type) {
+      case "tool_call": {
+        const live = event.liveTerminal && terminalOutput ? event.liveTerminal : undefined;
+        if (live) liveTerminals.add(event.toolCallId);
+        return [
+          {
+            sessionUpdate: "tool_call",
+            toolCallId: event.toolCallId,
+            title: event.title,
+            kind: event.kind,
+            status: event.status,
+            locations: event.locations,
+            rawInput: event.rawInput,
+            ...(live ? { content: [{ type: "terminal", terminalId: live.terminalId }] } : {}),
+            ...mergeMeta(
+              live ? { terminal_info: { terminal_id: live.terminalId, cwd: live.cwd } } : undefined,
+              event.parentToolCallId
+                ? {
+                    [metaKey]: { parentToolCallId: event.parentToolCallId, toolName: event.name },
+                    claudeCode: { parentToolUseId: event.parentToolCallId, toolName: event.name },
+                  }
+                : { [metaKey]: { toolName: event.name } },
+            ),
+          },
+        ];
+      }
+      case "tool_output":
+        if (!liveTerminals.has(event.toolCallId)) return [];
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: event.toolCallId,
+            ...mergeMeta(
+              { terminal_output: { terminal_id: event.terminalId, data: event.data } },
+              parentMeta(metaKey, event.parentToolCallId)._meta,
+            ),
+          },
+        ];
+      case "tool_call_update": {
+        const finished = event.status === "completed" || event.status === "failed";
+        const starting =
+          event.liveTerminal && terminalOutput && !liveTerminals.has(event.toolCallId) ? event.liveTerminal : undefined;
+        if (starting) liveTerminals.add(event.toolCallId);
+        const live = liveTerminals.has(event.toolCallId);
+        if (event.fallbackOnly && live) return [];
+        const update: acp.SessionUpdate = {
+          sessionUpdate: "tool_call_update",
+          toolCallId: event.toolCallId,
+          ...(event.status ? { status: event.status } : {}),
+          ...(event.title !== undefined ? { title: event.title } : {}),
+          ...(event.locations ? { locations: event.locations } : {}),
+          ...(event.rawInput !== undefined ? { rawInput: event.rawInput } : {}),
+          ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
+          ...(event.content && !(live && (finished || event.liveTerminal))
+            ? { content: toToolCallContent(event.content) }
+            : {}),
+          ...parentMeta(metaKey, event.parentToolCallId),
+        };
+        if (starting) {
+          update.content = [{ type: "terminal", terminalId: starting.terminalId }];
+          update._meta = { ...update._meta, terminal_info: { terminal_id: starting.terminalId, cwd: starting.cwd } };
+        }
+        if (live && finished) {
+          liveTerminals.delete(event.toolCallId);
+          const raw = (event.rawOutput ?? {}) as { exitCode?: number | null; signal?: string | null };
+          update.content = [{ type: "terminal", terminalId: event.toolCallId }];
+          update._meta = {
+            ...update._meta,
+            terminal_exit: {
+              terminal_id: event.toolCallId,
+              exit_code: raw.exitCode ?? null,
+              signal: raw.signal ?? null,
+            },
+          };
+        }
+        return [update];
+      }
+    }
+  };
+}
