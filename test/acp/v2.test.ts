@@ -147,6 +147,8 @@ describe("ACP v2", () => {
     await h.waitFor(() => h.permissions.length === 1);
     let answeredAt = -1;
     const second = h.prompt(sessionId, "also say both").then((r) => ((answeredAt = h.updates.length), r));
+    // Requests are taken in order: once this is answered the prompt above has been offered to the turn.
+    await h.agent.request("session/status", { sessionId });
     allow();
     const { messageId } = await second;
     await h.idle(sessionId);

@@ -9,7 +9,11 @@ import { useAgentSuite } from "../support/agent-suite.js";
 import { BINARY } from "../support/agent-process.js";
 import { ZED_CAPABILITIES } from "../support/fake-editor.js";
 import { textTurn, toolTurn, type FakeTurn, type RecordedRequest } from "../support/fake-model/index.js";
+import { pollUntil } from "../support/poll.js";
 import { createSchemaCheck, type ProtocolVersion } from "../support/schema-check.js";
+
+const isIdleUpdate = (update: v2.SessionUpdate) =>
+  update.sessionUpdate === "state_update" && (update as { state: string }).state === "idle";
 
 const suite = useAgentSuite({ name: "versions" });
 
@@ -153,6 +157,46 @@ describe("through the binary", () => {
     expect(updates.some((u) => u.sessionId !== sessionId && u.update.sessionUpdate === "agent_message_chunk")).toBe(
       true,
     );
+
+    // A prompt sent while a turn runs joins it: the model's next request carries it, in the same turn.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    suite.model.setHandler(async (request) => {
+      if (request.lastUserText === "first") await gate;
+      return textTurn(`answer to ${request.lastUserText}`);
+    });
+    const idleBefore = updates.filter((u) => u.sessionId === sessionId && isIdleUpdate(u.update)).length;
+    const asked = suite.model.requests.length;
+    await connection.agent.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "first" }],
+    });
+    await suite.model.waitForRequests(asked + 1);
+    const joining = connection.agent.request(v2.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "and this" }],
+    });
+    // Requests are taken in order: once this is answered the prompt above has been offered to the turn.
+    await connection.agent.request(v2.methods.agent.session.status, { sessionId });
+    release();
+    const joined = await joining;
+    await suite.model.waitForRequests(asked + 2);
+    expect(suite.model.requests.at(-1)!.lastUserText).toBe("and this");
+    await pollUntil(
+      () => updates.filter((u) => u.sessionId === sessionId && isIdleUpdate(u.update)).length > idleBefore,
+      "the joined turn's idle update",
+    );
+    const echo = updates.find(
+      (u) => u.update.sessionUpdate === "user_message_chunk" && u.update.messageId === joined.messageId,
+    );
+    expect(echo?.sessionId).toBe(sessionId);
+
+    // Session standing through the binary: a title, and the status with the foreground state.
+    expect(init.capabilities?.session).toMatchObject({ title: {}, status: {}, archive: {} });
+    const titled = await connection.agent.request(v2.methods.agent.session.setTitle, { sessionId, title: "e2e" });
+    expect(titled.title).toBe("e2e");
+    const status = await connection.agent.request(v2.methods.agent.session.status, { sessionId });
+    expect(status).toMatchObject({ status: "open", state: { state: "idle" } });
     connection.close();
     await agent.stop();
     expect(agent.check.checked).toBeGreaterThan(10);
