@@ -1,14 +1,13 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { trackProcessGroup } from "../util/process-groups.js";
 import { isGroupAlive, killProcessGroup } from "./process-group.js";
+import type { BackgroundSpawnSpec } from "./protocol.js";
 
 // Long-running commands (dev servers, watchers, long test runs) started with `execute {background:
 // true}`. They belong to the session, not the turn: a turn ends while they run, the model reads their
 // new output or stops them by id, and closing the session kills them. Each runs as the leader of its
 // own process group, recorded in util/process-groups, so shutdown kills it and a reaper kills it if the
 // agent itself is SIGKILLed. Output is kept in a bounded window; reads return what is new.
-
-export type BackgroundSpawnSpec = { file: string; args: string[]; cwd: string; env: Record<string, string> };
 
 export type BackgroundExit = { exitCode: number | null; signal: string | null; stopped: boolean };
 

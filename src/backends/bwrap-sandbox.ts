@@ -1,4 +1,3 @@
-import type { BackgroundSpawnSpec } from "./background-processes.js";
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import { homedir } from "node:os";
@@ -8,7 +7,13 @@ import { createFilesystemBackend } from "./filesystem-backend.js";
 import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "./local-shell.js";
 import { isInside } from "./path-guard.js";
 import { runCommand, type SpawnProcessFn } from "./process-runner.js";
-import type { BackendProtocol, ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./protocol.js";
+import type {
+  BackendProtocol,
+  BackgroundSpawnSpec,
+  ExecuteOptions,
+  ExecuteResponse,
+  SandboxBackendProtocol,
+} from "./protocol.js";
 import { findExecutable, helperEnv } from "./ripgrep.js";
 import { buildShellEnv, type ShellEnvPolicy } from "./shell-env.js";
 

@@ -1,9 +1,14 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createFilesystemBackend } from "./filesystem-backend.js";
-import type { BackgroundSpawnSpec } from "./background-processes.js";
 import { runCommand, type SpawnProcessFn } from "./process-runner.js";
-import type { BackendProtocol, ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./protocol.js";
+import type {
+  BackendProtocol,
+  BackgroundSpawnSpec,
+  ExecuteOptions,
+  ExecuteResponse,
+  SandboxBackendProtocol,
+} from "./protocol.js";
 import { buildShellEnv, type ShellEnvPolicy } from "./shell-env.js";
 
 // Commands on the host, unisolated: the shell can reach anything the user can (see shell-env.ts for
