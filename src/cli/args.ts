@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { parseRemoteUrl } from "../backends/ssh-target.js";
+import { parseRemoteUrl } from "../backends/ssh/ssh-target.js";
 import { isContainerUrl, parseContainerUrl } from "../backends/container/container-url.js";
 
 export type CliOptions = {

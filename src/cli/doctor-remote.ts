@@ -1,5 +1,5 @@
-import { describeSshHealth, type SshHealth } from "../backends/ssh-backend.js";
-import { openSshWorkspace } from "../backends/ssh-workspace.js";
+import { describeSshHealth, type SshHealth } from "../backends/ssh/ssh-backend.js";
+import { openSshWorkspace } from "../backends/ssh/ssh-workspace.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { findProjectRoot } from "../config/project-root.js";
 import { selectWorkspace } from "../session/index.js";

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { BwrapAvailability } from "../backends/bwrap-sandbox.js";
+import type { BwrapAvailability } from "../backends/sandbox/bwrap-sandbox.js";
 import { loadConfigFile } from "../config/config-file.js";
 import { userPaths } from "../config/paths.js";
 import { findProjectRoot } from "../config/project-root.js";
@@ -93,7 +93,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
   const config = loadedConfig.config;
   const plugins = await collectPluginFacts(paths, projectRoot);
   const checkBwrap =
-    options.checkBwrap ?? (async () => (await import("../backends/bwrap-sandbox.js")).checkBwrapAvailable());
+    options.checkBwrap ?? (async () => (await import("../backends/sandbox/bwrap-sandbox.js")).checkBwrapAvailable());
 
   const [model, mcp, hooks, memory, skills, subagents, sandbox, remote] = await Promise.all([
     collectModelFacts({

@@ -1,8 +1,8 @@
 import type { Approver } from "../agent/approver.js";
 import type { AgentEvent } from "../agent/events.js";
-import type { EditorBridge } from "../backends/editor-bridge.js";
+import type { EditorBridge } from "../backends/editor/editor-bridge.js";
 import type { Questioner } from "../tools/types.js";
-import type { StateSnapshot } from "../backends/state-backend.js";
+import type { StateSnapshot } from "../backends/state/state-backend.js";
 import type { SessionMode } from "../agent/modes.js";
 import type { EditorMcpServer } from "../mcp/index.js";
 import type { RestoredSession } from "../transcript/index.js";

@@ -1,9 +1,9 @@
 import { lstat, stat } from "node:fs/promises";
-import type { GlobResult, GrepMatch, GrepResult, FileInfo } from "./protocol.js";
+import type { GlobResult, GrepMatch, GrepResult, FileInfo } from "../protocol.js";
 import { fileFilter, planGlob, relativeMatcher } from "./glob-plan.js";
-import { toFsOpError } from "./fs-errors.js";
+import { toFsOpError } from "../files/fs-errors.js";
 import { grepFiles } from "./grep-files.js";
-import type { PathGuard } from "./path-guard.js";
+import type { PathGuard } from "../paths/path-guard.js";
 import { ripgrepFiles, ripgrepGrep, type SpawnFn } from "./ripgrep.js";
 import { walkTree } from "./tree-walk.js";
 

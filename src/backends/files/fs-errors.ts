@@ -1,4 +1,4 @@
-import type { FileOperationError } from "./protocol.js";
+import type { FileOperationError } from "../protocol.js";
 import { fileNotFoundMessage } from "./edit-semantics.js";
 
 // Backends never throw for ordinary failures; internally they throw FsOpError and the public method

@@ -1,15 +1,15 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createFilesystemBackend } from "./filesystem-backend.js";
-import { runCommand, type SpawnProcessFn } from "./process-runner.js";
+import { runCommand, type SpawnProcessFn } from "../processes/process-runner.js";
 import type {
   BackendProtocol,
   BackgroundSpawnSpec,
   ExecuteOptions,
   ExecuteResponse,
   SandboxBackendProtocol,
-} from "./protocol.js";
-import { buildShellEnv, type ShellEnvPolicy } from "./shell-env.js";
+} from "../protocol.js";
+import { buildShellEnv, type ShellEnvPolicy } from "../processes/shell-env.js";
 
 // Commands on the host, unisolated: the shell can reach anything the user can (see shell-env.ts for
 // what it inherits). File operations go to a filesystem backend so this is a complete

@@ -1,14 +1,14 @@
 import { mkdir as fsMkdir } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { errorMessage } from "../util/errors.js";
-import { fileNotFoundMessage, performStringReplacement } from "./edit-semantics.js";
+import { errorMessage } from "../../util/errors.js";
+import { fileNotFoundMessage, performStringReplacement } from "../files/edit-semantics.js";
 import type { EditorBridge, EditorTerminal, EditorTerminalExit } from "./editor-bridge.js";
-import { windowLines } from "./line-window.js";
-import { defaultShell, failedToStart } from "./local-shell.js";
-import { getMimeType, isTextMimeType, sniffFileIsBinary, TEXT_PLAIN } from "./mime.js";
-import { approvedRealPath } from "./approved-targets.js";
-import { isInside } from "./path-guard.js";
-import { realRoots, resolveRealTarget } from "./real-path.js";
+import { windowLines } from "../files/line-window.js";
+import { defaultShell, failedToStart } from "../local/local-shell.js";
+import { getMimeType, isTextMimeType, sniffFileIsBinary, TEXT_PLAIN } from "../files/mime.js";
+import { approvedRealPath } from "../paths/approved-targets.js";
+import { isInside } from "../paths/path-guard.js";
+import { realRoots, resolveRealTarget } from "../paths/real-path.js";
 import {
   isSandboxBackend,
   type BackendProtocol,
@@ -19,7 +19,7 @@ import {
   type ReadResult,
   type SandboxBackendProtocol,
   type WriteResult,
-} from "./protocol.js";
+} from "../protocol.js";
 
 // The editor as the file system for the session roots: reads see unsaved buffers and writes go
 // through the editor (which can show them for review). Paths outside the roots, binary files and

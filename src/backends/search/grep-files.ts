@@ -1,5 +1,5 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
-import { getMimeType, isTextMimeType, looksBinary, SNIFF_BYTES } from "./mime.js";
+import { getMimeType, isTextMimeType, looksBinary, SNIFF_BYTES } from "../files/mime.js";
 
 // Literal search over a list of files, for when ripgrep is not installed. Small files are read
 // with synchronous calls in short batches (several times faster than one threadpool round trip per

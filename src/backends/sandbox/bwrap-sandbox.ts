@@ -3,19 +3,19 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, type BwrapMounts } from "./bwrap-args.js";
-import { createFilesystemBackend } from "./filesystem-backend.js";
-import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "./local-shell.js";
-import { isInside } from "./path-guard.js";
-import { runCommand, type SpawnProcessFn } from "./process-runner.js";
+import { createFilesystemBackend } from "../local/filesystem-backend.js";
+import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "../local/local-shell.js";
+import { isInside } from "../paths/path-guard.js";
+import { runCommand, type SpawnProcessFn } from "../processes/process-runner.js";
 import type {
   BackendProtocol,
   BackgroundSpawnSpec,
   ExecuteOptions,
   ExecuteResponse,
   SandboxBackendProtocol,
-} from "./protocol.js";
-import { findExecutable, helperEnv } from "./ripgrep.js";
-import { buildShellEnv, type ShellEnvPolicy } from "./shell-env.js";
+} from "../protocol.js";
+import { findExecutable, helperEnv } from "../search/ripgrep.js";
+import { buildShellEnv, type ShellEnvPolicy } from "../processes/shell-env.js";
 
 // `execute` under bubblewrap: the command sees system directories read-only, the session roots
 // read-write, and nothing else of the host (no home, no other projects); no network unless enabled;

@@ -1,7 +1,7 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { trackProcessGroup } from "../util/process-groups.js";
+import { trackProcessGroup } from "../../util/process-groups.js";
 import { isGroupAlive, killProcessGroup } from "./process-group.js";
-import type { BackgroundSpawnSpec } from "./protocol.js";
+import type { BackgroundSpawnSpec } from "../protocol.js";
 
 // Long-running commands (dev servers, watchers, long test runs) started with `execute {background:
 // true}`. They belong to the session, not the turn: a turn ends while they run, the model reads their

@@ -1,5 +1,5 @@
-import { FsOpError, shownPath } from "./fs-errors.js";
-import { checkPathText } from "./path-guard.js";
+import { FsOpError, shownPath } from "../files/fs-errors.js";
+import { checkPathText } from "../paths/path-guard.js";
 
 // Keys of in-memory trees and route-relative paths: "/"-rooted, no empty or "." segments, and no
 // ".." or "~" (a virtual tree has nothing above its root).

@@ -1,10 +1,10 @@
-import { performStringReplacement } from "./edit-semantics.js";
-import { FsOpError, shownPath, toFsOpError } from "./fs-errors.js";
-import { DEFAULT_GREP_MAX_COUNT } from "./fs-search.js";
-import { searchText } from "./grep-files.js";
-import { fileFilter, planGlob, relativeMatcher } from "./glob-plan.js";
-import { windowLines } from "./line-window.js";
-import { detectMimeType, getMimeType, isTextMimeType, TEXT_PLAIN } from "./mime.js";
+import { performStringReplacement } from "../files/edit-semantics.js";
+import { FsOpError, shownPath, toFsOpError } from "../files/fs-errors.js";
+import { DEFAULT_GREP_MAX_COUNT } from "../search/fs-search.js";
+import { searchText } from "../search/grep-files.js";
+import { fileFilter, planGlob, relativeMatcher } from "../search/glob-plan.js";
+import { windowLines } from "../files/line-window.js";
+import { detectMimeType, getMimeType, isTextMimeType, TEXT_PLAIN } from "../files/mime.js";
 import type {
   BackendProtocol,
   DeleteResult,
@@ -20,7 +20,7 @@ import type {
   ReadRawResult,
   ReadResult,
   WriteResult,
-} from "./protocol.js";
+} from "../protocol.js";
 import { isUnderKey, joinKey, parentKey, virtualKey } from "./virtual-path.js";
 
 // Session-scoped files kept in memory ("/"-rooted keys): offloaded tool results, conversation

@@ -1,8 +1,8 @@
 import { isAbsolute } from "node:path";
-import type { Diagnostic, Loaded } from "../util/diagnostics.js";
+import type { Diagnostic, Loaded } from "../../util/diagnostics.js";
 import { InvalidRouteError, normaliseRoutePrefix } from "./composite-backend.js";
-import { createFilesystemBackend } from "./filesystem-backend.js";
-import type { BackendProtocol } from "./protocol.js";
+import { createFilesystemBackend } from "../local/filesystem-backend.js";
+import type { BackendProtocol } from "../protocol.js";
 
 // config.toml `[backends].routes`: prefix -> "state" | "store" | "filesystem:<absolute dir>".
 // Bad entries become diagnostics and are left out; the rest still mount.

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { Attributes, FileEntryWithStats, SFTPWrapper } from "ssh2";
-import { fileNotFoundMessage } from "./edit-semantics.js";
-import { FsOpError, shownPath } from "./fs-errors.js";
+import { fileNotFoundMessage } from "../files/edit-semantics.js";
+import { FsOpError, shownPath } from "../files/fs-errors.js";
 import type { SshConnection } from "./ssh-connection.js";
 
 // Promise-shaped SFTP primitives over the connection's shared SFTP session, with errors turned

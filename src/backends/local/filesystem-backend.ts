@@ -1,14 +1,22 @@
 import { constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { writeFileAtomic } from "../util/atomic-file.js";
-import { performStringReplacement } from "./edit-semantics.js";
-import { assertRegularFile, overwrite, READ_FLAGS, readHead, streamWindow, toBytes, WRITE_FLAGS } from "./file-io.js";
-import { FsOpError, shownPath, toFsOpError } from "./fs-errors.js";
-import { globTree, grepTree, type SearchContext } from "./fs-search.js";
-import { windowLines } from "./line-window.js";
-import { detectMimeType, isTextMimeType, looksBinary } from "./mime.js";
-import { createPathGuard, nodeFsOps, type FsOps, type ResolvedPath } from "./path-guard.js";
+import { writeFileAtomic } from "../../util/atomic-file.js";
+import { performStringReplacement } from "../files/edit-semantics.js";
+import {
+  assertRegularFile,
+  overwrite,
+  READ_FLAGS,
+  readHead,
+  streamWindow,
+  toBytes,
+  WRITE_FLAGS,
+} from "../files/file-io.js";
+import { FsOpError, shownPath, toFsOpError } from "../files/fs-errors.js";
+import { globTree, grepTree, type SearchContext } from "../search/fs-search.js";
+import { windowLines } from "../files/line-window.js";
+import { detectMimeType, isTextMimeType, looksBinary } from "../files/mime.js";
+import { createPathGuard, nodeFsOps, type FsOps, type ResolvedPath } from "../paths/path-guard.js";
 import type {
   BackendProtocol,
   DeleteResult,
@@ -23,8 +31,8 @@ import type {
   ReadRawResult,
   ReadResult,
   WriteResult,
-} from "./protocol.js";
-import { findExecutable, type SpawnFn } from "./ripgrep.js";
+} from "../protocol.js";
+import { findExecutable, type SpawnFn } from "../search/ripgrep.js";
 
 // Files on disk. Real mode (default) is the session's view of the user's machine; virtual mode
 // (used by the store backend) confines every operation to rootDir, see path-guard.ts.

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
-import type { ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./protocol.js";
-import type { DeleteResult, FileDownloadResponse, FileUploadResponse } from "./protocol.js";
-import type { RealPathFs } from "./real-path.js";
+import type { ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "../protocol.js";
+import type { DeleteResult, FileDownloadResponse, FileUploadResponse } from "../protocol.js";
+import type { RealPathFs } from "../paths/real-path.js";
 import type { SshConnection, SshConnectionStatus } from "./ssh-connection.js";
 import { remoteLinkCounts } from "./ssh-link-counts.js";
 import { createRemoteRealPathFs } from "./ssh-real-path.js";

@@ -1,8 +1,8 @@
-import { DEFAULT_GREP_MAX_COUNT } from "./fs-search.js";
-import { FsOpError } from "./fs-errors.js";
-import { fileFilter, planGlob, relativeMatcher } from "./glob-plan.js";
-import { clipMatchText } from "./grep-files.js";
-import type { FileInfo, GlobResult, GrepMatch, GrepResult } from "./protocol.js";
+import { DEFAULT_GREP_MAX_COUNT } from "../search/fs-search.js";
+import { FsOpError } from "../files/fs-errors.js";
+import { fileFilter, planGlob, relativeMatcher } from "../search/glob-plan.js";
+import { clipMatchText } from "../search/grep-files.js";
+import type { FileInfo, GlobResult, GrepMatch, GrepResult } from "../protocol.js";
 import { shellQuote, type StreamRun } from "./ssh-exec.js";
 import type { RemoteFs } from "./ssh-sftp.js";
 

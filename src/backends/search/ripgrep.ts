@@ -2,7 +2,7 @@ import { spawn as nodeSpawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { clipMatchText } from "./grep-files.js";
-import type { GrepMatch } from "./protocol.js";
+import type { GrepMatch } from "../protocol.js";
 
 // ripgrep does the heavy lifting for grep (and, on request, glob's file listing) when installed: it
 // walks in parallel, honours .gitignore and skips binary files. We read its output as a stream and

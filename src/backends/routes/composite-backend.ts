@@ -1,5 +1,5 @@
-import { DEFAULT_GREP_MAX_COUNT } from "./fs-search.js";
-import { hasGlobChars, relativeMatcher } from "./glob-plan.js";
+import { DEFAULT_GREP_MAX_COUNT } from "../search/fs-search.js";
+import { hasGlobChars, relativeMatcher } from "../search/glob-plan.js";
 import {
   isSandboxBackend,
   type BackendProtocol,
@@ -12,7 +12,7 @@ import {
   type GrepResult,
   type LsResult,
   type SandboxBackendProtocol,
-} from "./protocol.js";
+} from "../protocol.js";
 
 // One namespace over several backends: paths under a route prefix ("/memories/") go to that
 // route's backend with the prefix stripped ("/memories/a.md" -> "/a.md") and re-added on results;

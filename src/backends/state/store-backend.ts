@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
-import { createFilesystemBackend, type FilesystemBackend } from "./filesystem-backend.js";
-import type { FsOps } from "./path-guard.js";
-import type { SpawnFn } from "./ripgrep.js";
+import { createFilesystemBackend, type FilesystemBackend } from "../local/filesystem-backend.js";
+import type { FsOps } from "../paths/path-guard.js";
+import type { SpawnFn } from "../search/ripgrep.js";
 
 // Files that outlive a session (`/memories/`), kept as ordinary files under
 // `<dir>/<namespace...>/` so a user can read and edit them. Each namespace component is one

@@ -1,9 +1,9 @@
 import { posix } from "node:path";
-import { performStringReplacement } from "./edit-semantics.js";
-import { FsOpError, shownPath } from "./fs-errors.js";
-import { windowLines } from "./line-window.js";
-import { detectMimeType, isTextMimeType, looksBinary } from "./mime.js";
-import { checkPathText } from "./path-guard.js";
+import { performStringReplacement } from "../files/edit-semantics.js";
+import { FsOpError, shownPath } from "../files/fs-errors.js";
+import { windowLines } from "../files/line-window.js";
+import { detectMimeType, isTextMimeType, looksBinary } from "../files/mime.js";
+import { checkPathText } from "../paths/path-guard.js";
 import type {
   DeleteResult,
   EditResult,
@@ -14,7 +14,7 @@ import type {
   ReadRawResult,
   ReadResult,
   WriteResult,
-} from "./protocol.js";
+} from "../protocol.js";
 import type { RemoteFs, RemoteStats } from "./ssh-sftp.js";
 
 // The file half of the SSH backend: the same results and messages as the local filesystem backend

@@ -3,7 +3,7 @@ import { constants, type Dirent, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { approvedRealPath } from "./approved-targets.js";
-import { FsOpError, shownPath, toFsOpError } from "./fs-errors.js";
+import { FsOpError, shownPath, toFsOpError } from "../files/fs-errors.js";
 import { resolveRealTarget } from "./real-path.js";
 
 // Path resolution for the filesystem backend.

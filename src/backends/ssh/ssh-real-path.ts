@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
-import { FsOpError } from "./fs-errors.js";
-import type { RealPathFs } from "./real-path.js";
+import { FsOpError } from "../files/fs-errors.js";
+import type { RealPathFs } from "../paths/real-path.js";
 import type { RemoteFs, RemoteStats } from "./ssh-sftp.js";
 
 // The gate decides on real paths (every link followed). For a remote workspace those links are on

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join, posix } from "node:path";
-import { withoutSecrets } from "../util/secret-env.js";
+import { withoutSecrets } from "../../util/secret-env.js";
 import type { SshEndpoint, SshIdentity } from "./ssh-connection.js";
 
 // Where a remote workspace is and how to log in: `ssh://[user@]host[:port]/abs/path`, with the host

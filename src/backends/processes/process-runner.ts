@@ -1,8 +1,8 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { createOutputBuffer } from "./output-buffer.js";
-import { trackProcessGroup } from "../util/process-groups.js";
+import { trackProcessGroup } from "../../util/process-groups.js";
 import { isGroupAlive, killProcessGroup } from "./process-group.js";
-import type { ExecuteResponse } from "./protocol.js";
+import type { ExecuteResponse } from "../protocol.js";
 
 // Runs one command as the leader of a new process group (detached => setsid) with stdin closed,
 // streams stdout and stderr as they arrive, and on timeout or abort kills the whole group. Shared by

@@ -1,6 +1,6 @@
 import type { ClientChannel } from "ssh2";
-import { createCommandOutput } from "./output-buffer.js";
-import type { ExecuteOptions, ExecuteResponse } from "./protocol.js";
+import { createCommandOutput } from "../processes/output-buffer.js";
+import type { ExecuteOptions, ExecuteResponse } from "../protocol.js";
 import type { SshConnection } from "./ssh-connection.js";
 
 // Commands on the remote. Each runs in its own exec channel as the leader of a new session
