@@ -1,8 +1,13 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { envValue, providerSettings, type EnvLike, type StoredCredentials } from "../model/credentials.js";
-import { allProviderVars, PROVIDERS } from "../model/providers.js";
-import { createModelClient, ModelConfigError, resolveModelSpec, type ResolvedModelSpec } from "../model/resolve.js";
+import { envValue, providerSettings, type EnvLike, type StoredCredentials } from "../model/catalog/credentials.js";
+import { allProviderVars, PROVIDERS } from "../model/catalog/providers.js";
+import {
+  createModelClient,
+  ModelConfigError,
+  resolveModelSpec,
+  type ResolvedModelSpec,
+} from "../model/client/resolve.js";
 import { PROVIDER_NAMES, type ProviderName } from "../model/types.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { DoctorFile, DoctorModelFacts } from "./doctor-types.js";

@@ -3,7 +3,7 @@ import type { BwrapAvailability } from "../backends/sandbox/bwrap-sandbox.js";
 import { loadConfigFile } from "../config/config-file.js";
 import { userPaths } from "../config/paths.js";
 import { findProjectRoot } from "../config/project-root.js";
-import type { EnvLike } from "../model/credentials.js";
+import type { EnvLike } from "../model/catalog/credentials.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { CliOptions } from "./args.js";
 import { collectMemoryFacts, collectSkillsFacts, collectSubagentsFacts } from "./doctor-content.js";

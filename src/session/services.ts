@@ -8,7 +8,7 @@ import type { EditorMcpServer } from "../mcp/index.js";
 import type { RestoredSession } from "../transcript/index.js";
 import type { ClientSystemPrompt } from "../turn/index.js";
 import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
-import type { ModelService } from "../model/service.js";
+import type { ModelService } from "../model/client/service.js";
 import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
 import type { SessionStore } from "../transcript/index.js";
 

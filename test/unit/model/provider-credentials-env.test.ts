@@ -1,7 +1,7 @@
 // Every provider's credential variables are kept out of commands, hooks and MCP servers: the
 // providers table (model/providers.ts) and the lists util/secret-env.ts filters by must agree.
 import { describe, expect, it } from "vitest";
-import { PROVIDERS } from "../../../src/model/providers.js";
+import { PROVIDERS } from "../../../src/model/catalog/providers.js";
 import { buildShellEnv } from "../../../src/backends/processes/shell-env.js";
 import { CLOUD_CREDENTIAL_VARS, MODEL_KEY_VARS } from "../../../src/util/secret-env.js";
 
