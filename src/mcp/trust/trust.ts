@@ -4,9 +4,9 @@
 
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Logger } from "../util/logger.js";
-import { silentLogger } from "../util/logger.js";
-import { errorMessage } from "../util/errors.js";
+import type { Logger } from "../../util/logger.js";
+import { silentLogger } from "../../util/logger.js";
+import { errorMessage } from "../../util/errors.js";
 import {
   environmentExposure,
   isInheritedVariable,
@@ -14,13 +14,13 @@ import {
   placeholdersOf,
   type EnvironmentExposure,
   type McpEnvPolicy,
-} from "./environment.js";
-import { describeDigestChanges } from "../util/file-digest.js";
-import { fingerprintServer } from "./fingerprint.js";
+} from "../config/environment.js";
+import { describeDigestChanges } from "../../util/file-digest.js";
+import { fingerprintServer } from "../config/fingerprint.js";
 import { serverScripts, type ServerScripts } from "./script-trust.js";
 import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
-import type { McpServerEntry, McpSource, McpTransport } from "./types.js";
-import { UNTRUSTED_SOURCES } from "./types.js";
+import type { McpServerEntry, McpSource, McpTransport } from "../config/types.js";
+import { UNTRUSTED_SOURCES } from "../config/types.js";
 
 export type McpTrustDecision = "allow_once" | "allow_always" | "reject" | "never";
 

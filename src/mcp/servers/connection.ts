@@ -1,18 +1,18 @@
 // One live connection to one MCP server: transport + SDK Client + its tool list.
 
-import type { FormAnswer } from "../tools/types.js";
+import type { FormAnswer } from "../../tools/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../util/logger.js";
-import { errorMessage } from "../util/errors.js";
-import { linkedSignal } from "../util/linked-signal.js";
-import { stdioServerEnvironment } from "./environment.js";
-import { createMcpTokenStore } from "./oauth-store.js";
-import { CONNECT_MODE_REDIRECT, createOAuthProvider, type DeepAcpOAuthProvider } from "./oauth-provider.js";
+import type { Logger } from "../../util/logger.js";
+import { errorMessage } from "../../util/errors.js";
+import { linkedSignal } from "../../util/linked-signal.js";
+import { stdioServerEnvironment } from "../config/environment.js";
+import { createMcpTokenStore } from "../oauth/oauth-store.js";
+import { CONNECT_MODE_REDIRECT, createOAuthProvider, type DeepAcpOAuthProvider } from "../oauth/oauth-provider.js";
 import type { McpSdk } from "./sdk.js";
 import { createStdioTransport, type SpawnFunction, type StdioTransport } from "./stdio-transport.js";
-import type { McpServerDefinition } from "./types.js";
+import type { McpServerDefinition } from "../config/types.js";
 
 export type FetchFunction = (input: string | URL, init?: RequestInit) => Promise<Response>;
 

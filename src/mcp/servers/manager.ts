@@ -1,10 +1,10 @@
 // The MCP servers of one session: trust, connections in the background, tools, status, reload
 // and shutdown. One server failing, hanging or crashing never blocks the session or the others.
 
-import type { AnyTool, ToolContext, ToolResult } from "../tools/types.js";
-import type { Logger } from "../util/logger.js";
-import { silentLogger } from "../util/logger.js";
-import { errorMessage } from "../util/errors.js";
+import type { AnyTool, ToolContext, ToolResult } from "../../tools/types.js";
+import type { Logger } from "../../util/logger.js";
+import { silentLogger } from "../../util/logger.js";
+import { errorMessage } from "../../util/errors.js";
 import { callMcpTool } from "./call-tool.js";
 import {
   connectMcpServer,
@@ -13,16 +13,16 @@ import {
   type McpConnection,
   type McpElicit,
 } from "./connection.js";
-import { fingerprintServer } from "./fingerprint.js";
-import { interpolationLookup, type McpEnvPolicy } from "./environment.js";
-import { resolveServerDefinition } from "./interpolate.js";
+import { fingerprintServer } from "../config/fingerprint.js";
+import { interpolationLookup, type McpEnvPolicy } from "../config/environment.js";
+import { resolveServerDefinition } from "../config/interpolate.js";
 import { defaultMcpSdk, type McpSdk } from "./sdk.js";
 import { reportServer, type McpServerReport, type McpServerStatus } from "./server-report.js";
 import type { SpawnFunction } from "./stdio-transport.js";
-import { applyToolFilter } from "./tool-filter.js";
+import { applyToolFilter } from "../config/tool-filter.js";
 import { adaptMcpTool, modelToolName } from "./tool-adapter.js";
-import { trustFingerprint, type McpTrustResolver, type McpTrustState } from "./trust.js";
-import { UNTRUSTED_SOURCES, type McpServerEntry } from "./types.js";
+import { trustFingerprint, type McpTrustResolver, type McpTrustState } from "../trust/trust.js";
+import { UNTRUSTED_SOURCES, type McpServerEntry } from "../config/types.js";
 
 export type McpManagerOptions = {
   /** Merged servers from discoverMcpServers(). */

@@ -1,7 +1,7 @@
 // MCP CallToolResult -> ToolResult: what the model reads and what the editor shows.
 
-import type { UserContent } from "../model/types.js";
-import type { ToolDisplay, ToolResult } from "../tools/types.js";
+import type { UserContent } from "../../model/types.js";
+import type { ToolDisplay, ToolResult } from "../../tools/types.js";
 
 type McpContent = { type: string; [key: string]: unknown };
 

@@ -1,9 +1,9 @@
 // MCP tool -> ToolDefinition. The model sees `<server>_<tool>`; hooks see `mcp__<server>__<tool>`.
 
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AnyTool, ToolContext, ToolResult } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolResult } from "../../tools/types.js";
 import { isCoherentlyReadOnly } from "./annotations.js";
-import { sha256Hex } from "./fingerprint.js";
+import { sha256Hex } from "../config/fingerprint.js";
 
 /** Model APIs accept `^[A-Za-z0-9_-]{1,64}$` tool names. */
 const MAX_NAME = 64;

@@ -4,8 +4,8 @@
 
 import { readFile as fsReadFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../util/atomic-file.js";
-import { errorMessage } from "../util/errors.js";
+import { writeFileAtomic } from "../../util/atomic-file.js";
+import { errorMessage } from "../../util/errors.js";
 
 export type McpApproval = {
   projectRoot: string;

@@ -5,8 +5,8 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
-import { sha256Hex } from "./fingerprint.js";
+import { ensurePrivateDir, writeFileAtomic } from "../../util/atomic-file.js";
+import { sha256Hex } from "../config/fingerprint.js";
 
 export type StoredOAuthState = {
   server: string;

@@ -2,8 +2,8 @@
 // fires) and a timeout that progress notifications extend. Failures become error results the
 // model can read, never exceptions.
 
-import type { ToolContext, ToolResult } from "../tools/types.js";
-import { errorMessage } from "../util/errors.js";
+import type { ToolContext, ToolResult } from "../../tools/types.js";
+import { errorMessage } from "../../util/errors.js";
 import type { McpConnection } from "./connection.js";
 import { convertCallResult } from "./result-content.js";
 

@@ -1,11 +1,11 @@
 // What `/mcp` and `deep-acp mcp list` show of one server: built from the manager's state of it
 // and the tools it currently offers.
 
-import type { AnyTool } from "../tools/types.js";
+import type { AnyTool } from "../../tools/types.js";
 import type { McpConnection } from "./connection.js";
-import { applyToolFilter } from "./tool-filter.js";
-import type { McpTrustState } from "./trust.js";
-import type { McpServerEntry, McpSource, McpTransport } from "./types.js";
+import { applyToolFilter } from "../config/tool-filter.js";
+import type { McpTrustState } from "../trust/trust.js";
+import type { McpServerEntry, McpSource, McpTransport } from "../config/types.js";
 
 export type McpServerStatus = "connecting" | "ok" | "unauthenticated" | "error" | "disabled" | "untrusted";
 

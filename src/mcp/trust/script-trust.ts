@@ -1,6 +1,6 @@
-import { commandFiles } from "../util/command-scripts.js";
-import { projectFileDigests, type FileDigests } from "../util/file-digest.js";
-import type { McpServerEntry } from "./types.js";
+import { commandFiles } from "../../util/command-scripts.js";
+import { projectFileDigests, type FileDigests } from "../../util/file-digest.js";
+import type { McpServerEntry } from "../config/types.js";
 
 // What a project stdio server runs besides its definition: the project files its command line
 // names (the script `node tools/server.mjs` runs, a binary `./bin/server`, scripts inside `sh -c`,

@@ -14,7 +14,7 @@ import {
   isCredentialLike,
   isModelKeyVariable,
   isPassableVariable,
-} from "../util/secret-env.js";
+} from "../../util/secret-env.js";
 import { lookupFrom, type VariableLookup } from "./interpolate.js";
 import type { McpServerDefinition, McpServerEntry } from "./types.js";
 import { UNTRUSTED_SOURCES } from "./types.js";

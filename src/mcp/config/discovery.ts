@@ -3,8 +3,8 @@
 
 import { readFile as fsReadFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Diagnostic } from "../util/diagnostics.js";
-import { errorMessage } from "../util/errors.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
+import { errorMessage } from "../../util/errors.js";
 import { fingerprintServer } from "./fingerprint.js";
 import {
   UNTRUSTED_SOURCES,
