@@ -2,9 +2,9 @@ import { startEarlyHandshake } from "../acp/early-handshake.js";
 import { earlySessionNewResult } from "../acp/early-session.js";
 import { hideSecretsFromProcEnviron } from "../util/hide-environ.js";
 import { createLogger } from "../util/logger.js";
-import { HELP, parseCliArgs, UsageError } from "./args.js";
-import { createCoreServices } from "./core-services.js";
-import { VERSION } from "./version.js";
+import { HELP, parseCliArgs, UsageError } from "./args/args.js";
+import { createCoreServices } from "./services/core-services.js";
+import { VERSION } from "./args/version.js";
 
 /** Entry point. Subcommands are imported on demand so serving ACP loads as little as possible. */
 async function main(argv: string[]): Promise<number> {
@@ -56,43 +56,46 @@ async function main(argv: string[]): Promise<number> {
             sessionNew: (params, sessionId, bytes) => earlySessionNewResult(context, params, sessionId, bytes),
           });
       await early?.settled;
-      const [{ serve }, { createServices }] = await Promise.all([import("./serve.js"), import("./services.js")]);
+      const [{ serve }, { createServices }] = await Promise.all([
+        import("./serve.js"),
+        import("./services/services.js"),
+      ]);
       return serve(cli, VERSION, logger, createServices({ ...options, firstConfigRead: core.config() }), early);
     }
     case "login": {
-      const { runLogin } = await import("./login.js");
+      const { runLogin } = await import("./subcommands/login.js");
       return runLogin(cli);
     }
     case "mcp": {
-      const { runMcpCommand } = await import("./extension-commands.js");
+      const { runMcpCommand } = await import("./subcommands/extension-commands.js");
       return runMcpCommand(cli, rest);
     }
     case "skills": {
-      const { runSkillsCommand } = await import("./extension-commands.js");
+      const { runSkillsCommand } = await import("./subcommands/extension-commands.js");
       return runSkillsCommand(cli, rest);
     }
     case "plugins": {
-      const { runPluginsCommand } = await import("./extension-commands.js");
+      const { runPluginsCommand } = await import("./subcommands/extension-commands.js");
       return runPluginsCommand(cli, rest);
     }
     case "sessions": {
-      const { runSessionsCommand } = await import("./sessions.js");
+      const { runSessionsCommand } = await import("./subcommands/sessions.js");
       return runSessionsCommand(cli, rest, logger);
     }
     case "setup": {
-      const { runSetup } = await import("./setup.js");
+      const { runSetup } = await import("./subcommands/setup.js");
       return runSetup(cli);
     }
     case "workspaces": {
-      const { runWorkspacesCommand } = await import("./workspaces.js");
+      const { runWorkspacesCommand } = await import("./subcommands/workspaces.js");
       return runWorkspacesCommand(cli, rest);
     }
     case "doctor": {
-      const { runDoctorCommand } = await import("./doctor.js");
+      const { runDoctorCommand } = await import("./doctor/doctor.js");
       return runDoctorCommand(cli);
     }
     case "logout": {
-      const { runLogout } = await import("./login.js");
+      const { runLogout } = await import("./subcommands/login.js");
       return runLogout(cli);
     }
     default:

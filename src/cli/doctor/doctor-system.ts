@@ -1,5 +1,5 @@
-import packageJson from "../../package.json" with { type: "json" };
-import type { BwrapAvailability } from "../backends/sandbox/bwrap-sandbox.js";
+import packageJson from "../../../package.json" with { type: "json" };
+import type { BwrapAvailability } from "../../backends/sandbox/bwrap-sandbox.js";
 import type { DoctorNodeFacts, DoctorSandboxFacts } from "./doctor-types.js";
 
 /** `engines.node` of package.json: the Node release lines deep-acp is tested on, e.g. "^20.20.0 || ^22.23.0". */

@@ -1,11 +1,11 @@
 import { homedir } from "node:os";
-import type { BwrapAvailability } from "../backends/sandbox/bwrap-sandbox.js";
-import { loadConfigFile } from "../config/config-file.js";
-import { userPaths } from "../config/paths.js";
-import { findProjectRoot } from "../config/project-root.js";
-import type { EnvLike } from "../model/catalog/credentials.js";
-import type { Diagnostic } from "../util/diagnostics.js";
-import type { CliOptions } from "./args.js";
+import type { BwrapAvailability } from "../../backends/sandbox/bwrap-sandbox.js";
+import { loadConfigFile } from "../../config/config-file.js";
+import { userPaths } from "../../config/paths.js";
+import { findProjectRoot } from "../../config/project-root.js";
+import type { EnvLike } from "../../model/catalog/credentials.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
+import type { CliOptions } from "../args/args.js";
 import { collectMemoryFacts, collectSkillsFacts, collectSubagentsFacts } from "./doctor-content.js";
 import { collectHooksFacts } from "./doctor-hooks.js";
 import { collectMcpFacts } from "./doctor-mcp.js";
@@ -15,7 +15,7 @@ import { collectRemoteFacts } from "./doctor-remote.js";
 import { renderDoctorReport } from "./doctor-render.js";
 import { collectNodeFacts, collectSandboxFacts } from "./doctor-system.js";
 import type { DoctorConfigFacts, DoctorProblem, DoctorReport, DoctorSectionId } from "./doctor-types.js";
-import { VERSION } from "./version.js";
+import { VERSION } from "../args/version.js";
 
 export type { DoctorReport } from "./doctor-types.js";
 
@@ -93,7 +93,7 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
   const config = loadedConfig.config;
   const plugins = await collectPluginFacts(paths, projectRoot);
   const checkBwrap =
-    options.checkBwrap ?? (async () => (await import("../backends/sandbox/bwrap-sandbox.js")).checkBwrapAvailable());
+    options.checkBwrap ?? (async () => (await import("../../backends/sandbox/bwrap-sandbox.js")).checkBwrapAvailable());
 
   const [model, mcp, hooks, memory, skills, subagents, sandbox, remote] = await Promise.all([
     collectModelFacts({

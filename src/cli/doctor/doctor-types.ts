@@ -1,5 +1,5 @@
-import type { McpSource, McpTrustState } from "../mcp/index.js";
-import type { Diagnostic } from "../util/diagnostics.js";
+import type { McpSource, McpTrustState } from "../../mcp/index.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
 
 // The facts `deep-acp doctor` gathers. `--json` prints a DoctorReport as is, so field names here are
 // part of the command's machine-readable output: add fields freely, rename only with a note.

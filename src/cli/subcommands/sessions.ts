@@ -1,12 +1,12 @@
-import type { CliOptions } from "./args.js";
-import { createServices } from "./services.js";
+import type { CliOptions } from "../args/args.js";
+import { createServices } from "../services/services.js";
 import {
   restoreSession,
   type SessionRecord,
   SessionNotFoundError,
   InvalidSessionIdError,
-} from "../transcript/index.js";
-import type { Logger } from "../util/logger.js";
+} from "../../transcript/index.js";
+import type { Logger } from "../../util/logger.js";
 
 export type SessionsIo = { stdout: (text: string) => void; stderr: (text: string) => void };
 const defaultIo: SessionsIo = {
@@ -66,7 +66,7 @@ export async function runSessionsCommand(
         if (!id) return usage(io);
         await store.delete(id);
         try {
-          const { removeSessionWorkspace } = await import("../session/index.js");
+          const { removeSessionWorkspace } = await import("../../session/index.js");
           await removeSessionWorkspace(services.paths, id);
         } catch (error) {
           io.stderr(`deep-acp: the session's container was not removed: ${(error as Error).message}\n`);

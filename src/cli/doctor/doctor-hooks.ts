@@ -1,4 +1,4 @@
-import { projectPaths } from "../config/paths.js";
+import { projectPaths } from "../../config/paths.js";
 import {
   canonicalRoot,
   createHookTrustStore,
@@ -6,8 +6,8 @@ import {
   loadHooksConfig,
   type HookSource,
   type LoadedHooks,
-} from "../hooks/index.js";
-import type { Diagnostic } from "../util/diagnostics.js";
+} from "../../hooks/index.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
 import type { DoctorHookFile, DoctorHookTrust, DoctorHooksFacts } from "./doctor-types.js";
 
 export type HooksFactsOptions = {

@@ -1,8 +1,8 @@
-import { createApprovalStore } from "../permissions/approval-store.js";
-import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../gate/approval-memory.js";
-import { createSessionStore } from "../transcript/index.js";
-import { createConfigWatcherHub } from "../watch/index.js";
-import type { SessionServices } from "../session/index.js";
+import { createApprovalStore } from "../../permissions/approval-store.js";
+import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../../gate/approval-memory.js";
+import { createSessionStore } from "../../transcript/index.js";
+import { createConfigWatcherHub } from "../../watch/index.js";
+import type { SessionServices } from "../../session/index.js";
 import { createCoreServices, type ServicesOptions } from "./core-services.js";
 
 export type { ServicesOptions } from "./core-services.js";

@@ -1,5 +1,5 @@
-import type { UserPaths } from "../config/paths.js";
-import { createPluginStateStore, loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
+import type { UserPaths } from "../../config/paths.js";
+import { createPluginStateStore, loadEnabledPlugins, type LoadedPlugin } from "../../plugins/index.js";
 import { directoryFacts } from "./doctor-content.js";
 import type { DoctorPluginsFacts } from "./doctor-types.js";
 

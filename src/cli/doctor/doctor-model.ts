@@ -1,17 +1,17 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { envValue, providerSettings, type EnvLike, type StoredCredentials } from "../model/catalog/credentials.js";
-import { allProviderVars, PROVIDERS } from "../model/catalog/providers.js";
+import { envValue, providerSettings, type EnvLike, type StoredCredentials } from "../../model/catalog/credentials.js";
+import { allProviderVars, PROVIDERS } from "../../model/catalog/providers.js";
 import {
   createModelClient,
   ModelConfigError,
   resolveModelSpec,
   type ResolvedModelSpec,
-} from "../model/client/resolve.js";
-import { PROVIDER_NAMES, type ProviderName } from "../model/types.js";
-import type { Diagnostic } from "../util/diagnostics.js";
+} from "../../model/client/resolve.js";
+import { PROVIDER_NAMES, type ProviderName } from "../../model/types.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
 import type { DoctorFile, DoctorModelFacts } from "./doctor-types.js";
-import { readJsonObjectFile } from "../util/json-file.js";
+import { readJsonObjectFile } from "../../util/json-file.js";
 
 /** Every variable that influences model choice, in the order `deep-acp --help` lists them. */
 export const MODEL_ENV_VARS: readonly string[] = allProviderVars();

@@ -1,4 +1,4 @@
-import type { Diagnostic } from "../util/diagnostics.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
 import type { DoctorFile, DoctorHookTrust, DoctorMcpServer, DoctorReport } from "./doctor-types.js";
 
 // Text view of a DoctorReport: one block per area, one line per thing looked at, marked

@@ -1,13 +1,13 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { loadConfigFile, type DeepAcpConfig } from "../config/config-file.js";
-import { CONFIG_SCHEMA_ID } from "../config/schema-id.js";
-import { userPaths } from "../config/paths.js";
-import { createModelService } from "../model/client/service.js";
-import type { SessionServices } from "../session/index.js";
-import { type Diagnostic, formatDiagnostic } from "../util/diagnostics.js";
-import type { Logger } from "../util/logger.js";
-import type { CliOptions } from "./args.js";
+import { loadConfigFile, type DeepAcpConfig } from "../../config/config-file.js";
+import { CONFIG_SCHEMA_ID } from "../../config/schema-id.js";
+import { userPaths } from "../../config/paths.js";
+import { createModelService } from "../../model/client/service.js";
+import type { SessionServices } from "../../session/index.js";
+import { type Diagnostic, formatDiagnostic } from "../../util/diagnostics.js";
+import type { Logger } from "../../util/logger.js";
+import type { CliOptions } from "../args/args.js";
 
 export type ServicesOptions = {
   cli: CliOptions;

@@ -4,7 +4,7 @@ import {
   discoverMcpServers,
   type McpServerEntry,
   type PluginMcpServers,
-} from "../mcp/index.js";
+} from "../../mcp/index.js";
 import type { DoctorMcpFacts, DoctorMcpServer } from "./doctor-types.js";
 
 export type McpFactsOptions = {

@@ -1,6 +1,6 @@
-import { projectPaths, userPaths } from "../config/paths.js";
-import { findProjectRoot } from "../config/project-root.js";
-import { loadConfigFile } from "../config/config-file.js";
+import { projectPaths, userPaths } from "../../config/paths.js";
+import { findProjectRoot } from "../../config/project-root.js";
+import { loadConfigFile } from "../../config/config-file.js";
 import {
   collectMcpList,
   createMcpTrustResolver,
@@ -12,13 +12,13 @@ import {
   McpLoginError,
   mcpLogout,
   renderMcpList,
-} from "../mcp/index.js";
-import { createPluginsCli } from "../plugins/index.js";
-import { prepareBuiltinSkills, sessionSkillSources } from "../extensions/index.js";
-import { createSkillsCli, createSkillTrustStore } from "../skills/index.js";
-import { loadEnabledPlugins } from "../plugins/index.js";
-import { projectFileRefusal } from "../gate/project-file.js";
-import type { CliOptions } from "./args.js";
+} from "../../mcp/index.js";
+import { createPluginsCli } from "../../plugins/index.js";
+import { prepareBuiltinSkills, sessionSkillSources } from "../../extensions/index.js";
+import { createSkillsCli, createSkillTrustStore } from "../../skills/index.js";
+import { loadEnabledPlugins } from "../../plugins/index.js";
+import { projectFileRefusal } from "../../gate/project-file.js";
+import type { CliOptions } from "../args/args.js";
 
 export type CommandIo = { stdout: (text: string) => void; stderr: (text: string) => void };
 const defaultIo: CommandIo = {

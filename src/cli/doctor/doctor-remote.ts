@@ -1,9 +1,9 @@
-import { describeSshHealth, type SshHealth } from "../backends/ssh/ssh-backend.js";
-import { openSshWorkspace } from "../backends/ssh/ssh-workspace.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import { findProjectRoot } from "../config/project-root.js";
-import { selectWorkspace } from "../session/index.js";
-import type { Diagnostic } from "../util/diagnostics.js";
+import { describeSshHealth, type SshHealth } from "../../backends/ssh/ssh-backend.js";
+import { openSshWorkspace } from "../../backends/ssh/ssh-workspace.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
+import { findProjectRoot } from "../../config/project-root.js";
+import { selectWorkspace } from "../../session/index.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
 import type { DoctorRemoteFacts } from "./doctor-types.js";
 
 // Whether a session here would work on a remote machine, and whether that machine answers: doctor
@@ -38,7 +38,7 @@ export async function collectRemoteFacts(options: RemoteFactsOptions): Promise<D
   }
   if (!chosen) return { mappedProjects: mapped, diagnostics };
   if (chosen.kind === "container") {
-    const { checkContainerWorkspace } = await import("../backends/container/container-check.js");
+    const { checkContainerWorkspace } = await import("../../backends/container/container-check.js");
     const check = await checkContainerWorkspace(chosen.spec, findProjectRoot(options.cwd));
     if (!check.ok) diagnostics.push({ severity: "error", source: chosen.source, message: check.summary });
     return {

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { parseRemoteUrl } from "../backends/ssh/ssh-target.js";
-import { isContainerUrl, parseContainerUrl } from "../backends/container/container-url.js";
+import { parseRemoteUrl } from "../../backends/ssh/ssh-target.js";
+import { isContainerUrl, parseContainerUrl } from "../../backends/container/container-url.js";
 
 export type CliOptions = {
   command: string[];

@@ -1,9 +1,9 @@
 import { realpathSync } from "node:fs";
 import { copyFile, readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { writeFileAtomic } from "../util/atomic-file.js";
-import { errorMessage } from "../util/errors.js";
-import type { CliOptions } from "./args.js";
+import { writeFileAtomic } from "../../util/atomic-file.js";
+import { errorMessage } from "../../util/errors.js";
+import type { CliOptions } from "../args/args.js";
 import { mergeSettingsEntry } from "./jsonc-settings.js";
 import {
   AGENT_NAME,

@@ -1,12 +1,12 @@
 import { readdir, stat } from "node:fs/promises";
-import { projectPaths, type UserPaths } from "../config/paths.js";
-import { loadMemory } from "../memory/index.js";
-import { builtinSkillsDir, loadSkillSet } from "../extensions/index.js";
-import { BUILTIN_SKILL_NAMES, type SkillSource } from "../skills/index.js";
-import { loadSubagents } from "../subagents/index.js";
-import { errorMessage } from "../util/errors.js";
+import { projectPaths, type UserPaths } from "../../config/paths.js";
+import { loadMemory } from "../../memory/index.js";
+import { builtinSkillsDir, loadSkillSet } from "../../extensions/index.js";
+import { BUILTIN_SKILL_NAMES, type SkillSource } from "../../skills/index.js";
+import { loadSubagents } from "../../subagents/index.js";
+import { errorMessage } from "../../util/errors.js";
 import type { DoctorFile, DoctorMemoryFacts, DoctorSkillsFacts, DoctorSubagentsFacts } from "./doctor-types.js";
-import { projectFileRefusal } from "../gate/project-file.js";
+import { projectFileRefusal } from "../../gate/project-file.js";
 
 // Memory, skills and subagents: the Markdown a session puts in front of the model.
 

@@ -1,6 +1,6 @@
-import { listSessionContainers, removeSessionContainer } from "../backends/container/session-containers.js";
-import { userPaths } from "../config/paths.js";
-import type { CliOptions } from "./args.js";
+import { listSessionContainers, removeSessionContainer } from "../../backends/container/session-containers.js";
+import { userPaths } from "../../config/paths.js";
+import type { CliOptions } from "../args/args.js";
 
 export type WorkspacesIo = { stdout: (text: string) => void; stderr: (text: string) => void };
 const defaultIo: WorkspacesIo = {
@@ -62,7 +62,7 @@ export async function runWorkspacesCommand(
       }
       await removeSessionContainer(stateDir, item.sessionId);
       // A container without a record (made elsewhere, or its record lost) goes by its id all the same.
-      const { loadDocker } = await import("../backends/container/engine.js");
+      const { loadDocker } = await import("../../backends/container/engine.js");
       await (
         await loadDocker()
       )

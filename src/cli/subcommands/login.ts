@@ -1,14 +1,14 @@
 import { access, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname } from "node:path";
-import { userPaths } from "../config/paths.js";
-import { envValue, type EnvLike, type StoredCredentials } from "../model/catalog/credentials.js";
-import { PROVIDERS as PROVIDER_INFO } from "../model/catalog/providers.js";
-import type { ProviderName } from "../model/types.js";
-import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
-import { errorMessage } from "../util/errors.js";
-import { readJsonObjectFile } from "../util/json-file.js";
-import type { CliOptions } from "./args.js";
+import { userPaths } from "../../config/paths.js";
+import { envValue, type EnvLike, type StoredCredentials } from "../../model/catalog/credentials.js";
+import { PROVIDERS as PROVIDER_INFO } from "../../model/catalog/providers.js";
+import type { ProviderName } from "../../model/types.js";
+import { ensurePrivateDir, writeFileAtomic } from "../../util/atomic-file.js";
+import { errorMessage } from "../../util/errors.js";
+import { readJsonObjectFile } from "../../util/json-file.js";
+import type { CliOptions } from "../args/args.js";
 import { createTerminalPrompter, LoginCancelled, type LoginPrompter } from "./terminal-prompter.js";
 
 /** Providers whose key `deep-acp login` stores (numbers 1-3 are kept stable for scripts). */
