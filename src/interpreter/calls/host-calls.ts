@@ -1,6 +1,6 @@
-import type { SubagentRequest, ToolResult } from "../tools/types.js";
-import type { EngineHost } from "./eval-run.js";
-import type { InterpreterLimits } from "./limits.js";
+import type { SubagentRequest, ToolResult } from "../../tools/types.js";
+import type { EngineHost } from "../quickjs/eval-run.js";
+import type { InterpreterLimits } from "../quickjs/limits.js";
 import { flattenToolResult, resultText, ToolCallBudget, type ToolBinding, validateToolInput } from "./ptc.js";
 import { ConcurrencyLimiter, parseTaskRequest } from "./subagents.js";
 

@@ -1,4 +1,4 @@
-import type { DeepAcpConfig } from "../config/config-file.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
 
 /** Limits of one interpreter; every field maps to a `[interpreter]` key in config.toml. */
 export type InterpreterLimits = {

@@ -1,7 +1,7 @@
 import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
-import type { Logger } from "../util/logger.js";
-import type { EngineHost } from "./eval-run.js";
-import type { Sandbox } from "./sandbox.js";
+import type { Logger } from "../../util/logger.js";
+import type { EngineHost } from "../quickjs/eval-run.js";
+import type { Sandbox } from "../quickjs/sandbox.js";
 import { type FromWorker, isWorkerInit, type ToWorker, type WorkerInit } from "./worker-protocol.js";
 
 // Entry module of the interpreter worker. The main thread imports it only for its URL; inside a
@@ -20,7 +20,7 @@ function serve(port: MessagePort, init: WorkerInit): void {
   let nextCallId = 1;
   const post = (message: FromWorker) => port.postMessage(message);
   const logger = workerLogger(post);
-  const engine = import("./sandbox.js");
+  const engine = import("../quickjs/sandbox.js");
 
   const request = (runId: number, kind: "tool" | "task", name: string, json: string) =>
     new Promise<string>((resolve, reject) => {
@@ -56,7 +56,7 @@ function serve(port: MessagePort, init: WorkerInit): void {
   port.on("message", (message: ToWorker) => {
     switch (message.t) {
       case "warm":
-        void import("./warm-up.js")
+        void import("../quickjs/warm-up.js")
           .then(({ warmUp }) => warmUp())
           .catch((error: unknown) => logger.debug("warm-up failed", error));
         return;

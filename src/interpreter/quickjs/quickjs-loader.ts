@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { EmscriptenModuleLoaderOptions, QuickJSSyncVariant, QuickJSWASMModule } from "quickjs-emscripten-core";
-import type { Logger } from "../util/logger.js";
-import { silentLogger } from "../util/logger.js";
+import type { Logger } from "../../util/logger.js";
+import { silentLogger } from "../../util/logger.js";
 
 // Nothing here runs at import time: the QuickJS packages are imported and the .wasm compiled on
 // the first interpreter a session asks for, then reused by every later one in the process.

@@ -1,4 +1,4 @@
-import type { SubagentRequest } from "../tools/types.js";
+import type { SubagentRequest } from "../../tools/types.js";
 
 const KEYS: Record<string, keyof SubagentRequest> = {
   description: "description",

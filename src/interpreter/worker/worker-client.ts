@@ -2,11 +2,11 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Logger } from "../util/logger.js";
-import { silentLogger } from "../util/logger.js";
-import type { EngineHost } from "./eval-run.js";
-import { DEFAULT_INTERPRETER_LIMITS } from "./limits.js";
-import type { EngineOutcome, Sandbox, SandboxFactory, SandboxOptions } from "./sandbox.js";
+import type { Logger } from "../../util/logger.js";
+import { silentLogger } from "../../util/logger.js";
+import type { EngineHost } from "../quickjs/eval-run.js";
+import { DEFAULT_INTERPRETER_LIMITS } from "../quickjs/limits.js";
+import type { EngineOutcome, Sandbox, SandboxFactory, SandboxOptions } from "../quickjs/sandbox.js";
 import { type FromWorker, type ToWorker, WORKER_MARKER, type WorkerInit } from "./worker-protocol.js";
 
 export type WorkerSandboxFactoryOptions = {

@@ -1,4 +1,4 @@
-import type { AnyTool, ToolEffect, ToolResult } from "../tools/types.js";
+import type { AnyTool, ToolEffect, ToolResult } from "../../tools/types.js";
 
 // Programmatic tool calling: which tools code may call, under which names, and how their results
 // become the strings the guest receives.

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
-import type { Logger } from "../util/logger.js";
-import { silentLogger } from "../util/logger.js";
+import type { Logger } from "../../util/logger.js";
+import { silentLogger } from "../../util/logger.js";
 import { type EngineHost, EvalRun } from "./eval-run.js";
 import type { InterpreterLimits } from "./limits.js";
 import { assembleOutput, describeError, type ErrorInfo, PRELUDE_FILE, USER_FILE } from "./output.js";

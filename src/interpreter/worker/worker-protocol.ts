@@ -1,5 +1,5 @@
-import type { InterpreterLimits } from "./limits.js";
-import type { EngineOutcome } from "./sandbox.js";
+import type { InterpreterLimits } from "../quickjs/limits.js";
+import type { EngineOutcome } from "../quickjs/sandbox.js";
 
 // Messages between the main thread and the interpreter worker. Tools, the ToolContext and the
 // logger stay on the main thread; the worker asks for every tool call by name with JSON input.
