@@ -30,6 +30,12 @@ export type ProviderInfo = {
   keyRequired: boolean;
   /** Model used when the provider is picked by its key alone. */
   defaultModel?: string;
+  /**
+   * The protocol its requests can be rerouted in (ACP providers/set): the Anthropic Messages client
+   * and the Chat Completions clients take a base URL and extra headers. Gemini, Vertex, Azure and
+   * Bedrock sign or address requests their own way and are not rerouted (they can still be turned off).
+   */
+  reroutable?: "anthropic" | "openai";
   /** Files it reads besides ~/.deepagents/.state/credentials.json. */
   files?: readonly string[];
 };
@@ -44,6 +50,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     detect: "key",
     keyRequired: true,
     defaultModel: "claude-sonnet-4-5",
+    reroutable: "anthropic",
   },
   openai: {
     label: "OpenAI",
@@ -54,6 +61,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     detect: "key",
     keyRequired: true,
     defaultModel: "gpt-5",
+    reroutable: "openai",
   },
   "openai-responses": {
     label: "OpenAI (Responses API)",
@@ -72,6 +80,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     otherVars: ["OPENAI_COMPATIBLE_MODEL"],
     detect: "url",
     keyRequired: false,
+    reroutable: "openai",
   },
   ollama: {
     label: "Ollama",
@@ -81,6 +90,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     defaultBaseUrl: "http://127.0.0.1:11434/v1",
     detect: "url",
     keyRequired: false,
+    reroutable: "openai",
   },
   google: {
     label: "Google Gemini",
@@ -160,6 +170,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     defaultBaseUrl: "http://127.0.0.1:1234/v1",
     detect: "url",
     keyRequired: false,
+    reroutable: "openai",
   },
   vllm: {
     label: "vLLM",
@@ -169,6 +180,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderInfo>> = {
     defaultBaseUrl: "http://127.0.0.1:8000/v1",
     detect: "url",
     keyRequired: false,
+    reroutable: "openai",
   },
 };
 
@@ -188,6 +200,7 @@ function preset(
     detect: "key",
     keyRequired: true,
     defaultModel,
+    reroutable: "openai",
   };
 }
 

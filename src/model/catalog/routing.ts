@@ -1,4 +1,5 @@
 import type { ProviderName } from "../types.js";
+import { PROVIDERS } from "./providers.js";
 
 // Where the editor sends a provider's requests for the life of this process (ACP providers/set and
 // providers/disable): a gateway URL with the headers it needs, or off. Never written to disk (the
@@ -19,29 +20,9 @@ export type ProviderRouting = {
 
 export const NO_ROUTING: ProviderRouting = { routes: new Map(), disabled: new Set() };
 
-/**
- * The protocol a provider's requests can be rerouted in: the Anthropic Messages client and the
- * Chat Completions clients take a base URL and extra headers. Gemini, Vertex, Azure and Bedrock
- * sign or address requests their own way and are not rerouted (they can still be turned off).
- */
+/** The protocol a provider's requests can be rerouted in, if any (ProviderInfo.reroutable). */
 export function routableProtocol(provider: ProviderName): "anthropic" | "openai" | undefined {
-  switch (provider) {
-    case "anthropic":
-      return "anthropic";
-    case "openai":
-    case "openai-compatible":
-    case "ollama":
-    case "openrouter":
-    case "groq":
-    case "mistral":
-    case "deepseek":
-    case "together":
-    case "lmstudio":
-    case "vllm":
-      return "openai";
-    default:
-      return undefined;
-  }
+  return PROVIDERS[provider].reroutable;
 }
 
 /** The header of `headers` that authenticates to a gateway of `protocol`, if the editor gave one. */
