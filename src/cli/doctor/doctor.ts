@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import type { BwrapAvailability } from "../../backends/sandbox/bwrap-sandbox.js";
-import { loadConfigFile } from "../../config/config-file.js";
-import { userPaths } from "../../config/paths.js";
+import { loadConfigFile, type DeepAcpConfig } from "../../config/config-file.js";
+import { userPaths, type UserPaths } from "../../config/paths.js";
 import { findProjectRoot } from "../../config/project-root.js";
 import type { EnvLike } from "../../model/catalog/credentials.js";
 import type { Diagnostic } from "../../util/diagnostics.js";
@@ -10,7 +10,7 @@ import { collectMemoryFacts, collectSkillsFacts, collectSubagentsFacts } from ".
 import { collectHooksFacts } from "./doctor-hooks.js";
 import { collectMcpFacts } from "./doctor-mcp.js";
 import { collectModelFacts } from "./doctor-model.js";
-import { collectPluginFacts } from "./doctor-plugins.js";
+import { collectPluginFacts, type PluginLoad } from "./doctor-plugins.js";
 import { collectRemoteFacts } from "./doctor-remote.js";
 import { renderDoctorReport } from "./doctor-render.js";
 import { collectNodeFacts, collectSandboxFacts } from "./doctor-system.js";
@@ -90,11 +90,66 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
   const projectRoot = findProjectRoot(options.cwd);
   const paths = userPaths(options.agent, options.home);
   const loadedConfig = await loadConfigFile(paths.configFile);
-  const config = loadedConfig.config;
   const plugins = await collectPluginFacts(paths, projectRoot);
+  const facts = await collectSectionFacts({ options, paths, projectRoot, config: loadedConfig.config, plugins });
+  const node = collectNodeFacts(options.nodeVersion ?? process.version);
+  const configFacts: DoctorConfigFacts = {
+    file: configFile(paths.configFile, loadedConfig.found, loadedConfig.diagnostics),
+    diagnostics: loadedConfig.diagnostics,
+  };
+  const sections: Array<[DoctorSectionId, Diagnostic[]]> = [
+    ["node", node.diagnostics],
+    ["model", facts.model.diagnostics],
+    ["config", configFacts.diagnostics],
+    ["mcp", facts.mcp.diagnostics],
+    ["hooks", facts.hooks.diagnostics],
+    ["memory", facts.memory.diagnostics],
+    ["skills", facts.skills.diagnostics],
+    ["subagents", facts.subagents.diagnostics],
+    ["plugins", plugins.facts.diagnostics],
+    ["sandbox", facts.sandbox.diagnostics],
+    ["remote", facts.remote.diagnostics],
+  ];
+  const problems = problemsOf(sections, "error");
+  return {
+    ok: problems.length === 0,
+    version: VERSION,
+    cwd: options.cwd,
+    projectRoot,
+    home: options.home,
+    agent: options.agent,
+    node,
+    model: facts.model,
+    config: configFacts,
+    mcp: facts.mcp,
+    hooks: facts.hooks,
+    memory: facts.memory,
+    skills: facts.skills,
+    subagents: facts.subagents,
+    plugins: plugins.facts,
+    sandbox: facts.sandbox,
+    remote: facts.remote,
+    problems,
+    warnings: problemsOf(sections, "warning"),
+  };
+}
+
+/** The sections that read files, the engine or the network, collected at once. */
+async function collectSectionFacts({
+  options,
+  paths,
+  projectRoot,
+  config,
+  plugins,
+}: {
+  options: DoctorOptions;
+  paths: UserPaths;
+  projectRoot: string;
+  config: DeepAcpConfig;
+  plugins: PluginLoad;
+}) {
   const checkBwrap =
     options.checkBwrap ?? (async () => (await import("../../backends/sandbox/bwrap-sandbox.js")).checkBwrapAvailable());
-
   const [model, mcp, hooks, memory, skills, subagents, sandbox, remote] = await Promise.all([
     collectModelFacts({
       env: options.env,
@@ -148,51 +203,17 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
       ...(options.workspace !== undefined ? { workspaceFlag: options.workspace } : {}),
     }),
   ]);
-  const node = collectNodeFacts(options.nodeVersion ?? process.version);
-  const configFacts: DoctorConfigFacts = {
-    file: configFile(paths.configFile, loadedConfig.found, loadedConfig.diagnostics),
-    diagnostics: loadedConfig.diagnostics,
-  };
+  return { model, mcp, hooks, memory, skills, subagents, sandbox, remote };
+}
 
-  const sections: Array<[DoctorSectionId, Diagnostic[]]> = [
-    ["node", node.diagnostics],
-    ["model", model.diagnostics],
-    ["config", configFacts.diagnostics],
-    ["mcp", mcp.diagnostics],
-    ["hooks", hooks.diagnostics],
-    ["memory", memory.diagnostics],
-    ["skills", skills.diagnostics],
-    ["subagents", subagents.diagnostics],
-    ["plugins", plugins.facts.diagnostics],
-    ["sandbox", sandbox.diagnostics],
-    ["remote", remote.diagnostics],
-  ];
-  const collect = (severity: Diagnostic["severity"]): DoctorProblem[] =>
-    sections.flatMap(([section, list]) =>
-      list.filter((d) => d.severity === severity).map((d) => ({ section, source: d.source, message: d.message })),
-    );
-  const problems = collect("error");
-  return {
-    ok: problems.length === 0,
-    version: VERSION,
-    cwd: options.cwd,
-    projectRoot,
-    home: options.home,
-    agent: options.agent,
-    node,
-    model,
-    config: configFacts,
-    mcp,
-    hooks,
-    memory,
-    skills,
-    subagents,
-    plugins: plugins.facts,
-    sandbox,
-    remote,
-    problems,
-    warnings: collect("warning"),
-  };
+/** The diagnostics of one severity, each with the section it came from. */
+function problemsOf(
+  sections: Array<[DoctorSectionId, Diagnostic[]]>,
+  severity: Diagnostic["severity"],
+): DoctorProblem[] {
+  return sections.flatMap(([section, list]) =>
+    list.filter((d) => d.severity === severity).map((d) => ({ section, source: d.source, message: d.message })),
+  );
 }
 
 function configFile(path: string, found: boolean, diagnostics: Diagnostic[]): DoctorConfigFacts["file"] {
