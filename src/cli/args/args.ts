@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { parseRemoteUrl } from "../../backends/ssh/ssh-target.js";
 import { isContainerUrl, parseContainerUrl } from "../../backends/container/container-url.js";
 
@@ -39,71 +39,39 @@ export type CliOptions = {
 
 export class UsageError extends Error {}
 
+// The flags parseArgs accepts (strict: anything else is a usage error).
+const CLI_FLAGS = {
+  "non-interactive": { type: "string", short: "n" },
+  model: { type: "string", short: "m" },
+  agent: { type: "string" },
+  "mcp-config": { type: "string" },
+  "no-mcp": { type: "boolean" },
+  "trust-project-mcp": { type: "boolean" },
+  "trust-project-hooks": { type: "boolean" },
+  sandbox: { type: "string" },
+  remote: { type: "string" },
+  "trust-remote-host": { type: "boolean" },
+  workspace: { type: "string" },
+  apply: { type: "boolean" },
+  yes: { type: "boolean", short: "y" },
+  resume: { type: "string" },
+  json: { type: "boolean" },
+  project: { type: "boolean" },
+  force: { type: "boolean" },
+  print: { type: "boolean" },
+  "dry-run": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  "max-message-bytes": { type: "string" },
+  "max-json-depth": { type: "string" },
+  version: { type: "boolean", short: "v" },
+} as const satisfies ParseArgsConfig["options"];
+
 /** Parses argv (without node and script). Throws UsageError with a message meant for the user. */
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const normalized = normalizeOptionalValues(argv);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: normalized,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        "non-interactive": { type: "string", short: "n" },
-        model: { type: "string", short: "m" },
-        agent: { type: "string" },
-        "mcp-config": { type: "string" },
-        "no-mcp": { type: "boolean" },
-        "trust-project-mcp": { type: "boolean" },
-        "trust-project-hooks": { type: "boolean" },
-        sandbox: { type: "string" },
-        remote: { type: "string" },
-        "trust-remote-host": { type: "boolean" },
-        workspace: { type: "string" },
-        apply: { type: "boolean" },
-        yes: { type: "boolean", short: "y" },
-        resume: { type: "string" },
-        json: { type: "boolean" },
-        project: { type: "boolean" },
-        force: { type: "boolean" },
-        print: { type: "boolean" },
-        "dry-run": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-        "max-message-bytes": { type: "string" },
-        "max-json-depth": { type: "string" },
-        version: { type: "boolean", short: "v" },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = readFlags(argv);
   const v = parsed.values;
-  if (v["mcp-config"] !== undefined && v["no-mcp"])
-    throw new UsageError("--mcp-config and --no-mcp cannot be used together");
-  if (v.sandbox !== undefined && v.sandbox !== "none" && v.sandbox !== "bwrap")
-    throw new UsageError(`--sandbox must be "none" or "bwrap" (got "${v.sandbox}")`);
-  if (v.remote !== undefined) {
-    try {
-      parseRemoteUrl(v.remote);
-    } catch (error) {
-      throw new UsageError(`--remote: ${(error as Error).message}`);
-    }
-  }
-  if (v.workspace !== undefined) {
-    try {
-      if (isContainerUrl(v.workspace)) parseContainerUrl(v.workspace);
-      else parseRemoteUrl(v.workspace);
-    } catch (error) {
-      throw new UsageError(`--workspace: ${(error as Error).message}`);
-    }
-    if (v.remote !== undefined) throw new UsageError("--workspace and --remote cannot be used together");
-  }
-  if (v.apply && v["non-interactive"] === undefined) throw new UsageError("--apply is for -n (headless) runs");
+  checkFlags(v);
   const agent = v.agent ?? "agent";
-  if (!/^[A-Za-z0-9_-]+$/.test(agent))
-    throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
-  if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "")
-    throw new UsageError("-n needs a prompt");
   const maxMessageBytes = positiveInteger(v["max-message-bytes"], "--max-message-bytes", 1024);
   const maxJsonDepth = positiveInteger(v["max-json-depth"], "--max-json-depth", 8);
   return {
@@ -132,6 +100,44 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     ...(maxMessageBytes !== undefined ? { maxMessageBytes } : {}),
     ...(maxJsonDepth !== undefined ? { maxJsonDepth } : {}),
   };
+}
+
+function readFlags(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: normalizeOptionalValues(argv), allowPositionals: true, strict: true, options: CLI_FLAGS });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** The checks between flags: values that must parse, flags that exclude or need each other. */
+function checkFlags(v: ReturnType<typeof readFlags>["values"]): void {
+  if (v["mcp-config"] !== undefined && v["no-mcp"])
+    throw new UsageError("--mcp-config and --no-mcp cannot be used together");
+  if (v.sandbox !== undefined && v.sandbox !== "none" && v.sandbox !== "bwrap")
+    throw new UsageError(`--sandbox must be "none" or "bwrap" (got "${v.sandbox}")`);
+  if (v.remote !== undefined) {
+    try {
+      parseRemoteUrl(v.remote);
+    } catch (error) {
+      throw new UsageError(`--remote: ${(error as Error).message}`);
+    }
+  }
+  if (v.workspace !== undefined) {
+    try {
+      if (isContainerUrl(v.workspace)) parseContainerUrl(v.workspace);
+      else parseRemoteUrl(v.workspace);
+    } catch (error) {
+      throw new UsageError(`--workspace: ${(error as Error).message}`);
+    }
+    if (v.remote !== undefined) throw new UsageError("--workspace and --remote cannot be used together");
+  }
+  if (v.apply && v["non-interactive"] === undefined) throw new UsageError("--apply is for -n (headless) runs");
+  const agent = v.agent ?? "agent";
+  if (!/^[A-Za-z0-9_-]+$/.test(agent))
+    throw new UsageError(`--agent must be letters, digits, "-" or "_" (got "${agent}")`);
+  if (v["non-interactive"] !== undefined && v["non-interactive"].trim() === "")
+    throw new UsageError("-n needs a prompt");
 }
 
 function positiveInteger(value: string | undefined, flag: string, min: number): number | undefined {
