@@ -72,97 +72,22 @@ export class McpConnectError extends Error {
 export async function connectMcpServer(options: McpConnectionOptions): Promise<McpConnection> {
   const { server, sdk, logger } = options;
   const { Client } = await sdk.client();
-  let stdio: StdioTransport | undefined;
-  let oauth: DeepAcpOAuthProvider | undefined;
-  let transport: Transport;
-
-  if (server.transport === "stdio") {
-    const { deserializeMessage } = await sdk.stdio();
-    stdio = createStdioTransport({
-      command: server.command,
-      args: server.args,
-      env: stdioServerEnvironment(options.parentEnv, server.env),
-      cwd: options.cwd,
-      deserialize: deserializeMessage,
-      ...(options.spawn ? { spawn: options.spawn } : {}),
-      ...(options.stdinGraceMs !== undefined ? { stdinGraceMs: options.stdinGraceMs } : {}),
-      ...(options.termGraceMs !== undefined ? { termGraceMs: options.termGraceMs } : {}),
-      onStderr: (text) => logger.debug(`stderr: ${text.trimEnd()}`),
-      onInvalidLine: (line) => logger.debug(`ignored non-JSON-RPC stdout line: ${line.slice(0, 200)}`),
-    });
-    transport = stdio;
-  } else {
-    if (server.auth === "oauth") {
-      const store = createMcpTokenStore({ stateDir: options.stateDir, server: server.name, url: server.url });
-      const stored = await store.load();
-      if (!stored?.tokens) {
-        throw new McpConnectError(
-          `not logged in: run \`deep-acp mcp login ${server.name}\`, then /reload`,
-          "unauthenticated",
-        );
-      }
-      oauth = createOAuthProvider({ store, mode: "connect", redirectUrl: CONNECT_MODE_REDIRECT });
-    }
-    const common = {
-      requestInit: { headers: server.headers },
-      ...(oauth ? { authProvider: oauth } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    };
-    const url = new URL(server.url);
-    transport =
-      server.transport === "http"
-        ? new (await sdk.http()).StreamableHTTPClientTransport(url, common)
-        : new (await sdk.sse()).SSEClientTransport(url, common);
-  }
-
+  const { transport, stdio, oauth } = await openTransport(options);
   const client = new Client(options.clientInfo, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
   if (options.elicit) await relayElicitations(client, sdk, options.elicit, logger);
   let closing = false;
   let lost: string | null = null;
-  let tools: Tool[] = [];
+  const describeLoss = lossDescriber(stdio);
 
-  const describeLoss = (fallback: string): string => {
-    if (!stdio) return fallback;
-    const exit = stdio.exit;
-    const how = exit ? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`) : fallback;
-    const tail = stdio.stderrTail();
-    return tail ? `${how}; stderr: ${lastLines(tail, 5)}` : how;
-  };
-
-  const timeout = new AbortController();
-  const timer = setTimeout(
-    () => timeout.abort(new Error(`timed out after ${Math.round(options.connectTimeoutMs / 100) / 10}s`)),
-    options.connectTimeoutMs,
-  );
-  // Not AbortSignal.any: the SDK leaves its listener on this signal, and Node would keep such a
-  // signal (and the client, its process and pipes) for as long as options.signal lives.
-  const linked = linkedSignal(options.signal, timeout.signal);
-  const { signal } = linked;
-  const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error("connection cancelled"));
-    if (signal.aborted) fail();
-    else signal.addEventListener("abort", fail, { once: true });
-  });
-  aborted.catch(() => undefined);
-
+  let tools: Tool[];
   try {
-    await Promise.race([
-      (async () => {
-        await client.connect(transport, { signal });
-        tools = await listAllTools(client, signal);
-      })(),
-      aborted,
-    ]);
+    tools = await initialize(client, transport, options);
   } catch (error) {
-    clearTimeout(timer);
-    linked.dispose();
     closing = true;
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
     throw classifyConnectError(error, server, oauth, describeLoss);
   }
-  clearTimeout(timer);
-  linked.dispose();
 
   client.onclose = () => {
     if (closing) return;
@@ -170,17 +95,9 @@ export async function connectMcpServer(options: McpConnectionOptions): Promise<M
     options.onLost(lost);
   };
   client.onerror = (error) => logger.debug(`transport error: ${errorMessage(error)}`);
-  if (client.getServerCapabilities()?.tools?.listChanged) {
-    const { ToolListChangedNotificationSchema } = await sdk.types();
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      try {
-        tools = await listAllTools(client);
-        options.onToolsChanged(tools);
-      } catch (error) {
-        logger.warn(`could not refresh tools after list_changed`, errorMessage(error));
-      }
-    });
-  }
+  await followToolList(client, options, (next) => {
+    tools = next;
+  });
   const version = client.getServerVersion();
   const instructions = client.getInstructions();
 
@@ -203,6 +120,113 @@ export async function connectMcpServer(options: McpConnectionOptions): Promise<M
       await transport.close().catch(() => undefined);
     },
   };
+}
+
+type OpenedTransport = { transport: Transport; stdio?: StdioTransport; oauth?: DeepAcpOAuthProvider };
+
+/** The server's transport: a child process for stdio, else Streamable HTTP or SSE (with OAuth when configured). */
+async function openTransport(options: McpConnectionOptions): Promise<OpenedTransport> {
+  const { server, sdk, logger } = options;
+  if (server.transport === "stdio") {
+    const { deserializeMessage } = await sdk.stdio();
+    const stdio = createStdioTransport({
+      command: server.command,
+      args: server.args,
+      env: stdioServerEnvironment(options.parentEnv, server.env),
+      cwd: options.cwd,
+      deserialize: deserializeMessage,
+      ...(options.spawn ? { spawn: options.spawn } : {}),
+      ...(options.stdinGraceMs !== undefined ? { stdinGraceMs: options.stdinGraceMs } : {}),
+      ...(options.termGraceMs !== undefined ? { termGraceMs: options.termGraceMs } : {}),
+      onStderr: (text) => logger.debug(`stderr: ${text.trimEnd()}`),
+      onInvalidLine: (line) => logger.debug(`ignored non-JSON-RPC stdout line: ${line.slice(0, 200)}`),
+    });
+    return { transport: stdio, stdio };
+  }
+  let oauth: DeepAcpOAuthProvider | undefined;
+  if (server.auth === "oauth") {
+    const store = createMcpTokenStore({ stateDir: options.stateDir, server: server.name, url: server.url });
+    const stored = await store.load();
+    if (!stored?.tokens) {
+      throw new McpConnectError(
+        `not logged in: run \`deep-acp mcp login ${server.name}\`, then /reload`,
+        "unauthenticated",
+      );
+    }
+    oauth = createOAuthProvider({ store, mode: "connect", redirectUrl: CONNECT_MODE_REDIRECT });
+  }
+  const common = {
+    requestInit: { headers: server.headers },
+    ...(oauth ? { authProvider: oauth } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  const url = new URL(server.url);
+  const transport =
+    server.transport === "http"
+      ? new (await sdk.http()).StreamableHTTPClientTransport(url, common)
+      : new (await sdk.sse()).SSEClientTransport(url, common);
+  return { transport, ...(oauth ? { oauth } : {}) };
+}
+
+/** Why the server went away: for stdio, how the process ended and the tail of its stderr. */
+function lossDescriber(stdio: StdioTransport | undefined): (fallback: string) => string {
+  return (fallback) => {
+    if (!stdio) return fallback;
+    const exit = stdio.exit;
+    const how = exit ? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`) : fallback;
+    const tail = stdio.stderrTail();
+    return tail ? `${how}; stderr: ${lastLines(tail, 5)}` : how;
+  };
+}
+
+/** MCP initialize and the first tool list, within connectTimeoutMs and options.signal. */
+async function initialize(client: Client, transport: Transport, options: McpConnectionOptions): Promise<Tool[]> {
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new Error(`timed out after ${Math.round(options.connectTimeoutMs / 100) / 10}s`)),
+    options.connectTimeoutMs,
+  );
+  // Not AbortSignal.any: the SDK leaves its listener on this signal, and Node would keep such a
+  // signal (and the client, its process and pipes) for as long as options.signal lives.
+  const linked = linkedSignal(options.signal, timeout.signal);
+  const { signal } = linked;
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error("connection cancelled"));
+    if (signal.aborted) fail();
+    else signal.addEventListener("abort", fail, { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    return await Promise.race([
+      (async () => {
+        await client.connect(transport, { signal });
+        return listAllTools(client, signal);
+      })(),
+      aborted,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    linked.dispose();
+  }
+}
+
+/** When the server announces a new tool list, fetch it and pass it on. */
+async function followToolList(
+  client: Client,
+  { sdk, logger, onToolsChanged }: McpConnectionOptions,
+  setTools: (tools: Tool[]) => void,
+): Promise<void> {
+  if (!client.getServerCapabilities()?.tools?.listChanged) return;
+  const { ToolListChangedNotificationSchema } = await sdk.types();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    try {
+      const tools = await listAllTools(client);
+      setTools(tools);
+      onToolsChanged(tools);
+    } catch (error) {
+      logger.warn(`could not refresh tools after list_changed`, errorMessage(error));
+    }
+  });
 }
 
 async function listAllTools(client: Client, signal?: AbortSignal): Promise<Tool[]> {
