@@ -5,7 +5,7 @@ import { createContainerLink } from "./container-link.js";
 import { formatContainerUrl, type ContainerSpec } from "./container-url.js";
 import { readDevContainer, type DevContainer } from "./devcontainer.js";
 import { devContainerImage } from "./devcontainer-image.js";
-import { engineAddress, engineError, loadDocker, type Docker, type EngineOptions } from "./engine.js";
+import { engineAddress, engineError, imageOnEngine, loadDocker, type Docker, type EngineOptions } from "./engine.js";
 import { HELPER_CONTAINER } from "./helper-script.js";
 import { packTree } from "./project-archive.js";
 import { resolveUser } from "./container-files.js";
@@ -220,13 +220,7 @@ async function createSessionContainer({
 
 /** deep-acp pulls nothing: the image must already be on the engine. */
 async function requireImage(docker: Docker, image: string, address: string): Promise<void> {
-  const present = await docker
-    .getImage(image)
-    .inspect()
-    .then(
-      () => true,
-      () => false,
-    );
+  const present = await imageOnEngine(docker, image);
   if (!present)
     throw new Error(
       `image ${image} is not on the engine at ${address} (deep-acp pulls nothing): run docker pull ${image}`,
