@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTurnScope } from "../src/agent/turn-scope.js";
-import { createFilesystemBackend } from "../src/backends/filesystem-backend.js";
+import { createFilesystemBackend } from "../src/backends/local/filesystem-backend.js";
 import {
   createEvalTool,
   createSandbox,

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFilesystemBackend } from "../src/backends/filesystem-backend.js";
+import { createFilesystemBackend } from "../src/backends/local/filesystem-backend.js";
 import { round, timed, type BenchResult } from "./lib.js";
 
 const FILES = 50_000;

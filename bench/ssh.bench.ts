@@ -3,9 +3,9 @@
 // local backend reads directly. Ratios are remote / local for the same work in the same run; the
 // network is loopback, so they show the protocol's cost, not a WAN's latency.
 import { join } from "node:path";
-import { createLocalShellBackend } from "../src/backends/local-shell.js";
-import { createSshBackend, type SshBackend } from "../src/backends/ssh-backend.js";
-import { createSshConnection } from "../src/backends/ssh-connection.js";
+import { createLocalShellBackend } from "../src/backends/local/local-shell.js";
+import { createSshBackend, type SshBackend } from "../src/backends/ssh/ssh-backend.js";
+import { createSshConnection } from "../src/backends/ssh/ssh-connection.js";
 import { checkSshdAvailable, startSshd, type TestSshd } from "../test/support/sshd.js";
 import { buildTree, check, commandBurst, grepNeedle } from "./backend-work.js";
 import { round, timed, type BenchResult } from "./lib.js";

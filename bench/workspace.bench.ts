@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { openContainerWorkspace } from "../src/backends/container/container-workspace.js";
-import { createLocalShellBackend } from "../src/backends/local-shell.js";
+import { createLocalShellBackend } from "../src/backends/local/local-shell.js";
 import { checkDockerAvailable, TEST_IMAGE } from "../test/support/docker.js";
 import { buildTree, check, commandBurst, grepNeedle } from "./backend-work.js";
 import { median, ndjsonChild, round, timed, type BenchResult } from "./lib.js";

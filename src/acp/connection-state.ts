@@ -13,7 +13,7 @@ import { createEditorBridge } from "./editor-bridge.js";
 import { createPermissionDialog } from "./permission-dialog.js";
 import { createQuestionDialog } from "./question-dialog.js";
 import { createTrustDialog } from "./trust-dialog.js";
-import { editorServersFromNameValueLists } from "../mcp/editor-servers.js";
+import { editorServersFromNameValueLists } from "../mcp/config/editor-servers.js";
 import { toContentBlocks } from "./prompt-content.js";
 import type { SlashCommand } from "../commands/index.js";
 import { createTranslator, type ClientFeatures } from "./translate.js";

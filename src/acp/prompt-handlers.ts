@@ -1,4 +1,4 @@
-import { isThoughtLevel } from "../model/thought-level.js";
+import { isThoughtLevel } from "../model/catalog/thought-level.js";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
 import { isSessionMode, type SessionMode } from "../agent/modes.js";

@@ -1,8 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { providerSettings } from "../model/credentials.js";
-import { PROVIDERS } from "../model/providers.js";
-import { routableProtocol } from "../model/routing.js";
-import type { ModelService } from "../model/service.js";
+import { providerSettings } from "../model/catalog/credentials.js";
+import { PROVIDERS } from "../model/catalog/providers.js";
+import { routableProtocol } from "../model/catalog/routing.js";
+import type { ModelService } from "../model/client/service.js";
 import { PROVIDER_NAMES, type ProviderName } from "../model/types.js";
 
 // providers/list, providers/set, providers/disable (agentCapabilities.providers) and auth/status

@@ -1,4 +1,4 @@
-import { usageCostUsd } from "../model/pricing.js";
+import { usageCostUsd } from "../model/catalog/pricing.js";
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";

@@ -10,7 +10,7 @@ import type {
 } from "../tools/types.js";
 import { errorMessage, isAbortError } from "../util/errors.js";
 import type { Mutex } from "../util/mutex.js";
-import { runWithApprovedTargets } from "../backends/approved-targets.js";
+import { runWithApprovedTargets } from "../backends/paths/approved-targets.js";
 import type { ApprovalMemory } from "../gate/approval-memory.js";
 import type { GateDecision } from "../gate/decide.js";
 import { forgetCommandsChangedBy, gateToolCall, type GatePolicy } from "../gate/gate.js";

@@ -1,7 +1,9 @@
-import type { BackgroundSpawnSpec } from "./background-processes.js";
 // Backend protocol V2 (reference/system-inventory.md §2), in our camelCase. Every operation returns a
 // structured result: a missing file, a denied path or no match is a result with `error`, never a
 // throw. Paths are absolute; backends that own a virtual tree (state, store) see "/"-rooted keys.
+
+/** What starts a background process: the program, its arguments, folder and environment. */
+export type BackgroundSpawnSpec = { file: string; args: string[]; cwd: string; env: Record<string, string> };
 
 export type FileInfo = {
   path: string;

@@ -1,8 +1,8 @@
 import type { Approver } from "../agent/approver.js";
 import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
 import type { Logger } from "../util/logger.js";
-import type { CliOptions } from "./args.js";
-import { createServices } from "./services.js";
+import type { CliOptions } from "./args/args.js";
+import { createServices } from "./services/services.js";
 import { createStdinQuestioner } from "./stdin-questions.js";
 
 export type HeadlessIo = {

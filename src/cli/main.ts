@@ -1,10 +1,10 @@
 import { startEarlyHandshake } from "../acp/early-handshake.js";
 import { earlySessionNewResult } from "../acp/early-session.js";
 import { hideSecretsFromProcEnviron } from "../util/hide-environ.js";
-import { createLogger } from "../util/logger.js";
-import { HELP, parseCliArgs, UsageError } from "./args.js";
-import { createCoreServices } from "./core-services.js";
-import { VERSION } from "./version.js";
+import { createLogger, type Logger } from "../util/logger.js";
+import { HELP, parseCliArgs, UsageError, type CliOptions } from "./args/args.js";
+import { createCoreServices } from "./services/core-services.js";
+import { VERSION } from "./args/version.js";
 
 /** Entry point. Subcommands are imported on demand so serving ACP loads as little as possible. */
 async function main(argv: string[]): Promise<number> {
@@ -35,73 +35,53 @@ async function main(argv: string[]): Promise<number> {
     return runHeadless(cli, logger);
   }
   const [command, ...rest] = cli.command;
-  switch (command) {
-    case undefined: {
-      // What an editor waits for is initialize and session/new answered; both are answered from
-      // here when plain, with the light core services, and the ACP SDK (most of a cold start) and
-      // the rest load only after them, or when a request needs them (see early-handshake.ts).
-      const options = { cli, env: process.env, logger };
-      // Only for the early answers: this bundle's modules are not the rest's (see scripts/build.mjs),
-      // so the SDK path builds its own services, taking over the config read here (plain data, its
-      // problems reported here, where it is read right after initialize).
-      const core = createCoreServices(options);
-      const context = { services: core, remote: cli.remote ?? cli.workspace, maxMessageBytes: cli.maxMessageBytes };
-      const early = process.stdin.isTTY
-        ? undefined
-        : startEarlyHandshake({
-            input: process.stdin,
-            output: process.stdout,
-            version: VERSION,
-            afterInitialize: () => void core.config().catch(() => undefined),
-            sessionNew: (params, sessionId, bytes) => earlySessionNewResult(context, params, sessionId, bytes),
-          });
-      await early?.settled;
-      const [{ serve }, { createServices }] = await Promise.all([import("./serve.js"), import("./services.js")]);
-      return serve(cli, VERSION, logger, createServices({ ...options, firstConfigRead: core.config() }), early);
-    }
-    case "login": {
-      const { runLogin } = await import("./login.js");
-      return runLogin(cli);
-    }
-    case "mcp": {
-      const { runMcpCommand } = await import("./extension-commands.js");
-      return runMcpCommand(cli, rest);
-    }
-    case "skills": {
-      const { runSkillsCommand } = await import("./extension-commands.js");
-      return runSkillsCommand(cli, rest);
-    }
-    case "plugins": {
-      const { runPluginsCommand } = await import("./extension-commands.js");
-      return runPluginsCommand(cli, rest);
-    }
-    case "sessions": {
-      const { runSessionsCommand } = await import("./sessions.js");
-      return runSessionsCommand(cli, rest, logger);
-    }
-    case "setup": {
-      const { runSetup } = await import("./setup.js");
-      return runSetup(cli);
-    }
-    case "workspaces": {
-      const { runWorkspacesCommand } = await import("./workspaces.js");
-      return runWorkspacesCommand(cli, rest);
-    }
-    case "doctor": {
-      const { runDoctorCommand } = await import("./doctor.js");
-      return runDoctorCommand(cli);
-    }
-    case "logout": {
-      const { runLogout } = await import("./login.js");
-      return runLogout(cli);
-    }
-    default:
-      process.stderr.write(
-        `deep-acp: unknown command "${[command, ...rest].join(" ")}"\nRun deep-acp --help for usage.\n`,
-      );
-      return 2;
-  }
+  if (command === undefined) return serveAcp(cli, logger);
+  const run = Object.hasOwn(SUBCOMMANDS, command) ? SUBCOMMANDS[command] : undefined;
+  if (run) return run(cli, rest, logger);
+  process.stderr.write(`deep-acp: unknown command "${[command, ...rest].join(" ")}"\nRun deep-acp --help for usage.\n`);
+  return 2;
 }
+
+/** `deep-acp` alone: ACP on stdio, what editors launch. */
+async function serveAcp(cli: CliOptions, logger: Logger): Promise<number> {
+  // What an editor waits for is initialize and session/new answered; both are answered from
+  // here when plain, with the light core services, and the ACP SDK (most of a cold start) and
+  // the rest load only after them, or when a request needs them (see early-handshake.ts).
+  const options = { cli, env: process.env, logger };
+  // Only for the early answers: this bundle's modules are not the rest's (see scripts/build.mjs),
+  // so the SDK path builds its own services, taking over the config read here (plain data, its
+  // problems reported here, where it is read right after initialize).
+  const core = createCoreServices(options);
+  const context = { services: core, remote: cli.remote ?? cli.workspace, maxMessageBytes: cli.maxMessageBytes };
+  const early = process.stdin.isTTY
+    ? undefined
+    : startEarlyHandshake({
+        input: process.stdin,
+        output: process.stdout,
+        version: VERSION,
+        afterInitialize: () => void core.config().catch(() => undefined),
+        sessionNew: (params, sessionId, bytes) => earlySessionNewResult(context, params, sessionId, bytes),
+      });
+  await early?.settled;
+  const [{ serve }, { createServices }] = await Promise.all([import("./serve.js"), import("./services/services.js")]);
+  return serve(cli, VERSION, logger, createServices({ ...options, firstConfigRead: core.config() }), early);
+}
+
+type Subcommand = (cli: CliOptions, rest: string[], logger: Logger) => Promise<number>;
+
+/** The subcommands, each imported only when it runs. */
+const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+  login: async (cli) => (await import("./subcommands/login.js")).runLogin(cli),
+  logout: async (cli) => (await import("./subcommands/login.js")).runLogout(cli),
+  mcp: async (cli, rest) => (await import("./subcommands/extension-commands.js")).runMcpCommand(cli, rest),
+  skills: async (cli, rest) => (await import("./subcommands/extension-commands.js")).runSkillsCommand(cli, rest),
+  plugins: async (cli, rest) => (await import("./subcommands/extension-commands.js")).runPluginsCommand(cli, rest),
+  sessions: async (cli, rest, logger) =>
+    (await import("./subcommands/sessions.js")).runSessionsCommand(cli, rest, logger),
+  setup: async (cli) => (await import("./subcommands/setup.js")).runSetup(cli),
+  workspaces: async (cli, rest) => (await import("./subcommands/workspaces.js")).runWorkspacesCommand(cli, rest),
+  doctor: async (cli) => (await import("./doctor/doctor.js")).runDoctorCommand(cli),
+};
 
 main(process.argv.slice(2)).then(
   (code) => {

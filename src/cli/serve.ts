@@ -5,7 +5,7 @@ import { createStdioTransport } from "../acp/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { killTrackedGroups } from "../util/process-groups.js";
 import type { SessionServices } from "../session/index.js";
-import type { CliOptions } from "./args.js";
+import type { CliOptions } from "./args/args.js";
 
 /** How long cancelled turns get to end on their own (their commands got SIGTERM) before SIGKILL. */
 const TERM_GRACE_MS = 400;

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import picomatch from "picomatch";
-import { isWithin } from "../backends/real-path.js";
+import { isWithin } from "../backends/paths/real-path.js";
 import { commandsDecidedBy } from "./command-policy.js";
 import type { HostExecutionSurfaces } from "./host-surfaces.js";
 

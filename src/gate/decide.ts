@@ -1,5 +1,5 @@
-import type { RealTarget } from "../backends/real-path.js";
-import { isWithin } from "../backends/real-path.js";
+import type { RealTarget } from "../backends/paths/real-path.js";
+import { isWithin } from "../backends/paths/real-path.js";
 import type { CommandApproval } from "./command-policy.js";
 import type { HostExecutionSurfaces } from "./host-surfaces.js";
 import type { ProtectedPaths } from "./protected-paths.js";

@@ -1,5 +1,11 @@
 import { relative } from "node:path";
-import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs } from "../backends/real-path.js";
+import {
+  isWithin,
+  nodeRealPathFs,
+  realRoots,
+  resolveRealTarget,
+  type RealPathFs,
+} from "../backends/paths/real-path.js";
 import type { CompiledFileRules } from "../permissions/file-rules.js";
 import type { ApprovalMemory } from "./approval-memory.js";
 import { programsChangedBy } from "./command-inputs.js";

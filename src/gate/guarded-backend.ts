@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import type { BackendProtocol } from "../backends/protocol.js";
-import { resolveRealTarget } from "../backends/real-path.js";
+import { resolveRealTarget } from "../backends/paths/real-path.js";
 import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRules } from "../permissions/file-rules.js";
 
 /**

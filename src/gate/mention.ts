@@ -1,5 +1,5 @@
-import type { ApprovedTargets } from "../backends/approved-targets.js";
-import type { RealPathFs } from "../backends/real-path.js";
+import type { ApprovedTargets } from "../backends/paths/approved-targets.js";
+import type { RealPathFs } from "../backends/paths/real-path.js";
 import { named } from "./decide.js";
 import { isVirtualPath } from "./gate.js";
 import { checkInRoots } from "./in-roots.js";

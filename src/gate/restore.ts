@@ -1,4 +1,4 @@
-import type { RealPathFs } from "../backends/real-path.js";
+import type { RealPathFs } from "../backends/paths/real-path.js";
 import { named } from "./decide.js";
 import { isVirtualPath } from "./gate.js";
 import { checkInRoots } from "./in-roots.js";

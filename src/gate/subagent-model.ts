@@ -1,4 +1,4 @@
-import { parseModelSpec } from "../model/spec.js";
+import { parseModelSpec } from "../model/catalog/spec.js";
 import type { ProviderName } from "../model/types.js";
 
 // A project subagent's `model:` comes from the repository, and the task description it would be

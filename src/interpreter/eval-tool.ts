@@ -3,11 +3,11 @@ import { defineTool } from "../tools/define-tool.js";
 import type { AnyTool, ToolContext, ToolDefinition, ToolDisplay, ToolResult } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/logger.js";
-import type { InterpreterLimits } from "./limits.js";
-import { effectiveAllowlist, isReadOnlyTool } from "./ptc.js";
-import type { SandboxFactory } from "./sandbox.js";
+import type { InterpreterLimits } from "./quickjs/limits.js";
+import { effectiveAllowlist, isReadOnlyTool } from "./calls/ptc.js";
+import type { SandboxFactory } from "./quickjs/sandbox.js";
 import { createInterpreterSession, type EvalOutcome, type InterpreterSession } from "./session.js";
-import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker-client.js";
+import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker/worker-client.js";
 import { pick } from "../tools/hook-input.js";
 
 export type EvalToolOptions = {

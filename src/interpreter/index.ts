@@ -4,14 +4,19 @@
 export { createEvalTool, type EvalInput, type EvalTool, type EvalToolOptions } from "./eval-tool.js";
 export { interpreterPromptSection, type InterpreterPromptOptions } from "./prompt.js";
 export { resolveInterpreterTools } from "./allowlist.js";
-export { DEFAULT_INTERPRETER_LIMITS, limitsFromConfig, resolveLimits, type InterpreterLimits } from "./limits.js";
+export {
+  DEFAULT_INTERPRETER_LIMITS,
+  limitsFromConfig,
+  resolveLimits,
+  type InterpreterLimits,
+} from "./quickjs/limits.js";
 export {
   createInterpreterSession,
   type EvalOutcome,
   type InterpreterSession,
   type InterpreterSessionOptions,
 } from "./session.js";
-export { warmUp } from "./warm-up.js";
+export { warmUp } from "./quickjs/warm-up.js";
 export {
   createSandbox,
   type EngineOutcome,
@@ -19,15 +24,15 @@ export {
   type Sandbox,
   type SandboxFactory,
   type SandboxOptions,
-} from "./sandbox.js";
+} from "./quickjs/sandbox.js";
 export {
   createWorkerSandboxFactory,
   type WorkerSandboxFactory,
   type WorkerSandboxFactoryOptions,
-} from "./worker-client.js";
-export type { EvalIO } from "./host-calls.js";
-export type { EngineHost } from "./eval-run.js";
-export { loadQuickJS } from "./quickjs-loader.js";
-export { preloadTransform } from "./transform.js";
-export { effectiveAllowlist, toCamelCase } from "./ptc.js";
-export { schemaToTypeScript, toolSignature } from "./signatures.js";
+} from "./worker/worker-client.js";
+export type { EvalIO } from "./calls/host-calls.js";
+export type { EngineHost } from "./quickjs/eval-run.js";
+export { loadQuickJS } from "./quickjs/quickjs-loader.js";
+export { preloadTransform } from "./quickjs/transform.js";
+export { effectiveAllowlist, toCamelCase } from "./calls/ptc.js";
+export { schemaToTypeScript, toolSignature } from "./calls/signatures.js";

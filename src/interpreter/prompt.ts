@@ -1,7 +1,7 @@
 import type { AnyTool } from "../tools/types.js";
-import type { InterpreterLimits } from "./limits.js";
-import { bindTools, effectiveAllowlist } from "./ptc.js";
-import { toolSignature } from "./signatures.js";
+import type { InterpreterLimits } from "./quickjs/limits.js";
+import { bindTools, effectiveAllowlist } from "./calls/ptc.js";
+import { toolSignature } from "./calls/signatures.js";
 
 export type InterpreterPromptOptions = {
   limits: InterpreterLimits;

@@ -1,10 +1,10 @@
 import type { AnyTool } from "../tools/types.js";
 import type { Logger } from "../util/logger.js";
-import { createHostCalls, type EvalIO } from "./host-calls.js";
-import type { InterpreterLimits } from "./limits.js";
-import { cancelledText } from "./outcome-text.js";
-import { bindTools } from "./ptc.js";
-import { createSandbox, type EngineOutcome, type Sandbox, type SandboxFactory } from "./sandbox.js";
+import { createHostCalls, type EvalIO } from "./calls/host-calls.js";
+import type { InterpreterLimits } from "./quickjs/limits.js";
+import { cancelledText } from "./quickjs/outcome-text.js";
+import { bindTools } from "./calls/ptc.js";
+import { createSandbox, type EngineOutcome, type Sandbox, type SandboxFactory } from "./quickjs/sandbox.js";
 
 export type EvalOutcome = EngineOutcome & {
   /** Tool and task() calls the eval made. */

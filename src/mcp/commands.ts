@@ -1,10 +1,10 @@
 // Building blocks of `deep-acp mcp list`: connect everything once (headless trust rules), report,
 // shut down. The CLI prints renderMcpList() of the result.
 
-import type { McpDiscovery } from "./discovery.js";
-import { createMcpManager, type McpManagerOptions } from "./manager.js";
+import type { McpDiscovery } from "./config/discovery.js";
+import { createMcpManager, type McpManagerOptions } from "./servers/manager.js";
 import type { McpListReport } from "./render.js";
-import type { McpTrustResolver } from "./trust.js";
+import type { McpTrustResolver } from "./trust/trust.js";
 
 export type McpListOptions = {
   discovery: McpDiscovery;

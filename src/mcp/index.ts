@@ -9,18 +9,18 @@ export type {
   McpTransport,
   McpToolFilterSpec,
   PluginMcpServers,
-} from "./types.js";
-export { MCP_CAPABILITIES } from "./types.js";
-export { discoverMcpServers, editorEntry, mcpConfigSources, MCP_FLAGS_CONFLICT } from "./discovery.js";
-export type { McpConfigFileStatus, McpDiscovery, McpDiscoveryOptions } from "./discovery.js";
-export { validateServer, SERVER_NAME } from "./validate.js";
-export { interpolate, resolveServerDefinition, lookupFrom } from "./interpolate.js";
-export { applyToolFilter } from "./tool-filter.js";
-export { fnmatch } from "./fnmatch.js";
-export { canonicalJson, fingerprintServer } from "./fingerprint.js";
-export { createMcpTrustStore, McpTrustStoreError } from "./trust-store.js";
-export type { McpTrustStore, McpTrustStoreOptions, McpTrustSnapshot } from "./trust-store.js";
-export { createMcpTrustResolver, describeTrustRequest } from "./trust.js";
+} from "./config/types.js";
+export { MCP_CAPABILITIES } from "./config/types.js";
+export { discoverMcpServers, editorEntry, mcpConfigSources, MCP_FLAGS_CONFLICT } from "./config/discovery.js";
+export type { McpConfigFileStatus, McpDiscovery, McpDiscoveryOptions } from "./config/discovery.js";
+export { validateServer, SERVER_NAME } from "./config/validate.js";
+export { interpolate, resolveServerDefinition, lookupFrom } from "./config/interpolate.js";
+export { applyToolFilter } from "./config/tool-filter.js";
+export { fnmatch } from "./config/fnmatch.js";
+export { canonicalJson, fingerprintServer } from "./config/fingerprint.js";
+export { createMcpTrustStore, McpTrustStoreError } from "./trust/trust-store.js";
+export type { McpTrustStore, McpTrustStoreOptions, McpTrustSnapshot } from "./trust/trust-store.js";
+export { createMcpTrustResolver, describeTrustRequest } from "./trust/trust.js";
 export type {
   McpTrustDecider,
   McpTrustDecision,
@@ -29,20 +29,20 @@ export type {
   McpTrustResolverOptions,
   McpTrustState,
   McpTrustVerdict,
-} from "./trust.js";
-export { environmentExposure, interpolationLookup, stdioServerEnvironment } from "./environment.js";
-export type { EnvironmentExposure, McpEnvPolicy } from "./environment.js";
-export { isCoherentlyReadOnly } from "./annotations.js";
-export { createMcpManager } from "./manager.js";
-export type { McpManager, McpManagerOptions } from "./manager.js";
-export type { McpServerReport, McpServerStatus, McpToolReport } from "./server-report.js";
+} from "./trust/trust.js";
+export { environmentExposure, interpolationLookup, stdioServerEnvironment } from "./config/environment.js";
+export type { EnvironmentExposure, McpEnvPolicy } from "./config/environment.js";
+export { isCoherentlyReadOnly } from "./servers/annotations.js";
+export { createMcpManager } from "./servers/manager.js";
+export type { McpManager, McpManagerOptions } from "./servers/manager.js";
+export type { McpServerReport, McpServerStatus, McpToolReport } from "./servers/server-report.js";
 export { mcpLogin, mcpLogout, McpLoginError } from "./oauth-login.js";
 export type { McpLoginOptions, McpLoginResult } from "./oauth-login.js";
-export { tokenFilePath } from "./oauth-store.js";
+export { tokenFilePath } from "./oauth/oauth-store.js";
 export { createUrlOpener } from "./open-url.js";
 export { collectMcpList } from "./commands.js";
 export type { McpListOptions } from "./commands.js";
 export { renderMcpList, renderMcpPromptSection, renderMcpStatus } from "./render.js";
-export { editorServersFromNameValueLists } from "./editor-servers.js";
-export type { NameValueMcpServer } from "./editor-servers.js";
+export { editorServersFromNameValueLists } from "./config/editor-servers.js";
+export type { NameValueMcpServer } from "./config/editor-servers.js";
 export type { McpListReport } from "./render.js";

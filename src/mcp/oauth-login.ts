@@ -5,15 +5,15 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../util/logger.js";
 import { silentLogger } from "../util/logger.js";
-import type { FetchFunction } from "./connection.js";
-import { interpolationLookup, type McpEnvPolicy } from "./environment.js";
-import { resolveServerDefinition } from "./interpolate.js";
-import { createMcpTokenStore, tokenDirectory } from "./oauth-store.js";
-import { createOAuthProvider } from "./oauth-provider.js";
-import { startRedirectListener } from "./redirect-listener.js";
-import { defaultMcpSdk, type McpSdk } from "./sdk.js";
-import type { McpTrustResolver } from "./trust.js";
-import type { McpServerEntry } from "./types.js";
+import type { FetchFunction } from "./servers/connection.js";
+import { interpolationLookup, type McpEnvPolicy } from "./config/environment.js";
+import { resolveServerDefinition } from "./config/interpolate.js";
+import { createMcpTokenStore, tokenDirectory } from "./oauth/oauth-store.js";
+import { createOAuthProvider } from "./oauth/oauth-provider.js";
+import { startRedirectListener } from "./oauth/redirect-listener.js";
+import { defaultMcpSdk, type McpSdk } from "./servers/sdk.js";
+import type { McpTrustResolver } from "./trust/trust.js";
+import type { McpServerEntry } from "./config/types.js";
 
 export class McpLoginError extends Error {
   override name = "McpLoginError";

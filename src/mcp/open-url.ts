@@ -3,7 +3,7 @@
 
 import { spawn as nodeSpawn } from "node:child_process";
 import { withoutSecrets } from "../util/secret-env.js";
-import type { SpawnFunction } from "./stdio-transport.js";
+import type { SpawnFunction } from "./servers/stdio-transport.js";
 
 export type OpenUrlOptions = {
   /** Default: process.stderr.write (stdout may carry protocol or machine-readable output). */

@@ -2,9 +2,9 @@
 
 import type { Diagnostic } from "../util/diagnostics.js";
 import { formatDiagnostic } from "../util/diagnostics.js";
-import type { McpConfigFileStatus } from "./discovery.js";
-import type { McpServerReport } from "./server-report.js";
-import type { McpTrustState } from "./trust.js";
+import type { McpConfigFileStatus } from "./config/discovery.js";
+import type { McpServerReport } from "./servers/server-report.js";
+import type { McpTrustState } from "./trust/trust.js";
 
 export type McpListReport = {
   files: McpConfigFileStatus[];

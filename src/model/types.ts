@@ -138,24 +138,7 @@ export type BufferedModelStream = AsyncIterableIterator<ModelEvent> & {
   takeBuffered(): ModelEvent[];
 };
 
-export type ProviderName =
-  | "anthropic"
-  | "openai"
-  | "openai-responses"
-  | "openai-compatible"
-  | "ollama"
-  | "google"
-  | "vertex"
-  | "bedrock"
-  | "azure"
-  | "openrouter"
-  | "groq"
-  | "mistral"
-  | "deepseek"
-  | "together"
-  | "lmstudio"
-  | "vllm";
-export const PROVIDER_NAMES: readonly ProviderName[] = [
+export const PROVIDER_NAMES = [
   "anthropic",
   "openai",
   "openai-responses",
@@ -172,4 +155,5 @@ export const PROVIDER_NAMES: readonly ProviderName[] = [
   "together",
   "lmstudio",
   "vllm",
-];
+] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];

@@ -1,5 +1,9 @@
 import type { AgentEvent } from "../agent/events.js";
-import { BackgroundLimitError, createBackgroundProcesses, describeExit } from "../backends/background-processes.js";
+import {
+  BackgroundLimitError,
+  createBackgroundProcesses,
+  describeExit,
+} from "../backends/processes/background-processes.js";
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { BackgroundHost } from "../tools/types.js";
 

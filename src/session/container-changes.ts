@@ -11,7 +11,7 @@ import {
   hostConflict,
   type Change,
 } from "../backends/container/workspace-changes.js";
-import { looksBinary } from "../backends/mime.js";
+import { looksBinary } from "../backends/files/mime.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { ToolDisplay } from "../tools/types.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";

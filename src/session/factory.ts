@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { StateSnapshot } from "../backends/state-backend.js";
+import type { StateSnapshot } from "../backends/state/state-backend.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { ForkPointError } from "./errors.js";
 import type { ClientSystemPrompt } from "../turn/index.js";

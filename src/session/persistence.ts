@@ -1,6 +1,6 @@
 import type { TurnResult } from "../agent/events.js";
 import type { SessionMode } from "../agent/modes.js";
-import type { ThoughtLevel } from "../model/thought-level.js";
+import type { ThoughtLevel } from "../model/catalog/thought-level.js";
 import type { Message } from "../model/types.js";
 import type { Journal, SessionRecord } from "../transcript/index.js";
 import type { ClientSystemPrompt } from "../turn/index.js";

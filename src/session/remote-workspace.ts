@@ -1,7 +1,7 @@
 import { posix, relative, isAbsolute } from "node:path";
-import type { HostKey } from "../backends/ssh-connection.js";
-import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
-import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../backends/ssh-target.js";
+import type { HostKey } from "../backends/ssh/ssh-connection.js";
+import type { HostKeyAnswer } from "../backends/ssh/ssh-host-trust.js";
+import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../backends/ssh/ssh-target.js";
 import { isContainerUrl, parseContainerUrl, type ContainerSpec } from "../backends/container/container-url.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import type { PromptBlock } from "../turn/index.js";

@@ -1,4 +1,4 @@
-import { isThoughtLevel, thoughtSupport, type ThoughtLevel } from "../model/thought-level.js";
+import { isThoughtLevel, thoughtSupport, type ThoughtLevel } from "../model/catalog/thought-level.js";
 import { createSessionBackground, type SessionBackground } from "./background.js";
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../agent/approver.js";

@@ -1,4 +1,4 @@
-import { describeSshHealth } from "../backends/ssh-backend.js";
+import { describeSshHealth } from "../backends/ssh/ssh-backend.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { SessionServices } from "./services.js";
 import { createWorkspace, type Workspace, type WorkspaceOptions } from "./workspace.js";

@@ -1,16 +1,20 @@
-import { checkBwrapAvailable, createBwrapSandboxBackend, type HostSurfaceSource } from "../backends/bwrap-sandbox.js";
-import { createCompositeBackend } from "../backends/composite-backend.js";
-import { createEditorBackend } from "../backends/editor-backend.js";
-import type { EditorBridge } from "../backends/editor-bridge.js";
-import { createLocalShellBackend } from "../backends/local-shell.js";
+import {
+  checkBwrapAvailable,
+  createBwrapSandboxBackend,
+  type HostSurfaceSource,
+} from "../backends/sandbox/bwrap-sandbox.js";
+import { createCompositeBackend } from "../backends/routes/composite-backend.js";
+import { createEditorBackend } from "../backends/editor/editor-backend.js";
+import type { EditorBridge } from "../backends/editor/editor-bridge.js";
+import { createLocalShellBackend } from "../backends/local/local-shell.js";
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
-import { buildRouteBackends } from "../backends/route-config.js";
-import { createStateBackend, type StateBackend, type StateSnapshot } from "../backends/state-backend.js";
-import { createStoreBackend } from "../backends/store-backend.js";
-import type { SshBackend } from "../backends/ssh-backend.js";
-import type { HostKey } from "../backends/ssh-connection.js";
-import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
-import { openSshWorkspace } from "../backends/ssh-workspace.js";
+import { buildRouteBackends } from "../backends/routes/route-config.js";
+import { createStateBackend, type StateBackend, type StateSnapshot } from "../backends/state/state-backend.js";
+import { createStoreBackend } from "../backends/state/store-backend.js";
+import type { SshBackend } from "../backends/ssh/ssh-backend.js";
+import type { HostKey } from "../backends/ssh/ssh-connection.js";
+import type { HostKeyAnswer } from "../backends/ssh/ssh-host-trust.js";
+import { openSshWorkspace } from "../backends/ssh/ssh-workspace.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
 import { isAbsolute, posix, relative } from "node:path";
 import type { UserPaths } from "../config/paths.js";
@@ -22,7 +26,7 @@ import { createHostSurfaceCache, type HostSurfaceCache } from "../gate/host-surf
 import type { HostExecutionSurfaces } from "../gate/host-surfaces.js";
 import { createProtectedPaths, type ProtectedPaths } from "../gate/protected-paths.js";
 import { selectWorkspace } from "./remote-workspace.js";
-import type { RealPathFs } from "../backends/real-path.js";
+import type { RealPathFs } from "../backends/paths/real-path.js";
 import type { ContainerWorkspace } from "../backends/container/container-workspace.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionFlags } from "./services.js";

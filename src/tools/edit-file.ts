@@ -3,7 +3,7 @@ import { defineTool } from "./define-tool.js";
 import { filePathField, withFilePathAlias } from "./file-input.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import { currentText } from "./current-text.js";
-import { performStringReplacement } from "../backends/edit-semantics.js";
+import { performStringReplacement } from "../backends/files/edit-semantics.js";
 import { pick } from "./hook-input.js";
 
 const schema = withFilePathAlias({

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import { planGlob } from "../backends/glob-plan.js";
+import { planGlob } from "../backends/search/glob-plan.js";
 import { defineTool } from "./define-tool.js";
 import { truncateListOutput } from "./format.js";
 import { displayPath, resolveToolPath } from "./paths.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeExit } from "../backends/background-processes.js";
+import { describeExit } from "../backends/processes/background-processes.js";
 import { defineTool } from "./define-tool.js";
 import type { ToolContext, ToolResult } from "./types.js";
 

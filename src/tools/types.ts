@@ -1,5 +1,9 @@
 import type { z } from "zod";
-import type { BackgroundExit, BackgroundProcessInfo, BackgroundRead } from "../backends/background-processes.js";
+import type {
+  BackgroundExit,
+  BackgroundProcessInfo,
+  BackgroundRead,
+} from "../backends/processes/background-processes.js";
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { UserContent } from "../model/types.js";
 

@@ -1,4 +1,4 @@
-import { runWithApprovedTargets } from "../backends/approved-targets.js";
+import { runWithApprovedTargets } from "../backends/paths/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
 import { decideRestore, type RestoreScope } from "../gate/restore.js";
 import { errorMessage } from "../util/errors.js";

@@ -1,4 +1,4 @@
-import { runWithApprovedTargets } from "../backends/approved-targets.js";
+import { runWithApprovedTargets } from "../backends/paths/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
 import type { MentionDecision } from "../gate/mention.js";
 import type { UserContent, UserMessage } from "../model/types.js";

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkBwrapAvailable } from "../../src/backends/bwrap-sandbox.js";
+import { checkBwrapAvailable } from "../../src/backends/sandbox/bwrap-sandbox.js";
 import { agentText, toolUpdates } from "../support/acp-harness.js";
 import { useHarnessSuite } from "../support/harness-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";

@@ -1,8 +1,8 @@
 import { posix } from "node:path";
-import type { RemoteWorkspaceBackend } from "../ssh-backend.js";
-import { createRemoteFiles, fileOperations } from "../ssh-files.js";
-import { createRemoteRealPathFs } from "../ssh-real-path.js";
-import { createRemoteSearch } from "../ssh-search.js";
+import type { RemoteWorkspaceBackend } from "../ssh/ssh-backend.js";
+import { createRemoteFiles, fileOperations } from "../ssh/ssh-files.js";
+import { createRemoteRealPathFs } from "../ssh/ssh-real-path.js";
+import { createRemoteSearch } from "../ssh/ssh-search.js";
 import type { ContainerLink } from "./container-link.js";
 import { executeInContainer, streamInContainer } from "./container-exec.js";
 import { createContainerFs } from "./container-fs.js";

@@ -1,7 +1,7 @@
 import type { ContainerSpec } from "./container-url.js";
 import { formatContainerUrl } from "./container-url.js";
 import { readDevContainer } from "./devcontainer.js";
-import { describeEngine, engineAddress, engineHealth, loadDocker } from "./engine.js";
+import { describeEngine, engineAddress, engineHealth, imageOnEngine, loadDocker } from "./engine.js";
 
 /**
  * doctor's check of a container workspace, without making a container: the engine (which, where,
@@ -26,13 +26,7 @@ export async function checkContainerWorkspace(
   } catch (error) {
     return { ok: false, summary: `${url} — ${describeEngine(health)}; ${(error as Error).message}` };
   }
-  const present = await docker
-    .getImage(image)
-    .inspect()
-    .then(
-      () => true,
-      () => false,
-    );
+  const present = await imageOnEngine(docker, image);
   return present
     ? { ok: true, summary: `${url} — ${describeEngine(health)}; image ${image} present` }
     : {

@@ -1,7 +1,7 @@
 import { StringDecoder } from "node:string_decoder";
-import { createCommandOutput } from "../output-buffer.js";
+import { createCommandOutput } from "../processes/output-buffer.js";
 import type { ExecuteResponse } from "../protocol.js";
-import type { RemoteExecOptions, StreamRun } from "../ssh-exec.js";
+import type { RemoteExecOptions, StreamRun } from "../ssh/ssh-exec.js";
 import type { ContainerLink } from "./container-link.js";
 
 // Commands inside the container, run by the helper: each in its own session (setsid), so its

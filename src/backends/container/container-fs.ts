@@ -1,7 +1,7 @@
 import type { FileEntryWithStats } from "ssh2";
-import { FsOpError, shownPath, toFsOpError } from "../fs-errors.js";
-import { existsAndMkdirs, type RemoteStats } from "../ssh-sftp.js";
-import type { RemoteFilesFs } from "../ssh-files.js";
+import { FsOpError, shownPath, toFsOpError } from "../files/fs-errors.js";
+import { existsAndMkdirs, type RemoteStats } from "../ssh/ssh-sftp.js";
+import type { RemoteFilesFs } from "../ssh/ssh-files.js";
 import type { ContainerLink } from "./container-link.js";
 import { ChannelLostError, type HelperOp } from "./helper-channel.js";
 

@@ -5,7 +5,7 @@ import { createContainerLink } from "./container-link.js";
 import { formatContainerUrl, type ContainerSpec } from "./container-url.js";
 import { readDevContainer, type DevContainer } from "./devcontainer.js";
 import { devContainerImage } from "./devcontainer-image.js";
-import { engineAddress, engineError, loadDocker, type Docker, type EngineOptions } from "./engine.js";
+import { engineAddress, engineError, imageOnEngine, loadDocker, type Docker, type EngineOptions } from "./engine.js";
 import { HELPER_CONTAINER } from "./helper-script.js";
 import { packTree } from "./project-archive.js";
 import { resolveUser } from "./container-files.js";
@@ -70,110 +70,19 @@ export async function findSessionContainer(docker: Docker, sessionId: string) {
 
 export async function openContainerWorkspace(options: OpenContainerOptions): Promise<ContainerWorkspace> {
   const { spec, sessionId, hostRoot } = options;
-  const address = engineAddress(options.engine);
-  const docker = await loadDocker(options.engine);
+  const { address, docker } = await connectEngine(options.engine);
   const state = createWorkspaceStateStore(options.stateDir);
-  try {
-    await docker.ping();
-  } catch (error) {
-    throw engineError(address, error);
-  }
   const notes: string[] = [];
   const url = formatContainerUrl(spec);
   const existing = await findSessionContainer(docker, sessionId);
-  let record: WorkspaceRecord;
-  let created = false;
-  let dev: DevContainer | undefined;
-  if (existing) {
-    const labels = existing.Labels ?? {};
-    record = (await state.load(sessionId)) ?? {
-      sessionId,
-      containerId: existing.Id,
-      url: labels[LABELS.url] ?? url,
-      mount: labels[LABELS.mount] === "bind" ? "bind" : "copy",
-      image: existing.Image,
-      hostRoot: labels[LABELS.root] ?? hostRoot,
-      containerRoot: labels[LABELS.folder] ?? hostRoot,
-      createdAt: new Date(existing.Created * 1000).toISOString(),
-    };
-    if (record.url !== url) notes.push(`this session's container was made from ${record.url}; it is used as it is`);
-    if (record.mount === "copy" && !record.baseline)
-      notes.push("the record of what was copied into this container is missing; /changes and /apply cannot work");
-  } else {
-    if (spec.kind === "devcontainer") {
-      dev = await readDevContainer(hostRoot);
-      if (dev.ignored.length > 0) notes.push(`${dev.file}: not honoured: ${dev.ignored.join(", ")}`);
-    }
-    const image = dev
-      ? await devContainerImage(docker, dev, { network: options.limits.network })
-      : (spec as { image: string }).image;
-    if (
-      !(await docker
-        .getImage(image)
-        .inspect()
-        .then(
-          () => true,
-          () => false,
-        ))
-    )
-      throw new Error(
-        `image ${image} is not on the engine at ${address} (deep-acp pulls nothing): run docker pull ${image}`,
-      );
-    const containerRoot = dev?.workspaceFolder ?? hostRoot;
-    record = {
-      sessionId,
-      containerId: "",
-      url,
-      mount: spec.mount,
-      image,
-      hostRoot,
-      containerRoot,
-      createdAt: new Date().toISOString(),
-    };
-    const binds =
-      spec.mount === "bind"
-        ? [
-            `${hostRoot}:${containerRoot}`,
-            ...options.readOnlyEntries
-              .filter((entry) => existsSync(join(hostRoot, entry)))
-              .map((entry) => `${join(hostRoot, entry)}:${posix.join(containerRoot, entry)}:ro`),
-          ]
-        : [];
-    const container = await docker.createContainer({
-      ...HELPER_CONTAINER,
-      Image: image,
-      ...(dev?.user ? { User: dev.user } : {}),
-      Env: Object.entries(dev?.containerEnv ?? {}).map(([k, v]) => `${k}=${v}`),
-      WorkingDir: containerRoot,
-      Labels: {
-        [LABELS.session]: sessionId,
-        [LABELS.root]: hostRoot,
-        [LABELS.url]: url,
-        [LABELS.mount]: spec.mount,
-        [LABELS.folder]: containerRoot,
-      },
-      HostConfig: {
-        NetworkMode: options.limits.network,
-        ...(options.limits.memory ? { Memory: parseMemory(options.limits.memory) } : {}),
-        ...(options.limits.cpus ? { NanoCpus: Math.round(options.limits.cpus * 1e9) } : {}),
-        ...(binds.length > 0 ? { Binds: binds } : {}),
-      },
-    });
-    record.containerId = container.id;
-    created = true;
-    try {
-      if (spec.mount === "copy") {
-        const owner = await resolveUser(container, dev?.user);
-        const { stream, done } = await packTree(hostRoot, { prefix: containerRoot, ...owner });
-        await container.putArchive(stream as unknown as NodeJS.ReadableStream, { path: "/" });
-        record.baseline = await done;
+  const opened = existing
+    ? {
+        record: await existingRecord(existing, { state, sessionId, url, hostRoot, notes }),
+        created: false,
+        dev: undefined,
       }
-      await state.save(record);
-    } catch (error) {
-      await container.remove({ force: true }).catch(() => undefined);
-      throw error;
-    }
-  }
+    : { ...(await createSessionContainer({ docker, address, state, url, notes, options })), created: true };
+  const { record, created, dev } = opened;
   const link = createContainerLink({
     docker,
     containerId: record.containerId,
@@ -189,14 +98,162 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });
   await link.channel();
-  if (created && dev && dev.postCreate.length > 0) {
-    for (const line of dev.postCreate) {
-      const result = await backend.execute(line, { timeoutMs: 600_000 });
-      if (result.exitCode !== 0)
-        notes.push(
-          `postCreateCommand \`${line}\` failed (exit ${result.exitCode ?? result.signal}): ${result.output.slice(-500)}`,
-        );
-    }
-  }
+  if (dev) await runPostCreate(backend, dev, notes);
   return { backend, docker, address, url, record, state, created, notes };
+}
+
+/** The engine, answering: a clear error naming its address when it does not. */
+async function connectEngine(engine: EngineOptions | undefined): Promise<{ address: string; docker: Docker }> {
+  const address = engineAddress(engine);
+  const docker = await loadDocker(engine);
+  try {
+    await docker.ping();
+  } catch (error) {
+    throw engineError(address, error);
+  }
+  return { address, docker };
+}
+
+type ExistingContainer = NonNullable<Awaited<ReturnType<typeof findSessionContainer>>>;
+
+/** The record of a container a session made earlier: the saved one, else what its labels say. */
+async function existingRecord(
+  existing: ExistingContainer,
+  {
+    state,
+    sessionId,
+    url,
+    hostRoot,
+    notes,
+  }: {
+    state: WorkspaceStateStore;
+    sessionId: string;
+    url: string;
+    hostRoot: string;
+    notes: string[];
+  },
+): Promise<WorkspaceRecord> {
+  const labels = existing.Labels ?? {};
+  const record = (await state.load(sessionId)) ?? {
+    sessionId,
+    containerId: existing.Id,
+    url: labels[LABELS.url] ?? url,
+    mount: labels[LABELS.mount] === "bind" ? "bind" : "copy",
+    image: existing.Image,
+    hostRoot: labels[LABELS.root] ?? hostRoot,
+    containerRoot: labels[LABELS.folder] ?? hostRoot,
+    createdAt: new Date(existing.Created * 1000).toISOString(),
+  };
+  if (record.url !== url) notes.push(`this session's container was made from ${record.url}; it is used as it is`);
+  if (record.mount === "copy" && !record.baseline)
+    notes.push("the record of what was copied into this container is missing; /changes and /apply cannot work");
+  return record;
+}
+
+/** Creates the session's container from its image (or dev container), fills it in copy mode, saves its record. */
+async function createSessionContainer({
+  docker,
+  address,
+  state,
+  url,
+  notes,
+  options,
+}: {
+  docker: Docker;
+  address: string;
+  state: WorkspaceStateStore;
+  url: string;
+  notes: string[];
+  options: OpenContainerOptions;
+}): Promise<{ record: WorkspaceRecord; dev: DevContainer | undefined }> {
+  const { spec, sessionId, hostRoot } = options;
+  let dev: DevContainer | undefined;
+  if (spec.kind === "devcontainer") {
+    dev = await readDevContainer(hostRoot);
+    if (dev.ignored.length > 0) notes.push(`${dev.file}: not honoured: ${dev.ignored.join(", ")}`);
+  }
+  const image = dev
+    ? await devContainerImage(docker, dev, { network: options.limits.network })
+    : (spec as { image: string }).image;
+  await requireImage(docker, image, address);
+  const containerRoot = dev?.workspaceFolder ?? hostRoot;
+  const record: WorkspaceRecord = {
+    sessionId,
+    containerId: "",
+    url,
+    mount: spec.mount,
+    image,
+    hostRoot,
+    containerRoot,
+    createdAt: new Date().toISOString(),
+  };
+  const container = await docker.createContainer({
+    ...HELPER_CONTAINER,
+    Image: image,
+    ...(dev?.user ? { User: dev.user } : {}),
+    Env: Object.entries(dev?.containerEnv ?? {}).map(([k, v]) => `${k}=${v}`),
+    WorkingDir: containerRoot,
+    Labels: {
+      [LABELS.session]: sessionId,
+      [LABELS.root]: hostRoot,
+      [LABELS.url]: url,
+      [LABELS.mount]: spec.mount,
+      [LABELS.folder]: containerRoot,
+    },
+    HostConfig: hostConfig(options, containerRoot),
+  });
+  record.containerId = container.id;
+  try {
+    if (spec.mount === "copy") {
+      const owner = await resolveUser(container, dev?.user);
+      const { stream, done } = await packTree(hostRoot, { prefix: containerRoot, ...owner });
+      await container.putArchive(stream as unknown as NodeJS.ReadableStream, { path: "/" });
+      record.baseline = await done;
+    }
+    await state.save(record);
+  } catch (error) {
+    await container.remove({ force: true }).catch(() => undefined);
+    throw error;
+  }
+  return { record, dev };
+}
+
+/** deep-acp pulls nothing: the image must already be on the engine. */
+async function requireImage(docker: Docker, image: string, address: string): Promise<void> {
+  const present = await imageOnEngine(docker, image);
+  if (!present)
+    throw new Error(
+      `image ${image} is not on the engine at ${address} (deep-acp pulls nothing): run docker pull ${image}`,
+    );
+}
+
+/** The network, memory and CPU limits, and in bind mode the project (its host-execution surfaces read-only). */
+function hostConfig(options: OpenContainerOptions, containerRoot: string) {
+  const { spec, hostRoot, limits } = options;
+  const binds =
+    spec.mount === "bind"
+      ? [
+          `${hostRoot}:${containerRoot}`,
+          ...options.readOnlyEntries
+            .filter((entry) => existsSync(join(hostRoot, entry)))
+            .map((entry) => `${join(hostRoot, entry)}:${posix.join(containerRoot, entry)}:ro`),
+        ]
+      : [];
+  return {
+    NetworkMode: limits.network,
+    ...(limits.memory ? { Memory: parseMemory(limits.memory) } : {}),
+    ...(limits.cpus ? { NanoCpus: Math.round(limits.cpus * 1e9) } : {}),
+    ...(binds.length > 0 ? { Binds: binds } : {}),
+  };
+}
+
+/** A new dev container's postCreateCommand lines; a failing one becomes a note, not an error. */
+async function runPostCreate(backend: ContainerBackend, dev: DevContainer, notes: string[]): Promise<void> {
+  for (const line of dev.postCreate) {
+    const result = await backend.execute(line, { timeoutMs: 600_000 });
+    if (result.exitCode !== 0)
+      notes.push(
+        `postCreateCommand \`${line}\` failed (exit ${result.exitCode ?? result.signal}): ${result.output.slice(-500)}`,
+      );
+  }
 }

@@ -39,6 +39,17 @@ export function engineError(address: string, error: unknown): EngineUnavailableE
   );
 }
 
+/** Whether the engine has `image` (deep-acp pulls nothing). */
+export async function imageOnEngine(docker: Docker, image: string): Promise<boolean> {
+  return docker
+    .getImage(image)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
 export type EngineHealth = {
   address: string;
   ok: boolean;

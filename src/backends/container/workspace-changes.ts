@@ -1,7 +1,7 @@
 import { chmod, lstat, mkdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname, join, posix } from "node:path";
-import { isWithin } from "../real-path.js";
+import { isWithin } from "../paths/real-path.js";
 import type { ContainerLink } from "./container-link.js";
 import { readArchive } from "./container-files.js";
 import type { Docker } from "./engine.js";

@@ -1,5 +1,8 @@
 import type { ResolvedBuiltinSkillContext } from "./context.js";
 
+// One long function on purpose (over the 80-line mark): it is the skill's SKILL.md as one Markdown
+// document, with only the two user skill folders filled in. Split into pieces it would no longer
+// read as the file the model is shown.
 export function skillCreatorSkillText(ctx: ResolvedBuiltinSkillContext): string {
   return `---
 name: skill-creator

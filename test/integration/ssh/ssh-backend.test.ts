@@ -1,8 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSshBackend, type SshBackend } from "../../../src/backends/ssh-backend.js";
-import { createSshConnection, type SshConnection } from "../../../src/backends/ssh-connection.js";
+import { createSshBackend, type SshBackend } from "../../../src/backends/ssh/ssh-backend.js";
+import { createSshConnection, type SshConnection } from "../../../src/backends/ssh/ssh-connection.js";
 import { checkSshdAvailable, startSshd, type TestSshd } from "../../support/sshd.js";
 
 // Commands, cancel and faults against a real OpenSSH server. "Nothing left behind" is checked on

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterAll, describe, it } from "vitest";
-import { createSshBackend, type SshBackend } from "../../../src/backends/ssh-backend.js";
-import { createSshConnection } from "../../../src/backends/ssh-connection.js";
+import { createSshBackend, type SshBackend } from "../../../src/backends/ssh/ssh-backend.js";
+import { createSshConnection } from "../../../src/backends/ssh/ssh-connection.js";
 import { describeBackendConformance } from "../../unit/backends/conformance.js";
 import { checkSshdAvailable, startSshd, type TestSshd } from "../../support/sshd.js";
 

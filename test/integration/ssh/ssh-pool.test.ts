@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openSshWorkspace } from "../../../src/backends/ssh-workspace.js";
+import { openSshWorkspace } from "../../../src/backends/ssh/ssh-workspace.js";
 import { checkSshdAvailable, startSshd, writeSshHome, type TestSshd } from "../../support/sshd.js";
 
 // Sessions on the same host share one SSH connection (one sshd session process on the server);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDeltaReader, mergeDeltas } from "../../../src/agent/delta-reader.js";
-import { flattenBatches } from "../../../src/model/flatten.js";
+import { flattenBatches } from "../../../src/model/wire/flatten.js";
 import type { ModelEvent } from "../../../src/model/types.js";
 
 const text = (t: string): ModelEvent => ({ type: "text_delta", text: t });

@@ -40,6 +40,43 @@ const SRC = resolve(__dirname, "../../../src");
 const ROOMS = ["commands", "session", "turn", "transcript", "extensions"];
 const PUBLIC_ENTRIES = ["index.ts", "errors.ts"];
 
+// Sub-folders of a folder ("." is the files directly in it), ranked like the folders above: a file
+// may import its own sub-folder or one of a strictly higher rank in the same folder. Equal ranks are
+// siblings that must not know each other. Every sub-folder is listed here.
+const SUB_RANK: Record<string, Record<string, number>> = {
+  // routes and the backends built on the local one, then SSH, then the shared parts, then the protocol.
+  backends: {
+    routes: 0,
+    container: 0,
+    sandbox: 0,
+    editor: 0,
+    state: 0,
+    ssh: 1,
+    local: 1,
+    processes: 2,
+    search: 3,
+    paths: 4,
+    files: 5,
+    ".": 6,
+  },
+  // choosing and building a client, the providers, what the catalog knows and the HTTP wire, the vocabulary.
+  model: { client: 0, providers: 1, catalog: 2, wire: 2, ".": 3 },
+  // the entry, sign-in and commands; running servers; trust and OAuth state; the servers' configuration.
+  mcp: { ".": 0, servers: 1, trust: 2, oauth: 2, config: 3 },
+  // main, serve and -n; doctor and the subcommands; the composition root; argv and the version.
+  cli: { ".": 0, doctor: 1, subcommands: 1, services: 2, args: 3 },
+  // the eval tool and its session; tool calls from the sandbox and the worker; QuickJS itself.
+  interpreter: { ".": 0, calls: 1, worker: 1, quickjs: 2 },
+  transcript: { ".": 0, store: 1 },
+  turn: { ".": 0, compaction: 1 },
+  skills: { ".": 0, builtin: 1 },
+};
+
+// No folder holds more than this many files side by side (sub-folders count as one).
+const MAX_FILES_SIDE_BY_SIDE = 20;
+// acp/ is being split into its own sub-folders (issue 28 item 4); it is held to the limit when that lands.
+const NOT_YET_SPLIT = ["acp"];
+
 // Folder-internal leaves: what they may import besides their own folder.
 const LEAVES: Record<string, string[]> = {
   "transcript/store": ["util"],
@@ -61,6 +98,11 @@ function importsOf(file: string): string[] {
 }
 
 const folderOf = (file: string) => relative(SRC, file).split("/")[0]!;
+/** The sub-folder of a file inside its folder: "." for a file directly in the folder. */
+const subFolderOf = (file: string) => {
+  const parts = relative(SRC, file).split("/");
+  return parts.length > 2 ? parts[1]! : ".";
+};
 
 describe("architecture", () => {
   const files = sourceFiles(SRC);
@@ -83,6 +125,47 @@ describe("architecture", () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it("lists every sub-folder in the sub-folder table", () => {
+    const subFolders = new Set(
+      files.filter((f) => subFolderOf(f) !== ".").map((f) => `${folderOf(f)}/${subFolderOf(f)}`),
+    );
+    const unlisted = [...subFolders].filter((dir) => {
+      const [folder, sub] = dir.split("/");
+      return SUB_RANK[folder!]?.[sub!] === undefined;
+    });
+    expect(unlisted).toEqual([]);
+  });
+
+  it("only imports downward between the sub-folders of a folder", () => {
+    const violations: string[] = [];
+    for (const [file, imports] of graph) {
+      const folder = folderOf(file);
+      const ranks = SUB_RANK[folder];
+      if (!ranks) continue;
+      const from = subFolderOf(file);
+      for (const target of imports) {
+        if (!target.startsWith(SRC) || folderOf(target) !== folder) continue;
+        const to = subFolderOf(target);
+        if (to === from) continue;
+        if (!(ranks[to]! > ranks[from]!)) violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it(`keeps at most ${MAX_FILES_SIDE_BY_SIDE} files side by side in a folder`, () => {
+    const crowded: string[] = [];
+    const visit = (dir: string) => {
+      const names = readdirSync(dir);
+      const own = names.filter((name) => !statSync(join(dir, name)).isDirectory());
+      const rel = relative(SRC, dir);
+      if (own.length > MAX_FILES_SIDE_BY_SIDE && !NOT_YET_SPLIT.includes(rel)) crowded.push(`${rel}: ${own.length}`);
+      for (const name of names) if (statSync(join(dir, name)).isDirectory()) visit(join(dir, name));
+    };
+    visit(SRC);
+    expect(crowded).toEqual([]);
   });
 
   it("only the acp folder imports the ACP SDK", () => {

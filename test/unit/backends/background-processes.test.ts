@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createBackgroundProcesses } from "../../../src/backends/background-processes.js";
+import { createBackgroundProcesses } from "../../../src/backends/processes/background-processes.js";
 
 const sh = (script: string) => ({
   file: "/bin/sh",

@@ -5,8 +5,8 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildBwrapArgs } from "../../../src/backends/bwrap-args.js";
-import { checkBwrapAvailable, createBwrapSandboxBackend } from "../../../src/backends/bwrap-sandbox.js";
+import { buildBwrapArgs } from "../../../src/backends/sandbox/bwrap-args.js";
+import { checkBwrapAvailable, createBwrapSandboxBackend } from "../../../src/backends/sandbox/bwrap-sandbox.js";
 import { createProtectedPaths } from "../../../src/gate/protected-paths.js";
 
 const availability = await checkBwrapAvailable();

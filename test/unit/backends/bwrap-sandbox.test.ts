@@ -9,7 +9,7 @@ import {
   checkBwrapAvailable,
   createBwrapSandboxBackend,
   type BwrapSandboxOptions,
-} from "../../../src/backends/bwrap-sandbox.js";
+} from "../../../src/backends/sandbox/bwrap-sandbox.js";
 import { pollUntil } from "../../support/poll.js";
 
 const availability = await checkBwrapAvailable();

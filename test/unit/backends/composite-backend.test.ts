@@ -2,12 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCompositeBackend, InvalidRouteError } from "../../../src/backends/composite-backend.js";
-import { createFilesystemBackend } from "../../../src/backends/filesystem-backend.js";
-import { createLocalShellBackend } from "../../../src/backends/local-shell.js";
+import { createCompositeBackend, InvalidRouteError } from "../../../src/backends/routes/composite-backend.js";
+import { createFilesystemBackend } from "../../../src/backends/local/filesystem-backend.js";
+import { createLocalShellBackend } from "../../../src/backends/local/local-shell.js";
 import { isSandboxBackend } from "../../../src/backends/protocol.js";
-import { buildRouteBackends } from "../../../src/backends/route-config.js";
-import { createStateBackend } from "../../../src/backends/state-backend.js";
+import { buildRouteBackends } from "../../../src/backends/routes/route-config.js";
+import { createStateBackend } from "../../../src/backends/state/state-backend.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import {
   multipleOccurrencesMessage,
   stringNotFoundMessage,
   EMPTY_OLD_STRING_MESSAGE,
-} from "../../../src/backends/edit-semantics.js";
+} from "../../../src/backends/files/edit-semantics.js";
 import type { BackendProtocol } from "../../../src/backends/protocol.js";
 
 // One behavioural contract for every BackendProtocol implementation. A subject provides a backend

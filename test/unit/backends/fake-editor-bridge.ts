@@ -4,7 +4,7 @@ import type {
   EditorTerminal,
   EditorTerminalExit,
   EditorTerminalRequest,
-} from "../../../src/backends/editor-bridge.js";
+} from "../../../src/backends/editor/editor-bridge.js";
 
 // An editor stand-in: files come from unsaved buffers first, then disk; writes "save" to disk.
 // Terminals are scripted: each createTerminal takes the next script (exit after a delay, or hang

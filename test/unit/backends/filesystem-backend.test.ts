@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFilesystemBackend } from "../../../src/backends/filesystem-backend.js";
+import { createFilesystemBackend } from "../../../src/backends/local/filesystem-backend.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFilesystemBackend } from "../../../src/backends/filesystem-backend.js";
-import { nodeFsOps, type FsOps } from "../../../src/backends/path-guard.js";
+import { createFilesystemBackend } from "../../../src/backends/local/filesystem-backend.js";
+import { nodeFsOps, type FsOps } from "../../../src/backends/paths/path-guard.js";
 
 // Virtual mode must keep every operation inside rootDir, whatever path or symlink trick is used.
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { performStringReplacement } from "../../../src/backends/edit-semantics.js";
-import { planGlob } from "../../../src/backends/glob-plan.js";
-import { createLineWindowCollector, windowLines } from "../../../src/backends/line-window.js";
-import { detectMimeType, getMimeType, isTextMimeType, looksBinary } from "../../../src/backends/mime.js";
-import { createOutputBuffer } from "../../../src/backends/output-buffer.js";
-import { searchText } from "../../../src/backends/grep-files.js";
+import { performStringReplacement } from "../../../src/backends/files/edit-semantics.js";
+import { planGlob } from "../../../src/backends/search/glob-plan.js";
+import { createLineWindowCollector, windowLines } from "../../../src/backends/files/line-window.js";
+import { detectMimeType, getMimeType, isTextMimeType, looksBinary } from "../../../src/backends/files/mime.js";
+import { createOutputBuffer } from "../../../src/backends/processes/output-buffer.js";
+import { searchText } from "../../../src/backends/search/grep-files.js";
 
 describe("performStringReplacement", () => {
   it("renders the reference error texts once prefixed by the tool", () => {

@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createLocalShellBackend, type LocalShellBackendOptions } from "../../../src/backends/local-shell.js";
+import { createLocalShellBackend, type LocalShellBackendOptions } from "../../../src/backends/local/local-shell.js";
 import { isSandboxBackend } from "../../../src/backends/protocol.js";
-import { buildShellEnv } from "../../../src/backends/shell-env.js";
+import { buildShellEnv } from "../../../src/backends/processes/shell-env.js";
 import { groupsIn, isRunning, killIfRunning, pidsIn } from "./process-helpers.js";
 
 let dir: string;

@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hostKeyFromBlob } from "../../../src/backends/ssh-connection.js";
-import { createHostTrust } from "../../../src/backends/ssh-host-trust.js";
-import { checkKnownHost, createKnownHostsFile } from "../../../src/backends/ssh-known-hosts.js";
-import { parseRemoteUrl, resolveHost } from "../../../src/backends/ssh-target.js";
+import { hostKeyFromBlob } from "../../../src/backends/ssh/ssh-connection.js";
+import { createHostTrust } from "../../../src/backends/ssh/ssh-host-trust.js";
+import { checkKnownHost, createKnownHostsFile } from "../../../src/backends/ssh/ssh-known-hosts.js";
+import { parseRemoteUrl, resolveHost } from "../../../src/backends/ssh/ssh-target.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import { remoteMentions, selectRemote } from "../../../src/session/remote-workspace.js";
 

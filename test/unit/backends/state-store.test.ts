@@ -2,8 +2,8 @@ import { stat, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createStateBackend, type StateChange } from "../../../src/backends/state-backend.js";
-import { createStoreBackend, InvalidNamespaceError } from "../../../src/backends/store-backend.js";
+import { createStateBackend, type StateChange } from "../../../src/backends/state/state-backend.js";
+import { createStoreBackend, InvalidNamespaceError } from "../../../src/backends/state/store-backend.js";
 
 describe("state backend", () => {
   it("snapshots to plain JSON (bytes as base64) and restores in a fresh backend", async () => {

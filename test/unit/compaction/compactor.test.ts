@@ -4,7 +4,7 @@ import {
   SUMMARY_SYSTEM_PROMPT,
   type CompactorOptions,
 } from "../../../src/turn/compaction/compactor.js";
-import { createStateBackend } from "../../../src/backends/state-backend.js";
+import { createStateBackend } from "../../../src/backends/state/state-backend.js";
 import type { Message } from "../../../src/model/types.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
 import {

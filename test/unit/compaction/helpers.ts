@@ -1,6 +1,6 @@
-import { createCompositeBackend } from "../../../src/backends/composite-backend.js";
-import { createStateBackend, type StateBackend } from "../../../src/backends/state-backend.js";
-import { createAnthropicClient } from "../../../src/model/anthropic.js";
+import { createCompositeBackend } from "../../../src/backends/routes/composite-backend.js";
+import { createStateBackend, type StateBackend } from "../../../src/backends/state/state-backend.js";
+import { createAnthropicClient } from "../../../src/model/providers/anthropic.js";
 import type {
   AssistantMessage,
   Message,

@@ -5,7 +5,7 @@ import {
   createResultOffloader,
   sanitizeToolCallId,
 } from "../../../src/turn/compaction/offload.js";
-import { createStateBackend } from "../../../src/backends/state-backend.js";
+import { createStateBackend } from "../../../src/backends/state/state-backend.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { builtinTools } from "../../../src/tools/registry.js";
 import type { AnyTool, ToolResult } from "../../../src/tools/types.js";

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseCliArgs } from "../../../src/cli/args.js";
-import { createCoreServices } from "../../../src/cli/core-services.js";
-import { createServices } from "../../../src/cli/services.js";
+import { parseCliArgs } from "../../../src/cli/args/args.js";
+import { createCoreServices } from "../../../src/cli/services/core-services.js";
+import { createServices } from "../../../src/cli/services/services.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import { createLogger } from "../../../src/util/logger.js";
 

@@ -9,7 +9,7 @@ import { programsChangedBy } from "../../../src/gate/command-inputs.js";
 import { deniedNameOf } from "../../../src/gate/denied-names.js";
 import { resolveHostExecutionSurfaces } from "../../../src/gate/host-surfaces.js";
 import { subagentModelRefusal } from "../../../src/gate/subagent-model.js";
-import { resolveRealTarget } from "../../../src/backends/real-path.js";
+import { resolveRealTarget } from "../../../src/backends/paths/real-path.js";
 import { compileFileRules } from "../../../src/permissions/file-rules.js";
 
 let root: string;

@@ -5,10 +5,10 @@ import { link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runWithApprovedTargets } from "../../../src/backends/approved-targets.js";
-import { createFilesystemBackend } from "../../../src/backends/filesystem-backend.js";
-import { nodeFsOps, type FsOps } from "../../../src/backends/path-guard.js";
-import { resolveRealTarget } from "../../../src/backends/real-path.js";
+import { runWithApprovedTargets } from "../../../src/backends/paths/approved-targets.js";
+import { createFilesystemBackend } from "../../../src/backends/local/filesystem-backend.js";
+import { nodeFsOps, type FsOps } from "../../../src/backends/paths/path-guard.js";
+import { resolveRealTarget } from "../../../src/backends/paths/real-path.js";
 import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
 import { gateToolCall } from "../../../src/gate/gate.js";
 import { decideMention } from "../../../src/gate/mention.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveLimits } from "../../../src/interpreter/limits.js";
-import { createSandbox, type Sandbox } from "../../../src/interpreter/sandbox.js";
+import { resolveLimits } from "../../../src/interpreter/quickjs/limits.js";
+import { createSandbox, type Sandbox } from "../../../src/interpreter/quickjs/sandbox.js";
 import { bareHost } from "./helpers.js";
 
 // What the model sees for ordinary scripts: results, console lines, errors, syntax handling.

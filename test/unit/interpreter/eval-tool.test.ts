@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createEvalTool as createDefaultEvalTool, type EvalToolOptions } from "../../../src/interpreter/eval-tool.js";
-import { resolveLimits } from "../../../src/interpreter/limits.js";
-import { createWorkerSandboxFactory } from "../../../src/interpreter/worker-client.js";
+import { resolveLimits } from "../../../src/interpreter/quickjs/limits.js";
+import { createWorkerSandboxFactory } from "../../../src/interpreter/worker/worker-client.js";
 import { fakeContext, fakeLs, fakeReadFile, fakeTurn, fakeWriteFile, text } from "./helpers.js";
 
 const limits = resolveLimits({ timeoutMs: 2000 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../../../src/tools/define-tool.js";
-import type { EngineHost } from "../../../src/interpreter/eval-run.js";
+import type { EngineHost } from "../../../src/interpreter/quickjs/eval-run.js";
 import type { AnyTool, SubagentRequest, ToolContext, ToolResult, TurnScope } from "../../../src/tools/types.js";
 import { pollUntil } from "../../support/poll.js";
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_INTERPRETER_LIMITS, limitsFromConfig, resolveLimits } from "../../../src/interpreter/limits.js";
-import { createSandbox, type EngineOutcome } from "../../../src/interpreter/sandbox.js";
+import {
+  DEFAULT_INTERPRETER_LIMITS,
+  limitsFromConfig,
+  resolveLimits,
+} from "../../../src/interpreter/quickjs/limits.js";
+import { createSandbox, type EngineOutcome } from "../../../src/interpreter/quickjs/sandbox.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import { bareHost } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { resolveLimits } from "../../../src/interpreter/limits.js";
+import { resolveLimits } from "../../../src/interpreter/quickjs/limits.js";
 import { interpreterPromptSection } from "../../../src/interpreter/prompt.js";
-import { schemaToTypeScript, toolSignature } from "../../../src/interpreter/signatures.js";
+import { schemaToTypeScript, toolSignature } from "../../../src/interpreter/calls/signatures.js";
 import { fakeLs, fakeReadFile, fakeWriteFile } from "./helpers.js";
 
 describe("TypeScript signatures from JSON Schema", () => {

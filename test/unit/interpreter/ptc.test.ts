@@ -7,8 +7,8 @@ import {
   stripLineNumbers,
   toCamelCase,
   ToolCallBudget,
-} from "../../../src/interpreter/ptc.js";
-import { ConcurrencyLimiter, parseTaskRequest } from "../../../src/interpreter/subagents.js";
+} from "../../../src/interpreter/calls/ptc.js";
+import { ConcurrencyLimiter, parseTaskRequest } from "../../../src/interpreter/calls/subagents.js";
 import { fakeLs, fakeReadFile, fakeWriteFile } from "./helpers.js";
 
 describe("tool names", () => {

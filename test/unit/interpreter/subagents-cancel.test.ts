@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createEvalTool, type EvalToolOptions } from "../../../src/interpreter/eval-tool.js";
-import { resolveLimits } from "../../../src/interpreter/limits.js";
-import { createWorkerSandboxFactory } from "../../../src/interpreter/worker-client.js";
+import { resolveLimits } from "../../../src/interpreter/quickjs/limits.js";
+import { createWorkerSandboxFactory } from "../../../src/interpreter/worker/worker-client.js";
 import type { AnyTool, SubagentRequest, ToolResult } from "../../../src/tools/types.js";
 import { fakeContext, fakeLs, fakeTurn, text, waitFor } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assembleOutput, ConsoleCollector, trimStack } from "../../../src/interpreter/output.js";
-import { transformForEval } from "../../../src/interpreter/transform.js";
+import { assembleOutput, ConsoleCollector, trimStack } from "../../../src/interpreter/quickjs/output.js";
+import { transformForEval } from "../../../src/interpreter/quickjs/transform.js";
 
 describe("transformForEval", () => {
   it("turns top-level let/const into var and leaves nested ones alone", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { EngineHost } from "../../../src/interpreter/eval-run.js";
-import { resolveLimits } from "../../../src/interpreter/limits.js";
-import { createWorkerSandboxFactory } from "../../../src/interpreter/worker-client.js";
+import type { EngineHost } from "../../../src/interpreter/quickjs/eval-run.js";
+import { resolveLimits } from "../../../src/interpreter/quickjs/limits.js";
+import { createWorkerSandboxFactory } from "../../../src/interpreter/worker/worker-client.js";
 import { bareHost } from "./helpers.js";
 
 // The default engine placement: interpreters in a worker thread, tool calls answered by the main thread.

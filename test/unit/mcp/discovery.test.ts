@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { discoverMcpServers, MCP_FLAGS_CONFLICT } from "../../../src/mcp/discovery.js";
-import { fingerprintServer } from "../../../src/mcp/fingerprint.js";
-import { editorServersFromNameValueLists } from "../../../src/mcp/editor-servers.js";
+import { discoverMcpServers, MCP_FLAGS_CONFLICT } from "../../../src/mcp/config/discovery.js";
+import { fingerprintServer } from "../../../src/mcp/config/fingerprint.js";
+import { editorServersFromNameValueLists } from "../../../src/mcp/config/editor-servers.js";
 import { makeTempDir, writeJson } from "./helpers.js";
 
 describe("MCP config discovery and merge", () => {

@@ -5,10 +5,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { editorEntry } from "../../../src/mcp/discovery.js";
-import { fingerprintServer } from "../../../src/mcp/fingerprint.js";
-import type { McpServerEntry, McpSource } from "../../../src/mcp/types.js";
-import { validateServer } from "../../../src/mcp/validate.js";
+import { editorEntry } from "../../../src/mcp/config/discovery.js";
+import { fingerprintServer } from "../../../src/mcp/config/fingerprint.js";
+import type { McpServerEntry, McpSource } from "../../../src/mcp/config/types.js";
+import { validateServer } from "../../../src/mcp/config/validate.js";
 import type { AnyTool, ToolContext, ToolProgress, ToolResult } from "../../../src/tools/types.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, fingerprintServer } from "../../../src/mcp/fingerprint.js";
-import { fnmatch } from "../../../src/mcp/fnmatch.js";
-import { interpolate, lookupFrom, resolveServerDefinition } from "../../../src/mcp/interpolate.js";
-import { applyToolFilter } from "../../../src/mcp/tool-filter.js";
-import { isCoherentlyReadOnly } from "../../../src/mcp/annotations.js";
-import { stdioServerEnvironment } from "../../../src/mcp/environment.js";
+import { canonicalJson, fingerprintServer } from "../../../src/mcp/config/fingerprint.js";
+import { fnmatch } from "../../../src/mcp/config/fnmatch.js";
+import { interpolate, lookupFrom, resolveServerDefinition } from "../../../src/mcp/config/interpolate.js";
+import { applyToolFilter } from "../../../src/mcp/config/tool-filter.js";
+import { isCoherentlyReadOnly } from "../../../src/mcp/servers/annotations.js";
+import { stdioServerEnvironment } from "../../../src/mcp/config/environment.js";
 import { entry } from "./helpers.js";
 
 describe("interpolation", () => {

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createMcpManager, type McpManager, type McpManagerOptions } from "../../../src/mcp/manager.js";
-import { createMcpTrustResolver, type McpTrustDecider } from "../../../src/mcp/trust.js";
-import { createMcpTrustStore } from "../../../src/mcp/trust-store.js";
-import type { McpServerEntry } from "../../../src/mcp/types.js";
+import { createMcpManager, type McpManager, type McpManagerOptions } from "../../../src/mcp/servers/manager.js";
+import { createMcpTrustResolver, type McpTrustDecider } from "../../../src/mcp/trust/trust.js";
+import { createMcpTrustStore } from "../../../src/mcp/trust/trust-store.js";
+import type { McpServerEntry } from "../../../src/mcp/config/types.js";
 import { pollUntil } from "../../support/poll.js";
 import { entry, FIXTURES, findTool, makeTempDir, NODE, processAlive, run, textOf, toolContext } from "./helpers.js";
 

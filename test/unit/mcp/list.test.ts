@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { collectMcpList } from "../../../src/mcp/commands.js";
-import { discoverMcpServers } from "../../../src/mcp/discovery.js";
+import { discoverMcpServers } from "../../../src/mcp/config/discovery.js";
 import { renderMcpList, renderMcpPromptSection, renderMcpStatus } from "../../../src/mcp/render.js";
-import { createMcpTrustResolver } from "../../../src/mcp/trust.js";
-import { createMcpTrustStore } from "../../../src/mcp/trust-store.js";
+import { createMcpTrustResolver } from "../../../src/mcp/trust/trust.js";
+import { createMcpTrustStore } from "../../../src/mcp/trust/trust-store.js";
 import { FIXTURES, makeTempDir, NODE, writeJson } from "./helpers.js";
 
 const FIXTURE = join(FIXTURES, "fixture-server.mjs");

@@ -2,9 +2,13 @@
 // about it: placeholders are shown as written, the names it would receive are listed, and only
 // variables allowed in `[mcp] project_env` (never a model key) are expanded.
 import { describe, expect, it } from "vitest";
-import { environmentExposure, interpolationLookup, stdioServerEnvironment } from "../../../src/mcp/environment.js";
-import { resolveServerDefinition } from "../../../src/mcp/interpolate.js";
-import { describeTrustRequest, trustFingerprint } from "../../../src/mcp/trust.js";
+import {
+  environmentExposure,
+  interpolationLookup,
+  stdioServerEnvironment,
+} from "../../../src/mcp/config/environment.js";
+import { resolveServerDefinition } from "../../../src/mcp/config/interpolate.js";
+import { describeTrustRequest, trustFingerprint } from "../../../src/mcp/trust/trust.js";
 import { entry } from "./helpers.js";
 
 const env = {
@@ -94,7 +98,7 @@ describe("project MCP servers and the user's environment", () => {
 
 describe("remembered approvals of MCP tools", () => {
   it("bind a project server's tools to its source and definition, so a same-named tool never inherits the user's approval", async () => {
-    const { adaptMcpTool } = await import("../../../src/mcp/tool-adapter.js");
+    const { adaptMcpTool } = await import("../../../src/mcp/servers/tool-adapter.js");
     const { decide: gateDecide } = await import("../../../src/gate/decide.js");
     const { createProtectedPaths } = await import("../../../src/gate/protected-paths.js");
     const tool = { name: "create_issue", inputSchema: { type: "object" as const } };

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpManager } from "../../../src/mcp/manager.js";
-import { createMcpTrustResolver } from "../../../src/mcp/trust.js";
-import { createMcpTrustStore } from "../../../src/mcp/trust-store.js";
+import { createMcpManager } from "../../../src/mcp/servers/manager.js";
+import { createMcpTrustResolver } from "../../../src/mcp/trust/trust.js";
+import { createMcpTrustStore } from "../../../src/mcp/trust/trust-store.js";
 import { editorEntry, entry, makeTempDir, run, startEverything, textOf, type RunningServer } from "./helpers.js";
 
 describe("server-everything over Streamable HTTP and SSE on 127.0.0.1", () => {

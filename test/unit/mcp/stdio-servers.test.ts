@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpManager, type McpManager } from "../../../src/mcp/manager.js";
-import { createMcpTrustResolver } from "../../../src/mcp/trust.js";
-import { createMcpTrustStore } from "../../../src/mcp/trust-store.js";
+import { createMcpManager, type McpManager } from "../../../src/mcp/servers/manager.js";
+import { createMcpTrustResolver } from "../../../src/mcp/trust/trust.js";
+import { createMcpTrustStore } from "../../../src/mcp/trust/trust-store.js";
 import type { ToolProgress } from "../../../src/tools/types.js";
 import { entry, EVERYTHING, FILESYSTEM, findTool, makeTempDir, NODE, run, textOf, toolContext } from "./helpers.js";
 import { pollUntil } from "../../support/poll.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAnthropicClient, type AnthropicClientOptions } from "../../../src/model/anthropic.js";
+import { createAnthropicClient, type AnthropicClientOptions } from "../../../src/model/providers/anthropic.js";
 import type { Message } from "../../../src/model/types.js";
 import {
   createFakeModelServer,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findModel, lookupModel, modelPricing, usageCostUsd } from "../../../src/model/catalog.js";
+import { findModel, lookupModel, modelPricing, usageCostUsd } from "../../../src/model/catalog/catalog.js";
 import { parseConfigObject } from "../../../src/config/config-schema.js";
 
 describe("model catalogue", () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { collectModelFacts } from "../../../src/cli/doctor-model.js";
+import { collectModelFacts } from "../../../src/cli/doctor/doctor-model.js";
 
 // `deep-acp doctor` knows every provider: what it reads, what is set (never values), which one was chosen.
 describe("doctor model facts", () => {

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAnthropicClient } from "../../../src/model/anthropic.js";
-import { createOpenAiChatClient } from "../../../src/model/openai-chat.js";
-import { parseSse } from "../../../src/model/sse.js";
+import { createAnthropicClient } from "../../../src/model/providers/anthropic.js";
+import { createOpenAiChatClient } from "../../../src/model/providers/openai-chat.js";
+import { parseSse } from "../../../src/model/wire/sse.js";
 import {
   chunkWords,
   createFakeModelServer,

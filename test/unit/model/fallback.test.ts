@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDeltaReader } from "../../../src/agent/delta-reader.js";
-import { createFallbackClient } from "../../../src/model/fallback.js";
+import { createFallbackClient } from "../../../src/model/client/fallback.js";
 import type { BufferedModelStream, ModelClient, ModelEvent } from "../../../src/model/types.js";
-import { createModelClient } from "../../../src/model/resolve.js";
+import { createModelClient } from "../../../src/model/client/resolve.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
 import { collect, done, instantRetry, request, texts, userText } from "./helpers.js";
 

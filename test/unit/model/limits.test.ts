@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createModelClient } from "../../../src/model/create-client.js";
+import { createModelClient } from "../../../src/model/client/create-client.js";
 import type { ModelEvent } from "../../../src/model/types.js";
 import {
   createFakeModelServer,

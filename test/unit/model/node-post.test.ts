@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { streamSse } from "../../../src/model/http.js";
+import { streamSse } from "../../../src/model/wire/http.js";
 import { ModelApiError } from "../../../src/model/errors.js";
 import { startTestProxy } from "../../support/test-proxy.js";
 

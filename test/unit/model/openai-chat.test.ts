@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAiChatClient, type OpenAiChatClientOptions } from "../../../src/model/openai-chat.js";
+import { createOpenAiChatClient, type OpenAiChatClientOptions } from "../../../src/model/providers/openai-chat.js";
 import { ModelConfigError } from "../../../src/model/errors.js";
 import type { Message } from "../../../src/model/types.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";

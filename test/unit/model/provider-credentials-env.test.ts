@@ -1,8 +1,8 @@
 // Every provider's credential variables are kept out of commands, hooks and MCP servers: the
 // providers table (model/providers.ts) and the lists util/secret-env.ts filters by must agree.
 import { describe, expect, it } from "vitest";
-import { PROVIDERS } from "../../../src/model/providers.js";
-import { buildShellEnv } from "../../../src/backends/shell-env.js";
+import { PROVIDERS } from "../../../src/model/catalog/providers.js";
+import { buildShellEnv } from "../../../src/backends/processes/shell-env.js";
 import { CLOUD_CREDENTIAL_VARS, MODEL_KEY_VARS } from "../../../src/util/secret-env.js";
 
 const credentials = [

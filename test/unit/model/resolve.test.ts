@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findModel, lookupModel } from "../../../src/model/catalog.js";
+import { findModel, lookupModel } from "../../../src/model/catalog/catalog.js";
 import {
   createModelClient,
   listModelChoices,
@@ -7,7 +7,7 @@ import {
   parseModelSpec,
   resolveModelSpec,
   type StoredCredentials,
-} from "../../../src/model/resolve.js";
+} from "../../../src/model/client/resolve.js";
 import { createFakeModelServer, textTurn, type FakeModelServer } from "../../support/fake-model/index.js";
 import { collect, done, request, userText } from "./helpers.js";
 

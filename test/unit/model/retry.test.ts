@@ -6,7 +6,7 @@ import {
   isRetryableStatus,
   parseRetryAfter,
   withRetry,
-} from "../../../src/model/retry.js";
+} from "../../../src/model/wire/retry.js";
 import type { ModelEvent } from "../../../src/model/types.js";
 import { collect, instantRetry } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSse, type SseEvent } from "../../../src/model/sse.js";
+import { parseSse, type SseEvent } from "../../../src/model/wire/sse.js";
 
 function streamOf(chunks: Array<string | Uint8Array>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

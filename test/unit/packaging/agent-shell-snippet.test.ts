@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseCliArgs } from "../../../src/cli/args.js";
-import { runSetup } from "../../../src/cli/setup.js";
+import { parseCliArgs } from "../../../src/cli/args/args.js";
+import { runSetup } from "../../../src/cli/subcommands/setup.js";
 import { EDITORS_DIR } from "./editor-configs.js";
 
 // The agent-shell snippet, loaded by a real Emacs (`emacs --batch`) against a stand-in agent-shell

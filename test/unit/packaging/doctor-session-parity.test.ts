@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { collectDoctorReport } from "../../../src/cli/doctor.js";
+import { collectDoctorReport } from "../../../src/cli/doctor/doctor.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import { userPaths } from "../../../src/config/paths.js";
 import { closeExtensions, createTrustQueue, loadExtensions } from "../../../src/extensions/index.js";

@@ -2,7 +2,12 @@ import { chmod, cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { collectDoctorReport, runDoctor, type DoctorOptions, type DoctorReport } from "../../../src/cli/doctor.js";
+import {
+  collectDoctorReport,
+  runDoctor,
+  type DoctorOptions,
+  type DoctorReport,
+} from "../../../src/cli/doctor/doctor.js";
 import { createHookTrustStore, loadHooksConfig, describeProjectHooks } from "../../../src/hooks/index.js";
 import { createMcpTrustStore, fingerprintServer } from "../../../src/mcp/index.js";
 import { installReviewPlugin } from "./review-plugin.js";

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseCliArgs } from "../../../src/cli/args.js";
-import { credentialsPath, runLogin, runLogout, type LoginOptions } from "../../../src/cli/login.js";
-import { createTerminalPrompter } from "../../../src/cli/terminal-prompter.js";
+import { parseCliArgs } from "../../../src/cli/args/args.js";
+import { credentialsPath, runLogin, runLogout, type LoginOptions } from "../../../src/cli/subcommands/login.js";
+import { createTerminalPrompter } from "../../../src/cli/subcommands/terminal-prompter.js";
 
 const temps: string[] = [];
 afterEach(async () => {

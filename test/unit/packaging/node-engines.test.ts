@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collectNodeFacts } from "../../../src/cli/doctor-system.js";
+import { collectNodeFacts } from "../../../src/cli/doctor/doctor-system.js";
 
 // package.json "engines" claims the Node release lines .ci/run tests on, and no others: the machine's
 // Node 20 runs the whole suite, .ci/node-releases' CI_NODE_VERSIONS the end-to-end tests.

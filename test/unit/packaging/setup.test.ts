@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parse } from "jsonc-parser";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseCliArgs } from "../../../src/cli/args.js";
-import { mergeSettingsEntry } from "../../../src/cli/jsonc-settings.js";
-import { runSetup } from "../../../src/cli/setup.js";
+import { parseCliArgs } from "../../../src/cli/args/args.js";
+import { mergeSettingsEntry } from "../../../src/cli/subcommands/jsonc-settings.js";
+import { runSetup } from "../../../src/cli/subcommands/setup.js";
 import { EDITOR_CONFIGS } from "./editor-configs.js";
 
 const LAUNCH = { command: "/opt/node/bin/node", args: ["/home/me/deep acp/dist/deep-acp.js"] };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import { mcpHookToolName, toHookToolResponse } from "../../../src/hooks/tool-names.js";
 import { createEvalTool } from "../../../src/interpreter/eval-tool.js";
-import { DEFAULT_INTERPRETER_LIMITS } from "../../../src/interpreter/limits.js";
+import { DEFAULT_INTERPRETER_LIMITS } from "../../../src/interpreter/quickjs/limits.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, webFetchTool } from "../../../src/tools/registry.js";
 import type { AnyTool } from "../../../src/tools/types.js";
 import { createTaskTool } from "../../../src/turn/task-tool.js";

@@ -1,5 +1,5 @@
-import { createFilesystemBackend } from "../../../src/backends/filesystem-backend.js";
-import { createLocalShellBackend } from "../../../src/backends/local-shell.js";
+import { createFilesystemBackend } from "../../../src/backends/local/filesystem-backend.js";
+import { createLocalShellBackend } from "../../../src/backends/local/local-shell.js";
 import type { ToolContext, ToolProgress } from "../../../src/tools/types.js";
 import { createTurnScope } from "../../../src/agent/turn-scope.js";
 

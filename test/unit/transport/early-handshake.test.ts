@@ -9,9 +9,9 @@ import { plainSessionNewParams } from "../../../src/acp/early-params.js";
 import { earlySessionNewResult } from "../../../src/acp/early-session.js";
 import { createAcpServer } from "../../../src/acp/server.js";
 import { createStdioTransport } from "../../../src/acp/stdio.js";
-import { parseCliArgs } from "../../../src/cli/args.js";
-import { createCoreServices } from "../../../src/cli/core-services.js";
-import { createServices } from "../../../src/cli/services.js";
+import { parseCliArgs } from "../../../src/cli/args/args.js";
+import { createCoreServices } from "../../../src/cli/services/core-services.js";
+import { createServices } from "../../../src/cli/services/services.js";
 import { createLogger } from "../../../src/util/logger.js";
 import { pollUntil } from "../../support/poll.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStateBackend } from "../../../src/backends/state-backend.js";
+import { createStateBackend } from "../../../src/backends/state/state-backend.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import type { SessionMode } from "../../../src/agent/modes.js";
 import type { ModelClient } from "../../../src/model/types.js";

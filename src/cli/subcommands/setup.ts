@@ -1,0 +1,145 @@
+import { realpathSync } from "node:fs";
+import { copyFile, readFile, realpath, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { writeFileAtomic } from "../../util/atomic-file.js";
+import { errorMessage } from "../../util/errors.js";
+import type { CliOptions } from "../args/args.js";
+import { mergeSettingsEntry } from "./jsonc-settings.js";
+import {
+  AGENT_NAME,
+  EDITORS,
+  editorTarget,
+  type EditorName,
+  type JsonEditor,
+  type LaunchCommand,
+  type SnippetEditor,
+} from "./setup-editors.js";
+
+export type SetupOptions = {
+  /** Default: os.homedir(). Every settings path is under it. */
+  home?: string;
+  /** Default: process.platform (decides where VS Code and Zed keep settings). */
+  platform?: NodeJS.Platform;
+  /** Default: thisInstallation(). */
+  launch?: LaunchCommand;
+  /** Default: process.stdout. */
+  out?: (text: string) => void;
+  /** Usage errors; default: process.stderr. */
+  err?: (text: string) => void;
+  /** Default: process.env (only XDG_CONFIG_HOME is read). */
+  env?: NodeJS.ProcessEnv;
+  /** Default: new Date(); names the backup. */
+  now?: () => Date;
+};
+
+/**
+ * The launch line of the running installation: this Node binary and the real path of the script
+ * (a checkout's dist/, a global install, or npx's cache all resolve to a real deep-acp.js). Using
+ * node's absolute path means the editor needs neither `node` nor `deep-acp` on its PATH.
+ */
+export function thisInstallation(script = process.argv[1], execPath = process.execPath): LaunchCommand {
+  if (!script) throw new Error("cannot tell where this deep-acp is installed (no script path)");
+  return { command: execPath, args: [realpathSync(script)] };
+}
+
+/** `deep-acp setup <editor> [--print] [--dry-run]`. Exit codes: 0 done, 1 refused, 2 usage. */
+export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Promise<number> {
+  const out = options.out ?? ((text: string) => void process.stdout.write(text));
+  const [editor, ...extra] = cli.command.slice(1);
+  if (!editor || extra.length > 0 || !(EDITORS as readonly string[]).includes(editor)) {
+    (options.err ?? ((text: string) => void process.stderr.write(text)))(
+      `deep-acp setup: name one editor: ${EDITORS.join(", ")} (got "${cli.command.slice(1).join(" ")}")\n`,
+    );
+    return 2;
+  }
+  const err = options.err ?? ((text: string) => void process.stderr.write(text));
+  const launch = options.launch ?? thisInstallation();
+  const env = options.env ?? process.env;
+  const target = editorTarget(editor as EditorName, launch, {
+    home: options.home ?? homedir(),
+    platform: options.platform ?? process.platform,
+    ...(env.XDG_CONFIG_HOME ? { xdgConfigHome: env.XDG_CONFIG_HOME } : {}),
+  });
+  // What is printed to paste goes to stdout alone; every word about it goes to stderr.
+  const explain = target.kind === "snippet" || cli.print ? err : out;
+  if (/[\\/]_npx[\\/]/.test(launch.args.join(" "))) {
+    explain(
+      `Note: this deep-acp runs from npx's cache (${launch.args[0]}), which npm may clean; for a lasting path install it (npm i -g deep-acp) or use a checkout.\n\n`,
+    );
+  }
+  if (target.kind === "snippet") return printSnippets(target, out, err);
+  if (cli.print) return printEntry(target, out, err);
+  return writeEntry(target, { dryRun: cli.dryRun, out, now: options.now ?? (() => new Date()) });
+}
+
+/** The snippets' code on stdout (comments in the language's own syntax), where they go on stderr. */
+function printSnippets(target: SnippetEditor, out: (text: string) => void, err: (text: string) => void): number {
+  err(`${target.label}: settings are code, so deep-acp prints them rather than editing your config.\n`);
+  target.snippets.forEach((snippet, i) => {
+    const number = target.snippets.length > 1 ? `${i + 1}. ` : "";
+    err(`${number}${snippet.title}: goes into ${snippet.where}.\n`);
+    out(`${i > 0 ? "\n" : ""}${snippet.code}\n`);
+  });
+  if (target.snippets.length > 1) err("They are printed in that order; paste the one for your plugin.\n");
+  return 0;
+}
+
+function printEntry(target: JsonEditor, out: (text: string) => void, err: (text: string) => void): number {
+  const snippet = JSON.stringify({ [target.group]: { [AGENT_NAME]: target.entry } }, null, 2);
+  err(`${target.label}: merge this into ${target.file}\n`);
+  out(`${snippet}\n`);
+  return 0;
+}
+
+async function writeEntry(
+  target: JsonEditor,
+  run: { dryRun: boolean; out: (text: string) => void; now: () => Date },
+): Promise<number> {
+  const { out } = run;
+  // Follow a symlinked settings file (dotfile managers) so the link survives the rename.
+  const file = await realpath(target.file).catch(() => target.file);
+  let before: string | undefined;
+  try {
+    before = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      out(`Cannot read ${file}: ${errorMessage(error)}. Nothing was written.\n`);
+      return 1;
+    }
+  }
+  const merged = mergeSettingsEntry(before ?? "", target.group, AGENT_NAME, target.entry, target.seed);
+  if (!merged.ok) {
+    out(
+      `${file} is not valid JSON with comments (${merged.error}). Nothing was written; fix the file or merge this by hand:\n\n`,
+    );
+    printEntry(target, out, out);
+    return 1;
+  }
+  const verb = merged.replaced ? "update" : "add";
+  if (merged.text === before) {
+    out(`${target.label}: ${file} already launches this deep-acp; nothing to change.\n`);
+    return 0;
+  }
+  if (run.dryRun) {
+    out(
+      `Dry run: would ${verb} "${AGENT_NAME}" in ${file}${before === undefined ? " (a new file)" : " and keep a backup"}. The file would read:\n\n${merged.text}`,
+    );
+    return 0;
+  }
+  const mode = before === undefined ? 0o644 : (await stat(file)).mode & 0o777;
+  let backup: string | undefined;
+  if (before !== undefined) {
+    backup = `${file}.${stamp(run.now())}.bak`;
+    await copyFile(file, backup);
+  }
+  await writeFileAtomic(file, merged.text, { mode, dirMode: 0o755 });
+  out(
+    `${target.label}: ${merged.replaced ? "updated" : "added"} "${AGENT_NAME}" in ${file}${backup ? ` (backup: ${backup})` : ""}.\n${target.next}\n`,
+  );
+  return 0;
+}
+
+/** A sortable, file-name-safe time: 20261130T182630Z. */
+function stamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+/, "");
+}

@@ -1,0 +1,80 @@
+import { listSessionContainers, removeSessionContainer } from "../../backends/container/session-containers.js";
+import { userPaths } from "../../config/paths.js";
+import type { CliOptions } from "../args/args.js";
+
+export type WorkspacesIo = { stdout: (text: string) => void; stderr: (text: string) => void };
+const defaultIo: WorkspacesIo = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+};
+
+const usage = (io: WorkspacesIo) => {
+  io.stderr("usage: deep-acp workspaces list [--json] | rm ID [--force]\n");
+  return 2;
+};
+
+/** `deep-acp workspaces list [--json] | rm ID [--force]`: the session containers on the engine. */
+export async function runWorkspacesCommand(
+  cli: CliOptions,
+  args: string[],
+  io: WorkspacesIo = defaultIo,
+): Promise<number> {
+  const { stateDir } = userPaths(cli.agent);
+  const [action, id] = args;
+  try {
+    if (action === undefined || action === "list") {
+      const items = await listSessionContainers(stateDir);
+      if (cli.json) {
+        io.stdout(
+          JSON.stringify(
+            items.map((i) => ({ ...i, unapplied: i.unapplied?.map((c) => ({ path: c.path, kind: c.kind })) })),
+            null,
+            2,
+          ) + "\n",
+        );
+        return 0;
+      }
+      if (items.length === 0) io.stdout("No session containers.\n");
+      for (const i of items) {
+        io.stdout(`${i.containerId.slice(0, 12)}  ${i.state}  ${i.url}  ${i.hostRoot}  session ${i.sessionId}\n`);
+        if (i.note) io.stdout(`  ${i.note}\n`);
+        else if (i.unapplied?.length)
+          io.stdout(
+            `  unapplied changes (${i.unapplied.length}): ${i.unapplied.map((c) => `${c.kind} ${c.path}`).join(", ")}\n`,
+          );
+        else if (i.unapplied) io.stdout("  no unapplied changes\n");
+      }
+      return 0;
+    }
+    if (action === "rm") {
+      if (!id) return usage(io);
+      const items = await listSessionContainers(stateDir);
+      const item = items.find((i) => i.sessionId === id || (id.length >= 6 && i.containerId.startsWith(id)));
+      if (!item) {
+        io.stderr(`deep-acp: no session container ${id} (deep-acp workspaces list shows them)\n`);
+        return 1;
+      }
+      if (item.unapplied?.length && !cli.force) {
+        io.stderr(
+          `deep-acp: container ${item.containerId.slice(0, 12)} holds ${item.unapplied.length} unapplied change(s): ${item.unapplied.map((c) => c.path).join(", ")}; apply them (/apply in its session) or rerun with --force\n`,
+        );
+        return 1;
+      }
+      await removeSessionContainer(stateDir, item.sessionId);
+      // A container without a record (made elsewhere, or its record lost) goes by its id all the same.
+      const { loadDocker } = await import("../../backends/container/engine.js");
+      await (
+        await loadDocker()
+      )
+        .getContainer(item.containerId)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
+      io.stdout(`Removed container ${item.containerId.slice(0, 12)} (session ${item.sessionId}).\n`);
+      return 0;
+    }
+    return usage(io);
+  } catch (error) {
+    io.stderr(`deep-acp: ${(error as Error).message}\n`);
+    return 1;
+  }
+}

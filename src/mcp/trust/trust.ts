@@ -1,0 +1,402 @@
+// Decides whether a server may start. User, flag, editor and plugin servers are trusted like the
+// user's own config; project servers (.deepagents/.mcp.json, .mcp.json) are untrusted until the
+// human approves them. The "never" list beats everything, including --trust-project-mcp.
+
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Logger } from "../../util/logger.js";
+import { silentLogger } from "../../util/logger.js";
+import { errorMessage } from "../../util/errors.js";
+import {
+  environmentExposure,
+  isInheritedVariable,
+  mayRead,
+  placeholdersOf,
+  type EnvironmentExposure,
+  type McpEnvPolicy,
+} from "../config/environment.js";
+import { describeDigestChanges } from "../../util/file-digest.js";
+import { fingerprintServer } from "../config/fingerprint.js";
+import { serverScripts, type ServerScripts } from "./script-trust.js";
+import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
+import type { McpServerEntry, McpSource, McpTransport } from "../config/types.js";
+import { UNTRUSTED_SOURCES } from "../config/types.js";
+
+export type McpTrustDecision = "allow_once" | "allow_always" | "reject" | "never";
+
+export type McpTrustState =
+  /** Not a project server. */
+  | "trusted"
+  /** A saved approval matches this exact definition. */
+  | "approved"
+  /** Allowed for this session only. */
+  | "approved-once"
+  /** Allowed by --trust-project-mcp for this run. */
+  | "flag"
+  /** On the persisted "never" list. */
+  | "denied"
+  /** Rejected in this session. */
+  | "rejected"
+  /** Needs a decision; headless runs skip it. */
+  | "pending";
+
+export type McpTrustVerdict = { state: McpTrustState; allowed: boolean; reason: string };
+
+/** What the approval dialog must show: where the server came from and exactly what it runs. */
+export type McpTrustRequest = {
+  name: string;
+  source: McpSource;
+  /** The config file that defines the server. */
+  origin: string;
+  projectRoot: string;
+  transport: McpTransport | "unknown";
+  /** stdio: the command and arguments as written (placeholders unexpanded: they are not secrets). */
+  command?: string;
+  args?: string[];
+  /** stdio: names of the environment variables it sets. */
+  envNames?: string[];
+  /** stdio: its `env` as written. */
+  env?: Record<string, string>;
+  /** http/sse: the URL as written. */
+  url?: string;
+  /** http/sse: header names. */
+  headerNames?: string[];
+  /** http/sse: its headers as written. */
+  headers?: Record<string, string>;
+  oauth?: boolean;
+  /** Which of the user's environment variables it would receive (names only). */
+  exposure: EnvironmentExposure;
+  /** What an approval is bound to: the definition plus the allowlisted variables it reads. */
+  fingerprint: string;
+  /** A saved approval exists for this name, but for a different definition or different scripts. */
+  changed: boolean;
+  /** Project files the server runs, covered by an approval; and why others cannot be told. */
+  scripts?: ServerScripts;
+  /** What changed since the last approval, when known ("tools/server.mjs changed"). */
+  changes?: string[];
+  /** Dialog title, e.g. `Start project MCP server "db"?`. */
+  title: string;
+  /** Multi-line plain text with everything above, for the dialog body. */
+  detail: string;
+};
+
+/**
+ * Shows the request to the human and returns the choice. Resolve `"cancelled"` when the dialog
+ * was dismissed or `signal` aborted: the server stays off and is asked about again next time.
+ */
+export type McpTrustDecider = (
+  request: McpTrustRequest,
+  signal: AbortSignal,
+) => Promise<McpTrustDecision | "cancelled">;
+
+export interface McpTrustResolver {
+  /** The verdict without asking anybody. */
+  check(entry: McpServerEntry): Promise<McpTrustVerdict>;
+  /** Like `check`, but a pending project server is put to `decide` (one dialog at a time). */
+  resolve(entry: McpServerEntry, signal?: AbortSignal): Promise<McpTrustVerdict>;
+  /** Applies a decision made elsewhere (the dialog, a slash command). */
+  record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict>;
+  request(entry: McpServerEntry): Promise<McpTrustRequest>;
+  readonly projectRoot: string;
+}
+
+export type McpTrustResolverOptions = {
+  store: McpTrustStore;
+  /** Project root the approvals are bound to (findProjectRoot(cwd)); resolved through symlinks. */
+  projectRoot: string;
+  /** --trust-project-mcp for this run; never persisted and beaten by the "never" list. Default: false. */
+  trustProjectServers?: boolean;
+  /** The editor dialog; absent in headless runs, where pending servers are skipped. */
+  decide?: McpTrustDecider;
+  /** Where `${VAR}` values come from (names shown in the dialog). Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** config.toml `[mcp] project_env`. Default: nothing beyond the base variables. */
+  envPolicy?: McpEnvPolicy;
+  /** Default: silent. */
+  logger?: Logger;
+};
+
+export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTrustResolver {
+  const projectRoot = canonicalRoot(options.projectRoot);
+  const logger = options.logger ?? silentLogger;
+  // Session memory: `name\0fingerprint` of definitions allowed once or rejected in this session.
+  const allowedOnce = new Set<string>();
+  const rejected = new Set<string>();
+  let dialogs: Promise<unknown> = Promise.resolve();
+  const env = options.env ?? process.env;
+  const policy = options.envPolicy ?? { projectEnv: [] };
+  // What an approval is bound to: the definition and the allowlisted variables it reads, and the
+  // bytes of the project files it runs (without any, the plain definition fingerprint).
+  type Bound = { fingerprint: string; definition: string; scripts: ServerScripts };
+  const boundOf = async (entry: McpServerEntry): Promise<Bound> => {
+    const definition = trustFingerprint(entry, policy);
+    const scripts = UNTRUSTED_SOURCES.has(entry.source)
+      ? await serverScripts(entry, projectRoot)
+      : { digests: {}, undetermined: [] };
+    return { fingerprint: boundFingerprint(definition, scripts), definition, scripts };
+  };
+  // Keyed by source too: a definition allowed in one file says nothing about another file's.
+  const key = (entry: McpServerEntry, bound: Bound) => `${entry.source}\0${entry.name}\0${bound.fingerprint}`;
+
+  async function verdictFrom(entry: McpServerEntry, snapshot: McpTrustSnapshot): Promise<McpTrustVerdict> {
+    if (!UNTRUSTED_SOURCES.has(entry.source))
+      return { state: "trusted", allowed: true, reason: `${entry.source} config` };
+    const bound = await boundOf(entry);
+    const mine = (row: { projectRoot: string; name: string }) =>
+      row.projectRoot === projectRoot && row.name === entry.name;
+    if (snapshot.denied.some(mine)) return { state: "denied", allowed: false, reason: "on the never-allow list" };
+    if (rejected.has(key(entry, bound)))
+      return { state: "rejected", allowed: false, reason: "rejected for this session" };
+    if (allowedOnce.has(key(entry, bound)))
+      return { state: "approved-once", allowed: true, reason: "allowed for this session" };
+    if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === bound.fingerprint)) {
+      return { state: "approved", allowed: true, reason: "approved" };
+    }
+    if (snapshot.error) {
+      return {
+        state: "pending",
+        allowed: false,
+        reason: `trust store unreadable (${snapshot.error}); project servers need approval`,
+      };
+    }
+    if (options.trustProjectServers) return { state: "flag", allowed: true, reason: "--trust-project-mcp" };
+    const changed = snapshot.approvals.some(mine);
+    return {
+      state: "pending",
+      allowed: false,
+      reason: changed
+        ? "definition or the files it runs changed since it was approved"
+        : "project server not approved (approve it in the editor or pass --trust-project-mcp)",
+    };
+  }
+
+  async function request(entry: McpServerEntry): Promise<McpTrustRequest> {
+    const [snapshot, bound] = await Promise.all([options.store.load(), boundOf(entry)]);
+    const earlier = snapshot.approvals.find(
+      (row) => row.projectRoot === projectRoot && row.name === entry.name && row.fingerprint !== bound.fingerprint,
+    );
+    const changes: string[] = [];
+    if (earlier?.definition && earlier.definition !== bound.definition) changes.push("the definition changed");
+    if (earlier?.scripts) changes.push(...describeDigestChanges(earlier.scripts, bound.scripts.digests));
+    return describeTrustRequest(entry, projectRoot, earlier !== undefined, {
+      env,
+      policy,
+      scripts: bound.scripts,
+      changes,
+    });
+  }
+
+  async function record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict> {
+    const persist = async (write: () => Promise<void>) => {
+      try {
+        await write();
+      } catch (error) {
+        logger.warn(`could not save MCP trust decision for "${entry.name}"`, errorMessage(error));
+      }
+    };
+    const bound = await boundOf(entry);
+    const id = key(entry, bound);
+    switch (decision) {
+      case "allow_once":
+        rejected.delete(id);
+        allowedOnce.add(id);
+        break;
+      case "allow_always":
+        rejected.delete(id);
+        // Also remembered for the session, so a store that cannot be written still lets it run now.
+        allowedOnce.add(id);
+        // Definitions that run no project file are stored as before (the fingerprint dcode stores too).
+        await persist(() =>
+          options.store.approve(
+            projectRoot,
+            entry.name,
+            bound.fingerprint,
+            Object.keys(bound.scripts.digests).length === 0
+              ? {}
+              : { definition: bound.definition, scripts: bound.scripts.digests },
+          ),
+        );
+        break;
+      case "reject":
+        allowedOnce.delete(id);
+        rejected.add(id);
+        break;
+      case "never":
+        allowedOnce.delete(id);
+        rejected.add(id);
+        await persist(() => options.store.deny(projectRoot, entry.name));
+        break;
+    }
+    return verdictFrom(entry, await options.store.load());
+  }
+
+  async function check(entry: McpServerEntry): Promise<McpTrustVerdict> {
+    if (!UNTRUSTED_SOURCES.has(entry.source)) return verdictFrom(entry, { approvals: [], denied: [] });
+    return verdictFrom(entry, await options.store.load());
+  }
+
+  async function resolveOne(entry: McpServerEntry, signal?: AbortSignal): Promise<McpTrustVerdict> {
+    const first = await check(entry);
+    if (first.state !== "pending" || !options.decide) return first;
+    const decide = options.decide;
+    const turn = dialogs.then(async () => {
+      // Another dialog may have settled this server (same definition listed twice, or a reload).
+      const again = await check(entry);
+      if (again.state !== "pending") return again;
+      if (signal?.aborted) return again;
+      const choice = await decide(await request(entry), signal ?? new AbortController().signal).catch(
+        (error: unknown) => {
+          logger.warn(`MCP trust dialog for "${entry.name}" failed`, errorMessage(error));
+          return "cancelled" as const;
+        },
+      );
+      if (choice === "cancelled") return { ...again, reason: "approval dialog dismissed" };
+      return record(entry, choice);
+    });
+    dialogs = turn.catch(() => undefined);
+    return turn;
+  }
+
+  return { check, resolve: resolveOne, record, request, projectRoot };
+}
+
+/**
+ * The approval fingerprint: the definition as written, plus the names of the variables only
+ * `[mcp] project_env` lets it read, so allowing a new variable later asks again. Without such
+ * variables it is the plain definition fingerprint (the one dcode stores too).
+ */
+export function trustFingerprint(entry: McpServerEntry, policy: McpEnvPolicy): string {
+  const extra = entry.definition
+    ? placeholdersOf(entry.definition)
+        .map((p) => p.name)
+        .filter((name) => mayRead(entry, name, policy) && !isInheritedVariable(name))
+        .sort()
+    : [];
+  return extra.length === 0
+    ? entry.fingerprint
+    : fingerprintServer({ definition: entry.raw ?? null, allowedVariables: extra });
+}
+
+/** The definition's fingerprint with the scripts' digests, or the definition's alone when it runs none. */
+function boundFingerprint(definition: string, scripts: ServerScripts | undefined): string {
+  const digests = scripts?.digests ?? {};
+  return Object.keys(digests).length === 0 ? definition : fingerprintServer({ definition, scripts: digests });
+}
+
+export type DescribeContext = {
+  env: Readonly<Record<string, string | undefined>>;
+  policy: McpEnvPolicy;
+  /** The project files it runs (project servers). */
+  scripts?: ServerScripts;
+  /** What changed since the last approval, when known. */
+  changes?: string[];
+};
+
+export function describeTrustRequest(
+  entry: McpServerEntry,
+  projectRoot: string,
+  changed: boolean,
+  context: DescribeContext = { env: {}, policy: { projectEnv: [] } },
+): McpTrustRequest {
+  const raw = (typeof entry.raw === "object" && entry.raw !== null ? entry.raw : {}) as Record<string, unknown>;
+  const definition = entry.definition;
+  const exposure = environmentExposure(entry, context.env, context.policy);
+  const base = {
+    name: entry.name,
+    source: entry.source,
+    origin: entry.origin,
+    projectRoot,
+    fingerprint: boundFingerprint(trustFingerprint(entry, context.policy), context.scripts),
+    changed,
+    exposure,
+    ...(context.scripts ? { scripts: context.scripts } : {}),
+    ...(context.changes?.length ? { changes: context.changes } : {}),
+  };
+  const lines = [`Defined in: ${entry.origin}`];
+  let request: McpTrustRequest;
+  if (definition?.transport === "stdio") {
+    const envNames = Object.keys(definition.env);
+    lines.push(`Runs: ${[definition.command, ...definition.args].map(quoteArg).join(" ")}`);
+    if (envNames.length > 0) {
+      lines.push("Sets environment:");
+      for (const [name, value] of Object.entries(definition.env)) lines.push(`  ${name}=${value}`);
+    }
+    request = {
+      ...base,
+      transport: "stdio",
+      command: definition.command,
+      args: definition.args,
+      envNames,
+      env: { ...definition.env },
+      title: "",
+      detail: "",
+    };
+  } else if (definition) {
+    const headerNames = Object.keys(definition.headers);
+    lines.push(`Connects to: ${definition.url} (${definition.transport === "sse" ? "SSE" : "Streamable HTTP"})`);
+    if (headerNames.length > 0) {
+      lines.push("Sends headers:");
+      for (const [name, value] of Object.entries(definition.headers)) lines.push(`  ${name}: ${value}`);
+    }
+    if (definition.auth) lines.push("Authentication: OAuth");
+    request = {
+      ...base,
+      transport: definition.transport,
+      url: definition.url,
+      headerNames,
+      headers: { ...definition.headers },
+      oauth: definition.auth === "oauth",
+      title: "",
+      detail: "",
+    };
+  } else {
+    lines.push(`Definition: ${JSON.stringify(Object.keys(raw))} (invalid)`);
+    request = { ...base, transport: "unknown", title: "", detail: "" };
+  }
+  const scripts = context.scripts;
+  const files = Object.keys(scripts?.digests ?? {}).sort();
+  if (files.length > 0) lines.push(`Project files it runs (any change asks again): ${files.join(", ")}`);
+  if (scripts?.undetermined.length)
+    lines.push(
+      `Which files it runs cannot be determined (${scripts.undetermined.join("; ")}): an approval covers the definition as written, not what it loads.`,
+    );
+  lines.push(...exposureLines(exposure));
+  const known = context.changes ?? [];
+  const changedFiles = known.filter((change) => change !== "the definition changed");
+  // An approval stored before scripts were covered says only that something changed.
+  if (changed && (known.length === 0 || changedFiles.length < known.length))
+    lines.push("The definition changed since you last approved this server.");
+  if (changedFiles.length > 0) lines.push(`Asked again because: ${changedFiles.join("; ")}.`);
+  lines.push(`Project: ${projectRoot}`);
+  request.title = `Start project MCP server "${entry.name}"?`;
+  request.detail = lines.join("\n");
+  return request;
+}
+
+/** "Receives from your environment: ..." lines: names only, never values. */
+function exposureLines(exposure: EnvironmentExposure): string[] {
+  const lines = [
+    `Receives from your environment: ${exposure.receives.length > 0 ? exposure.receives.join(", ") : "none of your variables"}`,
+  ];
+  if (exposure.inherits.length > 0) lines.push(`Also inherits: ${exposure.inherits.join(", ")}`);
+  for (const item of exposure.withheld) {
+    lines.push(
+      `Not given: ${item.name} (${item.reason})${item.hasDefault ? "; its default is used" : "; the server will not start"}`,
+    );
+  }
+  return lines;
+}
+
+function quoteArg(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./${}-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Approvals bind to the real path, so a symlinked checkout does not get a second identity. */
+export function canonicalRoot(projectRoot: string): string {
+  const absolute = resolve(projectRoot);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}
