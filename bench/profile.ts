@@ -1,6 +1,7 @@
 // `npm run profile -- [startup|load|stream|tool] [cpu|heap]`: runs the built agent once under V8's
 // profiler and leaves the profile in .profiles/ (git-ignored; open it in Chrome DevTools > Performance /
 // Memory, or https://www.speedscope.app). `startup` drives initialize + session/new in an empty HOME;
+// `first` also sends a prompt the moment session/new is answered and stops at its model request;
 // `load` seeds the sessions bench's 2,000-message session and drives session/list + session/load;
 // `stream` relays the stream bench's 20,000-word burst 20 times, `paced` its paced stream (1,000 chunks
 // 2 ms apart) 5 times; `tool` runs 200 read_file round trips.
@@ -16,8 +17,8 @@ import { twentyThousandWords } from "./stream.bench.js";
 const BINARY = resolve(import.meta.dirname, "../dist/deep-acp.js");
 const OUT = resolve(import.meta.dirname, "../.profiles");
 const [scenario = "startup", kind = "cpu"] = process.argv.slice(2);
-if (!["startup", "load", "stream", "paced", "tool"].includes(scenario) || !["cpu", "heap"].includes(kind)) {
-  process.stderr.write("usage: npm run profile -- [startup|load|stream|paced|tool] [cpu|heap]\n");
+if (!["startup", "first", "load", "stream", "paced", "tool"].includes(scenario) || !["cpu", "heap"].includes(kind)) {
+  process.stderr.write("usage: npm run profile -- [startup|first|load|stream|paced|tool] [cpu|heap]\n");
   process.exit(2);
 }
 
@@ -57,7 +58,20 @@ try {
   };
   await ask(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
   if (scenario === "startup") await ask(2, "session/new", { cwd: project, mcpServers: [] });
-  else if (scenario !== "load") {
+  else if (scenario === "first") {
+    await ask(2, "session/new", { cwd: project, mcpServers: [] });
+    const { sessionId } = (await agent.next((m) => m.id === 2)).result;
+    const requested = model.waitForRequests(1);
+    agent.send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "session/prompt",
+      params: { sessionId, prompt: [{ type: "text", text: "hi" }] },
+    });
+    await requested;
+    process.stderr.write(`model request at ${round(performance.now() - start)} ms\n`);
+    await agent.next((m) => m.id === 3 && !m.method);
+  } else if (scenario !== "load") {
     agent.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: project, mcpServers: [] } });
     const sessionId = (await agent.next((m) => m.id === 2)).result.sessionId;
     const prompt = (id: number, words: string) => {

@@ -18,7 +18,8 @@ export type QuotaPool = { id: string; label: string; state?: "available" | "exha
 /** A limit that ended a request: what to tell the user, and when it lifts if the provider said. */
 export type LimitHit = { message: string; resetsAt?: string; pool?: QuotaPool };
 
-type Headers = { get(name: string): string | null };
+/** What is read of a response's headers: a fetch `Headers` has it, and node-post.ts gives it without one. */
+export type ResponseHeaders = { get(name: string): string | null };
 
 /** A meter at or past this share is a warning. */
 const WARNING_PERCENT = 80;
@@ -59,7 +60,7 @@ function pool(id: string, label: string, meters: QuotaMeter[]): QuotaPool | unde
 }
 
 /** `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}` (reset: RFC 3339). */
-export function anthropicLimits(headers: Headers): QuotaPool | undefined {
+export function anthropicLimits(headers: ResponseHeaders): QuotaPool | undefined {
   const meters: QuotaMeter[] = [];
   for (const id of Object.keys(METERS)) {
     const prefix = `anthropic-ratelimit-${id}`;
@@ -72,7 +73,7 @@ export function anthropicLimits(headers: Headers): QuotaPool | undefined {
 }
 
 /** `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (reset: a duration such as "6m0s" or "20ms"). */
-export function openAiLimits(headers: Headers, label: string, now: Date): QuotaPool | undefined {
+export function openAiLimits(headers: ResponseHeaders, label: string, now: Date): QuotaPool | undefined {
   const meters: QuotaMeter[] = [];
   for (const id of ["requests", "tokens"]) {
     const reset = parseDuration(headers.get(`x-ratelimit-reset-${id}`));

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { silentLogger, type Logger } from "../../util/logger.js";
 import { lookupModel } from "../catalog/catalog.js";
 import { ModelApiError, ModelConfigError, parseStreamJson } from "../errors.js";
-import { openAiLimits, type QuotaPool } from "../limits.js";
+import { openAiLimits, type QuotaPool, type ResponseHeaders } from "../limits.js";
 import { joinUrl, streamSse, transportOf, type FetchLike } from "../wire/http.js";
 import { toChatMessages, toChatTools } from "./openai-messages.js";
 import { isRetryableStatus, type RetryOptions } from "../wire/retry.js";
@@ -108,7 +108,7 @@ export function createOpenAiChatClient(options: OpenAiChatClientOptions): ModelC
   async function* attempt(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ModelEvent[]> {
     const assembler = createChatAssembler(label);
     let pool: QuotaPool | undefined;
-    const limits = { fromHeaders: (h: Headers, now: Date) => openAiLimits(h, label, now) };
+    const limits = { fromHeaders: (h: ResponseHeaders, now: Date) => openAiLimits(h, label, now) };
     const onLimits = (found: QuotaPool) => void (pool = found);
     for await (const batch of streamSse({
       ...transport,

@@ -3,7 +3,7 @@ import { silentLogger } from "../../util/logger.js";
 import type { CommonClientOptions } from "../wire/client-options.js";
 import { ModelApiError, parseStreamJson } from "../errors.js";
 import { streamAttempts } from "../wire/flatten.js";
-import { openAiLimits, type QuotaPool } from "../limits.js";
+import { openAiLimits, type QuotaPool, type ResponseHeaders } from "../limits.js";
 import { joinUrl, streamSse, transportOf } from "../wire/http.js";
 import { toResponsesInput, toResponsesTools } from "./responses-messages.js";
 import { isRetryableStatus } from "../wire/retry.js";
@@ -57,7 +57,7 @@ export function createOpenAiResponsesClient(options: OpenAiResponsesClientOption
     const assembler = createResponsesAssembler();
     const authHint = "check OPENAI_API_KEY or the key stored by deep-acp login";
     let pool: QuotaPool | undefined;
-    const limits = { fromHeaders: (h: Headers, now: Date) => openAiLimits(h, LABEL, now) };
+    const limits = { fromHeaders: (h: ResponseHeaders, now: Date) => openAiLimits(h, LABEL, now) };
     const onLimits = (found: QuotaPool) => void (pool = found);
     const request = { ...transport, url, headers, body, signal, label: LABEL, authHint, limits, onLimits };
     for await (const batch of streamSse(request)) {

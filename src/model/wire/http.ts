@@ -4,11 +4,11 @@ import { isRetryableStatus, parseRetryAfter } from "./retry.js";
 import type { ProxyEnv } from "../../web/proxy.js";
 import { postWithNode, type PostResponse } from "./node-post.js";
 import { parseSseBatches, type ByteReader, type SseEvent } from "./sse.js";
-import { describeLimitHit, resetOf, type QuotaPool } from "../limits.js";
+import { describeLimitHit, resetOf, type QuotaPool, type ResponseHeaders } from "../limits.js";
 
 /** How a provider reports its limits: in response headers, and (Gemini) in a 429's body. */
 export type LimitReader = {
-  fromHeaders?: (headers: Headers, now: Date) => QuotaPool | undefined;
+  fromHeaders?: (headers: ResponseHeaders, now: Date) => QuotaPool | undefined;
   fromErrorBody?: (body: string, now: Date) => { pool?: QuotaPool; retryAfterMs?: number } | undefined;
 };
 
@@ -151,7 +151,7 @@ export async function* streamSse(request: SseRequest): AsyncGenerator<SseEvent[]
 
 export function httpError(
   status: number,
-  headers: Headers,
+  headers: ResponseHeaders,
   bodyText: string,
   label: string,
   limits?: LimitReader,

@@ -3,6 +3,7 @@ import { request as httpsRequest } from "node:https";
 import { bareHost, type ProxyEnv } from "../../web/proxy.js";
 import { basicAuth } from "../../web/proxy-tunnel.js";
 import { modelProxyFor, tunnellingAgentFor } from "./proxy-route.js";
+import type { ResponseHeaders } from "../limits.js";
 import type { ByteReader, ByteReadResult } from "./sse.js";
 
 // The model streams' POST over node:http(s), used when no fetch is injected. Global fetch costs
@@ -14,7 +15,7 @@ import type { ByteReader, ByteReadResult } from "./sse.js";
 /** The part of a fetch Response that postForStream uses. */
 export type PostResponse = {
   status: number;
-  headers: Headers;
+  headers: ResponseHeaders;
   text(): Promise<string>;
   /** The body's reader; call once. */
   reader(): ByteReader;
@@ -95,20 +96,29 @@ function openRequest(url: URL, headers: OutgoingHttpHeaders, env: ProxyEnv): Cli
 }
 
 function wrap(response: IncomingMessage, signal: AbortSignal): PostResponse {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
   return {
     status: response.statusCode ?? 0,
-    headers,
+    headers: headersOf(response),
     text: async () => {
       const parts: Buffer[] = [];
       for await (const part of response) parts.push(part as Buffer);
       return Buffer.concat(parts).toString("utf8");
     },
     reader: () => readerOf(response, signal),
+  };
+}
+
+/**
+ * The response's headers as `Headers.get` reads them (names in any case; repeated ones joined with
+ * ", "), without a `Headers`: in Node 20 the first one made loads all of undici (~25-50 ms of CPU),
+ * which landed between a cold start's first model response and its first streamed word.
+ */
+function headersOf(response: IncomingMessage): ResponseHeaders {
+  return {
+    get: (name) => {
+      const value = response.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { errorMessage, isAbortError } from "../../util/errors.js";
 import { silentLogger, type Logger } from "../../util/logger.js";
 import { ModelApiError } from "../errors.js";
 import type { ModelEvent } from "../types.js";
+import type { ResponseHeaders } from "../limits.js";
 
 export type RetryOptions = {
   /** Retries after the first attempt. Default 4. */
@@ -23,7 +24,7 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /** `retry-after-ms` (milliseconds) or `retry-after` (seconds or HTTP date), if present and sane. */
-export function parseRetryAfter(headers: Headers, now = Date.now()): number | undefined {
+export function parseRetryAfter(headers: ResponseHeaders, now = Date.now()): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "") {
     const value = Number(ms);

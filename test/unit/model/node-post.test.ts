@@ -1,5 +1,10 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { streamSse } from "../../../src/model/wire/http.js";
 import { ModelApiError } from "../../../src/model/errors.js";
@@ -87,6 +92,39 @@ describe("node:http transport", () => {
       accept: "text/event-stream",
       "content-length": String(Buffer.byteLength(server.seen[0]!.body)),
     });
+  });
+
+  it("reads a stream and its headers without loading fetch's HTTP client (undici)", async () => {
+    // In Node 20 the first Headers, Response or fetch loads all of undici (~25-50 ms of CPU): on a
+    // cold start that sat between the first model response and the first word the editor shows.
+    const dir = await mkdtemp(join(tmpdir(), "deep-acp-node-post-"));
+    const script = join(dir, "read.mts");
+    await writeFile(
+      script,
+      `import { createServer } from "node:http";
+import { streamSse } from ${JSON.stringify(resolve(import.meta.dirname, "../../../src/model/http.ts"))};
+const server = createServer((_request, response) => {
+  response.writeHead(500, { "content-type": "application/json", "X-Should-Retry": "false" });
+  response.end('{"error":{"message":"no"}}');
+});
+await new Promise((done) => server.listen(0, "127.0.0.1", done));
+const request = { headers: {}, body: {}, signal: new AbortController().signal, label: "Test API", proxyEnv: {} };
+const error = await (async () => {
+  for await (const _ of streamSse({ ...request, url: "http://127.0.0.1:" + server.address().port })) return undefined;
+})().catch((e) => e);
+server.close();
+console.log(JSON.stringify({ retryable: error?.retryable, undici: process.moduleLoadList.filter((m) => m.includes("undici")) }));
+`,
+    );
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", script], {
+        cwd: resolve(import.meta.dirname, "../../.."),
+      });
+      // x-should-retry read whatever the case the server wrote it in.
+      expect(JSON.parse(stdout)).toEqual({ retryable: false, undici: [] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("turns an error status into a ModelApiError with the server's message and Retry-After", async () => {
