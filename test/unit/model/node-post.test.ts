@@ -10,7 +10,7 @@ import { streamSse } from "../../../src/model/wire/http.js";
 import { ModelApiError } from "../../../src/model/errors.js";
 import { startTestProxy } from "../../support/test-proxy.js";
 
-// The model streams' default transport (node:http, src/model/node-post.ts) against real local
+// The model streams' default transport (node:http, src/model/wire/node-post.ts) against real local
 // servers: what reaches the server, what the caller reads, and what happens on abort and redirects.
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -102,7 +102,7 @@ describe("node:http transport", () => {
     await writeFile(
       script,
       `import { createServer } from "node:http";
-import { streamSse } from ${JSON.stringify(resolve(import.meta.dirname, "../../../src/model/http.ts"))};
+import { streamSse } from ${JSON.stringify(resolve(import.meta.dirname, "../../../src/model/wire/http.ts"))};
 const server = createServer((_request, response) => {
   response.writeHead(500, { "content-type": "application/json", "X-Should-Retry": "false" });
   response.end('{"error":{"message":"no"}}');
