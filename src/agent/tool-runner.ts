@@ -11,13 +11,13 @@ import type {
 import { errorMessage, isAbortError } from "../util/errors.js";
 import type { Mutex } from "../util/mutex.js";
 import { runWithApprovedTargets } from "../backends/approved-targets.js";
-import type { ApprovalMemory } from "../gate/approval-memory.js";
-import type { GateDecision } from "../gate/decide.js";
-import { forgetCommandsChangedBy, gateToolCall, type GatePolicy } from "../gate/gate.js";
-import type { ApprovalOutcome, Approver } from "./approver.js";
+import type { ApprovalMemory } from "../gate/memory/approval-memory.js";
+import type { GateDecision } from "../gate/decide/decide.js";
+import { forgetCommandsChangedBy, gateToolCall, type GatePolicy } from "../gate/call/gate.js";
+import type { ApprovalOutcome, Approver } from "../gate/call/approver.js";
 import type { AgentEventSink } from "./events.js";
 import type { AgentHooks, HookedToolCall } from "./hooks.js";
-import type { SessionMode } from "./modes.js";
+import type { SessionMode } from "../gate/decide/modes.js";
 import {
   emitSystemMessages,
   liveTerminalFor,

@@ -1,6 +1,6 @@
 import { runWithApprovedTargets } from "../backends/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
-import { decideRestore, type RestoreScope } from "../gate/restore.js";
+import { decideRestore, type RestoreScope } from "../gate/seams/restore.js";
 import { errorMessage } from "../util/errors.js";
 import type { SessionRecord } from "./restore.js";
 

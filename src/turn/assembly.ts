@@ -1,5 +1,5 @@
 import { arch, platform } from "node:os";
-import type { SessionMode } from "../agent/modes.js";
+import type { SessionMode } from "../gate/decide/modes.js";
 import { buildSystemPrompt, type ClientSystemPrompt } from "./system-prompt.js";
 import { createTaskTool } from "./task-tool.js";
 import type { DeepAcpConfig } from "../config/config-file.js";

@@ -1,6 +1,6 @@
 import { runWithApprovedTargets } from "../backends/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
-import type { MentionDecision } from "../gate/mention.js";
+import type { MentionDecision } from "../gate/seams/mention.js";
 import type { UserContent, UserMessage } from "../model/types.js";
 
 // A prompt as the session sees it: ACP's content blocks already resolved to absolute paths by acp/,

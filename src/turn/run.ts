@@ -13,7 +13,7 @@ import { createResultOffloader } from "./compaction/offload.js";
 import { createHookBridge } from "./hook-bridge.js";
 import { promptText, resolvePrompt, type PromptBlock } from "./prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
-import { decideMention } from "../gate/mention.js";
+import { decideMention } from "../gate/seams/mention.js";
 
 /** Who decides whether a tool call may run: the gate's one seam into a turn. */
 export type TurnGate = Pick<ToolCallSeams, "approver" | "memory" | "gatePolicy">;

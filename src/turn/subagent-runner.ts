@@ -3,7 +3,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { TurnOptions } from "../agent/loop.js";
 import { runTurn } from "../agent/loop.js";
 import { hookFeedbackText, type HookEngine } from "../hooks/index.js";
-import { subagentModelRefusal } from "../gate/subagent-model.js";
+import { subagentModelRefusal } from "../gate/seams/subagent-model.js";
 import type { AssistantMessage, Message, ModelClient, ProviderName } from "../model/types.js";
 import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool, SubagentRequest, ToolResult } from "../tools/types.js";

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
-import type { ApprovalOutcome } from "../../../src/agent/approver.js";
-import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
+import type { ApprovalOutcome } from "../../../src/gate/call/approver.js";
+import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
 import type { ModelClient, ModelEvent } from "../../../src/model/types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 

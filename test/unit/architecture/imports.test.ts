@@ -28,7 +28,6 @@ const RANK: Record<string, number> = {
   skills: 11,
   backends: 11,
   web: 11,
-  permissions: 11,
   config: 12,
   util: 13,
 };
@@ -43,6 +42,21 @@ const PUBLIC_ENTRIES = ["index.ts", "errors.ts"];
 // Folder-internal leaves: what they may import besides their own folder.
 const LEAVES: Record<string, string[]> = {
   "transcript/store": ["util"],
+};
+
+// Issue 28: the gate's rooms by job, ranked the same way (a sub-folder imports only higher ranks).
+// seams: one decision for another room (a mention, a restore, a project file, a subagent's model);
+// call: the whole procedure for one tool call (verdict, hooks, dialog, memory) and the Approver port;
+// memory: remembered "always" answers; rules: the user's file rules; decide: the pure decision,
+// modes and what a mode offers; commands: what a command runs; surfaces: what decides what runs on the host.
+const GATE_ROOMS: Record<string, number> = {
+  seams: 0,
+  call: 1,
+  memory: 2,
+  rules: 2,
+  decide: 3,
+  commands: 4,
+  surfaces: 5,
 };
 
 function sourceFiles(dir: string): string[] {
@@ -120,6 +134,21 @@ describe("architecture", () => {
         if (!ROOMS.includes(room!) || room === from) continue;
         if (!(rest.length === 1 && PUBLIC_ENTRIES.includes(rest[0]!)))
           violations.push(`${relative(SRC, file)} -> ${to}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("keeps every gate file in a listed room of the gate, importing downward", () => {
+    const gateRoom = (file: string) => relative(join(SRC, "gate"), file).split("/")[0]!;
+    const gateFiles = files.filter((f) => folderOf(f) === "gate");
+    expect(gateFiles.map(gateRoom).filter((room) => !(room in GATE_ROOMS))).toEqual([]);
+    const violations: string[] = [];
+    for (const file of gateFiles) {
+      for (const target of graph.get(file) ?? []) {
+        if (folderOf(target) !== "gate" || gateRoom(target) === gateRoom(file)) continue;
+        if (!(GATE_ROOMS[gateRoom(target)]! > GATE_ROOMS[gateRoom(file)]!))
+          violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
       }
     }
     expect(violations).toEqual([]);

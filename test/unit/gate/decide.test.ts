@@ -1,9 +1,15 @@
 // The gate's decision alone, as a table: mode x effect x where the real target is.
 import { describe, expect, it } from "vitest";
-import { decide, type GateEffect, type GateMode, type GateRequest, type GateTarget } from "../../../src/gate/decide.js";
-import { checkFileRules } from "../../../src/gate/path-rules.js";
-import { createProtectedPaths } from "../../../src/gate/protected-paths.js";
-import { compileFileRules } from "../../../src/permissions/file-rules.js";
+import {
+  decide,
+  type GateEffect,
+  type GateMode,
+  type GateRequest,
+  type GateTarget,
+} from "../../../src/gate/decide/decide.js";
+import { checkFileRules } from "../../../src/gate/rules/path-rules.js";
+import { createProtectedPaths } from "../../../src/gate/surfaces/protected-paths.js";
+import { compileFileRules } from "../../../src/gate/rules/file-rules.js";
 
 const ROOT = "/p";
 const file = (requested: string, real = requested, extra: Partial<GateTarget> = {}): GateTarget => ({

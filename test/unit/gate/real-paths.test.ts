@@ -9,9 +9,9 @@ import { runWithApprovedTargets } from "../../../src/backends/approved-targets.j
 import { createFilesystemBackend } from "../../../src/backends/filesystem-backend.js";
 import { nodeFsOps, type FsOps } from "../../../src/backends/path-guard.js";
 import { resolveRealTarget } from "../../../src/backends/real-path.js";
-import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
-import { gateToolCall } from "../../../src/gate/gate.js";
-import { decideMention } from "../../../src/gate/mention.js";
+import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
+import { gateToolCall } from "../../../src/gate/call/gate.js";
+import { decideMention } from "../../../src/gate/seams/mention.js";
 import { resolvePrompt } from "../../../src/turn/index.js";
 
 let base: string;
@@ -80,7 +80,7 @@ describe("real paths", () => {
     const memory = createSessionApprovalMemory();
     memory.remember("execute:npm test", "allow", "npm test");
     memory.remember("execute:git status", "allow", "git status");
-    const { forgetCommandsChangedBy } = await import("../../../src/gate/gate.js");
+    const { forgetCommandsChangedBy } = await import("../../../src/gate/call/gate.js");
     await forgetCommandsChangedBy([await resolveRealTarget(join(project, "package.json"))], [project], memory);
     expect(memory.lookup("execute:npm test")).toBeUndefined();
     expect(memory.lookup("execute:git status")).toBe("allow");

@@ -1,7 +1,7 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { isWithin } from "../backends/real-path.js";
+import { isWithin } from "../../backends/real-path.js";
 import { probeGit, type GitFacts, type GitProbeOptions } from "./git-probe.js";
 import { expandHome, gitProgramPaths } from "./git-programs.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";

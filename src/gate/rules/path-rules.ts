@@ -1,10 +1,5 @@
-import {
-  checkToolPath,
-  decideDeleteAccess,
-  permissionDeniedMessage,
-  type CompiledFileRules,
-} from "../permissions/file-rules.js";
-import type { GateEffect, GateTarget, RuleVerdict } from "./decide.js";
+import { checkToolPath, decideDeleteAccess, permissionDeniedMessage, type CompiledFileRules } from "./file-rules.js";
+import type { GateEffect, GateTarget, RuleVerdict } from "../decide/decide.js";
 
 // The user's file rules (config.toml [[permissions]]) as the gate applies them: on the real path of
 // every target and on the path as asked for, so neither a link into a denied folder nor a link

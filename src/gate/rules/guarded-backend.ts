@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
-import type { BackendProtocol } from "../backends/protocol.js";
-import { resolveRealTarget } from "../backends/real-path.js";
-import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRules } from "../permissions/file-rules.js";
+import type { BackendProtocol } from "../../backends/protocol.js";
+import { resolveRealTarget } from "../../backends/real-path.js";
+import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRules } from "./file-rules.js";
 
 /**
  * Enforces the user's file rules on every access, whoever makes it (a tool, code in eval, a

@@ -1,8 +1,8 @@
-import type { RealTarget } from "../backends/real-path.js";
-import { isWithin } from "../backends/real-path.js";
-import type { CommandApproval } from "./command-policy.js";
-import type { HostExecutionSurfaces } from "./host-surfaces.js";
-import type { ProtectedPaths } from "./protected-paths.js";
+import type { RealTarget } from "../../backends/real-path.js";
+import { isWithin } from "../../backends/real-path.js";
+import type { CommandApproval } from "../commands/command-policy.js";
+import type { HostExecutionSurfaces } from "../surfaces/host-surfaces.js";
+import type { ProtectedPaths } from "../surfaces/protected-paths.js";
 
 // The decision itself: pure, synchronous, on real paths. Everything it needs is in the request
 // (gate.ts gathers it); everything the caller needs comes back: allow, deny with the message the

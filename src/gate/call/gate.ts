@@ -1,10 +1,10 @@
 import { relative } from "node:path";
-import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs } from "../backends/real-path.js";
-import type { CompiledFileRules } from "../permissions/file-rules.js";
-import type { ApprovalMemory } from "./approval-memory.js";
-import { programsChangedBy } from "./command-inputs.js";
-import { commandApproval, commandKeyUses, commandPathArguments } from "./command-policy.js";
-import { fetchHost } from "../web/fetch-host.js";
+import { isWithin, nodeRealPathFs, realRoots, resolveRealTarget, type RealPathFs } from "../../backends/real-path.js";
+import type { CompiledFileRules } from "../rules/file-rules.js";
+import type { ApprovalMemory } from "../memory/approval-memory.js";
+import { programsChangedBy } from "../commands/command-inputs.js";
+import { commandApproval, commandKeyUses, commandPathArguments } from "../commands/command-policy.js";
+import { fetchHost } from "../../web/fetch-host.js";
 import {
   decide,
   type GateDecision,
@@ -13,13 +13,13 @@ import {
   type GateTarget,
   type GateTool,
   type HookVerdict,
-} from "./decide.js";
-import type { HostSurfaceCache } from "./host-surface-cache.js";
-import type { HostExecutionSurfaces } from "./host-surfaces.js";
-import { deniedNameOf } from "./denied-names.js";
-import { checkFileRules } from "./path-rules.js";
-import { secretInQuestion } from "./secret-question.js";
-import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
+} from "../decide/decide.js";
+import type { HostSurfaceCache } from "../surfaces/host-surface-cache.js";
+import type { HostExecutionSurfaces } from "../surfaces/host-surfaces.js";
+import { deniedNameOf } from "../rules/denied-names.js";
+import { checkFileRules } from "../rules/path-rules.js";
+import { secretInQuestion } from "../decide/secret-question.js";
+import { createProtectedPaths, type ProtectedPaths } from "../surfaces/protected-paths.js";
 
 // The one place that decides whether a file access or a command may run, and whether it asks.
 // Callers (the tool runner for direct, eval-nested and subagent calls) hand it what the call
