@@ -105,6 +105,8 @@ const ALLOWED: Record<string, string[]> = {
   // approvals are stored; naming a mode or opening the store decides nothing.
   "gate/decide/modes.ts": ["SESSION_MODES", "isSessionMode", "hookPermissionMode"],
   "gate/memory/approval-store.ts": ["createApprovalStore"],
+  // What a mode offers: the turn's tools (turn/assembly.ts) and what eval's code may call (interpreter/).
+  "gate/decide/offer.ts": ["offeredInMode", "callableFromCode", "readsOnly"],
 };
 
 describe("the gate is the only place that decides", () => {
