@@ -3,10 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import type { LimitHit } from "../model/limits.js";
-import { createMutex } from "../util/mutex.js";
+import { createToolCallGate, type GateSettings } from "../gate/call/procedure.js";
 import { createDeltaReader } from "./delta-reader.js";
 import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
 import { NO_HOOKS, type AgentHooks } from "./hooks.js";
+import { gateReports } from "./tool-call-events.js";
 import { announceToolCall, runToolCall, type ToolRunEnv } from "./tool-runner.js";
 import { createTurnScope, type OwnedTurnScope } from "./turn-scope.js";
 
@@ -27,18 +28,9 @@ export type TurnModel = {
  * The seams every tool call of the turn passes through: before it runs (the gate's inputs: mode,
  * approvals, file rules) and after (finalizeResult), plus what it runs with.
  */
-export type ToolCallSeams = Pick<
-  ToolRunEnv,
-  | "mode"
-  | "virtualPrefixes"
-  | "readRoots"
-  | "approver"
-  | "memory"
-  | "gatePolicy"
-  | "questioner"
-  | "finalizeResult"
-  | "runSubagent"
-> & {
+export type ToolCallSeams = Pick<ToolRunEnv, "questioner" | "finalizeResult" | "runSubagent"> & {
+  /** What the gate decides every call of the turn with (mode, approver, remembered answers, rules). */
+  gate: GateSettings;
   /** Shared tool context for the turn (backend, executor, roots, limits). */
   context: Omit<ToolRunEnv["context"], "turn">;
 };
@@ -113,12 +105,14 @@ export async function runTurn(
     sink.onMessage(message, messageId);
   };
 
+  const hooks = options.hooks ?? NO_HOOKS;
+  const { gate: settings, ...seams } = options.toolCalls;
   const env: ToolRunEnv = {
-    ...options.toolCalls,
+    ...seams,
     tools: new Map(options.model.tools.map((t) => [t.name, t])),
     context: { ...options.toolCalls.context, turn },
-    hooks: options.hooks ?? NO_HOOKS,
-    dialogLock: createMutex(),
+    hooks,
+    gate: createToolCallGate(settings, hooks, gateReports(emit)),
     emit,
     signal,
     parentToolCallId: options.parentToolCallId,

@@ -9,7 +9,7 @@ export function createTurnGate(approver: Approver, memory: PersistentApprovalMem
   return {
     approver,
     memory,
-    gatePolicy: {
+    policy: {
       rules: workspace.rules,
       sandboxed: workspace.sandboxed,
       protectedPaths: workspace.protectedPaths,

@@ -14,9 +14,10 @@ import { createHookBridge } from "./hook-bridge.js";
 import { promptText, resolvePrompt, type PromptBlock } from "./prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
 import { decideMention } from "../gate/seams/mention.js";
+import type { GateSession } from "../gate/call/procedure.js";
 
 /** Who decides whether a tool call may run: the gate's one seam into a turn. */
-export type TurnGate = Pick<ToolCallSeams, "approver" | "memory" | "gatePolicy">;
+export type TurnGate = GateSession;
 
 /** Where a turn's messages go: the session's history and its transcript. */
 export type TurnRecord = {
@@ -93,7 +94,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
         roots: input.session.roots,
         readRoots: extensions.skills.roots,
         virtualPrefixes: workspace.virtualPrefixes,
-        ...(input.gate.gatePolicy?.fs ? { fs: input.gate.gatePolicy.fs } : {}),
+        ...(input.gate.policy?.fs ? { fs: input.gate.policy.fs } : {}),
       }),
     );
     const hooked = hooks().hasHandlers("UserPromptSubmit")
@@ -155,10 +156,12 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
         ...(input.background ? { background: input.background } : {}),
         limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
       },
-      mode: input.session.mode,
-      virtualPrefixes: workspace.virtualPrefixes,
-      readRoots: extensions.skills.roots,
-      ...input.gate,
+      gate: {
+        ...input.gate,
+        mode: input.session.mode,
+        virtualPrefixes: workspace.virtualPrefixes,
+        readRoots: extensions.skills.roots,
+      },
       questioner: input.questioner,
       finalizeResult: createResultOffloader({
         backend: workspace.backend,

@@ -65,18 +65,20 @@ describe("a rejected call", () => {
             backend: undefined as never,
             limits: { shellTimeoutMs: 1000, shellOutputChars: 1000 },
           },
-          mode: "default",
-          virtualPrefixes: [],
-          memory: createSessionApprovalMemory(),
-          approver: {
-            requestApproval: () =>
-              new Promise<ApprovalOutcome>((resolve) =>
-                setTimeout(() => {
-                  resolve(answer);
-                  // The editor's session/cancel, handled right behind the answer.
-                  queueMicrotask(() => abort.abort());
-                }, 0),
-              ),
+          gate: {
+            mode: "default",
+            virtualPrefixes: [],
+            memory: createSessionApprovalMemory(),
+            approver: {
+              requestApproval: () =>
+                new Promise<ApprovalOutcome>((resolve) =>
+                  setTimeout(() => {
+                    resolve(answer);
+                    // The editor's session/cancel, handled right behind the answer.
+                    queueMicrotask(() => abort.abort());
+                  }, 0),
+                ),
+            },
           },
         },
         history: { onMessage: () => undefined },

@@ -4,7 +4,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 // Issue 12: src/gate/ is the only code that decides allow / ask / deny for files and commands.
-// Everything else may ask the gate (gateToolCall, decideRestore), build its settings
+// Everything else may ask the gate (createToolCallGate, decideRestore), build its settings
 // (createProtectedPaths, compileFileRules) or carry out its answer (approved-targets), but no
 // decision function is called from outside it.
 
@@ -85,7 +85,8 @@ function sourceFiles(dir: string): string[] {
 
 /** What code outside src/gate may take from the gate (file rules and remembered approvals live there too). */
 const ALLOWED: Record<string, string[]> = {
-  "gate/call/gate.ts": ["gateToolCall", "forgetCommandsChangedBy"],
+  // The whole procedure for one tool call (issue 28): the agent builds one per turn and asks it.
+  "gate/call/procedure.ts": ["createToolCallGate"],
   "gate/seams/restore.ts": ["decideRestore"],
   "gate/seams/mention.ts": ["decideMention"],
   "gate/seams/project-file.ts": ["projectFileRefusal"],
@@ -144,9 +145,32 @@ describe("the gate is the only place that decides", () => {
 
   it("the tool runner asks the gate for every call and has no pre-approval path", () => {
     const runner = readFileSync(join(SRC, "agent/tool-runner.ts"), "utf8");
-    expect(runner).toContain("gateToolCall(");
+    const procedure = readFileSync(join(SRC, "gate/call/procedure.ts"), "utf8");
+    // Issue 28: the runner hands every call to the gate's procedure, which asks gateToolCall.
+    expect(runner).toContain("env.gate.authorize(");
+    expect(procedure).toContain("gateToolCall(");
     // A real call, not a mention in a comment or a string.
-    expect(callsOf(join(SRC, "agent/tool-runner.ts"), "gateToolCall")).toBeGreaterThan(0);
+    expect(callsOf(join(SRC, "gate/call/procedure.ts"), "gateToolCall")).toBeGreaterThan(0);
     expect(runner).not.toMatch(/preApproved|decideByMode|commandPrefix/);
+    expect(procedure).not.toMatch(/preApproved|decideByMode|commandPrefix/);
+  });
+
+  it("the procedure around a decision lives in the gate: the agent imports no part of it", () => {
+    // Hooks' verdicts, re-deciding, the dialog lock, remembered answers, the approver and
+    // remembering are carried out in gate/call/procedure.ts; the agent holds only its ToolCallGate.
+    const parts = ["gate/call/approver.ts", "gate/call/gate.ts", "gate/decide/decide.ts"];
+    const violations: string[] = [];
+    for (const file of sourceFiles(join(SRC, "agent"))) {
+      const own = relative(SRC, file);
+      const text = readFileSync(file, "utf8");
+      const imports = [...text.matchAll(/from\s+["'](\.[^"']+)["']/g)].map((m) =>
+        relative(SRC, resolve(dirname(file), m[1]!)).replace(/\.js$/, ".ts"),
+      );
+      for (const module of imports)
+        if (parts.includes(module) || module.startsWith("gate/memory/")) violations.push(`${own} imports ${module}`);
+      for (const name of ["requestApproval", "remember", "lookup", "forgetCommandsChangedBy", "createMutex"])
+        if (new RegExp(`\\b${name}\\(`).test(text)) violations.push(`${own} calls ${name}`);
+    }
+    expect(violations).toEqual([]);
   });
 });

@@ -60,10 +60,12 @@ function turnOptions(setup: TurnSetup, events: AgentEvent[]): TurnOptions {
     },
     toolCalls: {
       context: setup.context,
-      mode: "bypass",
-      virtualPrefixes: ["/large_tool_results/", "/conversation_history/"],
-      approver: { requestApproval: async () => "allow_once" },
-      memory: createSessionApprovalMemory(),
+      gate: {
+        mode: "bypass",
+        virtualPrefixes: ["/large_tool_results/", "/conversation_history/"],
+        approver: { requestApproval: async () => "allow_once" },
+        memory: createSessionApprovalMemory(),
+      },
       ...(setup.finalizeResult ? { finalizeResult: setup.finalizeResult } : {}),
     },
     history: {
