@@ -123,7 +123,50 @@ export async function runToolCall(
   }
   const input = validation.data;
   const presentation = presentationOf(env, tool, input);
+  showCall(env, toolCallId, tool, input, presentation, announced);
+
+  const hooked: HookedToolCall = { toolCallId, tool, input };
+  const signal = env.signal;
+  const context = callContext(env, toolCallId, tool);
+  const permitted = await env.gate.authorize(gateRequest(env, hooked, presentation, context));
+  if (permitted.action === "cancelled") return cancelled();
+  if (permitted.action === "refused")
+    return permitted.reported
+      ? outcome(request, { content: [{ type: "text", text: permitted.message }], isError: true }, false)
+      : fail(permitted.message);
+
+  env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
+  let result: ToolResult;
+  try {
+    // The backend opens exactly the real paths the gate decided on (a link swapped since is refused).
+    result = await runWithApprovedTargets(permitted.approved, () => tool.execute(input, context));
+  } catch (error) {
+    if (signal.aborted || isAbortError(error)) return cancelled();
+    result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };
+  }
+  if (signal.aborted) return cancelled();
+
+  const failed = result.isError === true;
+  const post = await env.hooks.postToolUse?.(hooked, result, failed, signal);
+  emitSystemMessages(env, post?.systemMessages);
+  if (post?.context?.length)
+    result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
+  if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
+  reportResult(env, toolCallId, result, failed);
+  return outcome(request, result, false);
+}
+
+/** Tells the editor what a valid call will do: an update of the announced call, or the call itself. */
+function showCall(
+  env: ToolRunEnv,
+  toolCallId: string,
+  tool: AnyTool,
+  input: unknown,
+  presentation: ToolPresentation,
+  announced: boolean,
+): void {
   const locations = presentation.locations ?? [];
+  const parentToolCallId = env.parentToolCallId;
   if (announced) {
     env.emit({
       type: "tool_call_update",
@@ -131,26 +174,28 @@ export async function runToolCall(
       title: presentation.title,
       locations,
       rawInput: input,
-      parentToolCallId: parent,
+      parentToolCallId,
     });
-  } else {
-    env.emit({
-      type: "tool_call",
-      toolCallId,
-      name: tool.name,
-      title: presentation.title,
-      kind: tool.kind,
-      status: "pending",
-      locations,
-      rawInput: input,
-      liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
-      parentToolCallId: parent,
-    });
+    return;
   }
+  env.emit({
+    type: "tool_call",
+    toolCallId,
+    name: tool.name,
+    title: presentation.title,
+    kind: tool.kind,
+    status: "pending",
+    locations,
+    rawInput: input,
+    liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
+    parentToolCallId,
+  });
+}
 
-  const hooked: HookedToolCall = { toolCallId, tool, input };
+/** What the tool runs with: the turn's context plus this call's id, signal, progress and nested calls. */
+function callContext(env: ToolRunEnv, toolCallId: string, tool: AnyTool): ToolContext {
   const signal = env.signal;
-  const context: ToolContext = {
+  return {
     ...env.context,
     toolCallId,
     signal,
@@ -177,44 +222,23 @@ export async function runToolCall(
         }
       : {}),
   };
+}
 
-  const permitted = await env.gate.authorize(gateRequest(env, hooked, presentation, context));
-  if (permitted.action === "cancelled") return cancelled();
-  if (permitted.action === "refused")
-    return permitted.reported
-      ? outcome(request, { content: [{ type: "text", text: permitted.message }], isError: true }, false)
-      : fail(permitted.message);
-
-  env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
-  let result: ToolResult;
-  try {
-    // The backend opens exactly the real paths the gate decided on (a link swapped since is refused).
-    result = await runWithApprovedTargets(permitted.approved, () => tool.execute(input, context));
-  } catch (error) {
-    if (signal.aborted || isAbortError(error)) return cancelled();
-    result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };
-  }
-  if (signal.aborted) return cancelled();
-
-  const failed = result.isError === true;
-  const post = await env.hooks.postToolUse?.(hooked, result, failed, signal);
-  emitSystemMessages(env, post?.systemMessages);
-  if (post?.context?.length)
-    result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
-  if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
-
+/** The call's end as the editor shows it; a background process stays in progress (its output and exit follow). */
+function reportResult(env: ToolRunEnv, toolCallId: string, result: ToolResult, failed: boolean): void {
   const display = result.display ?? toDisplay(result.content);
+  const parentToolCallId = env.parentToolCallId;
+  const rawOutput = result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {};
   if (result.background) {
-    // The process outlives this call: the editor keeps it in progress; its output and exit follow.
     env.emit({
       type: "tool_call_update",
       toolCallId,
       content: display,
       liveTerminal: { terminalId: toolCallId, cwd: env.context.cwd },
-      ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
-      parentToolCallId: parent,
+      ...rawOutput,
+      parentToolCallId,
     });
-    return outcome(request, result, false);
+    return;
   }
   env.emit({
     type: "tool_call_update",
@@ -223,10 +247,9 @@ export async function runToolCall(
     content: display,
     ...(display.some((d) => d.type === "terminal") ? { transcript: toDisplay(result.content) } : {}),
     ...(result.locations ? { locations: result.locations } : {}),
-    ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
-    parentToolCallId: parent,
+    ...rawOutput,
+    parentToolCallId,
   });
-  return outcome(request, result, false);
 }
 
 /**
