@@ -8,7 +8,7 @@ import type {
   UserQuestion,
 } from "../tools/types.js";
 import { errorMessage, isAbortError } from "../util/errors.js";
-import { runWithApprovedTargets } from "../backends/approved-targets.js";
+import { backendForCall } from "../backends/approved-targets.js";
 import type { GateCallRequest, ToolCallGate } from "../gate/call/procedure.js";
 import type { AgentEventSink } from "./events.js";
 import type { HookedToolCall } from "../gate/call/hooks.js";
@@ -138,8 +138,8 @@ export async function runToolCall(
   env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
   let result: ToolResult;
   try {
-    // The backend opens exactly the real paths the gate decided on (a link swapped since is refused).
-    result = await runWithApprovedTargets(permitted.approved, () => tool.execute(input, context));
+    // The call's backend opens exactly the real paths the gate decided on (a link swapped since is refused).
+    result = await tool.execute(input, { ...context, backend: backendForCall(context.backend, permitted.approved) });
   } catch (error) {
     if (signal.aborted || isAbortError(error)) return cancelled();
     result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };

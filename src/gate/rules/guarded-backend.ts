@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { backendForCall } from "../../backends/approved-targets.js";
 import type { BackendProtocol } from "../../backends/protocol.js";
 import { resolveRealTarget } from "../../backends/real-path.js";
 import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRules } from "./file-rules.js";
@@ -100,6 +101,8 @@ export function createGuardedBackend(
       ];
     };
   }
+  // Set on the wrapper itself: inherited from `inner`, it would hand out the inner backend unguarded.
+  guarded.forCall = (approved) => createGuardedBackend(backendForCall(inner, approved), rules, options);
   // Keep sandbox identity and execute (commands are not path-checked; see the approval policy).
   return Object.assign(Object.create(inner) as BackendProtocol, guarded);
 }

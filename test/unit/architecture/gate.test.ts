@@ -173,4 +173,10 @@ describe("the gate is the only place that decides", () => {
     }
     expect(violations).toEqual([]);
   });
+
+  it("approved real paths travel in the call: the backend is bound to them, no async context carries them", () => {
+    const carriers = sourceFiles(SRC).filter((f) => /AsyncLocalStorage/.test(readFileSync(f, "utf8")));
+    expect(carriers.map((f) => relative(SRC, f))).toEqual([]);
+    expect(readFileSync(join(SRC, "agent/tool-runner.ts"), "utf8")).toContain("backendForCall(context.backend");
+  });
 });
