@@ -146,28 +146,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
       maxRequests: config.agent.max_turn_requests,
       maxOutputTokens: config.model.max_output_tokens,
     },
-    toolCalls: {
-      context: {
-        sessionId: input.session.id,
-        cwd: input.session.cwd,
-        roots: input.session.roots,
-        backend: workspace.backend,
-        executor: workspace.executor,
-        ...(input.background ? { background: input.background } : {}),
-        limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
-      },
-      gate: {
-        ...input.gate,
-        mode: input.session.mode,
-        virtualPrefixes: workspace.virtualPrefixes,
-        readRoots: extensions.skills.roots,
-      },
-      questioner: input.questioner,
-      finalizeResult: createResultOffloader({
-        backend: workspace.backend,
-        thresholdChars: config.offload.tool_result_chars,
-      }),
-    },
+    toolCalls: toolCallSeams(input),
     history: {
       onMessage: (message, mid) =>
         message === prompt ? input.record.prompt(prompt, blocks) : input.record.message(message, mid),
@@ -192,6 +171,33 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     ...(input.subagents ? { running: input.subagents } : {}),
   });
   return { result: await runTurn(input.history, prompt, options), submitted: true };
+}
+
+/** What the turn's tool calls run with: the shared tool context, the gate's settings, the offloader. */
+function toolCallSeams(input: PromptTurnInput): TurnOptions["toolCalls"] {
+  const { config, workspace, extensions } = input;
+  return {
+    context: {
+      sessionId: input.session.id,
+      cwd: input.session.cwd,
+      roots: input.session.roots,
+      backend: workspace.backend,
+      executor: workspace.executor,
+      ...(input.background ? { background: input.background } : {}),
+      limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
+    },
+    gate: {
+      ...input.gate,
+      mode: input.session.mode,
+      virtualPrefixes: workspace.virtualPrefixes,
+      readRoots: extensions.skills.roots,
+    },
+    questioner: input.questioner,
+    finalizeResult: createResultOffloader({
+      backend: workspace.backend,
+      thresholdChars: config.offload.tool_result_chars,
+    }),
+  };
 }
 
 /** The loop's steering seam: each waiting message goes through the prompt's own checks, then joins. */
