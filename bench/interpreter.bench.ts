@@ -112,7 +112,7 @@ export async function runInterpreterBench(runs = 15): Promise<BenchResult[]> {
     const evalTool = createEvalTool({
       limits,
       allowlist: [readFile],
-      readOnly: false,
+      mode: "default",
       hasSubagents: false,
       createSandbox: workers.create,
     });

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { SESSION_MODES, type SessionMode } from "../agent/modes.js";
+import { SESSION_MODES, type SessionMode } from "../gate/decide/modes.js";
 import type { ModelChoice } from "../model/client/resolve.js";
 import type { SessionServices } from "../session/index.js";
 import { THOUGHT_LEVEL_NAMES, thoughtSupport, type ThoughtLevel } from "../model/catalog/thought-level.js";

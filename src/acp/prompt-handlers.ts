@@ -1,7 +1,7 @@
 import { isThoughtLevel } from "../model/catalog/thought-level.js";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
-import { isSessionMode, type SessionMode } from "../agent/modes.js";
+import { isSessionMode, type SessionMode } from "../gate/decide/modes.js";
 import { errorMessage } from "../util/errors.js";
 import type { ConnectionState, LiveSession } from "./connection-state.js";
 import { toPromptBlocks } from "./prompt-content.js";

@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { FormAnswer, Questioner, UrlAnswer, UserAnswer, UserQuestion } from "../tools/types.js";
-import { secretInForm } from "../gate/secret-question.js";
+import { secretInForm } from "../gate/decide/secret-question.js";
 import type { Logger } from "../util/logger.js";
 
 // ask_user and relayed MCP elicitations, shown the best way the client allows:

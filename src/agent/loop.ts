@@ -3,10 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { AssistantMessage, Message, ModelClient, ToolCallPart, Usage, UserMessage } from "../model/types.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import type { LimitHit } from "../model/limits.js";
-import { createMutex } from "../util/mutex.js";
-import { createDeltaReader } from "./delta-reader.js";
+import { createToolCallGate, type GateSettings } from "../gate/call/procedure.js";
+import { streamModel } from "./stream-model.js";
 import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
 import { NO_HOOKS, type AgentHooks } from "./hooks.js";
+import { gateReports } from "./tool-call-events.js";
 import { announceToolCall, runToolCall, type ToolRunEnv } from "./tool-runner.js";
 import { createTurnScope, type OwnedTurnScope } from "./turn-scope.js";
 
@@ -27,18 +28,9 @@ export type TurnModel = {
  * The seams every tool call of the turn passes through: before it runs (the gate's inputs: mode,
  * approvals, file rules) and after (finalizeResult), plus what it runs with.
  */
-export type ToolCallSeams = Pick<
-  ToolRunEnv,
-  | "mode"
-  | "virtualPrefixes"
-  | "readRoots"
-  | "approver"
-  | "memory"
-  | "gatePolicy"
-  | "questioner"
-  | "finalizeResult"
-  | "runSubagent"
-> & {
+export type ToolCallSeams = Pick<ToolRunEnv, "questioner" | "finalizeResult" | "runSubagent"> & {
+  /** What the gate decides every call of the turn with (mode, approver, remembered answers, rules). */
+  gate: GateSettings;
   /** Shared tool context for the turn (backend, executor, roots, limits). */
   context: Omit<ToolRunEnv["context"], "turn">;
 };
@@ -99,9 +91,7 @@ export async function runTurn(
   // Registered before anything of the turn can listen, so every listener that can reach this closure
   // already sees the flag set.
   let aborted = signal.aborted;
-  const onAbort = () => {
-    aborted = true;
-  };
+  const onAbort = () => void (aborted = true);
   const emit: AgentEventSink = (event: AgentEvent) => {
     if (!aborted) options.emit(event);
   };
@@ -113,18 +103,13 @@ export async function runTurn(
     sink.onMessage(message, messageId);
   };
 
-  const env: ToolRunEnv = {
-    ...options.toolCalls,
-    tools: new Map(options.model.tools.map((t) => [t.name, t])),
-    context: { ...options.toolCalls.context, turn },
-    hooks: options.hooks ?? NO_HOOKS,
-    dialogLock: createMutex(),
-    emit,
-    signal,
-    parentToolCallId: options.parentToolCallId,
-    subagentSessionId: options.subagentSessionId,
-    newToolCallId: newId,
+  /** The agent's own message: shown, and kept in the conversation. */
+  const say = (text: string) => {
+    const messageId = newId();
+    emit({ type: "message_chunk", messageId, text });
+    record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
   };
+  const env = toolRunEnv(options, turn, emit, newId);
 
   let requests = 0;
   signal.addEventListener("abort", onAbort, { once: true });
@@ -143,16 +128,11 @@ export async function runTurn(
         return { stopReason: "end_turn" };
       }
       requests++;
-      if (sink.prepareMessages) {
-        const prepared = await sink.prepareMessages(messages, signal);
-        if (signal.aborted) return { stopReason: "cancelled" };
-        if (prepared !== messages) {
-          messages.splice(0, messages.length, ...prepared);
-          sink.onHistoryReplaced?.([...prepared]);
-        }
-      }
+      if (sink.prepareMessages && (await prepare(sink, messages, signal)) === "cancelled")
+        return { stopReason: "cancelled" };
 
-      const streamed = await streamModel(model, messages, options, env, emit, newId);
+      const settings = { ...options.model, signal, parentToolCallId: options.parentToolCallId };
+      const streamed = await streamModel(model, messages, settings, env, emit, newId);
       if (streamed.kind === "aborted") {
         if (streamed.partial) record(streamed.partial, streamed.messageId);
         return { stopReason: "cancelled" };
@@ -165,38 +145,20 @@ export async function runTurn(
         // A usage limit is not a failure of the session: say which limit and when it lifts, and end
         // the turn normally, so the editor shows an answer and the next prompt simply works.
         if (limit.pool) emit({ type: "quota", pool: limit.pool });
-        const text = `${limit.message}\n\nThe conversation is kept: send your message again${limit.resetsAt ? " once the limit has reset" : " in a little while"}.`;
-        const messageId = newId();
-        emit({ type: "message_chunk", messageId, text });
-        record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
+        say(limitReply(limit));
         return { stopReason: "end_turn" };
       }
       const { message, stopReason, usage, toolIds, announced } = streamed;
       record(message, streamed.messageId);
-      const costUsd = usageCostUsd(usage, model.pricing);
-      emit({
-        type: "usage",
-        used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
-        size: model.contextWindow,
-        usage,
-        ...(costUsd !== undefined ? { costUsd } : {}),
-      });
+      emit(usageEvent(usage, model));
 
       const calls = message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
       // A message sent while the model answered: the turn goes on with it instead of ending.
       if (calls.length === 0 && stopReason === "end_turn" && options.steering?.pending()) continue;
       if (calls.length === 0) {
-        if (stopReason === "max_tokens") return { stopReason: "max_tokens" };
-        if (stopReason === "refusal") return { stopReason: "refusal" };
-        const stop = await options.hooks?.stop?.({ lastAssistantText: textOf(message) }, signal);
-        for (const text of stop?.systemMessages ?? []) emit({ type: "notice", severity: "info", title: text });
-        if (stop?.continueWith && !signal.aborted) {
-          record({ role: "user", content: [{ type: "text", text: stop.continueWith }] });
-          continue;
-        }
-        if (stop?.warning) emit({ type: "notice", severity: "warning", title: stop.warning });
-        options.hooks?.notify?.("idle_prompt", "deep-acp is waiting for your input");
-        return { stopReason: "end_turn" };
+        const ended = await endOrContinue(options, message, stopReason, emit, record);
+        if (ended === "continue") continue;
+        return ended;
       }
 
       const outcomes = await runCalls(env, calls, toolIds, announced, signal);
@@ -207,10 +169,7 @@ export async function runTurn(
         .filter((text): text is string => text !== undefined);
       if (closing.length > 0) {
         // The user answers with their next prompt: say it as the agent's message and stop here.
-        const text = closing.join("\n\n");
-        const messageId = newId();
-        emit({ type: "message_chunk", messageId, text });
-        record({ role: "assistant", content: [{ type: "text", text }] }, messageId);
+        say(closing.join("\n\n"));
         return { stopReason: "end_turn" };
       }
     }
@@ -218,6 +177,68 @@ export async function runTurn(
     signal.removeEventListener("abort", onAbort);
     turn.end();
   }
+}
+
+/** What every tool call of the turn runs with, the gate for the turn's calls included. */
+function toolRunEnv(options: TurnOptions, turn: OwnedTurnScope, emit: AgentEventSink, newId: () => string): ToolRunEnv {
+  const hooks = options.hooks ?? NO_HOOKS;
+  const { gate: settings, ...seams } = options.toolCalls;
+  return {
+    ...seams,
+    tools: new Map(options.model.tools.map((t) => [t.name, t])),
+    context: { ...options.toolCalls.context, turn },
+    hooks,
+    gate: createToolCallGate(settings, hooks, gateReports(emit)),
+    emit,
+    signal: options.signal,
+    parentToolCallId: options.parentToolCallId,
+    subagentSessionId: options.subagentSessionId,
+    newToolCallId: newId,
+  };
+}
+
+/** Compaction before a model request; a different list is the conversation from now on. */
+async function prepare(sink: HistorySink, messages: Message[], signal: AbortSignal): Promise<"cancelled" | undefined> {
+  const prepared = await sink.prepareMessages!(messages, signal);
+  if (signal.aborted) return "cancelled";
+  if (prepared !== messages) {
+    messages.splice(0, messages.length, ...prepared);
+    sink.onHistoryReplaced?.([...prepared]);
+  }
+  return undefined;
+}
+
+function usageEvent(usage: Usage, model: ModelClient): AgentEvent {
+  const costUsd = usageCostUsd(usage, model.pricing);
+  return {
+    type: "usage",
+    used: usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
+    size: model.contextWindow,
+    usage,
+    ...(costUsd !== undefined ? { costUsd } : {}),
+  };
+}
+
+/** The model answered without tool calls: the turn ends, unless a Stop hook continues it. */
+async function endOrContinue(
+  options: TurnOptions,
+  message: AssistantMessage,
+  stopReason: string,
+  emit: AgentEventSink,
+  record: (message: Message) => void,
+): Promise<TurnResult | "continue"> {
+  if (stopReason === "max_tokens") return { stopReason: "max_tokens" };
+  if (stopReason === "refusal") return { stopReason: "refusal" };
+  const signal = options.signal;
+  const stop = await options.hooks?.stop?.({ lastAssistantText: textOf(message) }, signal);
+  for (const text of stop?.systemMessages ?? []) emit({ type: "notice", severity: "info", title: text });
+  if (stop?.continueWith && !signal.aborted) {
+    record({ role: "user", content: [{ type: "text", text: stop.continueWith }] });
+    return "continue";
+  }
+  if (stop?.warning) emit({ type: "notice", severity: "warning", title: stop.warning });
+  options.hooks?.notify?.("idle_prompt", "deep-acp is waiting for your input");
+  return { stopReason: "end_turn" };
 }
 
 async function runCalls(
@@ -272,120 +293,8 @@ async function runCalls(
   }));
 }
 
-type Streamed =
-  | {
-      kind: "done";
-      message: AssistantMessage;
-      messageId: string;
-      stopReason: string;
-      usage: Usage;
-      toolIds: Map<string, string>;
-      /** The calls (by our id) the editor was told of while the message streamed. */
-      announced: Set<string>;
-    }
-  | { kind: "error"; message: string; messageId: string; partial?: AssistantMessage; limit?: LimitHit }
-  | { kind: "aborted"; messageId: string; partial?: AssistantMessage };
-
-async function streamModel(
-  model: ModelClient,
-  messages: Message[],
-  options: TurnOptions,
-  env: ToolRunEnv,
-  emit: AgentEventSink,
-  newId: () => string,
-): Promise<Streamed> {
-  const messageId = newId();
-  const thoughtId = newId();
-  const toolIds = new Map<string, string>();
-  const announced = new Set<string>();
-  let text = "";
-  const stream = model.stream({
-    system: options.model.system,
-    messages,
-    tools: options.model.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.jsonSchema })),
-    maxOutputTokens: options.model.maxOutputTokens,
-    signal: options.signal,
-  });
-  const reader = createDeltaReader(stream);
-  try {
-    for (let events = await reader.next(); events; events = await reader.next()) {
-      for (const event of events) {
-        switch (event.type) {
-          case "text_delta":
-            text += event.text;
-            emit({ type: "message_chunk", messageId, text: event.text });
-            break;
-          case "thinking_delta":
-            emit({ type: "thought_chunk", messageId: thoughtId, text: event.text });
-            break;
-          case "tool_call_start":
-            // Shown once its arguments are complete (`tool_call_ready`, or the whole message): a call
-            // announced now would say only its tool's name, and some editors show nothing more.
-            toolIds.set(event.id, newId());
-            env.tools.get(event.name)?.warmUp?.();
-            break;
-          case "tool_call_ready": {
-            const toolCallId = toolIds.get(event.id);
-            if (toolCallId === undefined || announced.has(toolCallId)) break;
-            announced.add(toolCallId);
-            announceToolCall(env, toolCallId, event.name, event.input);
-            break;
-          }
-          case "retry":
-            emit({
-              type: "notice",
-              severity: "warning",
-              title: `Model request failed (${event.reason}); retrying in ${Math.round(event.delayMs / 100) / 10}s (attempt ${event.attempt})`,
-            });
-            break;
-          case "notice":
-            emit({ type: "notice", severity: "warning", title: event.message });
-            break;
-          case "usage":
-            break;
-          case "limits":
-            emit({ type: "quota", pool: event.pool });
-            break;
-          case "done":
-            return {
-              kind: "done",
-              message: event.message,
-              messageId,
-              stopReason: event.stopReason,
-              usage: event.usage,
-              toolIds,
-              announced,
-            };
-          case "error": {
-            const partial: AssistantMessage | undefined = text
-              ? { role: "assistant", content: [{ type: "text", text }] }
-              : undefined;
-            if (event.aborted || options.signal.aborted) return { kind: "aborted", messageId, partial };
-            // Calls the editor already shows will never run now.
-            for (const toolCallId of announced) {
-              emit({
-                type: "tool_call_update",
-                toolCallId,
-                status: "failed",
-                content: [{ type: "text", text: "The model request failed before this call was complete." }],
-                parentToolCallId: options.parentToolCallId,
-              });
-            }
-            return {
-              kind: "error",
-              message: event.message,
-              messageId,
-              partial,
-              ...(event.limit && { limit: event.limit }),
-            };
-          }
-        }
-      }
-    }
-  } finally {
-    await reader.close();
-  }
-  return { kind: "error", message: "the model stream ended without a result", messageId };
+function limitReply(limit: LimitHit): string {
+  return `${limit.message}\n\nThe conversation is kept: send your message again${limit.resetsAt ? " once the limit has reset" : " in a little while"}.`;
 }
 
 function textOf(message: AssistantMessage): string {

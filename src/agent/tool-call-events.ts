@@ -1,6 +1,7 @@
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolResultMessage, UserContent } from "../model/types.js";
 import type { AnyTool, ToolContext, ToolDisplay, ToolResult } from "../tools/types.js";
+import type { GateReports } from "../gate/call/procedure.js";
 import type { AgentEventSink } from "./events.js";
 
 // How a tool call shows up: the editor events it emits while running and the result message the model gets.
@@ -50,8 +51,23 @@ export function progressSink(env: ToolEventTarget, toolCallId: string): ToolCont
   };
 }
 
-export function emitSystemMessages(env: ToolEventTarget, messages: string[] | undefined): void {
+export function emitSystemMessages(env: ToolEventTarget, messages: readonly string[] | undefined): void {
   for (const message of messages ?? []) env.emit({ type: "notice", severity: "info", title: message });
+}
+
+/** What the gate says on the way: hooks' system messages as notices, a user's rejection as the call's end. */
+export function gateReports(emit: AgentEventSink): GateReports {
+  return {
+    systemMessages: (messages) => emitSystemMessages({ emit }, messages),
+    rejected: (request, text) =>
+      emit({
+        type: "tool_call_update",
+        toolCallId: request.call.toolCallId,
+        status: "failed",
+        content: [{ type: "text", text }],
+        parentToolCallId: request.parentToolCallId,
+      }),
+  };
 }
 
 export function outcome(request: ToolCallRequest, result: ToolResult, wasCancelled: boolean): ToolRunOutcome {

@@ -3,21 +3,16 @@ import type {
   Questioner,
   SubagentRequest,
   ToolContext,
-  ToolDisplay,
   ToolPresentation,
   ToolResult,
   UserQuestion,
 } from "../tools/types.js";
 import { errorMessage, isAbortError } from "../util/errors.js";
-import type { Mutex } from "../util/mutex.js";
-import { runWithApprovedTargets } from "../backends/paths/approved-targets.js";
-import type { ApprovalMemory } from "../gate/approval-memory.js";
-import type { GateDecision } from "../gate/decide.js";
-import { forgetCommandsChangedBy, gateToolCall, type GatePolicy } from "../gate/gate.js";
-import type { ApprovalOutcome, Approver } from "./approver.js";
+import { backendForCall } from "../backends/paths/approved-targets.js";
+import type { GateCallRequest, ToolCallGate } from "../gate/call/procedure.js";
 import type { AgentEventSink } from "./events.js";
-import type { AgentHooks, HookedToolCall } from "./hooks.js";
-import type { SessionMode } from "./modes.js";
+import type { HookedToolCall } from "../gate/call/hooks.js";
+import type { AgentHooks } from "./hooks.js";
 import {
   emitSystemMessages,
   liveTerminalFor,
@@ -38,16 +33,10 @@ export type ToolRunEnv = {
   context: Omit<ToolContext, "toolCallId" | "signal" | "progress" | "callTool" | "runSubagent" | "askUser">;
   /** Shows ask_user questions; they wait their turn with permission dialogs. */
   questioner?: Questioner;
-  mode: SessionMode;
-  virtualPrefixes: readonly string[];
-  readRoots?: readonly string[];
-  memory: ApprovalMemory;
-  approver: Approver;
+  /** Decides and carries out "may this run?" for every call of the turn (src/gate/call/procedure.ts). */
+  gate: ToolCallGate;
+  /** PostToolUse runs here; the gate runs the hooks before a call. */
   hooks: AgentHooks;
-  /** File rules, protected paths and the sandbox flag the gate (src/gate) decides with. */
-  gatePolicy?: GatePolicy;
-  /** Serializes permission dialogs: parallel calls run together but ask one at a time. */
-  dialogLock: Mutex;
   emit: AgentEventSink;
   signal: AbortSignal;
   parentToolCallId?: string;
@@ -134,7 +123,50 @@ export async function runToolCall(
   }
   const input = validation.data;
   const presentation = presentationOf(env, tool, input);
+  showCall(env, toolCallId, tool, input, presentation, announced);
+
+  const hooked: HookedToolCall = { toolCallId, tool, input };
+  const signal = env.signal;
+  const context = callContext(env, toolCallId, tool);
+  const permitted = await env.gate.authorize(gateRequest(env, hooked, presentation, context));
+  if (permitted.action === "cancelled") return cancelled();
+  if (permitted.action === "refused")
+    return permitted.reported
+      ? outcome(request, { content: [{ type: "text", text: permitted.message }], isError: true }, false)
+      : fail(permitted.message);
+
+  env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
+  let result: ToolResult;
+  try {
+    // The call's backend opens exactly the real paths the gate decided on (a link swapped since is refused).
+    result = await tool.execute(input, { ...context, backend: backendForCall(context.backend, permitted.approved) });
+  } catch (error) {
+    if (signal.aborted || isAbortError(error)) return cancelled();
+    result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };
+  }
+  if (signal.aborted) return cancelled();
+
+  const failed = result.isError === true;
+  const post = await env.hooks.postToolUse?.(hooked, result, failed, signal);
+  emitSystemMessages(env, post?.systemMessages);
+  if (post?.context?.length)
+    result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
+  if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
+  reportResult(env, toolCallId, result, failed);
+  return outcome(request, result, false);
+}
+
+/** Tells the editor what a valid call will do: an update of the announced call, or the call itself. */
+function showCall(
+  env: ToolRunEnv,
+  toolCallId: string,
+  tool: AnyTool,
+  input: unknown,
+  presentation: ToolPresentation,
+  announced: boolean,
+): void {
   const locations = presentation.locations ?? [];
+  const parentToolCallId = env.parentToolCallId;
   if (announced) {
     env.emit({
       type: "tool_call_update",
@@ -142,26 +174,28 @@ export async function runToolCall(
       title: presentation.title,
       locations,
       rawInput: input,
-      parentToolCallId: parent,
+      parentToolCallId,
     });
-  } else {
-    env.emit({
-      type: "tool_call",
-      toolCallId,
-      name: tool.name,
-      title: presentation.title,
-      kind: tool.kind,
-      status: "pending",
-      locations,
-      rawInput: input,
-      liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
-      parentToolCallId: parent,
-    });
+    return;
   }
+  env.emit({
+    type: "tool_call",
+    toolCallId,
+    name: tool.name,
+    title: presentation.title,
+    kind: tool.kind,
+    status: "pending",
+    locations,
+    rawInput: input,
+    liveTerminal: liveTerminalFor(tool, env.context.executor, toolCallId, env.context.cwd),
+    parentToolCallId,
+  });
+}
 
-  const hooked: HookedToolCall = { toolCallId, tool, input };
+/** What the tool runs with: the turn's context plus this call's id, signal, progress and nested calls. */
+function callContext(env: ToolRunEnv, toolCallId: string, tool: AnyTool): ToolContext {
   const signal = env.signal;
-  const context: ToolContext = {
+  return {
     ...env.context,
     toolCallId,
     signal,
@@ -179,7 +213,7 @@ export async function runToolCall(
     ...(env.questioner
       ? {
           askUser: (question: UserQuestion) =>
-            env.dialogLock(() => {
+            env.gate.inDialog(() => {
               const where = env.subagentSessionId
                 ? { toolCallId, subagentSessionId: env.subagentSessionId }
                 : { toolCallId };
@@ -188,44 +222,23 @@ export async function runToolCall(
         }
       : {}),
   };
+}
 
-  const permitted = await authorize(env, hooked, presentation, context);
-  if (permitted === "cancelled") return cancelled();
-  if ("message" in permitted)
-    return permitted.reported
-      ? outcome(request, { content: [{ type: "text", text: permitted.message }], isError: true }, false)
-      : fail(permitted.message);
-
-  env.emit({ type: "tool_call_update", toolCallId, status: "in_progress", parentToolCallId: parent });
-  let result: ToolResult;
-  try {
-    // The backend opens exactly the real paths the gate decided on (a link swapped since is refused).
-    result = await runWithApprovedTargets(permitted.approved, () => tool.execute(input, context));
-  } catch (error) {
-    if (signal.aborted || isAbortError(error)) return cancelled();
-    result = { content: [{ type: "text", text: `Error: ${errorMessage(error)}` }], isError: true };
-  }
-  if (signal.aborted) return cancelled();
-
-  const failed = result.isError === true;
-  const post = await env.hooks.postToolUse?.(hooked, result, failed, signal);
-  emitSystemMessages(env, post?.systemMessages);
-  if (post?.context?.length)
-    result = { ...result, content: [...result.content, { type: "text", text: post.context.join("\n") }] };
-  if (env.finalizeResult) result = await env.finalizeResult({ toolCallId, tool }, result);
-
+/** The call's end as the editor shows it; a background process stays in progress (its output and exit follow). */
+function reportResult(env: ToolRunEnv, toolCallId: string, result: ToolResult, failed: boolean): void {
   const display = result.display ?? toDisplay(result.content);
+  const parentToolCallId = env.parentToolCallId;
+  const rawOutput = result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {};
   if (result.background) {
-    // The process outlives this call: the editor keeps it in progress; its output and exit follow.
     env.emit({
       type: "tool_call_update",
       toolCallId,
       content: display,
       liveTerminal: { terminalId: toolCallId, cwd: env.context.cwd },
-      ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
-      parentToolCallId: parent,
+      ...rawOutput,
+      parentToolCallId,
     });
-    return outcome(request, result, false);
+    return;
   }
   env.emit({
     type: "tool_call_update",
@@ -234,10 +247,9 @@ export async function runToolCall(
     content: display,
     ...(display.some((d) => d.type === "terminal") ? { transcript: toDisplay(result.content) } : {}),
     ...(result.locations ? { locations: result.locations } : {}),
-    ...(result.rawOutput !== undefined ? { rawOutput: result.rawOutput } : {}),
-    parentToolCallId: parent,
+    ...rawOutput,
+    parentToolCallId,
   });
-  return outcome(request, result, false);
 }
 
 /**
@@ -256,7 +268,6 @@ async function runNestedCall(
   return result.result;
 }
 
-type Allowed = { approved: ReadonlyMap<string, string> };
 /** A subagent started from code (eval's task()): shown as its own `task` call under the caller. */
 async function runNestedSubagent(
   env: ToolRunEnv,
@@ -296,123 +307,19 @@ async function runNestedSubagent(
   return result;
 }
 
-/** `reported`: the editor was already told the call failed (a rejection, see askUser). */
-type Denial = { message: string; reported?: boolean };
-type Authorization = Allowed | "cancelled" | Denial;
-
-/** Asks the gate (src/gate) and carries out its answer: hooks run here, the decision is the gate's. */
-async function authorize(
+/** The call as the gate's procedure takes it. */
+function gateRequest(
   env: ToolRunEnv,
   call: HookedToolCall,
   presentation: ToolPresentation,
   context: ToolContext,
-): Promise<Authorization> {
-  const { tool } = call;
-  const gated = await gateToolCall({
-    tool,
-    input: call.input,
-    paths: presentation.paths ?? [],
-    cwd: env.context.cwd,
-    roots: env.context.roots,
-    readRoots: env.readRoots,
-    virtualPrefixes: env.virtualPrefixes,
-    mode: env.mode,
-    memory: env.memory,
-    policy: env.gatePolicy,
-  });
-  // Denied without asking hooks (a deny rule, plan mode, a remembered rejection).
-  if (gated.decision.action === "deny") return { message: gated.decision.reason };
-
-  const pre = await env.hooks.preToolUse?.(call, env.signal);
-  emitSystemMessages(env, pre?.systemMessages);
-  if (env.signal.aborted) return "cancelled";
-  const decision = pre?.decision ? gated.withHook({ decision: pre.decision, reason: pre.reason }) : gated.decision;
-  const allowed = async (): Promise<Allowed> => {
-    if (tool.effect === "edit" || tool.effect === "delete")
-      await forgetCommandsChangedBy(gated.targets, env.context.roots, env.memory, env.gatePolicy);
-    return { approved: gated.approved };
+): GateCallRequest {
+  return {
+    call,
+    presentation,
+    context,
+    signal: env.signal,
+    parentToolCallId: env.parentToolCallId,
+    ...(env.subagentSessionId ? { subagentSessionId: env.subagentSessionId } : {}),
   };
-  if (decision.action === "deny") return { message: decision.reason };
-  if (decision.action === "allow") return allowed();
-  const answer = await env.dialogLock(() => askUser(env, call, presentation, context, decision, gated.previewable));
-  return answer === "allow" ? allowed() : answer;
-}
-
-async function askUser(
-  env: ToolRunEnv,
-  call: HookedToolCall,
-  presentation: ToolPresentation,
-  context: ToolContext,
-  decision: Extract<GateDecision, { action: "ask" }>,
-  previewable: boolean,
-): Promise<"allow" | "cancelled" | Denial> {
-  if (env.signal.aborted) return "cancelled";
-  // A remembered choice may have been made while this call waited for the dialog lock.
-  if (decision.alwaysKey && env.memory.lookup(decision.alwaysKey) === "allow") return "allow";
-  const permissionHook = await env.hooks.permissionRequest?.(call, env.signal);
-  emitSystemMessages(env, permissionHook?.systemMessages);
-  if (permissionHook?.decision === "allow") return "allow";
-  if (permissionHook?.decision === "deny")
-    return { message: `Permission denied by hook: ${permissionHook.message ?? "no reason given"}` };
-
-  let preview: ToolDisplay[] | undefined;
-  try {
-    // A preview of a file outside the project would be the very read the dialog asks about.
-    preview = previewable ? await call.tool.preview?.(call.input, context) : undefined;
-  } catch {
-    preview = undefined;
-  }
-  env.hooks.notify?.("permission_prompt", `deep-acp needs your permission to use ${call.tool.hookName}`);
-  const outcome: ApprovalOutcome = await env.approver.requestApproval(
-    {
-      toolCallId: call.toolCallId,
-      toolName: call.tool.name,
-      title: presentation.title,
-      kind: call.tool.kind,
-      rawInput: call.input,
-      locations: presentation.locations ?? [],
-      preview,
-      reason: decision.reason,
-      alwaysLabel: decision.alwaysKey ? decision.alwaysLabel : null,
-      parentToolCallId: env.parentToolCallId,
-      ...(env.subagentSessionId ? { subagentSessionId: env.subagentSessionId } : {}),
-    },
-    env.signal,
-  );
-  if (outcome === "reject_once" || outcome === "reject_always") {
-    const message = rejection(call.tool.name, outcome);
-    // Said at once, in the same tick the answer arrived: an editor that interrupts the turn right
-    // after rejecting (its cancel is the next line) must see the call end failed, and after the
-    // cancel nothing more may be sent for the turn.
-    env.emit({
-      type: "tool_call_update",
-      toolCallId: call.toolCallId,
-      status: "failed",
-      content: [{ type: "text", text: message }],
-      parentToolCallId: env.parentToolCallId,
-    });
-    if (outcome === "reject_always" && decision.alwaysKey)
-      env.memory.remember(decision.alwaysKey, "deny", decision.alwaysLabel ?? decision.alwaysKey);
-    return { message, reported: true };
-  }
-  switch (outcome) {
-    case "allow_once":
-      return "allow";
-    case "allow_always":
-      if (decision.alwaysKey)
-        env.memory.remember(decision.alwaysKey, "allow", decision.alwaysLabel ?? decision.alwaysKey);
-      return "allow";
-    case "unattended":
-      return {
-        message: `This ${call.tool.name} call needs approval (${decision.reason}) and this run cannot ask for it (headless, without --yes), so it was not run. No user rejected it. Do not retry it; finish what you can without it and say that rerunning with --yes would allow it.`,
-      };
-    case "cancelled":
-      return "cancelled";
-  }
-}
-
-function rejection(toolName: string, outcome: "reject_once" | "reject_always"): string {
-  return outcome === "reject_always"
-    ? `The user rejected this ${toolName} call and asked not to be asked again. Do not retry it; continue another way or ask the user.`
-    : `The user rejected this ${toolName} call. Do not retry it as is; adjust the approach or ask the user what they want.`;
 }

@@ -57,6 +57,9 @@ export type FileOperationError = "file_not_found" | "permission_denied" | "is_di
 export type FileUploadResponse = { path: string; error: FileOperationError | null };
 export type FileDownloadResponse = { path: string; content: Uint8Array | null; error: FileOperationError | null };
 
+/** A gated call's approved paths: requested path -> the real path the gate decided on. */
+export type ApprovedTargets = ReadonlyMap<string, string>;
+
 export interface BackendProtocol {
   /** Non-recursive listing; directories have `isDir` and a trailing "/" in `path`. */
   ls(path: string): Promise<LsResult>;
@@ -74,6 +77,11 @@ export interface BackendProtocol {
   delete?(filePath: string): Promise<DeleteResult>;
   uploadFiles?(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]>;
   downloadFiles?(paths: string[]): Promise<FileDownloadResponse[]>;
+  /**
+   * The same backend bound to one gated call's approved real paths (backends/approved-targets.ts):
+   * what it opens must be the real path the gate decided on. Absent: nothing in it opens host paths.
+   */
+  forCall?(approved: ApprovedTargets): BackendProtocol;
 }
 
 export type ExecuteOptions = {

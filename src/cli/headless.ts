@@ -1,4 +1,4 @@
-import type { Approver } from "../agent/approver.js";
+import type { Approver } from "../gate/call/approver.js";
 import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args/args.js";

@@ -2,7 +2,7 @@ import type { Questioner } from "../tools/types.js";
 import { renderMcpStatus, type EditorMcpServer, type McpManager } from "../mcp/index.js";
 import { formatHooksDescription, type HookEngine } from "../hooks/index.js";
 import { readSkillContent, skillInvocationPrompt } from "../skills/index.js";
-import { projectFileRefusal } from "../gate/project-file.js";
+import { projectFileRefusal } from "../gate/seams/project-file.js";
 import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "../interpreter/index.js";
 import { sessionWatchTargets } from "../watch/index.js";
 import type { Diagnostic } from "../util/diagnostics.js";

@@ -39,7 +39,7 @@ import type { ExtensionServices } from "./services.js";
 import { loadSkillSet, prepareBuiltinSkills } from "./skill-set.js";
 import type { TrustQueue } from "./trust-queue.js";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
-import { projectFileRefusal } from "../gate/project-file.js";
+import { projectFileRefusal } from "../gate/seams/project-file.js";
 
 /** Everything a session loads beyond its files: the extension surface of the seeds. */
 export type Extensions = {

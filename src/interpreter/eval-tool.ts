@@ -4,7 +4,9 @@ import type { AnyTool, ToolContext, ToolDefinition, ToolDisplay, ToolResult } fr
 import { errorMessage } from "../util/errors.js";
 import type { Logger } from "../util/logger.js";
 import type { InterpreterLimits } from "./quickjs/limits.js";
-import { effectiveAllowlist, isReadOnlyTool } from "./calls/ptc.js";
+import { effectiveAllowlist } from "./calls/ptc.js";
+import { readsOnly } from "../gate/decide/offer.js";
+import type { SessionMode } from "../gate/decide/modes.js";
 import type { SandboxFactory } from "./quickjs/sandbox.js";
 import { createInterpreterSession, type EvalOutcome, type InterpreterSession } from "./session.js";
 import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker/worker-client.js";
@@ -14,8 +16,8 @@ export type EvalToolOptions = {
   limits: InterpreterLimits;
   /** Tools code may call as `tools.<camelCaseName>()`; `eval` and `task` are ignored here. */
   allowlist: readonly AnyTool[];
-  /** Plan mode: tools that are not read-only are dropped from the allowlist. */
-  readOnly: boolean;
+  /** The session's mode: the gate decides which allowlisted tools code may call in it (gate/decide/offer.ts). */
+  mode: SessionMode;
   /** Install `task()`; the calling context must provide `runSubagent`. */
   hasSubagents: boolean;
   /** Default: silent. */
@@ -55,8 +57,8 @@ const schema = z.object({
  * project ask, plan mode refuses writes), file rules, hooks and editor events.
  */
 export function createEvalTool(options: EvalToolOptions): EvalTool {
-  const allowlist = effectiveAllowlist(options.allowlist, options.readOnly);
-  const effect = allowlist.every(isReadOnlyTool) ? "none" : "external";
+  const allowlist = effectiveAllowlist(options.allowlist, options.mode);
+  const effect = allowlist.every(readsOnly) ? "none" : "external";
   // Tools created with the same configuration share a turn's interpreter (the agent may rebuild its
   // tool list mid-turn); a different allowlist or limits get their own.
   const stateKey = `interpreter:${JSON.stringify({ tools: allowlist.map((t) => t.name), subagents: options.hasSubagents, limits: options.limits })}`;

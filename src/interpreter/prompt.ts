@@ -1,4 +1,5 @@
 import type { AnyTool } from "../tools/types.js";
+import type { SessionMode } from "../gate/decide/modes.js";
 import type { InterpreterLimits } from "./quickjs/limits.js";
 import { bindTools, effectiveAllowlist } from "./calls/ptc.js";
 import { toolSignature } from "./calls/signatures.js";
@@ -9,8 +10,8 @@ export type InterpreterPromptOptions = {
   allowlist: readonly AnyTool[];
   /** Whether `task()` is installed. */
   hasSubagents: boolean;
-  /** Plan mode: only read-only tools are callable. Default false. */
-  readOnly?: boolean;
+  /** The session's mode: which tools are callable in it is the gate's choice. Default "default". */
+  mode?: SessionMode;
   /** Subagent types `task()` accepts, listed for the model. Default: not listed. */
   subagentTypes?: ReadonlyArray<{ name: string; description?: string }>;
 };
@@ -18,7 +19,7 @@ export type InterpreterPromptOptions = {
 /** The "### Interpreter" section of the system prompt. */
 export function interpreterPromptSection(options: InterpreterPromptOptions): string {
   const { limits, hasSubagents } = options;
-  const bindings = bindTools(effectiveAllowlist(options.allowlist, options.readOnly ?? false));
+  const bindings = bindTools(effectiveAllowlist(options.allowlist, options.mode ?? "default"));
   const mb = Math.round(limits.memoryLimitBytes / (1024 * 1024));
   const waits = hasSubagents ? "tool calls and subagents" : "tool calls";
   const clock = limits.allowClock

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Approver, ApprovalRequest } from "../agent/approver.js";
+import type { Approver, ApprovalRequest } from "../gate/call/approver.js";
 import type { ContainerWorkspace } from "../backends/container/container-workspace.js";
 import {
   applyToHost,

@@ -1,4 +1,4 @@
-import type { SessionMode } from "../agent/modes.js";
+import type { SessionMode } from "../gate/decide/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";
 import type { Message, ModelClient } from "../model/types.js";
 import { assembleTurn, renderContextReport, type ClientSystemPrompt } from "../turn/index.js";

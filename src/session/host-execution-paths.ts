@@ -1,7 +1,7 @@
 import { isAbsolute, relative } from "node:path";
 import type { DeepAcpConfig } from "../config/config-file.js";
-import { resolveHostExecutionSurfaces } from "../gate/host-surfaces.js";
-import { createProtectedPaths } from "../gate/protected-paths.js";
+import { resolveHostExecutionSurfaces } from "../gate/surfaces/host-surfaces.js";
+import { createProtectedPaths } from "../gate/surfaces/protected-paths.js";
 
 // The one place a container workspace asks "which paths of this project decide what runs on the
 // host": bind mode keeps them read-only inside the container, and /apply never folds a change to them

@@ -1,15 +1,15 @@
-import type { Approver } from "../agent/approver.js";
+import type { Approver } from "../gate/call/approver.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { EditorBridge } from "../backends/editor/editor-bridge.js";
 import type { Questioner } from "../tools/types.js";
 import type { StateSnapshot } from "../backends/state/state-backend.js";
-import type { SessionMode } from "../agent/modes.js";
+import type { SessionMode } from "../gate/decide/modes.js";
 import type { EditorMcpServer } from "../mcp/index.js";
 import type { RestoredSession } from "../transcript/index.js";
 import type { ClientSystemPrompt } from "../turn/index.js";
 import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
 import type { ModelService } from "../model/client/service.js";
-import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import type { SessionStore } from "../transcript/index.js";
 
 /** Everything a session shares with the rest of the process; built once by the composition root (cli/). */

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { hookPermissionMode, type SessionMode } from "../agent/modes.js";
+import { hookPermissionMode, type SessionMode } from "../gate/decide/modes.js";
 import { ExtensionHost } from "../extensions/index.js";
-import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import type { NoticeQueue } from "./notices.js";
 import { hostKeyAnswer, hostKeyQuestion } from "./remote-workspace.js";
 import type { SessionOptions } from "./services.js";

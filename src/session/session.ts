@@ -1,7 +1,7 @@
 import { isThoughtLevel, thoughtSupport, type ThoughtLevel } from "../model/catalog/thought-level.js";
 import { createSessionBackground, type SessionBackground } from "./background.js";
 import { randomUUID } from "node:crypto";
-import type { Approver } from "../agent/approver.js";
+import type { Approver } from "../gate/call/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import {
   compactNow,
@@ -14,14 +14,14 @@ import {
   type SessionStart,
 } from "../turn/index.js";
 import { createSpendTracker, type SpendTracker } from "./spend.js";
-import { isSessionMode, type SessionMode } from "../agent/modes.js";
+import { isSessionMode, type SessionMode } from "../gate/decide/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
 import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
-import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
+import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import { remoteMentions } from "./remote-workspace.js";

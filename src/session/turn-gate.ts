@@ -1,6 +1,6 @@
-import type { Approver } from "../agent/approver.js";
-import type { PersistentApprovalMemory } from "../gate/approval-memory.js";
-import type { RestoreScope } from "../gate/restore.js";
+import type { Approver } from "../gate/call/approver.js";
+import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
+import type { RestoreScope } from "../gate/seams/restore.js";
 import type { TurnGate } from "../turn/index.js";
 import type { Workspace } from "./workspace.js";
 
@@ -9,7 +9,7 @@ export function createTurnGate(approver: Approver, memory: PersistentApprovalMem
   return {
     approver,
     memory,
-    gatePolicy: {
+    policy: {
       rules: workspace.rules,
       sandboxed: workspace.sandboxed,
       protectedPaths: workspace.protectedPaths,

@@ -4,7 +4,7 @@ import type { PromptBlock } from "../turn/index.js";
 import type { Logger } from "../util/logger.js";
 import { createRecorder, type Recorder } from "./recorder.js";
 import type { BackendProtocol } from "../backends/protocol.js";
-import type { RestoreScope } from "../gate/restore.js";
+import type { RestoreScope } from "../gate/seams/restore.js";
 import { restoreSession, type RestoredSession, type SessionRecord } from "./restore.js";
 import { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
 import type { MetaPatch, NewSessionMeta, SessionStore } from "./store/index.js";

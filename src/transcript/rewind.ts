@@ -1,6 +1,6 @@
-import { runWithApprovedTargets } from "../backends/paths/approved-targets.js";
+import { backendForCall } from "../backends/paths/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
-import { decideRestore, type RestoreScope } from "../gate/restore.js";
+import { decideRestore, type RestoreScope } from "../gate/seams/restore.js";
 import { errorMessage } from "../util/errors.js";
 import type { SessionRecord } from "./restore.js";
 
@@ -46,10 +46,9 @@ export async function restoreFiles(
       report.notRestored.push({ path: change.path, reason: allowed.reason });
       continue;
     }
-    const pinned = <T>(work: () => Promise<T>) => runWithApprovedTargets(allowed.approved, work);
-    const current = expected.has(change.path)
-      ? expected.get(change.path)!
-      : await pinned(() => currentText(backend, change.path));
+    // Bound to the real path the restore was decided on: a link swapped in since is refused.
+    const pinned = backendForCall(backend, allowed.approved);
+    const current = expected.has(change.path) ? expected.get(change.path)! : await currentText(pinned, change.path);
     if (current !== change.after) {
       skipped.add(change.path);
       report.notRestored.push({
@@ -60,10 +59,10 @@ export async function restoreFiles(
     }
     try {
       if (change.before === null) {
-        const removed = await pinned(async () => backend.delete?.(change.path));
-        if (!backend.delete || removed?.error) throw new Error(removed?.error ?? "this backend cannot delete files");
+        const removed = await pinned.delete?.(change.path);
+        if (!pinned.delete || removed?.error) throw new Error(removed?.error ?? "this backend cannot delete files");
       } else {
-        const written = await pinned(() => backend.write(change.path, change.before!));
+        const written = await pinned.write(change.path, change.before!);
         if (written.error) throw new Error(written.error);
       }
       expected.set(change.path, change.before);

@@ -1,5 +1,6 @@
 import { arch, platform } from "node:os";
-import type { SessionMode } from "../agent/modes.js";
+import type { SessionMode } from "../gate/decide/modes.js";
+import { offeredInMode } from "../gate/decide/offer.js";
 import { buildSystemPrompt, type ClientSystemPrompt } from "./system-prompt.js";
 import { createTaskTool } from "./task-tool.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
@@ -91,12 +92,11 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     const limits = limitsFromConfig(config.interpreter);
     const allowlist = resolveInterpreterTools(config.interpreter.tools, available);
     diagnostics.push(...allowlist.diagnostics);
-    const readOnly = session.mode === "plan";
     evalTools.push(
       createEvalTool({
         limits,
         allowlist: allowlist.items,
-        readOnly,
+        mode: session.mode,
         hasSubagents: subagents.length > 0,
         createSandbox: input.interpreterSandboxes.create,
         prewarm: () => void sandboxes.prewarm(limits).catch(() => undefined),
@@ -107,7 +107,7 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
         limits,
         allowlist: allowlist.items,
         hasSubagents: subagents.length > 0,
-        readOnly,
+        mode: session.mode,
         subagentTypes: subagents.map((s) => ({ name: s.name, description: s.description })),
       })),
     );
@@ -117,7 +117,7 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     if (mcpSection) sections.push((parts.mcp = mcpSection));
   }
 
-  const tools = toolsForMode([...builtin, ...task, ...evalTools, ...mcpTools], session.mode);
+  const tools = offeredInMode([...builtin, ...task, ...evalTools, ...mcpTools], session.mode);
   const environment = {
     cwd: session.cwd,
     roots: session.roots,
@@ -140,11 +140,4 @@ export function assembleTurn(input: TurnAssemblyInput): AssembledTurn {
     diagnostics,
     parts,
   };
-}
-
-const READ_ONLY_EFFECTS = new Set(["read", "network", "none"]);
-
-/** `plan` mode offers only tools that cannot change anything. */
-export function toolsForMode(tools: readonly AnyTool[], mode: SessionMode): AnyTool[] {
-  return mode === "plan" ? tools.filter((t) => READ_ONLY_EFFECTS.has(t.effect)) : [...tools];
 }

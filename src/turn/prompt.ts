@@ -1,6 +1,6 @@
-import { runWithApprovedTargets } from "../backends/paths/approved-targets.js";
+import { backendForCall } from "../backends/paths/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
-import type { MentionDecision } from "../gate/mention.js";
+import type { MentionDecision } from "../gate/seams/mention.js";
 import type { UserContent, UserMessage } from "../model/types.js";
 
 // A prompt as the session sees it: ACP's content blocks already resolved to absolute paths by acp/,
@@ -95,7 +95,8 @@ export async function resolvePrompt(
       context.push(`<context ref="${path}" error="${escapeAttr(decision.reason)}"/>`);
       continue;
     }
-    const read = await runWithApprovedTargets(decision.approved, () => backend.read(path, 0, Number.MAX_SAFE_INTEGER));
+    // Read through a backend bound to the real path the gate decided on (a link swapped since is refused).
+    const read = await backendForCall(backend, decision.approved).read(path, 0, Number.MAX_SAFE_INTEGER);
     if (read.error) context.push(`<context ref="${path}" error="${escapeAttr(read.error)}"/>`);
     else if (read.content instanceof Uint8Array) {
       if (supportsImages && read.mimeType?.startsWith("image/"))

@@ -13,10 +13,11 @@ import { createResultOffloader } from "./compaction/offload.js";
 import { createHookBridge } from "./hook-bridge.js";
 import { promptText, resolvePrompt, type PromptBlock } from "./prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
-import { decideMention } from "../gate/mention.js";
+import { decideMention } from "../gate/seams/mention.js";
+import type { GateSession } from "../gate/call/procedure.js";
 
 /** Who decides whether a tool call may run: the gate's one seam into a turn. */
-export type TurnGate = Pick<ToolCallSeams, "approver" | "memory" | "gatePolicy">;
+export type TurnGate = GateSession;
 
 /** Where a turn's messages go: the session's history and its transcript. */
 export type TurnRecord = {
@@ -93,7 +94,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
         roots: input.session.roots,
         readRoots: extensions.skills.roots,
         virtualPrefixes: workspace.virtualPrefixes,
-        ...(input.gate.gatePolicy?.fs ? { fs: input.gate.gatePolicy.fs } : {}),
+        ...(input.gate.policy?.fs ? { fs: input.gate.policy.fs } : {}),
       }),
     );
     const hooked = hooks().hasHandlers("UserPromptSubmit")
@@ -145,26 +146,7 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
       maxRequests: config.agent.max_turn_requests,
       maxOutputTokens: config.model.max_output_tokens,
     },
-    toolCalls: {
-      context: {
-        sessionId: input.session.id,
-        cwd: input.session.cwd,
-        roots: input.session.roots,
-        backend: workspace.backend,
-        executor: workspace.executor,
-        ...(input.background ? { background: input.background } : {}),
-        limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
-      },
-      mode: input.session.mode,
-      virtualPrefixes: workspace.virtualPrefixes,
-      readRoots: extensions.skills.roots,
-      ...input.gate,
-      questioner: input.questioner,
-      finalizeResult: createResultOffloader({
-        backend: workspace.backend,
-        thresholdChars: config.offload.tool_result_chars,
-      }),
-    },
+    toolCalls: toolCallSeams(input),
     history: {
       onMessage: (message, mid) =>
         message === prompt ? input.record.prompt(prompt, blocks) : input.record.message(message, mid),
@@ -189,6 +171,33 @@ export async function runPromptTurn(input: PromptTurnInput): Promise<PromptTurnO
     ...(input.subagents ? { running: input.subagents } : {}),
   });
   return { result: await runTurn(input.history, prompt, options), submitted: true };
+}
+
+/** What the turn's tool calls run with: the shared tool context, the gate's settings, the offloader. */
+function toolCallSeams(input: PromptTurnInput): TurnOptions["toolCalls"] {
+  const { config, workspace, extensions } = input;
+  return {
+    context: {
+      sessionId: input.session.id,
+      cwd: input.session.cwd,
+      roots: input.session.roots,
+      backend: workspace.backend,
+      executor: workspace.executor,
+      ...(input.background ? { background: input.background } : {}),
+      limits: { shellTimeoutMs: config.shell.timeout_seconds * 1000, shellOutputChars: config.shell.output_chars },
+    },
+    gate: {
+      ...input.gate,
+      mode: input.session.mode,
+      virtualPrefixes: workspace.virtualPrefixes,
+      readRoots: extensions.skills.roots,
+    },
+    questioner: input.questioner,
+    finalizeResult: createResultOffloader({
+      backend: workspace.backend,
+      thresholdChars: config.offload.tool_result_chars,
+    }),
+  };
 }
 
 /** The loop's steering seam: each waiting message goes through the prompt's own checks, then joins. */

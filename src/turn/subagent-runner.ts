@@ -3,7 +3,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { TurnOptions } from "../agent/loop.js";
 import { runTurn } from "../agent/loop.js";
 import { hookFeedbackText, type HookEngine } from "../hooks/index.js";
-import { subagentModelRefusal } from "../gate/subagent-model.js";
+import { subagentModelRefusal } from "../gate/seams/subagent-model.js";
 import type { AssistantMessage, Message, ModelClient, ProviderName } from "../model/types.js";
 import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool, SubagentRequest, ToolResult } from "../tools/types.js";
@@ -51,30 +51,9 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
     const start = hooks.hasHandlers("SubagentStart", definition.name)
       ? await hooks.run("SubagentStart", { agent_id: agentId, agent_type: definition.name }, { signal })
       : undefined;
-    let description = request.description;
-    if (start?.additionalContext.length) description += `\n\n${start.additionalContext.join("\n\n")}`;
-    if (request.responseSchema) {
-      description += `\n\nYour final message must be only a JSON value that matches this JSON Schema, with no other text:\n${JSON.stringify(request.responseSchema)}`;
-    }
-    let model: ModelClient;
-    try {
-      const refusal =
-        definition.model && options.configuredProviders
-          ? subagentModelRefusal(definition.model, definition.source, await options.configuredProviders())
-          : undefined;
-      if (refusal) throw new Error(refusal);
-      model = definition.model ? await options.createModel(definition.model) : options.parentModel;
-    } catch (error) {
-      return {
-        content: [
-          {
-            type: "text",
-            text: `Error: subagent ${definition.name} cannot use model ${definition.model}: ${(error as Error).message}`,
-          },
-        ],
-        isError: true,
-      };
-    }
+    const description = subagentTask(request, start?.additionalContext ?? []);
+    const model = await subagentModel(options, definition);
+    if ("content" in model) return model;
     const sessionId = randomUUID();
     const child = new AbortController();
     const abortChild = () => child.abort();
@@ -137,15 +116,60 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
     const feedback = stop ? hookFeedbackText(stop) : undefined;
     if (child.signal.aborted || result.stopReason === "cancelled")
       return { content: [{ type: "text", text: "Cancelled by the user." }], isError: true };
-    if (result.error)
-      return { content: [{ type: "text", text: `Error: the subagent failed: ${result.error}` }], isError: true };
-    const text = answer || `(the subagent ended with ${result.stopReason} and no answer)`;
-    const full = feedback ? `${text}\n\n${feedback}` : text;
+    return subagentAnswer(definition, result, answer, feedback);
+  };
+}
+
+/** The subagent's prompt: the task, SubagentStart hooks' context, and the answer's schema when one is asked. */
+function subagentTask(request: SubagentRequest, context: readonly string[]): string {
+  let description = request.description;
+  if (context.length) description += `\n\n${context.join("\n\n")}`;
+  if (request.responseSchema) {
+    description += `\n\nYour final message must be only a JSON value that matches this JSON Schema, with no other text:\n${JSON.stringify(request.responseSchema)}`;
+  }
+  return description;
+}
+
+/** The model a subagent runs on: its own (only from a provider the user set up), else the parent's. */
+async function subagentModel(
+  options: SubagentRunnerOptions,
+  definition: SubagentDefinition,
+): Promise<ModelClient | ToolResult> {
+  try {
+    const refusal =
+      definition.model && options.configuredProviders
+        ? subagentModelRefusal(definition.model, definition.source, await options.configuredProviders())
+        : undefined;
+    if (refusal) throw new Error(refusal);
+    return definition.model ? await options.createModel(definition.model) : options.parentModel;
+  } catch (error) {
     return {
-      content: [{ type: "text", text: full }],
-      display: [{ type: "text", text: full }],
-      rawOutput: { subagentType: definition.name, stopReason: result.stopReason },
+      content: [
+        {
+          type: "text",
+          text: `Error: subagent ${definition.name} cannot use model ${definition.model}: ${(error as Error).message}`,
+        },
+      ],
+      isError: true,
     };
+  }
+}
+
+/** What the parent's model gets back: the subagent's last answer, with SubagentStop hooks' feedback. */
+function subagentAnswer(
+  definition: SubagentDefinition,
+  result: { stopReason: string; error?: string },
+  answer: string,
+  feedback: string | undefined,
+): ToolResult {
+  if (result.error)
+    return { content: [{ type: "text", text: `Error: the subagent failed: ${result.error}` }], isError: true };
+  const text = answer || `(the subagent ended with ${result.stopReason} and no answer)`;
+  const full = feedback ? `${text}\n\n${feedback}` : text;
+  return {
+    content: [{ type: "text", text: full }],
+    display: [{ type: "text", text: full }],
+    rawOutput: { subagentType: definition.name, stopReason: result.stopReason },
   };
 }
 

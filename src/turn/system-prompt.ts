@@ -1,5 +1,5 @@
 import type { AnyTool } from "../tools/types.js";
-import type { SessionMode } from "../agent/modes.js";
+import type { SessionMode } from "../gate/decide/modes.js";
 
 /**
  * Instructions the editor gives for a whole session (ACP `systemPrompt`): added after ours

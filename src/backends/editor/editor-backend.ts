@@ -6,7 +6,7 @@ import type { EditorBridge, EditorTerminal, EditorTerminalExit } from "./editor-
 import { windowLines } from "../files/line-window.js";
 import { defaultShell, failedToStart } from "../local/local-shell.js";
 import { getMimeType, isTextMimeType, sniffFileIsBinary, TEXT_PLAIN } from "../files/mime.js";
-import { approvedRealPath } from "../paths/approved-targets.js";
+import { approvedRealPath, backendForCall, type ApprovedTargets } from "../paths/approved-targets.js";
 import { isInside } from "../paths/path-guard.js";
 import { realRoots, resolveRealTarget } from "../paths/real-path.js";
 import {
@@ -54,6 +54,8 @@ export type EditorBackendOptions = {
   mkdir?: (path: string, options: { recursive: true }) => Promise<unknown>;
   /** Default `editor:<roots[0]>`. */
   id?: string;
+  /** Set by forCall: a gated call's approved real paths; a path leading elsewhere is not sent to the editor. */
+  approved?: ApprovedTargets;
 };
 
 export interface EditorBackend extends BackendProtocol {
@@ -76,7 +78,7 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
   async function editorPath(abs: string): Promise<string | undefined> {
     const target = await resolveRealTarget(abs);
     if (target.unresolved) return undefined;
-    const approved = approvedRealPath(abs);
+    const approved = approvedRealPath(options.approved, abs);
     if (approved !== undefined && approved !== target.real) return undefined;
     const real = await (realRootsOnce ??= realRoots(roots));
     return real.some((root) => isInside(root, target.real)) ? target.real : undefined;
@@ -262,6 +264,8 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
   if (fallback.uploadFiles) backend.uploadFiles = (f) => fallback.uploadFiles!(f);
   if (fallback.downloadFiles) backend.downloadFiles = (p) => fallback.downloadFiles!(p);
   if (canExecute) Object.assign(backend, { id: options.id ?? `editor:${roots[0] ?? ""}`, execute });
+  backend.forCall = (approved) =>
+    createEditorBackend({ ...options, fallback: backendForCall(fallback, approved), approved });
   return backend;
 }
 

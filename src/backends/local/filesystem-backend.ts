@@ -18,6 +18,7 @@ import { windowLines } from "../files/line-window.js";
 import { detectMimeType, isTextMimeType, looksBinary } from "../files/mime.js";
 import { createPathGuard, nodeFsOps, type FsOps, type ResolvedPath } from "../paths/path-guard.js";
 import type {
+  ApprovedTargets,
   BackendProtocol,
   DeleteResult,
   EditResult,
@@ -64,6 +65,8 @@ export type FilesystemBackendOptions = {
   fs?: FsOps;
   /** Default node:child_process spawn (used for ripgrep). */
   spawn?: SpawnFn;
+  /** Set by forCall: a gated call's approved real paths, the only ones real mode opens for it. */
+  approved?: ApprovedTargets;
 };
 
 export interface FilesystemBackend extends BackendProtocol {
@@ -81,6 +84,7 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     virtualMode: options.virtualMode ?? false,
     createRoot: options.createRoot ?? false,
     fs,
+    ...(options.approved ? { approved: options.approved } : {}),
   });
   const maxBytes = Math.floor((options.maxFileSizeMb ?? 10) * 1024 * 1024);
   const atomic = options.writeMode === "atomic";
@@ -383,5 +387,9 @@ export function createFilesystemBackend(options: FilesystemBackendOptions): File
     delete: remove,
     uploadFiles,
     downloadFiles,
+    // Virtual mode opens nothing by a host path the gate approved; real mode is bound per call.
+    ...(guard.virtualMode
+      ? {}
+      : { forCall: (approved) => createFilesystemBackend({ ...options, ripgrep: search.rgPath ?? false, approved }) }),
   };
 }

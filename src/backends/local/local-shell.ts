@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { backendForCall } from "../paths/approved-targets.js";
 import { createFilesystemBackend } from "./filesystem-backend.js";
 import { runCommand, type SpawnProcessFn } from "../processes/process-runner.js";
 import type {
@@ -125,5 +126,6 @@ export function withFileOperations<T extends { id: string; execute: SandboxBacke
   if (files.delete) ops.delete = (p) => files.delete!(p);
   if (files.uploadFiles) ops.uploadFiles = (f) => files.uploadFiles!(f);
   if (files.downloadFiles) ops.downloadFiles = (p) => files.downloadFiles!(p);
+  if (files.forCall) ops.forCall = (approved) => withFileOperations(backendForCall(files, approved), extra);
   return Object.assign(ops, extra);
 }

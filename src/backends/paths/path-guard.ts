@@ -2,7 +2,7 @@ import * as fsp from "node:fs/promises";
 import { constants, type Dirent, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { approvedRealPath } from "./approved-targets.js";
+import { approvedRealPath, type ApprovedTargets } from "./approved-targets.js";
 import { FsOpError, shownPath, toFsOpError } from "../files/fs-errors.js";
 import { resolveRealTarget } from "./real-path.js";
 
@@ -11,7 +11,7 @@ import { resolveRealTarget } from "./real-path.js";
 // Real mode: the session is about the user's own files, so absolute paths are used as they are and
 // relative ones resolve against the root. Whatever a path leads to is opened by its real path, with
 // the last component O_NOFOLLOW and the opened descriptor's path checked against it; inside a tool
-// call that real path must be the one the gate decided on (backends/approved-targets.ts), so a link
+// call that real path must be the one the gate decided on (options.approved, see backends/approved-targets.ts), so a link
 // swapped after the decision is refused instead of followed. Virtual mode confines everything to the root: callers see
 // "/"-rooted paths, `..` and `~` are refused, and every host path is checked after symlink
 // resolution (realpath) and again on the opened descriptor (/proc/self/fd), with the last component
@@ -74,6 +74,8 @@ export type PathGuardOptions = {
   /** Create the root (0700) on first use instead of reporting it missing. */
   createRoot: boolean;
   fs: FsOps;
+  /** Inside a gated call: the real paths the gate decided on, the only ones this guard opens. */
+  approved?: ApprovedTargets;
 };
 
 export type PathGuard = ReturnType<typeof createPathGuard>;
@@ -181,7 +183,7 @@ export function createPathGuard(options: PathGuardOptions) {
 
   /** In a gated call, the real path must still be the one the gate decided on. */
   function asApproved(target: ResolvedPath, real: string): string {
-    const approved = approvedRealPath(target.full);
+    const approved = approvedRealPath(options.approved, target.full);
     if (approved !== undefined && approved !== real) {
       throw new FsOpError(
         `'${shownPath(target.display)}' changed after it was approved: it now leads to ${real}, not ${approved}; not opened`,

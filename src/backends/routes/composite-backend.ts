@@ -1,3 +1,4 @@
+import { backendForCall } from "../paths/approved-targets.js";
 import { DEFAULT_GREP_MAX_COUNT } from "../search/fs-search.js";
 import { hasGlobChars, relativeMatcher } from "../search/glob-plan.js";
 import {
@@ -250,6 +251,11 @@ export function createCompositeBackend(
     delete: remove,
     uploadFiles,
     downloadFiles,
+    forCall: (approved) =>
+      createCompositeBackend(
+        backendForCall(defaultBackend, approved),
+        Object.fromEntries(Object.entries(routeMap).map(([prefix, b]) => [prefix, backendForCall(b, approved)])),
+      ),
   };
   if (isSandboxBackend(defaultBackend)) {
     const sandbox = defaultBackend;

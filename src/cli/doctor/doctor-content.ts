@@ -6,7 +6,7 @@ import { BUILTIN_SKILL_NAMES, type SkillSource } from "../../skills/index.js";
 import { loadSubagents } from "../../subagents/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { DoctorFile, DoctorMemoryFacts, DoctorSkillsFacts, DoctorSubagentsFacts } from "./doctor-types.js";
-import { projectFileRefusal } from "../../gate/project-file.js";
+import { projectFileRefusal } from "../../gate/seams/project-file.js";
 
 // Memory, skills and subagents: the Markdown a session puts in front of the model.
 

@@ -1,5 +1,5 @@
-import { createApprovalStore } from "../../permissions/approval-store.js";
-import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../../gate/approval-memory.js";
+import { createApprovalStore } from "../../gate/memory/approval-store.js";
+import { createPersistentApprovalMemory, type PersistentApprovalMemory } from "../../gate/memory/approval-memory.js";
 import { createSessionStore } from "../../transcript/index.js";
 import { createConfigWatcherHub } from "../../watch/index.js";
 import type { SessionServices } from "../../session/index.js";

@@ -17,7 +17,7 @@ import { createPluginsCli } from "../../plugins/index.js";
 import { prepareBuiltinSkills, sessionSkillSources } from "../../extensions/index.js";
 import { createSkillsCli, createSkillTrustStore } from "../../skills/index.js";
 import { loadEnabledPlugins } from "../../plugins/index.js";
-import { projectFileRefusal } from "../../gate/project-file.js";
+import { projectFileRefusal } from "../../gate/seams/project-file.js";
 import type { CliOptions } from "../args/args.js";
 
 export type CommandIo = { stdout: (text: string) => void; stderr: (text: string) => void };

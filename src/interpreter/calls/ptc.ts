@@ -1,4 +1,6 @@
-import type { AnyTool, ToolEffect, ToolResult } from "../../tools/types.js";
+import type { AnyTool, ToolResult } from "../../tools/types.js";
+import { callableFromCode } from "../../gate/decide/offer.js";
+import type { SessionMode } from "../../gate/decide/modes.js";
 
 // Programmatic tool calling: which tools code may call, under which names, and how their results
 // become the strings the guest receives.
@@ -17,21 +19,16 @@ export function toCamelCase(name: string): string {
   return /^[0-9]/.test(joined) ? `_${joined}` : joined;
 }
 
-const READ_ONLY_EFFECTS: ReadonlySet<ToolEffect> = new Set(["read", "none"]);
-
-export function isReadOnlyTool(tool: AnyTool): boolean {
-  return READ_ONLY_EFFECTS.has(tool.effect);
-}
-
 /**
- * The tools code may call. `readOnly` (plan mode) drops everything that writes, runs commands or has
- * external effects; `eval` and `task` are never callable from code (subagents go through `task()`).
+ * The tools code may call in `mode`: the gate's choice (plan mode drops everything that writes, runs
+ * commands or has external effects); `eval` and `task` are never callable from code (subagents go
+ * through `task()`).
  */
-export function effectiveAllowlist(allowlist: readonly AnyTool[], readOnly: boolean): AnyTool[] {
+export function effectiveAllowlist(allowlist: readonly AnyTool[], mode: SessionMode): AnyTool[] {
   const seen = new Set<string>();
   return allowlist.filter((tool) => {
     if (tool.name === "eval" || tool.name === "task" || seen.has(tool.name)) return false;
-    if (readOnly && !isReadOnlyTool(tool)) return false;
+    if (!callableFromCode(tool, mode)) return false;
     seen.add(tool.name);
     return true;
   });

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
-import type { ApprovalOutcome } from "../../../src/agent/approver.js";
-import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
+import type { ApprovalOutcome } from "../../../src/gate/call/approver.js";
+import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
 import type { ModelClient, ModelEvent } from "../../../src/model/types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 
@@ -65,18 +65,20 @@ describe("a rejected call", () => {
             backend: undefined as never,
             limits: { shellTimeoutMs: 1000, shellOutputChars: 1000 },
           },
-          mode: "default",
-          virtualPrefixes: [],
-          memory: createSessionApprovalMemory(),
-          approver: {
-            requestApproval: () =>
-              new Promise<ApprovalOutcome>((resolve) =>
-                setTimeout(() => {
-                  resolve(answer);
-                  // The editor's session/cancel, handled right behind the answer.
-                  queueMicrotask(() => abort.abort());
-                }, 0),
-              ),
+          gate: {
+            mode: "default",
+            virtualPrefixes: [],
+            memory: createSessionApprovalMemory(),
+            approver: {
+              requestApproval: () =>
+                new Promise<ApprovalOutcome>((resolve) =>
+                  setTimeout(() => {
+                    resolve(answer);
+                    // The editor's session/cancel, handled right behind the answer.
+                    queueMicrotask(() => abort.abort());
+                  }, 0),
+                ),
+            },
           },
         },
         history: { onMessage: () => undefined },

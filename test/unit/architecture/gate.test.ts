@@ -4,7 +4,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 // Issue 12: src/gate/ is the only code that decides allow / ask / deny for files and commands.
-// Everything else may ask the gate (gateToolCall, decideRestore), build its settings
+// Everything else may ask the gate (createToolCallGate, decideRestore), build its settings
 // (createProtectedPaths, compileFileRules) or carry out its answer (approved-targets), but no
 // decision function is called from outside it.
 
@@ -83,24 +83,31 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** What code outside src/gate may take from the gate and from the file-rule engine. */
+/** What code outside src/gate may take from the gate (file rules and remembered approvals live there too). */
 const ALLOWED: Record<string, string[]> = {
-  "gate/gate.ts": ["gateToolCall", "forgetCommandsChangedBy"],
-  "gate/restore.ts": ["decideRestore"],
-  "gate/mention.ts": ["decideMention"],
-  "gate/project-file.ts": ["projectFileRefusal"],
-  "gate/approval-memory.ts": ["createPersistentApprovalMemory", "createSessionApprovalMemory"],
-  "gate/protected-paths.ts": ["createProtectedPaths", "DEFAULT_PROTECTED_PATHS"],
-  "gate/guarded-backend.ts": ["createGuardedBackend"],
+  // The whole procedure for one tool call (issue 28): the agent builds one per turn and asks it.
+  "gate/call/procedure.ts": ["createToolCallGate"],
+  "gate/seams/restore.ts": ["decideRestore"],
+  "gate/seams/mention.ts": ["decideMention"],
+  "gate/seams/project-file.ts": ["projectFileRefusal"],
+  "gate/memory/approval-memory.ts": ["createPersistentApprovalMemory", "createSessionApprovalMemory"],
+  "gate/surfaces/protected-paths.ts": ["createProtectedPaths", "DEFAULT_PROTECTED_PATHS"],
+  "gate/rules/guarded-backend.ts": ["createGuardedBackend"],
   // Round 3's entries, each one decision at its one seam: a relayed MCP form (acp/question-dialog.ts),
   // a project subagent's provider (turn/subagent-runner.ts), and the host execution surfaces the
   // gate and the sandbox share (session/workspace.ts builds the cache; container workspaces resolve
   // a tree's surfaces directly).
-  "gate/secret-question.ts": ["secretInForm"],
-  "gate/subagent-model.ts": ["subagentModelRefusal"],
-  "gate/host-surface-cache.ts": ["createHostSurfaceCache"],
-  "gate/host-surfaces.ts": ["resolveHostExecutionSurfaces"],
-  "permissions/file-rules.ts": ["compileFileRules", "validatePath"],
+  "gate/decide/secret-question.ts": ["secretInForm"],
+  "gate/seams/subagent-model.ts": ["subagentModelRefusal"],
+  "gate/surfaces/host-surface-cache.ts": ["createHostSurfaceCache"],
+  "gate/surfaces/host-surfaces.ts": ["resolveHostExecutionSurfaces"],
+  "gate/rules/file-rules.ts": ["compileFileRules", "validatePath"],
+  // Issue 28: the vocabulary the gate decides in (the one mode type) and where remembered
+  // approvals are stored; naming a mode or opening the store decides nothing.
+  "gate/decide/modes.ts": ["SESSION_MODES", "isSessionMode", "hookPermissionMode"],
+  "gate/memory/approval-store.ts": ["createApprovalStore"],
+  // What a mode offers: the turn's tools (turn/assembly.ts) and what eval's code may call (interpreter/).
+  "gate/decide/offer.ts": ["offeredInMode", "callableFromCode", "readsOnly"],
 };
 
 describe("the gate is the only place that decides", () => {
@@ -110,26 +117,30 @@ describe("the gate is the only place that decides", () => {
       const file = ts.createSourceFile(sample, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
       return file.statements.flatMap((st) => boundNames(st) ?? []);
     };
-    expect(scan(`import * as g from "../gate/restore.js";`)).toEqual(["*"]);
-    expect(scan(`import g, { decideRestore as d, type X } from "../gate/restore.js";`)).toEqual([
+    expect(scan(`import * as g from "../../../src/gate/seams/restore.js";`)).toEqual(["*"]);
+    expect(scan(`import g, { decideRestore as d, type X } from "../../../src/gate/seams/restore.js";`)).toEqual([
       "default",
       "decideRestore",
     ]);
-    expect(scan(`export { decideRestore } from "../gate/restore.js"; export * from "../gate/gate.js";`)).toEqual([
-      "decideRestore",
-      "*",
-    ]);
-    expect(scan(`import type * as g from "../gate/restore.js"; export type { X } from "../gate/gate.js";`)).toEqual([]);
+    expect(
+      scan(
+        `export { decideRestore } from "../../../src/gate/seams/restore.js"; export * from "../../../src/gate/call/gate.js";`,
+      ),
+    ).toEqual(["decideRestore", "*"]);
+    expect(
+      scan(
+        `import type * as g from "../../../src/gate/seams/restore.js"; export type { X } from "../../../src/gate/call/gate.js";`,
+      ),
+    ).toEqual([]);
   });
 
   it("no code outside src/gate calls a decision function", () => {
     const violations: string[] = [];
     for (const file of sourceFiles(SRC)) {
       const own = relative(SRC, file);
-      if (own.startsWith("gate/") || own.startsWith("permissions/")) continue;
+      if (own.startsWith("gate/")) continue;
       for (const { names, module } of valueImports(file)) {
-        const guarded = module.startsWith("gate/") || module === "permissions/file-rules.ts";
-        if (!guarded) continue;
+        if (!module.startsWith("gate/")) continue;
         for (const name of names)
           if (!(ALLOWED[module] ?? []).includes(name)) violations.push(`${own} imports ${name} from ${module}`);
       }
@@ -139,9 +150,38 @@ describe("the gate is the only place that decides", () => {
 
   it("the tool runner asks the gate for every call and has no pre-approval path", () => {
     const runner = readFileSync(join(SRC, "agent/tool-runner.ts"), "utf8");
-    expect(runner).toContain("gateToolCall(");
+    const procedure = readFileSync(join(SRC, "gate/call/procedure.ts"), "utf8");
+    // Issue 28: the runner hands every call to the gate's procedure, which asks gateToolCall.
+    expect(runner).toContain("env.gate.authorize(");
+    expect(procedure).toContain("gateToolCall(");
     // A real call, not a mention in a comment or a string.
-    expect(callsOf(join(SRC, "agent/tool-runner.ts"), "gateToolCall")).toBeGreaterThan(0);
+    expect(callsOf(join(SRC, "gate/call/procedure.ts"), "gateToolCall")).toBeGreaterThan(0);
     expect(runner).not.toMatch(/preApproved|decideByMode|commandPrefix/);
+    expect(procedure).not.toMatch(/preApproved|decideByMode|commandPrefix/);
+  });
+
+  it("the procedure around a decision lives in the gate: the agent imports no part of it", () => {
+    // Hooks' verdicts, re-deciding, the dialog lock, remembered answers, the approver and
+    // remembering are carried out in gate/call/procedure.ts; the agent holds only its ToolCallGate.
+    const parts = ["gate/call/approver.ts", "gate/call/gate.ts", "gate/decide/decide.ts"];
+    const violations: string[] = [];
+    for (const file of sourceFiles(join(SRC, "agent"))) {
+      const own = relative(SRC, file);
+      const text = readFileSync(file, "utf8");
+      const imports = [...text.matchAll(/from\s+["'](\.[^"']+)["']/g)].map((m) =>
+        relative(SRC, resolve(dirname(file), m[1]!)).replace(/\.js$/, ".ts"),
+      );
+      for (const module of imports)
+        if (parts.includes(module) || module.startsWith("gate/memory/")) violations.push(`${own} imports ${module}`);
+      for (const name of ["requestApproval", "remember", "lookup", "forgetCommandsChangedBy", "createMutex"])
+        if (new RegExp(`\\b${name}\\(`).test(text)) violations.push(`${own} calls ${name}`);
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("approved real paths travel in the call: the backend is bound to them, no async context carries them", () => {
+    const carriers = sourceFiles(SRC).filter((f) => /AsyncLocalStorage/.test(readFileSync(f, "utf8")));
+    expect(carriers.map((f) => relative(SRC, f))).toEqual([]);
+    expect(readFileSync(join(SRC, "agent/tool-runner.ts"), "utf8")).toContain("backendForCall(context.backend");
   });
 });

@@ -28,7 +28,6 @@ const RANK: Record<string, number> = {
   skills: 11,
   backends: 11,
   web: 11,
-  permissions: 11,
   config: 12,
   util: 13,
 };
@@ -70,6 +69,12 @@ const SUB_RANK: Record<string, Record<string, number>> = {
   transcript: { ".": 0, store: 1 },
   turn: { ".": 0, compaction: 1 },
   skills: { ".": 0, builtin: 1 },
+  // The gate's rooms by job (no file directly in gate/): seams, one decision for another room (a mention, a
+  // restore, a project file, a subagent's model); call, the whole procedure for one tool call (verdict, hooks,
+  // dialog, memory) and the Approver port; memory, remembered "always" answers; rules, the user's file rules;
+  // decide, the pure decision, modes and what a mode offers; commands, what a command runs; surfaces, what
+  // decides what runs on the host.
+  gate: { seams: 0, call: 1, memory: 2, rules: 2, decide: 3, commands: 4, surfaces: 5 },
 };
 
 // No folder holds more than this many files side by side (sub-folders count as one).
@@ -206,6 +211,11 @@ describe("architecture", () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it("keeps every gate file in one of the gate's rooms (none directly in gate/)", () => {
+    const loose = files.filter((f) => folderOf(f) === "gate" && subFolderOf(f) === ".");
+    expect(loose.map((f) => relative(SRC, f))).toEqual([]);
   });
 
   it("keeps folder-internal leaves free of what sits above them", () => {

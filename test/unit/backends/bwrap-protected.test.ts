@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildBwrapArgs } from "../../../src/backends/sandbox/bwrap-args.js";
 import { checkBwrapAvailable, createBwrapSandboxBackend } from "../../../src/backends/sandbox/bwrap-sandbox.js";
-import { createProtectedPaths } from "../../../src/gate/protected-paths.js";
+import { createProtectedPaths } from "../../../src/gate/surfaces/protected-paths.js";
 
 const availability = await checkBwrapAvailable();
 const MODEL_MARKER = "sk-ant-MARKER-sandbox-3b7d";

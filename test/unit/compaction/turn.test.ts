@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
+import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
 import { createCompactor, SUMMARY_SYSTEM_PROMPT } from "../../../src/turn/compaction/compactor.js";
 import type { AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
@@ -60,10 +60,12 @@ function turnOptions(setup: TurnSetup, events: AgentEvent[]): TurnOptions {
     },
     toolCalls: {
       context: setup.context,
-      mode: "bypass",
-      virtualPrefixes: ["/large_tool_results/", "/conversation_history/"],
-      approver: { requestApproval: async () => "allow_once" },
-      memory: createSessionApprovalMemory(),
+      gate: {
+        mode: "bypass",
+        virtualPrefixes: ["/large_tool_results/", "/conversation_history/"],
+        approver: { requestApproval: async () => "allow_once" },
+        memory: createSessionApprovalMemory(),
+      },
       ...(setup.finalizeResult ? { finalizeResult: setup.finalizeResult } : {}),
     },
     history: {

@@ -5,12 +5,12 @@ import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { programsChangedBy } from "../../../src/gate/command-inputs.js";
-import { deniedNameOf } from "../../../src/gate/denied-names.js";
-import { resolveHostExecutionSurfaces } from "../../../src/gate/host-surfaces.js";
-import { subagentModelRefusal } from "../../../src/gate/subagent-model.js";
+import { programsChangedBy } from "../../../src/gate/commands/command-inputs.js";
+import { deniedNameOf } from "../../../src/gate/rules/denied-names.js";
+import { resolveHostExecutionSurfaces } from "../../../src/gate/surfaces/host-surfaces.js";
+import { subagentModelRefusal } from "../../../src/gate/seams/subagent-model.js";
 import { resolveRealTarget } from "../../../src/backends/paths/real-path.js";
-import { compileFileRules } from "../../../src/permissions/file-rules.js";
+import { compileFileRules } from "../../../src/gate/rules/file-rules.js";
 
 let root: string;
 beforeEach(async () => {

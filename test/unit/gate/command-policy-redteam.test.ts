@@ -1,7 +1,7 @@
 // Red-team cases: commands whose "always" key would be one a harmless command already stored
 // (`git grep`, `make build`, `cargo +nightly`, `man`, `fd`, ...) while they run other code.
 import { describe, expect, it } from "vitest";
-import { commandApproval, commandPathArguments, commandsDecidedBy } from "../../../src/gate/command-policy.js";
+import { commandApproval, commandPathArguments, commandsDecidedBy } from "../../../src/gate/commands/command-policy.js";
 
 const cwd = "/p";
 const noPaths = { cwd, paths: new Map<string, { real: string; inside: boolean }>() };

@@ -2,7 +2,7 @@
 // another program are wrappers; `make X` is remembered for exactly X; options that widen the scope,
 // URLs of schemes that read files and `@file` uploads void it; the labels say what they allow.
 import { describe, expect, it } from "vitest";
-import { commandApproval, commandPathArguments } from "../../../src/gate/command-policy.js";
+import { commandApproval, commandPathArguments } from "../../../src/gate/commands/command-policy.js";
 
 const cwd = "/p";
 const noPaths = { cwd, paths: new Map<string, { real: string; inside: boolean }>() };

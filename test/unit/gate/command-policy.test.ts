@@ -1,6 +1,6 @@
 // What "always allow" may cover for a shell command: exactly what the dialog says, no more.
 import { describe, expect, it } from "vitest";
-import { commandApproval, commandKeyUses, commandsDecidedBy } from "../../../src/gate/command-policy.js";
+import { commandApproval, commandKeyUses, commandsDecidedBy } from "../../../src/gate/commands/command-policy.js";
 
 const cwd = "/p";
 const noPaths = { cwd, paths: new Map<string, { real: string; inside: boolean }>() };

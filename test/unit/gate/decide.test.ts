@@ -1,9 +1,11 @@
 // The gate's decision alone, as a table: mode x effect x where the real target is.
 import { describe, expect, it } from "vitest";
-import { decide, type GateEffect, type GateMode, type GateRequest, type GateTarget } from "../../../src/gate/decide.js";
-import { checkFileRules } from "../../../src/gate/path-rules.js";
-import { createProtectedPaths } from "../../../src/gate/protected-paths.js";
-import { compileFileRules } from "../../../src/permissions/file-rules.js";
+import { decide, type GateRequest, type GateTarget } from "../../../src/gate/decide/decide.js";
+import { checkFileRules } from "../../../src/gate/rules/path-rules.js";
+import { createProtectedPaths } from "../../../src/gate/surfaces/protected-paths.js";
+import { compileFileRules } from "../../../src/gate/rules/file-rules.js";
+import type { SessionMode } from "../../../src/gate/decide/modes.js";
+import type { ToolEffect } from "../../../src/tools/types.js";
 
 const ROOT = "/p";
 const file = (requested: string, real = requested, extra: Partial<GateTarget> = {}): GateTarget => ({
@@ -16,12 +18,12 @@ const file = (requested: string, real = requested, extra: Partial<GateTarget> = 
 });
 
 function request(
-  effect: GateEffect,
-  mode: GateMode,
+  effect: ToolEffect,
+  mode: SessionMode,
   targets: GateTarget[],
   extra: Partial<GateRequest> = {},
 ): GateRequest {
-  const names: Record<GateEffect, string> = {
+  const names: Record<ToolEffect, string> = {
     read: "read_file",
     edit: "write_file",
     delete: "delete",
@@ -42,7 +44,7 @@ function request(
   };
 }
 
-type Row = [string, GateEffect, GateMode, GateTarget[], "allow" | "ask" | "deny", (string | null)?];
+type Row = [string, ToolEffect, SessionMode, GateTarget[], "allow" | "ask" | "deny", (string | null)?];
 
 const inside = file("/p/src/a.ts");
 const linkOut = file("/p/link.txt", "/home/u/.ssh/id_rsa");
@@ -164,7 +166,7 @@ describe("gate decision table", () => {
       { tool: { name: "github_create_issue", hookName: "mcp__github__create_issue", effect: "external" } },
       "Always allow `create_issue` from the MCP server `github`",
     ],
-  ] as Array<[GateEffect, GateMode, GateTarget[], Partial<GateRequest>, string]>)(
+  ] as Array<[ToolEffect, SessionMode, GateTarget[], Partial<GateRequest>, string]>)(
     "labels 'always' in the user's words: %s in %s -> %s",
     (effect, mode, targets, extra, label) => {
       const decision = decide(request(effect, mode, targets, extra));
@@ -175,7 +177,7 @@ describe("gate decision table", () => {
 
   it("labels a file rule's 'always' as reading or changing the path", () => {
     const rules = compileFileRules([{ operations: ["read", "write"], paths: ["/p/src/**"], mode: "ask" }]).items;
-    const label = (effect: GateEffect) =>
+    const label = (effect: ToolEffect) =>
       (checkFileRules(rules, false, effect, [inside]) as { alwaysLabel?: string } | undefined)?.alwaysLabel;
     expect(label("read")).toBe("Always allow reading /p/src/a.ts");
     expect(label("edit")).toBe("Always allow changing /p/src/a.ts");

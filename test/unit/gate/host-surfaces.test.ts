@@ -6,9 +6,9 @@ import { chmod, cp, mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findTrustedExecutable, probeGit } from "../../../src/gate/git-probe.js";
-import { createHostSurfaceCache } from "../../../src/gate/host-surface-cache.js";
-import { resolveHostExecutionSurfaces } from "../../../src/gate/host-surfaces.js";
+import { findTrustedExecutable, probeGit } from "../../../src/gate/surfaces/git-probe.js";
+import { createHostSurfaceCache } from "../../../src/gate/surfaces/host-surface-cache.js";
+import { resolveHostExecutionSurfaces } from "../../../src/gate/surfaces/host-surfaces.js";
 
 let base: string;
 let home: string;

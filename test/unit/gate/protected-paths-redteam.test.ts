@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createProtectedPaths } from "../../../src/gate/protected-paths.js";
+import { createProtectedPaths } from "../../../src/gate/surfaces/protected-paths.js";
 
 // Red-team cases: editor project settings that start programs, and case tricks.
 describe("protected paths (red team)", () => {

@@ -5,13 +5,18 @@ import { link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runWithApprovedTargets } from "../../../src/backends/paths/approved-targets.js";
+import { backendForCall } from "../../../src/backends/paths/approved-targets.js";
+import { createCompositeBackend } from "../../../src/backends/routes/composite-backend.js";
 import { createFilesystemBackend } from "../../../src/backends/local/filesystem-backend.js";
+import { createLocalShellBackend } from "../../../src/backends/local/local-shell.js";
+import { createStateBackend } from "../../../src/backends/state/state-backend.js";
+import { createGuardedBackend } from "../../../src/gate/rules/guarded-backend.js";
+import { compileFileRules } from "../../../src/gate/rules/file-rules.js";
 import { nodeFsOps, type FsOps } from "../../../src/backends/paths/path-guard.js";
 import { resolveRealTarget } from "../../../src/backends/paths/real-path.js";
-import { createSessionApprovalMemory } from "../../../src/gate/approval-memory.js";
-import { gateToolCall } from "../../../src/gate/gate.js";
-import { decideMention } from "../../../src/gate/mention.js";
+import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
+import { gateToolCall } from "../../../src/gate/call/gate.js";
+import { decideMention } from "../../../src/gate/seams/mention.js";
 import { resolvePrompt } from "../../../src/turn/index.js";
 
 let base: string;
@@ -80,7 +85,7 @@ describe("real paths", () => {
     const memory = createSessionApprovalMemory();
     memory.remember("execute:npm test", "allow", "npm test");
     memory.remember("execute:git status", "allow", "git status");
-    const { forgetCommandsChangedBy } = await import("../../../src/gate/gate.js");
+    const { forgetCommandsChangedBy } = await import("../../../src/gate/call/gate.js");
     await forgetCommandsChangedBy([await resolveRealTarget(join(project, "package.json"))], [project], memory);
     expect(memory.lookup("execute:npm test")).toBeUndefined();
     expect(memory.lookup("execute:git status")).toBe("allow");
@@ -111,7 +116,7 @@ describe("the local backend opens what was approved", () => {
       rootDir: project,
       fs: swapAfterFirstRealpath(victim, join(outside, "secret.txt")),
     });
-    const read = await runWithApprovedTargets(new Map([[victim, victim]]), () => backend.read(victim));
+    const read = await backendForCall(backend, new Map([[victim, victim]])).read(victim);
     expect(read.content).toBeUndefined();
     expect(read.error).toMatch(/replaced by a link|changed after it was approved/);
   });
@@ -123,9 +128,30 @@ describe("the local backend opens what was approved", () => {
     await rm(victim);
     await symlink(join(outside, "secret.txt"), victim);
     const backend = createFilesystemBackend({ rootDir: project });
-    const write = await runWithApprovedTargets(new Map([[victim, victim]]), () => backend.write(victim, "PWNED"));
+    const write = await backendForCall(backend, new Map([[victim, victim]])).write(victim, "PWNED");
     expect(write.error).toMatch(/changed after it was approved/);
     expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("TOP SECRET\n");
+  });
+
+  it("a session's whole backend (rules, routes, shell, files) bound to a call opens only the approved real path", async () => {
+    const victim = join(project, "victim.txt");
+    await writeFile(victim, "harmless\n");
+    await writeFile(join(project, "denied.txt"), "no\n");
+    const rules = compileFileRules([{ operations: ["read"], paths: [join(project, "denied.txt")], mode: "deny" }], "t");
+    const session = createGuardedBackend(
+      createCompositeBackend(createLocalShellBackend({ rootDir: project }), { "/memories/": createStateBackend() }),
+      rules.items,
+    );
+    const call = backendForCall(session, new Map([[victim, victim]]));
+    // The gate decided on project/victim.txt; then it became a link out.
+    await rm(victim);
+    await symlink(join(outside, "secret.txt"), victim);
+    const read = await call.read(victim);
+    expect(read.content).toBeUndefined();
+    expect(read.error).toMatch(/changed after it was approved/);
+    // Bound to the call, the rules still apply, and the unbound backend is unchanged.
+    expect((await call.read(join(project, "denied.txt"))).error).toMatch(/denied/i);
+    expect((await session.read(victim)).error).toBeUndefined();
   });
 
   it("refuses a folder on the way swapped for a link", async () => {
@@ -146,7 +172,7 @@ describe("the local backend opens what was approved", () => {
       },
     };
     const backend = createFilesystemBackend({ rootDir: project, fs });
-    const write = await runWithApprovedTargets(new Map([[target, target]]), () => backend.write(target, "PWNED"));
+    const write = await backendForCall(backend, new Map([[target, target]])).write(target, "PWNED");
     expect(write.error).toBeDefined();
     expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("TOP SECRET\n");
   });

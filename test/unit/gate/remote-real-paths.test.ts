@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RealPathFs } from "../../../src/backends/paths/real-path.js";
 import { createStateBackend } from "../../../src/backends/state/state-backend.js";
-import { decideMention } from "../../../src/gate/mention.js";
+import { decideMention } from "../../../src/gate/seams/mention.js";
 import { createRestoreScope } from "../../../src/session/turn-gate.js";
 import type { Workspace } from "../../../src/session/workspace.js";
 import { restoreFiles } from "../../../src/transcript/rewind.js";

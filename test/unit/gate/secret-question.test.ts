@@ -1,6 +1,6 @@
 // Questions never ask for secrets: the judge of ask_user questions and relayed MCP forms, as tables.
 import { describe, expect, it } from "vitest";
-import { secretInForm, secretInQuestion } from "../../../src/gate/secret-question.js";
+import { secretInForm, secretInQuestion } from "../../../src/gate/decide/secret-question.js";
 
 describe("ask_user questions", () => {
   it.each([

@@ -14,7 +14,7 @@ const createEvalTool = (options: EvalToolOptions) =>
 
 describe("eval tool definition", () => {
   it("is named eval with hook name Eval and takes {code}", () => {
-    const tool = createEvalTool({ limits, allowlist: [], readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: [], mode: "default", hasSubagents: false });
     expect(tool).toMatchObject({ name: "eval", hookName: "Eval", kind: "other" });
     expect(tool.jsonSchema).toMatchObject({
       type: "object",
@@ -30,7 +30,7 @@ describe("eval tool definition", () => {
     const tool = createEvalTool({
       limits,
       allowlist: [],
-      readOnly: false,
+      mode: "default",
       hasSubagents: false,
       prewarm: () => void (prewarmed += 1),
     });
@@ -43,28 +43,28 @@ describe("eval tool definition", () => {
     const readOnly = createEvalTool({
       limits,
       allowlist: [fakeReadFile({}), fakeLs([])],
-      readOnly: false,
+      mode: "default",
       hasSubagents: true,
     });
     expect(readOnly.effect).toBe("none");
     const writing = createEvalTool({
       limits,
       allowlist: [fakeReadFile({}), fakeWriteFile({})],
-      readOnly: false,
+      mode: "default",
       hasSubagents: false,
     });
     expect(writing.effect).toBe("external");
     const planMode = createEvalTool({
       limits,
       allowlist: [fakeReadFile({}), fakeWriteFile({})],
-      readOnly: true,
+      mode: "plan",
       hasSubagents: false,
     });
     expect(planMode.effect).toBe("none");
   });
 
   it("titles the call with the first line of code and previews the whole code", async () => {
-    const tool = createEvalTool({ limits, allowlist: [], readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: [], mode: "default", hasSubagents: false });
     const code = "\nconst files = await tools.glob({ pattern: '**/*.ts' })\nfiles.length";
     expect(tool.present({ code }, { cwd: "/project", roots: ["/project"] }).title).toBe(
       "eval: const files = await tools.glob({ pattern: '**/*.ts' }) …",
@@ -77,7 +77,7 @@ describe("eval tool definition", () => {
 
 describe("state", () => {
   it("keeps globals across eval calls within a turn and starts fresh in the next turn", async () => {
-    const tool = createDefaultEvalTool({ limits, allowlist: [], readOnly: false, hasSubagents: false });
+    const tool = createDefaultEvalTool({ limits, allowlist: [], mode: "default", hasSubagents: false });
     const turn1 = fakeTurn("t1");
     const ctx1 = fakeContext({ turn: turn1 });
     await tool.execute(
@@ -103,7 +103,7 @@ describe("state", () => {
     const tool = createEvalTool({
       limits: resolveLimits({ timeoutMs: 20_000 }),
       allowlist: [],
-      readOnly: false,
+      mode: "default",
       hasSubagents: false,
     });
     const turn = fakeTurn();
@@ -124,7 +124,7 @@ describe("programmatic tool calling", () => {
   it("exposes allowlisted tools as camelCase functions returning flattened text", async () => {
     const ls = fakeLs(["/project/a.txt", "/project/b.txt"]);
     const registry = [fakeReadFile(files), ls];
-    const tool = createEvalTool({ limits, allowlist: registry, readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: registry, mode: "default", hasSubagents: false });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, registry });
     const result = await tool.execute(
@@ -147,7 +147,7 @@ describe("programmatic tool calling", () => {
 
   it("validates input against the tool's schema before calling it", async () => {
     const registry = [fakeReadFile(files)];
-    const tool = createEvalTool({ limits, allowlist: registry, readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: registry, mode: "default", hasSubagents: false });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, registry });
     const result = await tool.execute({ code: "await tools.readFile({ path: '/project/a.txt' })" }, ctx);
@@ -161,7 +161,7 @@ describe("programmatic tool calling", () => {
 
   it("rejects with Tool '<name>' failed: ... when the tool reports an error, catchable by the script", async () => {
     const registry = [fakeReadFile(files)];
-    const tool = createEvalTool({ limits, allowlist: registry, readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: registry, mode: "default", hasSubagents: false });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, registry });
     const result = await tool.execute(
@@ -174,7 +174,7 @@ describe("programmatic tool calling", () => {
 
   it("obeys deny decisions of the agent pipeline", async () => {
     const registry = [fakeReadFile(files)];
-    const tool = createEvalTool({ limits, allowlist: registry, readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: registry, mode: "default", hasSubagents: false });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, registry, deny: ["read_file"] });
     const result = await tool.execute({ code: "await tools.readFile({ file_path: '/project/a.txt' })" }, ctx);
@@ -187,7 +187,7 @@ describe("programmatic tool calling", () => {
     const tool = createEvalTool({
       limits: resolveLimits({ maxToolCalls: 5 }),
       allowlist: [ls],
-      readOnly: false,
+      mode: "default",
       hasSubagents: false,
     });
     const turn = fakeTurn();
@@ -204,7 +204,7 @@ describe("programmatic tool calling", () => {
   it("only exposes allowlisted tools", async () => {
     const written: Record<string, string> = {};
     const registry = [fakeReadFile(files), fakeWriteFile(written)];
-    const tool = createEvalTool({ limits, allowlist: [registry[0]!], readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: [registry[0]!], mode: "default", hasSubagents: false });
     const turn = fakeTurn();
     const ctx = fakeContext({ turn, registry });
     const keys = await tool.execute(
@@ -222,7 +222,7 @@ describe("programmatic tool calling", () => {
   it("drops write tools from the allowlist in read-only mode", async () => {
     const written: Record<string, string> = {};
     const registry = [fakeReadFile(files), fakeWriteFile(written)];
-    const tool = createEvalTool({ limits, allowlist: registry, readOnly: true, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: registry, mode: "plan", hasSubagents: false });
     const turn = fakeTurn();
     const result = await tool.execute({ code: "Object.keys(tools).join(',')" }, fakeContext({ turn, registry }));
     expect(text(result)).toBe("readFile");
@@ -231,7 +231,7 @@ describe("programmatic tool calling", () => {
 
   it("does not let code replace the tools namespace", async () => {
     const registry = [fakeReadFile(files)];
-    const tool = createEvalTool({ limits, allowlist: registry, readOnly: false, hasSubagents: false });
+    const tool = createEvalTool({ limits, allowlist: registry, mode: "default", hasSubagents: false });
     const turn = fakeTurn();
     const result = await tool.execute(
       {

@@ -70,7 +70,7 @@ describe("system prompt section", () => {
       limits,
       allowlist: [fakeReadFile({}), fakeWriteFile({})],
       hasSubagents: false,
-      readOnly: true,
+      mode: "plan",
     });
     expect(text).toContain("tools.readFile");
     expect(text).not.toContain("tools.writeFile");

@@ -35,8 +35,8 @@ describe("tool names", () => {
       { ...fakeLs([]), name: "eval" },
       { ...fakeLs([]), name: "task" },
     ];
-    expect(effectiveAllowlist(tools, false).map((t) => t.name)).toEqual(["read_file", "write_file"]);
-    expect(effectiveAllowlist(tools, true).map((t) => t.name)).toEqual(["read_file"]);
+    expect(effectiveAllowlist(tools, "default").map((t) => t.name)).toEqual(["read_file", "write_file"]);
+    expect(effectiveAllowlist(tools, "plan").map((t) => t.name)).toEqual(["read_file"]);
   });
 
   it("resolves config names and globs against the session's tools, reporting misses", () => {

@@ -13,7 +13,7 @@ const evalTool = (options: Partial<EvalToolOptions> = {}) =>
   createEvalTool({
     limits,
     allowlist: [],
-    readOnly: false,
+    mode: "default",
     hasSubagents: true,
     createSandbox: workers.create,
     ...options,

@@ -99,8 +99,8 @@ describe("project MCP servers and the user's environment", () => {
 describe("remembered approvals of MCP tools", () => {
   it("bind a project server's tools to its source and definition, so a same-named tool never inherits the user's approval", async () => {
     const { adaptMcpTool } = await import("../../../src/mcp/servers/tool-adapter.js");
-    const { decide: gateDecide } = await import("../../../src/gate/decide.js");
-    const { createProtectedPaths } = await import("../../../src/gate/protected-paths.js");
+    const { decide: gateDecide } = await import("../../../src/gate/decide/decide.js");
+    const { createProtectedPaths } = await import("../../../src/gate/surfaces/protected-paths.js");
     const tool = { name: "create_issue", inputSchema: { type: "object" as const } };
     const call = async () => ({ content: [] });
     const decide = (adapted: ReturnType<typeof adaptMcpTool>) =>

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadMemory } from "../../../src/memory/load.js";
 import { memoryPromptSection } from "../../../src/memory/prompt.js";
 import { makeTempDir, writeTree } from "../skills/temp-dir.js";
-import { projectFileRefusal } from "../../../src/gate/project-file.js";
+import { projectFileRefusal } from "../../../src/gate/seams/project-file.js";
 
 let root: string;
 let cleanup: () => Promise<void>;

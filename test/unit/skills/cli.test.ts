@@ -1,7 +1,7 @@
 import { lstat, mkdir, readFile, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { projectFileRefusal } from "../../../src/gate/project-file.js";
+import { projectFileRefusal } from "../../../src/gate/seams/project-file.js";
 import { userPaths } from "../../../src/config/paths.js";
 import { materializeBuiltinSkills } from "../../../src/skills/builtin/index.js";
 import { createSkillsCli } from "../../../src/skills/cli.js";

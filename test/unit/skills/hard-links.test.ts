@@ -4,7 +4,7 @@
 import { link, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { projectFileRefusal } from "../../../src/gate/project-file.js";
+import { projectFileRefusal } from "../../../src/gate/seams/project-file.js";
 import { loadSkills, readSkillContent } from "../../../src/skills/load.js";
 import type { SkillSource } from "../../../src/skills/types.js";
 import { makeTempDir, skillMd, writeTree } from "./temp-dir.js";

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { projectFileRefusal } from "../../../src/gate/project-file.js";
+import { projectFileRefusal } from "../../../src/gate/seams/project-file.js";
 import { loadSkills, readSkillContent } from "../../../src/skills/load.js";
 import { createSkillTrustStore } from "../../../src/skills/trust-store.js";
 import type { SkillSource } from "../../../src/skills/types.js";

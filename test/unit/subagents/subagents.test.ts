@@ -10,7 +10,7 @@ import {
   unknownSubagentMessage,
 } from "../../../src/subagents/task-description.js";
 import { makeTempDir, writeTree } from "../skills/temp-dir.js";
-import { projectFileRefusal } from "../../../src/gate/project-file.js";
+import { projectFileRefusal } from "../../../src/gate/seams/project-file.js";
 
 const fixtures = fileURLToPath(new URL("../../fixtures/subagents/", import.meta.url));
 const userDir = join(fixtures, "user");

@@ -16,7 +16,7 @@ function everyBuiltinTool(): AnyTool[] {
   const evalTool = createEvalTool({
     limits: DEFAULT_INTERPRETER_LIMITS,
     allowlist: builtin,
-    readOnly: false,
+    mode: "default",
     hasSubagents: false,
   });
   return [...builtin, webFetchTool(defaultConfig(), {}), task, evalTool];

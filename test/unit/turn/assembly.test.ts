@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStateBackend } from "../../../src/backends/state/state-backend.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
-import type { SessionMode } from "../../../src/agent/modes.js";
+import type { SessionMode } from "../../../src/gate/decide/modes.js";
 import type { ModelClient } from "../../../src/model/types.js";
 import { assembleTurn } from "../../../src/turn/index.js";
 

@@ -1,7 +1,7 @@
-import type { ApprovedTargets } from "../backends/paths/approved-targets.js";
-import type { RealPathFs } from "../backends/paths/real-path.js";
-import { named } from "./decide.js";
-import { isVirtualPath } from "./gate.js";
+import type { ApprovedTargets } from "../../backends/paths/approved-targets.js";
+import type { RealPathFs } from "../../backends/paths/real-path.js";
+import { named } from "../decide/decide.js";
+import { isVirtualPath } from "../call/gate.js";
 import { checkInRoots } from "./in-roots.js";
 
 // A file the user mentions (@file) is read into the prompt with no dialog. The user named a file

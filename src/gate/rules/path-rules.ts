@@ -1,10 +1,6 @@
-import {
-  checkToolPath,
-  decideDeleteAccess,
-  permissionDeniedMessage,
-  type CompiledFileRules,
-} from "../permissions/file-rules.js";
-import type { GateEffect, GateTarget, RuleVerdict } from "./decide.js";
+import { checkToolPath, decideDeleteAccess, permissionDeniedMessage, type CompiledFileRules } from "./file-rules.js";
+import type { ToolEffect } from "../../tools/types.js";
+import type { GateTarget, RuleVerdict } from "../decide/decide.js";
 
 // The user's file rules (config.toml [[permissions]]) as the gate applies them: on the real path of
 // every target and on the path as asked for, so neither a link into a denied folder nor a link
@@ -15,7 +11,7 @@ import type { GateEffect, GateTarget, RuleVerdict } from "./decide.js";
 export function checkFileRules(
   rules: CompiledFileRules,
   sandboxed: boolean,
-  effect: GateEffect,
+  effect: ToolEffect,
   targets: readonly GateTarget[],
 ): RuleVerdict | undefined {
   if (rules.rules.length === 0) return undefined;

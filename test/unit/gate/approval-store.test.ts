@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createApprovalStore } from "../../../src/permissions/approval-store.js";
+import { createApprovalStore } from "../../../src/gate/memory/approval-store.js";
 
 let home: string;
 let stateDir: string;

@@ -1,7 +1,7 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { isWithin } from "../backends/paths/real-path.js";
+import { isWithin } from "../../backends/paths/real-path.js";
 import { probeGit, type GitFacts, type GitProbeOptions } from "./git-probe.js";
 import { expandHome, gitProgramPaths } from "./git-programs.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
@@ -108,20 +108,45 @@ export async function resolveHostExecutionSurfaces(
   const realRoot = await realpath(resolve(root)).catch(() => resolve(root));
   const protectedPaths = options.protectedPaths ?? createProtectedPaths();
   const home = options.home ?? homedir();
-  const found = new Map<string, HostExecutionSurface>();
-  const inputs = new Set<string>();
-  const problems: string[] = [];
-  const add = async (path: string, folder: boolean, reason: string, lexical?: string) => {
+  const found = createCollector();
+  await addProtectedEntries(found, realRoot, options.cwd, protectedPaths);
+  const facts: GitFacts =
+    options.git === false
+      ? { config: [], worktrees: [], problems: [] }
+      : await probeGit(realRoot, { ...options.git, untrusted: [realRoot] });
+  await addGitFolders(found, realRoot, facts, home);
+  await addGitConfig(found, realRoot, facts, home);
+
+  const surfaces = [...found.surfaces.values()].sort((a, b) => Number(b.exists) - Number(a.exists));
+  const match = matcher(surfaces, protectedPaths, realRoot);
+  return {
+    root: realRoot,
+    surfaces,
+    paths: surfaces.map((s) => s.path),
+    problems: [...facts.problems],
+    match,
+    matchRelative: (relativePath) => match(join(realRoot, relativePath)),
+    inputs: [...found.inputs],
+  };
+}
+
+type AddSurface = (path: string, folder: boolean, reason: string, lexical?: string) => Promise<void>;
+/** The surfaces found so far (by real path) and the files whose change makes the answer stale. */
+type Collector = { surfaces: Map<string, HostExecutionSurface>; inputs: Set<string>; add: AddSurface };
+
+function createCollector(): Collector {
+  const surfaces = new Map<string, HostExecutionSurface>();
+  const add: AddSurface = async (path, folder, reason, lexical) => {
     const real = await realOfMaybeMissing(path);
     const kind = !lexical || GIT_ENTRIES.has(basename(lexical)) ? "git" : "protected";
-    const known = found.get(real.path);
+    const known = surfaces.get(real.path);
     if (known) {
       // What git resolves covers all of it; a literal entry only what its pattern names.
       if (!lexical) delete known.lexical;
       if (kind === "git") known.kind = "git";
       known.folder ||= folder;
     } else
-      found.set(real.path, {
+      surfaces.set(real.path, {
         path: real.path,
         folder,
         exists: real.exists,
@@ -130,31 +155,40 @@ export async function resolveHostExecutionSurfaces(
         ...(lexical ? { lexical } : {}),
       });
   };
+  return { surfaces, inputs: new Set(), add };
+}
 
-  // Literal entries of the protected list, at the root and in each folder down to cwd, by real path
-  // (`.vscode -> editor/` makes editor/ the surface) and by the path as written.
+/**
+ * Literal entries of the protected list, at the root and in each folder down to cwd, by real path
+ * (`.vscode -> editor/` makes editor/ the surface) and by the path as written.
+ */
+async function addProtectedEntries(
+  found: Collector,
+  realRoot: string,
+  cwd: string | undefined,
+  protectedPaths: ProtectedPaths,
+): Promise<void> {
   const folders = [realRoot];
-  if (options.cwd) {
-    const cwd = await realpath(resolve(options.cwd)).catch(() => resolve(options.cwd!));
-    for (let dir = cwd; dir !== realRoot && isWithin(dir, realRoot); dir = dirname(dir)) folders.push(dir);
+  if (cwd) {
+    const realCwd = await realpath(resolve(cwd)).catch(() => resolve(cwd));
+    for (let dir = realCwd; dir !== realRoot && isWithin(dir, realRoot); dir = dirname(dir)) folders.push(dir);
   }
   for (const folder of folders) {
     for (const entry of protectedPaths.entries) {
       const path = join(folder, entry);
-      inputs.add(path);
+      found.inputs.add(path);
       const reason =
         entry === ".git" && (await stat(path).catch(() => undefined))?.isFile()
           ? "the .git file that tells git where its folder is"
           : (KNOWN_REASONS[entry] ?? `a protected path (${entry}): it can decide what runs on the host`);
-      await add(path, true, reason, path);
+      await found.add(path, true, reason, path);
     }
   }
+}
 
-  const facts: GitFacts =
-    options.git === false
-      ? { config: [], worktrees: [], problems: [] }
-      : await probeGit(realRoot, { ...options.git, untrusted: [realRoot] });
-  problems.push(...facts.problems);
+/** Git's own folders (as git resolves them, or as the .git file names them) and the links inside them. */
+async function addGitFolders(found: Collector, realRoot: string, facts: GitFacts, home: string): Promise<void> {
+  const { add, inputs } = found;
   inputs.add(join(realRoot, ".git"));
   for (const file of userGitConfigFiles(home)) inputs.add(file);
   if (!facts.gitDir) await addLexicalGitDir(realRoot, add, inputs);
@@ -180,7 +214,11 @@ export async function resolveHostExecutionSurfaces(
         );
     }
   }
+}
 
+/** Git's config files and includes, its hooks folder, the programs its config runs, and other worktrees' links. */
+async function addGitConfig(found: Collector, realRoot: string, facts: GitFacts, home: string): Promise<void> {
+  const { add, inputs } = found;
   const worktree = facts.toplevel ?? realRoot;
   let hooksPath: string | undefined;
   for (const entry of facts.config) {
@@ -222,11 +260,16 @@ export async function resolveHostExecutionSurfaces(
     inputs.add(link);
     await add(link, false, "a worktree's link to its git folder");
   }
+}
 
-  const surfaces = [...found.values()].sort((a, b) => Number(b.exists) - Number(a.exists));
-  // The most specific surface names it best (store/config, not store/).
+/** The surface a path falls under: the most specific found (store/config, not store/), else a protected pattern. */
+function matcher(
+  surfaces: readonly HostExecutionSurface[],
+  protectedPaths: ProtectedPaths,
+  realRoot: string,
+): (path: string) => HostExecutionSurface | undefined {
   const bySpecificity = [...surfaces].sort((a, b) => b.path.length - a.path.length);
-  const match = (path: string): HostExecutionSurface | undefined => {
+  return (path) => {
     const absolute = resolve(path);
     const surface = bySpecificity.find((s) => {
       if (!(absolute === s.path || (s.folder && isWithin(absolute, s.path)))) return false;
@@ -246,15 +289,6 @@ export async function resolveHostExecutionSurfaces(
             KNOWN_REASONS[literalHead(pattern)] ?? `a protected path (${pattern}): it can decide what runs on the host`,
         }
       : undefined;
-  };
-  return {
-    root: realRoot,
-    surfaces,
-    paths: surfaces.map((s) => s.path),
-    problems,
-    match,
-    matchRelative: (relativePath) => match(join(realRoot, relativePath)),
-    inputs: [...inputs],
   };
 }
 

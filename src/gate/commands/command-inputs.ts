@@ -1,9 +1,9 @@
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import picomatch from "picomatch";
-import { isWithin } from "../backends/paths/real-path.js";
+import { isWithin } from "../../backends/paths/real-path.js";
 import { commandsDecidedBy } from "./command-policy.js";
-import type { HostExecutionSurfaces } from "./host-surfaces.js";
+import type { HostExecutionSurfaces } from "../surfaces/host-surfaces.js";
 
 // Which remembered commands a change to a file must drop: the programs that read that file to decide
 // what they run. Found as the tools themselves find them, without running them: the well-known names

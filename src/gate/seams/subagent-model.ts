@@ -1,5 +1,5 @@
-import { parseModelSpec } from "../model/catalog/spec.js";
-import type { ProviderName } from "../model/types.js";
+import { parseModelSpec } from "../../model/catalog/spec.js";
+import type { ProviderName } from "../../model/types.js";
 
 // A project subagent's `model:` comes from the repository, and the task description it would be
 // sent is the user's work (code, secrets the model has seen). It may only name a provider the user

@@ -1,6 +1,6 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { decidePathAccess, type CompiledFileRules, type FileOperation } from "../permissions/file-rules.js";
+import { decidePathAccess, type CompiledFileRules, type FileOperation } from "./file-rules.js";
 
 // A deny rule names paths, but a hard link gives the denied file another name (`ln ~/.ssh/id_rsa
 // notes.txt`): the same device and inode. For a target with more than one name, the folders the

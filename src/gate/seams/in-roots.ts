@@ -5,7 +5,7 @@ import {
   resolveRealTarget,
   type RealPathFs,
   type RealTarget,
-} from "../backends/paths/real-path.js";
+} from "../../backends/paths/real-path.js";
 
 // Rewind and @mentions both act on a file with no dialog, so both allow only a file whose real
 // path (followed with the workspace's own file system: a remote workspace's links lead somewhere

@@ -5,27 +5,21 @@ import {
   realRoots,
   resolveRealTarget,
   type RealPathFs,
-} from "../backends/paths/real-path.js";
-import type { CompiledFileRules } from "../permissions/file-rules.js";
-import type { ApprovalMemory } from "./approval-memory.js";
-import { programsChangedBy } from "./command-inputs.js";
-import { commandApproval, commandKeyUses, commandPathArguments } from "./command-policy.js";
-import { fetchHost } from "../web/fetch-host.js";
-import {
-  decide,
-  type GateDecision,
-  type GateEffect,
-  type GateMode,
-  type GateTarget,
-  type GateTool,
-  type HookVerdict,
-} from "./decide.js";
-import type { HostSurfaceCache } from "./host-surface-cache.js";
-import type { HostExecutionSurfaces } from "./host-surfaces.js";
-import { deniedNameOf } from "./denied-names.js";
-import { checkFileRules } from "./path-rules.js";
-import { secretInQuestion } from "./secret-question.js";
-import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
+} from "../../backends/paths/real-path.js";
+import type { CompiledFileRules } from "../rules/file-rules.js";
+import type { ApprovalMemory } from "../memory/approval-memory.js";
+import { programsChangedBy } from "../commands/command-inputs.js";
+import { commandApproval, commandKeyUses, commandPathArguments } from "../commands/command-policy.js";
+import type { ToolEffect } from "../../tools/types.js";
+import type { SessionMode } from "../decide/modes.js";
+import { fetchHost } from "../../web/fetch-host.js";
+import { decide, type GateDecision, type GateTarget, type GateTool, type HookVerdict } from "../decide/decide.js";
+import type { HostSurfaceCache } from "../surfaces/host-surface-cache.js";
+import type { HostExecutionSurfaces } from "../surfaces/host-surfaces.js";
+import { deniedNameOf } from "../rules/denied-names.js";
+import { checkFileRules } from "../rules/path-rules.js";
+import { secretInQuestion } from "../decide/secret-question.js";
+import { createProtectedPaths, type ProtectedPaths } from "../surfaces/protected-paths.js";
 
 // The one place that decides whether a file access or a command may run, and whether it asks.
 // Callers (the tool runner for direct, eval-nested and subagent calls) hand it what the call
@@ -60,7 +54,7 @@ export type ToolCallGateRequest = {
   readRoots?: readonly string[];
   /** Route prefixes of the agent's own storage ("/memories/", ...). */
   virtualPrefixes: readonly string[];
-  mode: GateMode;
+  mode: SessionMode;
   hook?: HookVerdict;
   memory: ApprovalMemory;
   policy?: GatePolicy;
@@ -129,7 +123,7 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
 }
 
 /** Hard-linked targets that are another name of a file a deny rule names (compared by device and inode). */
-async function markDeniedNames(rules: CompiledFileRules, effect: GateEffect, targets: GateTarget[]): Promise<void> {
+async function markDeniedNames(rules: CompiledFileRules, effect: ToolEffect, targets: GateTarget[]): Promise<void> {
   const op = effect === "read" ? "read" : effect === "edit" || effect === "delete" ? "write" : undefined;
   if (!op || !rules.rules.some((rule) => rule.mode === "deny")) return;
   for (const target of targets) {

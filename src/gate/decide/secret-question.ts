@@ -1,4 +1,4 @@
-import { isCredentialLike } from "../util/secret-env.js";
+import { isCredentialLike } from "../../util/secret-env.js";
 
 // Questions never ask for secrets (the MCP and ACP specs forbid collecting them in forms, and a
 // prompt-injected model would use a question to fish for them). One judge for ask_user and for the

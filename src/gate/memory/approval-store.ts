@@ -1,9 +1,9 @@
 import { readFile, rename } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
-import type { Diagnostic } from "../util/diagnostics.js";
-import { errorMessage } from "../util/errors.js";
-import { createMutex } from "../util/mutex.js";
+import { ensurePrivateDir, writeFileAtomic } from "../../util/atomic-file.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
+import { errorMessage } from "../../util/errors.js";
+import { createMutex } from "../../util/mutex.js";
 
 // "Always allow" / "always reject" answers, remembered per project root in
 // `<stateDir>/approvals.json` (0600 in a 0700 directory, written atomically). The file is re-read on

@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import type { Diagnostic, Loaded } from "../util/diagnostics.js";
+import type { Diagnostic, Loaded } from "../../util/diagnostics.js";
 
 // File rules from config.toml `[[permissions]]` (reference/system-inventory.md §3): rules are tried
 // in order, the first whose operations include the operation and one of whose globs matches the

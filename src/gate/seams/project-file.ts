@@ -1,5 +1,5 @@
 import { sep } from "node:path";
-import type { ProjectFileCheck } from "../util/project-file-check.js";
+import type { ProjectFileCheck } from "../../util/project-file-check.js";
 
 // Project files the agent reads into the prompt with no dialog — memory (AGENTS.md), a project skill's
 // SKILL.md, a subagent definition — are what a hostile repository controls. Such a file counts only

@@ -1,6 +1,6 @@
-import type { RealPathFs } from "../backends/paths/real-path.js";
-import { named } from "./decide.js";
-import { isVirtualPath } from "./gate.js";
+import type { RealPathFs } from "../../backends/paths/real-path.js";
+import { named } from "../decide/decide.js";
+import { isVirtualPath } from "../call/gate.js";
 import { checkInRoots } from "./in-roots.js";
 
 // Rewind puts back files the agent changed. It runs without a dialog, so it may only touch what

@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
-import type { BackendProtocol } from "../backends/protocol.js";
-import { resolveRealTarget } from "../backends/paths/real-path.js";
-import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRules } from "../permissions/file-rules.js";
+import { backendForCall } from "../../backends/paths/approved-targets.js";
+import type { BackendProtocol } from "../../backends/protocol.js";
+import { resolveRealTarget } from "../../backends/paths/real-path.js";
+import { checkToolPath, decideDeleteAccess, filterAllowed, type CompiledFileRules } from "./file-rules.js";
 
 /**
  * Enforces the user's file rules on every access, whoever makes it (a tool, code in eval, a
@@ -100,6 +101,8 @@ export function createGuardedBackend(
       ];
     };
   }
+  // Set on the wrapper itself: inherited from `inner`, it would hand out the inner backend unguarded.
+  guarded.forCall = (approved) => createGuardedBackend(backendForCall(inner, approved), rules, options);
   // Keep sandbox identity and execute (commands are not path-checked; see the approval policy).
   return Object.assign(Object.create(inner) as BackendProtocol, guarded);
 }

@@ -1,15 +1,14 @@
-import type { RealTarget } from "../backends/paths/real-path.js";
-import { isWithin } from "../backends/paths/real-path.js";
-import type { CommandApproval } from "./command-policy.js";
-import type { HostExecutionSurfaces } from "./host-surfaces.js";
-import type { ProtectedPaths } from "./protected-paths.js";
+import type { RealTarget } from "../../backends/paths/real-path.js";
+import { isWithin } from "../../backends/paths/real-path.js";
+import type { CommandApproval } from "../commands/command-policy.js";
+import type { HostExecutionSurfaces } from "../surfaces/host-surfaces.js";
+import type { ProtectedPaths } from "../surfaces/protected-paths.js";
+import type { ToolEffect } from "../../tools/types.js";
+import type { SessionMode } from "./modes.js";
 
 // The decision itself: pure, synchronous, on real paths. Everything it needs is in the request
 // (gate.ts gathers it); everything the caller needs comes back: allow, deny with the message the
 // model sees, or ask with the exact dialog text and the exact key "always" would store.
-
-export type GateMode = "default" | "accept-edits" | "plan" | "bypass";
-export type GateEffect = "read" | "edit" | "delete" | "execute" | "external" | "network" | "none";
 
 export type GateDecision =
   | { action: "allow"; reason: string }
@@ -34,7 +33,7 @@ export type GateTool = {
   name: string;
   hookName?: string;
   approvalId?: string;
-  effect: GateEffect;
+  effect: ToolEffect;
   /** What the call asks the user (ask_user), checked for secrets. */
   question?(input: never): { text: string; options?: readonly string[] };
 };
@@ -58,7 +57,7 @@ export type HookVerdict = { decision: "allow" | "deny" | "ask"; reason?: string 
 
 export type GateRequest = {
   tool: GateTool;
-  mode: GateMode;
+  mode: SessionMode;
   /** Real paths of the session roots. */
   roots: readonly string[];
   /** Real paths of folders readable without asking (loaded skills' own folders). */

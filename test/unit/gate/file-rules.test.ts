@@ -9,7 +9,7 @@ import {
   partitionByAccess,
   validatePath,
   type FileRule,
-} from "../../../src/permissions/file-rules.js";
+} from "../../../src/gate/rules/file-rules.js";
 
 describe("validatePath", () => {
   it("accepts absolute paths and collapses duplicate slashes", () => {

@@ -1,6 +1,6 @@
-import type { ApprovalEntry, ApprovalStore } from "../permissions/approval-store.js";
-import type { Logger } from "../util/logger.js";
-import type { RememberedDecision } from "./decide.js";
+import type { ApprovalEntry, ApprovalStore } from "./approval-store.js";
+import type { Logger } from "../../util/logger.js";
+import type { RememberedDecision } from "../decide/decide.js";
 
 export type { RememberedDecision };
 

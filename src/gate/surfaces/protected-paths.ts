@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { relative } from "node:path";
-import { isWithin } from "../backends/paths/real-path.js";
+import { isWithin } from "../../backends/paths/real-path.js";
 
 // Files that decide what runs or what the agent trusts: a change to them is a change to code that
 // runs later (git's core.fsmonitor and hooks, the agent's own hooks and MCP servers, editor tasks,

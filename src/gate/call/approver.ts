@@ -1,4 +1,4 @@
-import type { ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
+import type { ToolDisplay, ToolKind, ToolLocation } from "../../tools/types.js";
 
 /** `unattended`: nobody could be asked (headless without --yes); the model must not read it as a user's no. */
 export type ApprovalOutcome =

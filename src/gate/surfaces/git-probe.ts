@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import { isWithin } from "../backends/paths/real-path.js";
+import { isWithin } from "../../backends/paths/real-path.js";
 
 // What git itself resolves for a folder: its git directory and common directory (a `gitdir:` file,
 // a linked `.git`, a worktree), the work tree, every config entry with the file it came from
