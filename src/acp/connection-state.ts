@@ -15,7 +15,7 @@ import { createQuestionDialog } from "./question-dialog.js";
 import { createTrustDialog } from "./trust-dialog.js";
 import { editorServersFromNameValueLists } from "../mcp/editor-servers.js";
 import { toContentBlocks } from "./prompt-content.js";
-import type { SlashCommand } from "../commands/index.js";
+import { availableCommands, type SlashCommand } from "../commands/index.js";
 import { createTranslator, type ClientFeatures } from "./translate.js";
 import { createUpdateStream } from "./update-stream.js";
 
@@ -277,20 +277,9 @@ export class ConnectionState {
     sessionId: string,
     skills: ReadonlyArray<{ name: string; description: string }>,
   ): acp.AvailableCommand[] {
-    const pending = this.pendingReload.get(sessionId);
-    const base = toAvailableCommands(this.commands).map((command) =>
-      command.name === "reload" && pending
-        ? { ...command, description: `Pending: ${pending}. Run /reload to apply` }
-        : command,
+    return availableCommands(this.commands, skills, this.pendingReload.get(sessionId)).map(({ hint, ...command }) =>
+      hint ? { ...command, input: { hint } } : command,
     );
-    return [
-      ...base,
-      ...skills.map((s) => ({
-        name: `skill:${s.name}`,
-        description: s.description.slice(0, 200),
-        input: { hint: "request (optional)" },
-      })),
-    ];
   }
 
   /**
@@ -350,12 +339,4 @@ export class ConnectionState {
     await entry.session.close();
     await entry.stream.flush();
   }
-}
-
-export function toAvailableCommands(commands: readonly SlashCommand[]): acp.AvailableCommand[] {
-  return commands.map((c) => ({
-    name: c.name,
-    description: c.description,
-    ...(c.hint ? { input: { hint: c.hint } } : {}),
-  }));
 }

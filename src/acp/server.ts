@@ -10,7 +10,7 @@ import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
 import { registerProviderHandlers } from "./provider-handlers.js";
 import { registerQuotaRead, wantsQuotaUpdates } from "./quota.js";
 import { registerSteering, wantsPromptQueueing } from "./steering.js";
-import { coreCommands } from "../commands/index.js";
+import { createCommandTable } from "../commands/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
 
@@ -30,7 +30,7 @@ export function createAcpServer(options: AcpServerOptions) {
   const state = new ConnectionState(services, logger);
   if (options.maxLoadedSessions !== undefined) state.maxLoaded = options.maxLoadedSessions;
   state.earlySessionIds = [...(options.earlySessionIds ?? [])];
-  state.commands = coreCommands(() => state.commands);
+  state.commands = createCommandTable();
 
   let app = acp.agent({ name: "deep-acp" }).onRequest(acp.methods.agent.initialize, ({ params }) => {
     state.clientCapabilities = params.clientCapabilities ?? {};
