@@ -28,7 +28,7 @@ export type AcpServerOptions = {
 export function createAcpServer(options: AcpServerOptions) {
   const { services, logger } = options;
   const state = new ConnectionState(services, logger);
-  if (options.maxLoadedSessions !== undefined) state.maxLoaded = options.maxLoadedSessions;
+  if (options.maxLoadedSessions !== undefined) state.sessions.maxLoaded = options.maxLoadedSessions;
   state.earlySessionIds = [...(options.earlySessionIds ?? [])];
   state.commands = createCommandTable();
 

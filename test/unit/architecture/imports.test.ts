@@ -39,6 +39,9 @@ const SRC = resolve(__dirname, "../../../src");
 // errors.ts for the typed errors acp/ maps (importing those does not load the room).
 const ROOMS = ["commands", "session", "turn", "transcript", "extensions"];
 const PUBLIC_ENTRIES = ["index.ts", "errors.ts"];
+// Light entries: loaded before the room itself (acp/ answers initialize and the first session/new
+// before it loads the session layer), so they import nothing of the room at run time but types.
+const LIGHT_ENTRIES: Record<string, string[]> = { session: ["registry.ts", "new-session-check.ts"] };
 
 // Folder-internal leaves: what they may import besides their own folder.
 const LEAVES: Record<string, string[]> = {
@@ -118,11 +121,24 @@ describe("architecture", () => {
         const to = relative(SRC, target);
         const [room, ...rest] = to.split("/");
         if (!ROOMS.includes(room!) || room === from) continue;
-        if (!(rest.length === 1 && PUBLIC_ENTRIES.includes(rest[0]!)))
-          violations.push(`${relative(SRC, file)} -> ${to}`);
+        const entries = [...PUBLIC_ENTRIES, ...(LIGHT_ENTRIES[room!] ?? [])];
+        if (!(rest.length === 1 && entries.includes(rest[0]!))) violations.push(`${relative(SRC, file)} -> ${to}`);
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it("keeps the light entries light: only types from their room, values only from util/", () => {
+    const heavy: string[] = [];
+    for (const [room, names] of Object.entries(LIGHT_ENTRIES))
+      for (const name of names) {
+        const text = readFileSync(join(SRC, room, name), "utf8");
+        for (const [, specifier] of text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+["'](\.[^"']+)["']/gm)) {
+          const to = relative(SRC, resolve(SRC, room, specifier!));
+          if (!to.startsWith("util/")) heavy.push(`${room}/${name} -> ${to}`);
+        }
+      }
+    expect(heavy).toEqual([]);
   });
 
   it("keeps folder-internal leaves free of what sits above them", () => {
