@@ -10,9 +10,9 @@ import {
   runPromptTurn,
   titleFrom,
   type ClientSystemPrompt,
-  type PromptBlock,
   type SessionStart,
 } from "../turn/index.js";
+import type { PromptBlock } from "../tools/content.js";
 import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { isSessionMode, type SessionMode } from "../agent/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";

@@ -18,14 +18,8 @@ export type ToolKind =
  */
 export type ToolEffect = "read" | "edit" | "delete" | "execute" | "external" | "network" | "none";
 
-export type ToolLocation = { path: string; /** 1-based */ line?: number };
-
-/** What the editor shows for a call; richer than what the model sees. */
-export type ToolDisplay =
-  | { type: "text"; text: string }
-  | { type: "image"; mimeType: string; data: string }
-  | { type: "diff"; path: string; oldText: string | null; newText: string }
-  | { type: "terminal"; terminalId: string };
+export type { ToolDisplay, ToolLocation } from "./content.js";
+import type { ToolDisplay, ToolLocation } from "./content.js";
 
 export type ToolPresentation = {
   title: string;

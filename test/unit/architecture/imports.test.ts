@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 // DESIGN.md §2: imports point one way,
-// cli -> acp -> commands -> session -> transcript -> turn -> extensions -> agent -> tools/model -> backends/...
+// cli -> acp -> commands -> session -> turn -> transcript -> extensions -> agent -> tools/model -> backends/...
 // A folder may import folders of a strictly higher rank (and itself). Equal ranks are siblings
 // that must not know each other.
 const RANK: Record<string, number> = {
@@ -11,8 +11,8 @@ const RANK: Record<string, number> = {
   acp: 1,
   commands: 2,
   session: 3,
-  transcript: 4,
-  turn: 5,
+  turn: 4,
+  transcript: 5,
   extensions: 6,
   watch: 7,
   agent: 7,
