@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, type BwrapMounts } from "./bwrap-args.js";
 import { createFilesystemBackend } from "./filesystem-backend.js";
 import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "./local-shell.js";
-import { isInside } from "./path-guard.js";
+import { isWithin } from "../util/path-within.js";
 import { runCommand, type SpawnProcessFn } from "./process-runner.js";
 import type { BackendProtocol, ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "./protocol.js";
 import { findExecutable, helperEnv } from "./ripgrep.js";
@@ -112,7 +112,7 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
     const cwd = exec.cwd ?? roots[0]!;
     const problem = checkWorkingDirectory(cwd);
     if (problem) return failedToStart(problem);
-    if (!visible.some((p) => isInside(p, resolve(cwd))))
+    if (!visible.some((p) => isWithin(resolve(cwd), p)))
       return failedToStart(`working directory is outside the sandbox: ${cwd}`);
     const surfaces = await surfacesFor(resolve(cwd));
     const result = await runCommand({
@@ -140,7 +140,7 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
   function backgroundSpec(command: string, cwd = roots[0]!): BackgroundSpawnSpec | string {
     const problem = checkWorkingDirectory(cwd);
     if (problem) return problem;
-    if (!visible.some((p) => isInside(p, resolve(cwd)))) return `working directory is outside the sandbox: ${cwd}`;
+    if (!visible.some((p) => isWithin(resolve(cwd), p))) return `working directory is outside the sandbox: ${cwd}`;
     // Built synchronously: the last answer (the gate resolves it before every sandboxed command).
     const surfaces = source?.latest(resolve(cwd)) ?? [];
     return { file: bwrap, args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command], cwd, env };

@@ -7,7 +7,7 @@ import { windowLines } from "./line-window.js";
 import { defaultShell, failedToStart } from "./local-shell.js";
 import { getMimeType, isTextMimeType, sniffFileIsBinary, TEXT_PLAIN } from "./mime.js";
 import { approvedRealPath } from "./approved-targets.js";
-import { isInside } from "./path-guard.js";
+import { isWithin } from "../util/path-within.js";
 import { realRoots, resolveRealTarget } from "./real-path.js";
 import {
   isSandboxBackend,
@@ -79,7 +79,7 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
     const approved = approvedRealPath(abs);
     if (approved !== undefined && approved !== target.real) return undefined;
     const real = await (realRootsOnce ??= realRoots(roots));
-    return real.some((root) => isInside(root, target.real)) ? target.real : undefined;
+    return real.some((root) => isWithin(target.real, root)) ? target.real : undefined;
   }
   const mimeOf = (abs: string) => getMimeType(abs) ?? TEXT_PLAIN;
 

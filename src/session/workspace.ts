@@ -12,7 +12,7 @@ import type { HostKey } from "../backends/ssh-connection.js";
 import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
 import { openSshWorkspace } from "../backends/ssh-workspace.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
-import { isAbsolute, posix, relative } from "node:path";
+import { posix } from "node:path";
 import type { UserPaths } from "../config/paths.js";
 import { compileFileRules, type CompiledFileRules } from "../permissions/file-rules.js";
 import type { Diagnostic } from "../util/diagnostics.js";
@@ -26,6 +26,7 @@ import type { RealPathFs } from "../backends/real-path.js";
 import type { ContainerWorkspace } from "../backends/container/container-workspace.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionFlags } from "./services.js";
+import { relativeWithin } from "../util/path-within.js";
 
 /** Where a session's file tools and commands go. */
 export type Workspace = {
@@ -119,8 +120,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     shell = opened.backend;
     const { hostRoot, containerRoot } = opened.record;
     const map = (dir: string) => {
-      const rel = relative(hostRoot, dir);
-      return rel.startsWith("..") || isAbsolute(rel) ? undefined : posix.join(containerRoot, rel);
+      const rel = relativeWithin(hostRoot, dir);
+      return rel === undefined ? undefined : posix.join(containerRoot, rel);
     };
     place = { cwd: map(cwd) ?? containerRoot, roots: [map(cwd) ?? containerRoot] };
     for (const dir of roots) {
