@@ -3,6 +3,7 @@ import { isWithin } from "../backends/real-path.js";
 import type { CommandApproval } from "./command-policy.js";
 import type { HostExecutionSurfaces } from "./host-surfaces.js";
 import type { ProtectedPaths } from "./protected-paths.js";
+import { parseMcpHookToolName } from "../hooks/tool-names.js";
 
 // The decision itself: pure, synchronous, on real paths. Everything it needs is in the request
 // (gate.ts gathers it); everything the caller needs comes back: allow, deny with the message the
@@ -245,9 +246,9 @@ function decidesWhatRuns(request: GateRequest, target: GateTarget): string | und
 
 /** "Always allow `create_issue` from the MCP server `github`": the tool as the user configured it. */
 function externalToolLabel(tool: GateTool): string {
-  const mcp = /^mcp__(.+?)__(.+)$/.exec(tool.hookName ?? "");
+  const mcp = parseMcpHookToolName(tool.hookName ?? "");
   return mcp
-    ? `Always allow \`${mcp[2]}\` from the MCP server \`${mcp[1]}\``
+    ? `Always allow \`${mcp.tool}\` from the MCP server \`${mcp.server}\``
     : `Always allow the tool \`${tool.name}\``;
 }
 

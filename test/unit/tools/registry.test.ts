@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultConfig } from "../../../src/config/config-file.js";
-import { mcpHookToolName, toHookToolResponse } from "../../../src/hooks/tool-names.js";
+import { mcpHookToolName, parseMcpHookToolName, toHookToolResponse } from "../../../src/hooks/tool-names.js";
 import { createEvalTool } from "../../../src/interpreter/eval-tool.js";
 import { DEFAULT_INTERPRETER_LIMITS } from "../../../src/interpreter/limits.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, webFetchTool } from "../../../src/tools/registry.js";
@@ -61,6 +61,11 @@ describe("the tool registry", () => {
       eval: "Eval",
     });
     expect(mcpHookToolName("gh", "create_issue")).toBe("mcp__gh__create_issue");
+    expect(parseMcpHookToolName(mcpHookToolName("gh", "create__issue"))).toEqual({
+      server: "gh",
+      tool: "create__issue",
+    });
+    expect(parseMcpHookToolName("Bash")).toBeUndefined();
   });
 
   it("converts validated inputs to Claude's tool_input shapes", () => {
