@@ -9,5 +9,5 @@ export type {
   SessionFlags,
   SessionServices,
 } from "./services.js";
-export { selectRemote, selectWorkspace, type RemoteSelection } from "./remote-workspace.js";
+export { selectRemote, selectWorkspace } from "./remote-workspace.js";
 export { removeSessionWorkspace } from "./workspace.js";

@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import type { BackgroundExit, BackgroundProcessInfo, BackgroundRead } from "../backends/background-processes.js";
 import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { UserContent } from "../model/types.js";
@@ -222,4 +221,3 @@ export interface ToolDefinition<Input = unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = ToolDefinition<any>;
 
-export type ZodTool<S extends z.ZodType> = ToolDefinition<z.infer<S>>;
