@@ -43,6 +43,15 @@ const PUBLIC_ENTRIES = ["index.ts", "errors.ts"];
 // before it loads the session layer), so they import nothing of the room at run time but types.
 const LIGHT_ENTRIES: Record<string, string[]> = { session: ["registry.ts", "new-session-check.ts"] };
 
+// Rooms inside the big rooms, by job; each folder holds at most MAX_FILES_SIDE_BY_SIDE files.
+const SUBFOLDERS: Record<string, string[]> = {
+  // wire: stdio framing and JSON-RPC lines; early: initialize and the first session/new before the
+  // SDK loads; dialogs: what asks the editor (permission, questions, trust, fs/terminals); v2: ACP v2
+  // over the v1 app. The handlers, the per-connection state and the translation stay at the top.
+  acp: ["dialogs", "early", "v2", "wire"],
+};
+const MAX_FILES_SIDE_BY_SIDE = 20;
+
 // Folder-internal leaves: what they may import besides their own folder.
 const LEAVES: Record<string, string[]> = {
   "transcript/store": ["util"],
@@ -139,6 +148,19 @@ describe("architecture", () => {
         }
       }
     expect(heavy).toEqual([]);
+  });
+
+  it("gives the sub-divided rooms only their listed sub-folders, none over the file cap", () => {
+    for (const [room, subfolders] of Object.entries(SUBFOLDERS)) {
+      const dir = join(SRC, room);
+      const entries = readdirSync(dir);
+      expect(entries.filter((name) => statSync(join(dir, name)).isDirectory()).sort()).toEqual(subfolders);
+      for (const folder of [dir, ...subfolders.map((name) => join(dir, name))])
+        expect({
+          folder: relative(SRC, folder),
+          files: readdirSync(folder).filter((n) => n.endsWith(".ts")).length,
+        }).toSatisfy(({ files }: { files: number }) => files <= MAX_FILES_SIDE_BY_SIDE);
+    }
   });
 
   it("keeps folder-internal leaves free of what sits above them", () => {

@@ -1,7 +1,7 @@
 import type * as v1 from "@agentclientprotocol/sdk/unstable";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../util/logger.js";
+import type { Logger } from "../../util/logger.js";
 import { BridgedError, connectV1, type V1Bridge } from "./v1-bridge.js";
 import {
   createTerminalState,

@@ -1,6 +1,6 @@
-import type { SessionServices } from "../session/index.js";
-import { checkNewSession } from "../session/new-session-check.js";
-import { sessionConfigState } from "./config-options.js";
+import type { SessionServices } from "../../session/index.js";
+import { checkNewSession } from "../../session/new-session-check.js";
+import { sessionConfigState } from "../config-options.js";
 import type { EarlySessionParams } from "./early-params.js";
 
 // Answers the editor's first `session/new` before the ACP SDK and the session layer are loaded:
