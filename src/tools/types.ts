@@ -220,4 +220,3 @@ export interface ToolDefinition<Input = unknown> {
 // Tool registries hold tools of different input types; callers only pass validated input back.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = ToolDefinition<any>;
-
