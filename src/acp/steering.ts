@@ -2,7 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { TurnResult } from "../agent/events.js";
-import type { PromptBlock } from "../tools/content.js";
+import type { PromptBlock } from "../tools/types.js";
 import type { ConnectionState, LiveSession } from "./connection-state.js";
 import { toPromptBlocks } from "./prompt-content.js";
 

@@ -1,5 +1,5 @@
 import type { Session } from "../session/index.js";
-import type { PromptBlock } from "../tools/content.js";
+import type { PromptBlock } from "../tools/types.js";
 import {
   coreCommands,
   parseSlashCommand,

@@ -9,7 +9,7 @@ import type { SandboxFactory } from "./sandbox.js";
 import { createInterpreterSession, type EvalOutcome, type InterpreterSession } from "./session.js";
 import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker-client.js";
 import { pick } from "../tools/hook-input.js";
-import { EVAL_TOOL_NAME } from "../tools/names.js";
+import { EVAL_TOOL_NAME } from "../tools/registry.js";
 
 export type EvalToolOptions = {
   limits: InterpreterLimits;

@@ -4,7 +4,7 @@ import type { HostKeyAnswer } from "../backends/ssh-host-trust.js";
 import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../backends/ssh-target.js";
 import { isContainerUrl, parseContainerUrl, type ContainerSpec } from "../backends/container/container-url.js";
 import type { DeepAcpConfig } from "../config/config-file.js";
-import type { PromptBlock } from "../tools/content.js";
+import type { PromptBlock } from "../tools/types.js";
 import type { SessionFlags } from "./services.js";
 import type { TrustQuestion } from "../extensions/index.js";
 import { relativeWithin } from "../util/path-within.js";

@@ -12,7 +12,7 @@ import {
   type ClientSystemPrompt,
   type SessionStart,
 } from "../turn/index.js";
-import type { PromptBlock } from "../tools/content.js";
+import type { PromptBlock } from "../tools/types.js";
 import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { isSessionMode, type SessionMode } from "../agent/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";

@@ -1,4 +1,4 @@
-import type { PromptBlock } from "../tools/content.js";
+import type { PromptBlock } from "../tools/types.js";
 import type { SteeringInbox, SteeringOutcome } from "../turn/index.js";
 
 // Messages sent while a turn runs, for clients that steer (acp/steering.ts): the turn takes them at

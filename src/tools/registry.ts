@@ -12,17 +12,22 @@ import { createAskUserTool } from "./ask-user.js";
 import { createProcessOutputTool, createProcessStopTool } from "./processes.js";
 import { createWebFetchTool } from "./web-fetch.js";
 import { defaultConfig, type DeepAcpConfig } from "../config/config-file.js";
-import { EVAL_TOOL_NAME, TASK_TOOL_NAME } from "./names.js";
 
 // The built-in tools. Each tool declares its own facts once, in its file: name, description, schema,
 // kind, effect, hook (Claude Code) name and `tool_input` mapping, and whether large results are
 // offloaded. This file lists them: what a session offers, and the names nothing else may take.
 
+/** Built-in tools made outside this table, each named here for the file that builds it. */
+/** turn/task-tool.ts, over the session's subagents. */
+export const TASK_TOOL_NAME = "task";
+/** interpreter/eval-tool.ts, over the turn's tools. */
+export const EVAL_TOOL_NAME = "eval";
+
 let builtinNames: readonly string[] | undefined;
 
 /**
  * Every built-in tool's model-facing name, read off the tools themselves: the table's (all of them:
- * images and commands on), `web_fetch`, and those built elsewhere (`task`, `eval`: names.ts). MCP
+ * images and commands on), `web_fetch`, and those built elsewhere (`task`, `eval`). MCP
  * tools may not take these names.
  */
 export function builtinToolNames(): readonly string[] {

@@ -2,9 +2,9 @@ import { runWithApprovedTargets } from "../backends/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
 import type { MentionDecision } from "../gate/mention.js";
 import type { UserContent, UserMessage } from "../model/types.js";
-import type { PromptBlock } from "../tools/content.js";
+import type { PromptBlock } from "../tools/types.js";
 
-// A prompt (PromptBlock, tools/content.ts) as the session sees it, not yet read. Both of its conversions live here, over one switch (blockPlan), so a new block
+// A prompt (PromptBlock, tools/types.ts) as the session sees it, not yet read. Both of its conversions live here, over one switch (blockPlan), so a new block
 // type cannot reach the model and miss the hooks' plain text, or the other way round.
 
 /** Mentioned files larger than this are cut; the model can read the rest with read_file. */

@@ -11,7 +11,7 @@ import { assembleTurn, type SessionView } from "./assembly.js";
 import { createSessionCompactor } from "./compaction/setup.js";
 import { createResultOffloader } from "./compaction/offload.js";
 import { createHookBridge } from "./hook-bridge.js";
-import type { PromptBlock } from "../tools/content.js";
+import type { PromptBlock } from "../tools/types.js";
 import { promptText, resolvePrompt } from "./prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
 import { decideMention } from "../gate/mention.js";

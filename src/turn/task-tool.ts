@@ -3,7 +3,7 @@ import type { SubagentDefinition } from "../subagents/types.js";
 import { subagentTypeDescription, taskToolDescription, unknownSubagentMessage } from "../subagents/task-description.js";
 import { defineTool } from "../tools/define-tool.js";
 import { pick } from "../tools/hook-input.js";
-import { TASK_TOOL_NAME } from "../tools/names.js";
+import { TASK_TOOL_NAME } from "../tools/registry.js";
 
 /**
  * `task {description, subagent_type}`: runs a subagent in its own context. The run itself is the

@@ -3,7 +3,7 @@ import { filePathOf, toContentBlocks, toPromptBlocks } from "../../../src/acp/pr
 import { createStateBackend } from "../../../src/backends/state-backend.js";
 import type { MentionDecision } from "../../../src/gate/mention.js";
 import { blockPlan, promptText, resolvePrompt, type BlockPlan } from "../../../src/turn/index.js";
-import type { PromptBlock } from "../../../src/tools/content.js";
+import type { PromptBlock } from "../../../src/tools/types.js";
 
 // The prompt's three conversions: ACP content -> prompt blocks (acp/), prompt blocks -> the user
 // message the model sees and -> plain text for hooks and titles (turn/).
