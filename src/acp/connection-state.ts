@@ -6,16 +6,17 @@ import type {
   SessionServices,
   SessionEvent,
 } from "../session/index.js";
+import { SessionRegistry } from "../session/registry.js";
 import type { ReplayItem } from "../transcript/index.js";
 import type { Logger } from "../util/logger.js";
 import { sessionConfigState } from "./config-options.js";
-import { createEditorBridge } from "./editor-bridge.js";
-import { createPermissionDialog } from "./permission-dialog.js";
-import { createQuestionDialog } from "./question-dialog.js";
-import { createTrustDialog } from "./trust-dialog.js";
+import { createEditorBridge } from "./dialogs/editor-bridge.js";
+import { createPermissionDialog } from "./dialogs/permission-dialog.js";
+import { createQuestionDialog } from "./dialogs/question-dialog.js";
+import { createTrustDialog } from "./dialogs/trust-dialog.js";
 import { editorServersFromNameValueLists } from "../mcp/config/editor-servers.js";
 import { toContentBlocks } from "./prompt-content.js";
-import type { SlashCommand } from "../commands/index.js";
+import { availableCommands, type SlashCommand } from "../commands/index.js";
 import { createTranslator, type ClientFeatures } from "./translate.js";
 import { createUpdateStream } from "./update-stream.js";
 
@@ -40,9 +41,6 @@ type Origin = {
   mcpServers: readonly acp.McpServer[];
 };
 
-/** Loaded sessions kept by default; the least recently used idle ones beyond it are unloaded. */
-export const DEFAULT_MAX_LOADED_SESSIONS = 32;
-
 export type LiveSession = {
   session: Session;
   stream: ReturnType<typeof createUpdateStream>;
@@ -51,7 +49,8 @@ export type LiveSession = {
 
 /** Everything the handlers of one ACP connection share. */
 export class ConnectionState {
-  readonly sessions = new Map<string, LiveSession>();
+  /** The sessions of this connection (session/registry.ts): unloaded over a cap, opened again on use. */
+  readonly sessions: SessionRegistry<LiveSession, Origin>;
   clientCapabilities: acp.ClientCapabilities = {};
   features: ClientFeatures = { terminalOutput: false, notices: false, compaction: false };
   commands: SlashCommand[] = [];
@@ -59,11 +58,6 @@ export class ConnectionState {
   private readonly advertised = new WeakMap<LiveSession, string>();
   /** What /reload would apply, per session id, for clients that cannot be sent a notice now. */
   private readonly pendingReload = new Map<string, string>();
-  private readonly origins = new Map<string, Origin>();
-  /** Sessions closed to save memory: the next request for one opens it again, without replay. */
-  private readonly unloaded = new Map<string, Origin>();
-  private readonly reopening = new Map<string, Promise<LiveSession>>();
-  maxLoaded = DEFAULT_MAX_LOADED_SESSIONS;
   /**
    * Ids the early handshake gave to session/new requests it answered before the SDK loaded; the SDK
    * sees those requests before any other session/new (stdio.ts holds the rest back), in this order.
@@ -73,50 +67,26 @@ export class ConnectionState {
   constructor(
     readonly services: SessionServices,
     readonly logger: Logger,
-  ) {}
+  ) {
+    this.sessions = new SessionRegistry<LiveSession, Origin>({
+      logger,
+      reopen: async (id, { client, cwd, additionalDirectories, mcpServers }) =>
+        (await this.open(client, { kind: "open", id, cwd, additionalDirectories }, mcpServers)).entry,
+      dropped: (id) => this.pendingReload.delete(id),
+      closed: (entry) => entry.stream.flush(),
+    });
+  }
 
   /** A session of this connection, opened again if it was unloaded; most recently used last. */
   async live(sessionId: string): Promise<LiveSession> {
-    const entry = this.sessions.get(sessionId);
-    if (entry) {
-      this.sessions.delete(sessionId);
-      this.sessions.set(sessionId, entry);
-      return entry;
-    }
-    const origin = this.unloaded.get(sessionId);
-    if (!origin) throw acp.RequestError.sessionNotFound(sessionId);
-    let reopened = this.reopening.get(sessionId);
-    if (!reopened) {
-      const { client, cwd, additionalDirectories, mcpServers } = origin;
-      reopened = (async () => {
-        const source = { kind: "open" as const, id: sessionId, cwd, additionalDirectories };
-        const created = () => void this.unloaded.delete(sessionId);
-        const { entry } = await this.open(client, source, mcpServers, { created });
-        this.logger.debug(`reopened session ${sessionId}`);
-        return entry;
-      })().finally(() => this.reopening.delete(sessionId));
-      this.reopening.set(sessionId, reopened);
-    }
-    return reopened;
+    const entry = await this.sessions.live(sessionId);
+    if (!entry) throw acp.RequestError.sessionNotFound(sessionId);
+    return entry;
   }
 
   /** Forgets an unloaded session (deleted or closed by the editor). */
   forget(sessionId: string): boolean {
-    return this.unloaded.delete(sessionId);
-  }
-
-  /** Unloads the least recently used idle stored sessions over the cap (all but `keep`). */
-  private async unloadOverCap(keep: string): Promise<void> {
-    for (const [id, entry] of this.sessions) {
-      if (this.sessions.size <= this.maxLoaded) return;
-      const origin = this.origins.get(id);
-      if (id === keep || !origin || entry.session.isRunning || !entry.session.isStored) continue;
-      const closing = this.close(id);
-      // After close() has let go of it (synchronously), before its flush: a request now reopens it.
-      this.unloaded.set(id, origin);
-      await closing.catch((error) => this.logger.warn(`unloading session ${id} failed`, error));
-      this.logger.debug(`unloaded idle session ${id} (over ${this.maxLoaded} loaded)`);
-    }
+    return this.sessions.forget(sessionId);
   }
 
   /**
@@ -203,17 +173,13 @@ export class ConnectionState {
     mcpServers: readonly acp.McpServer[] = [],
     {
       guard = (work) => work(),
-      created,
     }: {
       /** Wraps the creation (the handlers map its errors to ACP errors). */
       guard?: (work: () => Promise<OpenedSession>) => Promise<OpenedSession>;
-      /** Runs once the session exists, before it is registered. */
-      created?: () => void;
     } = {},
   ): Promise<{ entry: LiveSession; opened: OpenedSession }> {
     const { createSession } = await loadSessionLayer();
     const opened = await guard(() => createSession(this.services, source, this.bind(client, mcpServers)));
-    created?.();
     const entry = this.register(client, opened.session, mcpServers);
     opened.session.warmUp();
     return { entry, opened };
@@ -229,14 +195,8 @@ export class ConnectionState {
       }),
       translate: createTranslator(this.features, { sessionId: session.id, cwd: session.cwd }),
     };
-    this.sessions.set(session.id, entry);
-    this.origins.set(session.id, {
-      client,
-      cwd: session.cwd,
-      additionalDirectories: session.additionalDirectories,
-      mcpServers,
-    });
-    if (this.sessions.size > this.maxLoaded) void this.unloadOverCap(session.id);
+    const { cwd, additionalDirectories } = session;
+    this.sessions.add(entry, { client, cwd, additionalDirectories, mcpServers });
     return entry;
   }
 
@@ -277,20 +237,9 @@ export class ConnectionState {
     sessionId: string,
     skills: ReadonlyArray<{ name: string; description: string }>,
   ): acp.AvailableCommand[] {
-    const pending = this.pendingReload.get(sessionId);
-    const base = toAvailableCommands(this.commands).map((command) =>
-      command.name === "reload" && pending
-        ? { ...command, description: `Pending: ${pending}. Run /reload to apply` }
-        : command,
+    return availableCommands(this.commands, skills, this.pendingReload.get(sessionId)).map(({ hint, ...command }) =>
+      hint ? { ...command, input: { hint } } : command,
     );
-    return [
-      ...base,
-      ...skills.map((s) => ({
-        name: `skill:${s.name}`,
-        description: s.description.slice(0, 200),
-        input: { hint: "request (optional)" },
-      })),
-    ];
   }
 
   /**
@@ -330,32 +279,12 @@ export class ConnectionState {
     }
   }
 
-  /**
-   * `session/cancel`: a session's turn, or one running subagent of a session (a child session id),
-   * which ends only that subagent.
-   */
+  /** `session/cancel`: a session's turn, or one running subagent of it (a child session id). */
   cancel(sessionId: string): void {
-    const entry = this.sessions.get(sessionId);
-    if (entry) return entry.session.cancel();
-    for (const { session } of this.sessions.values()) if (session.cancelSubagent(sessionId)) return;
+    this.sessions.cancel(sessionId);
   }
 
-  async close(sessionId: string): Promise<void> {
-    const entry = this.sessions.get(sessionId);
-    if (!entry) return;
-    this.sessions.delete(sessionId);
-    this.origins.delete(sessionId);
-    this.unloaded.delete(sessionId);
-    this.pendingReload.delete(sessionId);
-    await entry.session.close();
-    await entry.stream.flush();
+  close(sessionId: string): Promise<void> {
+    return this.sessions.close(sessionId);
   }
-}
-
-export function toAvailableCommands(commands: readonly SlashCommand[]): acp.AvailableCommand[] {
-  return commands.map((c) => ({
-    name: c.name,
-    description: c.description,
-    ...(c.hint ? { input: { hint: c.hint } } : {}),
-  }));
 }

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PromptBlock } from "../turn/index.js";
+import type { PromptBlock } from "../tools/types.js";
 
 /**
  * ACP prompt content to session prompt blocks. `resource_link`s to files (file:// or a path relative

@@ -5,7 +5,7 @@ import { isSessionMode, type SessionMode } from "../gate/decide/modes.js";
 import { errorMessage } from "../util/errors.js";
 import type { ConnectionState, LiveSession } from "./connection-state.js";
 import { toPromptBlocks } from "./prompt-content.js";
-import { parseSlashCommand, skillPrompt, type CommandResult } from "../commands/index.js";
+import { dispatchPrompt } from "../commands/index.js";
 import { META_KEY } from "./translate.js";
 import { createTurnOwners, steerPrompt } from "./steering.js";
 import type { Usage } from "../model/types.js";
@@ -23,32 +23,22 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       const entry = await state.live(params.sessionId);
       const { session, stream, translate } = entry;
       const blocks = toPromptBlocks(params.prompt, session.cwd);
-      const parsed = parseSlashCommand(blocks);
-      const command = parsed && state.commands.find((c) => c.name === parsed.name);
       const context = {
         events: (event: Parameters<typeof translate>[0]) => {
           for (const update of translate(event)) stream.push(update);
         },
         refreshCommands: () => state.refreshCommands(entry),
       };
-      let promptBlocks = blocks;
-      let result: CommandResult | undefined;
-      if (parsed?.name.startsWith("skill:"))
-        result = await skillPrompt(session, parsed.name.slice("skill:".length), parsed.args);
-      else if (command && parsed) result = await command.run(session, parsed.args, context);
-      if (result) {
-        if (result.kind === "reply") {
-          if (result.text)
-            stream.push({
-              sessionUpdate: "agent_message_chunk",
-              messageId: randomUUID(),
-              content: { type: "text", text: result.text },
-            });
-          await stream.flush();
-          return { stopReason: result.stopReason ?? "end_turn" };
-        }
-        // Text after the command's own line (attachments, mentions) still goes to the model.
-        promptBlocks = [...result.blocks, ...blocks.slice(1)];
+      const dispatched = await dispatchPrompt(session, blocks, state.commands, context);
+      if (dispatched.kind === "reply") {
+        if (dispatched.text)
+          stream.push({
+            sessionUpdate: "agent_message_chunk",
+            messageId: randomUUID(),
+            content: { type: "text", text: dispatched.text },
+          });
+        await stream.flush();
+        return { stopReason: dispatched.stopReason };
       }
       // The v2 agent names the message it already acknowledged (v2-agent.ts); editors leave it to us.
       const given = (params._meta?.[META_KEY] as { userMessageId?: unknown } | undefined)?.userMessageId;
@@ -57,12 +47,14 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       const usage = createTurnUsage();
       // Steering (steering.ts): a plain prompt joins the running turn, for clients that opted in.
       let turn =
-        state.features.steering && !parsed ? await steerPrompt(owners, entry, blocks, userMessageId) : undefined;
+        state.features.steering && dispatched.plain
+          ? await steerPrompt(owners, entry, blocks, userMessageId)
+          : undefined;
       if (turn === "blocked") return { stopReason: "end_turn", ...meta };
       turn ??= await owners.own(
         userMessageId,
         session.prompt(
-          promptBlocks,
+          dispatched.blocks,
           (event) => {
             if (event.type === "usage") usage.add(event.usage);
             for (const update of translate(event)) stream.push(update);

@@ -9,8 +9,9 @@ import { registerSessionLifecycle } from "./session-lifecycle.js";
 import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
 import { registerProviderHandlers } from "./provider-handlers.js";
 import { registerQuotaRead, wantsQuotaUpdates } from "./quota.js";
-import { registerSteering, steerV2Prompt, wantsPromptQueueing } from "./steering.js";
-import { coreCommands } from "../commands/index.js";
+import { registerSteering, wantsPromptQueueing } from "./steering.js";
+import { createCommandTable } from "../commands/index.js";
+import { steerV2Prompt } from "./steering.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
 
@@ -28,9 +29,9 @@ export type AcpServerOptions = {
 export function createAcpServer(options: AcpServerOptions) {
   const { services, logger } = options;
   const state = new ConnectionState(services, logger);
-  if (options.maxLoadedSessions !== undefined) state.maxLoaded = options.maxLoadedSessions;
+  if (options.maxLoadedSessions !== undefined) state.sessions.maxLoaded = options.maxLoadedSessions;
   state.earlySessionIds = [...(options.earlySessionIds ?? [])];
-  state.commands = coreCommands(() => state.commands);
+  state.commands = createCommandTable();
 
   let app = acp.agent({ name: "deep-acp" }).onRequest(acp.methods.agent.initialize, ({ params }) => {
     state.clientCapabilities = params.clientCapabilities ?? {};

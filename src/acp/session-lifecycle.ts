@@ -1,7 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { stat } from "node:fs/promises";
-import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { checkNewSession, relativePathProblem, type NewSessionProblem } from "../session/new-session-check.js";
 import { InvalidSessionIdError } from "../transcript/index.js";
 import { mapErrors } from "./errors.js";
 import { loadSessionLayer, type ConnectionState, type LiveSession, type OpenedSession } from "./connection-state.js";
@@ -14,24 +13,16 @@ import type { ClientSystemPrompt } from "../turn/index.js";
 export const REWIND_METHOD = "_deep-acp/session/rewind";
 const rewindParams = z.object({ sessionId: z.string().min(1), messageId: z.string().min(1) });
 
-function checkPaths(cwd: string, extra: readonly string[] = []) {
-  for (const dir of [cwd, ...extra]) {
-    if (!isAbsolute(dir))
-      throw acp.RequestError.invalidParams({ path: shown(dir) }, `paths must be absolute: "${shown(dir)}"`);
-  }
+/** The ACP error for a failed precondition of session/new (or a relative path of load, resume, fork). */
+function preconditionError(problem: NewSessionProblem): acp.RequestError {
+  return problem.kind === "auth_required"
+    ? acp.RequestError.authRequired(undefined, problem.message)
+    : acp.RequestError.invalidParams(problem.data, problem.message);
 }
 
-const shown = (path: string) => (path.length > 200 ? `${path.slice(0, 200)}…` : path);
-
-/** A new session's cwd must be a directory here: watching and tools anchor on it. */
-async function checkWorkingDirectory(cwd: string): Promise<void> {
-  const info = await stat(cwd).catch((error: NodeJS.ErrnoException) => error);
-  if (info instanceof Error) {
-    const why = info.code === "ENOENT" ? "does not exist" : `cannot be used (${info.code ?? info.message})`;
-    throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd ${why}: "${shown(cwd)}"`);
-  }
-  if (!info.isDirectory())
-    throw acp.RequestError.invalidParams({ cwd: shown(cwd) }, `cwd is not a directory: "${shown(cwd)}"`);
+function checkPaths(cwd: string, extra: readonly string[] = []) {
+  const problem = relativePathProblem(cwd, extra);
+  if (problem) throw preconditionError(problem);
 }
 
 /** session/new, load, resume, fork, list, delete, close and rewind. */
@@ -78,15 +69,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       // The first session/new may be one the editor was already answered (with this id) early.
       const earlyId = state.earlySessionIds.shift();
-      checkPaths(params.cwd, params.additionalDirectories ?? []);
-      await checkWorkingDirectory(params.cwd);
-      let resolved = await services.models.resolveDefault();
-      if ("error" in resolved) {
-        // A key stored by `deep-acp login` in another process since we last looked counts too.
-        await services.models.reload();
-        resolved = await services.models.resolveDefault();
-      }
-      if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
+      // The same check the early handshake made before it answered (session/new-session-check.ts).
+      const check = await checkNewSession(services, params);
+      if (!check.ok) throw preconditionError(check);
       const systemPrompt = clientSystemPrompt(params);
       const source = {
         kind: "new" as const,
@@ -94,7 +79,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
         ...(earlyId ? { id: earlyId } : {}),
         cwd: params.cwd,
         additionalDirectories: params.additionalDirectories ?? [],
-        modelSpec: resolved.spec,
+        modelSpec: check.modelSpec,
       };
       const { entry } = await state.open(client, source, params.mcpServers);
       const { session } = entry;

@@ -14,7 +14,7 @@ import type { LiveSession } from "./connection-state.js";
 export type SessionDirectory = {
   readonly services: Pick<SessionServices, "sessions">;
   /** Sessions this process has in memory, by id (never opened here). */
-  readonly sessions: ReadonlyMap<string, LiveSession>;
+  readonly sessions: Pick<ReadonlyMap<string, LiveSession>, "get" | "has">;
   /** Cancels and frees a loaded session, as session/close does. */
   close(sessionId: string): Promise<void>;
   /** Forgets a session unloaded to save memory (stored: it can be opened again). */

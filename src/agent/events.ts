@@ -93,8 +93,6 @@ export type AgentEvent =
   | { type: "subagent_ended"; sessionId: string; stopReason: TurnStopReason; error?: string };
 
 /** The events of a subagent's own turn. */
-export type SubagentEvent = Extract<AgentEvent, { type: "subagent_event" }>;
-
 export type AgentEventSink = (event: AgentEvent) => void;
 
 export type TurnStopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";

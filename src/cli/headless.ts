@@ -1,5 +1,6 @@
 import type { Approver } from "../gate/call/approver.js";
 import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
+import { createCommandTable, dispatchPrompt } from "../commands/index.js";
 import type { Logger } from "../util/logger.js";
 import type { CliOptions } from "./args/args.js";
 import { createServices } from "./services/services.js";
@@ -65,15 +66,25 @@ export async function runHeadless(
   const interrupt = () => session.cancel();
   process.once("SIGINT", interrupt);
   let endsWithNewline = true;
+  const show = (event: SessionEvent) => {
+    const text = describe(event);
+    if (text.stdout) {
+      io.stdout(text.stdout);
+      endsWithNewline = text.stdout.endsWith("\n");
+    }
+    if (text.stderr) io.stderr(text.stderr);
+  };
   try {
-    const result = await session.prompt([{ type: "text", text: cli.prompt ?? "" }], (event) => {
-      const text = describe(event);
-      if (text.stdout) {
-        io.stdout(text.stdout);
-        endsWithNewline = text.stdout.endsWith("\n");
-      }
-      if (text.stderr) io.stderr(text.stderr);
-    });
+    // The same dispatch as the editor's: `/context`, `/cost`, `/compact`, `/skill:x` run here too.
+    const context = { events: show, refreshCommands: async () => undefined };
+    const blocks = [{ type: "text" as const, text: cli.prompt ?? "" }];
+    const dispatched = await dispatchPrompt(session, blocks, createCommandTable(), context);
+    if (dispatched.kind === "reply") {
+      if (dispatched.text) io.stdout(dispatched.text.endsWith("\n") ? dispatched.text : `${dispatched.text}\n`);
+      if (dispatched.stopReason !== "end_turn") io.stderr(`deep-acp: command ended: ${dispatched.stopReason}\n`);
+      return dispatched.stopReason === "end_turn" ? 0 : 1;
+    }
+    const result = await session.prompt(dispatched.blocks, show);
     if (!endsWithNewline) io.stdout("\n");
     if (result.error) io.stderr(`deep-acp: ${result.error}\n`);
     else if (result.stopReason !== "end_turn") io.stderr(`deep-acp: turn ended: ${result.stopReason}\n`);

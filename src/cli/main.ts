@@ -1,5 +1,5 @@
-import { startEarlyHandshake } from "../acp/early-handshake.js";
-import { earlySessionNewResult } from "../acp/early-session.js";
+import { startEarlyHandshake } from "../acp/early/early-handshake.js";
+import { earlySessionNewResult } from "../acp/early/early-session.js";
 import { hideSecretsFromProcEnviron } from "../util/hide-environ.js";
 import { createLogger, type Logger } from "../util/logger.js";
 import { HELP, parseCliArgs, UsageError, type CliOptions } from "./args/args.js";

@@ -1,7 +1,7 @@
 import { createAcpServer } from "../acp/server.js";
-import { connectVersioned } from "../acp/protocol-select.js";
-import type { EarlyPreface } from "../acp/early-handshake.js";
-import { createStdioTransport } from "../acp/stdio.js";
+import { connectVersioned } from "../acp/wire/protocol-select.js";
+import type { EarlyPreface } from "../acp/early/early-handshake.js";
+import { createStdioTransport } from "../acp/wire/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { killTrackedGroups } from "../util/process-groups.js";
 import type { SessionServices } from "../session/index.js";
@@ -112,7 +112,7 @@ export async function serve(
   const connection = connectVersioned(transport.stream, {
     v1App: server.app,
     loadV2: async () =>
-      (await import("../acp/v2-agent.js")).createV2Agent({ v1App: server.app, ...server.v2Hooks, logger }),
+      (await import("../acp/v2/v2-agent.js")).createV2Agent({ v1App: server.app, ...server.v2Hooks, logger }),
     logger,
   });
   void connection.closed.then(() => stop(exitCode, "connection closed"));

@@ -1,10 +1,4 @@
 // The commands room's public entry: slash commands, free of any protocol, for acp/ and `-n`.
-export {
-  coreCommands,
-  parseSlashCommand,
-  skillPrompt,
-  type CommandContext,
-  type CommandResult,
-  type ParsedCommand,
-  type SlashCommand,
-} from "./slash-commands.js";
+export { availableCommands, type AvailableCommand } from "./available.js";
+export { createCommandTable, dispatchPrompt } from "./dispatch.js";
+export { parseSlashCommand, type CommandContext, type SlashCommand } from "./slash-commands.js";

@@ -1,5 +1,5 @@
 import type { Session, SessionEventSink } from "../session/index.js";
-import type { PromptBlock } from "../turn/index.js";
+import type { PromptBlock } from "../tools/types.js";
 
 export type CommandResult =
   { kind: "reply"; text: string; stopReason?: "end_turn" | "cancelled" } | { kind: "prompt"; blocks: PromptBlock[] };

@@ -38,7 +38,7 @@ import { errorMessage } from "../util/errors.js";
 import type { ExtensionServices } from "./services.js";
 import { loadSkillSet, prepareBuiltinSkills } from "./skill-set.js";
 import type { TrustQueue } from "./trust-queue.js";
-import { BUILTIN_TOOL_NAMES } from "../tools/registry.js";
+import { builtinToolNames } from "../tools/registry.js";
 import { projectFileRefusal } from "../gate/seams/project-file.js";
 
 /** Everything a session loads beyond its files: the extension surface of the seeds. */
@@ -180,7 +180,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
       env: services.env,
       envPolicy: mcpEnvPolicy,
       disabledServers: config.mcp.disabled_servers,
-      reservedToolNames: BUILTIN_TOOL_NAMES,
+      reservedToolNames: builtinToolNames(),
       elicit: (server) => {
         const questioner = inputs.questioner;
         if (!questioner?.forms) return undefined;

@@ -27,7 +27,7 @@ export {
 } from "./runner.js";
 export { interpretHookResult, DEFAULT_BLOCK_REASON, type HookVerdict, type InterpretContext } from "./interpret.js";
 export { reduceHookVerdicts } from "./reducer.js";
-export { mcpHookToolName, toHookToolResponse } from "./tool-names.js";
+export { mcpHookToolName, parseMcpHookToolName, toHookToolResponse } from "./tool-names.js";
 export {
   createHookTrustStore,
   canonicalRoot,

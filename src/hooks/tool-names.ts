@@ -6,6 +6,12 @@ export function mcpHookToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`;
 }
 
+/** The server and tool of an MCP tool's wire name, or undefined for any other name. */
+export function parseMcpHookToolName(name: string): { server: string; tool: string } | undefined {
+  const match = /^mcp__(.+?)__(.+)$/.exec(name);
+  return match ? { server: match[1]!, tool: match[2]! } : undefined;
+}
+
 /**
  * `tool_response` for PostToolUse, in Claude Code's shape where hook scripts commonly read it: Bash
  * gets `{stdout, stderr, interrupted, isImage}` (our shell merges both streams into `stdout`, as the

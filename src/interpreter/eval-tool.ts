@@ -11,6 +11,7 @@ import type { SandboxFactory } from "./quickjs/sandbox.js";
 import { createInterpreterSession, type EvalOutcome, type InterpreterSession } from "./session.js";
 import { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker/worker-client.js";
 import { pick } from "../tools/hook-input.js";
+import { EVAL_TOOL_NAME } from "../tools/registry.js";
 
 export type EvalToolOptions = {
   limits: InterpreterLimits;
@@ -86,7 +87,7 @@ export function createEvalTool(options: EvalToolOptions): EvalTool {
   };
 
   const tool = defineTool({
-    name: "eval",
+    name: EVAL_TOOL_NAME,
     hookName: "Eval",
     hookInput: (i) => pick({ code: i.code }),
     description: describeEval(options),

@@ -3,7 +3,7 @@ import type { ExtensionHost } from "../extensions/index.js";
 import type { Message, ModelClient } from "../model/types.js";
 import { assembleTurn, renderContextReport, type ClientSystemPrompt } from "../turn/index.js";
 import type { SessionServices } from "./services.js";
-import type { Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace/workspace.js";
 
 export type ContextReportInput = {
   id: string;

@@ -9,6 +9,6 @@ export type {
   SessionFlags,
   SessionServices,
 } from "./services.js";
-export { selectRemote, selectWorkspace, type RemoteSelection } from "./remote-workspace.js";
-export { removeSessionWorkspace } from "./workspace.js";
+export { selectRemote, selectWorkspace } from "./workspace/remote-workspace.js";
+export { removeSessionWorkspace } from "./workspace/workspace.js";
 export { removePlanDocument } from "./plan-document.js";

@@ -4,7 +4,7 @@ import type { ThoughtLevel } from "../model/catalog/thought-level.js";
 import type { Message } from "../model/types.js";
 import type { Journal, SessionRecord } from "../transcript/index.js";
 import type { ClientSystemPrompt } from "../turn/index.js";
-import type { WorkspaceSlot } from "./workspace-slot.js";
+import type { WorkspaceSlot } from "./workspace/workspace-slot.js";
 
 /** The settings of a session its transcript records. */
 export type PersistedSettings = {

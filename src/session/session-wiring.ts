@@ -3,9 +3,9 @@ import { hookPermissionMode, type SessionMode } from "../gate/decide/modes.js";
 import { ExtensionHost } from "../extensions/index.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import type { NoticeQueue } from "./notices.js";
-import { hostKeyAnswer, hostKeyQuestion } from "./remote-workspace.js";
+import { hostKeyAnswer, hostKeyQuestion } from "./workspace/remote-workspace.js";
 import type { SessionOptions } from "./services.js";
-import { createWorkspaceSlot, type WorkspaceSlot } from "./workspace-slot.js";
+import { createWorkspaceSlot, type WorkspaceSlot } from "./workspace/workspace-slot.js";
 
 /** Skills, memory, subagents, plugins, hooks and MCP of one session. */
 export function createSessionExtensions(

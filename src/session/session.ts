@@ -10,9 +10,9 @@ import {
   runPromptTurn,
   titleFrom,
   type ClientSystemPrompt,
-  type PromptBlock,
   type SessionStart,
 } from "../turn/index.js";
+import type { PromptBlock } from "../tools/types.js";
 import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { isSessionMode, type SessionMode } from "../gate/decide/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";
@@ -24,12 +24,12 @@ import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
-import { remoteMentions } from "./remote-workspace.js";
-import type { ApplyReport } from "./container-changes.js";
+import { remoteMentions } from "./workspace/remote-workspace.js";
+import type { ApplyReport } from "./workspace/container-changes.js";
 import { createTurnQueue } from "./turn-queue.js";
 import { createSteeringInbox, type SteeringAnswer } from "./steering.js";
-import type { Workspace } from "./workspace.js";
-import type { WorkspaceSlot } from "./workspace-slot.js";
+import type { Workspace } from "./workspace/workspace.js";
+import type { WorkspaceSlot } from "./workspace/workspace-slot.js";
 import { createNoticeQueue } from "./notices.js";
 import { persistSession, recordCompaction, saveTurnEnd, type PersistedSettings } from "./persistence.js";
 import { createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
@@ -232,7 +232,7 @@ export class Session {
   async workspaceChanges(): Promise<string> {
     const [workspace, { config }] = await Promise.all([this.ensureWorkspace(), this.services.config()]);
     if (!workspace.container) return "This session works on the host's files; there is nothing to apply.";
-    const { describeChanges, listContainerChanges } = await import("./container-changes.js");
+    const { describeChanges, listContainerChanges } = await import("./workspace/container-changes.js");
     const listed = await listContainerChanges(workspace.container.workspace, config);
     return "error" in listed ? listed.error : describeChanges(workspace.container.workspace, listed);
   }
@@ -254,7 +254,7 @@ export class Session {
           text: "This session works on the host's files; there is nothing to apply.",
           stopReason: "end_turn" as const,
         };
-      const { applyContainerChanges } = await import("./container-changes.js");
+      const { applyContainerChanges } = await import("./workspace/container-changes.js");
       const report = await applyContainerChanges({
         workspace: workspace.container.workspace,
         config,

@@ -1,4 +1,5 @@
-import type { PromptBlock, SteeringInbox, SteeringOutcome } from "../turn/index.js";
+import type { PromptBlock } from "../tools/types.js";
+import type { SteeringInbox, SteeringOutcome } from "../turn/index.js";
 
 // Messages sent while a turn runs, for clients that steer (acp/steering.ts): the turn takes them at
 // its next safe point (turn/run.ts, agent/loop.ts) and says what became of each.

@@ -66,5 +66,3 @@ export function createTurnQueue(options: { onSettled?: () => void } = {}) {
     },
   };
 }
-
-export type TurnQueue = ReturnType<typeof createTurnQueue>;

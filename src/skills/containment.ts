@@ -1,5 +1,5 @@
 import { realpath } from "node:fs/promises";
-import { isAbsolute, sep } from "node:path";
+import { isAbsolute } from "node:path";
 
 /** realpath, or undefined when the path (or a link on the way) does not exist. */
 export async function tryRealpath(path: string): Promise<string | undefined> {
@@ -8,17 +8,6 @@ export async function tryRealpath(path: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** True when `path` is `root` or inside it; both must be canonical. */
-export function isInside(path: string, root: string): boolean {
-  if (path === root) return true;
-  const prefix = root.endsWith(sep) ? root : root + sep;
-  return path.startsWith(prefix);
-}
-
-export function isInsideAny(path: string, roots: readonly string[]): boolean {
-  return roots.some((root) => isInside(path, root));
 }
 
 /**

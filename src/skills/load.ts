@@ -4,7 +4,8 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { Diagnostic } from "../util/diagnostics.js";
 import type { ProjectFileCheck } from "../util/project-file-check.js";
 import { errorMessage } from "../util/errors.js";
-import { isInside, isInsideAny, tryRealpath, verifiedTargets } from "./containment.js";
+import { tryRealpath, verifiedTargets } from "./containment.js";
+import { isWithin, isWithinAny } from "../util/path-within.js";
 import { discoverSkillDirs, type SkillCandidate } from "./discover.js";
 import type { PendingSymlink, Skill, SkillSource, SkillsLoad } from "./types.js";
 import { MAX_SKILL_FILE_BYTES, parseSkillFile } from "./validate.js";
@@ -93,7 +94,7 @@ async function allowedRoots(
       continue;
     }
     const owner = source.owner === undefined ? undefined : ((await tryRealpath(source.owner)) ?? resolve(source.owner));
-    if (owner !== undefined && !isInside(real, owner) && !isInsideAny(real, trusted)) {
+    if (owner !== undefined && !isWithin(real, owner) && !isWithinAny(real, trusted)) {
       pending.push({ skillName: `skills folder ${source.dir}`, kind: "folder", linkPath: source.dir, target: real });
       diagnostics.push({
         severity: "warning",
@@ -165,9 +166,9 @@ async function loadCandidate(
     });
     return undefined;
   }
-  const escape = !isInsideAny(realDir, roots)
+  const escape = !isWithinAny(realDir, roots)
     ? { linkPath: dir, target: realDir }
-    : !isInsideAny(realFile, roots)
+    : !isWithinAny(realFile, roots)
       ? { linkPath: path, target: dirname(realFile) }
       : undefined;
   if (escape) {
@@ -250,7 +251,7 @@ export async function readSkillContent(
 ): Promise<SkillContent> {
   const real = await tryRealpath(skill.path);
   if (!real) return { ok: false, error: `skill '${skill.name}': ${skill.path} no longer exists` };
-  if (!isInsideAny(real, roots)) {
+  if (!isWithinAny(real, roots)) {
     return {
       ok: false,
       error: `skill '${skill.name}': ${skill.path} now resolves to ${real}, outside the skill directories; run /reload to review it`,
@@ -282,7 +283,7 @@ function projectFileRefusal(
 ): string | undefined {
   if (scope !== "project") return undefined;
   if (!check) return "was loaded without the gate's project-file check";
-  const projectRoot = roots.find((root) => isInside(real, root));
+  const projectRoot = roots.find((root) => isWithin(real, root));
   if (!projectRoot) return `resolves to ${real}, outside the skill directories`;
   return check({ real, projectRoot, hardLinks });
 }

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isWithin } from "../util/path-within.js";
 
 /** Resolves a model-supplied path: `~/` is the user's home, relative paths are relative to cwd. */
 export function resolveToolPath(input: string, cwd: string): string {
@@ -9,19 +10,10 @@ export function resolveToolPath(input: string, cwd: string): string {
   return isAbsolute(trimmed) ? resolve(trimmed) : resolve(cwd, trimmed);
 }
 
-export function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-export function isInsideRoots(path: string, roots: readonly string[]): boolean {
-  return roots.some((root) => isInside(path, root));
-}
-
 /** Project-relative form for titles; absolute when the path is outside every root. */
 export function displayPath(path: string, roots: readonly string[]): string {
   for (const root of roots) {
-    if (isInside(path, root)) {
+    if (isWithin(path, root)) {
       const rel = relative(root, path);
       if (rel === "") return root === roots[0] ? "." : root;
       return root === roots[0] ? rel : `${root}${sep}${rel}`;

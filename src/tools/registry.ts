@@ -11,33 +11,34 @@ import { createWriteTodosTool } from "./write-todos.js";
 import { createAskUserTool } from "./ask-user.js";
 import { createProcessOutputTool, createProcessStopTool } from "./processes.js";
 import { createWebFetchTool } from "./web-fetch.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
+import { defaultConfig, type DeepAcpConfig } from "../config/config-file.js";
 
 // The built-in tools. Each tool declares its own facts once, in its file: name, description, schema,
 // kind, effect, hook (Claude Code) name and `tool_input` mapping, and whether large results are
 // offloaded. This file lists them: what a session offers, and the names nothing else may take.
 
+/** Built-in tools made outside this table, each named here for the file that builds it. */
+/** turn/task-tool.ts, over the session's subagents. */
+export const TASK_TOOL_NAME = "task";
+/** interpreter/eval-tool.ts, over the turn's tools. */
+export const EVAL_TOOL_NAME = "eval";
+
+let builtinNames: readonly string[] | undefined;
+
 /**
- * Every built-in tool's model-facing name, including those built elsewhere (`task` in turn/, `eval`
- * in interpreter/) and the background-process tools. MCP tools may not take these names.
+ * Every built-in tool's model-facing name, read off the tools themselves: the table's (all of them:
+ * images and commands on), `web_fetch`, and those built elsewhere (`task`, `eval`). MCP
+ * tools may not take these names.
  */
-export const BUILTIN_TOOL_NAMES: readonly string[] = [
-  "ls",
-  "read_file",
-  "write_file",
-  "edit_file",
-  "delete",
-  "glob",
-  "grep",
-  "execute",
-  "write_todos",
-  "task",
-  "eval",
-  "ask_user",
-  "web_fetch",
-  "process_output",
-  "process_stop",
-];
+export function builtinToolNames(): readonly string[] {
+  builtinNames ??= [
+    ...builtinTools({ supportsImages: true, canExecute: true }).map((tool) => tool.name),
+    webFetchTool(defaultConfig(), {}).name,
+    TASK_TOOL_NAME,
+    EVAL_TOOL_NAME,
+  ];
+  return builtinNames;
+}
 
 export type BuiltinToolOptions = {
   supportsImages: boolean;

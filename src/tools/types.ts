@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import type {
   BackgroundExit,
   BackgroundProcessInfo,
@@ -21,6 +20,20 @@ export type ToolKind =
  * - none: no effect outside the conversation (todos; subagents ask for their own actions)
  */
 export type ToolEffect = "read" | "edit" | "delete" | "execute" | "external" | "network" | "none";
+
+// The content vocabulary every room shares, low enough for all of them: what a user sends (a prompt's
+// blocks, ACP content already resolved to absolute paths by acp/, not yet read) and what the editor
+// is shown of a tool call. The transcript records both; turn/ reads prompts; tools make displays.
+
+export type PromptBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; mimeType: string; data: string; uri?: string }
+  /** A mentioned file (ACP resource_link with a file:// or cwd-relative URI). */
+  | { type: "file"; path: string; name: string; uri: string }
+  /** Any other link (http, zed://...) the agent cannot read itself. */
+  | { type: "link"; uri: string; name: string }
+  /** Embedded context (ACP resource): text, or base64 blob. */
+  | { type: "resource"; uri: string; text?: string; blob?: string; mimeType?: string };
 
 export type ToolLocation = { path: string; /** 1-based */ line?: number };
 
@@ -231,5 +244,3 @@ export interface ToolDefinition<Input = unknown> {
 // Tool registries hold tools of different input types; callers only pass validated input back.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = ToolDefinition<any>;
-
-export type ZodTool<S extends z.ZodType> = ToolDefinition<z.infer<S>>;

@@ -2,7 +2,6 @@
 // (recorder), read back (restore), undone (rewind) and kept (the JSONL store).
 export { createRecorder, type Recorder } from "./recorder.js";
 export {
-  repairToolResults,
   restoreSession,
   type ReplayItem,
   type RestoredSession,
@@ -11,5 +10,5 @@ export {
 } from "./restore.js";
 export { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
 export * from "./store/index.js";
-export { saveTurnEnd, STATE_ATTACHMENT, type TurnEndInput } from "./turn-end.js";
-export { createJournal, type Journal, type JournalOptions } from "./journal.js";
+export { saveTurnEnd, STATE_ATTACHMENT } from "./turn-end.js";
+export { createJournal, type Journal } from "./journal.js";

@@ -1,6 +1,6 @@
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import type { Message, UserMessage } from "../model/types.js";
-import type { PromptBlock } from "../turn/index.js";
+import type { PromptBlock } from "../tools/types.js";
 import type { Logger } from "../util/logger.js";
 import { createRecorder, type Recorder } from "./recorder.js";
 import type { BackendProtocol } from "../backends/protocol.js";

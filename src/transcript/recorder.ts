@@ -1,7 +1,7 @@
 import type { Message, UserMessage } from "../model/types.js";
 import type { ToolDisplay } from "../tools/types.js";
 import type { Logger } from "../util/logger.js";
-import type { PromptBlock } from "../turn/index.js";
+import type { PromptBlock } from "../tools/types.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { SessionStore } from "./store/index.js";
 import type { SessionRecord, ToolCallRecord } from "./restore.js";

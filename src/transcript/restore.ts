@@ -1,7 +1,7 @@
 import type { AgentEvent, TurnStopReason } from "../agent/events.js";
 import type { Message, UserMessage } from "../model/types.js";
 import type { PlanEntry, ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
-import type { PromptBlock } from "../turn/index.js";
+import type { PromptBlock } from "../tools/types.js";
 
 // A session on disk is a list of these records, appended as things happen (transcript/store). The
 // model's history and the editor's replay are both derived from them, so nothing is stored twice

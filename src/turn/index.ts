@@ -5,7 +5,7 @@ export { assembleTurn, type AssembledTurn, type SessionView, type TurnAssemblyIn
 export { createSessionCompactor, type SessionCompactorOptions } from "./compaction/setup.js";
 export { createResultOffloader, type FinalizeResult } from "./compaction/offload.js";
 export { createHookBridge, hookToolInput } from "./hook-bridge.js";
-export { blockPlan, promptText, resolvePrompt, type BlockPlan, type PromptBlock } from "./prompt.js";
+export { blockPlan, promptText, resolvePrompt, type BlockPlan } from "./prompt.js";
 export { createSubagentRunner, type SubagentRunnerOptions } from "./subagent-runner.js";
 export {
   runPromptTurn,

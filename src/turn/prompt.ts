@@ -2,20 +2,10 @@ import { backendForCall } from "../backends/paths/approved-targets.js";
 import type { BackendProtocol } from "../backends/protocol.js";
 import type { MentionDecision } from "../gate/seams/mention.js";
 import type { UserContent, UserMessage } from "../model/types.js";
+import type { PromptBlock } from "../tools/types.js";
 
-// A prompt as the session sees it: ACP's content blocks already resolved to absolute paths by acp/,
-// but not yet read. Both of its conversions live here, over one switch (blockPlan), so a new block
+// A prompt (PromptBlock, tools/types.ts) as the session sees it, not yet read. Both of its conversions live here, over one switch (blockPlan), so a new block
 // type cannot reach the model and miss the hooks' plain text, or the other way round.
-
-export type PromptBlock =
-  | { type: "text"; text: string }
-  | { type: "image"; mimeType: string; data: string; uri?: string }
-  /** A mentioned file (ACP resource_link with a file:// or cwd-relative URI). */
-  | { type: "file"; path: string; name: string; uri: string }
-  /** Any other link (http, zed://...) the agent cannot read itself. */
-  | { type: "link"; uri: string; name: string }
-  /** Embedded context (ACP resource): text, or base64 blob. */
-  | { type: "resource"; uri: string; text?: string; blob?: string; mimeType?: string };
 
 /** Mentioned files larger than this are cut; the model can read the rest with read_file. */
 const MAX_MENTION_CHARS = 200_000;

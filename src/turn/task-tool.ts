@@ -3,6 +3,7 @@ import type { SubagentDefinition } from "../subagents/types.js";
 import { subagentTypeDescription, taskToolDescription, unknownSubagentMessage } from "../subagents/task-description.js";
 import { defineTool } from "../tools/define-tool.js";
 import { pick } from "../tools/hook-input.js";
+import { TASK_TOOL_NAME } from "../tools/registry.js";
 
 /**
  * `task {description, subagent_type}`: runs a subagent in its own context. The run itself is the
@@ -26,7 +27,7 @@ function buildTaskTool(subagents: readonly SubagentDefinition[]) {
     subagent_type: z.string().min(1).describe(subagentTypeDescription(subagents)),
   });
   return defineTool({
-    name: "task",
+    name: TASK_TOOL_NAME,
     hookName: "Task",
     hookInput: (i) => pick({ description: i.description, subagent_type: i.subagent_type }),
     kind: "think",

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, readdir, readlink, realpath, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
+import { isWithin } from "./path-within.js";
 
 /**
  * Relative path -> digest. "missing" for a file that is gone. A symlink is recorded by its target and
@@ -121,7 +122,7 @@ async function linkDigest(path: string, realRoot: string): Promise<{ digest: str
   const target = await readlink(path).catch(() => "?");
   const real = await realpath(path).catch(() => undefined);
   if (!real) return { digest: `link:${target}=missing` };
-  const outside = !isInside(real, realRoot);
+  const outside = !isWithin(real, realRoot);
   const info = await stat(real).catch(() => undefined);
   const behind = info?.isFile()
     ? await cachedSha256(real, await lstatBig(real))
@@ -176,15 +177,11 @@ export async function projectFileDigests(paths: readonly string[], projectRoot: 
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) continue;
     const real = await realpath(path).catch(() => path);
-    const inside = isInside(path, root) || isInside(real, realRoot);
+    const inside = isWithin(path, root) || isWithin(real, realRoot);
     if (!inside) continue;
-    const name = isInside(path, root) ? relative(root, path) : relative(realRoot, real);
+    const name = isWithin(path, root) ? relative(root, path) : relative(realRoot, real);
     // The real file's bytes: a link inside the project is trusted for what it points at now.
     out[name.split(sep).join("/")] = await digestPath(real);
   }
   return out;
-}
-
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }

@@ -87,8 +87,3 @@ export function killTrackedGroups(): number {
   groups.clear();
   return count;
 }
-
-/** Process groups recorded now (for shutdown reports and tests). */
-export function trackedGroupCount(): number {
-  return groups.size;
-}

@@ -1,5 +1,6 @@
-import { parse, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
 import type { WatchTarget } from "./types.js";
+import { isWithin as isWithinPath } from "../util/path-within.js";
 
 export const DEFAULT_TARGET_DEPTH = 4;
 
@@ -13,9 +14,9 @@ export function normalizeTargets(targets: readonly WatchTarget[]): NormalizedTar
   }));
 }
 
+/** Strictly below `ancestor`. */
 function isUnder(path: string, ancestor: string): boolean {
-  if (ancestor === parse(ancestor).root) return path !== ancestor && path.startsWith(ancestor);
-  return path.startsWith(ancestor + sep);
+  return path !== ancestor && isWithinPath(path, ancestor);
 }
 
 /** Levels of `path` below `ancestor` (1 for a direct child), or -1 when it is not below it. */

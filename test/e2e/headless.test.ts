@@ -1,8 +1,9 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useAgentSuite } from "../support/agent-suite.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import { dirname } from "node:path";
 
 const suite = useAgentSuite({ name: "headless" });
 
@@ -70,5 +71,62 @@ describe("headless -n", () => {
     await expect(readFile(plan)).rejects.toMatchObject({ code: "ENOENT" });
     expect((await run(["sessions", "show", id])).code).toBe(1);
     expect((await run(["-n", "x", "--resume", "no-such-id"])).code).toBe(1);
+  });
+
+  describe("slash commands run headless, through the same dispatch as the editor's", () => {
+    it("/context and /cost answer on stdout and send the model nothing", async () => {
+      const context = await run(["-n", "/context"]);
+      expect(context.code).toBe(0);
+      expect(context.stdout).toContain("System prompt");
+      expect(context.stdout).toContain("Built-in tool schemas");
+      const cost = await run(["-n", "/cost"]);
+      expect(cost.code).toBe(0);
+      expect(cost.stdout).toContain("**Cost of this session**");
+      expect(cost.stdout).toContain("- No model requests yet.");
+      expect(suite.model.requests).toHaveLength(0);
+    });
+
+    it("/compact --resume summarizes the stored conversation", async () => {
+      await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+      await writeFile(join(suite.home, ".deepagents", "config.toml"), "[compaction]\nkeep_messages = 2\n");
+      suite.model.setHandler((request) =>
+        request.system.includes("summar") ? textTurn("SUMMARY OF EARLIER WORK") : textTurn("ok"),
+      );
+      expect((await run(["-n", "message number 0"])).code).toBe(0);
+      for (let i = 1; i < 4; i++) expect((await run(["-n", `message number ${i}`, "--resume"])).code).toBe(0);
+      const before = suite.model.requests.length;
+      const compacted = await run(["-n", "/compact keep the numbers", "--resume"]);
+      expect(compacted.code).toBe(0);
+      expect(compacted.stdout).toMatch(/Compacted \d+ earlier messages/);
+      // One request, the summary's, which carried the conversation and the instructions.
+      expect(suite.model.requests).toHaveLength(before + 1);
+      const summary = JSON.stringify(suite.model.requests.at(-1)!.body);
+      expect(summary).toContain("message number 0");
+      expect(summary).toContain("keep the numbers");
+      expect((await run(["-n", "next", "--resume"])).code).toBe(0);
+      const next = JSON.stringify(suite.model.requests.at(-1)!.body);
+      expect(next).toContain("SUMMARY OF EARLIER WORK");
+      expect(next).not.toContain("message number 0");
+    });
+
+    it("/skill:x sends the skill's instructions and the request to the model", async () => {
+      const dir = join(suite.project, ".deepagents", "skills", "deploy");
+      await mkdir(dir, { recursive: true });
+      await writeFile(
+        join(dir, "SKILL.md"),
+        "---\nname: deploy\ndescription: How to deploy\n---\n\nRun make deploy, then verify.\n",
+      );
+      suite.model.enqueue(textTurn("deploying"));
+      const result = await run(["-n", "/skill:deploy to staging"]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("deploying\n");
+      const sent = JSON.stringify(suite.model.requests.at(-1)!.body);
+      expect(sent).toContain("Run make deploy, then verify.");
+      expect(sent).toContain("to staging");
+      expect(sent).not.toContain("/skill:deploy");
+      const missing = await run(["-n", "/skill:nope"]);
+      expect(missing.stdout).toContain("nope");
+      expect(suite.model.requests).toHaveLength(1);
+    });
   });
 });

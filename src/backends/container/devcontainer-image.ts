@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { relative } from "node:path";
 import type { DevContainer } from "./devcontainer.js";
 import type { Docker } from "./engine.js";
 import { packTree } from "./project-archive.js";
+import { relativeWithin } from "../../util/path-within.js";
 
 // The image a dev container definition names: `image` as it is (it must be on the engine: nothing is
 // pulled), or `build.dockerfile` built on the engine once and tagged by what went into it (the
@@ -34,8 +34,8 @@ export async function devContainerImage(
       )
   )
     return tag;
-  const rel = relative(context, dockerfile);
-  if (rel.startsWith("..")) throw new Error(`${dev.file}: the Dockerfile must be inside the build context ${context}`);
+  const rel = relativeWithin(context, dockerfile);
+  if (rel === undefined) throw new Error(`${dev.file}: the Dockerfile must be inside the build context ${context}`);
   const { stream, done } = await packTree(context, { prefix: "", skip: [".git", "node_modules"] });
   const output = await docker.buildImage(stream as unknown as NodeJS.ReadableStream, {
     t: tag,

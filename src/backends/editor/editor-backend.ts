@@ -6,8 +6,8 @@ import type { EditorBridge, EditorTerminal, EditorTerminalExit } from "./editor-
 import { windowLines } from "../files/line-window.js";
 import { defaultShell, failedToStart } from "../local/local-shell.js";
 import { getMimeType, isTextMimeType, sniffFileIsBinary, TEXT_PLAIN } from "../files/mime.js";
-import { approvedRealPath, backendForCall, type ApprovedTargets } from "../paths/approved-targets.js";
-import { isInside } from "../paths/path-guard.js";
+import { approvedRealPath } from "../paths/approved-targets.js";
+import { isWithin } from "../../util/path-within.js";
 import { realRoots, resolveRealTarget } from "../paths/real-path.js";
 import {
   isSandboxBackend,
@@ -20,6 +20,8 @@ import {
   type SandboxBackendProtocol,
   type WriteResult,
 } from "../protocol.js";
+import type { ApprovedTargets } from "../paths/approved-targets.js";
+import { backendForCall } from "../paths/approved-targets.js";
 
 // The editor as the file system for the session roots: reads see unsaved buffers and writes go
 // through the editor (which can show them for review). Paths outside the roots, binary files and
@@ -81,7 +83,7 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
     const approved = approvedRealPath(options.approved, abs);
     if (approved !== undefined && approved !== target.real) return undefined;
     const real = await (realRootsOnce ??= realRoots(roots));
-    return real.some((root) => isInside(root, target.real)) ? target.real : undefined;
+    return real.some((root) => isWithin(target.real, root)) ? target.real : undefined;
   }
   const mimeOf = (abs: string) => getMimeType(abs) ?? TEXT_PLAIN;
 

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { approvedRealPath, type ApprovedTargets } from "./approved-targets.js";
 import { FsOpError, shownPath, toFsOpError } from "../files/fs-errors.js";
 import { resolveRealTarget } from "./real-path.js";
+import { isWithin, relativeWithin } from "../../util/path-within.js";
 
 // Path resolution for the filesystem backend.
 //
@@ -54,11 +55,6 @@ export function checkPathText(path: string): void {
     if (Buffer.byteLength(segment) > MAX_NAME_BYTES)
       throw new FsOpError(`File name too long: '${shownPath(segment)}'`, "invalid_path");
   }
-}
-
-export function isInside(root: string, candidate: string): boolean {
-  if (root === "/") return candidate.startsWith("/");
-  return candidate === root || candidate.startsWith(root + sep);
 }
 
 export type ResolvedPath = {
@@ -118,8 +114,9 @@ export function createPathGuard(options: PathGuardOptions) {
 
   /** Caller-facing path for a host path found under `base` (shown under the path the caller named). */
   function displayOf(hostPath: string, base: { host: string; display: string }): string {
-    const rel = relative(base.host, hostPath);
-    if (!virtualMode && (rel.startsWith("..") || isAbsolute(rel))) return hostPath;
+    const inside = relativeWithin(base.host, hostPath);
+    if (!virtualMode && inside === undefined) return hostPath;
+    const rel = inside ?? relative(base.host, hostPath);
     if (rel === "") return base.display;
     return base.display === "/" ? `/${rel}` : `${base.display}/${rel}`;
   }
@@ -143,7 +140,7 @@ export function createPathGuard(options: PathGuardOptions) {
     } catch (error) {
       throw toFsOpError(error, target.display);
     }
-    if (!isInside(root, real)) throw outside(target.display);
+    if (!isWithin(real, root)) throw outside(target.display);
     return real;
   }
 
@@ -164,7 +161,7 @@ export function createPathGuard(options: PathGuardOptions) {
     for (;;) {
       try {
         const real = await fs.realpath(probe);
-        if (!isInside(root, real)) throw outside(target.display);
+        if (!isWithin(real, root)) throw outside(target.display);
         return missing.length === 0 ? real : join(real, ...missing.reverse());
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
@@ -224,7 +221,7 @@ export function createPathGuard(options: PathGuardOptions) {
       return;
     }
     if (virtualMode) {
-      if (!isInside(await realRoot(), actual)) throw outside(display);
+      if (!isWithin(actual, await realRoot())) throw outside(display);
     } else if (actual !== real) {
       // A folder on the way was swapped for a link between the check and the open.
       throw new FsOpError(

@@ -1,3 +1,4 @@
+export { isWithin } from "../../util/path-within.js";
 import * as fsp from "node:fs/promises";
 import type { Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -89,12 +90,6 @@ async function realOf(path: string, fs: RealPathFs, hops: number): Promise<{ rea
   // A dangling link: writing through it creates its target, so the target is what is touched.
   if (link?.isSymbolicLink()) return realOf(resolve(parentReal, await fs.readlink(here)), fs, hops + 1);
   return { real: here };
-}
-
-/** Whether `candidate` is `root` or below it (both absolute and normalised). */
-export function isWithin(candidate: string, root: string): boolean {
-  if (root === "/") return candidate.startsWith("/");
-  return candidate === root || candidate.startsWith(root.endsWith("/") ? root : `${root}/`);
 }
 
 /** Real paths of the roots (a root that cannot be resolved stays as given). */

@@ -180,8 +180,6 @@ export function createBackgroundProcesses(options: BackgroundProcessesOptions) {
   };
 }
 
-export type BackgroundProcesses = ReturnType<typeof createBackgroundProcesses>;
-
 /** "[exited with code 1]", "[stopped]", "[killed by SIGKILL]". */
 export function describeExit(exit: BackgroundExit): string {
   if (exit.stopped) return "[stopped]";

@@ -9,9 +9,8 @@
 // environment (PATH, HOME, LANG, TERM, USER, SHELL, TMPDIR) for callers that want nothing else to
 // leak. `extraEnv` is applied last in both modes.
 
-import { isModelKeyVariable, isProviderCredential, MODEL_KEY_VARS } from "../../util/secret-env.js";
+import { isModelKeyVariable, isProviderCredential } from "../../util/secret-env.js";
 
-export const MODEL_CREDENTIAL_VARS = MODEL_KEY_VARS;
 export const MINIMAL_ENV_VARS = ["PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR"] as const;
 
 export type ShellEnvPolicy = {

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { isWithin } from "../../util/path-within.js";
 
 // The bubblewrap command line. The sandbox's "/" is an empty tmpfs, remounted read-only once every
 // mount point exists: bind targets can then be created anywhere (binding onto a new path under a
@@ -123,7 +124,7 @@ function protectedMounts(mounts: BwrapMounts, cwd: string): Mount[] {
     if (!real) return;
     // A link is bound at its target, and only where the target is inside a writable mount (elsewhere it is not visible anyway).
     const dest = isSymlink(path) ? real : resolve(path);
-    if (!writable.some((root) => isInside(dest, root))) return;
+    if (!writable.some((root) => isWithin(dest, root))) return;
     out.set(dest, { dest, args: ["--ro-bind", real, dest] });
   };
   for (const dir of foldersToGuard(writable, resolve(cwd))) for (const entry of entries) readOnly(join(dir, entry));
@@ -131,7 +132,7 @@ function protectedMounts(mounts: BwrapMounts, cwd: string): Mount[] {
   const agentDir = mounts.agentDir ?? (mounts.homeDir ? join(resolve(mounts.homeDir), ".deepagents") : undefined);
   if (agentDir) {
     const real = realOrUndefined(agentDir);
-    if (real && writable.some((root) => isInside(real, root) || isInside(resolve(agentDir), root))) {
+    if (real && writable.some((root) => isWithin(real, root) || isWithin(resolve(agentDir), root))) {
       readOnly(agentDir);
       const state = join(real, ".state");
       if (existsSync(state)) out.set(state, { dest: state, args: ["--tmpfs", state] });
@@ -144,14 +145,10 @@ function protectedMounts(mounts: BwrapMounts, cwd: string): Mount[] {
 function foldersToGuard(writable: readonly string[], cwd: string): string[] {
   const folders = new Set(writable);
   for (const root of writable) {
-    if (!isInside(cwd, root)) continue;
-    for (let dir = cwd; dir !== root && isInside(dir, root); dir = dirname(dir)) folders.add(dir);
+    if (!isWithin(cwd, root)) continue;
+    for (let dir = cwd; dir !== root && isWithin(dir, root); dir = dirname(dir)) folders.add(dir);
   }
   return [...folders];
-}
-
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
 function isSymlink(path: string): boolean {

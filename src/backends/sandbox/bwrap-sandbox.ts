@@ -5,17 +5,12 @@ import { resolve } from "node:path";
 import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, type BwrapMounts } from "./bwrap-args.js";
 import { createFilesystemBackend } from "../local/filesystem-backend.js";
 import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "../local/local-shell.js";
-import { isInside } from "../paths/path-guard.js";
+import { isWithin } from "../../util/path-within.js";
 import { runCommand, type SpawnProcessFn } from "../processes/process-runner.js";
-import type {
-  BackendProtocol,
-  BackgroundSpawnSpec,
-  ExecuteOptions,
-  ExecuteResponse,
-  SandboxBackendProtocol,
-} from "../protocol.js";
+import type { BackendProtocol, ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "../protocol.js";
 import { findExecutable, helperEnv } from "../search/ripgrep.js";
 import { buildShellEnv, type ShellEnvPolicy } from "../processes/shell-env.js";
+import type { BackgroundSpawnSpec } from "../protocol.js";
 
 // `execute` under bubblewrap: the command sees system directories read-only, the session roots
 // read-write, and nothing else of the host (no home, no other projects); no network unless enabled;
@@ -117,7 +112,7 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
     const cwd = exec.cwd ?? roots[0]!;
     const problem = checkWorkingDirectory(cwd);
     if (problem) return failedToStart(problem);
-    if (!visible.some((p) => isInside(p, resolve(cwd))))
+    if (!visible.some((p) => isWithin(resolve(cwd), p)))
       return failedToStart(`working directory is outside the sandbox: ${cwd}`);
     const surfaces = await surfacesFor(resolve(cwd));
     const result = await runCommand({
@@ -145,7 +140,7 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
   function backgroundSpec(command: string, cwd = roots[0]!): BackgroundSpawnSpec | string {
     const problem = checkWorkingDirectory(cwd);
     if (problem) return problem;
-    if (!visible.some((p) => isInside(p, resolve(cwd)))) return `working directory is outside the sandbox: ${cwd}`;
+    if (!visible.some((p) => isWithin(resolve(cwd), p))) return `working directory is outside the sandbox: ${cwd}`;
     // Built synchronously: the last answer (the gate resolves it before every sandboxed command).
     const surfaces = source?.latest(resolve(cwd)) ?? [];
     return { file: bwrap, args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command], cwd, env };

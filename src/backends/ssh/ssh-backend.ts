@@ -62,13 +62,6 @@ export interface SshBackend extends RemoteWorkspaceBackend {
 
 export type SshHealth = SshConnectionStatus & { ok: boolean; rootExists?: boolean; ripgrep?: boolean; error?: string };
 
-export function isSshBackend(backend: unknown): backend is SshBackend {
-  return (
-    typeof (backend as Partial<SshBackend> | undefined)?.realPath === "function" &&
-    typeof (backend as Partial<SshBackend>).health === "function"
-  );
-}
-
 export function createSshBackend(options: SshBackendOptions): SshBackend {
   const { connection } = options;
   const rootDir = posix.resolve(options.rootDir);

@@ -3,8 +3,9 @@ import { isWithin } from "../../backends/paths/real-path.js";
 import type { CommandApproval } from "../commands/command-policy.js";
 import type { HostExecutionSurfaces } from "../surfaces/host-surfaces.js";
 import type { ProtectedPaths } from "../surfaces/protected-paths.js";
-import type { ToolEffect } from "../../tools/types.js";
+import { parseMcpHookToolName } from "../../hooks/tool-names.js";
 import type { SessionMode } from "./modes.js";
+import type { ToolEffect } from "../../tools/types.js";
 
 // The decision itself: pure, synchronous, on real paths. Everything it needs is in the request
 // (gate.ts gathers it); everything the caller needs comes back: allow, deny with the message the
@@ -244,9 +245,9 @@ function decidesWhatRuns(request: GateRequest, target: GateTarget): string | und
 
 /** "Always allow `create_issue` from the MCP server `github`": the tool as the user configured it. */
 function externalToolLabel(tool: GateTool): string {
-  const mcp = /^mcp__(.+?)__(.+)$/.exec(tool.hookName ?? "");
+  const mcp = parseMcpHookToolName(tool.hookName ?? "");
   return mcp
-    ? `Always allow \`${mcp[2]}\` from the MCP server \`${mcp[1]}\``
+    ? `Always allow \`${mcp.tool}\` from the MCP server \`${mcp.server}\``
     : `Always allow the tool \`${tool.name}\``;
 }
 

@@ -88,10 +88,6 @@ export function resolveServerDefinition(definition: McpServerDefinition, lookup:
 }
 
 /** A definition with no placeholders resolves to itself; used for editor servers. */
-export function hasPlaceholders(text: string): boolean {
-  return text.includes("${");
-}
-
 export function isHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);

@@ -5,9 +5,10 @@
 // leader left behind.
 
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isGroupAlive, signalGroup } from "../../backends/processes/process-group.js";
 import { trackProcessGroup } from "../../util/process-groups.js";
 
 export type SpawnFunction = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
@@ -89,11 +90,8 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       exited = new Promise((done) => proc.once("close", () => done()));
       proc.once("spawn", () => {
         spawned = true;
-        if (groups && proc.pid) {
-          liveGroups.add(proc.pid);
-          untrack = trackProcessGroup(proc.pid);
-        }
-        ensureExitHook();
+        // The one registry of process groups kills it if the agent exits without closing us.
+        if (groups && proc.pid) untrack = trackProcessGroup(proc.pid);
         resolve();
       });
       proc.on("error", (error: NodeJS.ErrnoException) => {
@@ -111,7 +109,6 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       });
       proc.once("close", (code, signal) => {
         exit = { code, signal };
-        if (proc.pid) liveGroups.delete(proc.pid);
         finish();
       });
       proc.stdin?.on("error", (error) => transport.onerror?.(error));
@@ -190,58 +187,22 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       await settle(exited, termGraceMs);
     }
     // The leader is gone; helpers it started may still hold the group.
-    if (groups && groupAlive(pid)) {
-      killGroup(pid, "SIGTERM");
-      await until(() => !groupAlive(pid), termGraceMs);
-      if (groupAlive(pid)) killGroup(pid, "SIGKILL");
-      await until(() => !groupAlive(pid), termGraceMs);
+    if (groups && isGroupAlive(pid)) {
+      signalGroup(pid, "SIGTERM");
+      await until(() => !isGroupAlive(pid), termGraceMs);
+      if (isGroupAlive(pid)) signalGroup(pid, "SIGKILL");
+      await until(() => !isGroupAlive(pid), termGraceMs);
     }
-    liveGroups.delete(pid);
     untrack();
     finish();
   }
 
   function signal(proc: ChildProcess, name: NodeJS.Signals): void {
-    if (groups && proc.pid) killGroup(proc.pid, name);
+    if (groups && proc.pid) signalGroup(proc.pid, name);
     else proc.kill(name);
   }
 
   return transport;
-}
-
-function killGroup(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, name);
-  } catch {
-    // ESRCH: already gone.
-  }
-}
-
-/** True while the group has a member that is not a zombie (zombies wait for init to reap them). */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  if (process.platform !== "linux") return true;
-  try {
-    for (const name of readdirSync("/proc")) {
-      if (!/^\d+$/.test(name)) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      } catch {
-        continue;
-      }
-      // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) === pgid && state !== "Z") return true;
-    }
-    return false;
-  } catch {
-    return true;
-  }
 }
 
 function settle(promise: Promise<void>, ms: number): Promise<void> {
@@ -258,17 +219,4 @@ function settle(promise: Promise<void>, ms: number): Promise<void> {
 async function until(done: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-}
-
-// Last resort when the agent exits without closing its managers (a crash, process.exit): kill the
-// groups synchronously so no server outlives us. Graceful shutdown is close()'s job.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function ensureExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const pid of liveGroups) killGroup(pid, "SIGKILL");
-  });
 }

@@ -2,6 +2,7 @@
 
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../tools/types.js";
+import { mcpHookToolName } from "../../hooks/tool-names.js";
 import { isCoherentlyReadOnly } from "./annotations.js";
 import { sha256Hex } from "../config/fingerprint.js";
 
@@ -27,7 +28,7 @@ export function adaptMcpTool(
   const description = tool.description?.trim() || tool.title || `Tool "${tool.name}" of MCP server "${server}".`;
   const definition: AnyTool = {
     name: modelName,
-    hookName: `mcp__${server}__${tool.name}`,
+    hookName: mcpHookToolName(server, tool.name),
     description,
     jsonSchema: schema,
     kind: "other",

@@ -1,4 +1,4 @@
-export { createSessionStore, isValidSessionId } from "./session-store.js";
+export { createSessionStore } from "./session-store.js";
 export {
   InvalidAttachmentNameError,
   InvalidCursorError,
@@ -7,12 +7,8 @@ export {
   InvalidSessionIdError,
   SessionExistsError,
   SessionNotFoundError,
-  SessionStoreError,
-  type SessionStoreErrorCode,
 } from "./errors.js";
 export type {
-  ForkOptions,
-  ListOptions,
   ListPage,
   MetaExtra,
   MetaPatch,

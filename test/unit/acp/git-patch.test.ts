@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gitPatch } from "../../../src/acp/git-patch.js";
+import { gitPatch } from "../../../src/acp/v2/git-patch.js";
 
 describe("gitPatch", () => {
   it("shows one changed line with three lines of context either side", () => {

@@ -95,7 +95,7 @@ const ALLOWED: Record<string, string[]> = {
   "gate/rules/guarded-backend.ts": ["createGuardedBackend"],
   // Round 3's entries, each one decision at its one seam: a relayed MCP form (acp/question-dialog.ts),
   // a project subagent's provider (turn/subagent-runner.ts), and the host execution surfaces the
-  // gate and the sandbox share (session/workspace.ts builds the cache; container workspaces resolve
+  // gate and the sandbox share (session/workspace/workspace.ts builds the cache; container workspaces resolve
   // a tree's surfaces directly).
   "gate/decide/secret-question.ts": ["secretInForm"],
   "gate/seams/subagent-model.ts": ["subagentModelRefusal"],

@@ -8,7 +8,7 @@ import { createHostTrust } from "../../../src/backends/ssh/ssh-host-trust.js";
 import { checkKnownHost, createKnownHostsFile } from "../../../src/backends/ssh/ssh-known-hosts.js";
 import { parseRemoteUrl, resolveHost } from "../../../src/backends/ssh/ssh-target.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
-import { remoteMentions, selectRemote } from "../../../src/session/remote-workspace.js";
+import { remoteMentions, selectRemote } from "../../../src/session/workspace/remote-workspace.js";
 
 function blob(type: string, body: Buffer): Buffer {
   const t = Buffer.from(type);

@@ -8,7 +8,7 @@ import type { RealPathFs } from "../../../src/backends/paths/real-path.js";
 import { createStateBackend } from "../../../src/backends/state/state-backend.js";
 import { decideMention } from "../../../src/gate/seams/mention.js";
 import { createRestoreScope } from "../../../src/session/turn-gate.js";
-import type { Workspace } from "../../../src/session/workspace.js";
+import type { Workspace } from "../../../src/session/workspace/workspace.js";
 import { restoreFiles } from "../../../src/transcript/rewind.js";
 
 // Paths that exist only on the "remote": resolved locally they would lead to themselves.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createQuestionDialog } from "../../../src/acp/question-dialog.js";
+import { createQuestionDialog } from "../../../src/acp/dialogs/question-dialog.js";
 import { parseLine } from "../../../src/cli/stdin-questions.js";
 import { silentLogger } from "../../../src/util/logger.js";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { defaultConfig } from "../../../src/config/config-file.js";
-import { mcpHookToolName, toHookToolResponse } from "../../../src/hooks/tool-names.js";
+import { mcpHookToolName, parseMcpHookToolName, toHookToolResponse } from "../../../src/hooks/tool-names.js";
 import { createEvalTool } from "../../../src/interpreter/eval-tool.js";
 import { DEFAULT_INTERPRETER_LIMITS } from "../../../src/interpreter/quickjs/limits.js";
-import { BUILTIN_TOOL_NAMES, builtinTools, webFetchTool } from "../../../src/tools/registry.js";
+import { builtinToolNames, builtinTools, webFetchTool } from "../../../src/tools/registry.js";
 import type { AnyTool } from "../../../src/tools/types.js";
 import { createTaskTool } from "../../../src/turn/task-tool.js";
 
@@ -38,8 +38,8 @@ const hookInput = (name: string, input: Record<string, unknown>) => {
 describe("the tool registry", () => {
   it("reserves the name of every built-in tool, and only those", () => {
     const names = everyBuiltinTool().map((t) => t.name);
-    expect(names.filter((n) => !BUILTIN_TOOL_NAMES.includes(n))).toEqual([]);
-    expect(BUILTIN_TOOL_NAMES.filter((n) => !names.includes(n))).toEqual([]);
+    expect(names.filter((n) => !builtinToolNames().includes(n))).toEqual([]);
+    expect(builtinToolNames().filter((n) => !names.includes(n))).toEqual([]);
   });
 
   it("gives every built-in tool its Claude Code wire name", () => {
@@ -61,6 +61,11 @@ describe("the tool registry", () => {
       eval: "Eval",
     });
     expect(mcpHookToolName("gh", "create_issue")).toBe("mcp__gh__create_issue");
+    expect(parseMcpHookToolName(mcpHookToolName("gh", "create__issue"))).toEqual({
+      server: "gh",
+      tool: "create__issue",
+    });
+    expect(parseMcpHookToolName("Bash")).toBeUndefined();
   });
 
   it("converts validated inputs to Claude's tool_input shapes", () => {

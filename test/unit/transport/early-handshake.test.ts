@@ -4,11 +4,15 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { acceptEarlyInitialize, startEarlyHandshake, type EarlyPreface } from "../../../src/acp/early-handshake.js";
-import { plainSessionNewParams } from "../../../src/acp/early-params.js";
-import { earlySessionNewResult } from "../../../src/acp/early-session.js";
+import {
+  acceptEarlyInitialize,
+  startEarlyHandshake,
+  type EarlyPreface,
+} from "../../../src/acp/early/early-handshake.js";
+import { plainSessionNewParams } from "../../../src/acp/early/early-params.js";
+import { earlySessionNewResult } from "../../../src/acp/early/early-session.js";
 import { createAcpServer } from "../../../src/acp/server.js";
-import { createStdioTransport } from "../../../src/acp/stdio.js";
+import { createStdioTransport } from "../../../src/acp/wire/stdio.js";
 import { parseCliArgs } from "../../../src/cli/args/args.js";
 import { createCoreServices } from "../../../src/cli/services/core-services.js";
 import { createServices } from "../../../src/cli/services/services.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createIdReader, readLineId } from "../../../src/acp/id-reader.js";
+import { createIdReader, readLineId } from "../../../src/acp/wire/id-reader.js";
 import { createRandom } from "../../robust/fuzz-messages.js";
 
 const read = (text: string) => readLineId(Buffer.from(text), 1_000_000);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { readLineId } from "../../../src/acp/id-reader.js";
-import { classifyLine } from "../../../src/acp/inbound.js";
-import { scanJsonLine } from "../../../src/acp/json-scan.js";
-import { createLineSplitter } from "../../../src/acp/line-splitter.js";
-import { encodeMessage } from "../../../src/acp/outbound.js";
+import { readLineId } from "../../../src/acp/wire/id-reader.js";
+import { classifyLine } from "../../../src/acp/wire/inbound.js";
+import { scanJsonLine } from "../../../src/acp/wire/json-scan.js";
+import { createLineSplitter } from "../../../src/acp/wire/line-splitter.js";
+import { encodeMessage } from "../../../src/acp/wire/outbound.js";
 
 const limits = { maxMessageBytes: 4096, maxDepth: 16, maxValues: 1000 };
 const line = (text: string) => ({ kind: "line" as const, bytes: Buffer.from(text) });

@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createStdioTransport } from "../../../src/acp/stdio.js";
+import { createStdioTransport } from "../../../src/acp/wire/stdio.js";
 import { createLogger } from "../../../src/util/logger.js";
 
 // The real SDK connection over our transport, with PassThrough pipes for stdin and stdout.

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { filePathOf, toContentBlocks, toPromptBlocks } from "../../../src/acp/prompt-content.js";
 import { createStateBackend } from "../../../src/backends/state/state-backend.js";
 import type { MentionDecision } from "../../../src/gate/seams/mention.js";
-import { blockPlan, promptText, resolvePrompt, type BlockPlan, type PromptBlock } from "../../../src/turn/index.js";
+import { blockPlan, promptText, resolvePrompt, type BlockPlan } from "../../../src/turn/index.js";
+import type { PromptBlock } from "../../../src/tools/types.js";
 
 // The prompt's three conversions: ACP content -> prompt blocks (acp/), prompt blocks -> the user
 // message the model sees and -> plain text for hooks and titles (turn/).

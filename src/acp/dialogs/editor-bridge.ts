@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { EditorBridge } from "../backends/editor/editor-bridge.js";
+import type { EditorBridge } from "../../backends/editor/editor-bridge.js";
 
 /**
  * The editor's file system and terminals for one session, as the backends layer sees them. Only

@@ -2,34 +2,35 @@ import {
   checkBwrapAvailable,
   createBwrapSandboxBackend,
   type HostSurfaceSource,
-} from "../backends/sandbox/bwrap-sandbox.js";
-import { createCompositeBackend } from "../backends/routes/composite-backend.js";
-import { createEditorBackend } from "../backends/editor/editor-backend.js";
-import type { EditorBridge } from "../backends/editor/editor-bridge.js";
-import { createLocalShellBackend } from "../backends/local/local-shell.js";
-import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
-import { buildRouteBackends } from "../backends/routes/route-config.js";
-import { createStateBackend, type StateBackend, type StateSnapshot } from "../backends/state/state-backend.js";
-import { createStoreBackend } from "../backends/state/store-backend.js";
-import type { SshBackend } from "../backends/ssh/ssh-backend.js";
-import type { HostKey } from "../backends/ssh/ssh-connection.js";
-import type { HostKeyAnswer } from "../backends/ssh/ssh-host-trust.js";
-import { openSshWorkspace } from "../backends/ssh/ssh-workspace.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import { isAbsolute, posix, relative } from "node:path";
-import type { UserPaths } from "../config/paths.js";
-import { compileFileRules, type CompiledFileRules } from "../gate/rules/file-rules.js";
-import type { Diagnostic } from "../util/diagnostics.js";
-import type { Logger } from "../util/logger.js";
-import { createGuardedBackend } from "../gate/rules/guarded-backend.js";
-import { createHostSurfaceCache, type HostSurfaceCache } from "../gate/surfaces/host-surface-cache.js";
-import type { HostExecutionSurfaces } from "../gate/surfaces/host-surfaces.js";
-import { createProtectedPaths, type ProtectedPaths } from "../gate/surfaces/protected-paths.js";
+} from "../../backends/sandbox/bwrap-sandbox.js";
+import { createCompositeBackend } from "../../backends/routes/composite-backend.js";
+import { createEditorBackend } from "../../backends/editor/editor-backend.js";
+import type { EditorBridge } from "../../backends/editor/editor-bridge.js";
+import { createLocalShellBackend } from "../../backends/local/local-shell.js";
+import type { BackendProtocol, SandboxBackendProtocol } from "../../backends/protocol.js";
+import { buildRouteBackends } from "../../backends/routes/route-config.js";
+import { createStateBackend, type StateBackend, type StateSnapshot } from "../../backends/state/state-backend.js";
+import { createStoreBackend } from "../../backends/state/store-backend.js";
+import type { SshBackend } from "../../backends/ssh/ssh-backend.js";
+import type { HostKey } from "../../backends/ssh/ssh-connection.js";
+import type { HostKeyAnswer } from "../../backends/ssh/ssh-host-trust.js";
+import { openSshWorkspace } from "../../backends/ssh/ssh-workspace.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
+import { posix } from "node:path";
+import type { UserPaths } from "../../config/paths.js";
+import { compileFileRules, type CompiledFileRules } from "../../gate/rules/file-rules.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
+import type { Logger } from "../../util/logger.js";
+import { createGuardedBackend } from "../../gate/rules/guarded-backend.js";
+import { createHostSurfaceCache, type HostSurfaceCache } from "../../gate/surfaces/host-surface-cache.js";
+import type { HostExecutionSurfaces } from "../../gate/surfaces/host-surfaces.js";
+import { createProtectedPaths, type ProtectedPaths } from "../../gate/surfaces/protected-paths.js";
 import { selectWorkspace } from "./remote-workspace.js";
-import type { RealPathFs } from "../backends/paths/real-path.js";
-import type { ContainerWorkspace } from "../backends/container/container-workspace.js";
+import type { RealPathFs } from "../../backends/paths/real-path.js";
+import type { ContainerWorkspace } from "../../backends/container/container-workspace.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
-import type { SessionFlags } from "./services.js";
+import type { SessionFlags } from "../services.js";
+import { relativeWithin } from "../../util/path-within.js";
 
 /** Where a session's file tools and commands go. */
 export type Workspace = {
@@ -104,7 +105,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   if (selection?.kind === "container") {
     // Files and commands in the container; the editor's fs/terminal and the local sandbox are never used.
     // Loaded here, not with the session layer: only container sessions need it.
-    const { openContainerWorkspace } = await import("../backends/container/container-workspace.js");
+    const { openContainerWorkspace } = await import("../../backends/container/container-workspace.js");
     const opened = await openContainerWorkspace({
       spec: selection.spec,
       sessionId: options.sessionId,
@@ -123,8 +124,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     shell = opened.backend;
     const { hostRoot, containerRoot } = opened.record;
     const map = (dir: string) => {
-      const rel = relative(hostRoot, dir);
-      return rel.startsWith("..") || isAbsolute(rel) ? undefined : posix.join(containerRoot, rel);
+      const rel = relativeWithin(hostRoot, dir);
+      return rel === undefined ? undefined : posix.join(containerRoot, rel);
     };
     place = { cwd: map(cwd) ?? containerRoot, roots: [map(cwd) ?? containerRoot] };
     for (const dir of roots) {
@@ -260,6 +261,6 @@ function sandboxSurfaces(cache: HostSurfaceCache, roots: readonly string[]): Hos
 
 /** session/delete and `sessions delete`: the session's container goes too (only if one was made). */
 export async function removeSessionWorkspace(paths: UserPaths, sessionId: string): Promise<void> {
-  const { removeSessionContainer } = await import("../backends/container/session-containers.js");
+  const { removeSessionContainer } = await import("../../backends/container/session-containers.js");
   await removeSessionContainer(paths.stateDir, sessionId);
 }

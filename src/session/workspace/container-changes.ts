@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Approver, ApprovalRequest } from "../gate/call/approver.js";
-import type { ContainerWorkspace } from "../backends/container/container-workspace.js";
+import type { Approver, ApprovalRequest } from "../../gate/call/approver.js";
+import type { ContainerWorkspace } from "../../backends/container/container-workspace.js";
 import {
   applyToHost,
   changeContent,
@@ -10,12 +10,12 @@ import {
   helperTree,
   hostConflict,
   type Change,
-} from "../backends/container/workspace-changes.js";
-import { looksBinary } from "../backends/files/mime.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import type { ToolDisplay } from "../tools/types.js";
+} from "../../backends/container/workspace-changes.js";
+import { looksBinary } from "../../backends/files/mime.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
+import type { ToolDisplay } from "../../tools/types.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
-import type { SessionEventSink } from "./services.js";
+import type { SessionEventSink } from "../services.js";
 
 // /changes and /apply for a copy-mode container: what the session changed inside, and bringing it to
 // the host project. One dialog covers every ordinary change; a change to a path that decides what runs

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { FormAnswer, Questioner, UrlAnswer, UserAnswer, UserQuestion } from "../tools/types.js";
-import { secretInForm } from "../gate/decide/secret-question.js";
-import type { Logger } from "../util/logger.js";
+import type { FormAnswer, Questioner, UrlAnswer, UserAnswer, UserQuestion } from "../../tools/types.js";
+import { secretInForm } from "../../gate/decide/secret-question.js";
+import type { Logger } from "../../util/logger.js";
 
 // ask_user and relayed MCP elicitations, shown the best way the client allows:
 // 1. a form (`elicitation/create`, mode "form") when the client advertises `elicitation.form`;

@@ -154,6 +154,11 @@ export function createIdReader(maxIdBytes: number): IdReader {
     else key = undefined;
   };
 
+  // One of the long functions that stay long, on purpose: an exhaustive switch over the tokenizer's
+  // states (S, and N inside numbers), one short case per state, run once per byte. The cases share
+  // the piece's cursor and capture marks (i, captureFrom, quoteAt, slashAt), and a case may hand the
+  // same byte to the next state (`continue` without i++); split into functions, every byte would pay
+  // a call and those marks would travel in and out of each. The fuzz and robust tests cover it.
   function feed(bytes: Uint8Array): boolean {
     if (state === S.Done) return true;
     const n = bytes.length;

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import { buildInitializeResponse } from "./capabilities.js";
+import { buildInitializeResponse } from "../capabilities.js";
 import { plainSessionNewParams, type EarlySessionParams } from "./early-params.js";
-import { classifyLine } from "./inbound.js";
-import { createLineSplitter, OVERSIZE_HEAD_BYTES } from "./line-splitter.js";
+import { classifyLine } from "../wire/inbound.js";
+import { createLineSplitter, OVERSIZE_HEAD_BYTES } from "../wire/line-splitter.js";
 
 // Answers the editor's first `initialize`, and the `session/new` that follows it, before the ACP SDK
 // is loaded. Importing the SDK builds hundreds of zod schemas, which is most of a cold start; the

@@ -1,7 +1,7 @@
-import { isAbsolute, relative } from "node:path";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import { resolveHostExecutionSurfaces } from "../gate/surfaces/host-surfaces.js";
-import { createProtectedPaths } from "../gate/surfaces/protected-paths.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
+import { resolveHostExecutionSurfaces } from "../../gate/surfaces/host-surfaces.js";
+import { createProtectedPaths } from "../../gate/surfaces/protected-paths.js";
+import { relativeWithin } from "../../util/path-within.js";
 
 // The one place a container workspace asks "which paths of this project decide what runs on the
 // host": bind mode keeps them read-only inside the container, and /apply never folds a change to them
@@ -21,8 +21,8 @@ export async function hostExecutionPaths(config: DeepAcpConfig, projectRoot: str
   const protectedPaths = createProtectedPaths(config.protected.paths, config.protected.extra_paths);
   const surfaces = await resolveHostExecutionSurfaces(projectRoot, { protectedPaths });
   const insideRoot = (path: string) => {
-    const rel = relative(surfaces.root, path);
-    return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
+    const rel = relativeWithin(surfaces.root, path);
+    return rel === "" ? undefined : rel;
   };
   const readOnlyEntries = [
     ...new Set(

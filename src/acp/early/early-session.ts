@@ -1,7 +1,6 @@
-import { stat } from "node:fs/promises";
-import { isAbsolute } from "node:path";
-import type { SessionServices } from "../session/index.js";
-import { sessionConfigState } from "./config-options.js";
+import type { SessionServices } from "../../session/index.js";
+import { checkNewSession } from "../../session/new-session-check.js";
+import { sessionConfigState } from "../config-options.js";
 import type { EarlySessionParams } from "./early-params.js";
 
 // Answers the editor's first `session/new` before the ACP SDK and the session layer are loaded:
@@ -10,8 +9,8 @@ import type { EarlySessionParams } from "./early-params.js";
 // answer needs only the config and the model list; the session itself is built by the SDK path
 // under the id given here, before any later request reaches it (see stdio.ts, session-lifecycle.ts).
 // Only a request the SDK path would certainly accept is answered here: every field is one the SDK's
-// schema accepts as is, and every check the handler makes (absolute cwd, a directory, a usable
-// model) has passed; anything else is left to the SDK, which answers it as always.
+// schema accepts as is, and the handler's own check (absolute paths, a directory, a usable
+// model: session/new-session-check.ts) has passed; anything else is left to the SDK, which answers it as always.
 
 export type EarlySessionContext = {
   services: Pick<SessionServices, "config" | "models">;
@@ -37,11 +36,9 @@ export async function earlySessionNewResult(
   // A remote workspace connects while the session is built, which may fail: the SDK path decides.
   if (context.remote || Object.keys(config.remote.projects).length > 0) return undefined;
   if (config.workspace.default || Object.keys(config.workspace.projects).length > 0) return undefined;
-  for (const dir of [params.cwd, ...params.additionalDirectories]) if (!isAbsolute(dir)) return undefined;
-  const info = await stat(params.cwd).catch(() => undefined);
-  if (!info?.isDirectory()) return undefined;
-  const resolved = await services.models.resolveDefault();
-  if ("error" in resolved) return undefined;
+  // The SDK handler's own check (session/new-session-check.ts): a request it fails is the SDK's to answer.
+  const check = await checkNewSession(services, params);
+  if (!check.ok) return undefined;
   // A fresh session starts in the default mode with the model's default thought level.
-  return { sessionId, ...(await sessionConfigState(services.models, "default", resolved.spec, undefined)) };
+  return { sessionId, ...(await sessionConfigState(services.models, "default", check.modelSpec, undefined)) };
 }

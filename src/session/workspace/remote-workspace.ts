@@ -1,12 +1,13 @@
-import { posix, relative, isAbsolute } from "node:path";
-import type { HostKey } from "../backends/ssh/ssh-connection.js";
-import type { HostKeyAnswer } from "../backends/ssh/ssh-host-trust.js";
-import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../backends/ssh/ssh-target.js";
-import { isContainerUrl, parseContainerUrl, type ContainerSpec } from "../backends/container/container-url.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
-import type { PromptBlock } from "../turn/index.js";
-import type { SessionFlags } from "./services.js";
-import type { TrustQuestion } from "../extensions/index.js";
+import { posix } from "node:path";
+import type { HostKey } from "../../backends/ssh/ssh-connection.js";
+import type { HostKeyAnswer } from "../../backends/ssh/ssh-host-trust.js";
+import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../../backends/ssh/ssh-target.js";
+import { isContainerUrl, parseContainerUrl, type ContainerSpec } from "../../backends/container/container-url.js";
+import type { DeepAcpConfig } from "../../config/config-file.js";
+import type { PromptBlock } from "../../tools/types.js";
+import type { SessionFlags } from "../services.js";
+import type { TrustQuestion } from "../../extensions/index.js";
+import { relativeWithin } from "../../util/path-within.js";
 
 // Which sessions work elsewhere, and where: `--workspace URL` (or `--remote ssh://...`) puts every
 // session there; config.toml `[workspace.projects]` and `[remote.projects]` map a local project root
@@ -29,11 +30,7 @@ export type RemoteSelection = {
   unmapped: string[];
 };
 
-function inside(root: string, path: string): string | undefined {
-  const rel = relative(root, path);
-  if (rel === "") return "";
-  return rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
-}
+const inside = relativeWithin;
 
 /** An ssh:// workspace: `local` is the local root it stands for (the session's path under it is kept), else fixed. */
 function remoteAt(cwd: string, roots: readonly string[], url: string, source: string, local?: string): RemoteSelection {

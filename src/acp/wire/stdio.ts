@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Readable, Writable } from "node:stream";
-import type { Logger } from "../util/logger.js";
-import type { EarlyAnswer, EarlyPreface } from "./early-handshake.js";
+import type { Logger } from "../../util/logger.js";
+import type { EarlyAnswer, EarlyPreface } from "../early/early-handshake.js";
 import { classifyLine, DEFAULT_TRANSPORT_LIMITS, type RawId, type TransportLimits } from "./inbound.js";
 import { createLineSplitter } from "./line-splitter.js";
 import { encodeMessage, responseLine, type Encoded } from "./outbound.js";

@@ -1,6 +1,6 @@
-import { describeSshHealth } from "../backends/ssh/ssh-backend.js";
-import type { Diagnostic } from "../util/diagnostics.js";
-import type { SessionServices } from "./services.js";
+import { describeSshHealth } from "../../backends/ssh/ssh-backend.js";
+import type { Diagnostic } from "../../util/diagnostics.js";
+import type { SessionServices } from "../services.js";
 import { createWorkspace, type Workspace, type WorkspaceOptions } from "./workspace.js";
 
 export type WorkspaceSlotOptions = Pick<
@@ -79,7 +79,7 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
           text: `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`,
         };
       if (workspace.container) {
-        const { describeContainerWorkspace } = await import("../backends/container/container-status.js");
+        const { describeContainerWorkspace } = await import("../../backends/container/container-status.js");
         return {
           label: "Container workspace",
           text: `${await describeContainerWorkspace(workspace.container.workspace)} (from ${workspace.container.source})`,

@@ -1,10 +1,9 @@
 import type * as v1 from "@agentclientprotocol/sdk/unstable";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { randomUUID } from "node:crypto";
-import type { SteeringOutcome } from "../turn/index.js";
-import type { Logger } from "../util/logger.js";
+import type { Logger } from "../../util/logger.js";
 import { BridgedError, connectV1, type V1Bridge } from "./v1-bridge.js";
-import { registerV2MetaHandlers, toV2Capabilities } from "./v2-meta-handlers.js";
+import { registerV2MetaHandlers, toV2Capabilities } from "../v2-meta-handlers.js";
 import {
   createTerminalState,
   toV2ConfigOptions,
@@ -12,6 +11,7 @@ import {
   toV2Updates,
   type TerminalState,
 } from "./v2-updates.js";
+import type { SteeringOutcome } from "../../turn/index.js";
 
 // ACP v2 (Preview), served by running our v1 agent in process and translating in one place: a v2
 // client gets v2's lifecycle (prompts acknowledged with the inserted message's id, foreground state as

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { Logger } from "../util/logger.js";
+import type { Logger } from "../../util/logger.js";
 
 // Which protocol a connection speaks. A plain v1 `initialize` (protocolVersion 1) goes straight to
 // the v1 app, as it always did: a v1 editor loads nothing more and sees no change. Anything else (a
