@@ -94,129 +94,177 @@ type ChildItem = Extract<
 const under = (sub: string | undefined, item: ChildItem): ReplayItem =>
   sub ? { type: "subagent_event", sessionId: sub, event: item } : item;
 
+/** What folding the records gathers besides the result itself. */
+type Fold = {
+  restored: RestoredSession;
+  history: Message[];
+  replay: ReplayItem[];
+  /** Tool calls that got their `tool_done`. */
+  finished: Set<string>;
+  /** The parent's streamed text by message id, and the ids whose full message was recorded. */
+  textByMessage: Map<string, string>;
+  recordedMessages: Set<string>;
+  /** Child session of each subagent tool call; subagents that never ended. */
+  childOf: Map<string, string>;
+  openChildren: Set<string>;
+};
+
 /** Folds records into the model's history and the editor's replay, repairing an interrupted turn. */
 export function restoreSession(records: readonly SessionRecord[]): RestoredSession {
-  let history: Message[] = [];
+  const history: Message[] = [];
   const replay: ReplayItem[] = [];
-  const finished = new Set<string>();
-  const textByMessage = new Map<string, string>();
-  const recordedMessages = new Set<string>();
-  /** Child session of each subagent tool call; subagents that never ended. */
-  const childOf = new Map<string, string>();
-  const openChildren = new Set<string>();
-  const restored: RestoredSession = { history, replay, plan: [], userMessageIds: [] };
+  const fold: Fold = {
+    restored: { history, replay, plan: [], userMessageIds: [] },
+    history,
+    replay,
+    finished: new Set(),
+    textByMessage: new Map(),
+    recordedMessages: new Set(),
+    childOf: new Map(),
+    openChildren: new Set(),
+  };
+  for (const record of records) foldRecord(fold, record);
+  failUnfinished(fold);
+  keepStreamedText(fold);
+  const { restored } = fold;
+  restored.history = repairToolResults(fold.history);
+  if (restored.usage)
+    replay.push({
+      type: "usage",
+      used: restored.usage.used,
+      size: restored.usage.size,
+      usage: { inputTokens: restored.usage.used, outputTokens: 0 },
+    });
+  return restored;
+}
 
-  for (const record of records) {
-    switch (record.t) {
-      case "user":
-        history.push(record.message);
-        replay.push({ type: "user", messageId: record.id, blocks: record.blocks });
-        restored.userMessageIds.push(record.id);
-        break;
-      case "text":
-        if (!record.sub) textByMessage.set(record.mid, (textByMessage.get(record.mid) ?? "") + record.text);
-        replay.push(under(record.sub, { type: "message_chunk", messageId: record.mid, text: record.text }));
-        break;
-      case "thought":
-        replay.push(under(record.sub, { type: "thought_chunk", messageId: record.mid, text: record.text }));
-        break;
-      case "msg":
-        if (record.mid) recordedMessages.add(record.mid);
-        history.push(record.message);
-        break;
-      case "tool":
-        if (record.sub) childOf.set(record.call.id, record.sub);
-        replay.push(
-          under(record.sub, {
-            type: "tool_call",
-            toolCallId: record.call.id,
-            name: record.call.name,
-            title: record.call.title,
-            kind: record.call.kind,
-            status: "pending",
-            locations: record.call.locations,
-            rawInput: record.call.rawInput,
-            parentToolCallId: record.call.parentToolCallId,
-          }),
-        );
-        break;
-      case "tool_done":
-        finished.add(record.id);
-        replay.push(
-          under(record.sub, {
-            type: "tool_call_update",
-            toolCallId: record.id,
-            status: record.status,
-            content: record.content,
-            ...(record.locations ? { locations: record.locations } : {}),
-            ...(record.rawOutput !== undefined ? { rawOutput: record.rawOutput } : {}),
-            parentToolCallId: record.parentToolCallId,
-          }),
-        );
-        break;
-      case "plan":
-        if (!record.sub) restored.plan = record.entries;
-        replay.push(under(record.sub, { type: "plan", entries: record.entries }));
-        break;
-      case "plan_doc":
-        replay.push({
-          type: "plan_document",
-          planId: record.id,
-          content: record.content,
-          ...(record.path ? { path: record.path } : {}),
-        });
-        break;
-      case "subagent":
-        openChildren.add(record.id);
-        replay.push({
-          type: "subagent_started",
-          sessionId: record.id,
-          toolCallId: record.toolCallId,
-          title: record.title,
-          description: record.description,
-          prompt: record.prompt,
-        });
-        break;
-      case "subagent_end":
-        openChildren.delete(record.id);
-        replay.push({
-          type: "subagent_ended",
-          sessionId: record.id,
-          stopReason: record.stopReason as TurnStopReason,
-          ...(record.error ? { error: record.error } : {}),
-        });
-        break;
-      case "usage":
-        // A subagent's context is its own; its cost is the session's.
-        if (!record.sub) restored.usage = { used: record.used, size: record.size };
-        if (record.in !== undefined) {
-          const spend = (restored.spend ??= { usd: 0, unpriced: 0, requests: 0, inputTokens: 0, outputTokens: 0 });
-          spend.requests++;
-          spend.inputTokens += record.in;
-          spend.outputTokens += record.out ?? 0;
-          if (record.cost === undefined) spend.unpriced++;
-          else spend.usd += record.cost;
-        }
-        break;
-      case "mode":
-        restored.mode = record.mode;
-        break;
-      case "model":
-        restored.model = record.model;
-        break;
-      case "thought_level":
-        restored.thoughtLevel = record.level;
-        break;
-      case "compacted":
-        history = [...record.history];
-        restored.history = history;
-        break;
-      case "turn_end":
-        break;
-    }
+/** One record's part of the history, the replay and the session's settings. */
+function foldRecord(fold: Fold, record: SessionRecord): void {
+  const { restored, replay } = fold;
+  switch (record.t) {
+    case "user":
+      fold.history.push(record.message);
+      replay.push({ type: "user", messageId: record.id, blocks: record.blocks });
+      restored.userMessageIds.push(record.id);
+      break;
+    case "text":
+      if (!record.sub) fold.textByMessage.set(record.mid, (fold.textByMessage.get(record.mid) ?? "") + record.text);
+      replay.push(under(record.sub, { type: "message_chunk", messageId: record.mid, text: record.text }));
+      break;
+    case "thought":
+      replay.push(under(record.sub, { type: "thought_chunk", messageId: record.mid, text: record.text }));
+      break;
+    case "msg":
+      if (record.mid) fold.recordedMessages.add(record.mid);
+      fold.history.push(record.message);
+      break;
+    case "tool":
+      if (record.sub) fold.childOf.set(record.call.id, record.sub);
+      replay.push(under(record.sub, toolCallItem(record.call)));
+      break;
+    case "tool_done":
+      fold.finished.add(record.id);
+      replay.push(under(record.sub, toolDoneItem(record)));
+      break;
+    case "plan":
+      if (!record.sub) restored.plan = record.entries;
+      replay.push(under(record.sub, { type: "plan", entries: record.entries }));
+      break;
+    case "plan_doc":
+      replay.push({
+        type: "plan_document",
+        planId: record.id,
+        content: record.content,
+        ...(record.path ? { path: record.path } : {}),
+      });
+      break;
+    case "subagent":
+      fold.openChildren.add(record.id);
+      replay.push(subagentStartedItem(record));
+      break;
+    case "subagent_end":
+      fold.openChildren.delete(record.id);
+      replay.push({
+        type: "subagent_ended",
+        sessionId: record.id,
+        stopReason: record.stopReason as TurnStopReason,
+        ...(record.error ? { error: record.error } : {}),
+      });
+      break;
+    case "usage":
+      // A subagent's context is its own; its cost is the session's.
+      if (!record.sub) restored.usage = { used: record.used, size: record.size };
+      addSpend(restored, record);
+      break;
+    case "mode":
+      restored.mode = record.mode;
+      break;
+    case "model":
+      restored.model = record.model;
+      break;
+    case "thought_level":
+      restored.thoughtLevel = record.level;
+      break;
+    case "compacted":
+      fold.history = [...record.history];
+      restored.history = fold.history;
+      break;
+    case "turn_end":
+      break;
   }
+}
 
-  // Calls the process never finished show as failed, not forever running; so do their subagents.
+/** A recorded call as the editor first saw it: pending. */
+function toolCallItem(call: ToolCallRecord): ChildItem {
+  return {
+    type: "tool_call",
+    toolCallId: call.id,
+    name: call.name,
+    title: call.title,
+    kind: call.kind,
+    status: "pending",
+    locations: call.locations,
+    rawInput: call.rawInput,
+    parentToolCallId: call.parentToolCallId,
+  };
+}
+
+function toolDoneItem(record: Extract<SessionRecord, { t: "tool_done" }>): ChildItem {
+  return {
+    type: "tool_call_update",
+    toolCallId: record.id,
+    status: record.status,
+    content: record.content,
+    ...(record.locations ? { locations: record.locations } : {}),
+    ...(record.rawOutput !== undefined ? { rawOutput: record.rawOutput } : {}),
+    parentToolCallId: record.parentToolCallId,
+  };
+}
+
+function subagentStartedItem(record: Extract<SessionRecord, { t: "subagent" }>): ReplayItem {
+  return {
+    type: "subagent_started",
+    sessionId: record.id,
+    toolCallId: record.toolCallId,
+    title: record.title,
+    description: record.description,
+    prompt: record.prompt,
+  };
+}
+
+/** Adds one model request to the session's spend (records from before prices were kept have no `in`). */
+function addSpend(restored: RestoredSession, record: Extract<SessionRecord, { t: "usage" }>): void {
+  if (record.in === undefined) return;
+  const spend = (restored.spend ??= { usd: 0, unpriced: 0, requests: 0, inputTokens: 0, outputTokens: 0 });
+  spend.requests++;
+  spend.inputTokens += record.in;
+  spend.outputTokens += record.out ?? 0;
+  if (record.cost === undefined) spend.unpriced++;
+  else spend.usd += record.cost;
+}
+
+/** Calls the process never finished show as failed, not forever running; so do their subagents. */
+function failUnfinished({ replay, finished, childOf, openChildren }: Fold): void {
   for (const entry of [...replay]) {
     const item = entry.type === "subagent_event" ? entry.event : entry;
     if (item.type === "tool_call" && !finished.has(item.toolCallId)) {
@@ -234,20 +282,14 @@ export function restoreSession(records: readonly SessionRecord[]): RestoredSessi
   }
   for (const sessionId of openChildren)
     replay.push({ type: "subagent_ended", sessionId, stopReason: "cancelled", error: INTERRUPTED });
-  // Text streamed before a crash is part of the conversation even though its message never completed.
+}
+
+/** Text streamed before a crash is part of the conversation even though its message never completed. */
+function keepStreamedText({ history, textByMessage, recordedMessages }: Fold): void {
   for (const [mid, text] of textByMessage) {
     if (!recordedMessages.has(mid) && text.trim() !== "")
       history.push({ role: "assistant", content: [{ type: "text", text }] });
   }
-  restored.history = repairToolResults(history);
-  if (restored.usage)
-    replay.push({
-      type: "usage",
-      used: restored.usage.used,
-      size: restored.usage.size,
-      usage: { inputTokens: restored.usage.used, outputTokens: 0 },
-    });
-  return restored;
 }
 
 /** Every tool call in the history gets a result, right after its assistant message, so the next request is valid. */
