@@ -81,137 +81,56 @@ export type WorkspaceOptions = {
   askHostKey?: (key: HostKey, url: string) => Promise<HostKeyAnswer>;
 };
 
+/** What every step of opening a workspace reads, and the diagnostics they add to. */
+type Setup = {
+  options: WorkspaceOptions;
+  limits: { defaultTimeoutMs: number; maxOutputChars: number };
+  env: { passEnv: string[] };
+  sandboxKind: string;
+  protectedPaths: ProtectedPaths;
+  surfaces: HostSurfaceCache;
+  diagnostics: Diagnostic[];
+};
+
+/** Where commands run and, for a container or a remote, the paths the session sees there. */
+type Place = {
+  shell?: SandboxBackendProtocol;
+  remote?: Workspace["remote"];
+  container?: Workspace["container"];
+  paths?: { cwd: string; roots: string[] };
+};
+
 /**
  * Files go through the editor when it offers fs (unsaved buffers, edit review), else to disk.
  * Commands run in editor terminals when offered, else in a local shell that streams output, or in
  * bubblewrap when the sandbox is on (never in an editor terminal then: those are not sandboxed).
  */
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
-  const { cwd, roots, config, editor, paths } = options;
-  const diagnostics: Diagnostic[] = [];
-  const limits = { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.capture_chars };
-  // Commands get the environment minus every provider's credentials, except the ones named here.
-  const env = { passEnv: config.shell.pass_env };
-  const sandboxKind = options.flags.sandbox ?? config.sandbox.kind;
+  const { cwd, roots, config, paths } = options;
   const protectedPaths = createProtectedPaths(config.protected.paths, config.protected.extra_paths);
-  const surfaces = createHostSurfaceCache({ protectedPaths, home: paths.home });
+  const setup: Setup = {
+    options,
+    limits: { defaultTimeoutMs: config.shell.timeout_seconds * 1000, maxOutputChars: config.shell.capture_chars },
+    // Commands get the environment minus every provider's credentials, except the ones named here.
+    env: { passEnv: config.shell.pass_env },
+    sandboxKind: options.flags.sandbox ?? config.sandbox.kind,
+    protectedPaths,
+    surfaces: createHostSurfaceCache({ protectedPaths, home: paths.home }),
+    diagnostics: [],
+  };
+  const { diagnostics, surfaces, sandboxKind } = setup;
 
   const selection = selectWorkspace(cwd, roots, options.flags, config);
-  const remoteSelection = selection?.kind === "ssh" ? selection.remote : undefined;
-  let remote: Workspace["remote"];
-  let container: Workspace["container"];
-  let place: { cwd: string; roots: string[] } | undefined = remoteSelection;
-  let shell: SandboxBackendProtocol | undefined;
-  if (selection?.kind === "container") {
-    // Files and commands in the container; the editor's fs/terminal and the local sandbox are never used.
-    // Loaded here, not with the session layer: only container sessions need it.
-    const { openContainerWorkspace } = await import("../../backends/container/container-workspace.js");
-    const opened = await openContainerWorkspace({
-      spec: selection.spec,
-      sessionId: options.sessionId,
-      hostRoot: options.projectRoot,
-      stateDir: paths.stateDir,
-      limits: {
-        network: config.workspace.network,
-        ...(config.workspace.memory ? { memory: config.workspace.memory } : {}),
-        ...(config.workspace.cpus ? { cpus: config.workspace.cpus } : {}),
-      },
-      readOnlyEntries: (await hostExecutionPaths(config, options.projectRoot)).readOnlyEntries,
-      ...limits,
-      logger: options.logger,
-    });
-    container = { url: selection.url, source: selection.source, workspace: opened };
-    shell = opened.backend;
-    const { hostRoot, containerRoot } = opened.record;
-    const map = (dir: string) => {
-      const rel = relativeWithin(hostRoot, dir);
-      return rel === undefined ? undefined : posix.join(containerRoot, rel);
-    };
-    place = { cwd: map(cwd) ?? containerRoot, roots: [map(cwd) ?? containerRoot] };
-    for (const dir of roots) {
-      const mapped = dir === cwd ? undefined : map(dir);
-      if (mapped) place.roots.push(mapped);
-      else if (dir !== cwd)
-        diagnostics.push({
-          severity: "warning",
-          source: "workspace",
-          message: `${dir} is not in the container; it is not part of this session`,
-        });
-    }
-    for (const note of opened.notes) diagnostics.push({ severity: "warning", source: "workspace", message: note });
-  } else if (remoteSelection) {
-    // Files and commands on the remote; the editor's fs/terminal and the local sandbox never see remote paths.
-    const backend = await openSshWorkspace({
-      spec: remoteSelection.spec,
-      home: paths.home,
-      trustUnknownHost: options.flags.trustRemoteHost ?? false,
-      connectTimeoutSeconds: config.remote.connect_timeout_seconds,
-      ...limits,
-      ...(options.askHostKey ? { askHostKey: options.askHostKey } : {}),
-    });
-    remote = { url: remoteSelection.url, source: remoteSelection.source, backend };
-    shell = backend;
-    for (const dir of remoteSelection.unmapped)
-      diagnostics.push({
-        severity: "warning",
-        source: "remote",
-        message: `${dir} has no remote counterpart; it is not part of this remote session`,
-      });
-  } else if (sandboxKind === "bwrap") {
-    const availability = await checkBwrapAvailable();
-    if (availability.ok) {
-      shell = createBwrapSandboxBackend({
-        roots: [...roots],
-        network: config.sandbox.network,
-        readOnlyPaths: config.sandbox.read_only_paths,
-        writablePaths: config.sandbox.writable_paths,
-        protectedEntries: protectedPaths.entries,
-        hostSurfaces: sandboxSurfaces(surfaces, roots),
-        env,
-        ...limits,
-      });
-    } else {
-      // Never fall back to an unsandboxed shell: the user asked for isolation.
-      diagnostics.push({
-        severity: "error",
-        source: "sandbox",
-        message: `bubblewrap sandbox unavailable: ${availability.reason}; shell commands are disabled`,
-      });
-    }
-  } else {
-    shell = createLocalShellBackend({ rootDir: cwd, env, ...limits });
-  }
-  const local = shell ?? createLocalShellBackend({ rootDir: cwd, env, ...limits });
+  const place =
+    selection?.kind === "container"
+      ? await openContainer(setup, selection)
+      : selection?.kind === "ssh" && selection.remote
+        ? await openRemote(setup, selection.remote)
+        : await openLocalShell(setup);
+  const { shell, remote, container } = place;
+  const { files, executor } = routeThroughEditor(setup, place);
 
-  let files: BackendProtocol = local;
-  let executor: SandboxBackendProtocol | undefined = shell;
-  if (editor && !remote && !container) {
-    const viaEditor = createEditorBackend({
-      bridge: editor,
-      roots,
-      fallback: local,
-      useEditorTerminals: sandboxKind !== "bwrap",
-      ...limits,
-    });
-    if (editor.canReadFiles || editor.canWriteFiles) files = viaEditor;
-    if (shell && editor.canRunTerminals && sandboxKind !== "bwrap" && viaEditor.canExecute) {
-      executor = Object.assign(viaEditor as unknown as SandboxBackendProtocol, {
-        outputMode: "editor-terminal" as const,
-      });
-    }
-  }
-
-  const stateBackends = new Map<string, StateBackend>();
-  const routes = buildRouteBackends(config.backends.routes, {
-    state: (prefix) => {
-      const initial = options.stateSnapshots?.[prefix];
-      const state = createStateBackend(initial ? { initial } : {});
-      stateBackends.set(prefix, state);
-      return state;
-    },
-    // /memories/x is ~/.deepagents/<agent>/memories/x, the directory memory is loaded from.
-    store: () => createStoreBackend({ dir: paths.agentDir, namespace: ["memories"] }),
-  });
+  const { stateBackends, routes } = buildStateRoutes(options);
   diagnostics.push(...routes.diagnostics);
   const composite = createCompositeBackend(files, routes.items);
 
@@ -230,8 +149,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     // A container's files are not the host's: its copy is checked against the host's surfaces at /apply.
     ...(remote || container ? {} : { surfaces }),
     sandboxed: !remote && !container && sandboxKind === "bwrap" && shell !== undefined,
-    cwd: place?.cwd ?? cwd,
-    roots: place?.roots ?? roots,
+    cwd: place.paths?.cwd ?? cwd,
+    roots: place.paths?.roots ?? roots,
     ...(remote ? { remote, realPathFs: remote.backend.realPathFs } : {}),
     ...(container ? { container, realPathFs: container.workspace.backend.realPathFs } : {}),
     diagnostics,
@@ -242,6 +161,159 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       await container?.workspace.backend.close();
     },
   };
+}
+
+type Selection = NonNullable<ReturnType<typeof selectWorkspace>>;
+
+/** Files and commands in the container; the editor's fs/terminal and the local sandbox are never used. */
+async function openContainer(
+  { options, limits, diagnostics }: Setup,
+  selection: Extract<Selection, { kind: "container" }>,
+): Promise<Place> {
+  const { cwd, roots, config, paths } = options;
+  // Loaded here, not with the session layer: only container sessions need it.
+  const { openContainerWorkspace } = await import("../../backends/container/container-workspace.js");
+  const opened = await openContainerWorkspace({
+    spec: selection.spec,
+    sessionId: options.sessionId,
+    hostRoot: options.projectRoot,
+    stateDir: paths.stateDir,
+    limits: {
+      network: config.workspace.network,
+      ...(config.workspace.memory ? { memory: config.workspace.memory } : {}),
+      ...(config.workspace.cpus ? { cpus: config.workspace.cpus } : {}),
+    },
+    readOnlyEntries: (await hostExecutionPaths(config, options.projectRoot)).readOnlyEntries,
+    ...limits,
+    logger: options.logger,
+  });
+  const { hostRoot, containerRoot } = opened.record;
+  const map = (dir: string) => {
+    const rel = relativeWithin(hostRoot, dir);
+    return rel === undefined ? undefined : posix.join(containerRoot, rel);
+  };
+  const place = { cwd: map(cwd) ?? containerRoot, roots: [map(cwd) ?? containerRoot] };
+  for (const dir of roots) {
+    const mapped = dir === cwd ? undefined : map(dir);
+    if (mapped) place.roots.push(mapped);
+    else if (dir !== cwd)
+      diagnostics.push({
+        severity: "warning",
+        source: "workspace",
+        message: `${dir} is not in the container; it is not part of this session`,
+      });
+  }
+  for (const note of opened.notes) diagnostics.push({ severity: "warning", source: "workspace", message: note });
+  return {
+    container: { url: selection.url, source: selection.source, workspace: opened },
+    shell: opened.backend,
+    paths: place,
+  };
+}
+
+/** Files and commands on the remote; the editor's fs/terminal and the local sandbox never see remote paths. */
+async function openRemote(
+  { options, limits, diagnostics }: Setup,
+  remoteSelection: NonNullable<Extract<Selection, { kind: "ssh" }>["remote"]>,
+): Promise<Place> {
+  const { config, paths } = options;
+  const backend = await openSshWorkspace({
+    spec: remoteSelection.spec,
+    home: paths.home,
+    trustUnknownHost: options.flags.trustRemoteHost ?? false,
+    connectTimeoutSeconds: config.remote.connect_timeout_seconds,
+    ...limits,
+    ...(options.askHostKey ? { askHostKey: options.askHostKey } : {}),
+  });
+  for (const dir of remoteSelection.unmapped)
+    diagnostics.push({
+      severity: "warning",
+      source: "remote",
+      message: `${dir} has no remote counterpart; it is not part of this remote session`,
+    });
+  return {
+    remote: { url: remoteSelection.url, source: remoteSelection.source, backend },
+    shell: backend,
+    paths: remoteSelection,
+  };
+}
+
+/** Commands on this machine: in bubblewrap when the sandbox is on (none if it is unavailable), else a local shell. */
+async function openLocalShell({
+  options,
+  limits,
+  env,
+  sandboxKind,
+  protectedPaths,
+  surfaces,
+  diagnostics,
+}: Setup): Promise<Place> {
+  const { cwd, roots, config } = options;
+  if (sandboxKind !== "bwrap") return { shell: createLocalShellBackend({ rootDir: cwd, env, ...limits }) };
+  const availability = await checkBwrapAvailable();
+  if (availability.ok)
+    return {
+      shell: createBwrapSandboxBackend({
+        roots: [...roots],
+        network: config.sandbox.network,
+        readOnlyPaths: config.sandbox.read_only_paths,
+        writablePaths: config.sandbox.writable_paths,
+        protectedEntries: protectedPaths.entries,
+        hostSurfaces: sandboxSurfaces(surfaces, roots),
+        env,
+        ...limits,
+      }),
+    };
+  // Never fall back to an unsandboxed shell: the user asked for isolation.
+  diagnostics.push({
+    severity: "error",
+    source: "sandbox",
+    message: `bubblewrap sandbox unavailable: ${availability.reason}; shell commands are disabled`,
+  });
+  return {};
+}
+
+/** Local files through the editor when it offers fs, and commands in its terminals when offered and not sandboxed. */
+function routeThroughEditor(
+  { options, limits, env, sandboxKind }: Setup,
+  { shell, remote, container }: Place,
+): { files: BackendProtocol; executor: SandboxBackendProtocol | undefined } {
+  const { cwd, roots, editor } = options;
+  const local = shell ?? createLocalShellBackend({ rootDir: cwd, env, ...limits });
+  let files: BackendProtocol = local;
+  let executor: SandboxBackendProtocol | undefined = shell;
+  if (editor && !remote && !container) {
+    const viaEditor = createEditorBackend({
+      bridge: editor,
+      roots,
+      fallback: local,
+      useEditorTerminals: sandboxKind !== "bwrap",
+      ...limits,
+    });
+    if (editor.canReadFiles || editor.canWriteFiles) files = viaEditor;
+    if (shell && editor.canRunTerminals && sandboxKind !== "bwrap" && viaEditor.canExecute) {
+      executor = Object.assign(viaEditor as unknown as SandboxBackendProtocol, {
+        outputMode: "editor-terminal" as const,
+      });
+    }
+  }
+  return { files, executor };
+}
+
+/** The configured routes of the agent's own storage; the session-scoped ones start from the saved snapshots. */
+function buildStateRoutes({ config, paths, stateSnapshots }: WorkspaceOptions) {
+  const stateBackends = new Map<string, StateBackend>();
+  const routes = buildRouteBackends(config.backends.routes, {
+    state: (prefix) => {
+      const initial = stateSnapshots?.[prefix];
+      const state = createStateBackend(initial ? { initial } : {});
+      stateBackends.set(prefix, state);
+      return state;
+    },
+    // /memories/x is ~/.deepagents/<agent>/memories/x, the directory memory is loaded from.
+    store: () => createStoreBackend({ dir: paths.agentDir, namespace: ["memories"] }),
+  });
+  return { stateBackends, routes };
 }
 
 /** Every root's host execution surfaces for a command in `cwd`: one answer for the gate and the sandbox. */
