@@ -90,35 +90,8 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
 
   const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
   diagnostics.push(...plugins.diagnostics);
-  const [skills, memory, subagents, hookLoad, discovery] = await Promise.all([
-    sessionSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined)),
-    loadMemory({ refuseProjectFile: projectFileRefusal, userFile: paths.agentMemoryFile, projectRoot }),
-    loadSubagents({
-      refuseProjectFile: projectFileRefusal,
-      userDir: paths.subagentsDir,
-      projectDir: projectPaths(projectRoot).subagentsDir,
-      projectRoot,
-    }),
-    loadHooksConfig([
-      { scope: "project", file: projectPaths(projectRoot).hooksFile },
-      { scope: "user", file: paths.hooksFile },
-      ...plugins.items.flatMap((p) => p.hooks as HookSource[]),
-    ]),
-    discoverMcpServers({
-      projectRoot,
-      home: paths.home,
-      configFlag: services.flags.mcpConfigPath,
-      noMcp: services.flags.noMcp,
-      editorServers: inputs.editorMcpServers,
-      pluginServers: plugins.items.map((p) => ({
-        plugin: p.id,
-        origin: p.root,
-        servers: p.mcpServers,
-        variables: p.env,
-      })),
-      cwd: inputs.cwd,
-    }),
-  ]);
+  const builtin = await builtinDir.catch(() => undefined);
+  const { skills, memory, subagents, hookLoad, discovery } = await loadPieces(inputs, plugins.items, builtin);
   diagnostics.push(
     ...skills.diagnostics,
     ...memory.diagnostics,
@@ -151,57 +124,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     });
   const userAndPluginHooks = hookLoad.items.filter((item) => item.source.scope !== "project");
 
-  const mcpEnvPolicy = previous?.mcpEnvPolicy ?? { projectEnv: [] };
-  mcpEnvPolicy.projectEnv = [...config.mcp.project_env];
-  // The manager survives /reload with the resolver it was made with; so does this session's trust memory.
-  const mcpTrust =
-    previous?.mcpTrust ??
-    createMcpTrustResolver({
-      env: services.env,
-      envPolicy: mcpEnvPolicy,
-      store: createMcpTrustStore({ stateDir: paths.stateDir }),
-      projectRoot,
-      trustProjectServers: services.flags.trustProjectMcp,
-      logger: services.logger.child("mcp"),
-      ...(inputs.interactive
-        ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) }
-        : {}),
-    });
-  let mcp: McpManager;
-  if (previous) {
-    mcp = previous.mcp;
-    await mcp.reload(discovery.items, { disabledServers: config.mcp.disabled_servers });
-  } else {
-    mcp = createMcpManager({
-      entries: discovery.items,
-      trust: mcpTrust,
-      stateDir: paths.stateDir,
-      cwd: projectRoot,
-      env: services.env,
-      envPolicy: mcpEnvPolicy,
-      disabledServers: config.mcp.disabled_servers,
-      reservedToolNames: builtinToolNames(),
-      elicit: (server) => {
-        const questioner = inputs.questioner;
-        if (!questioner?.forms) return undefined;
-        return async (request, signal) => {
-          const answer = await questioner.form(
-            { message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema },
-            {},
-            signal,
-          );
-          // The user never saw the form: say that it came and why it was declined.
-          if (answer.action === "unsupported" && answer.secret)
-            inputs.onWarning?.(`Declined a form from MCP server "${server}": ${answer.reason}`, server);
-          return answer;
-        };
-      },
-      connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
-      callTimeoutMs: config.mcp.call_timeout_seconds * 1000,
-      logger: services.logger.child("mcp"),
-    });
-  }
-  mcp.start();
+  const { mcp, mcpEnvPolicy, mcpTrust } = await openMcp(inputs, discovery.items, previous);
 
   const extensions: Extensions = {
     skills: { items: skills.items, sources: skills.sources, roots: skills.roots },
@@ -240,6 +163,100 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     (error) => void diagnostics.push({ severity: "error", source: "extensions", message: errorMessage(error) }),
   );
   return extensions;
+}
+
+/** The skills, memory, subagents, hooks and MCP servers of the user, the project and the plugins, loaded at once. */
+async function loadPieces(inputs: ExtensionInputs, plugins: readonly LoadedPlugin[], builtinDir: string | undefined) {
+  const { services, projectRoot } = inputs;
+  const paths = services.paths;
+  const [skills, memory, subagents, hookLoad, discovery] = await Promise.all([
+    sessionSkillSet(inputs, plugins, builtinDir),
+    loadMemory({ refuseProjectFile: projectFileRefusal, userFile: paths.agentMemoryFile, projectRoot }),
+    loadSubagents({
+      refuseProjectFile: projectFileRefusal,
+      userDir: paths.subagentsDir,
+      projectDir: projectPaths(projectRoot).subagentsDir,
+      projectRoot,
+    }),
+    loadHooksConfig([
+      { scope: "project", file: projectPaths(projectRoot).hooksFile },
+      { scope: "user", file: paths.hooksFile },
+      ...plugins.flatMap((p) => p.hooks as HookSource[]),
+    ]),
+    discoverMcpServers({
+      projectRoot,
+      home: paths.home,
+      configFlag: services.flags.mcpConfigPath,
+      noMcp: services.flags.noMcp,
+      editorServers: inputs.editorMcpServers,
+      pluginServers: plugins.map((p) => ({
+        plugin: p.id,
+        origin: p.root,
+        servers: p.mcpServers,
+        variables: p.env,
+      })),
+      cwd: inputs.cwd,
+    }),
+  ]);
+  return { skills, memory, subagents, hookLoad, discovery };
+}
+
+/** The MCP manager, started: a new one, or on /reload the session's own with the new servers. */
+async function openMcp(inputs: ExtensionInputs, entries: McpServerEntry[], previous: Extensions | undefined) {
+  const { services, projectRoot, config } = inputs;
+  const paths = services.paths;
+  const mcpEnvPolicy = previous?.mcpEnvPolicy ?? { projectEnv: [] };
+  mcpEnvPolicy.projectEnv = [...config.mcp.project_env];
+  // The manager survives /reload with the resolver it was made with; so does this session's trust memory.
+  const mcpTrust =
+    previous?.mcpTrust ??
+    createMcpTrustResolver({
+      env: services.env,
+      envPolicy: mcpEnvPolicy,
+      store: createMcpTrustStore({ stateDir: paths.stateDir }),
+      projectRoot,
+      trustProjectServers: services.flags.trustProjectMcp,
+      logger: services.logger.child("mcp"),
+      ...(inputs.interactive
+        ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) }
+        : {}),
+    });
+  let mcp: McpManager;
+  if (previous) {
+    mcp = previous.mcp;
+    await mcp.reload(entries, { disabledServers: config.mcp.disabled_servers });
+  } else {
+    mcp = createMcpManager({
+      entries,
+      trust: mcpTrust,
+      stateDir: paths.stateDir,
+      cwd: projectRoot,
+      env: services.env,
+      envPolicy: mcpEnvPolicy,
+      disabledServers: config.mcp.disabled_servers,
+      reservedToolNames: builtinToolNames(),
+      elicit: (server) => {
+        const questioner = inputs.questioner;
+        if (!questioner?.forms) return undefined;
+        return async (request, signal) => {
+          const answer = await questioner.form(
+            { message: `MCP server "${server}" asks: ${request.message}`, schema: request.schema },
+            {},
+            signal,
+          );
+          // The user never saw the form: say that it came and why it was declined.
+          if (answer.action === "unsupported" && answer.secret)
+            inputs.onWarning?.(`Declined a form from MCP server "${server}": ${answer.reason}`, server);
+          return answer;
+        };
+      },
+      connectTimeoutMs: config.mcp.connect_timeout_seconds * 1000,
+      callTimeoutMs: config.mcp.call_timeout_seconds * 1000,
+      logger: services.logger.child("mcp"),
+    });
+  }
+  mcp.start();
+  return { mcp, mcpEnvPolicy, mcpTrust };
 }
 
 function sessionSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlugin[], builtinDir: string | undefined) {
