@@ -21,7 +21,7 @@ const TEXT_FLUSH_CHARS = 64 * 1024;
 export function createRecorder(store: SessionStore, sessionId: string, logger: Logger) {
   let buffered: { t: "text" | "thought"; mid: string; text: string; sub?: string } | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const pendingCalls = new Map<string, ToolCallRecord & { written: boolean; sub?: string }>();
+  const pendingCalls = new Map<string, PendingCall>();
 
   const append = (record: SessionRecord) => {
     store
@@ -51,11 +51,26 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
       timer.unref?.();
     }
   };
-  const writeCall = (call: ToolCallRecord & { written: boolean; sub?: string }) => {
+  const writeCall = (call: PendingCall) => {
     if (call.written) return;
     call.written = true;
     const { written: _written, sub, ...record } = call;
     write({ t: "tool", call: record, ...(sub ? { sub } : {}) });
+  };
+  /** A call is written once it runs (with what its updates changed before), and its result when it ends. */
+  const recordToolUpdate = (event: EventOf<"tool_call_update">, sub: string | undefined) => {
+    const call = pendingCalls.get(event.toolCallId);
+    if (call && !call.written) {
+      if (event.title !== undefined) call.title = event.title;
+      if (event.locations) call.locations = event.locations;
+      if (event.rawInput !== undefined) call.rawInput = event.rawInput;
+    }
+    if (event.status === "in_progress" && call) writeCall(call);
+    if (event.status === "completed" || event.status === "failed") {
+      if (call) writeCall(call);
+      pendingCalls.delete(event.toolCallId);
+      write(toolDoneRecord(event, event.status, sub));
+    }
   };
 
   /** `sub`: the subagent's child session the event belongs to. */
@@ -67,42 +82,11 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
       case "thought_chunk":
         return bufferText("thought", event.messageId, event.text, sub);
       case "tool_call":
-        pendingCalls.set(event.toolCallId, {
-          id: event.toolCallId,
-          name: event.name,
-          title: event.title,
-          kind: event.kind,
-          locations: event.locations,
-          rawInput: event.rawInput,
-          ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
-          ...tag,
-          written: false,
-        });
+        // Written when it starts running: its title, locations and input may still change until then.
+        pendingCalls.set(event.toolCallId, pendingCall(event, sub));
         return;
-      case "tool_call_update": {
-        const call = pendingCalls.get(event.toolCallId);
-        if (call && !call.written) {
-          if (event.title !== undefined) call.title = event.title;
-          if (event.locations) call.locations = event.locations;
-          if (event.rawInput !== undefined) call.rawInput = event.rawInput;
-        }
-        if (event.status === "in_progress" && call) writeCall(call);
-        if (event.status === "completed" || event.status === "failed") {
-          if (call) writeCall(call);
-          pendingCalls.delete(event.toolCallId);
-          write({
-            t: "tool_done",
-            id: event.toolCallId,
-            status: event.status,
-            content: storable(event.transcript ?? event.content ?? []),
-            ...(event.locations ? { locations: event.locations } : {}),
-            ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
-            ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
-            ...tag,
-          });
-        }
-        return;
-      }
+      case "tool_call_update":
+        return recordToolUpdate(event, sub);
       case "plan":
         return write({ t: "plan", entries: event.entries, ...tag });
       case "plan_document":
@@ -113,15 +97,7 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
           ...(event.path ? { path: event.path } : {}),
         });
       case "usage":
-        return write({
-          t: "usage",
-          used: event.used,
-          size: event.size,
-          in: event.usage.inputTokens + (event.usage.cacheReadTokens ?? 0) + (event.usage.cacheWriteTokens ?? 0),
-          out: event.usage.outputTokens,
-          ...(event.costUsd !== undefined ? { cost: event.costUsd } : {}),
-          ...tag,
-        });
+        return write(usageRecord(event, sub));
       case "subagent_started":
         return write({
           t: "subagent",
@@ -166,6 +142,53 @@ export function createRecorder(store: SessionStore, sessionId: string, logger: L
 }
 
 export type Recorder = ReturnType<typeof createRecorder>;
+
+type EventOf<T extends AgentEvent["type"]> = Extract<AgentEvent, { type: T }>;
+type PendingCall = ToolCallRecord & { written: boolean; sub?: string };
+
+function pendingCall(event: EventOf<"tool_call">, sub: string | undefined): PendingCall {
+  return {
+    id: event.toolCallId,
+    name: event.name,
+    title: event.title,
+    kind: event.kind,
+    locations: event.locations,
+    rawInput: event.rawInput,
+    ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
+    ...(sub ? { sub } : {}),
+    written: false,
+  };
+}
+
+function toolDoneRecord(
+  event: EventOf<"tool_call_update">,
+  status: "completed" | "failed",
+  sub: string | undefined,
+): SessionRecord {
+  return {
+    t: "tool_done",
+    id: event.toolCallId,
+    status,
+    content: storable(event.transcript ?? event.content ?? []),
+    ...(event.locations ? { locations: event.locations } : {}),
+    ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
+    ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}),
+    ...(sub ? { sub } : {}),
+  };
+}
+
+/** `in` counts every input token the request was billed for, cached or not. */
+function usageRecord(event: EventOf<"usage">, sub: string | undefined): SessionRecord {
+  return {
+    t: "usage",
+    used: event.used,
+    size: event.size,
+    in: event.usage.inputTokens + (event.usage.cacheReadTokens ?? 0) + (event.usage.cacheWriteTokens ?? 0),
+    out: event.usage.outputTokens,
+    ...(event.costUsd !== undefined ? { cost: event.costUsd } : {}),
+    ...(sub ? { sub } : {}),
+  };
+}
 
 /** Terminal ids mean nothing after a restart; keep only content that can be shown again. */
 function storable(display: readonly ToolDisplay[]): ToolDisplay[] {
