@@ -47,6 +47,10 @@ export async function packTree(
   const skip = new Set(options.skip ?? []);
   const baseline: Baseline = {};
   const prefix = options.prefix.replace(/^\/+|\/+$/g, "");
+  // Times inside the container are whole seconds. A file last written in the second the copy began
+  // (or later) can be changed in the container within that same second, at the same size, and keep
+  // its time: such a baseline keeps no time (-1), so the change is found by its content.
+  const copySecond = Math.floor(Date.now() / 1000);
   const done = (async () => {
     const parts = prefix ? prefix.split("/") : [];
     for (let i = 1; i < parts.length; i++)
@@ -78,7 +82,8 @@ export async function packTree(
             { name: name_, type: "file", mode, mtime: new Date(mtime * 1000), size: data.length, ...owner },
             data,
           );
-          baseline[relPath] = { type: "file", mode, size: data.length, mtime, sha256: sha256(data) };
+          const trustedTime = mtime < copySecond ? mtime : -1;
+          baseline[relPath] = { type: "file", mode, size: data.length, mtime: trustedTime, sha256: sha256(data) };
         }
       }
     };
