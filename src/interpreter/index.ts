@@ -1,8 +1,8 @@
 // Public surface of the interpreter. Importing this module loads neither QuickJS nor sucrase:
 // both are imported dynamically by the first eval.
 
-export { createEvalTool, type EvalInput, type EvalTool, type EvalToolOptions } from "./eval-tool.js";
-export { interpreterPromptSection, type InterpreterPromptOptions } from "./prompt.js";
+export { createEvalTool, type EvalToolOptions } from "./eval-tool.js";
+export { interpreterPromptSection } from "./prompt.js";
 export { resolveInterpreterTools } from "./allowlist.js";
 export {
   DEFAULT_INTERPRETER_LIMITS,
@@ -10,26 +10,16 @@ export {
   resolveLimits,
   type InterpreterLimits,
 } from "./quickjs/limits.js";
-export {
-  createInterpreterSession,
-  type EvalOutcome,
-  type InterpreterSession,
-  type InterpreterSessionOptions,
-} from "./session.js";
+export { createInterpreterSession, type EvalOutcome, type InterpreterSession } from "./session.js";
 export { warmUp } from "./quickjs/warm-up.js";
 export {
   createSandbox,
   type EngineOutcome,
-  type EvalStatus,
   type Sandbox,
   type SandboxFactory,
   type SandboxOptions,
 } from "./quickjs/sandbox.js";
-export {
-  createWorkerSandboxFactory,
-  type WorkerSandboxFactory,
-  type WorkerSandboxFactoryOptions,
-} from "./worker/worker-client.js";
+export { createWorkerSandboxFactory, type WorkerSandboxFactory } from "./worker/worker-client.js";
 export type { EvalIO } from "./calls/host-calls.js";
 export type { EngineHost } from "./quickjs/eval-run.js";
 export { loadQuickJS } from "./quickjs/quickjs-loader.js";

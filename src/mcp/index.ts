@@ -10,39 +10,37 @@ export type {
   McpToolFilterSpec,
   PluginMcpServers,
 } from "./config/types.js";
-export { MCP_CAPABILITIES } from "./config/types.js";
-export { discoverMcpServers, editorEntry, mcpConfigSources, MCP_FLAGS_CONFLICT } from "./config/discovery.js";
-export type { McpConfigFileStatus, McpDiscovery, McpDiscoveryOptions } from "./config/discovery.js";
+
+export { discoverMcpServers, editorEntry, MCP_FLAGS_CONFLICT } from "./config/discovery.js";
+export type { McpConfigFileStatus, McpDiscovery } from "./config/discovery.js";
 export { validateServer, SERVER_NAME } from "./config/validate.js";
 export { interpolate, resolveServerDefinition, lookupFrom } from "./config/interpolate.js";
 export { applyToolFilter } from "./config/tool-filter.js";
 export { fnmatch } from "./config/fnmatch.js";
 export { canonicalJson, fingerprintServer } from "./config/fingerprint.js";
-export { createMcpTrustStore, McpTrustStoreError } from "./trust/trust-store.js";
-export type { McpTrustStore, McpTrustStoreOptions, McpTrustSnapshot } from "./trust/trust-store.js";
+export { createMcpTrustStore } from "./trust/trust-store.js";
+export type { McpTrustStore, McpTrustSnapshot } from "./trust/trust-store.js";
 export { createMcpTrustResolver, describeTrustRequest } from "./trust/trust.js";
 export type {
   McpTrustDecider,
   McpTrustDecision,
   McpTrustRequest,
   McpTrustResolver,
-  McpTrustResolverOptions,
   McpTrustState,
-  McpTrustVerdict,
 } from "./trust/trust.js";
 export { environmentExposure, interpolationLookup, stdioServerEnvironment } from "./config/environment.js";
 export type { EnvironmentExposure, McpEnvPolicy } from "./config/environment.js";
 export { isCoherentlyReadOnly } from "./servers/annotations.js";
 export { createMcpManager } from "./servers/manager.js";
 export type { McpManager, McpManagerOptions } from "./servers/manager.js";
-export type { McpServerReport, McpServerStatus, McpToolReport } from "./servers/server-report.js";
+export type { McpServerReport, McpServerStatus } from "./servers/server-report.js";
 export { mcpLogin, mcpLogout, McpLoginError } from "./oauth-login.js";
-export type { McpLoginOptions, McpLoginResult } from "./oauth-login.js";
+
 export { tokenFilePath } from "./oauth/oauth-store.js";
 export { createUrlOpener } from "./open-url.js";
 export { collectMcpList } from "./commands.js";
-export type { McpListOptions } from "./commands.js";
+
 export { renderMcpList, renderMcpPromptSection, renderMcpStatus } from "./render.js";
 export { editorServersFromNameValueLists } from "./config/editor-servers.js";
-export type { NameValueMcpServer } from "./config/editor-servers.js";
+
 export type { McpListReport } from "./render.js";

@@ -1,9 +1,2 @@
-export {
-  loadMemory,
-  type LoadMemoryOptions,
-  type MemoryLoad,
-  type MemoryLocations,
-  type MemoryScope,
-  type MemorySource,
-} from "./load.js";
+export { loadMemory, type MemoryLoad, type MemoryLocations, type MemorySource } from "./load.js";
 export { memoryPromptSection } from "./prompt.js";

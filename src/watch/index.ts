@@ -1,10 +1,9 @@
-export { createConfigWatcherHub, type ConfigWatcherHub, type ConfigWatcherHubOptions } from "./hub.js";
-export { sessionWatchTargets, type SessionWatchTargetsOptions } from "./targets.js";
+export { createConfigWatcherHub, type ConfigWatcherHub } from "./hub.js";
+export { sessionWatchTargets } from "./targets.js";
 export type {
   ConfigChange,
   ConfigChangeListener,
   FileWatcher,
-  FileWatcherOptions,
   WatchFactory,
   WatchSubscription,
   WatchTarget,
