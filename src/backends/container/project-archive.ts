@@ -35,6 +35,14 @@ async function loadPack(): Promise<TarPack> {
 }
 
 /**
+ * The time a baseline keeps for a file whose content was taken at `takenAt` (ms). Times inside the
+ * container are whole seconds: a file last written in the second its content was taken (or later)
+ * can change again within that second, at the same size, and keep its time. Such a baseline keeps no
+ * time (-1), so the change is found by its content.
+ */
+export const trustedTime = (mtime: number, takenAt: number) => (mtime < Math.floor(takenAt / 1000) ? mtime : -1);
+
+/**
  * Archives `root` under `prefix` (its parent folders included, owned by root, 0755). Resolves when
  * the archive is complete; `stream` can be consumed meanwhile.
  */
@@ -47,10 +55,7 @@ export async function packTree(
   const skip = new Set(options.skip ?? []);
   const baseline: Baseline = {};
   const prefix = options.prefix.replace(/^\/+|\/+$/g, "");
-  // Times inside the container are whole seconds. A file last written in the second the copy began
-  // (or later) can be changed in the container within that same second, at the same size, and keep
-  // its time: such a baseline keeps no time (-1), so the change is found by its content.
-  const copySecond = Math.floor(Date.now() / 1000);
+  const copyStarted = Date.now();
   const done = (async () => {
     const parts = prefix ? prefix.split("/") : [];
     for (let i = 1; i < parts.length; i++)
@@ -82,8 +87,13 @@ export async function packTree(
             { name: name_, type: "file", mode, mtime: new Date(mtime * 1000), size: data.length, ...owner },
             data,
           );
-          const trustedTime = mtime < copySecond ? mtime : -1;
-          baseline[relPath] = { type: "file", mode, size: data.length, mtime: trustedTime, sha256: sha256(data) };
+          baseline[relPath] = {
+            type: "file",
+            mode,
+            size: data.length,
+            mtime: trustedTime(mtime, copyStarted),
+            sha256: sha256(data),
+          };
         }
       }
     };

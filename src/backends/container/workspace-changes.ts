@@ -5,7 +5,7 @@ import { isWithin } from "../paths/real-path.js";
 import type { ContainerLink } from "./container-link.js";
 import { readArchive } from "./container-files.js";
 import type { Docker } from "./engine.js";
-import { sha256, underPrefix, type Baseline, type BaselineEntry } from "./project-archive.js";
+import { sha256, trustedTime, underPrefix, type Baseline, type BaselineEntry } from "./project-archive.js";
 
 // Copy mode's way back: what differs in the container from the baseline (the project as it was
 // copied in), and writing a change to the host project. A host file that no longer matches its
@@ -177,10 +177,17 @@ export async function applyToHost(
       return { type: "link", target };
     }
     const data = await entry.content!();
+    const taken = Date.now();
     await writeFile(temp, data, { mode: entry.mode, flag: "wx" });
     await chmod(temp, entry.mode);
     await rename(temp, path);
-    return { type: "file", mode: entry.mode, size: data.length, mtime: entry.mtime, sha256: sha256(data) };
+    return {
+      type: "file",
+      mode: entry.mode,
+      size: data.length,
+      mtime: trustedTime(entry.mtime, taken),
+      sha256: sha256(data),
+    };
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
     throw error;

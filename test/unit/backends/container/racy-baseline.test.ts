@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { packTree } from "../../../../src/backends/container/project-archive.js";
-import { diffTree, type TreeEntry } from "../../../../src/backends/container/workspace-changes.js";
+import { applyToHost, diffTree, type TreeEntry } from "../../../../src/backends/container/workspace-changes.js";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -50,5 +50,20 @@ describe("copy-mode baseline", () => {
       ]),
     );
     expect(changes.map((c) => [c.path, c.kind])).toEqual([["fresh.txt", "modified"]]);
+  });
+
+  it("applies a change whose time is the second of the apply with no trusted time, so a later same-second change is found", async () => {
+    const root = await mkdtemp(join(tmpdir(), "deep-acp-racy-"));
+    dirs.push(root);
+    await writeFile(join(root, "a.txt"), "one\n", { mode: 0o644 });
+    const now = Math.floor(Date.now() / 1000) + 5;
+    const applied = await applyToHost(root, "/project", {
+      path: "a.txt",
+      kind: "modified",
+      type: "file",
+      entry: file("two\n", now),
+    });
+    const changes = await diffTree({ "a.txt": applied! }, new Map([["a.txt", file("six\n", now)]]));
+    expect(changes.map((c) => [c.path, c.kind])).toEqual([["a.txt", "modified"]]);
   });
 });
