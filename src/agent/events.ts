@@ -1,5 +1,6 @@
 import type { PlanEntry, ToolDisplay, ToolKind, ToolLocation } from "../tools/types.js";
-import type { Usage } from "../model/types.js";
+import type { Message, Usage, UserMessage } from "../model/types.js";
+import type { PromptBlock } from "../tools/types.js";
 import type { QuotaPool } from "../model/limits.js";
 
 export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
@@ -92,8 +93,30 @@ export type AgentEvent =
   | { type: "subagent_event"; sessionId: string; event: AgentEvent }
   | { type: "subagent_ended"; sessionId: string; stopReason: TurnStopReason; error?: string };
 
-/** The events of a subagent's own turn. */
 export type AgentEventSink = (event: AgentEvent) => void;
+
+/** A message the user wrote: the model's version, the blocks the editor showed, and its id. */
+export type UserEntry = { message: UserMessage; messageId: string; blocks: readonly PromptBlock[] };
+
+/**
+ * What a turn reports to its session alone, on the same channel as its events: the conversation as
+ * it grows (in order, also after a cancel, so the next turn sees every call answered), a conversation
+ * compaction replaced, a moment Notification hooks hear of, and an event for the editor that the
+ * transcript does not keep. The session's observer (session/turn-observer.ts) takes these; none
+ * reaches the editor as such.
+ */
+export type TurnReport =
+  /** A message joined the conversation; an assistant message with the id its streamed chunks carried. */
+  | { type: "message"; message: Message; messageId?: string }
+  /** The user's own message (the prompt, or one sent while the turn ran) joined the conversation. */
+  | ({ type: "user_message" } & UserEntry)
+  | { type: "history_replaced"; messages: Message[] }
+  | { type: "notification"; kind: "permission_prompt" | "idle_prompt"; message: string }
+  | { type: "editor_only"; event: AgentEvent };
+
+/** Everything a turn sends up: its events and its reports, one channel, in order. */
+export type TurnEvent = AgentEvent | TurnReport;
+export type TurnEventSink = (event: TurnEvent) => void;
 
 export type TurnStopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
 
@@ -102,3 +125,16 @@ export type TurnResult = {
   /** Set when the turn ended because the model provider failed (after retries). */
   error?: string;
 };
+
+const TURN_REPORT_TYPES = {
+  message: true,
+  user_message: true,
+  history_replaced: true,
+  notification: true,
+  editor_only: true,
+} satisfies Record<TurnReport["type"], true>;
+
+/** Whether `event` is for the session alone (a TurnReport) rather than an event the editor sees. */
+export function isTurnReport(event: TurnEvent): event is TurnReport {
+  return Object.hasOwn(TURN_REPORT_TYPES, event.type);
+}

@@ -5,7 +5,7 @@ import type { AnyTool, ToolResult } from "../tools/types.js";
 import type { LimitHit } from "../model/limits.js";
 import { createToolCallGate, type GateSettings } from "../gate/call/procedure.js";
 import { streamModel } from "./stream-model.js";
-import type { AgentEvent, AgentEventSink, TurnResult } from "./events.js";
+import type { AgentEvent, AgentEventSink, TurnEventSink, TurnResult, UserEntry } from "./events.js";
 import { NO_HOOKS, type AgentHooks } from "./hooks.js";
 import { gateReports } from "./tool-call-events.js";
 import { announceToolCall, runToolCall, type ToolRunEnv } from "./tool-runner.js";
@@ -35,36 +35,34 @@ export type ToolCallSeams = Pick<ToolRunEnv, "questioner" | "finalizeResult" | "
   context: Omit<ToolRunEnv["context"], "turn">;
 };
 
-/** Where the turn's conversation goes (history and persistence). */
-export type HistorySink = {
-  /**
-   * Receives every message of the turn as it is completed, in order; assistant messages come with
-   * the id their streamed chunks carried.
-   */
-  onMessage: (message: Message, messageId?: string) => void;
-  /**
-   * Runs before each model call (compaction). Returning a different list means "this is the
-   * conversation now": the turn adopts it and `onHistoryReplaced` hands it to the session.
-   */
-  prepareMessages?: (messages: Message[], signal: AbortSignal) => Promise<Message[]>;
-  onHistoryReplaced?: (messages: Message[]) => void;
-};
-
+/**
+ * The turn's collaborators, each asked a question and answering it (the model, the gate's settings,
+ * hooks, compaction, steering, the spend limit). What the turn has to say goes up one way: `emit`.
+ */
 export type TurnOptions = {
   model: TurnModel;
   toolCalls: ToolCallSeams;
-  history: HistorySink;
+  /**
+   * Asked before each model call (compaction). A different list means "this is the conversation
+   * now": the turn adopts it and reports `history_replaced`.
+   */
+  compact?: (messages: Message[], signal: AbortSignal) => Promise<Message[]>;
   hooks?: AgentHooks;
   /** Checked before each model request: a message stops the turn (the session's spend limit). */
   spendLimit?: () => string | undefined;
   /**
    * Steering: user messages sent while the turn runs, taken at each safe point (after a message's
    * tool calls, and when the model would end the turn) and given to the model with the next
-   * request. The seam has already recorded them; they join the turn's conversation here.
+   * request, each reported as a `user_message`.
    */
-  steering?: { pending(): boolean; take(signal: AbortSignal): Promise<UserMessage[]> };
+  steering?: { pending(): boolean; take(signal: AbortSignal): Promise<UserEntry[]> };
   signal: AbortSignal;
-  emit: AgentEventSink;
+  /**
+   * Everything the turn reports, in order: its events (none after the signal aborts) and the
+   * conversation as it grows (`message`, `user_message`: also after an abort, so the record of a
+   * cancelled turn still answers every call it started).
+   */
+  emit: TurnEventSink;
   /** Set for a subagent's turn: the `task` call it runs under (its tool calls name it). */
   parentToolCallId?: string;
   /** Set for a subagent's turn: its child session, named by its permission requests. */
@@ -79,10 +77,11 @@ export type TurnOptions = {
  */
 export async function runTurn(
   history: readonly Message[],
-  prompt: UserMessage,
+  prompt: UserMessage | UserEntry,
   options: TurnOptions,
 ): Promise<TurnResult> {
-  const { signal, history: sink } = options;
+  const { signal } = options;
+  const report = options.emit;
   const model = options.model.client;
   const newId = options.newId ?? (() => randomUUID());
   // Read through a flag, not `signal.aborted`: every AbortSignal has its own hidden class in Node 20,
@@ -92,16 +91,21 @@ export async function runTurn(
   // already sees the flag set.
   let aborted = signal.aborted;
   const onAbort = () => void (aborted = true);
-  const emit: AgentEventSink = (event: AgentEvent) => {
+  const emit: TurnEventSink = (event) => {
     if (!aborted) options.emit(event);
   };
   const turn: OwnedTurnScope = createTurnScope(newId());
-  const messages: Message[] = [...history, prompt];
-  sink.onMessage(prompt);
+  const messages: Message[] = [...history];
   const record = (message: Message, messageId?: string) => {
     messages.push(message);
-    sink.onMessage(message, messageId);
+    report({ type: "message", message, ...(messageId ? { messageId } : {}) });
   };
+  const recordUser = (entry: UserEntry) => {
+    messages.push(entry.message);
+    report({ type: "user_message", ...entry });
+  };
+  if ("role" in prompt) record(prompt);
+  else recordUser(prompt);
 
   /** The agent's own message: shown, and kept in the conversation. */
   const say = (text: string) => {
@@ -114,7 +118,7 @@ export async function runTurn(
   let requests = 0;
   signal.addEventListener("abort", onAbort, { once: true });
   const takeSteering = async () => {
-    for (const message of (await options.steering?.take(signal)) ?? []) messages.push(message);
+    for (const entry of (await options.steering?.take(signal)) ?? []) recordUser(entry);
   };
   try {
     for (;;) {
@@ -128,7 +132,7 @@ export async function runTurn(
         return { stopReason: "end_turn" };
       }
       requests++;
-      if (sink.prepareMessages && (await prepare(sink, messages, signal)) === "cancelled")
+      if (options.compact && (await compact(options, messages, signal)) === "cancelled")
         return { stopReason: "cancelled" };
 
       const settings = { ...options.model, signal, parentToolCallId: options.parentToolCallId };
@@ -180,7 +184,7 @@ export async function runTurn(
 }
 
 /** What every tool call of the turn runs with, the gate for the turn's calls included. */
-function toolRunEnv(options: TurnOptions, turn: OwnedTurnScope, emit: AgentEventSink, newId: () => string): ToolRunEnv {
+function toolRunEnv(options: TurnOptions, turn: OwnedTurnScope, emit: TurnEventSink, newId: () => string): ToolRunEnv {
   const hooks = options.hooks ?? NO_HOOKS;
   const { gate: settings, ...seams } = options.toolCalls;
   return {
@@ -198,12 +202,16 @@ function toolRunEnv(options: TurnOptions, turn: OwnedTurnScope, emit: AgentEvent
 }
 
 /** Compaction before a model request; a different list is the conversation from now on. */
-async function prepare(sink: HistorySink, messages: Message[], signal: AbortSignal): Promise<"cancelled" | undefined> {
-  const prepared = await sink.prepareMessages!(messages, signal);
+async function compact(
+  options: TurnOptions,
+  messages: Message[],
+  signal: AbortSignal,
+): Promise<"cancelled" | undefined> {
+  const compacted = await options.compact!(messages, signal);
   if (signal.aborted) return "cancelled";
-  if (prepared !== messages) {
-    messages.splice(0, messages.length, ...prepared);
-    sink.onHistoryReplaced?.([...prepared]);
+  if (compacted !== messages) {
+    messages.splice(0, messages.length, ...compacted);
+    options.emit({ type: "history_replaced", messages: [...compacted] });
   }
   return undefined;
 }
@@ -237,7 +245,7 @@ async function endOrContinue(
     return "continue";
   }
   if (stop?.warning) emit({ type: "notice", severity: "warning", title: stop.warning });
-  options.hooks?.notify?.("idle_prompt", "deep-acp is waiting for your input");
+  options.emit({ type: "notification", kind: "idle_prompt", message: "deep-acp is waiting for your input" });
   return { stopReason: "end_turn" };
 }
 

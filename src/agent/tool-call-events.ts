@@ -2,7 +2,7 @@ import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { ToolResultMessage, UserContent } from "../model/types.js";
 import type { AnyTool, ToolContext, ToolDisplay, ToolResult } from "../tools/types.js";
 import type { GateReports } from "../gate/call/procedure.js";
-import type { AgentEventSink } from "./events.js";
+import type { AgentEventSink, TurnEventSink } from "./events.js";
 
 // How a tool call shows up: the editor events it emits while running and the result message the model gets.
 // Kept apart from tool-runner.ts, which decides the order of a call (present, gate, execute, hooks).
@@ -56,8 +56,9 @@ export function emitSystemMessages(env: ToolEventTarget, messages: readonly stri
 }
 
 /** What the gate says on the way: hooks' system messages as notices, a user's rejection as the call's end. */
-export function gateReports(emit: AgentEventSink): GateReports {
+export function gateReports(emit: TurnEventSink): GateReports {
   return {
+    asking: (message) => emit({ type: "notification", kind: "permission_prompt", message }),
     systemMessages: (messages) => emitSystemMessages({ emit }, messages),
     rejected: (request, text) =>
       emit({

@@ -10,7 +10,7 @@ import type {
 import { errorMessage, isAbortError } from "../util/errors.js";
 import { backendForCall } from "../backends/paths/approved-targets.js";
 import type { GateCallRequest, ToolCallGate } from "../gate/call/procedure.js";
-import type { AgentEventSink } from "./events.js";
+import type { TurnEventSink } from "./events.js";
 import type { HookedToolCall } from "../gate/call/hooks.js";
 import type { AgentHooks } from "./hooks.js";
 import {
@@ -37,7 +37,8 @@ export type ToolRunEnv = {
   gate: ToolCallGate;
   /** PostToolUse runs here; the gate runs the hooks before a call. */
   hooks: AgentHooks;
-  emit: AgentEventSink;
+  /** The turn's events and reports (tool calls only ever send events, and the gate's `asking`). */
+  emit: TurnEventSink;
   signal: AbortSignal;
   parentToolCallId?: string;
   /** A subagent's turn: the child session its permission requests belong to. */

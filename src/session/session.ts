@@ -36,6 +36,7 @@ import { createSessionExtensions, createSessionWorkspace } from "./session-wirin
 import { sessionContextReport } from "./context-report.js";
 import { createRestoreScope, createTurnGate } from "./turn-gate.js";
 import { planDocument } from "./plan-document.js";
+import { createTurnObserver, type TurnObserver } from "./turn-observer.js";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -84,6 +85,8 @@ export class Session {
   private readonly notices = createNoticeQueue();
   /** The running turn's subagents, by child session id. */
   private readonly subagents = new Map<string, AbortController>();
+  /** Where every event and report of the session's turns goes (transcript, conversation, spend, editor). */
+  private readonly observe: TurnObserver;
 
   constructor(options: SessionOptions) {
     this.id = options.id;
@@ -113,6 +116,16 @@ export class Session {
       persisted: options.persisted ?? false,
     });
     this.sessionStart = createSessionStart(this.journal.persisted ? "resume" : "startup");
+    this.observe = createTurnObserver({
+      journal: this.journal,
+      spend: this.spend,
+      conversation: {
+        append: (message) => this.history.push(message),
+        replace: (messages) => this.replaceHistory(messages),
+      },
+      planChanged: (entries) => (this.plan = entries),
+      contextUsed: (tokens) => (this.lastUsed = tokens),
+    });
     this.extensions = createSessionExtensions(options, this);
     this.workspace = createSessionWorkspace(options, this, this.notices);
   }
@@ -362,20 +375,6 @@ export class Session {
     await this.workspace.dispose();
   }
 
-  /** Every event of a turn goes to the transcript and to the editor. */
-  private observe(event: AgentEvent, sink: SessionEventSink): void {
-    if (event.type === "plan") this.plan = event.entries;
-    if (event.type === "usage") {
-      event = this.spend.add(event);
-      if (event.type === "usage") this.lastUsed = event.used;
-    }
-    // A subagent's requests are paid by the session too (its context is its own).
-    if (event.type === "subagent_event" && event.event.type === "usage")
-      event = { ...event, event: this.spend.add(event.event) };
-    this.journal.event(event);
-    sink(event);
-  }
-
   private replaceHistory(messages: Message[]): void {
     this.history = recordCompaction(this.journal, messages);
   }
@@ -415,6 +414,7 @@ export class Session {
           ...(this.systemPrompt ? { systemPrompt: this.systemPrompt } : {}),
         },
         blocks: workspace.remote || workspace.container ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
+        messageId,
         history: this.history,
         startContext,
         workspace,
@@ -431,24 +431,8 @@ export class Session {
         background: this.background.prepare(config.shell, workspace.shell),
         subagents: this.subagents,
         spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
-        record: {
-          prompt: (message, shown) => {
-            this.journal.user(messageId, [...shown], message);
-            this.history.push(message);
-          },
-          message: (message, mid) => {
-            this.journal.message(message, mid);
-            this.history.push(message);
-          },
-          historyReplaced: (messages) => this.replaceHistory(messages),
-          steered: (message, shown, id) => {
-            this.journal.user(id, [...shown], message);
-            this.history.push(message);
-          },
-        },
         steering: this.steering,
-        emit: (event) => this.observe(event, sink),
-        show: sink,
+        emit: (event) => this.observe(event, sink, () => extensions.hooks),
         signal,
       });
       if (!submitted) return result;

@@ -126,11 +126,6 @@ export function createHookBridge(engine: () => HookEngine, agent?: { id: string;
         ...(decision.diagnostic ? { warning: decision.diagnostic.message } : {}),
       };
     },
-    notify(type, message) {
-      const hooks = engine();
-      if (agent || !hooks.hasHandlers("Notification", type)) return;
-      void hooks.run("Notification", { message, notification_type: type, title: "deep-acp" });
-    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AgentEvent } from "../agent/events.js";
+import { isTurnReport, type TurnEvent } from "../agent/events.js";
 import type { TurnOptions } from "../agent/loop.js";
 import { runTurn } from "../agent/loop.js";
 import { hookFeedbackText, type HookEngine } from "../hooks/index.js";
@@ -11,8 +11,13 @@ import { createHookBridge } from "./hook-bridge.js";
 
 export type SubagentRunnerOptions = {
   subagents: readonly SubagentDefinition[];
-  /** The parent turn's options; a subagent shares its approvals, file rules, backends and events. */
-  parent: Omit<TurnOptions, "history" | "signal" | "parentToolCallId">;
+  /**
+   * The parent turn's options; a subagent shares its model settings, tool calls' seams (approvals,
+   * file rules, backends), spend limit and events. Not its compaction (it would write into the
+   * parent's conversation) and not its steering: a message the user sends meanwhile is for the
+   * parent, which takes it at its next safe point.
+   */
+  parent: Pick<TurnOptions, "model" | "toolCalls" | "spendLimit" | "emit" | "newId">;
   parentModel: ModelClient;
   /** Tools a subagent gets: the parent's, minus `task` (no recursion). */
   tools: readonly AnyTool[];
@@ -77,7 +82,9 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
         [],
         { role: "user", content: [{ type: "text", text: description }] },
         {
-          ...options.parent,
+          toolCalls: options.parent.toolCalls,
+          ...(options.parent.spendLimit ? { spendLimit: options.parent.spendLimit } : {}),
+          ...(options.parent.newId ? { newId: options.parent.newId } : {}),
           model: {
             ...options.parent.model,
             client: model,
@@ -85,10 +92,12 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
             tools: options.tools,
           },
           hooks: createHookBridge(options.hooks, { id: agentId, type: definition.name }),
-          // A subagent's history lives only for its run (no compaction: it would write into the parent's file).
-          history: { onMessage: (message) => messages.push(message) },
           signal: child.signal,
-          emit: (event: AgentEvent) => emit({ type: "subagent_event", sessionId, event }),
+          // The child's conversation lives only for its run; its events go up as the child session's.
+          emit: (event: TurnEvent) => {
+            if (event.type === "message") messages.push(event.message);
+            else if (!isTurnReport(event)) emit({ type: "subagent_event", sessionId, event });
+          },
           parentToolCallId,
           subagentSessionId: sessionId,
         },

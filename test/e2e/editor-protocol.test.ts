@@ -369,6 +369,11 @@ describe("a client that asks for the quotas-and-limits draft", () => {
  * the test calls answer() (allow once); the model answers with `turns` after that.
  */
 async function turnAwaitingPermission(capabilities: object, ...turns: Parameters<typeof suite.model.enqueue>) {
+  return awaitingPermission(capabilities, [toolTurn("execute", { command: "echo first" }), ...turns]);
+}
+
+/** As turnAwaitingPermission, with the model's answers given in full (the dialog is for the first `execute`). */
+async function awaitingPermission(capabilities: object, turns: Parameters<typeof suite.model.enqueue>) {
   let release!: () => void;
   const opened = new Promise<void>((resolve) => (release = resolve));
   const editor = createFakeEditor({
@@ -380,7 +385,7 @@ async function turnAwaitingPermission(capabilities: object, ...turns: Parameters
   });
   await suite.start({ onRequest: editor.handle });
   const init = await suite.agent.initialize(capabilities);
-  suite.model.enqueue(toolTurn("execute", { command: "echo first" }), ...turns);
+  suite.model.enqueue(...turns);
   const { result } = await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] });
   const sessionId: string = result.sessionId;
   const say = (text: string) => suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
@@ -478,6 +483,34 @@ describe("steering: clients that ask for it", () => {
     expect(suite.model.requests).toHaveLength(6);
     expect(suite.model.requests[5]!.lastUserText).toBe("after the summary");
     expect(JSON.stringify(suite.model.requests[5]!.body)).toContain("SUMMARY");
+    expect(schemaViolations()).toEqual([]);
+  });
+
+  it("a message sent while a subagent runs is for the main agent: the subagent never takes it", async () => {
+    const {
+      sessionId,
+      first: prompt,
+      answer,
+    } = await awaitingPermission({}, [
+      toolTurn("task", { description: "run the echo", subagent_type: "general-purpose" }),
+      toolTurn("execute", { command: "echo first" }),
+      textTurn("subagent done"),
+      textTurn("main agent done"),
+    ]);
+    // The dialog is the subagent's: the main turn's first request called `task`.
+    expect(suite.model.requests).toHaveLength(2);
+    const steer = suite.agent.request("_session/steering", {
+      sessionId,
+      prompt: [{ type: "text", text: "also check the logs" }],
+    });
+    answer();
+    expect((await steer).result).toEqual({ outcome: "injected" });
+    expect((await prompt).result.stopReason).toBe("end_turn");
+    const [, , subagentNext, mainNext] = suite.model.requests;
+    expect(subagentNext!.lastUserText).not.toBe("also check the logs");
+    expect(JSON.stringify(subagentNext!.messages)).not.toContain("also check the logs");
+    expect(mainNext!.lastUserText).toBe("also check the logs");
+    expect(JSON.stringify(mainNext!.messages)).toContain("subagent done");
     expect(schemaViolations()).toEqual([]);
   });
 

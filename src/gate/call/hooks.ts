@@ -1,8 +1,9 @@
 import type { AnyTool } from "../../tools/types.js";
 
-// The hooks the gate's procedure runs for one call (PreToolUse, PermissionRequest, the
-// permission_prompt notification). The session adapts the hooks engine to these; the agent's
-// AgentHooks adds the ones that run around the call (PostToolUse, Stop).
+// The hooks the gate's procedure asks for one call (PreToolUse, PermissionRequest). The session
+// adapts the hooks engine to these; the agent's AgentHooks adds the ones that run around the call
+// (PostToolUse, Stop). Notification hooks answer nothing: the gate reports a dialog (GateReports.asking)
+// and the session's observer runs them.
 
 export type HookedToolCall = { toolCallId: string; tool: AnyTool; input: unknown };
 
@@ -21,6 +22,4 @@ export interface GateHooks {
   preToolUse?(call: HookedToolCall, signal: AbortSignal): Promise<PreToolOutcome>;
   /** Runs when a permission dialog is about to be shown; may answer it. */
   permissionRequest?(call: HookedToolCall, signal: AbortSignal): Promise<PermissionHookOutcome>;
-  /** Notification hooks; fire and forget. */
-  notify?(type: "permission_prompt" | "idle_prompt", message: string): void;
 }

@@ -50,6 +50,8 @@ export type GateReports = {
    * the cancel nothing more may be sent for the turn.
    */
   rejected(request: GateCallRequest, message: string): void;
+  /** A permission dialog is about to be shown (Notification hooks hear of it as `permission_prompt`). */
+  asking(message: string): void;
 };
 
 export type GateOutcome =
@@ -124,7 +126,7 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
       return refused(`Permission denied by hook: ${permissionHook.message ?? "no reason given"}`);
 
     const preview = await previewOf(request, previewable);
-    hooks.notify?.("permission_prompt", `deep-acp needs your permission to use ${call.tool.hookName}`);
+    reports.asking(`deep-acp needs your permission to use ${call.tool.hookName}`);
     const outcome = await settings.approver.requestApproval(
       {
         toolCallId: call.toolCallId,

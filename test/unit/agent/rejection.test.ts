@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentEvent } from "../../../src/agent/events.js";
+import { isTurnReport, type AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
 import type { ApprovalOutcome } from "../../../src/gate/call/approver.js";
 import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
@@ -81,9 +81,8 @@ describe("a rejected call", () => {
             },
           },
         },
-        history: { onMessage: () => undefined },
         signal: abort.signal,
-        emit: (event) => void events.push(event),
+        emit: (event) => void (isTurnReport(event) || events.push(event)),
         newId: (() => {
           let n = 0;
           return () => `id-${++n}`;

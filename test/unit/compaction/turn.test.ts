@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
 import { createCompactor, SUMMARY_SYSTEM_PROMPT } from "../../../src/turn/compaction/compactor.js";
-import type { AgentEvent } from "../../../src/agent/events.js";
+import { isTurnReport, type AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
 import { createResultOffloader } from "../../../src/turn/compaction/offload.js";
 import type { Message, ModelClient } from "../../../src/model/types.js";
@@ -46,7 +46,7 @@ type TurnSetup = {
   model: ModelClient;
   context: TurnOptions["toolCalls"]["context"];
   finalizeResult?: TurnOptions["toolCalls"]["finalizeResult"];
-  prepareMessages?: TurnOptions["history"]["prepareMessages"];
+  prepareMessages?: TurnOptions["compact"];
 };
 
 function turnOptions(setup: TurnSetup, events: AgentEvent[]): TurnOptions {
@@ -68,12 +68,9 @@ function turnOptions(setup: TurnSetup, events: AgentEvent[]): TurnOptions {
       },
       ...(setup.finalizeResult ? { finalizeResult: setup.finalizeResult } : {}),
     },
-    history: {
-      onMessage: () => undefined,
-      ...(setup.prepareMessages ? { prepareMessages: setup.prepareMessages } : {}),
-    },
+    ...(setup.prepareMessages ? { compact: setup.prepareMessages } : {}),
     signal: new AbortController().signal,
-    emit: (event) => void events.push(event),
+    emit: (event) => void (isTurnReport(event) || events.push(event)),
     newId: () => `id-${++id}`,
   };
 }
