@@ -1,50 +1,28 @@
 import { arch, platform } from "node:os";
-import type { SessionMode } from "../gate/decide/modes.js";
 import { offeredInMode } from "../gate/decide/offer.js";
-import { buildSystemPrompt, type ClientSystemPrompt } from "./system-prompt.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import type { TurnContext } from "./context.js";
 import { createTaskTool } from "./task-tool.js";
-import type { DeepAcpConfig } from "../config/config-file.js";
 import {
   createEvalTool,
   interpreterPromptSection,
   limitsFromConfig,
   resolveInterpreterTools,
-  type WorkerSandboxFactory,
 } from "../interpreter/index.js";
 import { renderMcpPromptSection } from "../mcp/index.js";
 import { memoryPromptSection } from "../memory/index.js";
-import type { ModelClient } from "../model/types.js";
 import { skillsPromptSection } from "../skills/index.js";
 import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool } from "../tools/types.js";
-import type { BackendProtocol, SandboxBackendProtocol } from "../backends/protocol.js";
 import type { Diagnostic } from "../util/diagnostics.js";
-import type { Extensions } from "../extensions/index.js";
 import { builtinTools, webFetchTool } from "../tools/registry.js";
 
-/** The parts of a session a turn is assembled from. */
-export type SessionView = {
-  id: string;
-  cwd: string;
-  roots: readonly string[];
-  mode: SessionMode;
-  /** The editor's instructions for the session (the main agent's prompt; subagents keep their own). */
-  systemPrompt?: ClientSystemPrompt;
-};
-
-export type TurnAssemblyInput = {
-  session: SessionView;
-  /** The session's files and, when it can run commands, its shell. */
-  workspace: { backend: BackendProtocol; executor?: SandboxBackendProtocol };
-  model: ModelClient;
-  config: DeepAcpConfig;
-  now: Date;
-  extensions?: Extensions;
-  /** The process environment (HTTPS_PROXY / NO_PROXY for web_fetch). */
-  env?: NodeJS.ProcessEnv;
-  /** Where `eval` runs its interpreters (one worker per session). */
-  interpreterSandboxes?: WorkerSandboxFactory;
-};
+/** What a turn is assembled from: these parts of the turn's context (context.ts). */
+export type TurnAssemblyInput = Pick<TurnContext, "session" | "model" | "config" | "now"> &
+  Partial<Pick<TurnContext, "extensions" | "env" | "interpreterSandboxes">> & {
+    /** The session's files and, when it can run commands, its shell. */
+    workspace: Pick<TurnContext["workspace"], "backend" | "executor">;
+  };
 
 export type AssembledTurn = {
   system: string;

@@ -7,7 +7,18 @@ import type { GateSession } from "../gate/call/procedure.js";
 import type { WorkerSandboxFactory } from "../interpreter/index.js";
 import type { Message, ModelClient, ProviderName } from "../model/types.js";
 import type { BackgroundHost, PromptBlock } from "../tools/types.js";
-import type { SessionView } from "./assembly.js";
+import type { SessionMode } from "../gate/decide/modes.js";
+import type { ClientSystemPrompt } from "./system-prompt.js";
+
+/** The parts of a session a turn is assembled from. */
+export type SessionView = {
+  id: string;
+  cwd: string;
+  roots: readonly string[];
+  mode: SessionMode;
+  /** The editor's instructions for the session (the main agent's prompt; subagents keep their own). */
+  systemPrompt?: ClientSystemPrompt;
+};
 
 /** Who decides whether a tool call may run: the gate's one seam into a turn. */
 export type TurnGate = GateSession;
