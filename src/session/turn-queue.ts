@@ -1,4 +1,5 @@
 import type { TurnResult } from "../agent/events.js";
+import { createTurnAbortController } from "../util/turn-signal.js";
 
 type Cancelled = { stopReason: "cancelled" };
 
@@ -32,7 +33,7 @@ export function createTurnQueue(options: { onSettled?: () => void } = {}) {
       const queuedAt = epoch;
       const run = queue.then(async (): Promise<T | Cancelled> => {
         if (queuedAt !== epoch || closed) return { stopReason: "cancelled" };
-        const abort = new AbortController();
+        const abort = createTurnAbortController();
         let settle!: (result: TurnResult) => void;
         current = { abort, done: new Promise<TurnResult>((resolve) => (settle = resolve)) };
         try {

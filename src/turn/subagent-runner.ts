@@ -8,6 +8,7 @@ import type { AssistantMessage, Message, ModelClient, ProviderName } from "../mo
 import type { SubagentDefinition } from "../subagents/index.js";
 import type { AnyTool, SubagentRequest, ToolResult } from "../tools/types.js";
 import { createHookBridge } from "./hook-bridge.js";
+import { createTurnAbortController } from "../util/turn-signal.js";
 
 export type SubagentRunnerOptions = {
   subagents: readonly SubagentDefinition[];
@@ -60,7 +61,7 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
     const model = await subagentModel(options, definition);
     if ("content" in model) return model;
     const sessionId = randomUUID();
-    const child = new AbortController();
+    const child = createTurnAbortController();
     const abortChild = () => child.abort();
     signal.addEventListener("abort", abortChild, { once: true });
     options.running?.set(sessionId, child);

@@ -16,6 +16,23 @@ function gatedTurn() {
 }
 
 describe("turn queue", () => {
+  it("a turn's signal takes the listeners of many parallel calls without a leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      await createTurnQueue().run(async (signal) => {
+        // Eleven parallel tool calls with a hook each, and the loop's own listener.
+        for (let i = 0; i < 24; i++) signal.addEventListener("abort", () => undefined, { once: true });
+        return { stopReason: "end_turn" as const };
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+
   it("runs turns one after another, in order", async () => {
     const queue = createTurnQueue();
     const order: string[] = [];
