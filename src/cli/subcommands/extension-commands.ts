@@ -26,6 +26,15 @@ const defaultIo: CommandIo = {
   stderr: (t) => void process.stderr.write(t),
 };
 
+/** What the mcp and skills subcommands read first: the user's paths, the project, config.toml, the enabled plugins. */
+async function extensionSetup(cli: CliOptions, cwd: string) {
+  const paths = userPaths(cli.agent);
+  const projectRoot = findProjectRoot(cwd);
+  const { config } = await loadConfigFile(paths.configFile);
+  const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
+  return { paths, projectRoot, config, plugins };
+}
+
 function usage(io: CommandIo, text: string): number {
   io.stderr(`Usage: ${text}\n`);
   return 2;
@@ -39,14 +48,11 @@ export async function runMcpCommand(
   cwd = process.cwd(),
 ): Promise<number> {
   const [action, name] = args;
-  const paths = userPaths(cli.agent);
-  const projectRoot = findProjectRoot(cwd);
   if (cli.noMcp && cli.mcpConfig) {
     io.stderr(`deep-acp: ${MCP_FLAGS_CONFLICT}\n`);
     return 2;
   }
-  const { config } = await loadConfigFile(paths.configFile);
-  const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
+  const { paths, projectRoot, config, plugins } = await extensionSetup(cli, cwd);
   const discovery = await discoverMcpServers({
     projectRoot,
     home: paths.home,
@@ -120,11 +126,8 @@ export async function runSkillsCommand(
   cwd = process.cwd(),
 ): Promise<number> {
   const [action, name] = args;
-  const paths = userPaths(cli.agent);
-  const projectRoot = findProjectRoot(cwd);
-  const { config } = await loadConfigFile(paths.configFile);
+  const { paths, projectRoot, config, plugins } = await extensionSetup(cli, cwd);
   const builtinDir = await prepareBuiltinSkills(paths).catch(() => undefined);
-  const plugins = await loadEnabledPlugins({ pluginsDir: paths.pluginsDir, stateDir: paths.stateDir, projectRoot });
   const approved = (await createSkillTrustStore({ stateDir: paths.stateDir }).load()).items;
   const skills = createSkillsCli({
     sources: sessionSkillSources({
