@@ -5,8 +5,10 @@
 //   CA settings, Windows basics. Harmless and needed (npx must reach the registry through a proxy).
 // - model keys: the credentials deep-acp itself runs on. They never leave the agent, whatever a
 //   config file asks for: a prompt-injected command or a hostile project file must not get them.
-// - credential-like names: anything that looks like a secret (…_TOKEN, …_PASS, DATABASE_URL, …_DSN,
-//   GH_PAT, NPM_AUTH…). Passed only where the user named the variable explicitly.
+// - credential-like names: anything that looks like a secret (…_TOKEN, *PASS* (PGPASSFILE_CONTENT),
+//   …_PW, …_CRED(S), *JWT*, *BEARER*, *AUTHORIZATION*, *CONNECTION_STRING*, DATABASE_URL, …_DSN,
+//   GH_PAT, NPM_AUTH…). Passed only where the user named the variable explicitly. One list: user
+//   hooks, MCP servers, SSH and the /proc environ hiding all read it.
 
 const BASE = new Set([
   "PATH",
@@ -104,8 +106,8 @@ export function isProviderCredential(name: string): boolean {
   return isModelKeyVariable(name) || CLOUD_CREDENTIAL_VARS.includes(name);
 }
 
-// Whole words of an upper-cased name split at `_`; PAT, AUTH, DSN and PASS would match too much as
-// substrings (PATH, AUTHOR, ...), so they count only as words.
+// Whole words of an upper-cased name split at `_`; PAT, AUTH, DSN, PW and CRED would match too much
+// as substrings (PATH, AUTHOR, CREDIT, ...), so they count only as words.
 const SECRET_WORDS = new Set([
   "KEY",
   "KEYS",
@@ -114,9 +116,6 @@ const SECRET_WORDS = new Set([
   "TOKENS",
   "SECRET",
   "SECRETS",
-  "PASS",
-  "PASSWD",
-  "PASSWORD",
   "PWD",
   "PAT",
   "AUTH",
@@ -128,8 +127,26 @@ const SECRET_WORDS = new Set([
   "PRIVATE",
   "SIGNATURE",
   "SALT",
+  // Round 4: MYSQL_PW, SMTP_CRED, REGISTRY_CREDS.
+  "PW",
+  "CRED",
+  "CREDS",
 ]);
-const SECRET_SUBSTRINGS = ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY", "CREDENTIAL", "PRIVATE_KEY"];
+// PASS as a substring too (PGPASSFILE_CONTENT, LDAP_BINDPASS): a few harmless names (COMPASS_HOME,
+// BYPASS_X) go with it, which is the right way to err for code started on someone else's behalf.
+const SECRET_SUBSTRINGS = [
+  "TOKEN",
+  "SECRET",
+  "PASS",
+  "APIKEY",
+  "API_KEY",
+  "CREDENTIAL",
+  "PRIVATE_KEY",
+  "JWT",
+  "BEARER",
+  "AUTHORIZATION",
+  "CONNECTION_STRING",
+];
 // Connection strings carry passwords: DATABASE_URL, REDIS_URL, MONGODB_URI, AMQP_URL ...
 const CONNECTION_STRING =
   /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|AMQP|RABBITMQ|KAFKA|ELASTICSEARCH|SENTRY|WEBHOOK|SLACK_WEBHOOK)(?:_[A-Z0-9]+)*_(?:URL|URI|DSN)$/;

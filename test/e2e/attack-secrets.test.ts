@@ -79,6 +79,20 @@ describe("attack: secrets in the environment of commands", () => {
   });
 });
 
+// Round 4: credential-bearing names the seeds' KEY/TOKEN/SECRET/PASSWORD rule missed.
+const HOOK_CREDENTIALS: Record<string, string> = {
+  PGPASSFILE_CONTENT: "pgpassfile-MARKER-91",
+  PGPASSFILE: "/nonexistent/pgpass-MARKER-92",
+  MYSQL_PW: "mysql-pw-MARKER-93",
+  SMTP_CRED: "smtp-cred-MARKER-94",
+  REGISTRY_CREDS: "registry-creds-MARKER-95",
+  SERVICE_JWT: "jwt-MARKER-96",
+  API_BEARER: "bearer-MARKER-97",
+  HTTP_AUTHORIZATION: "authorization-MARKER-98",
+  AZURE_STORAGE_CONNECTION_STRING: "connstr-MARKER-99",
+  LDAP_BINDPASS: "bindpass-MARKER-100",
+};
+
 describe("hooks get what the seeds say", () => {
   it("user hooks receive the agent's environment minus secrets; project hooks the allowlist", async () => {
     const dump = (file: string) =>
@@ -104,6 +118,7 @@ describe("hooks get what the seeds say", () => {
         DB_PASS: "db-pass-MARKER",
         GITHUB_TOKEN: "ghp_MARKER",
         SOME_APIKEY_VALUE: "apikey-MARKER",
+        ...HOOK_CREDENTIALS,
       },
       onRequest: editor.handle,
     });
@@ -115,8 +130,15 @@ describe("hooks get what the seeds say", () => {
     expect(project.MY_TOOL_HOME).toBeUndefined();
     for (const env of [user, project]) {
       const text = JSON.stringify(env);
-      for (const marker of [MODEL_KEY, "db-pass-MARKER", "ghp_MARKER", "apikey-MARKER", ...Object.values(CLOUD)])
-        expect(text).not.toContain(marker);
+      for (const marker of [
+        MODEL_KEY,
+        "db-pass-MARKER",
+        "ghp_MARKER",
+        "apikey-MARKER",
+        ...Object.values(CLOUD),
+        ...Object.values(HOOK_CREDENTIALS),
+      ])
+        expect(text, marker).not.toContain(marker);
       expect(env.HOME).toBe(suite.home);
     }
   });

@@ -81,10 +81,23 @@ describe("hook environment allowlist", () => {
       "DATABASE_URL",
       "REDIS_URL",
       "SESSION_COOKIE",
+      // Round 4: PASS anywhere (PASSAGE too: better a harmless name dropped than a password passed),
+      // PW and CRED(S) as words, JWT, BEARER, AUTHORIZATION and CONNECTION_STRING anywhere.
+      "PGPASSFILE_CONTENT",
+      "PGPASSFILE",
+      "LDAP_BINDPASS",
+      "PASSAGE",
+      "MYSQL_PW",
+      "SMTP_CRED",
+      "REGISTRY_CREDS",
+      "SERVICE_JWT",
+      "API_BEARER",
+      "HTTP_AUTHORIZATION",
+      "AZURE_STORAGE_CONNECTION_STRING",
     ]) {
       expect([name, isSecretEnvName(name)]).toEqual([name, true]);
     }
-    for (const name of ["PATH", "HOME", "AUTHOR", "PATHEXT", "SSL_CERT_FILE", "PASSAGE", "LANG"])
+    for (const name of ["PATH", "HOME", "AUTHOR", "PATHEXT", "SSL_CERT_FILE", "CREDIT_LIMIT", "PWRSAVE", "LANG"])
       expect([name, isSecretEnvName(name)]).toEqual([name, false]);
   });
 });
