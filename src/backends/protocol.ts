@@ -107,6 +107,8 @@ export type ExecuteResponse = {
   aborted?: boolean;
   /** Set when the output lives in an editor terminal the user can see. */
   terminalId?: string;
+  /** The command never started: the editor refused its terminal, or starting it failed. */
+  notStarted?: "refused" | "failed";
 };
 
 export interface SandboxBackendProtocol extends BackendProtocol {

@@ -97,6 +97,7 @@ export function formatExecuteOutput(response: ExecuteResponse, timeoutMs: number
 function executeResult(response: ExecuteResponse, timeoutMs: number, displayChars: number): ToolResult {
   const text = formatExecuteOutput(response, timeoutMs);
   const failed =
+    response.notStarted !== undefined ||
     response.timedOut === true ||
     (response.exitCode !== null && response.exitCode !== 0) ||
     (response.exitCode === null && !!response.signal);

@@ -27,7 +27,11 @@ import { backendForCall } from "../paths/approved-targets.js";
 // through the editor (which can show them for review). Paths outside the roots, binary files and
 // listing/searching/deleting use the local fallback backend. Commands run in editor terminals (the
 // user watches them live, so `onOutput` is not called; `onTerminal` gets the terminal id) when the
-// editor offers terminals, else on the fallback executor.
+// editor offers terminals, else on the fallback executor. An editor that offers terminals and then
+// refuses or fails one ends the call there (never the fallback).
+
+/** How an editor words "the user said no" to terminal/create (acpx: "Permission denied for terminal/create"). */
+const REFUSAL = /denied|refus|reject|declin|not allowed|forbidden|cancel/i;
 
 export type EditorBackendOptions = {
   bridge: EditorBridge;
@@ -193,8 +197,10 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
         outputByteLimit: options.maxOutputChars ?? 30_000,
       });
     } catch (error) {
-      if (executor) return executor.execute(command, exec);
-      return failedToStart(`the editor could not open a terminal: ${errorMessage(error)}`);
+      // Never the local shell here: the editor offered terminals, so a refusal (acpx asks its own
+      // question) is the user's answer, and a failure is the editor's; running the command anyway
+      // would overrule both. The local executor serves only clients with no terminals at all.
+      return terminalRefused(error);
     }
     try {
       exec.onTerminal?.(terminal.id);
@@ -202,6 +208,19 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
     } finally {
       await terminal.release().catch(() => undefined);
     }
+  }
+
+  function terminalRefused(error: unknown): ExecuteResponse {
+    const why = errorMessage(error);
+    const refused = REFUSAL.test(why);
+    return {
+      ...failedToStart(
+        refused
+          ? `the editor refused to open a terminal (${why}); the command did not run`
+          : `the editor could not open a terminal: ${why}; the command did not run`,
+      ),
+      notStarted: refused ? "refused" : "failed",
+    };
   }
 
   async function runInTerminal(terminal: EditorTerminal, exec: ExecuteOptions): Promise<ExecuteResponse> {

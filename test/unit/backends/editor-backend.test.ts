@@ -191,3 +191,24 @@ describe("editor backend terminals", () => {
     expect(bridge.terminals).toEqual([]);
   });
 });
+
+describe("editor backend: a refused terminal is a refused command", () => {
+  it.each([
+    ["Permission denied for terminal/create", "refused", /refused to open a terminal/],
+    ["spawn ENOENT", "failed", /could not open a terminal: spawn ENOENT/],
+  ] as const)("%s: ends the call as %s and never runs the command on the fallback", async (why, kind, text) => {
+    const marker = join(root, `fallback-ran-${kind}`);
+    const bridge = createFakeEditorBridge({ canRunTerminals: true });
+    bridge.createTerminal = () => Promise.reject(new Error(why));
+    const backend = createEditorBackend({
+      bridge,
+      roots: [root],
+      fallback: createLocalShellBackend({ rootDir: root }),
+    }) as unknown as SandboxBackendProtocol;
+    const result = await backend.execute(`touch ${marker}`);
+    expect(result.notStarted).toBe(kind);
+    expect(result.output).toMatch(text);
+    expect(result.output).toMatch(/did not run/);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
