@@ -1,4 +1,8 @@
-import { listSessionContainers, removeSessionContainer } from "../../backends/container/session-containers.js";
+import {
+  listSessionContainers,
+  removeSessionContainer,
+  type SessionContainer,
+} from "../../backends/container/session-containers.js";
 import { userPaths } from "../../config/paths.js";
 import type { CliOptions } from "../args/args.js";
 
@@ -12,6 +16,21 @@ const usage = (io: WorkspacesIo) => {
   io.stderr("usage: deep-acp workspaces list [--json] | rm ID [--force]\n");
   return 2;
 };
+
+/**
+ * Why `workspaces rm` without --force keeps `item`, or undefined when removing it loses nothing: a
+ * copy-mode container whose changes were all applied, or a bind-mode one (its files are the host's).
+ * Unknown counts as unapplied: no record here (made under another HOME, or the record is lost) or
+ * files that could not be read.
+ */
+export function whyNotRemove(item: SessionContainer): string | undefined {
+  if (item.mount === "bind") return undefined;
+  const rerun = "or rerun with --force to discard it";
+  if (item.unapplied === undefined)
+    return `may hold unapplied work (${item.note ?? "unapplied changes unknown"}); open its session (HOME of the user who made it) and /apply, ${rerun}`;
+  if (item.unapplied.length === 0) return undefined;
+  return `holds ${item.unapplied.length} unapplied change(s): ${item.unapplied.map((c) => c.path).join(", ")}; apply them (/apply in its session) ${rerun}`;
+}
 
 /** `deep-acp workspaces list [--json] | rm ID [--force]`: the session containers on the engine. */
 export async function runWorkspacesCommand(
@@ -54,10 +73,9 @@ export async function runWorkspacesCommand(
         io.stderr(`deep-acp: no session container ${id} (deep-acp workspaces list shows them)\n`);
         return 1;
       }
-      if (item.unapplied?.length && !cli.force) {
-        io.stderr(
-          `deep-acp: container ${item.containerId.slice(0, 12)} holds ${item.unapplied.length} unapplied change(s): ${item.unapplied.map((c) => c.path).join(", ")}; apply them (/apply in its session) or rerun with --force\n`,
-        );
+      const refusal = cli.force ? undefined : whyNotRemove(item);
+      if (refusal) {
+        io.stderr(`deep-acp: container ${item.containerId.slice(0, 12)} ${refusal}\n`);
         return 1;
       }
       await removeSessionContainer(stateDir, item.sessionId);
