@@ -2,6 +2,7 @@ import type { Approver } from "../gate/call/approver.js";
 import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
 import { createCommandTable, dispatchPrompt } from "../commands/index.js";
 import type { Logger } from "../util/logger.js";
+import { terminalSafeIo } from "../util/terminal-text.js";
 import type { CliOptions } from "./args/args.js";
 import { createServices } from "./services/services.js";
 import { createStdinQuestioner } from "./stdin-questions.js";
@@ -27,6 +28,9 @@ export async function runHeadless(
   io: HeadlessIo = defaultIo,
   cwd = process.cwd(),
 ): Promise<number> {
+  // Titles, file names and reports always go out escaped; the answer only on a terminal (in a pipe
+  // it is the data the caller asked for).
+  io = terminalSafeIo(io, { rawStdout: io === defaultIo && process.stdout.isTTY !== true });
   const services = createServices({ cli, env: process.env, logger });
   const resolved = await services.models.resolveDefault();
   if ("error" in resolved) {

@@ -16,6 +16,7 @@ import { renderDoctorReport } from "./doctor-render.js";
 import { collectNodeFacts, collectSandboxFacts } from "./doctor-system.js";
 import type { DoctorConfigFacts, DoctorProblem, DoctorReport, DoctorSectionId } from "./doctor-types.js";
 import { VERSION } from "../args/version.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 
 export type { DoctorReport } from "./doctor-types.js";
 
@@ -62,7 +63,8 @@ export type DoctorIo = { stdout: { write(text: string): unknown } };
  */
 export async function runDoctor(options: DoctorOptions, io: DoctorIo = { stdout: process.stdout }): Promise<number> {
   const report = await collectDoctorReport(options);
-  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctorReport(report));
+  // Names and paths in the report come from project files; escaped, the JSON stays valid JSON.
+  io.stdout.write(terminalSafe(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctorReport(report)));
   return report.ok ? 0 : 1;
 }
 

@@ -19,12 +19,14 @@ import { createSkillsCli, createSkillTrustStore } from "../../skills/index.js";
 import { loadEnabledPlugins } from "../../plugins/index.js";
 import { projectFileRefusal } from "../../gate/seams/project-file.js";
 import type { CliOptions } from "../args/args.js";
+import { terminalSafeIo } from "../../util/terminal-text.js";
 
 export type CommandIo = { stdout: (text: string) => void; stderr: (text: string) => void };
-const defaultIo: CommandIo = {
+// Server and skill names, descriptions and paths come from project files: printed escaped.
+const defaultIo: CommandIo = terminalSafeIo({
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
-};
+});
 
 /** What the mcp and skills subcommands read first: the user's paths, the project, config.toml, the enabled plugins. */
 async function extensionSetup(cli: CliOptions, cwd: string) {

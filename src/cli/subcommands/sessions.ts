@@ -7,6 +7,7 @@ import {
   InvalidSessionIdError,
 } from "../../transcript/index.js";
 import type { Logger } from "../../util/logger.js";
+import { terminalSafeIo } from "../../util/terminal-text.js";
 
 export type SessionsIo = { stdout: (text: string) => void; stderr: (text: string) => void };
 const defaultIo: SessionsIo = {
@@ -22,6 +23,8 @@ export async function runSessionsCommand(
   io: SessionsIo = defaultIo,
   cwd = process.cwd(),
 ): Promise<number> {
+  // Titles, paths and transcripts hold whatever the model and the project put there.
+  io = terminalSafeIo(io);
   const services = createServices({ cli, env: process.env, logger });
   const store = services.sessions;
   const [action, id] = args;

@@ -5,6 +5,7 @@ import {
 } from "../../backends/container/session-containers.js";
 import { userPaths } from "../../config/paths.js";
 import type { CliOptions } from "../args/args.js";
+import { terminalSafeIo } from "../../util/terminal-text.js";
 
 export type WorkspacesIo = { stdout: (text: string) => void; stderr: (text: string) => void };
 const defaultIo: WorkspacesIo = {
@@ -38,6 +39,8 @@ export async function runWorkspacesCommand(
   args: string[],
   io: WorkspacesIo = defaultIo,
 ): Promise<number> {
+  // File names come from inside the container, labels from whoever made it.
+  io = terminalSafeIo(io);
   const { stateDir } = userPaths(cli.agent);
   const [action, id] = args;
   try {
