@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../util/diagnostics.js";
+import { takeLaunchChainWarning } from "../util/launch-chain.js";
 import type { SessionEventSink } from "./services.js";
 
 export type SessionNotice = { severity: "info" | "warning" | "error"; title: string; description?: string };
@@ -23,6 +24,10 @@ export function createNoticeQueue(): NoticeQueue {
         });
     },
     flush(sink) {
+      // Once per process, at the first turn of its first session: the key in a launcher's environment.
+      const launch = takeLaunchChainWarning();
+      if (launch)
+        sink({ type: "notice", severity: "warning", title: "Model key exposed by the launcher", description: launch });
       for (const notice of pending.splice(0)) sink({ type: "notice", ...notice });
     },
   };

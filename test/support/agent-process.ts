@@ -22,6 +22,8 @@ export type AgentProcessOptions = {
   /** Node options before the script (e.g. --expose-gc, --import a probe). */
   nodeArgs?: string[];
   cwd?: string;
+  /** Starts the agent through another program (e.g. npm exec): given node's argv, returns the command to spawn. */
+  launcher?: (argv: string[]) => [command: string, args: string[]];
   /** Answers agent->client requests (permission, fs, terminal). Default: permission allow_once. */
   onRequest?: (message: JsonRpcMessage) => unknown | Promise<unknown>;
 };
@@ -30,15 +32,13 @@ export type AgentProcess = Awaited<ReturnType<typeof startAgentProcess>>;
 
 export async function startAgentProcess(options: AgentProcessOptions = {}) {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run npm run build first`);
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), BINARY, ...(options.args ?? [])],
-    {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH, ...options.env } as NodeJS.ProcessEnv,
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
+  const argv = [process.execPath, ...(options.nodeArgs ?? []), BINARY, ...(options.args ?? [])];
+  const [command, args] = options.launcher ? options.launcher(argv) : [argv[0]!, argv.slice(1)];
+  const child: ChildProcessWithoutNullStreams = spawn(command, args, {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, ...options.env } as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   /** Every line the agent wrote to stdout, in order, raw. */
   const lines: string[] = [];
   const messages: JsonRpcMessage[] = [];

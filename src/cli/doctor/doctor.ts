@@ -17,6 +17,7 @@ import { collectNodeFacts, collectSandboxFacts } from "./doctor-system.js";
 import type { DoctorConfigFacts, DoctorProblem, DoctorReport, DoctorSectionId } from "./doctor-types.js";
 import { VERSION } from "../args/version.js";
 import { terminalSafe } from "../../util/terminal-text.js";
+import { findCredentialsInLaunchChain, launchChainWarning } from "../../util/launch-chain.js";
 
 export type { DoctorReport } from "./doctor-types.js";
 
@@ -94,6 +95,9 @@ export async function collectDoctorReport(options: DoctorOptions): Promise<Docto
   const loadedConfig = await loadConfigFile(paths.configFile);
   const plugins = await collectPluginFacts(paths, projectRoot);
   const facts = await collectSectionFacts({ options, paths, projectRoot, config: loadedConfig.config, plugins });
+  // The key in the environment of whatever launched this process (npx's `npm exec`): a Model warning.
+  const launch = launchChainWarning(findCredentialsInLaunchChain({ env: options.env }));
+  if (launch) facts.model.diagnostics.push({ severity: "warning", source: "launch", message: launch });
   const node = collectNodeFacts(options.nodeVersion ?? process.version);
   const configFacts: DoctorConfigFacts = {
     file: configFile(paths.configFile, loadedConfig.found, loadedConfig.diagnostics),
