@@ -14,8 +14,8 @@
    :shell-prompt-regexp "deep-acp> "
    :client-maker (lambda (buffer)
                    (agent-shell--make-acp-client
-                    :command "npx"
-                    :command-params '("-y" "deep-acp")
+                    :command "deep-acp"
+                    :command-params '()
                     ;; Emacs's environment is passed on, so ANTHROPIC_API_KEY & co. reach the agent.
                     :environment-variables (agent-shell-make-environment-variables :inherit-env t)
                     :context-buffer buffer))

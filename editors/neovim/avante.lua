@@ -5,8 +5,8 @@ require("avante").setup({
   provider = "deep-acp",
   acp_providers = {
     ["deep-acp"] = {
-      command = "npx",
-      args = { "-y", "deep-acp" },
+      command = "deep-acp",
+      args = {},
       env = {
         NODE_NO_WARNINGS = "1",
         -- Forward whichever model key you use; unset ones are simply left out.

@@ -10,11 +10,11 @@ require("codecompanion").setup({
           name = "deep_acp",
           formatted_name = "deep-acp",
           commands = {
-            default = { "npx", "-y", "deep-acp" },
+            default = { "deep-acp" },
           },
           defaults = {
             mcpServers = {},
-            timeout = 30000, -- ms; the first `npx -y` run downloads the package
+            timeout = 30000, -- ms
           },
           -- Keys are read from Neovim's environment. To take one from elsewhere, e.g.:
           -- env = { ANTHROPIC_API_KEY = "cmd:op read op://personal/Anthropic/credential --no-newline" },

@@ -9,9 +9,9 @@ import { readEditorLaunches, type EditorLaunch } from "../../unit/packaging/edit
 import { probeInitialize } from "./support/initialize.js";
 import { stagePackage, type StagedPackage } from "./support/stage.js";
 
-// Each editor config launches `npx -y deep-acp`. Here that command line is mapped onto a fresh local
-// build (`node <stage>/dist/deep-acp.js`): same arguments, no network. pack.test.ts proves the literal
-// `npx -y deep-acp` resolves to this same entry once the package is installed.
+// Each editor config launches `deep-acp` (the global install's bin, never npx). Here that command
+// line is mapped onto a fresh local build (`node <stage>/dist/deep-acp.js`): same arguments, no
+// network. pack.test.ts proves the installed bin is this same entry.
 
 let root: string;
 let staged: StagedPackage;
@@ -26,10 +26,8 @@ afterAll(async () => {
 });
 
 function toLocalBuild(launch: EditorLaunch): [string, string[]] {
-  const [yes, pkg, ...rest] = launch.args;
-  if (launch.command !== "npx" || yes !== "-y" || pkg !== "deep-acp")
-    throw new Error(`${launch.file} does not launch npx -y deep-acp`);
-  return [process.execPath, [staged.entry, ...rest]];
+  if (launch.command !== "deep-acp") throw new Error(`${launch.file} does not launch deep-acp`);
+  return [process.execPath, [staged.entry, ...launch.args]];
 }
 
 async function freshDirs(name: string): Promise<{ home: string; cwd: string }> {

@@ -141,7 +141,7 @@ describe("installing the tarball without dev dependencies", () => {
     expect(probe.code).toBe(0);
   });
 
-  it("the editors' literal command `npx -y deep-acp` runs the installed package, offline", async () => {
+  it("acp-manifest.json's command `npx -y deep-acp` (the ACP registry requires it) runs the installed package, offline", async () => {
     const probe = await probeInitialize("npx", ["-y", "deep-acp"], {
       cwd: app,
       env: { ...npmEnv, npm_config_offline: "true" },

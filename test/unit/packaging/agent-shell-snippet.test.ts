@@ -93,11 +93,9 @@ describe.skipIf(!hasEmacs)("the agent-shell snippet in a real Emacs", () => {
     });
   }
 
-  it("editors/emacs/agent-shell.el does the same with npx", async () => {
+  it("editors/emacs/agent-shell.el does the same with deep-acp from PATH (never npx)", async () => {
     const file = await readFile(join(EDITORS_DIR, "emacs", "agent-shell.el"), "utf8");
-    expect(await runWith(file, "(lambda () (list #'make-claude))")).toContain(
-      'started deep-acp "npx" ("-y" "deep-acp")',
-    );
+    expect(await runWith(file, "(lambda () (list #'make-claude))")).toContain('started deep-acp "deep-acp" nil');
   });
 });
 

@@ -106,7 +106,8 @@ function jsonEntry(entry: { command: unknown; args?: unknown; env?: unknown }): 
 
 function match(text: string, pattern: RegExp, what: string): string {
   const found = pattern.exec(text);
-  if (!found?.[1]) throw new Error(`cannot find ${what}`);
+  // An empty list (`args = {}`) is found; a missing one is not.
+  if (found?.[1] === undefined) throw new Error(`cannot find ${what}`);
   return found[1];
 }
 
