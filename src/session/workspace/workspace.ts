@@ -28,6 +28,8 @@ import { createProtectedPaths, type ProtectedPaths } from "../../gate/surfaces/p
 import { selectWorkspace } from "./remote-workspace.js";
 import type { RealPathFs } from "../../backends/paths/real-path.js";
 import type { ContainerWorkspace } from "../../backends/container/container-workspace.js";
+import type { PlanAnswer } from "../../backends/container/devcontainer/devcontainer-consent.js";
+import type { DevContainerPlan } from "../../backends/container/devcontainer/devcontainer-plan.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionFlags } from "../services.js";
 import { relativeWithin } from "../../util/path-within.js";
@@ -79,6 +81,8 @@ export type WorkspaceOptions = {
   projectRoot: string;
   /** The editor's dialog for an unknown SSH host key (remote workspaces); absent when nobody can answer. */
   askHostKey?: (key: HostKey, url: string) => Promise<HostKeyAnswer>;
+  /** The editor's dialog for what a dev container will do; absent when nobody can answer. */
+  askDevContainer?: (plan: DevContainerPlan) => Promise<PlanAnswer>;
 };
 
 /** What every step of opening a workspace reads, and the diagnostics they add to. */
@@ -178,6 +182,11 @@ async function openContainer(
     sessionId: options.sessionId,
     hostRoot: options.projectRoot,
     stateDir: paths.stateDir,
+    home: paths.home,
+    consent: {
+      ...(options.askDevContainer ? { ask: options.askDevContainer } : {}),
+      ...(options.flags.trustDevContainer ? { trusted: true } : {}),
+    },
     limits: {
       network: config.workspace.network,
       ...(config.workspace.memory ? { memory: config.workspace.memory } : {}),

@@ -1,0 +1,193 @@
+// Issue 34 item 1, "what goes into the container", through the built binary on the real engine: a
+// hostile repository's dev container must not send anything of the host but the project to the
+// engine (a context of "../..", a linked-out .devcontainer or context, a linked-out file), HOME is
+// never a container's project (the dotfiles case), and nothing is built or started before the user
+// agreed to the plan shown in the editor. Each test removes the containers and images it made, by id.
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import type { JsonRpcMessage } from "../support/agent-process.js";
+import { useAgentSuite } from "../support/agent-suite.js";
+import { checkDockerAvailable, createContainerTracker, TEST_IMAGE } from "../support/docker.js";
+import { createFakeEditor } from "../support/fake-editor.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
+
+const availability = await checkDockerAvailable();
+if (!availability.ok) describe("container inputs", () => it.skip(`skipped: ${availability.reason}`, () => {}));
+
+const env = process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {};
+const SECRET = `host-secret-${randomUUID()}`;
+
+(availability.ok ? describe : describe.skip)("attack: what goes into a container (built binary, real engine)", () => {
+  const docker = availability.ok ? availability.docker : (undefined as never);
+  const suite = useAgentSuite({ name: "container-inputs" });
+  const tracker = createContainerTracker(docker);
+  afterEach(async () => {
+    await Promise.resolve()
+      .then(() => suite.agent.stop())
+      .catch(() => undefined);
+    await tracker.removeAll();
+  });
+
+  /** A scratch folder: `outside/secret.txt` (what must never reach the engine) next to `proj` (a git root). */
+  async function layout() {
+    const base = await mkdtemp(join(tmpdir(), "deep-acp-attack-inputs-"));
+    onTestFinished(() => rm(base, { recursive: true, force: true }));
+    await mkdir(join(base, "outside"), { recursive: true });
+    await writeFile(join(base, "outside", "secret.txt"), `${SECRET}\n`);
+    const proj = join(base, "proj");
+    await mkdir(join(proj, ".git"), { recursive: true });
+    await mkdir(join(proj, ".devcontainer"), { recursive: true });
+    return { base, proj, outside: join(base, "outside") };
+  }
+
+  /** Images this test's Dockerfiles made (they carry LABEL deep-acp.test=<marker>); removed after the test. */
+  async function imagesOf(marker: string) {
+    return docker.listImages({ all: true, filters: { label: [`deep-acp.test=${marker}`] } });
+  }
+  function dockerfile(marker: string, body: string) {
+    onTestFinished(async () => {
+      for (const image of await imagesOf(marker))
+        await docker
+          .getImage(image.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+    });
+    return `FROM ${TEST_IMAGE}\nLABEL deep-acp.test=${marker}\n${body}\n`;
+  }
+
+  /** A session in `cwd` through an editor; the first prompt runs `command` in it (or fails to start). */
+  async function tryDevContainer(cwd: string, options: { permission?: (m: JsonRpcMessage) => unknown } = {}) {
+    suite.model.enqueue(
+      toolTurn("execute", { command: "cat /x/outside/secret.txt /leak.txt 2>&1; ls -R /x 2>&1 | head -50" }),
+      textTurn("Done."),
+    );
+    const editor = createFakeEditor(options);
+    await suite.start({ env, args: ["--workspace", "devcontainer"], onRequest: editor.handle });
+    await suite.agent.initialize({});
+    const { result } = await suite.agent.request("session/new", { cwd, mcpServers: [] });
+    const sessionId = result.sessionId as string;
+    await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    const answer = await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "look" }] });
+    for (const c of await docker.listContainers({ all: true, filters: { label: [`deep-acp.session=${sessionId}`] } }))
+      tracker.add(c.Id);
+    const sent = JSON.stringify(suite.model.requests);
+    return { answer, sent, sessionId };
+  }
+
+  it('refuses build.context "../.." (the folder above the project): nothing is sent, nothing built', async () => {
+    const { proj } = await layout();
+    const marker = randomUUID();
+    await writeFile(join(proj, ".devcontainer", "Dockerfile"), dockerfile(marker, "COPY . /x"));
+    await writeFile(
+      join(proj, ".devcontainer", "devcontainer.json"),
+      JSON.stringify({ build: { dockerfile: "Dockerfile", context: "../.." } }),
+    );
+    const { answer, sent } = await tryDevContainer(proj);
+    expect(sent).not.toContain(SECRET);
+    expect(JSON.stringify(answer)).toMatch(/build context .* is outside the project/);
+    expect(await imagesOf(marker)).toEqual([]);
+  });
+
+  it("refuses a build context that is a link to a folder outside the project", async () => {
+    const { proj, outside } = await layout();
+    const marker = randomUUID();
+    await writeFile(join(outside, "Dockerfile"), dockerfile(marker, "COPY . /x/outside"));
+    await symlink(outside, join(proj, ".devcontainer", "ctx"));
+    await writeFile(
+      join(proj, ".devcontainer", "devcontainer.json"),
+      JSON.stringify({ build: { dockerfile: "ctx/Dockerfile", context: "ctx" } }),
+    );
+    const { answer, sent } = await tryDevContainer(proj);
+    expect(sent).not.toContain(SECRET);
+    expect(JSON.stringify(answer)).toMatch(/build context .*ctx \(resolves to .*outside\) is outside the project/);
+    expect(await imagesOf(marker)).toEqual([]);
+  });
+
+  it("refuses a .devcontainer folder that links out of the project", async () => {
+    const { proj, outside } = await layout();
+    const marker = randomUUID();
+    await rm(join(proj, ".devcontainer"), { recursive: true });
+    await writeFile(join(outside, "Dockerfile"), dockerfile(marker, "COPY . /x/outside"));
+    await writeFile(join(outside, "devcontainer.json"), JSON.stringify({ build: { dockerfile: "Dockerfile" } }));
+    await symlink(outside, join(proj, ".devcontainer"));
+    const { answer, sent } = await tryDevContainer(proj);
+    expect(sent).not.toContain(SECRET);
+    expect(JSON.stringify(answer)).toMatch(/the definition .* is outside the project/);
+    expect(await imagesOf(marker)).toEqual([]);
+  });
+
+  it("a COPY of a link to a file outside the project finds nothing: links go to the engine as links", async () => {
+    const { proj, outside } = await layout();
+    const marker = randomUUID();
+    await symlink(join(outside, "secret.txt"), join(proj, "leak.txt"));
+    await writeFile(join(proj, ".devcontainer", "Dockerfile"), dockerfile(marker, "COPY leak.txt /leak.txt"));
+    await writeFile(
+      join(proj, ".devcontainer", "devcontainer.json"),
+      JSON.stringify({ build: { dockerfile: "Dockerfile", context: ".." } }),
+    );
+    const { sent, answer } = await tryDevContainer(proj);
+    // The engine resolves the archived link inside the context, where its target is not.
+    expect(JSON.stringify(answer)).toMatch(/building .*Dockerfile failed/);
+    expect(sent).not.toContain(SECRET);
+  });
+
+  it("a refused plan dialog builds and starts nothing, and says so", async () => {
+    const { proj } = await layout();
+    const marker = randomUUID();
+    await writeFile(join(proj, ".devcontainer", "Dockerfile"), dockerfile(marker, "RUN echo built"));
+    await writeFile(
+      join(proj, ".devcontainer", "devcontainer.json"),
+      JSON.stringify({
+        build: { dockerfile: "Dockerfile" },
+        postCreateCommand: "echo planted",
+        mounts: ["source=/,target=/host"],
+      }),
+    );
+    const dialogs: any[] = [];
+    const { answer, sessionId } = await tryDevContainer(proj, {
+      permission: (m) => {
+        dialogs.push(m.params);
+        return {
+          outcome: {
+            outcome: "selected",
+            optionId: m.params.options.find((o: any) => o.kind === "reject_once").optionId,
+          },
+        };
+      },
+    });
+    expect(dialogs).toHaveLength(1);
+    expect(dialogs[0].toolCall.title).toContain(`Build and start the dev container of ${proj}`);
+    const shown = JSON.stringify(dialogs[0].toolCall.content);
+    for (const part of ["RUN echo built", "echo planted", "mounts", "the build context"]) expect(shown).toContain(part);
+    expect(JSON.stringify(answer)).toMatch(/was refused: nothing was built or started/);
+    expect(await imagesOf(marker)).toEqual([]);
+    expect(await docker.listContainers({ all: true, filters: { label: [`deep-acp.session=${sessionId}`] } })).toEqual(
+      [],
+    );
+  });
+
+  for (const mount of ["copy", "bind"])
+    it(`HOME as the project (a dotfiles .git in HOME, a folder without .git opened) is refused in ${mount} mode`, async () => {
+      await writeFile(join(suite.home, ".secret-token"), `${SECRET}\n`);
+      await mkdir(join(suite.home, ".git"), { recursive: true });
+      const opened = join(suite.home, "code", "new-thing");
+      await mkdir(opened, { recursive: true });
+      suite.model.enqueue(
+        toolTurn("execute", { command: "cat ~/.secret-token .secret-token 2>&1; pwd" }),
+        textTurn("Done."),
+      );
+      const run = await suite.run(
+        ["-n", "look", "--yes", "--workspace", `docker://${TEST_IMAGE}${mount === "bind" ? "?mount=bind" : ""}`],
+        { env, cwd: opened },
+      );
+      for (const c of await docker.listContainers({ all: true, filters: { label: [`deep-acp.root=${suite.home}`] } }))
+        tracker.add(c.Id);
+      expect(JSON.stringify(suite.model.requests)).not.toContain(SECRET);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/refuses .* as the project: it is your home folder[\s\S]*git init/);
+      expect(tracker.ids.size).toBe(0);
+    });
+});
