@@ -191,3 +191,114 @@ const SECRET = `host-secret-${randomUUID()}`;
       expect(tracker.ids.size).toBe(0);
     });
 });
+
+(availability.ok ? describe : describe.skip)("dev container consent and images (built binary, real engine)", () => {
+  const docker = availability.ok ? availability.docker : (undefined as never);
+  const suite = useAgentSuite({ name: "container-consent" });
+  const tracker = createContainerTracker(docker);
+  afterEach(async () => {
+    await Promise.resolve()
+      .then(() => suite.agent.stop())
+      .catch(() => undefined);
+    await tracker.removeAll();
+  });
+  const pick = (kind: string) => (m: JsonRpcMessage) => ({
+    outcome: {
+      outcome: "selected",
+      optionId: m.params.options.find((o: { kind: string }) => o.kind === kind).optionId,
+    },
+  });
+
+  it('"Always" asks once per definition; a changed Dockerfile asks again; headless needs --trust-devcontainer; the image is labelled, listed and removed', async () => {
+    const marker = randomUUID();
+    onTestFinished(async () => {
+      for (const image of await docker.listImages({ all: true, filters: { label: [`deep-acp.test=${marker}`] } }))
+        await docker
+          .getImage(image.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+    });
+    await mkdir(join(suite.project, ".git"), { recursive: true });
+    await mkdir(join(suite.project, ".devcontainer"), { recursive: true });
+    const writeDockerfile = (step: string) =>
+      writeFile(
+        join(suite.project, ".devcontainer", "Dockerfile"),
+        `FROM ${TEST_IMAGE}\nLABEL deep-acp.test=${marker}\nRUN echo ${step} > /step\n`,
+      );
+    await writeDockerfile("one");
+    await writeFile(
+      join(suite.project, ".devcontainer", "devcontainer.json"),
+      JSON.stringify({ build: { dockerfile: "Dockerfile" } }),
+    );
+    const dialogs: string[] = [];
+    const session = async (answer: string) => {
+      const editor = createFakeEditor({
+        permission: (m) => {
+          dialogs.push(m.params.toolCall.title);
+          return pick(m.params.toolCall.title.includes("dev container") ? answer : "allow_once")(m);
+        },
+      });
+      suite.model.enqueue(toolTurn("execute", { command: "cat /step" }), textTurn("Done."));
+      const sessionId = await suite.startSession({
+        env,
+        args: ["--workspace", "devcontainer"],
+        onRequest: editor.handle,
+      });
+      await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+      const result = await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+      for (const c of await docker.listContainers({ all: true, filters: { label: [`deep-acp.session=${sessionId}`] } }))
+        tracker.add(c.Id);
+      await suite.agent.stop();
+      return result;
+    };
+    expect((await session("allow_always")).result.stopReason).toBe("end_turn");
+    expect((await session("reject_once")).result.stopReason).toBe("end_turn");
+    expect(dialogs.filter((t) => t.includes("dev container"))).toHaveLength(1);
+    // The same content is the same image: the second session did not build again.
+    const images = await docker.listImages({ filters: { label: [`deep-acp.test=${marker}`] } });
+    expect(images).toHaveLength(1);
+    expect(images[0]!.Labels).toMatchObject({
+      "deep-acp.image": "devcontainer",
+      "deep-acp.root": suite.project,
+      "deep-acp.definition": join(suite.project, ".devcontainer", "devcontainer.json"),
+    });
+    expect(images[0]!.RepoTags![0]).toMatch(/^deep-acp-devcontainer:[0-9a-f]{16}$/);
+
+    await writeDockerfile("two");
+    const changed = await session("reject_once");
+    expect(dialogs.filter((t) => t.includes("dev container"))).toHaveLength(2);
+    expect(JSON.stringify(changed)).toMatch(/was refused: nothing was built or started/);
+
+    // Headless: refused without the flag (nothing asked, nothing built), built and run with it.
+    suite.model.enqueue(textTurn("never reached"));
+    const refused = await suite.run(["-n", "go", "--yes", "--workspace", "devcontainer"], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/has not been approved[\s\S]*--trust-devcontainer/);
+    suite.model.enqueue(toolTurn("execute", { command: "cat /step" }), textTurn("Done."));
+    const trusted = await suite.run(["-n", "go", "--yes", "--workspace", "devcontainer", "--trust-devcontainer"], {
+      env,
+    });
+    for (const c of await docker.listContainers({ all: true, filters: { label: [`deep-acp.root=${suite.project}`] } }))
+      tracker.add(c.Id);
+    expect(trusted.code).toBe(0);
+    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toContain("two");
+
+    // Listed with where they came from; an image in use is kept until its container goes.
+    const built = await docker.listImages({ filters: { label: [`deep-acp.test=${marker}`] } });
+    expect(built).toHaveLength(2);
+    const list = await suite.run(["workspaces", "list"], { env });
+    for (const image of built) expect(list.stdout).toContain(image.Id.replace(/^sha256:/, "").slice(0, 12));
+    expect(list.stdout).toContain(`from ${suite.project}`);
+    // Every session's container is still there, so both images are in use.
+    const tag = built[0]!.RepoTags![0]!;
+    const inUse = await suite.run(["workspaces", "rm", tag], { env });
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toMatch(/is used by container\(s\)/);
+    await tracker.removeAll();
+    for (const image of built) {
+      const removed = await suite.run(["workspaces", "rm", image.RepoTags![0]!], { env });
+      expect(removed.stdout).toContain("Removed image deep-acp-devcontainer:");
+    }
+    expect(await docker.listImages({ filters: { label: [`deep-acp.test=${marker}`] } })).toEqual([]);
+  });
+});

@@ -172,7 +172,8 @@ Usage:
            [--resume [ID]]         ...continuing the latest (or the given) session of this directory
   deep-acp sessions list [--json] [--project] | show ID | delete ID
   deep-acp workspaces list [--json] | rm ID
-                                   the session containers, with their unapplied changes
+                                   the session containers, with their unapplied changes, and the
+                                   images built from dev containers (rm takes either)
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
   deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)
