@@ -4,7 +4,8 @@
 // never a container's project (the dotfiles case), and nothing is built or started before the user
 // agreed to the plan shown in the editor. Each test removes the containers and images it made, by id.
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
@@ -300,5 +301,20 @@ const SECRET = `host-secret-${randomUUID()}`;
       expect(removed.stdout).toContain("Removed image deep-acp-devcontainer:");
     }
     expect(await docker.listImages({ filters: { label: [`deep-acp.test=${marker}`] } })).toEqual([]);
+  });
+});
+
+describe.skipIf(!existsSync("/usr/bin/bwrap"))("attack: HOME is never writable in the sandbox", () => {
+  const suite = useAgentSuite({ name: "bwrap-home" });
+
+  it("a session opened on HOME under --sandbox bwrap runs no command, and says why", async () => {
+    await writeFile(join(suite.home, ".bashrc"), "# mine\n");
+    suite.model.enqueue(
+      toolTurn("execute", { command: `echo planted >> ${join(suite.home, ".bashrc")}` }),
+      textTurn("Done."),
+    );
+    const run = await suite.run(["-n", "go", "--yes", "--sandbox", "bwrap"], { cwd: suite.home });
+    expect(await readFile(join(suite.home, ".bashrc"), "utf8")).toBe("# mine\n");
+    expect(run.stderr).toMatch(/the bubblewrap sandbox refuses .* as the project: it is your home folder/);
   });
 });

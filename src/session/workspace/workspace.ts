@@ -32,6 +32,7 @@ import type { PlanAnswer } from "../../backends/container/devcontainer/devcontai
 import type { DevContainerPlan } from "../../backends/container/devcontainer/devcontainer-plan.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionFlags } from "../services.js";
+import { holdsHome, homeRootMessage } from "../../util/home-root.js";
 import { relativeWithin } from "../../util/path-within.js";
 
 /** Where a session's file tools and commands go. */
@@ -259,6 +260,14 @@ async function openLocalShell({
 }: Setup): Promise<Place> {
   const { cwd, roots, config } = options;
   if (sandboxKind !== "bwrap") return { shell: createLocalShellBackend({ rootDir: cwd, env, ...limits }) };
+  // A writable HOME would leave the sandbox nothing to protect (~/.ssh, ~/.bashrc): no commands then.
+  const writable = [...roots, ...config.sandbox.writable_paths];
+  const holding = (await Promise.all(writable.map((dir) => holdsHome(dir, options.paths.home)))).indexOf(true);
+  if (holding >= 0) {
+    const message = homeRootMessage(writable[holding]!, options.paths.home, "the bubblewrap sandbox");
+    diagnostics.push({ severity: "error", source: "sandbox", message: `${message} Shell commands are disabled.` });
+    return {};
+  }
   const availability = await checkBwrapAvailable();
   if (availability.ok)
     return {

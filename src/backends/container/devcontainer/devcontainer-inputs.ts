@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { DevContainer } from "./devcontainer.js";
 import { packTree } from "../project-archive.js";
+import { holdsHome, homeRootMessage } from "../../../util/home-root.js";
 import { isWithin, relativeWithin } from "../../../util/path-within.js";
 
 // What a dev container may hand to the engine: the project and nothing else. Every input (the
@@ -27,26 +28,6 @@ async function real(path: string, what: string): Promise<string> {
   } catch (error) {
     throw new ContainerInputError(`${what} ${path} cannot be resolved: ${(error as Error).message}`);
   }
-}
-
-/**
- * Whether `root` is HOME or a folder holding it (compared on real paths). Such a root is never a
- * container's project, nor writable in the sandbox: it is where a dotfiles repository's `.git` makes
- * HOME the "project" of every folder below it that has no `.git` of its own.
- */
-export async function holdsHome(root: string, home: string): Promise<boolean> {
-  const [r, h] = await Promise.all([realpath(root).catch(() => root), realpath(home).catch(() => home)]);
-  return isWithin(h, r);
-}
-
-/** The message for a root that holds HOME, asking for the real project folder. */
-export function homeRootMessage(root: string, home: string, what: string): string {
-  const why = root === home ? `it is your home folder` : `it holds your home folder ${home}`;
-  return (
-    `${what} refuses ${root} as the project: ${why}, with your credentials (~/.ssh, ~/.aws, ~/.deepagents) in it. ` +
-    `This happens when HOME is a git repository (dotfiles) and the folder you opened has no .git of its own. ` +
-    `Open the project's own folder, or run \`git init\` in it so that it is its own root.`
-  );
 }
 
 /** The real project root of a container workspace; refuses HOME and any folder holding it. */
