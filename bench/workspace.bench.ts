@@ -60,6 +60,7 @@ export async function runWorkspaceBench(runs = 7): Promise<BenchResult[]> {
         sessionId,
         hostRoot,
         stateDir,
+        home: join(dir, "home"),
         limits: { network: "none" },
         readOnlyEntries: [],
       });

@@ -112,6 +112,14 @@ export class ExtensionHost {
     return extensions;
   }
 
+  /**
+   * A turn starts: questions asked while it sets up (a dev container's plan, asked before the
+   * workspace the turn awaits exists) are shown now rather than after it is ready.
+   */
+  openDialogs(signal: AbortSignal): void {
+    if (this.options.prompter) void this.trust.open(this.options.prompter, signal);
+  }
+
   /** Asks the human a trust question (queued until a turn can show it); "cancelled" when nobody answers. */
   ask(question: TrustQuestion): Promise<string> {
     return this.trust.ask(question);

@@ -33,6 +33,8 @@ export type SessionFlags = ExtensionFlags & {
   workspace?: string;
   /** --trust-remote-host: accept an unknown host key for this run. */
   trustRemoteHost?: boolean;
+  /** --trust-devcontainer: build and start the project's dev container without asking (this run). */
+  trustDevContainer?: boolean;
 };
 
 /** What a session reports beyond the agent's own events. */

@@ -4,6 +4,7 @@ import { ExtensionHost } from "../extensions/index.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import type { NoticeQueue } from "./notices.js";
 import { hostKeyAnswer, hostKeyQuestion } from "./workspace/remote-workspace.js";
+import { devContainerQuestion, planAnswer } from "./workspace/devcontainer-question.js";
 import type { SessionOptions } from "./services.js";
 import { createWorkspaceSlot, type WorkspaceSlot } from "./workspace/workspace-slot.js";
 
@@ -52,10 +53,11 @@ export function createSessionWorkspace(
     editor: options.editor,
     stateSnapshots: options.restored?.stateSnapshots,
     services: options.services,
-    // Only an editor can answer an unknown SSH host key.
+    // Only an editor can answer an unknown SSH host key, or agree to what a dev container will do.
     ...(options.trustPrompter
       ? {
           askHostKey: (key, url) => session.extensions.ask(hostKeyQuestion(key, url, knownHosts)).then(hostKeyAnswer),
+          askDevContainer: (plan) => session.extensions.ask(devContainerQuestion(plan)).then(planAnswer),
         }
       : {}),
     alongside: () => session.approvals.load(),

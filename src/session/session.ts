@@ -390,12 +390,17 @@ export class Session {
     signal: AbortSignal,
     messageId: string,
   ): Promise<TurnResult> {
+    // Open before the workspace is awaited: a dev container's plan is a dialog of this turn.
+    this.extensions.openDialogs(signal);
     const [workspace, model, { config }] = await Promise.all([
       this.ensureWorkspace(),
       this.ensureModel(),
       this.services.config(),
-    ]);
-    if (signal.aborted) return { stopReason: "cancelled" };
+    ]).catch((error: unknown) => {
+      this.extensions.endTurn();
+      throw error;
+    });
+    if (signal.aborted) return (this.extensions.endTurn(), { stopReason: "cancelled" });
     await persistSession(this.journal, this.settings);
     this.notices.flush(sink);
     try {

@@ -1,6 +1,6 @@
 import type { ContainerSpec } from "./container-url.js";
 import { formatContainerUrl } from "./container-url.js";
-import { readDevContainer } from "./devcontainer.js";
+import { readDevContainer } from "./devcontainer/devcontainer.js";
 import { describeEngine, engineAddress, engineHealth, imageOnEngine, loadDocker } from "./engine.js";
 
 /**

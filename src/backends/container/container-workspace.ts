@@ -3,8 +3,10 @@ import { join, posix } from "node:path";
 import { createContainerBackend, type ContainerBackend } from "./container-backend.js";
 import { createContainerLink } from "./container-link.js";
 import { formatContainerUrl, type ContainerSpec } from "./container-url.js";
-import { readDevContainer, type DevContainer } from "./devcontainer.js";
-import { devContainerImage } from "./devcontainer-image.js";
+import type { DevContainer } from "./devcontainer/devcontainer.js";
+import { consentedDevContainer, type DevContainerConsent } from "./devcontainer/devcontainer-consent.js";
+import { devContainerImage } from "./devcontainer/devcontainer-image.js";
+import { containerProjectRoot } from "./devcontainer/devcontainer-inputs.js";
 import { engineAddress, engineError, imageOnEngine, loadDocker, type Docker, type EngineOptions } from "./engine.js";
 import { HELPER_CONTAINER } from "./helper-script.js";
 import { packTree } from "./project-archive.js";
@@ -14,7 +16,8 @@ import { createWorkspaceStateStore, type WorkspaceRecord, type WorkspaceStateSto
 // One container per session, found again by its label: created (and, in copy mode, filled with a copy
 // of the project) the first time, started again by a later process (session/load after a restart
 // finds the unapplied work where it was). Nothing of the host goes in but the project: no environment
-// (only the dev container's containerEnv), no mounts in copy mode, no network unless asked for.
+// (only the dev container's containerEnv), no mounts in copy mode, no network unless asked for; a
+// root that is (or holds) HOME is refused, and a dev container runs only once the user agreed to it.
 
 export const LABELS = {
   session: "deep-acp.session",
@@ -33,6 +36,10 @@ export type OpenContainerOptions = {
   hostRoot: string;
   /** ~/.deepagents/.state */
   stateDir: string;
+  /** The user's HOME: never the project of a container, nor inside it. */
+  home: string;
+  /** Who agrees to a dev container before it is built or started. */
+  consent?: DevContainerConsent;
   limits: ContainerLimits;
   /** Bind mode: paths relative to the root kept read-only inside (the host-execution surfaces). */
   readOnlyEntries: readonly string[];
@@ -70,6 +77,8 @@ export async function findSessionContainer(docker: Docker, sessionId: string) {
 
 export async function openContainerWorkspace(options: OpenContainerOptions): Promise<ContainerWorkspace> {
   const { spec, sessionId, hostRoot } = options;
+  // Checked before the engine is contacted: nothing of HOME goes anywhere.
+  const realRoot = await containerProjectRoot(hostRoot, options.home);
   const { address, docker } = await connectEngine(options.engine);
   const state = createWorkspaceStateStore(options.stateDir);
   const notes: string[] = [];
@@ -81,7 +90,7 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
         created: false,
         dev: undefined,
       }
-    : { ...(await createSessionContainer({ docker, address, state, url, notes, options })), created: true };
+    : { ...(await createSessionContainer({ docker, address, state, url, notes, options, realRoot })), created: true };
   const { record, created, dev } = opened;
   const link = createContainerLink({
     docker,
@@ -158,6 +167,7 @@ async function createSessionContainer({
   url,
   notes,
   options,
+  realRoot,
 }: {
   docker: Docker;
   address: string;
@@ -165,16 +175,20 @@ async function createSessionContainer({
   url: string;
   notes: string[];
   options: OpenContainerOptions;
+  realRoot: string;
 }): Promise<{ record: WorkspaceRecord; dev: DevContainer | undefined }> {
   const { spec, sessionId, hostRoot } = options;
   let dev: DevContainer | undefined;
+  let image: string;
   if (spec.kind === "devcontainer") {
-    dev = await readDevContainer(hostRoot);
+    const plan = await consentedDevContainer(
+      { hostRoot, realRoot, mount: spec.mount, stateDir: options.stateDir },
+      options.consent ?? {},
+    );
+    dev = plan.dev;
     if (dev.ignored.length > 0) notes.push(`${dev.file}: not honoured: ${dev.ignored.join(", ")}`);
-  }
-  const image = dev
-    ? await devContainerImage(docker, dev, { network: options.limits.network })
-    : (spec as { image: string }).image;
+    image = await devContainerImage(docker, plan, { network: options.limits.network });
+  } else image = spec.image;
   await requireImage(docker, image, address);
   const containerRoot = dev?.workspaceFolder ?? hostRoot;
   const record: WorkspaceRecord = {

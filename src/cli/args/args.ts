@@ -15,6 +15,8 @@ export type CliOptions = {
   /** ssh://[user@]host[:port]/abs/path */
   remote?: string;
   trustRemoteHost: boolean;
+  /** Build and start the project's dev container without asking (this run). */
+  trustDevContainer: boolean;
   /** ssh://..., docker://IMAGE[?mount=bind], devcontainer[?mount=bind] */
   workspace?: string;
   /** Headless, container copy mode: apply the changes to the host project at the end. */
@@ -51,6 +53,7 @@ const CLI_FLAGS = {
   sandbox: { type: "string" },
   remote: { type: "string" },
   "trust-remote-host": { type: "boolean" },
+  "trust-devcontainer": { type: "boolean" },
   workspace: { type: "string" },
   apply: { type: "boolean" },
   yes: { type: "boolean", short: "y" },
@@ -86,6 +89,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     sandbox: v.sandbox as CliOptions["sandbox"],
     ...(v.remote !== undefined ? { remote: v.remote } : {}),
     trustRemoteHost: v["trust-remote-host"] ?? false,
+    trustDevContainer: v["trust-devcontainer"] ?? false,
     ...(v.workspace !== undefined ? { workspace: v.workspace } : {}),
     apply: v.apply ?? false,
     yes: v.yes ?? false,
@@ -168,7 +172,8 @@ Usage:
            [--resume [ID]]         ...continuing the latest (or the given) session of this directory
   deep-acp sessions list [--json] [--project] | show ID | delete ID
   deep-acp workspaces list [--json] | rm ID
-                                   the session containers, with their unapplied changes
+                                   the session containers, with their unapplied changes, and the
+                                   images built from dev containers (rm takes either)
   deep-acp login                   store a model API key (~/.deepagents/.state/credentials.json)
   deep-acp logout                  delete the stored key
   deep-acp doctor [--json]         what was found, what loaded, what is broken (exit 1 if anything is)
@@ -195,6 +200,8 @@ Options:
   --workspace URL           where sessions work: ssh://..., docker://IMAGE (a copy of the project in a
                             container; ?mount=bind mounts it instead), devcontainer[?mount=bind]
                             (.devcontainer/devcontainer.json); DOCKER_HOST names the engine
+  --trust-devcontainer      build and start the project's dev container without asking (this run;
+                            headless runs need it unless an editor's "Always" approved it)
   --apply                   with -n and a copy-mode container: apply its changes to the project at the end
   -y, --yes                 headless: approve everything that would ask
   --max-message-bytes N     longest ACP line accepted (default 33554432; config [acp] max_message_bytes)

@@ -40,6 +40,7 @@ export function createServices(options: ServicesOptions): SessionServices {
       ...(cli.remote ? { remote: cli.remote } : {}),
       ...(cli.workspace ? { workspace: cli.workspace } : {}),
       ...(cli.trustRemoteHost ? { trustRemoteHost: true } : {}),
+      ...(cli.trustDevContainer ? { trustDevContainer: true } : {}),
     },
   };
   return services;

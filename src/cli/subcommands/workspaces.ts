@@ -14,7 +14,7 @@ const defaultIo: WorkspacesIo = {
 };
 
 const usage = (io: WorkspacesIo) => {
-  io.stderr("usage: deep-acp workspaces list [--json] | rm ID [--force]\n");
+  io.stderr("usage: deep-acp workspaces list [--json] | rm ID [--force] (ID: a container, session or built image)\n");
   return 2;
 };
 
@@ -33,7 +33,42 @@ export function whyNotRemove(item: SessionContainer): string | undefined {
   return `holds ${item.unapplied.length} unapplied change(s): ${item.unapplied.map((c) => c.path).join(", ")}; apply them (/apply in its session) ${rerun}`;
 }
 
-/** `deep-acp workspaces list [--json] | rm ID [--force]`: the session containers on the engine. */
+
+/** The images built from dev containers (devcontainer-images.ts). */
+async function builtImages() {
+  const [{ loadDocker }, { listBuiltImages }] = await Promise.all([
+    import("../../backends/container/engine.js"),
+    import("../../backends/container/devcontainer/devcontainer-images.js"),
+  ]);
+  return listBuiltImages(await loadDocker());
+}
+
+function printImages(images: Awaited<ReturnType<typeof builtImages>>, io: WorkspacesIo): void {
+  if (images.length === 0) return;
+  io.stdout("Images built from dev containers:\n");
+  for (const image of images) {
+    const name = image.tags[0] ?? "<untagged>";
+    const from = image.root ? `from ${image.root}` : "from an older deep-acp (unlabelled: origin unknown)";
+    const used = image.usedBy.length > 0 ? `, used by ${image.usedBy.map((c) => c.slice(0, 12)).join(", ")}` : "";
+    io.stdout(
+      `${image.id.replace(/^sha256:/, "").slice(0, 12)}  ${name}  ${Math.round(image.size / 1e6)} MB  ${from}${used}\n`,
+    );
+  }
+}
+
+/** `rm` of a built image (by tag or id); false when `id` names none. */
+async function removeImage(id: string, io: WorkspacesIo): Promise<boolean> {
+  const { findBuiltImage, removeBuiltImage, shortId } =
+    await import("../../backends/container/devcontainer/devcontainer-images.js");
+  const image = findBuiltImage(await builtImages(), id);
+  if (!image) return false;
+  const { loadDocker } = await import("../../backends/container/engine.js");
+  await removeBuiltImage(await loadDocker(), image);
+  io.stdout(`Removed image ${image.tags[0] ?? shortId(image.id)} (${shortId(image.id)}).\n`);
+  return true;
+}
+
+/** `deep-acp workspaces list [--json] | rm ID [--force]`: the session containers and built images on the engine. */
 export async function runWorkspacesCommand(
   cli: CliOptions,
   args: string[],
@@ -46,10 +81,14 @@ export async function runWorkspacesCommand(
   try {
     if (action === undefined || action === "list") {
       const items = await listSessionContainers(stateDir);
+      const images = await builtImages();
       if (cli.json) {
         io.stdout(
           JSON.stringify(
-            items.map((i) => ({ ...i, unapplied: i.unapplied?.map((c) => ({ path: c.path, kind: c.kind })) })),
+            [
+              ...items.map((i) => ({ ...i, unapplied: i.unapplied?.map((c) => ({ path: c.path, kind: c.kind })) })),
+              ...images.map((image) => ({ kind: "image", ...image })),
+            ],
             null,
             2,
           ) + "\n",
@@ -66,12 +105,14 @@ export async function runWorkspacesCommand(
           );
         else if (i.unapplied) io.stdout("  no unapplied changes\n");
       }
+      printImages(images, io);
       return 0;
     }
     if (action === "rm") {
       if (!id) return usage(io);
       const items = await listSessionContainers(stateDir);
       const item = items.find((i) => i.sessionId === id || (id.length >= 6 && i.containerId.startsWith(id)));
+      if (!item && (await removeImage(id, io))) return 0;
       if (!item) {
         io.stderr(`deep-acp: no session container ${id} (deep-acp workspaces list shows them)\n`);
         return 1;

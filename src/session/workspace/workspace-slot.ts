@@ -5,7 +5,7 @@ import { createWorkspace, type Workspace, type WorkspaceOptions } from "./worksp
 
 export type WorkspaceSlotOptions = Pick<
   WorkspaceOptions,
-  "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey" | "sessionId" | "projectRoot"
+  "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey" | "askDevContainer" | "sessionId" | "projectRoot"
 > & {
   /** Told once a workspace in a container is ready, with its URL (the editor shows which workspace a session uses). */
   onContainer?: (url: string) => void;
@@ -26,7 +26,7 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
   return {
     get(): Promise<Workspace> {
       current ??= services.config().then(async ({ config }) => {
-        const { cwd, roots, editor, stateSnapshots, askHostKey, sessionId, projectRoot } = options;
+        const { cwd, roots, editor, stateSnapshots, askHostKey, askDevContainer, sessionId, projectRoot } = options;
         const base = {
           cwd,
           roots,
@@ -40,7 +40,11 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
           stateSnapshots,
         };
         const [workspace] = await Promise.all([
-          createWorkspace({ ...base, ...(askHostKey ? { askHostKey } : {}) }),
+          createWorkspace({
+            ...base,
+            ...(askHostKey ? { askHostKey } : {}),
+            ...(askDevContainer ? { askDevContainer } : {}),
+          }),
           options.alongside?.(),
         ]);
         options.onDiagnostics(workspace.diagnostics);

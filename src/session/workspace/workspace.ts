@@ -28,8 +28,11 @@ import { createProtectedPaths, type ProtectedPaths } from "../../gate/surfaces/p
 import { selectWorkspace } from "./remote-workspace.js";
 import type { RealPathFs } from "../../backends/paths/real-path.js";
 import type { ContainerWorkspace } from "../../backends/container/container-workspace.js";
+import type { PlanAnswer } from "../../backends/container/devcontainer/devcontainer-consent.js";
+import type { DevContainerPlan } from "../../backends/container/devcontainer/devcontainer-plan.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionFlags } from "../services.js";
+import { holdsHome, homeRootMessage } from "../../util/home-root.js";
 import { relativeWithin } from "../../util/path-within.js";
 
 /** Where a session's file tools and commands go. */
@@ -79,6 +82,8 @@ export type WorkspaceOptions = {
   projectRoot: string;
   /** The editor's dialog for an unknown SSH host key (remote workspaces); absent when nobody can answer. */
   askHostKey?: (key: HostKey, url: string) => Promise<HostKeyAnswer>;
+  /** The editor's dialog for what a dev container will do; absent when nobody can answer. */
+  askDevContainer?: (plan: DevContainerPlan) => Promise<PlanAnswer>;
 };
 
 /** What every step of opening a workspace reads, and the diagnostics they add to. */
@@ -178,6 +183,11 @@ async function openContainer(
     sessionId: options.sessionId,
     hostRoot: options.projectRoot,
     stateDir: paths.stateDir,
+    home: paths.home,
+    consent: {
+      ...(options.askDevContainer ? { ask: options.askDevContainer } : {}),
+      ...(options.flags.trustDevContainer ? { trusted: true } : {}),
+    },
     limits: {
       network: config.workspace.network,
       ...(config.workspace.memory ? { memory: config.workspace.memory } : {}),
@@ -250,6 +260,14 @@ async function openLocalShell({
 }: Setup): Promise<Place> {
   const { cwd, roots, config } = options;
   if (sandboxKind !== "bwrap") return { shell: createLocalShellBackend({ rootDir: cwd, env, ...limits }) };
+  // A writable HOME would leave the sandbox nothing to protect (~/.ssh, ~/.bashrc): no commands then.
+  const writable = [...roots, ...config.sandbox.writable_paths];
+  const holding = (await Promise.all(writable.map((dir) => holdsHome(dir, options.paths.home)))).indexOf(true);
+  if (holding >= 0) {
+    const message = homeRootMessage(writable[holding]!, options.paths.home, "the bubblewrap sandbox");
+    diagnostics.push({ severity: "error", source: "sandbox", message: `${message} Shell commands are disabled.` });
+    return {};
+  }
   const availability = await checkBwrapAvailable();
   if (availability.ok)
     return {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatContainerUrl, parseContainerUrl } from "../../../../src/backends/container/container-url.js";
 import { parseMemory } from "../../../../src/backends/container/container-workspace.js";
-import { readDevContainer } from "../../../../src/backends/container/devcontainer.js";
+import { readDevContainer } from "../../../../src/backends/container/devcontainer/devcontainer.js";
 import { diffTree, type TreeEntry } from "../../../../src/backends/container/workspace-changes.js";
 import { sha256 } from "../../../../src/backends/container/project-archive.js";
 import { defaultConfig } from "../../../../src/config/config-defaults.js";

@@ -12,6 +12,8 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 
 export type DevContainer = {
   file: string;
+  /** The definition as read (its hash binds the plan the user approved). */
+  text: string;
   image?: string;
   build?: { dockerfile: string; context: string; args: Record<string, string> };
   workspaceFolder?: string;
@@ -79,6 +81,7 @@ export async function readDevContainer(root: string): Promise<DevContainer> {
   const dockerfile = typeof build.dockerfile === "string" ? build.dockerfile : json.dockerFile;
   const result: DevContainer = {
     file,
+    text,
     containerEnv: strings(json.containerEnv, "containerEnv"),
     postCreate: postCreateLines(json.postCreateCommand, file).map(substitute),
     ignored: Object.keys(json).filter((k) => !HONOURED.has(k)),
