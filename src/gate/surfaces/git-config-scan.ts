@@ -114,106 +114,133 @@ function typeOf(info: { isFIFO(): boolean; isCharacterDevice(): boolean; isDirec
 
 /** Git's config syntax (config.c's parser), as entries; `error` at the first line git would refuse. */
 export function parseGitConfig(text: string, origin: string): { entries: GitConfigEntry[]; error?: string } {
+  // Sticky patterns step over runs of ordinary characters natively: a 5 MB file parses in tens of ms.
+  const BLANK = /[ \t\r\n]*/y;
+  const SPACES = /[ \t]*/y;
+  const NAME = /[A-Za-z][A-Za-z0-9-]*/y;
+  const SECTION = /[A-Za-z0-9.-]*/y;
+  const PLAIN = /[^\r\n"\\#; \t]*/y;
+  const QUOTED = /[^\r\n"\\]*/y;
   const entries: GitConfigEntry[] = [];
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 1;
   let section: string | undefined;
-  const fail = (why: string) => ({ entries, error: `bad config line ${line} (${why})` });
-  const at = () => (text[i] === "\r" && text[i + 1] === "\n" ? "\n" : text[i]);
-  const next = () => {
-    const c = at();
-    i += c === "\n" && text[i] === "\r" ? 2 : 1;
-    if (c === "\n") line++;
-    return c;
+  const sticky = (pattern: RegExp) => {
+    pattern.lastIndex = i;
+    const found = pattern.exec(text)![0];
+    i += found.length;
+    return found;
   };
-  while (i < text.length) {
-    const c = next();
-    if (c === "\n" || c === " " || c === "\t" || c === "\r") continue;
+  const fail = (why: string) => ({
+    entries,
+    error: `bad config line ${text.slice(0, i).split("\n").length} (${why})`,
+  });
+  const endOfLine = () => {
+    const end = text.indexOf("\n", i);
+    i = end === -1 ? text.length : end + 1;
+  };
+  for (;;) {
+    sticky(BLANK);
+    if (i >= text.length) return { entries };
+    const c = text[i]!;
     if (c === "#" || c === ";") {
-      while (i < text.length && at() !== "\n") next();
+      endOfLine();
       continue;
     }
     if (c === "[") {
+      i++;
       const header = parseHeader();
       if (header === undefined) return fail("section header");
       section = header;
       continue;
     }
-    if (!c || !/[A-Za-z]/.test(c) || section === undefined) return fail("expected a key");
-    let name = c;
-    while (i < text.length && /[A-Za-z0-9-]/.test(at()!)) name += next();
-    while (at() === " " || at() === "\t") next();
-    if (i >= text.length || at() === "\n" || at() === "#" || at() === ";") {
-      entries.push({ origin, key: `${section}.${name.toLowerCase()}`, value: "" });
+    const name = sticky(NAME);
+    if (!name || section === undefined) return fail("expected a key");
+    sticky(SPACES);
+    const key = `${section}.${name.toLowerCase()}`;
+    if (i >= text.length || text[i] === "\n" || text[i] === "\r") {
+      entries.push({ origin, key, value: "" });
       continue;
     }
-    if (next() !== "=") return fail("expected '='");
+    if (text[i] !== "=") return fail("expected '='");
+    i++;
     const value = parseValue();
     if (value === undefined) return fail("value");
-    entries.push({ origin, key: `${section}.${name.toLowerCase()}`, value });
+    entries.push({ origin, key, value });
   }
-  return { entries };
 
   function parseHeader(): string | undefined {
-    let name = "";
-    while (i < text.length && /[A-Za-z0-9.-]/.test(at()!)) name += next();
-    if (at() === "]") {
-      next();
+    const name = sticky(SECTION);
+    if (text[i] === "]") {
+      i++;
       return name ? name.toLowerCase() : undefined;
     }
-    if (at() !== " " && at() !== "\t") return undefined;
-    while (at() === " " || at() === "\t") next();
-    if (next() !== '"') return undefined;
+    if (!sticky(SPACES) || text[i] !== '"') return undefined;
+    i++;
     let sub = "";
     for (;;) {
-      if (i >= text.length || at() === "\n") return undefined;
-      const c = next()!;
+      sub += sticky(QUOTED);
+      const c = text[i];
+      if (c === undefined || c === "\n" || c === "\r") return undefined;
+      i++;
       if (c === '"') break;
-      if (c === "\\") {
-        if (i >= text.length || at() === "\n") return undefined;
-        sub += next();
-      } else sub += c;
+      // A backslash takes the next character as it is.
+      if (text[i] === undefined || text[i] === "\n") return undefined;
+      sub += text[i++];
     }
-    if (next() !== "]") return undefined;
+    if (text[i] !== "]") return undefined;
+    i++;
     return `${name.toLowerCase()}.${sub}`;
   }
 
   function parseValue(): string | undefined {
+    const ESCAPES: Record<string, string> = { t: "\t", b: "\b", n: "\n", "\\": "\\", '"': '"' };
     let value = "";
     let quoted = false;
     let pendingSpace = "";
-    while (at() === " " || at() === "\t") next();
-    while (i < text.length) {
-      const c = next()!;
-      if (c === "\n") {
+    sticky(SPACES);
+    for (;;) {
+      const run = sticky(quoted ? QUOTED : PLAIN);
+      if (run) {
+        value += pendingSpace + run;
+        pendingSpace = "";
+      }
+      const c = text[i];
+      if (c === undefined) return quoted ? undefined : value;
+      if (c === "\r" && text[i + 1] !== "\n") {
+        i++;
+        value += pendingSpace + c;
+        pendingSpace = "";
+        continue;
+      }
+      if (c === "\n" || c === "\r") {
         if (quoted) return undefined;
-        break;
+        endOfLine();
+        return value;
       }
-      if (!quoted && (c === ";" || c === "#")) {
-        while (i < text.length && at() !== "\n") next();
-        break;
+      i++;
+      if (c === "#" || c === ";") {
+        endOfLine();
+        return value;
       }
-      if (!quoted && (c === " " || c === "\t")) {
+      if (c === " " || c === "\t") {
         pendingSpace += c;
         continue;
       }
       value += pendingSpace;
       pendingSpace = "";
-      if (c === "\\") {
-        if (i >= text.length) return undefined;
-        const e = next();
-        if (e === "\n") continue;
-        const escaped: Record<string, string> = { t: "\t", b: "\b", n: "\n", "\\": "\\", '"': '"' };
-        if (!(e! in escaped)) return undefined;
-        value += escaped[e!];
-        continue;
-      }
       if (c === '"') {
         quoted = !quoted;
         continue;
       }
-      value += c;
+      // A backslash: a continuation at the end of the line, else one of git's escapes.
+      if (text[i] === "\r" && text[i + 1] === "\n") {
+        i += 2;
+        continue;
+      }
+      const e = text[i++];
+      if (e === "\n") continue;
+      if (e === undefined || !(e in ESCAPES)) return undefined;
+      value += ESCAPES[e];
     }
-    return quoted ? undefined : value;
   }
 }
