@@ -92,8 +92,7 @@ export async function probeGit(dir: string, options: GitProbeOptions): Promise<G
     facts.problems.push("git was not found on PATH outside the project");
     return facts;
   }
-  const run = (args: string[]) =>
-    runGit(git, dir, args, gitEnvironment(env), options.timeoutMs ?? 3000, maxBytes);
+  const run = (args: string[]) => runGit(git, dir, args, gitEnvironment(env), options.timeoutMs ?? 3000, maxBytes);
   const [revParse, config, worktrees] = await Promise.all([
     run(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"]),
     run(["config", "--list", "--show-origin", "--includes", "-z"]),
@@ -217,21 +216,29 @@ function runGit(
   maxBytes: number,
 ) {
   return new Promise<GitRun>((done) => {
+    // Our own timer, not execFile's: its kill can land as git exits and report success with the
+    // output cut off. Here a timeout is always a failure, whatever the exit.
+    let timedOut = false;
     const child = execFile(
       git,
       ["-c", "core.fsmonitor=false", "-c", "safe.directory=*", ...args],
-      { cwd, env, timeout: timeoutMs, maxBuffer: maxBytes, encoding: "utf8", windowsHide: true },
+      { cwd, env, maxBuffer: maxBytes, encoding: "utf8", windowsHide: true },
       (error, stdout, stderr) => {
+        clearTimeout(timer);
         const failure = error as (NodeJS.ErrnoException & { killed?: boolean; code?: unknown }) | null;
         const code = failure ? (typeof failure.code === "number" ? failure.code : null) : 0;
-        const run: GitRun = { code, stdout: stdout ?? "", stderr: stderr ?? "" };
-        if (failure?.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") run.error = `output over ${maxBytes} bytes`;
-        else if (failure?.killed) run.error = `timed out after ${timeoutMs} ms`;
+        const run: GitRun = { code: timedOut ? null : code, stdout: stdout ?? "", stderr: stderr ?? "" };
+        if (timedOut) run.error = `timed out after ${timeoutMs} ms`;
+        else if (failure?.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") run.error = `output over ${maxBytes} bytes`;
         else if (failure && code === null) run.error = failure.message;
         else if (failure) run.error = (stderr ?? "").trim().split("\n")[0] || `exit ${code}`;
         done(run);
       },
     );
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
     // Nothing git reads as `/dev/stdin` can wait on us.
     child.stdin?.end();
   });

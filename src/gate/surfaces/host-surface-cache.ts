@@ -9,14 +9,14 @@ import { resolveHostExecutionSurfaces, type HostExecutionSurfaces, type HostSurf
 // and includes, the worktree list, each literal protected entry), so an ordinary edit-test loop
 // costs a dozen lstats per call instead of three git runs, and a change to any input is seen at the
 // next call. An unknown answer (see host-surfaces.ts) is asked again after UNKNOWN_RETRY_MS even if
-// nothing changed (a timeout may have been a busy machine), and is told to the user once per reason.
+// nothing changed (a timeout may have been a busy machine), and is told to the user once per project.
 
 export type HostSurfaceCache = {
   /** The answer for `root` (and the folders down to `cwd`), reused while its inputs are unchanged. */
   get(root: string, cwd?: string): Promise<HostExecutionSurfaces>;
   /** The last answer for `root` and `cwd` without checking it (for code that cannot wait), or undefined. */
   peek(root: string, cwd?: string): HostExecutionSurfaces | undefined;
-  /** What the user has not yet been told: "surfaces unknown, and why", once per root and reason. */
+  /** What the user has not yet been told: "surfaces unknown, and why", once per project root. */
   takeUnknownNotice(): string | undefined;
 };
 
@@ -49,10 +49,9 @@ export function createHostSurfaceCache(options: HostSurfaceCacheOptions = {}): H
       const work = (async () => {
         const answer = await resolveHostExecutionSurfaces(root, { ...surfaceOptions, ...(cwd ? { cwd } : {}) });
         entries.set(key, { stamp: await stampOf(answer.inputs), answer, at: now() });
-        const notice = answer.unknown ? unknownNotice(answer.root, answer.unknown) : undefined;
-        if (notice && !told.has(notice)) {
-          told.add(notice);
-          untold.push(notice);
+        if (answer.unknown && !told.has(answer.root)) {
+          told.add(answer.root);
+          untold.push(unknownNotice(answer.root, answer.unknown));
         }
         return answer;
       })();
