@@ -1,8 +1,6 @@
 import { constants } from "node:fs";
 import { open, realpath, stat } from "node:fs/promises";
-import { dirname } from "node:path";
-import type { GitConfigEntry } from "./git-probe.js";
-import { expandHome } from "./git-programs.js";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 
 // Git's config files read by us, before git is asked, for what git alone cannot be trusted to say:
 // - every include is followed whatever its condition (`includeIf "onbranch:later"`, `hasconfig:`,
@@ -15,6 +13,14 @@ import { expandHome } from "./git-programs.js";
 // The syntax is git's (config.c): sections, `[section "sub"]`, keys on the header's line, quoted
 // values with escapes, `\` continuations, `#`/`;` comments. Entries come out as `git config --list`
 // prints them (section and name lower-cased, subsection as written).
+
+export type GitConfigEntry = {
+  /** Absolute path of the file the entry came from. */
+  origin: string;
+  /** As git prints it: section and name lower-cased, subsection as written. */
+  key: string;
+  value: string;
+};
 
 export type GitConfigScan = {
   entries: GitConfigEntry[];
@@ -73,6 +79,13 @@ function includeTarget(entry: GitConfigEntry, home: string): string | { why: str
   if (value === "") return undefined;
   if (value.startsWith("%(") || /^~[^/]/.test(value)) return { why: "a path form not resolved here" };
   return expandHome(value, home, dirname(entry.origin));
+}
+
+/** `~/x` and `~` against home, relative paths against `base` (git's own rules for config paths). */
+export function expandHome(value: string, home: string, base: string): string {
+  if (value === "~") return home;
+  if (value.startsWith("~/")) return join(home, value.slice(2));
+  return isAbsolute(value) ? resolve(value) : resolve(base, value);
 }
 
 type Read = { kind: "text"; text: string } | { kind: "missing" } | { kind: "refused"; why: string };

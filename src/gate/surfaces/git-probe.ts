@@ -4,7 +4,7 @@ import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { isWithin } from "../../backends/paths/real-path.js";
-import { DEFAULT_SCAN_BYTES, scanGitConfig } from "./git-config-scan.js";
+import { DEFAULT_SCAN_BYTES, scanGitConfig, type GitConfigEntry } from "./git-config-scan.js";
 
 // What git itself resolves for a folder: its git directory and common directory (a `gitdir:` file,
 // a linked `.git`, a worktree), the work tree, every config entry with the file it came from
@@ -26,13 +26,7 @@ import { DEFAULT_SCAN_BYTES, scanGitConfig } from "./git-config-scan.js";
 // Anything short of a full answer (git missing, a failure, a timeout, an overflow, such an include)
 // is a problem: the caller treats the surfaces as unknown and fails closed (host-surfaces.ts).
 
-export type GitConfigEntry = {
-  /** Absolute path of the file the entry came from. */
-  origin: string;
-  /** As git prints it: section and name lower-cased, subsection as written. */
-  key: string;
-  value: string;
-};
+export type { GitConfigEntry };
 
 export type GitFacts = {
   /** Absolute, as git reports them; undefined when `dir` is not in a repository. */

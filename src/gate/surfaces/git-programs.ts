@@ -1,5 +1,6 @@
-import { isAbsolute, join, resolve } from "node:path";
-import type { GitConfigEntry } from "./git-probe.js";
+import { expandHome, type GitConfigEntry } from "./git-config-scan.js";
+
+export { expandHome };
 
 // Config values git runs as programs (core.fsmonitor, filters, diff and merge drivers, helpers,
 // `!` aliases, pagers, editors, ...). A value naming a script in the project makes that script a
@@ -51,13 +52,6 @@ function valueWords(value: string): string[] {
     .map((word) => word.replace(/^["']|["']$/g, ""))
     .filter(Boolean);
   return words.map((word) => (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) ? word.slice(word.indexOf("=") + 1) : word));
-}
-
-/** `~/x` and `~` against home, relative paths against `base` (git's own rules for config paths). */
-export function expandHome(value: string, home: string, base: string): string {
-  if (value === "~") return home;
-  if (value.startsWith("~/")) return join(home, value.slice(2));
-  return isAbsolute(value) ? resolve(value) : resolve(base, value);
 }
 
 /** Names git runs as hooks (githooks(5)): where the hooks path is unknown, a file so named may be one. */
