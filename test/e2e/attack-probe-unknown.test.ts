@@ -9,9 +9,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startAgentProcess, type JsonRpcMessage } from "../support/agent-process.js";
 import { git, useAttackSession, type Call } from "../support/attack-harness.js";
+import { checkDockerAvailable, containersOfSession, createContainerTracker, TEST_IMAGE } from "../support/docker.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 
 const s = useAttackSession("deep-acp-attack-probe-", async (base) => {
@@ -144,32 +145,61 @@ describe("attack: the git probe cannot be made to look away (accept-edits, every
   }, 60_000);
 });
 
-describe.skipIf(!existsSync("/usr/bin/bwrap"))("attack: the sandbox holds the same paths when the probe fails", () => {
-  const commandsOnly: Answer = (d) => (d.params.toolCall.rawInput?.command ? "allow_once" : "reject_once");
+const engine = await checkDockerAvailable();
+const commandsOnly: Answer = (d) => (d.params.toolCall.rawInput?.command ? "allow_once" : "reject_once");
 
+/** A FIFO include before the hooks path, and a script named by a key git does not run: the probe's answer is unknown. */
+async function fifoRepository(): Promise<string> {
+  execFileSync("mkfifo", [p(".git/fifo.gitconfig")]);
+  await appendFile(
+    p(".git/config"),
+    "[include]\n\tpath = fifo.gitconfig\n[core]\n\thooksPath = tools/hk\n[tool]\n\tscript = scripts/odd.sh\n",
+  );
+  await mkdir(p("tools/hk"), { recursive: true });
+  await mkdir(p("scripts"));
+  await writeFile(p("scripts/odd.sh"), "#!/bin/sh\n");
+  return readFile(p(".git/config"), "utf8");
+}
+
+const PLANTING = [
+  "echo x > tools/hk/pre-commit",
+  "echo x >> scripts/odd.sh",
+  "echo '[core] fsmonitor = x' >> .git/config",
+  "echo ok > fine.txt",
+  "echo finished",
+].join("; ");
+
+async function expectNothingPlanted(config: string): Promise<void> {
+  expect(toolOutput()).toContain("finished");
+  expect(toolOutput()).toContain("Read-only file system");
+  expect(existsSync(p("tools/hk/pre-commit"))).toBe(false);
+  expect(await readFile(p("scripts/odd.sh"), "utf8")).toBe("#!/bin/sh\n");
+  expect(await readFile(p(".git/config"), "utf8")).toBe(config);
+  expect(await readFile(p("fine.txt"), "utf8")).toBe("ok\n");
+}
+
+describe.skipIf(!engine.ok)("attack: bind mode holds the same paths when the probe fails (real engine)", () => {
+  const tracker = engine.ok ? createContainerTracker(engine.docker) : undefined;
+  afterEach(async () => {
+    await s.agent?.stop();
+    await tracker?.removeAll();
+  });
+
+  it("a FIFO include: the hooks path and every path git's config names are read-only in the container", async () => {
+    const config = await fifoRepository();
+    const { sessionId } = await run([["execute", { command: PLANTING }]], commandsOnly, [
+      "--workspace",
+      `docker://${TEST_IMAGE}?mount=bind`,
+    ]);
+    if (engine.ok) for (const c of await containersOfSession(engine.docker, sessionId)) tracker!.add(c.Id);
+    await expectNothingPlanted(config);
+  }, 120_000);
+});
+
+describe.skipIf(!existsSync("/usr/bin/bwrap"))("attack: the sandbox holds the same paths when the probe fails", () => {
   it("a FIFO include: the hooks path and every path git's config names are read-only to a command", async () => {
-    execFileSync("mkfifo", [p(".git/fifo.gitconfig")]);
-    await appendFile(
-      p(".git/config"),
-      "[include]\n\tpath = fifo.gitconfig\n[core]\n\thooksPath = tools/hk\n[tool]\n\tscript = scripts/odd.sh\n",
-    );
-    await mkdir(p("tools/hk"), { recursive: true });
-    await mkdir(p("scripts"));
-    await writeFile(p("scripts/odd.sh"), "#!/bin/sh\n");
-    const config = await readFile(p(".git/config"), "utf8");
-    const command = [
-      "echo x > tools/hk/pre-commit",
-      "echo x >> scripts/odd.sh",
-      "echo '[core] fsmonitor = x' >> .git/config",
-      "echo ok > fine.txt",
-      "echo finished",
-    ].join("; ");
-    await run([["execute", { command }]], commandsOnly, ["--sandbox", "bwrap"]);
-    expect(toolOutput()).toContain("finished");
-    expect(toolOutput()).toContain("Read-only file system");
-    expect(existsSync(p("tools/hk/pre-commit"))).toBe(false);
-    expect(await readFile(p("scripts/odd.sh"), "utf8")).toBe("#!/bin/sh\n");
-    expect(await readFile(p(".git/config"), "utf8")).toBe(config);
-    expect(await readFile(p("fine.txt"), "utf8")).toBe("ok\n");
+    const config = await fifoRepository();
+    await run([["execute", { command: PLANTING }]], commandsOnly, ["--sandbox", "bwrap"]);
+    await expectNothingPlanted(config);
   }, 60_000);
 });
