@@ -279,12 +279,27 @@ async function addGitConfig(
       if (isWithin(named.path, realRoot) && named.path !== realRoot)
         await add(named.path, true, `named by git's config (${named.key}), while git's config is not fully known`);
     }
+    // The hooks-like folders that exist near the top, so a sandbox can bind them read-only too.
+    for (const folder of await hooksLikeFolders(realRoot))
+      await add(folder, true, "a hooks-like folder, while git's hooks path is unknown");
   }
   for (const tree of facts.worktrees) {
     const link = join(tree, ".git");
     inputs.add(link);
     await add(link, false, "a worktree's link to its git folder");
   }
+}
+
+/** Folders at the root and one level down named like hooks folders (`.githooks`, `tools/hooks`, `.husky`). */
+async function hooksLikeFolders(root: string): Promise<string[]> {
+  const folders = async (dir: string) =>
+    (await readdir(dir, { withFileTypes: true }).catch(() => []))
+      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && entry.name !== "node_modules")
+      .map((entry) => join(dir, entry.name));
+  const top = await folders(root);
+  const second = (await Promise.all(top.map(folders))).flat();
+  // Named so: a file inside it is hooks-like by its folder alone.
+  return [...top, ...second].filter((dir) => isHooksLike(`${basename(dir)}/x`));
 }
 
 /** The surface a path falls under: the most specific found (store/config, not store/), else a protected pattern. */

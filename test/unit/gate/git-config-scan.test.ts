@@ -121,7 +121,10 @@ describe("the probe and the surfaces fail closed", () => {
 
   it("an unknown answer protects hooks-like paths and every path the config names, and says why", async () => {
     await appendFile(p(".git/config"), "[include]\n\tpath = /dev/stdin\n[tool]\n\tscript = scripts/odd.sh\n");
+    await mkdir(p("tools/githooks"), { recursive: true });
     const surfaces = await resolveHostExecutionSurfaces(project, options());
+    // What a sandbox binds read-only: the existing hooks-like folder too.
+    expect(surfaces.surfaces.filter((x) => x.exists).map((x) => x.path)).toContain(p("tools/githooks"));
     expect(surfaces.unknown).toMatch(/\/dev\/stdin.*not a regular file/);
     for (const path of ["misc/pre-commit", "tools/githooks/x", ".husky/x", "scripts/odd.sh", ".git/config"])
       expect(surfaces.matchRelative(path), path).toBeDefined();
