@@ -60,6 +60,7 @@ export function gateReports(emit: TurnEventSink): GateReports {
   return {
     asking: (message) => emit({ type: "notification", kind: "permission_prompt", message }),
     systemMessages: (messages) => emitSystemMessages({ emit }, messages),
+    warning: (message) => emit({ type: "notice", severity: "warning", title: message }),
     rejected: (request, text) =>
       emit({
         type: "tool_call_update",

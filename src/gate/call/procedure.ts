@@ -52,6 +52,8 @@ export type GateReports = {
   rejected(request: GateCallRequest, message: string): void;
   /** A permission dialog is about to be shown (Notification hooks hear of it as `permission_prompt`). */
   asking(message: string): void;
+  /** Something the user is told once (the files deciding what runs on the host are unknown). */
+  warning?(message: string): void;
 };
 
 export type GateOutcome =
@@ -91,6 +93,8 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
       memory: settings.memory,
       policy: settings.policy,
     });
+    const unknown = settings.policy?.surfaces?.takeUnknownNotice();
+    if (unknown) reports.warning?.(unknown);
     // Denied without asking hooks (a deny rule, plan mode, a remembered rejection).
     if (gated.decision.action === "deny") return refused(gated.decision.reason);
 

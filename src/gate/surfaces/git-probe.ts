@@ -1,7 +1,10 @@
 import { execFile } from "node:child_process";
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { isWithin } from "../../backends/paths/real-path.js";
+import { DEFAULT_SCAN_BYTES, scanGitConfig, type GitConfigEntry } from "./git-config-scan.js";
 
 // What git itself resolves for a folder: its git directory and common directory (a `gitdir:` file,
 // a linked `.git`, a worktree), the work tree, every config entry with the file it came from
@@ -16,15 +19,14 @@ import { isWithin } from "../../backends/paths/real-path.js";
 //   GIT_EXEC_PATH or GIT_TRACE from the agent's environment steers it;
 // - `safe.directory=*` on the command line (a protected scope), so a repository owned by someone
 //   else is still described (reading its config runs nothing);
-// - each call with a timeout (3 s) and an output cap.
+// - each call with a timeout (3 s), an output cap (32 MB) and stdin closed;
+// - and only after git-config-scan.ts has read the same config files itself: an include git would
+//   block on or fail at (a FIFO, a device, `/dev/stdin`, an unreadable file) means git is not
+//   asked at all, and includes git skips for now (`onbranch:`, `hasconfig:`, `gitdir:`) still count.
+// Anything short of a full answer (git missing, a failure, a timeout, an overflow, such an include)
+// is a problem: the caller treats the surfaces as unknown and fails closed (host-surfaces.ts).
 
-export type GitConfigEntry = {
-  /** Absolute path of the file the entry came from. */
-  origin: string;
-  /** As git prints it: section and name lower-cased, subsection as written. */
-  key: string;
-  value: string;
-};
+export type { GitConfigEntry };
 
 export type GitFacts = {
   /** Absolute, as git reports them; undefined when `dir` is not in a repository. */
@@ -36,8 +38,10 @@ export type GitFacts = {
   config: GitConfigEntry[];
   /** Paths of every worktree of the repository (the main one included). */
   worktrees: string[];
-  /** Why (part of) the answer is missing: git not found, timed out, refused. */
+  /** Why (part of) the answer is missing: git not found, timed out, overflowed, an include refused. Non-empty: unknown. */
   problems: string[];
+  /** The config files read or named as includes (for the cache's staleness check). */
+  files?: string[];
 };
 
 export type GitProbeOptions = {
@@ -49,18 +53,40 @@ export type GitProbeOptions = {
   gitPath?: string;
   /** Per call. Default 3000. */
   timeoutMs?: number;
+  /** Output cap per git call, and read cap of the config scan. Default 32 MB. */
+  maxBytes?: number;
+  /** For `~` in include paths. Default env.HOME, else os.homedir(). */
+  home?: string;
 };
 
 /** The folders git itself would use for `dir`; never throws (problems say what is missing). */
 export async function probeGit(dir: string, options: GitProbeOptions): Promise<GitFacts> {
   const env = options.env ?? process.env;
+  const home = options.home ?? env.HOME ?? homedir();
+  const maxBytes = options.maxBytes ?? DEFAULT_SCAN_BYTES;
   const facts: GitFacts = { config: [], worktrees: [], problems: [] };
-  const git = options.gitPath ?? findTrustedExecutable("git", env.PATH, options.untrusted);
-  if (!git) {
-    facts.problems.push("git was not found on PATH outside the project; only the literal .git entries count");
+  // Our own reading first: the folders `.git` leads to and every file their config includes.
+  const lexical = await lexicalGitDirs(dir);
+  const scan = await scanGitConfig(configFiles(lexical, env, home), { home, maxBytes });
+  const fromScan = () => {
+    if (lexical.gitDir) facts.gitDir = lexical.gitDir;
+    if (lexical.commonDir) facts.commonDir = lexical.commonDir;
+    facts.config = scan.entries;
+    facts.files = scan.files;
+  };
+  if (scan.unknown.length > 0) {
+    // Git reads the same files: it would block on the include or fail. Not asked at all.
+    fromScan();
+    facts.problems.push(...scan.unknown.map((why) => `git's config could not be read in full: ${why}`));
     return facts;
   }
-  const run = (args: string[]) => runGit(git, dir, args, gitEnvironment(env), options.timeoutMs ?? 3000);
+  const git = options.gitPath ?? findTrustedExecutable("git", env.PATH, options.untrusted);
+  if (!git) {
+    fromScan();
+    facts.problems.push("git was not found on PATH outside the project");
+    return facts;
+  }
+  const run = (args: string[]) => runGit(git, dir, args, gitEnvironment(env), options.timeoutMs ?? 3000, maxBytes);
   const [revParse, config, worktrees] = await Promise.all([
     run(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"]),
     run(["config", "--list", "--show-origin", "--includes", "-z"]),
@@ -74,16 +100,78 @@ export async function probeGit(dir: string, options: GitProbeOptions): Promise<G
   if (!gitDir) {
     const why = revParse.error ?? revParse.stderr.trim().split("\n")[0] ?? "";
     // Outside any repository there is nothing to describe; anything else is a problem worth saying.
-    if (!/not a git repository/i.test(why)) facts.problems.push(`git rev-parse failed: ${why || "no answer"}`);
+    if (/not a git repository/i.test(why) && !lexical.gitDir) return facts;
+    fromScan();
+    facts.problems.push(`git rev-parse failed: ${why || "no answer"}`);
     return facts;
   }
-  facts.config = parseConfigList(config.stdout, dir);
   if (config.error) facts.problems.push(`git config --list failed: ${config.error}`);
+  if (worktrees.error) facts.problems.push(`git worktree list failed: ${worktrees.error}`);
+  // Git's answer and ours together: git's for what it resolved, ours for every condition's include.
+  const gitDirs = { gitDir, commonDir: commonDir || gitDir };
+  const more =
+    gitDirs.commonDir !== lexical.commonDir || gitDirs.gitDir !== lexical.gitDir
+      ? await scanGitConfig(configFiles(gitDirs, env, home).slice(3), { home, maxBytes })
+      : undefined;
+  for (const why of more?.unknown ?? []) facts.problems.push(`git's config could not be read in full: ${why}`);
+  facts.config = mergeEntries(config.error ? [] : parseConfigList(config.stdout, dir), [
+    ...scan.entries,
+    ...(more?.entries ?? []),
+  ]);
+  facts.files = [...scan.files, ...(more?.files ?? [])];
   facts.worktrees = worktrees.stdout
     .split("\0")
     .filter((line) => line.startsWith("worktree "))
     .map((line) => resolve(dir, line.slice("worktree ".length)));
   return facts;
+}
+
+/** Git's entries, then ours that git did not list (includes behind a condition false for now). */
+function mergeEntries(fromGit: GitConfigEntry[], scanned: readonly GitConfigEntry[]): GitConfigEntry[] {
+  const known = new Set(fromGit.map((e) => `${e.origin}\0${e.key.toLowerCase()}\0${e.value}`));
+  return [...fromGit, ...scanned.filter((e) => !known.has(`${e.origin}\0${e.key.toLowerCase()}\0${e.value}`))];
+}
+
+type GitDirs = { gitDir?: string; commonDir?: string };
+
+/**
+ * The git folder for `dir` as the files say, without git: the nearest `.git` folder or `gitdir:`
+ * file up the tree (and a `commondir` file there), or `dir` itself when it is a bare repository.
+ */
+async function lexicalGitDirs(dir: string): Promise<GitDirs> {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    const dotGit = join(at, ".git");
+    const info = await stat(dotGit).catch(() => undefined);
+    let gitDir: string | undefined;
+    if (info?.isDirectory()) gitDir = dotGit;
+    else if (info?.isFile()) {
+      const text = await readSmall(dotGit);
+      const named = text?.match(/^gitdir:\s*(.+?)\s*$/m)?.[1];
+      if (named) gitDir = resolve(at, named);
+    } else if ((await stat(join(at, "HEAD")).catch(() => undefined))?.isFile() && existsSync(join(at, "objects")))
+      gitDir = at;
+    if (gitDir) {
+      const common = (await readSmall(join(gitDir, "commondir")))?.trim();
+      return { gitDir, commonDir: common ? resolve(gitDir, common) : gitDir };
+    }
+    if (dirname(at) === at) return {};
+  }
+}
+
+/** What git reads, in its order: system, XDG, global, the repository's config and its worktree's. */
+function configFiles(dirs: GitDirs, env: Readonly<Record<string, string | undefined>>, home: string): string[] {
+  const xdg = env.XDG_CONFIG_HOME || join(home, ".config");
+  const files = ["/etc/gitconfig", join(xdg, "git", "config"), join(home, ".gitconfig")];
+  if (dirs.commonDir) files.push(join(dirs.commonDir, "config"));
+  if (dirs.gitDir) files.push(join(dirs.gitDir, "config.worktree"));
+  return files;
+}
+
+/** A small regular file's text (`.git`, `commondir`): never a FIFO or device. */
+async function readSmall(path: string): Promise<string | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile() || info.size > 64 * 1024) return undefined;
+  return readFile(path, "utf8").catch(() => undefined);
 }
 
 /** `origin\0key\nvalue\0` records of `git config --list --show-origin -z`; file origins only. */
@@ -113,22 +201,40 @@ function gitEnvironment(env: Readonly<Record<string, string | undefined>>): Reco
 
 type GitRun = { code: number | null; stdout: string; stderr: string; error?: string };
 
-function runGit(git: string, cwd: string, args: string[], env: Record<string, string>, timeoutMs: number) {
+function runGit(
+  git: string,
+  cwd: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  maxBytes: number,
+) {
   return new Promise<GitRun>((done) => {
-    execFile(
+    // Our own timer, not execFile's: its kill can land as git exits and report success with the
+    // output cut off. Here a timeout is always a failure, whatever the exit.
+    let timedOut = false;
+    const child = execFile(
       git,
       ["-c", "core.fsmonitor=false", "-c", "safe.directory=*", ...args],
-      { cwd, env, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, encoding: "utf8", windowsHide: true },
+      { cwd, env, maxBuffer: maxBytes, encoding: "utf8", windowsHide: true },
       (error, stdout, stderr) => {
+        clearTimeout(timer);
         const failure = error as (NodeJS.ErrnoException & { killed?: boolean; code?: unknown }) | null;
         const code = failure ? (typeof failure.code === "number" ? failure.code : null) : 0;
-        const run: GitRun = { code, stdout: stdout ?? "", stderr: stderr ?? "" };
-        if (failure?.killed) run.error = `timed out after ${timeoutMs} ms`;
+        const run: GitRun = { code: timedOut ? null : code, stdout: stdout ?? "", stderr: stderr ?? "" };
+        if (timedOut) run.error = `timed out after ${timeoutMs} ms`;
+        else if (failure?.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") run.error = `output over ${maxBytes} bytes`;
         else if (failure && code === null) run.error = failure.message;
         else if (failure) run.error = (stderr ?? "").trim().split("\n")[0] || `exit ${code}`;
         done(run);
       },
     );
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    // Nothing git reads as `/dev/stdin` can wait on us.
+    child.stdin?.end();
   });
 }
 

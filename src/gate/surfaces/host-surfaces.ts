@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { isWithin } from "../../backends/paths/real-path.js";
 import { probeGit, type GitFacts, type GitProbeOptions } from "./git-probe.js";
-import { expandHome, gitProgramPaths } from "./git-programs.js";
+import { expandHome, gitProgramPaths, isHooksLike } from "./git-programs.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
 // Which paths of a project decide what runs on the host: what git itself resolves (its git and
@@ -38,8 +38,14 @@ export type HostExecutionSurfaces = {
   surfaces: readonly HostExecutionSurface[];
   /** `surfaces`' paths, existing ones first: what a sandbox mounts read-only (missing ones cannot be bound). */
   paths: readonly string[];
-  /** What could not be determined (git missing, timed out): the literal entries still count. */
+  /** What could not be determined (git missing, timed out, overflowed, an include refused). */
   problems: readonly string[];
+  /**
+   * Why the answer is incomplete ("surfaces unknown"), or undefined when it is complete. Unknown
+   * fails closed: the whole git folder and every path git's config names count, and match() also
+   * answers for every hooks-like path (hooks folders, files named as git hooks).
+   */
+  unknown?: string;
   /**
    * Why an absolute path (give both the path as asked for and its real path) decides what runs on
    * the host: a surface it is or is inside, or a protected pattern it matches below the root.
@@ -114,16 +120,19 @@ export async function resolveHostExecutionSurfaces(
     options.git === false
       ? { config: [], worktrees: [], problems: [] }
       : await probeGit(realRoot, { ...options.git, untrusted: [realRoot] });
+  const unknown = facts.problems.length > 0 ? facts.problems.join("; ") : undefined;
+  for (const file of facts.files ?? []) found.inputs.add(file);
   await addGitFolders(found, realRoot, facts, home);
-  await addGitConfig(found, realRoot, facts, home);
+  await addGitConfig(found, realRoot, facts, home, unknown !== undefined);
 
   const surfaces = [...found.surfaces.values()].sort((a, b) => Number(b.exists) - Number(a.exists));
-  const match = matcher(surfaces, protectedPaths, realRoot);
+  const match = matcher(surfaces, protectedPaths, realRoot, unknown);
   return {
     root: realRoot,
     surfaces,
     paths: surfaces.map((s) => s.path),
     problems: [...facts.problems],
+    ...(unknown ? { unknown } : {}),
     match,
     matchRelative: (relativePath) => match(join(realRoot, relativePath)),
     inputs: [...found.inputs],
@@ -216,11 +225,21 @@ async function addGitFolders(found: Collector, realRoot: string, facts: GitFacts
   }
 }
 
-/** Git's config files and includes, its hooks folder, the programs its config runs, and other worktrees' links. */
-async function addGitConfig(found: Collector, realRoot: string, facts: GitFacts, home: string): Promise<void> {
+/**
+ * Git's config files and includes, its hooks folders, the programs its config runs, and other
+ * worktrees' links. `unknown`: every path-like value of the config counts too, whatever its key.
+ */
+async function addGitConfig(
+  found: Collector,
+  realRoot: string,
+  facts: GitFacts,
+  home: string,
+  unknown: boolean,
+): Promise<void> {
   const { add, inputs } = found;
   const worktree = facts.toplevel ?? realRoot;
-  let hooksPath: string | undefined;
+  // Every value counts, not just the last: one behind `includeIf "onbranch:..."` is in force on that branch.
+  const hooksPaths = new Set<string>();
   for (const entry of facts.config) {
     inputs.add(entry.origin);
     await add(
@@ -229,7 +248,7 @@ async function addGitConfig(found: Collector, realRoot: string, facts: GitFacts,
       `a git config file (${shown(entry.origin, realRoot)}): it can name programs git runs on the host`,
     );
     const key = entry.key.toLowerCase();
-    if (key === "core.hookspath") hooksPath = entry.value;
+    if (key === "core.hookspath" && entry.value) hooksPaths.add(entry.value);
     if (key === "include.path" || (key.startsWith("includeif.") && key.endsWith(".path"))) {
       // Relative includes are relative to the including file; a missing one can be created later.
       const target = expandHome(entry.value, home, dirname(entry.origin));
@@ -237,14 +256,14 @@ async function addGitConfig(found: Collector, realRoot: string, facts: GitFacts,
       await add(target, false, `a git config file included by ${shown(entry.origin, realRoot)}`);
     }
   }
-  if (!hooksPath && facts.commonDir) {
+  // The default folder too: wherever a condition sets no hooks path, git runs what is there.
+  if (facts.commonDir)
     await add(
       join(facts.commonDir, "hooks"),
       true,
       "git's hooks folder: its scripts run on the host at commits, checkouts and merges",
     );
-  }
-  if (hooksPath) {
+  for (const hooksPath of hooksPaths) {
     // Relative to where hooks run: the work tree's top folder.
     await add(
       expandHome(hooksPath, home, worktree),
@@ -255,6 +274,15 @@ async function addGitConfig(found: Collector, realRoot: string, facts: GitFacts,
   for (const program of gitProgramPaths(facts.config, worktree, home)) {
     if (isWithin(program.path, realRoot)) await add(program.path, false, `run by git on the host (${program.key})`);
   }
+  if (unknown) {
+    for (const named of gitProgramPaths(facts.config, worktree, home, "any key")) {
+      if (isWithin(named.path, realRoot) && named.path !== realRoot)
+        await add(named.path, true, `named by git's config (${named.key}), while git's config is not fully known`);
+    }
+    // The hooks-like folders that exist near the top, so a sandbox can bind them read-only too.
+    for (const folder of await hooksLikeFolders(realRoot))
+      await add(folder, true, "a hooks-like folder, while git's hooks path is unknown");
+  }
   for (const tree of facts.worktrees) {
     const link = join(tree, ".git");
     inputs.add(link);
@@ -262,11 +290,24 @@ async function addGitConfig(found: Collector, realRoot: string, facts: GitFacts,
   }
 }
 
+/** Folders at the root and one level down named like hooks folders (`.githooks`, `tools/hooks`, `.husky`). */
+async function hooksLikeFolders(root: string): Promise<string[]> {
+  const folders = async (dir: string) =>
+    (await readdir(dir, { withFileTypes: true }).catch(() => []))
+      .filter((entry) => entry.isDirectory() && entry.name !== ".git" && entry.name !== "node_modules")
+      .map((entry) => join(dir, entry.name));
+  const top = await folders(root);
+  const second = (await Promise.all(top.map(folders))).flat();
+  // Named so: a file inside it is hooks-like by its folder alone.
+  return [...top, ...second].filter((dir) => isHooksLike(`${basename(dir)}/x`));
+}
+
 /** The surface a path falls under: the most specific found (store/config, not store/), else a protected pattern. */
 function matcher(
   surfaces: readonly HostExecutionSurface[],
   protectedPaths: ProtectedPaths,
   realRoot: string,
+  unknown: string | undefined,
 ): (path: string) => HostExecutionSurface | undefined {
   const bySpecificity = [...surfaces].sort((a, b) => b.path.length - a.path.length);
   return (path) => {
@@ -279,6 +320,14 @@ function matcher(
     });
     if (surface) return surface;
     const pattern = protectedPaths.match(absolute, [realRoot]);
+    if (!pattern && unknown && isWithin(absolute, realRoot) && isHooksLike(relative(realRoot, absolute)))
+      return {
+        path: absolute,
+        folder: false,
+        exists: true,
+        kind: "git",
+        reason: `a hooks-like path, and git's hooks path is unknown (${unknown})`,
+      };
     return pattern
       ? {
           path: absolute,

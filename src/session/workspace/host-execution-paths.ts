@@ -15,6 +15,11 @@ export type HostExecutionPaths = {
   readOnlyEntries: readonly string[];
   /** Why `relativePath` (a path of the project's copy) decides what runs on the host; undefined: it does not. */
   matchRelative(relativePath: string): string | undefined;
+  /**
+   * Why git's answer is incomplete, if it is: the entries then hold the whole git folder and every
+   * path git's config names, and matchRelative answers for every hooks-like path too.
+   */
+  unknown?: string;
 };
 
 export async function hostExecutionPaths(config: DeepAcpConfig, projectRoot: string): Promise<HostExecutionPaths> {
@@ -35,5 +40,6 @@ export async function hostExecutionPaths(config: DeepAcpConfig, projectRoot: str
   return {
     readOnlyEntries,
     matchRelative: (relativePath) => surfaces.matchRelative(relativePath)?.reason,
+    ...(surfaces.unknown ? { unknown: surfaces.unknown } : {}),
   };
 }

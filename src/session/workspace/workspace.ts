@@ -176,6 +176,13 @@ async function openContainer(
   selection: Extract<Selection, { kind: "container" }>,
 ): Promise<Place> {
   const { cwd, roots, config, paths } = options;
+  const guarded = await hostExecutionPaths(config, options.projectRoot);
+  if (guarded.unknown)
+    diagnostics.push({
+      severity: "warning",
+      source: "workspace",
+      message: `which files decide what git runs on the host is unknown (${guarded.unknown}); changes to the git folder, hooks-like paths and every path git's config names are held (read-only in bind mode, each asked on its own by /apply)`,
+    });
   // Loaded here, not with the session layer: only container sessions need it.
   const { openContainerWorkspace } = await import("../../backends/container/container-workspace.js");
   const opened = await openContainerWorkspace({
@@ -193,7 +200,7 @@ async function openContainer(
       ...(config.workspace.memory ? { memory: config.workspace.memory } : {}),
       ...(config.workspace.cpus ? { cpus: config.workspace.cpus } : {}),
     },
-    readOnlyEntries: (await hostExecutionPaths(config, options.projectRoot)).readOnlyEntries,
+    readOnlyEntries: guarded.readOnlyEntries,
     ...limits,
     logger: options.logger,
   });
