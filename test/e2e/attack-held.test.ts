@@ -25,7 +25,6 @@ const s = useAttackSession("deep-acp-attack-held-", async (base) => {
 });
 const p = (name: string) => join(s.project, name);
 const pwned = () => join(s.base, "pwned");
-const EVIL = () => `#!/bin/sh\ntouch ${pwned()}\n`;
 const GOOD = "#!/bin/sh\nexit 0\n";
 
 /** The user's next commit on the host, with git's hooks as the repository now has them. */
