@@ -104,19 +104,27 @@ const GOOD = "#!/bin/sh\nexit 0\n";
     expect(existsSync(pwned())).toBe(false);
   });
 
-  it("bind mode: a devcontainer's postCreateCommand planting a hook before any dialog is undone before the session starts", async () => {
+  it("bind mode: a devcontainer's postCreateCommand (before any dialog) renaming the hooks' parent or replacing a linked .git is undone before the session starts", async () => {
     await hooksPathRepository();
+    await rename(p(".git"), p("gitstore"));
+    await symlink("gitstore", p(".git"));
     await mkdir(p(".devcontainer"));
-    const postCreate = `mv tools tools.old; mkdir -p tools/githooks && ${plant("tools/githooks/pre-commit")}`;
-    await writeFile(
-      p(".devcontainer/devcontainer.json"),
-      JSON.stringify({ image: TEST_IMAGE, postCreateCommand: postCreate }),
-    );
+    const postCreateCommand = [
+      `mv tools tools.old; mkdir -p tools/githooks && ${plant("tools/githooks/pre-commit")}`,
+      `rm .git && mkdir .git && cp -r gitstore/. .git/ && git config -f .git/config core.hooksPath .git/hooks && ${plant(".git/hooks/pre-commit")}`,
+    ].join("; ");
+    await writeFile(p(".devcontainer/devcontainer.json"), JSON.stringify({ image: TEST_IMAGE, postCreateCommand }));
     suite.model.enqueue(textTurn("Done."));
-    await prompt(await session("devcontainer?mount=bind", "default"));
+    const sessionId = await session("devcontainer?mount=bind", "default");
+    await prompt(sessionId);
     expect(await readFile(p("tools/githooks/pre-commit"), "utf8")).toBe(GOOD);
+    expect(await readlink(p(".git"))).toBe("gitstore");
     hostCommit();
     expect(existsSync(pwned())).toBe(false);
+    // The user is told, at the first turn: the rename was refused, the link put back.
+    const shown = JSON.stringify(suite.agent.updates(sessionId));
+    expect(shown).toContain("cannot move 'tools' to 'tools.old': Device or resource busy");
+    expect(shown).toContain(`restored the link ${p(".git")} -> gitstore`);
   });
 
   it("copy mode: a file tool writing into the folder core.hooksPath names asks, with the host's reason", async () => {
