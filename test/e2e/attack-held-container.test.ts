@@ -127,6 +127,22 @@ const GOOD = "#!/bin/sh\nexit 0\n";
     expect(shown).toContain(`restored the link ${p(".git")} -> gitstore`);
   });
 
+  it("bind mode: an ordinary edit-test loop beside the held paths is told nothing and asks nothing", async () => {
+    await hooksPathRepository();
+    suite.model.enqueue(
+      toolTurn("write_file", { file_path: p("tools/build.sh"), content: "echo build\n" }),
+      toolTurn("execute", {
+        command: "sh tools/build.sh; mkdir -p tools/lib && echo x > tools/lib/a.txt; git status --short | wc -l",
+      }),
+      textTurn("Done."),
+    );
+    const sent = await prompt(await session(`docker://${TEST_IMAGE}?mount=bind`, "bypass"));
+    expect(sent).toContain("build");
+    expect(sent).not.toContain("[deep-acp]");
+    expect(dialogs).toEqual([]);
+    expect(await readFile(p("tools/lib/a.txt"), "utf8")).toBe("x\n");
+  });
+
   it("copy mode: a file tool writing into the folder core.hooksPath names asks, with the host's reason", async () => {
     await repository();
     git(suite.home, suite.project, "config", "core.hooksPath", ".githooks");
