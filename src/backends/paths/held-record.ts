@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { lstat, readFile, readlink } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { isWithin } from "../../util/path-within.js";
@@ -83,13 +84,29 @@ export function sameEntry(held: HeldEntry, now: HeldEntry): boolean {
 }
 
 /**
- * Existing folders on the way to the held surfaces, below the roots: a sandbox or bind mode mounts each
- * over itself (writable), so it is a mount point and a command cannot rename or remove it (EBUSY) —
- * what keeps `mv tools tools.old` from moving a read-only `tools/hooks` away while the command runs.
+ * Existing folders on the way from a root to each existing surface (not the roots, not the surfaces,
+ * not links): a sandbox or bind mode mounts each over itself (writable), so it is a mount point and a
+ * command cannot rename or remove it (EBUSY) — what keeps `mv tools tools.old` from moving a
+ * read-only `tools/hooks` away while the command runs. Synchronous: a background process's mounts
+ * are built without waiting.
  */
-export function anchorFolders(held: HeldPaths, surfaces: readonly string[]): string[] {
+export function anchorFolders(roots: readonly string[], surfaces: readonly string[]): string[] {
+  const absoluteRoots = roots.map((root) => resolve(root));
   const own = new Set(surfaces.map((s) => resolve(s)));
-  return held.components
-    .filter((c) => c.entry.kind === "dir" && !own.has(c.path) && !held.roots.includes(c.path))
-    .map((c) => c.path);
+  const out = new Set<string>();
+  for (const surface of own) {
+    const root = absoluteRoots.find((r) => isWithin(surface, r) && surface !== r);
+    if (!root) continue;
+    for (let dir = dirname(surface); dir !== root && isWithin(dir, root); dir = dirname(dir))
+      if (!own.has(dir) && isFolder(dir)) out.add(dir);
+  }
+  return [...out].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,7 @@ import { accessSync, constants } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, PROTECTED_ROOT_ENTRIES, type BwrapMounts } from "./bwrap-args.js";
-import { anchorFolders, type HeldPaths, type HeldSurface } from "../paths/held-record.js";
+import { anchorFolders, type HeldSurface } from "../paths/held-record.js";
 import { createHeldGuard, withHeldNotes } from "../paths/held-guard.js";
 import { createFilesystemBackend } from "../local/filesystem-backend.js";
 import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "../local/local-shell.js";
@@ -109,10 +109,9 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
   const source = options.hostSurfaces;
   const surfacesFor = async (cwd: string): Promise<readonly HostSurfaceEntry[]> =>
     source ? source.resolve(cwd).catch(() => source.latest(cwd) ?? []) : [];
-  const argsFor = (cwd: string, surfaces: readonly HostSurfaceEntry[], held?: HeldPaths) => {
+  const argsFor = (cwd: string, surfaces: readonly HostSurfaceEntry[]) => {
     const hostSurfaces = surfaces.filter((s) => s.exists).map((s) => s.path);
-    const anchors = held ? anchorFolders(held, hostSurfaces) : [];
-    return buildBwrapArgs({ ...mounts, hostSurfaces, anchors }, cwd);
+    return buildBwrapArgs({ ...mounts, hostSurfaces, anchors: anchorFolders(roots, hostSurfaces) }, cwd);
   };
   // Each root's literal entries (`.git`, `.vscode`, ... as written: a link there is held as a link) and the surfaces.
   const literal = [...new Set([...PROTECTED_ROOT_ENTRIES, ...(options.protectedEntries ?? [])])];
@@ -131,10 +130,10 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
       return failedToStart(`working directory is outside the sandbox: ${cwd}`);
     const surfaces = await surfacesFor(resolve(cwd));
     const guard = createHeldGuard(async () => ({ roots, surfaces: heldSurfaces(surfaces) }));
-    const { result, notes } = await guard.around((held) =>
+    const { result, notes } = await guard.around(() =>
       runCommand({
         file: bwrap,
-        args: [...argsFor(resolve(cwd), surfaces, held), "--", shell, "-c", command],
+        args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command],
         cwd,
         env,
         timeoutMs: exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,

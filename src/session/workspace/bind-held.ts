@@ -1,6 +1,6 @@
 import { join, relative } from "node:path";
 import { createHeldGuard, type HeldGuard } from "../../backends/paths/held-guard.js";
-import { anchorFolders, holdPaths, type HeldSurface } from "../../backends/paths/held-record.js";
+import { anchorFolders, type HeldSurface } from "../../backends/paths/held-record.js";
 import type { HostSurfaceCache } from "../../gate/surfaces/host-surface-cache.js";
 import type { ProtectedPaths } from "../../gate/surfaces/protected-paths.js";
 
@@ -35,11 +35,10 @@ export async function bindModeHold(
     ];
     return { roots: [answer.root], surfaces };
   };
-  const first = await source();
-  const held = await holdPaths(first.roots, first.surfaces);
-  const existing = (await cache.get(root)).surfaces.filter((s) => s.exists).map((s) => s.path);
+  const answer = await cache.get(root);
+  const existing = answer.surfaces.filter((s) => s.exists).map((s) => s.path);
   return {
     guard: createHeldGuard(source),
-    anchorEntries: anchorFolders(held, existing).map((path) => relative(first.roots[0]!, path)),
+    anchorEntries: anchorFolders([answer.root], existing).map((path) => relative(answer.root, path)),
   };
 }

@@ -154,4 +154,23 @@ describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
     );
     expect(existsSync(join(project, ".husky"))).toBe(false);
   });
+
+  it("binds the folders on the way to a surface over themselves: a command cannot rename them, background processes included", async () => {
+    await mkdir(join(project, "tools", "githooks"), { recursive: true });
+    await writeFile(join(project, "tools", "githooks", "pre-commit"), "good\n");
+    const surfaces = [{ path: join(project, "tools", "githooks"), exists: true, reason: "core.hooksPath" }];
+    const backend = createBwrapSandboxBackend({
+      roots: [project],
+      homeDir: home,
+      hostSurfaces: { resolve: async () => surfaces, latest: () => surfaces },
+    });
+    const result = await backend.execute(`cd ${project}; mv tools tools.old; echo x > tools/notes.txt; echo done`);
+    expect(result.output).toMatch(/Device or resource busy/);
+    expect(await readFile(join(project, "tools", "notes.txt"), "utf8")).toBe("x\n");
+    expect(await readFile(join(project, "tools", "githooks", "pre-commit"), "utf8")).toBe("good\n");
+    const spec = backend.backgroundSpec!("sleep 1", project);
+    const args = typeof spec === "string" ? [] : spec.args;
+    const tools = join(project, "tools");
+    expect(args.some((arg, i) => arg === "--bind" && args[i + 1] === tools && args[i + 2] === tools)).toBe(true);
+  });
 });
