@@ -11,6 +11,7 @@ import { engineAddress, engineError, imageOnEngine, loadDocker, type Docker, typ
 import { HELPER_CONTAINER } from "./helper-script.js";
 import { packTree } from "./project-archive.js";
 import { resolveUser } from "./container-files.js";
+import { withHeldNotes, type HeldGuard } from "../paths/held-guard.js";
 import { createWorkspaceStateStore, type WorkspaceRecord, type WorkspaceStateStore } from "./workspace-state.js";
 
 // One container per session, found again by its label: created (and, in copy mode, filled with a copy
@@ -43,6 +44,12 @@ export type OpenContainerOptions = {
   limits: ContainerLimits;
   /** Bind mode: paths relative to the root kept read-only inside (the host-execution surfaces). */
   readOnlyEntries: readonly string[];
+  /**
+   * Bind mode: the host side's record of those surfaces (backends/paths/held-guard.ts), taken before
+   * each command and the postCreateCommand and repaired after; and the folders on the way to them
+   * (relative to the root), bound over themselves so a command cannot rename them.
+   */
+  held?: { guard: HeldGuard; anchorEntries: readonly string[] };
   engine?: EngineOptions;
   defaultTimeoutMs?: number;
   maxOutputChars?: number;
@@ -98,7 +105,7 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
     address,
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  const backend = createContainerBackend({
+  const plain = createContainerBackend({
     link,
     containerId: record.containerId,
     rootDir: record.containerRoot,
@@ -106,8 +113,10 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
     ...(options.defaultTimeoutMs !== undefined ? { defaultTimeoutMs: options.defaultTimeoutMs } : {}),
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });
+  const held = record.mount === "bind" ? options.held?.guard : undefined;
+  const backend = held ? heldBackend(plain, held) : plain;
   await link.channel();
-  if (dev) await runPostCreate(backend, dev, notes);
+  if (dev) await runPostCreate(plain, dev, notes, held);
   return { backend, docker, address, url, record, state, created, notes };
 }
 
@@ -248,6 +257,9 @@ function hostConfig(options: OpenContainerOptions, containerRoot: string) {
     spec.mount === "bind"
       ? [
           `${hostRoot}:${containerRoot}`,
+          ...(options.held?.anchorEntries ?? [])
+            .filter((entry) => existsSync(join(hostRoot, entry)))
+            .map((entry) => `${join(hostRoot, entry)}:${posix.join(containerRoot, entry)}`),
           ...options.readOnlyEntries
             .filter((entry) => existsSync(join(hostRoot, entry)))
             .map((entry) => `${join(hostRoot, entry)}:${posix.join(containerRoot, entry)}:ro`),
@@ -261,10 +273,31 @@ function hostConfig(options: OpenContainerOptions, containerRoot: string) {
   };
 }
 
-/** A new dev container's postCreateCommand lines; a failing one becomes a note, not an error. */
-async function runPostCreate(backend: ContainerBackend, dev: DevContainer, notes: string[]): Promise<void> {
+/** Each command held (bind mode): what it changed of the host's surfaces is put back and said in its output. */
+function heldBackend(backend: ContainerBackend, guard: HeldGuard): ContainerBackend {
+  return {
+    ...backend,
+    execute: async (command, exec) => {
+      const { result, notes } = await guard.around(() => backend.execute(command, exec));
+      return withHeldNotes(result, notes);
+    },
+  };
+}
+
+/**
+ * A new dev container's postCreateCommand lines; a failing one becomes a note, not an error. In bind
+ * mode each is held like a command, before the session is handed to the user: a repair is a note.
+ */
+async function runPostCreate(
+  backend: ContainerBackend,
+  dev: DevContainer,
+  notes: string[],
+  held: HeldGuard | undefined,
+): Promise<void> {
   for (const line of dev.postCreate) {
-    const result = await backend.execute(line, { timeoutMs: 600_000 });
+    const run = () => backend.execute(line, { timeoutMs: 600_000 });
+    const { result, notes: repaired } = held ? await held.around(run) : { result: await run(), notes: [] };
+    for (const note of repaired) notes.push(`postCreateCommand \`${line}\`: ${note}`);
     if (result.exitCode !== 0)
       notes.push(
         `postCreateCommand \`${line}\` failed (exit ${result.exitCode ?? result.signal}): ${result.output.slice(-500)}`,

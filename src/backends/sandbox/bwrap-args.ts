@@ -15,10 +15,11 @@ import { isWithin } from "../../util/path-within.js";
 // entries by their real paths), and the literal protected entries (`protectedEntries`: `.git`,
 // `.deepagents`, `.envrc`, `.vscode`, `.mcp.json`, ... and `[protected]` config) in each root and in
 // every folder from the root down to the working directory (a nested repository's `.git` when the
-// command runs in it). Not covered, the gate still asks for them: a path that did not exist when
-// the command started (it cannot be bound; the sandbox says when a command created one), a nested
-// one elsewhere in the tree (finding those would walk the whole tree on every command), and a
-// nested one moved away by renaming its parent folder. When a
+// command runs in it). The folders on the way to them are bound over themselves (writable), so a
+// command cannot move a read-only one away by renaming its parent; what a mount cannot hold (a link
+// replaced by a folder, a path that did not exist) is checked and put back after the command
+// (backends/paths/held-*.ts). Not covered, the gate still asks for them: a nested one elsewhere in
+// the tree (finding those would walk the whole tree on every command). When a
 // root contains deep-acp's own folder (~/.deepagents: user hooks, MCP config), that folder is
 // read-only too and its `.state` (stored API keys, OAuth tokens, approvals) is replaced by an empty
 // tmpfs, so a sandboxed command never reads the stored key.
@@ -58,6 +59,11 @@ export type BwrapMounts = {
    * they exist inside a writable mount.
    */
   hostSurfaces?: readonly string[];
+  /**
+   * Existing folders on the way to those (held-record.ts anchorFolders): each bound over itself
+   * writable, so it is a mount point a command cannot rename or remove while it runs.
+   */
+  anchors?: readonly string[];
   /** deep-acp's own folder (default `<homeDir>/.deepagents`): read-only, `.state` hidden, where a root reaches it. */
   agentDir?: string;
   systemPaths: readonly string[];
@@ -129,6 +135,11 @@ function protectedMounts(mounts: BwrapMounts, cwd: string): Mount[] {
   };
   for (const dir of foldersToGuard(writable, resolve(cwd))) for (const entry of entries) readOnly(join(dir, entry));
   for (const path of mounts.hostSurfaces ?? []) readOnly(path);
+  for (const path of mounts.anchors ?? []) {
+    const real = realOrUndefined(path);
+    if (!real || out.has(real) || isSymlink(path) || writable.includes(real)) continue;
+    if (writable.some((root) => isWithin(real, root))) out.set(real, { dest: real, args: ["--bind", real, real] });
+  }
   const agentDir = mounts.agentDir ?? (mounts.homeDir ? join(resolve(mounts.homeDir), ".deepagents") : undefined);
   if (agentDir) {
     const real = realOrUndefined(agentDir);

@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
-import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, type BwrapMounts } from "./bwrap-args.js";
+import { join, resolve } from "node:path";
+import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, PROTECTED_ROOT_ENTRIES, type BwrapMounts } from "./bwrap-args.js";
+import { anchorFolders, type HeldSurface } from "../paths/held-record.js";
+import { createHeldGuard, withHeldNotes } from "../paths/held-guard.js";
 import { createFilesystemBackend } from "../local/filesystem-backend.js";
 import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "../local/local-shell.js";
 import { isWithin } from "../../util/path-within.js";
@@ -33,8 +35,10 @@ export type BwrapSandboxOptions = {
   protectedEntries?: readonly string[];
   /**
    * What decides what runs on the host for a command in `cwd` (the gate's resolveHostExecutionSurfaces,
-   * one source for the gate and the sandbox): existing ones are bound read-only; when the command
-   * creates a missing one, its output says so. Default none (only `protectedEntries`).
+   * one source for the gate and the sandbox): existing ones are bound read-only, the folders on the
+   * way bound over themselves, and each is held (backends/paths/held-*.ts): what the command changed
+   * anyway (a link replaced, a missing one created) is put back after it, and its output says so.
+   * Default none (only `protectedEntries`).
    */
   hostSurfaces?: HostSurfaceSource;
   /** Hidden behind an empty scratch tmpfs. Default os.homedir(). */
@@ -61,7 +65,7 @@ export type BwrapSandboxOptions = {
 };
 
 /** One path that decides what runs on the host, as the sandbox needs it. */
-export type HostSurfaceEntry = { path: string; exists: boolean; reason: string };
+export type HostSurfaceEntry = { path: string; exists: boolean; reason: string; lexical?: string };
 
 /** Where the sandbox gets them: resolved now, or (for a background process, started synchronously) the last answer. */
 export type HostSurfaceSource = {
@@ -105,8 +109,18 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
   const source = options.hostSurfaces;
   const surfacesFor = async (cwd: string): Promise<readonly HostSurfaceEntry[]> =>
     source ? source.resolve(cwd).catch(() => source.latest(cwd) ?? []) : [];
-  const argsFor = (cwd: string, surfaces: readonly HostSurfaceEntry[]) =>
-    buildBwrapArgs({ ...mounts, hostSurfaces: surfaces.filter((s) => s.exists).map((s) => s.path) }, cwd);
+  const argsFor = (cwd: string, surfaces: readonly HostSurfaceEntry[]) => {
+    const hostSurfaces = surfaces.filter((s) => s.exists).map((s) => s.path);
+    return buildBwrapArgs({ ...mounts, hostSurfaces, anchors: anchorFolders(roots, hostSurfaces) }, cwd);
+  };
+  // Each root's literal entries (`.git`, `.vscode`, ... as written: a link there is held as a link) and the surfaces.
+  const literal = [...new Set([...PROTECTED_ROOT_ENTRIES, ...(options.protectedEntries ?? [])])];
+  const heldSurfaces = (surfaces: readonly HostSurfaceEntry[]): HeldSurface[] => [
+    ...roots.flatMap((root) =>
+      literal.map((entry) => ({ path: join(root, entry), reason: `a protected path (${entry})` })),
+    ),
+    ...surfaces.flatMap((s) => [s, ...(s.lexical ? [{ path: s.lexical, reason: s.reason }] : [])]),
+  ];
 
   async function execute(command: string, exec: ExecuteOptions = {}): Promise<ExecuteResponse> {
     const cwd = exec.cwd ?? roots[0]!;
@@ -115,26 +129,24 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
     if (!visible.some((p) => isWithin(resolve(cwd), p)))
       return failedToStart(`working directory is outside the sandbox: ${cwd}`);
     const surfaces = await surfacesFor(resolve(cwd));
-    const result = await runCommand({
-      file: bwrap,
-      args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command],
-      cwd,
-      env,
-      timeoutMs: exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,
-      maxOutputChars: options.maxOutputChars ?? 30_000,
-      killGraceMs: options.killGraceMs ?? 2000,
-      killBackgroundOnExit: options.killBackgroundOnExit ?? true,
-      ...(exec.signal ? { signal: exec.signal } : {}),
-      ...(exec.onOutput ? { onOutput: exec.onOutput } : {}),
-      ...(options.spawn ? { spawn: options.spawn } : {}),
-    });
-    // A missing path cannot be bound read-only: say so when the command created one.
-    const created = surfaces.filter((s) => !s.exists && existsSync(s.path));
-    if (created.length === 0) return result;
-    const notes = created.map(
-      (s) => `[deep-acp] This command created ${s.path}, which decides what runs on the host (${s.reason}).`,
+    const guard = createHeldGuard(async () => ({ roots, surfaces: heldSurfaces(surfaces) }));
+    const { result, notes } = await guard.around(() =>
+      runCommand({
+        file: bwrap,
+        args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command],
+        cwd,
+        env,
+        timeoutMs: exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,
+        maxOutputChars: options.maxOutputChars ?? 30_000,
+        killGraceMs: options.killGraceMs ?? 2000,
+        killBackgroundOnExit: options.killBackgroundOnExit ?? true,
+        ...(exec.signal ? { signal: exec.signal } : {}),
+        ...(exec.onOutput ? { onOutput: exec.onOutput } : {}),
+        ...(options.spawn ? { spawn: options.spawn } : {}),
+      }),
     );
-    return { ...result, output: `${result.output}${result.output.endsWith("\n") ? "" : "\n"}${notes.join("\n")}` };
+    // What a mount cannot hold (a link replaced, a path that did not exist) was put back: say so.
+    return withHeldNotes(result, notes);
   }
 
   function backgroundSpec(command: string, cwd = roots[0]!): BackgroundSpawnSpec | string {

@@ -31,6 +31,8 @@ import type { ContainerWorkspace } from "../../backends/container/container-work
 import type { PlanAnswer } from "../../backends/container/devcontainer/devcontainer-consent.js";
 import type { DevContainerPlan } from "../../backends/container/devcontainer/devcontainer-plan.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
+import { bindModeHold } from "./bind-held.js";
+import { containerSurfaceCache } from "./container-surfaces.js";
 import type { SessionFlags } from "../services.js";
 import { holdsHome, homeRootMessage } from "../../util/home-root.js";
 import { relativeWithin } from "../../util/path-within.js";
@@ -151,8 +153,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     stateBackends,
     rules: rules.items,
     protectedPaths,
-    // A container's files are not the host's: its copy is checked against the host's surfaces at /apply.
-    ...(remote || container ? {} : { surfaces }),
+    // A container's paths are matched against the host's surfaces (and its copy again at /apply).
+    ...(remote ? {} : container ? { surfaces: containerSurfaces(surfaces, container) } : { surfaces }),
     sandboxed: !remote && !container && sandboxKind === "bwrap" && shell !== undefined,
     cwd: place.paths?.cwd ?? cwd,
     roots: place.paths?.roots ?? roots,
@@ -168,11 +170,17 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   };
 }
 
+/** The host's answer, for the container's paths (container-surfaces.ts). */
+function containerSurfaces(cache: HostSurfaceCache, container: NonNullable<Workspace["container"]>): HostSurfaceCache {
+  const { hostRoot, containerRoot } = container.workspace.record;
+  return containerSurfaceCache(cache, hostRoot, containerRoot);
+}
+
 type Selection = NonNullable<ReturnType<typeof selectWorkspace>>;
 
 /** Files and commands in the container; the editor's fs/terminal and the local sandbox are never used. */
 async function openContainer(
-  { options, limits, diagnostics }: Setup,
+  { options, limits, diagnostics, surfaces, protectedPaths }: Setup,
   selection: Extract<Selection, { kind: "container" }>,
 ): Promise<Place> {
   const { cwd, roots, config, paths } = options;
@@ -201,6 +209,9 @@ async function openContainer(
       ...(config.workspace.cpus ? { cpus: config.workspace.cpus } : {}),
     },
     readOnlyEntries: guarded.readOnlyEntries,
+    ...(selection.spec.mount === "bind"
+      ? { held: await bindModeHold(surfaces, protectedPaths, options.projectRoot) }
+      : {}),
     ...limits,
     logger: options.logger,
   });

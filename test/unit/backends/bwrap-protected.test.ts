@@ -1,6 +1,7 @@
 // Under the bwrap sandbox, what decides what runs outside it stays read-only (<root>/.git,
 // <root>/.deepagents, ~/.deepagents), and the agent's stored credentials and model key are out of
 // reach: not in the command's environment, not in /proc (own pid namespace), not on disk.
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -131,7 +132,7 @@ describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
     expect(await readFile(join(project, "sub", "inner.txt"), "utf8")).toBe("ok\n");
   });
 
-  it("mounts the host execution surfaces it is given read-only, and says when a command creates a missing one", async () => {
+  it("mounts the host execution surfaces it is given read-only, and moves a missing one the command created aside", async () => {
     await mkdir(join(project, "store", "hooks"), { recursive: true });
     await writeFile(join(project, "store", "config"), "[core]\n");
     const surfaces = [
@@ -149,7 +150,27 @@ describe.skipIf(!availability.ok)("bwrap sandbox protections", () => {
     expect(result.output).toMatch(/Read-only file system/);
     expect(await readFile(join(project, "store", "config"), "utf8")).toBe("[core]\n");
     expect(result.output).toContain(
-      `This command created ${join(project, ".husky")}, which decides what runs on the host`,
+      `[deep-acp] moved ${join(project, ".husky")} aside to ${join(project, ".husky.deep-acp-moved")} (husky's git hooks)`,
     );
+    expect(existsSync(join(project, ".husky"))).toBe(false);
+  });
+
+  it("binds the folders on the way to a surface over themselves: a command cannot rename them, background processes included", async () => {
+    await mkdir(join(project, "tools", "githooks"), { recursive: true });
+    await writeFile(join(project, "tools", "githooks", "pre-commit"), "good\n");
+    const surfaces = [{ path: join(project, "tools", "githooks"), exists: true, reason: "core.hooksPath" }];
+    const backend = createBwrapSandboxBackend({
+      roots: [project],
+      homeDir: home,
+      hostSurfaces: { resolve: async () => surfaces, latest: () => surfaces },
+    });
+    const result = await backend.execute(`cd ${project}; mv tools tools.old; echo x > tools/notes.txt; echo done`);
+    expect(result.output).toMatch(/Device or resource busy/);
+    expect(await readFile(join(project, "tools", "notes.txt"), "utf8")).toBe("x\n");
+    expect(await readFile(join(project, "tools", "githooks", "pre-commit"), "utf8")).toBe("good\n");
+    const spec = backend.backgroundSpec!("sleep 1", project);
+    const args = typeof spec === "string" ? [] : spec.args;
+    const tools = join(project, "tools");
+    expect(args.some((arg, i) => arg === "--bind" && args[i + 1] === tools && args[i + 2] === tools)).toBe(true);
   });
 });

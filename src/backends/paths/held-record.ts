@@ -1,0 +1,112 @@
+import { lstatSync } from "node:fs";
+import { lstat, readFile, readlink } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { isWithin } from "../../util/path-within.js";
+
+// "Held paths": the trusted record of what decides what runs on the host, taken before a command the
+// host does not control (a sandboxed or container command, a dev container's postCreateCommand) and
+// checked after it (held-restore.ts). A read-only mount protects a path, not what the host will open:
+// `mv tools tools.old && mkdir -p tools/hooks` moves the mount away with its parent, and a linked
+// `.git` can be replaced by a real folder. So the record keeps every component on the way from the
+// root to each surface — a folder by its identity, a link by its target, a file by its identity and
+// (when small) its bytes, or the fact that it is missing — and the check puts each back.
+
+/** What one path component was when the record was taken. */
+export type HeldEntry =
+  | { kind: "missing" }
+  | { kind: "dir"; id: string }
+  | { kind: "link"; target: string }
+  | { kind: "file"; id: string; mode: number; content?: Buffer };
+
+export type HeldComponent = { path: string; entry: HeldEntry; reason: string };
+
+/** One surface to hold: an absolute path (inside a root) and what it is to the host. */
+export type HeldSurface = { path: string; reason: string };
+
+export type HeldPaths = {
+  roots: readonly string[];
+  /** By depth, parents first: the check walks them in this order. */
+  components: readonly HeldComponent[];
+};
+
+/** Files larger than this are held by identity only (a read-only mount keeps their bytes). */
+export const HELD_CONTENT_LIMIT = 1024 * 1024;
+
+const depth = (path: string) => path.split("/").filter(Boolean).length;
+
+/** The record of `surfaces` (those inside `roots`) and each component on the way to them. */
+export async function holdPaths(roots: readonly string[], surfaces: readonly HeldSurface[]): Promise<HeldPaths> {
+  const absoluteRoots = roots.map((root) => resolve(root));
+  const wanted = new Map<string, { reason: string; surface: boolean }>();
+  for (const surface of surfaces) {
+    const path = resolve(surface.path);
+    const root = absoluteRoots.find((r) => isWithin(path, r) && path !== r);
+    if (!root) continue;
+    wanted.set(path, { reason: surface.reason, surface: true });
+    for (let dir = dirname(path); dir !== root && isWithin(dir, root); dir = dirname(dir))
+      if (!wanted.has(dir))
+        wanted.set(dir, { reason: `a folder on the way to ${path} (${surface.reason})`, surface: false });
+  }
+  const entries = await Promise.all(
+    [...wanted].map(async ([path, { reason, surface }]) => ({ path, reason, entry: await entryOf(path, surface) })),
+  );
+  // Below a missing component everything is missing too: holding its absence is enough.
+  const missing = entries.filter((c) => c.entry.kind === "missing").map((c) => c.path);
+  const components = entries
+    .filter((c) => !missing.some((m) => m !== c.path && isWithin(c.path, m)))
+    .sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path));
+  return { roots: absoluteRoots, components };
+}
+
+/** What is at `path` now; a surface file's bytes too when small. */
+export async function entryOf(path: string, withContent: boolean): Promise<HeldEntry> {
+  const info = await lstat(path, { bigint: true }).catch(() => undefined);
+  if (!info) return { kind: "missing" };
+  const id = `${info.dev}:${info.ino}`;
+  if (info.isSymbolicLink()) return { kind: "link", target: await readlink(path) };
+  if (info.isDirectory()) return { kind: "dir", id };
+  const mode = Number(info.mode & 0o7777n);
+  if (!withContent || info.size > BigInt(HELD_CONTENT_LIMIT)) return { kind: "file", id, mode };
+  const content = await readFile(path).catch(() => undefined);
+  return content ? { kind: "file", id, mode, content } : { kind: "file", id, mode };
+}
+
+/** Whether `now` is still what `held` recorded (a file's bytes too, when they were held). */
+export function sameEntry(held: HeldEntry, now: HeldEntry): boolean {
+  if (held.kind !== now.kind) return false;
+  if (held.kind === "link") return held.target === (now as typeof held).target;
+  if (held.kind === "dir") return held.id === (now as typeof held).id;
+  if (held.kind === "file") {
+    const file = now as typeof held;
+    return held.id === file.id && (!held.content || (file.content !== undefined && held.content.equals(file.content)));
+  }
+  return true;
+}
+
+/**
+ * Existing folders on the way from a root to each existing surface (not the roots, not the surfaces,
+ * not links): a sandbox or bind mode mounts each over itself (writable), so it is a mount point and a
+ * command cannot rename or remove it (EBUSY) — what keeps `mv tools tools.old` from moving a
+ * read-only `tools/hooks` away while the command runs. Synchronous: a background process's mounts
+ * are built without waiting.
+ */
+export function anchorFolders(roots: readonly string[], surfaces: readonly string[]): string[] {
+  const absoluteRoots = roots.map((root) => resolve(root));
+  const own = new Set(surfaces.map((s) => resolve(s)));
+  const out = new Set<string>();
+  for (const surface of own) {
+    const root = absoluteRoots.find((r) => isWithin(surface, r) && surface !== r);
+    if (!root) continue;
+    for (let dir = dirname(surface); dir !== root && isWithin(dir, root); dir = dirname(dir))
+      if (!own.has(dir) && isFolder(dir)) out.add(dir);
+  }
+  return [...out].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
