@@ -18,7 +18,9 @@
 // Freeze (19) and thaw (20), for /apply's one snapshot per decision: SIGSTOP to every process of the
 // container but the helper (and an init that is its parent), repeated until a pass finds no process
 // it has not stopped and every one it stopped is in state T (a process not yet stopped could have
-// sent SIGCONT to one that was); thaw sends SIGCONT to exactly those. Refused (EPERM) when the helper
+// sent SIGCONT to one that was), twice in a row; thaw sends SIGCONT to exactly those. A process in
+// uninterruptible sleep (D: a vfork parent whose child is stopped, a slow disk) gets SIGSTOP again at
+// every pass and stops before it runs any code of its own. Refused (EPERM) when the helper
 // is not in the container's own pid namespace, where "every process" would be the host's.
 //
 // Frames both ways: a 4-byte big-endian length, then the payload. Requests: id (u32), opcode (u8), then
@@ -78,12 +80,13 @@ sub tree { my ($root) = @_; my %p = procs(); my %kids; push @{$kids{$p{$_}[0]}},
   delete $in{$$}; delete $in{1}; return grep { exists $p{$_} } keys %in; }
 sub pstate { open(my $f, '<', "/proc/$_[0]/stat") or return ''; my $s = <$f>; close $f;
   return defined $s && $s =~ /\)\s+(\S)/ ? $1 : ''; }
-sub freeze { unless ($$ == 1 || getppid() == 1) { $! = 1; return 0; }
-  for my $round (1 .. 200) { my %p = procs(); my $busy = 0;
+sub freeze { unless ($$ == 1 || getppid() == 1) { $! = 1; return 0; } my $quiet = 0;
+  for my $round (1 .. 500) { my %p = procs(); my $busy = 0;
     for my $pid (keys %p) { next if $pid == $$ || ($pid == 1 && $$ != 1);
       my $st = pstate($pid); next if $st eq 'Z' || $st eq 'X' || $st eq '';
+      if ($st eq 'D') { kill('STOP', $pid) and $frozen{$pid} = 1; next; }
       if (!$frozen{$pid} || ($st ne 'T' && $st ne 't')) { $busy = 1; kill('STOP', $pid) and $frozen{$pid} = 1; } }
-    return 1 unless $busy; select(undef, undef, undef, 0.002); }
+    $quiet = $busy ? 0 : $quiet + 1; return 1 if $quiet >= 2; select(undef, undef, undef, 0.002); }
   $! = 16; return 0; }
 sub thaw { my @p = keys %frozen; kill('CONT', @p) if @p; %frozen = (); }
 sub kill_tree { my ($pid, $sig) = @_; my @t = tree($pid); kill($sig, -$pid); kill($sig, @t) if @t; }

@@ -218,16 +218,32 @@ export async function applyToHost(
   };
 }
 
-export type Frozen = { processes: number; ms: number; thaw(): Promise<void> };
+export type Frozen = {
+  processes: number;
+  ms: number;
+  /** Why nothing was frozen (a container whose helper predates the freeze): the snapshot still is what is written. */
+  notFrozen?: string;
+  thaw(): Promise<void>;
+};
 
 /**
  * Stops every process in the container but the helper (SIGSTOP, helper-script.ts) until `thaw`:
- * nothing inside can change the project between the snapshot, the dialog and the write.
+ * nothing inside can change the project between the snapshot, the dialog and the write. A helper
+ * that predates the operation answers "unknown operation": the container goes on running, and the
+ * caller says so (the write is still the snapshot's bytes, and a file too large to keep is re-read
+ * and checked). Any other refusal throws: nothing is applied.
  */
 export async function freezeContainer(link: ContainerLink): Promise<Frozen> {
   const channel = await link.channel();
   const started = performance.now();
-  const [count] = await channel.request("freeze");
+  let count: Buffer | undefined;
+  try {
+    [count] = await channel.request("freeze");
+  } catch (error) {
+    if (!/unknown operation/.test((error as Error).message)) throw error;
+    const notFrozen = "this container's helper predates freezing: its processes kept running during /apply";
+    return { processes: 0, ms: performance.now() - started, notFrozen, thaw: async () => undefined };
+  }
   const ms = performance.now() - started;
   let thawed = false;
   return {

@@ -94,15 +94,23 @@ export async function applyContainerChanges(options: ApplyOptions): Promise<Appl
     return { ...empty, text: "error" in listed ? listed.error : "" };
   }
   // Nothing in the container runs from here to the last write: what is listed, shown and written is one state.
-  const frozen = await freezeContainer(options.workspace.backend.link);
+  let frozen: Awaited<ReturnType<typeof freezeContainer>>;
   try {
-    return await applyFrozen(options, empty);
+    frozen = await freezeContainer(options.workspace.backend.link);
+  } catch (error) {
+    return {
+      ...empty,
+      text: `Nothing applied: the container's processes could not be frozen (${(error as Error).message}).`,
+    };
+  }
+  try {
+    return await applyFrozen(options, empty, frozen.notFrozen);
   } finally {
     await frozen.thaw();
   }
 }
 
-async function applyFrozen(options: ApplyOptions, report: ApplyReport): Promise<ApplyReport> {
+async function applyFrozen(options: ApplyOptions, report: ApplyReport, notFrozen?: string): Promise<ApplyReport> {
   const { workspace, approver, signal } = options;
   const { record } = workspace;
   const listed = await listContainerChanges(workspace, options.config, { snapshot: true });
@@ -192,7 +200,10 @@ async function applyFrozen(options: ApplyOptions, report: ApplyReport): Promise<
         title: `Apply ${plural(ordinary.length, "change")} to ${record.hostRoot}`,
         rawInput: { changes: ordinary.map((c) => ({ path: c.path, kind: c.kind })) },
         locations: ordinary.slice(0, APPLY_BOUNDS.names).map((c) => ({ path: host(c) })),
-        preview: await dialogContent(realRoot, record.hostRoot, ordinary),
+        preview: [
+          ...(await dialogContent(realRoot, record.hostRoot, ordinary)),
+          ...(notFrozen ? [{ type: "text" as const, text: `Note: ${notFrozen}.` }] : []),
+        ],
         reason: "writes what the session changed in the container to the host project",
       }));
     for (const c of ordinary) {
