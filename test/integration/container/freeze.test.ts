@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createContainerBackend } from "../../../src/backends/container/container-backend.js";
 import { createContainerLink } from "../../../src/backends/container/container-link.js";
 import { freezeContainer } from "../../../src/backends/container/workspace-changes.js";
+import { poll } from "../../support/poll.js";
 import { checkDockerAvailable, createContainerTracker, createHelperContainer } from "../../support/docker.js";
 
 // /apply's freeze (helper ops 19 and 20) on a real engine: every process in the container stops,
@@ -38,8 +39,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       // The helper still serves reads and writes while the rest is stopped.
       expect((await backend.write("/ws/during.txt", "x")).error).toBeUndefined();
       await frozen.thaw();
-      await sleep(300);
-      expect(await count()).toBeGreaterThan(at);
+      await poll(async () => (await count()) > at);
 
       // Figures: freeze+thaw through the helper, docker pause+unpause, with these processes and 50 more.
       await backend.execute("for i in $(seq 1 50); do (setsid sleep 600 </dev/null >/dev/null 2>&1 &); done");
