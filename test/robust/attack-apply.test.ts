@@ -191,6 +191,38 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     expect(s.said()).toMatch(/- secret\/key\.txt: .*permission denied for write/);
   });
 
+  it("a remembered `make build` asks again after /apply writes the Makefile a command inside changed", async () => {
+    await writeFile(join(suite.project, "Makefile"), "build:\n\t@echo built\n");
+    const run = (command: string) => toolTurn("execute", { command });
+    suite.model.enqueue(run("make build"), run("make build"), textTurn("Built."));
+    suite.model.enqueue(run("printf 'build:\\n\\t@echo evil\\n' > Makefile"), textTurn("Changed."));
+    suite.model.enqueue(run("make build"), textTurn("Built again."));
+    const asked: string[] = [];
+    const editor = createFakeEditor({
+      permission: (m) => {
+        const command: string = m.params.toolCall.rawInput?.command ?? m.params.toolCall.title;
+        asked.push(command);
+        return choose(m, command === "make build" && asked.length === 1 ? "allow_always" : "allow_once");
+      },
+    });
+    const sessionId = await suite.startSession({
+      env,
+      args: ["--workspace", `docker://${TEST_IMAGE}`],
+      onRequest: editor.handle,
+      capabilities: ZED_CAPABILITIES,
+    });
+    const prompt = (text: string) =>
+      suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    expect((await prompt("build")).result.stopReason).toBe("end_turn");
+    await poll(async () => (await containersOfSession(docker, sessionId)).length > 0);
+    for (const c of await containersOfSession(docker, sessionId)) tracker.add(c.Id);
+    expect((await prompt("change the Makefile")).result.stopReason).toBe("end_turn");
+    expect((await prompt("/apply")).result.stopReason).toBe("end_turn");
+    expect(await readFile(join(suite.project, "Makefile"), "utf8")).toBe("build:\n\t@echo evil\n");
+    expect((await prompt("build again")).result.stopReason).toBe("end_turn");
+    expect(asked.filter((a) => a === "make build")).toHaveLength(2);
+  });
+
   it("a dismissed dialog writes nothing, and no dialog offers Always", async () => {
     const s = await session("echo two > c.txt", () => ({ outcome: { outcome: "cancelled" } }));
     await s.prompt("/apply");

@@ -72,7 +72,7 @@ export async function changePreview(realRoot: string, hostRoot: string, change: 
   if (host?.kind === "link")
     return {
       type: "text",
-      text: `${change.kind} \`${change.path}\`: replaces the host's link (-> ${host.target}), which is not followed`,
+      text: `${change.kind} \`${change.path}\`: ${change.kind === "deleted" ? "removes" : "replaces"} the host's link (-> ${host.target}), which is not followed`,
     };
   const before = host?.kind === "file" ? host.data : undefined;
   if (host?.kind === "file" && !before)
