@@ -157,7 +157,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     expect(s.said()).toMatch(/Conflicts, not overwritten\*\* \(1\)\n- a\.txt: changed on the host since the copy/);
   });
 
-  it("a file deny rule and a PreToolUse hook on Write hold for /apply as for the file tools", async () => {
+  it("a file deny rule, a PreToolUse hook and a PermissionRequest hook on Write hold for /apply as for the file tools", async () => {
     await mkdir(join(suite.home, ".deepagents"), { recursive: true });
     await writeFile(
       join(suite.home, ".deepagents", "config.toml"),
@@ -175,11 +175,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
               ],
             },
           ],
+          PermissionRequest: [
+            {
+              matcher: "Write",
+              hooks: [{ type: "command", command: "grep -q perm.txt && { echo 'not that one' >&2; exit 2; }; exit 0" }],
+            },
+          ],
         },
       }),
     );
     const s = await session(
-      "mkdir -p secret && echo s > secret/key.txt && echo b > blocked.txt && echo ok > ok.txt",
+      "mkdir -p secret && echo s > secret/key.txt && echo b > blocked.txt && echo p > perm.txt && echo ok > ok.txt",
       (m) => choose(m, "allow_once"),
     );
     expect((await s.prompt("/apply")).result.stopReason).toBe("end_turn");
@@ -187,6 +193,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     expect(await readFile(join(suite.project, "ok.txt"), "utf8")).toBe("ok\n");
     await expect(readFile(join(suite.project, "secret", "key.txt"))).rejects.toThrow();
     await expect(readFile(join(suite.project, "blocked.txt"))).rejects.toThrow();
+    await expect(readFile(join(suite.project, "perm.txt"))).rejects.toThrow();
+    expect(s.said()).toMatch(/- perm\.txt: denied by a PermissionRequest hook: not that one/);
     expect(s.said()).toMatch(/- blocked\.txt: blocked by a PreToolUse hook: no blocked files/);
     expect(s.said()).toMatch(/- secret\/key\.txt: .*permission denied for write/);
   });
