@@ -2,7 +2,8 @@
 // engine. Each attack is what a session (or a process it left running in the container) can do to
 // make the host get something other than what the user approved: swap a file between the dialog and
 // the write, show a host file outside the project through a link, carry a setuid bit, hide change 101,
-// race a host edit past the conflict check, or slip a file past a deny rule or a PreToolUse hook.
+// race a host edit past the conflict check, slip a file past a deny rule or a PreToolUse or
+// PermissionRequest hook, or keep a remembered `make build` after the Makefile it runs was rewritten.
 import { lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
