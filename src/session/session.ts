@@ -5,6 +5,7 @@ import type { Approver } from "../gate/call/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import {
   compactNow,
+  createHookBridge,
   createSessionStart,
   promptText,
   runPromptTurn,
@@ -268,11 +269,14 @@ export class Session {
           stopReason: "end_turn" as const,
         };
       const { applyContainerChanges } = await import("./workspace/container-changes.js");
+      const hooks = await this.extensions.hooks();
       const report = await applyContainerChanges({
         workspace: workspace.container.workspace,
         config,
         signal,
         events: sink,
+        // Like any write: file rules, PreToolUse and PermissionRequest hooks, remembered choices.
+        gate: { memory: this.approvals, hooks: createHookBridge(() => hooks), rules: workspace.rules },
         ...(options.headless ? {} : { approver: this.approver }),
       });
       return { ...report, stopReason: signal.aborted ? ("cancelled" as const) : ("end_turn" as const) };

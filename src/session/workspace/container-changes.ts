@@ -1,33 +1,46 @@
 import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Approver, ApprovalRequest } from "../../gate/call/approver.js";
 import type { ContainerWorkspace } from "../../backends/container/container-workspace.js";
 import {
   applyToHost,
-  changeContent,
+  conflictWith,
   diffTree,
+  freezeContainer,
   helperTree,
   hostConflict,
-  type Change,
+  takeSnapshot,
 } from "../../backends/container/workspace-changes.js";
-import { looksBinary } from "../../backends/files/mime.js";
+import { hostRootOf, readHostEntry } from "../../backends/paths/host-apply.js";
 import type { DeepAcpConfig } from "../../config/config-file.js";
-import type { ToolDisplay } from "../../tools/types.js";
 import { hostExecutionPaths } from "./host-execution-paths.js";
 import type { SessionEventSink } from "../services.js";
+import { APPLY_BOUNDS, changeLine, changePreview, dialogContent, type ListedChange } from "./apply-dialog.js";
+import {
+  afterApplyWrite,
+  applyPermissionHook,
+  screenApplyChange,
+  type ApplyGateOptions,
+  type Screened,
+} from "../../gate/seams/apply-change.js";
 
 // /changes and /apply for a copy-mode container: what the session changed inside, and bringing it to
 // the host project. One dialog covers every ordinary change; a change to a path that decides what runs
 // on the host (git's config and hooks, editor tasks, the agent's own hooks and MCP servers, ...) is
 // never part of it: each asks on its own and is skipped when rejected. A host file changed since the
-// copy is a conflict: named, never overwritten.
+// copy is a conflict: named, never overwritten, checked again right before each write.
+//
+// One snapshot per decision: /apply freezes the container's processes (freezeContainer), lists the
+// changes and takes their content once, shows that, writes exactly that, and thaws them after the
+// last write. Each change goes through the gate's procedure as a Write or Delete (gate/seams/apply-change.ts).
 
-export type ListedChange = Change & { protectedBy?: string; conflict?: string };
+export type { ListedChange };
 
+/** The changes; with `snapshot`, each file's content is taken once (takeSnapshot) before the conflict check. */
 export async function listContainerChanges(
   workspace: ContainerWorkspace,
   config: DeepAcpConfig,
+  options: { snapshot?: boolean } = {},
 ): Promise<ListedChange[] | { error: string }> {
   const { record } = workspace;
   if (record.mount === "bind")
@@ -35,6 +48,7 @@ export async function listContainerChanges(
   if (!record.baseline) return { error: "the record of what was copied into this container is missing" };
   const tree = await helperTree(workspace.backend.link, record.containerRoot);
   const changes = await diffTree(record.baseline, tree);
+  if (options.snapshot) await takeSnapshot(changes, APPLY_BOUNDS.keepBytes);
   const guard = await hostExecutionPaths(config, record.hostRoot);
   return Promise.all(
     changes.map(async (change): Promise<ListedChange> => {
@@ -45,15 +59,6 @@ export async function listContainerChanges(
   );
 }
 
-const line = (c: ListedChange) =>
-  `- ${c.kind} \`${c.path}\`${c.type === "link" ? " (link)" : ""}${
-    c.conflict
-      ? ` — conflict: ${c.conflict}; not overwritten`
-      : c.protectedBy
-        ? ` — protected, decides what runs on the host (${c.protectedBy}): asks on its own`
-        : ""
-  }`;
-
 /** Markdown for /changes. */
 export function describeChanges(workspace: ContainerWorkspace, listed: ListedChange[]): string {
   const { record } = workspace;
@@ -62,19 +67,8 @@ export function describeChanges(workspace: ContainerWorkspace, listed: ListedCha
   return [
     `**Changes in the container** (${record.url}, container ${record.containerId.slice(0, 12)}): ${listed.length}, not on the host until \`/apply\``,
     "",
-    ...listed.map(line),
+    ...listed.map(changeLine),
   ].join("\n");
-}
-
-async function preview(workspace: ContainerWorkspace, change: ListedChange): Promise<ToolDisplay | undefined> {
-  const path = join(workspace.record.hostRoot, change.path);
-  if (change.type === "link")
-    return { type: "text", text: `${change.kind} link \`${change.path}\` -> ${change.entry?.target ?? ""}` };
-  const after = change.kind === "deleted" ? Buffer.alloc(0) : await changeContent(change);
-  const before = change.kind === "added" ? undefined : await readFile(path).catch(() => undefined);
-  if ((after && looksBinary(after)) || (before && looksBinary(before)))
-    return { type: "text", text: `${change.kind} binary file \`${change.path}\`` };
-  return { type: "diff", path, oldText: before?.toString("utf8") ?? null, newText: after?.toString("utf8") ?? "" };
 }
 
 export type ApplyReport = { applied: string[]; skipped: string[]; conflicts: string[]; failed: string[]; text: string };
@@ -86,15 +80,43 @@ export type ApplyOptions = {
   /** Asks the editor; absent (headless --apply): ordinary changes are applied, protected ones listed. */
   approver?: Approver;
   events?: SessionEventSink;
+  /** The gate's side: file rules, hooks, remembered choices (gate/seams/apply-change.ts). */
+  gate: ApplyGateOptions;
 };
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 export async function applyContainerChanges(options: ApplyOptions): Promise<ApplyReport> {
+  const empty: ApplyReport = { applied: [], skipped: [], conflicts: [], failed: [], text: "" };
+  const { record } = options.workspace;
+  if (record.mount === "bind" || !record.baseline) {
+    const listed = await listContainerChanges(options.workspace, options.config);
+    return { ...empty, text: "error" in listed ? listed.error : "" };
+  }
+  // Nothing in the container runs from here to the last write: what is listed, shown and written is one state.
+  let frozen: Awaited<ReturnType<typeof freezeContainer>>;
+  try {
+    frozen = await freezeContainer(options.workspace.backend.link);
+  } catch (error) {
+    return {
+      ...empty,
+      text: `Nothing applied: the container's processes could not be frozen (${(error as Error).message}).`,
+    };
+  }
+  try {
+    return await applyFrozen(options, empty, frozen.notFrozen);
+  } finally {
+    await frozen.thaw();
+  }
+}
+
+async function applyFrozen(options: ApplyOptions, report: ApplyReport, notFrozen?: string): Promise<ApplyReport> {
   const { workspace, approver, signal } = options;
   const { record } = workspace;
-  const listed = await listContainerChanges(workspace, options.config);
-  const report: ApplyReport = { applied: [], skipped: [], conflicts: [], failed: [], text: "" };
+  const listed = await listContainerChanges(workspace, options.config, { snapshot: true });
   if ("error" in listed) return { ...report, text: listed.error };
   if (listed.length === 0) return { ...report, text: describeChanges(workspace, listed) };
+  const realRoot = await hostRootOf(record.hostRoot);
   const toolCallId = `apply-${randomUUID()}`;
   const host = (c: ListedChange) => join(record.hostRoot, c.path);
   options.events?.({
@@ -109,35 +131,79 @@ export async function applyContainerChanges(options: ApplyOptions): Promise<Appl
   });
   const ask = async (request: Omit<ApprovalRequest, "toolCallId" | "toolName" | "kind" | "alwaysLabel">) => {
     if (!approver) return false;
+    // No "always": each /apply is its own decision.
     const outcome = await approver.requestApproval(
       { ...request, toolCallId, toolName: "apply", kind: "edit", alwaysLabel: null },
       signal,
     );
-    return outcome === "allow_once" || outcome === "allow_always";
+    return outcome === "allow_once";
   };
+  const screened = new Map<ListedChange, Screened>();
   const apply = async (c: ListedChange) => {
     try {
+      // Again at the write: the host may have changed while the dialog was open.
+      const now = await conflictWith(await readHostEntry(realRoot, c.path), c, record.baseline![c.path]);
+      if (now) {
+        report.conflicts.push(`${c.path}: ${now} (found at the write)`);
+        return;
+      }
       const entry = await applyToHost(record.hostRoot, record.containerRoot, c);
       if (entry) record.baseline![c.path] = entry;
       else delete record.baseline![c.path];
       report.applied.push(c.path);
+      await afterApplyWrite(options.gate, record.hostRoot, screened.get(c)!);
     } catch (error) {
       report.failed.push(`${c.path}: ${(error as Error).message}`);
     }
   };
   for (const c of listed) if (c.conflict) report.conflicts.push(`${c.path}: ${c.conflict}`);
-  const ordinary = listed.filter((c) => !c.conflict && !c.protectedBy);
-  if (ordinary.length > 0) {
-    const previews = (await Promise.all(ordinary.slice(0, 100).map((c) => preview(workspace, c)))).filter(
-      (p): p is ToolDisplay => p !== undefined,
+  // The file rules and PreToolUse hooks, per file, before any dialog.
+  const open: ListedChange[] = [];
+  for (const c of listed.filter((x) => !x.conflict)) {
+    if (signal.aborted) break;
+    const change = {
+      path: c.path,
+      deleted: c.kind === "deleted",
+      ...(c.snapshot?.data ? { data: c.snapshot.data } : {}),
+      ...(c.type === "link" ? { linkTarget: c.entry?.target ?? "" } : {}),
+    };
+    const screen = await screenApplyChange(
+      options.gate,
+      record.hostRoot,
+      change,
+      `${toolCallId}-${open.length}`,
+      signal,
     );
+    screened.set(c, screen);
+    if (screen.refused) report.skipped.push(`${c.path}: ${screen.refused}`);
+    else open.push(c);
+  }
+  // The PermissionRequest hooks, per file, before the dialog that would ask for it.
+  const hookAnswer = async (c: ListedChange) => {
+    const answer = await applyPermissionHook(options.gate, screened.get(c)!, signal);
+    if (answer && answer !== "allow") report.skipped.push(`${c.path}: ${answer.refused}`);
+    return answer;
+  };
+  const ordinary: ListedChange[] = [];
+  const preapproved: ListedChange[] = [];
+  for (const c of open.filter((x) => !x.protectedBy)) {
+    if (signal.aborted) break;
+    const answer = approver ? await hookAnswer(c) : undefined;
+    if (answer === "allow") preapproved.push(c);
+    else if (answer === undefined) ordinary.push(c);
+  }
+  for (const c of preapproved) if (!signal.aborted) await apply(c);
+  if (ordinary.length > 0 && !signal.aborted) {
     const approved =
       !approver ||
       (await ask({
-        title: `Apply ${ordinary.length} change${ordinary.length === 1 ? "" : "s"} to ${record.hostRoot}`,
+        title: `Apply ${plural(ordinary.length, "change")} to ${record.hostRoot}`,
         rawInput: { changes: ordinary.map((c) => ({ path: c.path, kind: c.kind })) },
-        locations: ordinary.map((c) => ({ path: host(c) })),
-        preview: [{ type: "text", text: ordinary.map(line).join("\n") }, ...previews],
+        locations: ordinary.slice(0, APPLY_BOUNDS.names).map((c) => ({ path: host(c) })),
+        preview: [
+          ...(await dialogContent(realRoot, record.hostRoot, ordinary)),
+          ...(notFrozen ? [{ type: "text" as const, text: `Note: ${notFrozen}.` }] : []),
+        ],
         reason: "writes what the session changed in the container to the host project",
       }));
     for (const c of ordinary) {
@@ -146,19 +212,26 @@ export async function applyContainerChanges(options: ApplyOptions): Promise<Appl
       else report.skipped.push(`${c.path}: rejected`);
     }
   }
-  for (const c of listed.filter((x) => !x.conflict && x.protectedBy)) {
+  for (const c of open.filter((x) => x.protectedBy)) {
     if (signal.aborted) break;
-    const shown = await preview(workspace, c);
-    const approved = await ask({
-      title: `Apply the change to protected path ${c.path}`,
-      rawInput: { path: c.path, kind: c.kind },
-      locations: [{ path: host(c) }],
-      ...(shown ? { preview: [shown] } : {}),
-      reason: `${c.path} decides what runs on the host: ${c.protectedBy}`,
-    });
+    if (!approver) {
+      report.skipped.push(`${c.path}: protected (${c.protectedBy}), not applied headless`);
+      continue;
+    }
+    const answer = await hookAnswer(c);
+    if (answer !== undefined && answer !== "allow") continue;
+    const shown = await changePreview(realRoot, record.hostRoot, c);
+    const approved =
+      answer === "allow" ||
+      (await ask({
+        title: `Apply the change to protected path ${c.path}`,
+        rawInput: { path: c.path, kind: c.kind },
+        locations: [{ path: host(c) }],
+        preview: [{ type: "text", text: changeLine(c) }, shown],
+        reason: `${c.path} decides what runs on the host: ${c.protectedBy}`,
+      }));
     if (approved) await apply(c);
-    else
-      report.skipped.push(`${c.path}: protected (${c.protectedBy}), ${approver ? "rejected" : "not applied headless"}`);
+    else report.skipped.push(`${c.path}: protected (${c.protectedBy}), rejected`);
   }
   await workspace.state.save(record);
   const section = (title: string, items: string[]) =>

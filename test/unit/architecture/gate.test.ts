@@ -108,6 +108,8 @@ const ALLOWED: Record<string, string[]> = {
   "gate/memory/approval-store.ts": ["createApprovalStore"],
   // What a mode offers: the turn's tools (turn/assembly.ts) and what eval's code may call (interpreter/).
   "gate/decide/offer.ts": ["offeredInMode", "callableFromCode", "readsOnly"],
+  // Issue 34: /apply's writes to the host, each one a Write or Delete through the gate's rules and hooks.
+  "gate/seams/apply-change.ts": ["screenApplyChange", "applyPermissionHook", "afterApplyWrite"],
 };
 
 describe("the gate is the only place that decides", () => {

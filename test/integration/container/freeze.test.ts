@@ -1,0 +1,68 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createContainerBackend } from "../../../src/backends/container/container-backend.js";
+import { createContainerLink } from "../../../src/backends/container/container-link.js";
+import { freezeContainer } from "../../../src/backends/container/workspace-changes.js";
+import { poll } from "../../support/poll.js";
+import { checkDockerAvailable, createContainerTracker, createHelperContainer } from "../../support/docker.js";
+
+// /apply's freeze (helper ops 19 and 20) on a real engine: every process in the container stops,
+// even one another process keeps sending SIGCONT, and goes on after the thaw. The figures printed
+// are the ones docs/architecture.md quotes (freeze+thaw against docker pause+unpause).
+
+const availability = await checkDockerAvailable();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+(availability.ok ? describe : describe.skip)("container workspace: freezing the container's processes", () => {
+  const docker = availability.ok ? availability.docker : (undefined as never);
+  const tracker = createContainerTracker(docker);
+  afterAll(() => tracker.removeAll());
+
+  it("stops every process but the helper until the thaw, a SIGCONT sender included", async () => {
+    const containerId = await createHelperContainer(docker, tracker, "freeze");
+    const link = createContainerLink({ docker, containerId, address: "engine" });
+    const backend = createContainerBackend({ link, containerId, rootDir: "/ws" });
+    try {
+      await (await link.channel()).request("mkdir", ["/ws"]);
+      // A counter, and a process that keeps waking every stopped process up.
+      await backend.execute(
+        "(setsid sh -c 'echo $$ > /ws/pid; i=0; while :; do i=$((i+1)); echo $i > /ws/count; sleep 0.01; done' </dev/null >/dev/null 2>&1 &); " +
+          "sleep 0.1; (setsid sh -c 'while :; do kill -CONT $(cat /ws/pid); done' </dev/null >/dev/null 2>&1 &)",
+      );
+      const count = async () => Number((await backend.read("/ws/count")).content ?? 0);
+      await sleep(200);
+      const frozen = await freezeContainer(link);
+      expect(frozen.notFrozen).toBeUndefined();
+      expect(frozen.processes).toBeGreaterThanOrEqual(2);
+      const at = await count();
+      await sleep(300);
+      expect(await count()).toBe(at);
+      // The helper still serves reads and writes while the rest is stopped.
+      expect((await backend.write("/ws/during.txt", "x")).error).toBeUndefined();
+      await frozen.thaw();
+      await poll(async () => (await count()) > at);
+
+      // Figures: freeze+thaw through the helper, docker pause+unpause, with these processes and 50 more.
+      await backend.execute("for i in $(seq 1 50); do (setsid sleep 600 </dev/null >/dev/null 2>&1 &); done");
+      const time = async (work: () => Promise<unknown>) => {
+        const runs: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          const started = performance.now();
+          await work();
+          runs.push(performance.now() - started);
+        }
+        return runs.sort((a, b) => a - b)[5]!.toFixed(1);
+      };
+      const helper = await time(async () => (await freezeContainer(link)).thaw());
+      const container = docker.getContainer(containerId);
+      const pause = await time(async () => {
+        await container.pause();
+        await container.unpause();
+      });
+      console.log(
+        `freeze+thaw via the helper: ${helper} ms; docker pause+unpause: ${pause} ms (54 processes, median of 10)`,
+      );
+    } finally {
+      await link.close();
+    }
+  });
+});
