@@ -65,30 +65,27 @@ export function itemId(item: DecisiveItem): string {
 /** The makefiles make reads here: every top-level name, and what the first one found includes. */
 async function makeFiles(context: DecisiveContext): Promise<DecisiveItem[]> {
   const items: DecisiveItem[] = MAKEFILES.map((name) => ({ path: join(context.cwd, name) }));
-  let first: string | undefined;
-  const texts = new Map<string, string>();
-  for (const name of MAKEFILES) {
-    const text = await context.read(join(context.cwd, name));
-    if (text === undefined) continue;
-    first = join(context.cwd, name);
-    texts.set(first, text.toString("utf8"));
-    break;
-  }
-  if (!first) return items;
-  const queue = [first];
-  const done = new Set<string>();
-  while (queue.length > 0 && done.size < MAX_MAKE_FILES) {
-    const file = queue.shift()!;
-    if (done.has(file)) continue;
-    done.add(file);
-    const text = texts.get(file) ?? (await context.read(file))?.toString("utf8");
-    if (file !== first) items.push({ path: file });
-    if (text === undefined) continue;
-    // make resolves a relative include against the folder it runs in.
-    for (const word of includedNames(text)) {
-      if (/[$*?[%]/.test(word)) continue;
-      queue.push(isAbsolute(word) ? resolve(word) : resolve(context.cwd, word));
+  // Read side by side and level by level: over a remote's or a container's link each read is a round trip.
+  const tops = await Promise.all(items.map((item) => context.read(item.path)));
+  const index = tops.findIndex((text) => text !== undefined);
+  if (index === -1) return items;
+  const done = new Set<string>([items[index]!.path]);
+  let level: Array<{ path: string; text: Buffer | undefined }> = [{ path: items[index]!.path, text: tops[index] }];
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (const { text } of level) {
+      if (text === undefined) continue;
+      // make resolves a relative include against the folder it runs in.
+      for (const word of includedNames(text.toString("utf8"))) {
+        if (/[$*?[%]/.test(word)) continue;
+        const path = isAbsolute(word) ? resolve(word) : resolve(context.cwd, word);
+        if (done.has(path) || done.size >= MAX_MAKE_FILES) continue;
+        done.add(path);
+        next.push(path);
+        items.push({ path });
+      }
     }
+    level = await Promise.all(next.map(async (path) => ({ path, text: await context.read(path) })));
   }
   return items;
 }
@@ -115,15 +112,11 @@ async function packageItems(
   context: DecisiveContext,
 ): Promise<DecisiveItem[]> {
   // The package is the nearest folder up from cwd that has a package.json, as npm finds its prefix.
-  let dir = context.cwd;
-  let manifest: Record<string, unknown> | undefined;
-  for (const candidate of foldersUp(context)) {
-    const text = await context.read(join(candidate, "package.json"));
-    if (text === undefined) continue;
-    dir = candidate;
-    manifest = parseObject(text);
-    break;
-  }
+  const folders = foldersUp(context);
+  const texts = await Promise.all(folders.map((folder) => context.read(join(folder, "package.json"))));
+  const found = texts.findIndex((text) => text !== undefined);
+  const dir = found === -1 ? context.cwd : folders[found]!;
+  const manifest = found === -1 ? undefined : parseObject(texts[found]!);
   const pkg = join(dir, "package.json");
   const items: DecisiveItem[] = [
     { path: pkg, entry: ["config"] },
