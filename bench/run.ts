@@ -12,6 +12,7 @@ import { runMcpBench } from "./mcp.bench.js";
 import { runSshBench } from "./ssh.bench.js";
 import { runWorkspaceBench } from "./workspace.bench.js";
 import { runMemoryBench } from "./memory.bench.js";
+import { runGateBench } from "./gate.bench.js";
 import type { BenchResult } from "./lib.js";
 
 const suites: Array<[string, () => Promise<BenchResult[]>]> = [
@@ -49,6 +50,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   ["robust", () => runRobustBench()],
   ["ssh", () => runSshBench()],
   ["workspace", () => runWorkspaceBench()],
+  ["gate", () => runGateBench()],
 ];
 
 const only = process.argv.slice(2);

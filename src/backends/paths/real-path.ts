@@ -1,6 +1,6 @@
 export { isWithin } from "../../util/path-within.js";
 import * as fsp from "node:fs/promises";
-import type { Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
 // Where a path really leads. Every decision about a file is made on this, never on the string the
@@ -34,6 +34,11 @@ export type RealPathFs = {
    * in one call per decision. Absent: `stat(...).nlink` is the count.
    */
   linkCounts?(paths: readonly string[]): Promise<ReadonlyMap<string, number>>;
+  /**
+   * The bytes of a regular file (not through a final link, never waiting on a FIFO or device), for
+   * the gate's command fingerprints (gate/commands/command-fingerprint.ts), read where the command runs.
+   */
+  readFile?(path: string): Promise<Buffer>;
 };
 
 export const nodeRealPathFs: RealPathFs = {
@@ -41,7 +46,19 @@ export const nodeRealPathFs: RealPathFs = {
   lstat: (p) => fsp.lstat(p),
   stat: (p) => fsp.stat(p),
   readlink: (p) => fsp.readlink(p),
+  readFile: readRegularFile,
 };
+
+/** O_NONBLOCK: a FIFO put in a file's place fails instead of stalling; O_NOFOLLOW: no link swapped in. */
+async function readRegularFile(path: string): Promise<Buffer> {
+  const handle = await fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    if (!(await handle.stat()).isFile()) throw Object.assign(new Error("not a regular file"), { code: "EFTYPE" });
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
 
 const MAX_LINK_HOPS = 40;
 

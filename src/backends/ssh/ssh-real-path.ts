@@ -48,5 +48,15 @@ export function createRemoteRealPathFs(fs: RemoteFs): RealPathFs {
     stat: wrap(fs.stat, asStats),
     lstat: wrap(fs.lstat, asStats),
     readlink: wrap(fs.readlink, (target: string) => target),
+    // Only a regular file is read: a FIFO in a Makefile's place must not hold the call.
+    readFile: async (path) => {
+      const info = await fs.lstat(path).catch((error: unknown) => {
+        throw errnoError(error);
+      });
+      if (!info.isFile()) throw Object.assign(new Error("not a regular file"), { code: "EFTYPE" });
+      return fs.readFile(path).catch((error: unknown) => {
+        throw errnoError(error);
+      });
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import {
   isWithin,
   nodeRealPathFs,
@@ -9,6 +9,12 @@ import {
 import type { CompiledFileRules } from "../rules/file-rules.js";
 import type { ApprovalMemory } from "../memory/approval-memory.js";
 import { programsChangedBy } from "../commands/command-inputs.js";
+import {
+  commandFingerprint,
+  recordsFile,
+  staleReason,
+  type CommandFingerprint,
+} from "../commands/command-fingerprint.js";
 import { commandApproval, commandKeyUses, commandPathArguments } from "../commands/command-policy.js";
 import type { ToolEffect } from "../../tools/types.js";
 import type { SessionMode } from "../decide/modes.js";
@@ -72,6 +78,11 @@ export type ToolCallGateResult = {
   previewable: boolean;
   /** The same request decided again with the PreToolUse hooks' verdict (same resolved targets). */
   withHook(hook: HookVerdict | undefined): GateDecision;
+  /**
+   * For a command "always" may cover: what decides what it runs now (command-fingerprint.ts). An
+   * "always" is stored with it, and a remembered one approves only while it still matches.
+   */
+  fingerprint?: CommandFingerprint;
 };
 
 const DEFAULT_PROTECTED = createProtectedPaths();
@@ -90,6 +101,7 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   if (policy.rules) await markDeniedNames(policy.rules, request.tool.effect, targets);
   const command =
     request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, fs) : undefined;
+  const checked = command?.key ? await checkRemembered(request, command, roots, fs) : undefined;
   const changes = request.tool.effect === "edit" || request.tool.effect === "delete";
   // A sandboxed command mounts the same answer read-only: resolved here, before it runs.
   const sandboxedCommand = request.tool.effect === "execute" && policy.sandboxed === true;
@@ -105,6 +117,7 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
       readRoots,
       targets,
       command,
+      ...(checked?.stale ? { commandChanged: checked.stale } : {}),
       ...(request.tool.effect === "network" ? { host: fetchHost(request.input) } : {}),
       protectedPaths: policy.protectedPaths ?? DEFAULT_PROTECTED,
       ...(hostSurfaces ? { hostSurfaces } : {}),
@@ -112,14 +125,61 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
         ? checkFileRules(policy.rules, policy.sandboxed ?? false, request.tool.effect, targets)
         : undefined,
       hook,
-      remembered: (key) => request.memory.lookup(key),
+      // A remembered "always" whose files changed since is not used: the call asks, saying why.
+      remembered: (key) => (checked?.stale && key === command?.key ? undefined : request.memory.lookup(key)),
     });
   const approved = new Map(targets.filter((t) => !t.virtual && !t.unresolved).map((t) => [t.requested, t.real]));
   const readable = [...roots, ...readRoots];
   const previewable = targets.every((t) =>
     t.virtual ? !t.shared : !t.unresolved && t.hardLinks <= 1 && readable.some((root) => isWithin(t.real, root)),
   );
-  return { decision: decideWith(request.hook), targets, approved, previewable, withHook: decideWith };
+  return {
+    decision: decideWith(request.hook),
+    targets,
+    approved,
+    previewable,
+    withHook: decideWith,
+    ...(checked?.fingerprint ? { fingerprint: checked.fingerprint } : {}),
+  };
+}
+
+/**
+ * The fingerprint of what the command would run now and, when an "always" is remembered for its
+ * key, why that no longer holds (a decisive file changed, or it was stored without a fingerprint).
+ * Read through the workspace's file system; PATH only for a local workspace, whose PATH it is.
+ */
+async function checkRemembered(
+  request: ToolCallGateRequest,
+  command: { key: string; label: string },
+  roots: readonly string[],
+  fs: RealPathFs,
+): Promise<{ fingerprint?: CommandFingerprint; stale?: string }> {
+  const input = request.input as { command?: unknown } | undefined;
+  const text = typeof input?.command === "string" ? input.command : "";
+  const cwd = await fs.realpath(resolve(request.cwd)).catch(() => resolve(request.cwd));
+  const local = fs === nodeRealPathFs;
+  const fingerprint = await commandFingerprint(text, {
+    cwd,
+    roots,
+    fs,
+    ...(local ? { path: process.env.PATH ?? "" } : {}),
+  });
+  const stale =
+    request.memory.lookup(command.key) === "allow"
+      ? staleReason(request.memory.fingerprint(command.key), fingerprint, command.label, roots)
+      : undefined;
+  return { ...(fingerprint ? { fingerprint } : {}), ...(stale ? { stale } : {}) };
+}
+
+/** Whether a remembered "always" for `key` still approves a call fingerprinted as `current`. */
+export function rememberedAllows(
+  memory: ApprovalMemory,
+  key: string,
+  current: CommandFingerprint | undefined,
+): boolean {
+  if (memory.lookup(key) !== "allow") return false;
+  if (!key.startsWith("execute:")) return true;
+  return staleReason(memory.fingerprint(key), current, key, []) === undefined;
 }
 
 /** Hard-linked targets that are another name of a file a deny rule names (compared by device and inode). */
@@ -206,7 +266,11 @@ export async function forgetCommandsChangedBy(
     const surfaces = root && policy.surfaces ? await policy.surfaces.get(root) : undefined;
     // Make includes and node_modules/.bin are read from the local disk only.
     const programs = await programsChangedBy(target.real, root, { surfaces, readIncludes: local });
-    if (programs === "all" || programs.length > 0) memory.forgetMatching((key) => commandKeyUses(key, programs));
+    // One whose fingerprint holds the file stays: its next use compares and says what changed.
+    if (programs === "all" || programs.length > 0)
+      memory.forgetMatching(
+        (key, fingerprint) => commandKeyUses(key, programs) && !recordsFile(fingerprint, target.real),
+      );
   }
 }
 

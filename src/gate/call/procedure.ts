@@ -5,7 +5,8 @@ import type { SessionMode } from "../decide/modes.js";
 import type { ApprovalMemory } from "../memory/approval-memory.js";
 import type { ApprovalOutcome, Approver } from "./approver.js";
 import type { ApprovedTargets } from "../../backends/paths/approved-targets.js";
-import { forgetCommandsChangedBy, gateToolCall, type GatePolicy } from "./gate.js";
+import { forgetCommandsChangedBy, gateToolCall, rememberedAllows, type GatePolicy } from "./gate.js";
+import type { CommandFingerprint } from "../commands/command-fingerprint.js";
 import type { GateHooks, HookedToolCall } from "./hooks.js";
 
 // The whole "may this run?" procedure for one tool call, carried out where it is decided: the
@@ -109,7 +110,7 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
     };
     if (decision.action === "deny") return refused(decision.reason);
     if (decision.action === "allow") return allowed();
-    const answer = await dialogLock(() => ask(request, decision, gated.previewable));
+    const answer = await dialogLock(() => ask(request, decision, gated.previewable, gated.fingerprint));
     return answer === "allow" ? allowed() : answer;
   }
 
@@ -118,11 +119,13 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
     request: GateCallRequest,
     decision: Ask,
     previewable: boolean,
+    fingerprint: CommandFingerprint | undefined,
   ): Promise<"allow" | { action: "cancelled" } | Refused> {
     const { call, signal } = request;
     if (signal.aborted) return { action: "cancelled" };
-    // A remembered choice may have been made while this call waited for the dialog lock.
-    if (decision.alwaysKey && settings.memory.lookup(decision.alwaysKey) === "allow") return "allow";
+    // A remembered choice may have been made while this call waited for the dialog lock (for a
+    // command: with the same decisive files as this call saw).
+    if (decision.alwaysKey && rememberedAllows(settings.memory, decision.alwaysKey, fingerprint)) return "allow";
     const permissionHook = await hooks.permissionRequest?.(call, signal);
     reports.systemMessages(permissionHook?.systemMessages);
     if (permissionHook?.decision === "allow") return "allow";
@@ -147,7 +150,7 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
       },
       signal,
     );
-    return answered(request, decision, outcome);
+    return answered(request, decision, outcome, fingerprint);
   }
 
   /** Carries out the user's answer: remembers "always", says a rejection at once. */
@@ -155,11 +158,13 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
     request: GateCallRequest,
     decision: Ask,
     outcome: ApprovalOutcome,
+    fingerprint: CommandFingerprint | undefined,
   ): "allow" | { action: "cancelled" } | Refused {
     const toolName = request.call.tool.name;
+    // A command's "always" is of what it runs now: kept with the fingerprint of its decisive files.
     const remember = (choice: "allow" | "deny") => {
       if (decision.alwaysKey)
-        settings.memory.remember(decision.alwaysKey, choice, decision.alwaysLabel ?? decision.alwaysKey);
+        settings.memory.remember(decision.alwaysKey, choice, decision.alwaysLabel ?? decision.alwaysKey, fingerprint);
     };
     switch (outcome) {
       case "reject_once":

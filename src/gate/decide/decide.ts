@@ -66,6 +66,8 @@ export type GateRequest = {
   targets: readonly GateTarget[];
   /** For `execute`: what "always" may cover (command-policy.ts). */
   command?: CommandApproval;
+  /** For `execute`: why its remembered "always" no longer holds (command-fingerprint.ts), said in the dialog. */
+  commandChanged?: string;
   /** For `network`: the host fetched from, when the input names one. */
   host?: string;
   protectedPaths: ProtectedPaths;
@@ -153,9 +155,8 @@ function byMode(request: GateRequest): GateDecision | Ask {
     case "execute": {
       if (mode === "plan") return { action: "deny", reason: "plan mode is read-only" };
       const command = request.command;
-      return command?.key
-        ? ask("runs a shell command", command.key, command.label)
-        : ask("runs a shell command", null, null);
+      const why = request.commandChanged ? `runs a shell command; ${request.commandChanged}` : "runs a shell command";
+      return command?.key ? ask(why, command.key, command.label) : ask(why, null, null);
     }
     case "network": {
       // Fetching changes nothing locally, so plan mode offers it too; every new host still asks.

@@ -1,26 +1,33 @@
 import type { ApprovalEntry, ApprovalStore } from "./approval-store.js";
 import type { Logger } from "../../util/logger.js";
 import type { RememberedDecision } from "../decide/decide.js";
+import type { CommandFingerprint } from "../commands/command-fingerprint.js";
 
 export type { RememberedDecision };
 
 /** Where "always" choices live: the session in memory, or a per-project file (permissions/approval-store). */
 export interface ApprovalMemory {
   lookup(key: string): RememberedDecision | undefined;
-  remember(key: string, decision: RememberedDecision, label: string): void;
+  /** The fingerprint a command's "always" was given with (command-fingerprint.ts); undefined before they were kept. */
+  fingerprint(key: string): CommandFingerprint | undefined;
+  remember(key: string, decision: RememberedDecision, label: string, fingerprint?: CommandFingerprint): void;
   /** Drops remembered choices whose key matches (a file deciding what a command runs changed). */
-  forgetMatching?(matches: (key: string) => boolean): void;
+  forgetMatching?(matches: (key: string, fingerprint: CommandFingerprint | undefined) => boolean): void;
 }
 
+type SessionEntry = { decision: RememberedDecision; label: string; fingerprint?: CommandFingerprint };
+
 export function createSessionApprovalMemory(): ApprovalMemory & {
-  entries(): Array<{ key: string; decision: RememberedDecision; label: string }>;
+  entries(): Array<{ key: string } & SessionEntry>;
 } {
-  const map = new Map<string, { decision: RememberedDecision; label: string }>();
+  const map = new Map<string, SessionEntry>();
   return {
     lookup: (key) => map.get(key)?.decision,
-    remember: (key, decision, label) => void map.set(key, { decision, label }),
+    fingerprint: (key) => map.get(key)?.fingerprint,
+    remember: (key, decision, label, fingerprint) =>
+      void map.set(key, { decision, label, ...(fingerprint ? { fingerprint } : {}) }),
     forgetMatching(matches) {
-      for (const key of [...map.keys()]) if (matches(key)) map.delete(key);
+      for (const [key, entry] of [...map]) if (matches(key, entry.fingerprint)) map.delete(key);
     },
     entries: () => [...map].map(([key, v]) => ({ key, ...v })),
   };
@@ -62,15 +69,17 @@ export function createPersistentApprovalMemory(
       for (const entry of entries) cache.set(entry.key, entry);
     },
     lookup: (key) => cache.get(key)?.decision,
-    remember(key: string, decision: RememberedDecision, label: string) {
-      cache.set(key, { key, decision, label, updatedAt: new Date().toISOString() });
+    fingerprint: (key) => cache.get(key)?.fingerprint,
+    remember(key: string, decision: RememberedDecision, label: string, fingerprint?: CommandFingerprint) {
+      const kept = fingerprint ? { fingerprint } : {};
+      cache.set(key, { key, decision, label, updatedAt: new Date().toISOString(), ...kept });
       void store
-        .remember(projectRoot, key, decision, label)
+        .remember(projectRoot, key, decision, label, fingerprint)
         .catch((error) => logger.warn("cannot save a remembered approval", error));
     },
     forgetMatching(matches) {
-      for (const key of [...cache.keys()]) {
-        if (!matches(key)) continue;
+      for (const [key, entry] of [...cache]) {
+        if (!matches(key, entry.fingerprint)) continue;
         cache.delete(key);
         void store.forget(projectRoot, key).catch((error) => logger.warn("cannot forget a remembered approval", error));
       }

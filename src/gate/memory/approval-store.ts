@@ -4,18 +4,27 @@ import { ensurePrivateDir, writeFileAtomic } from "../../util/atomic-file.js";
 import type { Diagnostic } from "../../util/diagnostics.js";
 import { errorMessage } from "../../util/errors.js";
 import { createMutex } from "../../util/mutex.js";
+import type { CommandFingerprint } from "../commands/command-fingerprint.js";
 
 // "Always allow" / "always reject" answers, remembered per project root in
 // `<stateDir>/approvals.json` (0600 in a 0700 directory, written atomically). The file is re-read on
 // every call so several deep-acp processes (one per editor window) see each other's decisions. A
 // corrupted file is treated as empty and reported; the next write moves it aside to
-// `approvals.json.corrupt` instead of silently discarding it.
+// `approvals.json.corrupt` instead of silently discarding it. A command's "allow" carries the
+// fingerprint of the files that decide what it runs (command-fingerprint.ts); an entry written before
+// fingerprints were kept has none, and its next use asks once and records one.
 
 export type RememberedDecision = "allow" | "deny";
 
-export type ApprovalEntry = { key: string; decision: RememberedDecision; label: string; updatedAt: string };
+export type ApprovalEntry = {
+  key: string;
+  decision: RememberedDecision;
+  label: string;
+  updatedAt: string;
+  fingerprint?: CommandFingerprint;
+};
 
-type StoredEntry = { decision: RememberedDecision; label: string; updatedAt: string };
+type StoredEntry = Omit<ApprovalEntry, "key">;
 type ApprovalsFile = { version: 1; projects: Record<string, Record<string, StoredEntry>> };
 
 export type ApprovalStoreOptions = {
@@ -29,7 +38,13 @@ export interface ApprovalStore {
   /** Path of approvals.json. */
   readonly path: string;
   lookup(projectRoot: string, key: string): Promise<RememberedDecision | undefined>;
-  remember(projectRoot: string, key: string, decision: RememberedDecision, label: string): Promise<void>;
+  remember(
+    projectRoot: string,
+    key: string,
+    decision: RememberedDecision,
+    label: string,
+    fingerprint?: CommandFingerprint,
+  ): Promise<void>;
   /** Entries of one project, sorted by key. */
   list(projectRoot: string): Promise<ApprovalEntry[]>;
   /** Removes one entry; resolves whether it existed. */
@@ -82,10 +97,12 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       for (const [key, value] of Object.entries(entries as Record<string, unknown>)) {
         const entry = value as Partial<StoredEntry> | null;
         if (entry && (entry.decision === "allow" || entry.decision === "deny")) {
+          const fingerprint = fingerprintOf(entry.fingerprint);
           kept[key] = {
             decision: entry.decision,
             label: String(entry.label ?? key),
             updatedAt: String(entry.updatedAt ?? ""),
+            ...(fingerprint ? { fingerprint } : {}),
           };
         } else {
           diagnostics.push({
@@ -114,13 +131,13 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       const entries = file.projects[resolve(projectRoot)];
       return entries && Object.hasOwn(entries, key) ? entries[key]!.decision : undefined;
     },
-    remember(projectRoot, key, decision, label) {
+    remember(projectRoot, key, decision, label, fingerprint) {
       return exclusive(async () => {
         const { file, corrupt } = await load();
         const root = resolve(projectRoot);
         const entries = file.projects[root] ?? (Object.create(null) as Record<string, StoredEntry>);
         Object.defineProperty(entries, key, {
-          value: { decision, label, updatedAt: clock().toISOString() },
+          value: { decision, label, updatedAt: clock().toISOString(), ...(fingerprint ? { fingerprint } : {}) },
           enumerable: true,
           writable: true,
           configurable: true,
@@ -150,4 +167,12 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
     },
     diagnostics: () => [...lastDiagnostics],
   };
+}
+
+/** A stored fingerprint, when it is one (an object of strings); anything else counts as none, which asks. */
+function fingerprintOf(value: unknown): CommandFingerprint | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!entries.every(([, hash]) => typeof hash === "string")) return undefined;
+  return Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(entries));
 }
