@@ -32,6 +32,27 @@ function parentMeta(metaKey: string, parentToolCallId: string | undefined): { _m
     : {};
 }
 
+const OUTPUT_TEXT_LIMIT = 8_000;
+
+/**
+ * A finished call's structured `rawOutput` with the text it showed as `output`: clients that print
+ * only `rawOutput` (acpx reads `stdout`/`output`/`text`... first, else prints the JSON) showed
+ * `{ "exitCode": 0, ... }` for every command and `{ "subagentType": ... }` for every subagent.
+ */
+function withOutputText(event: Extract<ToolCallEvent, { type: "tool_call_update" }>, finished: boolean): unknown {
+  const raw = event.rawOutput;
+  if (!finished || typeof raw !== "object" || raw === null || Array.isArray(raw) || "output" in raw) return raw;
+  const text = (event.transcript ?? event.content ?? [])
+    .flatMap((item) => (item.type === "text" ? [item.text] : []))
+    .join("\n");
+  if (!text) return raw;
+  const output =
+    text.length > OUTPUT_TEXT_LIMIT
+      ? `${text.slice(0, OUTPUT_TEXT_LIMIT)}\n… (${text.length - OUTPUT_TEXT_LIMIT} more characters)`
+      : text;
+  return { ...raw, output };
+}
+
 function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _meta?: Record<string, unknown> } {
   const merged = Object.assign({}, ...parts.filter(Boolean)) as Record<string, unknown>;
   return Object.keys(merged).length > 0 ? { _meta: merged } : {};
@@ -92,7 +113,7 @@ export function createToolCallUpdates(terminalOutput: boolean, metaKey: string) 
           ...(event.title !== undefined ? { title: event.title } : {}),
           ...(event.locations ? { locations: event.locations } : {}),
           ...(event.rawInput !== undefined ? { rawInput: event.rawInput } : {}),
-          ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
+          ...(event.rawOutput !== undefined ? { rawOutput: withOutputText(event, finished) } : {}),
           ...(event.content && !(live && (finished || event.liveTerminal))
             ? { content: toToolCallContent(event.content) }
             : {}),
