@@ -60,7 +60,38 @@ function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _met
 
 export function createToolCallUpdates(terminalOutput: boolean, metaKey: string) {
   const liveTerminals = new Set<string>();
-  return function toolCallUpdates(event: ToolCallEvent): acp.SessionUpdate[] {
+  // Calls announced and not yet ended (nor handed to the background), for endOpenCalls.
+  const open = new Set<string>();
+  const toolCallUpdates = (event: ToolCallEvent): acp.SessionUpdate[] => {
+    if (event.type === "tool_call") open.add(event.toolCallId);
+    if (event.type === "tool_call_update") {
+      const ended = event.status === "completed" || event.status === "failed";
+      if (ended || (event.liveTerminal && !event.status)) open.delete(event.toolCallId);
+    }
+    return updatesFor(event);
+  };
+  /**
+   * A cancelled turn's calls that never ended, ended `failed`: the agent loop goes quiet at the
+   * cancel, and a dialog answered after the editor's session/cancel (Zed's order) left its call
+   * pending forever in agent-shell.
+   */
+  const endOpenCalls = (): acp.SessionUpdate[] => {
+    const ended = [...open].map((toolCallId): acp.SessionUpdate => ({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: "failed",
+      // A live terminal keeps its output in the card.
+      ...(liveTerminals.has(toolCallId)
+        ? {}
+        : { content: [{ type: "content", content: { type: "text", text: "Cancelled by the user." } }] }),
+    }));
+    open.clear();
+    liveTerminals.clear();
+    return ended;
+  };
+  return Object.assign(toolCallUpdates, { endOpenCalls });
+
+  function updatesFor(event: ToolCallEvent): acp.SessionUpdate[] {
     switch (event.type) {
       case "tool_call": {
         const live = event.liveTerminal && terminalOutput ? event.liveTerminal : undefined;
@@ -139,5 +170,5 @@ export function createToolCallUpdates(terminalOutput: boolean, metaKey: string) 
         return [update];
       }
     }
-  };
+  }
 }
