@@ -2,8 +2,8 @@
 // acpx prints `rawOutput` through its text keys (`output`, ...) or else as JSON; agent-shell shows
 // `<Kind> <title> <rawInput.description>` (the description unless it equals the title);
 // CodeCompanion labels `Kind: <title before its first colon>`.
-import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { mkdir, writeFile } from "node:fs/promises";
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toolUpdates } from "../support/acp-harness.js";
@@ -90,5 +90,40 @@ describe("tool calls as the weakest clients show them", () => {
     expect(plan.status).toBe("completed");
     expect(plan.content).toEqual([{ type: "content", content: { type: "text", text: "0 of 2 done" } }]);
     expect(JSON.stringify(calls.get("write_todos"))).not.toContain("Updated todo list");
+  });
+});
+
+describe("files through the editor", () => {
+  it("a new file is not read through the editor (acpx printed each not-found as an error); an existing one is", async () => {
+    const reads: string[] = [];
+    const h = await suite.start({
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+      fs: {
+        read: async ({ path }) => {
+          reads.push(path);
+          try {
+            return { content: await readFile(path, "utf8") };
+          } catch {
+            throw acp.RequestError.resourceNotFound(path);
+          }
+        },
+        write: ({ path, content }) => writeFile(path, content),
+      },
+    });
+    const { sessionId } = await h.newSession(suite.project);
+    const fresh = join(suite.project, "fresh.txt");
+    const old = join(suite.project, "old.txt");
+    await writeFile(old, "before\n");
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: fresh, content: "new\n" }),
+      toolTurn("write_file", { file_path: old, content: "after\n" }),
+      textTurn("done"),
+    );
+    await h.prompt(sessionId, "write them");
+    expect(await readFile(fresh, "utf8")).toBe("new\n");
+    expect(await readFile(old, "utf8")).toBe("after\n");
+    expect(h.permissions).toHaveLength(2);
+    expect(reads.filter((p) => p.endsWith("fresh.txt"))).toEqual([]);
+    expect(reads.filter((p) => p.endsWith("old.txt")).length).toBeGreaterThan(0);
   });
 });
