@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toolUpdates } from "../support/acp-harness.js";
-import { textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
+import { limitHeaders, textTurn, toolTurn, type FakeTurn } from "../support/fake-model/index.js";
 import { useHarnessSuite } from "../support/harness-suite.js";
 
 const suite = useHarnessSuite({ name: "editor-shapes" });
@@ -125,5 +125,28 @@ describe("files through the editor", () => {
     expect(h.permissions).toHaveLength(2);
     expect(reads.filter((p) => p.endsWith("fresh.txt"))).toEqual([]);
     expect(reads.filter((p) => p.endsWith("old.txt")).length).toBeGreaterThan(0);
+  });
+});
+
+describe("limit warnings", () => {
+  it("an OpenAI-style relative reset (`6m0s`) warns once per window, not on every model request", async () => {
+    const h = await suite.start({ api: "openai" });
+    const { sessionId } = await h.newSession(suite.project);
+    await h.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+    const headers = limitHeaders("openai", { tokensLeft: 4000, resetsInSeconds: 360 });
+    h.model.enqueue(
+      { ...toolTurn("ls", { path: suite.project }), headers },
+      { ...toolTurn("ls", { path: suite.project }), headers },
+      { ...textTurn("one"), headers },
+      { ...textTurn("two"), headers },
+    );
+    const first = await h.prompt(sessionId, "look");
+    const second = await h.prompt(sessionId, "again");
+    const warnings = [...first.updates, ...second.updates].filter(
+      (u) =>
+        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && /nearly reached/.test(u.content.text),
+    );
+    expect(h.model.requests).toHaveLength(4);
+    expect(warnings).toHaveLength(1);
   });
 });
