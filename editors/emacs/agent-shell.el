@@ -19,8 +19,8 @@
                     ;; Emacs's environment is passed on, so ANTHROPIC_API_KEY & co. reach the agent.
                     :environment-variables (agent-shell-make-environment-variables :inherit-env t)
                     :context-buffer buffer))
-   :default-model-id (lambda () nil)
-   :default-session-mode-id (lambda () "default")))
+   ;; No default session mode: sessions start in the default one, and agent-shell set it a second time.
+   :default-model-id (lambda () nil)))
 
 (defun deep-acp-agent-shell--with-deep-acp (configs)
   "CONFIGS with deep-acp's configuration first, and no older one."

@@ -67,6 +67,8 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         await stream.flush();
         return { stopReason: "end_turn", ...usage.response(), ...meta };
       }
+      // A cancelled turn goes quiet at the cancel; its calls still end (tool-call-updates.ts).
+      if (turn.stopReason === "cancelled") for (const update of translate.endOpenToolCalls()) stream.push(update);
       // A skill approved during the turn (a symlink dialog) becomes a /skill: command now.
       await state.refreshCommands(entry);
       await stream.flush();

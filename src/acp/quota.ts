@@ -8,7 +8,7 @@ import type { QuotaPool } from "../model/limits.js";
 // update nor its `session.quota` client capability and drops the capability when it parses
 // `initialize`, so a client also opts in with `_meta.quota` in its capabilities (the form Zed uses
 // for `terminal_output`). Every other client gets a notice when a limit is near (80% used) or
-// reached, once per meter and reset.
+// reached, once per meter and window.
 
 type NoticeEvent = { type: "notice"; severity: "warning"; title: string; description?: string };
 export type QuotaOutput = NoticeEvent | { type: "update"; update: acp.SessionUpdate };
@@ -55,7 +55,9 @@ export function registerQuotaRead(app: acp.AgentApp): acp.AgentApp {
 export function createQuotaTranslator(updates: boolean) {
   const pools = new Map<string, QuotaPool>();
   let sent = "";
-  const warned = new Set<string>();
+  // Per meter and status: when the window warned of resets (Infinity: never said). A relative reset
+  // (OpenAI's `6m0s`) is "now + 6 min" on every answer, so the reset itself cannot be the key.
+  const warnedUntil = new Map<string, number>();
   return function translate(pool: QuotaPool): QuotaOutput[] {
     note(pool);
     if (updates) {
@@ -71,12 +73,14 @@ export function createQuotaTranslator(updates: boolean) {
     const out: QuotaOutput[] = [];
     for (const meter of pool.meters) {
       if (meter.status !== "warning" && meter.status !== "exceeded") continue;
-      const key = `${pool.id}/${meter.id}/${meter.status}/${meter.resetsAt ?? ""}`;
-      if (warned.has(key)) continue;
-      warned.add(key);
+      const key = `${pool.id}/${meter.id}/${meter.status}`;
+      const until = warnedUntil.get(key);
+      if (until !== undefined && Date.now() < until) continue;
+      const resets = meter.resetsAt ? Date.parse(meter.resetsAt) : NaN;
+      warnedUntil.set(key, Number.isFinite(resets) ? resets : Infinity);
       const used = meter.usedPercent === undefined ? "" : `${meter.usedPercent}% used`;
-      const resets = meter.resetsAt ? `resets at ${meter.resetsAt.slice(11, 19)} UTC` : "";
-      const description = [used, resets].filter(Boolean).join(", ");
+      const resetText = meter.resetsAt ? `resets at ${meter.resetsAt.slice(11, 19)} UTC` : "";
+      const description = [used, resetText].filter(Boolean).join(", ");
       out.push({
         type: "notice",
         severity: "warning",

@@ -32,6 +32,27 @@ function parentMeta(metaKey: string, parentToolCallId: string | undefined): { _m
     : {};
 }
 
+const OUTPUT_TEXT_LIMIT = 8_000;
+
+/**
+ * A finished call's structured `rawOutput` with the text it showed as `output`: clients that print
+ * only `rawOutput` (acpx reads `stdout`/`output`/`text`... first, else prints the JSON) showed
+ * `{ "exitCode": 0, ... }` for every command and `{ "subagentType": ... }` for every subagent.
+ */
+function withOutputText(event: Extract<ToolCallEvent, { type: "tool_call_update" }>, finished: boolean): unknown {
+  const raw = event.rawOutput;
+  if (!finished || typeof raw !== "object" || raw === null || Array.isArray(raw) || "output" in raw) return raw;
+  const text = (event.transcript ?? event.content ?? [])
+    .flatMap((item) => (item.type === "text" ? [item.text] : []))
+    .join("\n");
+  if (!text) return raw;
+  const output =
+    text.length > OUTPUT_TEXT_LIMIT
+      ? `${text.slice(0, OUTPUT_TEXT_LIMIT)}\n… (${text.length - OUTPUT_TEXT_LIMIT} more characters)`
+      : text;
+  return { ...raw, output };
+}
+
 function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _meta?: Record<string, unknown> } {
   const merged = Object.assign({}, ...parts.filter(Boolean)) as Record<string, unknown>;
   return Object.keys(merged).length > 0 ? { _meta: merged } : {};
@@ -39,7 +60,38 @@ function mergeMeta(...parts: Array<Record<string, unknown> | undefined>): { _met
 
 export function createToolCallUpdates(terminalOutput: boolean, metaKey: string) {
   const liveTerminals = new Set<string>();
-  return function toolCallUpdates(event: ToolCallEvent): acp.SessionUpdate[] {
+  // Calls announced and not yet ended (nor handed to the background), for endOpenCalls.
+  const open = new Set<string>();
+  const toolCallUpdates = (event: ToolCallEvent): acp.SessionUpdate[] => {
+    if (event.type === "tool_call") open.add(event.toolCallId);
+    if (event.type === "tool_call_update") {
+      const ended = event.status === "completed" || event.status === "failed";
+      if (ended || (event.liveTerminal && !event.status)) open.delete(event.toolCallId);
+    }
+    return updatesFor(event);
+  };
+  /**
+   * A cancelled turn's calls that never ended, ended `failed`: the agent loop goes quiet at the
+   * cancel, and a dialog answered after the editor's session/cancel (Zed's order) left its call
+   * pending forever in agent-shell.
+   */
+  const endOpenCalls = (): acp.SessionUpdate[] => {
+    const ended = [...open].map((toolCallId): acp.SessionUpdate => ({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: "failed",
+      // A live terminal keeps its output in the card.
+      ...(liveTerminals.has(toolCallId)
+        ? {}
+        : { content: [{ type: "content", content: { type: "text", text: "Cancelled by the user." } }] }),
+    }));
+    open.clear();
+    liveTerminals.clear();
+    return ended;
+  };
+  return Object.assign(toolCallUpdates, { endOpenCalls });
+
+  function updatesFor(event: ToolCallEvent): acp.SessionUpdate[] {
     switch (event.type) {
       case "tool_call": {
         const live = event.liveTerminal && terminalOutput ? event.liveTerminal : undefined;
@@ -92,7 +144,7 @@ export function createToolCallUpdates(terminalOutput: boolean, metaKey: string) 
           ...(event.title !== undefined ? { title: event.title } : {}),
           ...(event.locations ? { locations: event.locations } : {}),
           ...(event.rawInput !== undefined ? { rawInput: event.rawInput } : {}),
-          ...(event.rawOutput !== undefined ? { rawOutput: event.rawOutput } : {}),
+          ...(event.rawOutput !== undefined ? { rawOutput: withOutputText(event, finished) } : {}),
           ...(event.content && !(live && (finished || event.liveTerminal))
             ? { content: toToolCallContent(event.content) }
             : {}),
@@ -118,5 +170,5 @@ export function createToolCallUpdates(terminalOutput: boolean, metaKey: string) 
         return [update];
       }
     }
-  };
+  }
 }

@@ -44,7 +44,8 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
   });
 
   // One case per event type (the compiler checks they are all there); each non-trivial one is a function.
-  return function translate(event: SessionEvent): Array<acp.SessionUpdate | RoutedUpdate> {
+  return Object.assign(translate, { endOpenToolCalls: toolCalls.endOpenCalls });
+  function translate(event: SessionEvent): Array<acp.SessionUpdate | RoutedUpdate> {
     switch (event.type) {
       case "subagent_started":
       case "subagent_event":
@@ -102,7 +103,7 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
           },
         ];
     }
-  };
+  }
 }
 
 function compactionUpdates(

@@ -108,8 +108,12 @@ export async function runToolCall(
     });
     return outcome(request, { content: [{ type: "text", text }], isError: true }, false);
   };
-  const cancelled = (): ToolRunOutcome =>
-    outcome(request, { content: [{ type: "text", text: "Cancelled by the user." }], isError: true }, true);
+  // A cancelled call still ends: without its final `failed` agent-shell kept it pending forever.
+  const cancelled = (): ToolRunOutcome => {
+    const content: ToolResult["content"] = [{ type: "text", text: "Cancelled by the user." }];
+    env.emit({ type: "tool_call_update", toolCallId, status: "failed", content, parentToolCallId: parent });
+    return outcome(request, { content, isError: true }, true);
+  };
 
   const tool = env.tools.get(request.name);
   if (!tool) {

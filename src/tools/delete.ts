@@ -17,7 +17,7 @@ export function createDeleteTool() {
     description: "Deletes a file, or a directory with everything in it.",
     present(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);
-      return { title: `Delete ${displayPath(path, ctx.roots)}`, locations: [{ path }], paths: [path] };
+      return { title: displayPath(path, ctx.roots), locations: [{ path }], paths: [path] };
     },
     async execute(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);

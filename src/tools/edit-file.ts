@@ -34,7 +34,7 @@ export function createEditFileTool() {
     ].join("\n"),
     present(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);
-      return { title: `Edit ${displayPath(path, ctx.roots)}`, locations: [{ path }], paths: [path] };
+      return { title: displayPath(path, ctx.roots), locations: [{ path }], paths: [path] };
     },
     async preview(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);

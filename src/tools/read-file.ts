@@ -49,7 +49,7 @@ export function createReadFileTool(options: ReadFileOptions = {}) {
       const range =
         input.offset || input.limit ? ` (${offset + 1} - ${offset + (input.limit ?? DEFAULT_READ_LIMIT)})` : "";
       return {
-        title: `Read ${displayPath(path, ctx.roots)}${range}`,
+        title: `${displayPath(path, ctx.roots)}${range}`,
         locations: [{ path, line: offset + 1 }],
         paths: [path],
       };

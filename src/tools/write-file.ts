@@ -25,7 +25,7 @@ export function createWriteFileTool() {
     ].join("\n"),
     present(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);
-      return { title: `Write ${displayPath(path, ctx.roots)}`, locations: [{ path }], paths: [path] };
+      return { title: displayPath(path, ctx.roots), locations: [{ path }], paths: [path] };
     },
     async preview(input, ctx) {
       const path = resolveToolPath(input.file_path, ctx.cwd);

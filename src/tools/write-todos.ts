@@ -26,14 +26,20 @@ export function createWriteTodosTool() {
     ].join("\n"),
     present(input) {
       const active = input.todos.find((t) => t.status === "in_progress");
-      return { title: active ? `Plan: ${active.content}` : `Update plan (${input.todos.length} items)` };
+      // No colon in the title: CodeCompanion keeps only what comes before one (`Plan: x` showed `Think: Plan`).
+      return { title: active ? `Working on ${active.content}` : `Update plan (${input.todos.length} items)` };
     },
     async execute(input, ctx) {
       ctx.progress({
         type: "plan",
         entries: input.todos.map((t) => ({ content: t.content, status: t.status, priority: "medium" })),
       });
-      return { content: [{ type: "text", text: `Updated todo list to ${JSON.stringify(input.todos)}` }] };
+      // The model reads the list back as JSON; the editor already renders the plan, so the call shows a count.
+      const done = input.todos.filter((t) => t.status === "completed").length;
+      return {
+        content: [{ type: "text", text: `Updated todo list to ${JSON.stringify(input.todos)}` }],
+        display: [{ type: "text", text: `${done} of ${input.todos.length} done` }],
+      };
     },
   });
 }

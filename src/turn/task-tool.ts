@@ -36,8 +36,11 @@ function buildTaskTool(subagents: readonly SubagentDefinition[]) {
     schema,
     description: taskToolDescription(subagents),
     present(input) {
-      const firstLine = input.description.split("\n")[0]!.slice(0, 80);
-      return { title: `${input.subagent_type}: ${firstLine}` };
+      // The description itself, whole when it fits one line: agent-shell appends `rawInput.description`
+      // unless it equals the title (a `type: ` prefix showed it twice), CodeCompanion cuts at a colon.
+      const text = input.description.trim();
+      const firstLine = text.split("\n")[0]!;
+      return { title: firstLine === text && text.length <= 120 ? text : `${firstLine.slice(0, 80)}…` };
     },
     async execute(input, ctx) {
       if (!subagents.some((s) => s.name === input.subagent_type)) {

@@ -48,7 +48,7 @@ describe("ACP basics", () => {
     const calls = toolUpdates(updates);
     expect(calls[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "read", status: "pending" });
     expect(calls.at(-1)).toMatchObject({ status: "completed" });
-    expect(calls.some((c) => c.title === "Read foo")).toBe(true);
+    expect(calls.some((c) => c.title === "foo")).toBe(true);
     expect(h.permissions).toHaveLength(0);
     const toolResult = JSON.stringify(h.model.requests[1]!.body);
     expect(toolResult).toContain("Lorem ipsum dolor");

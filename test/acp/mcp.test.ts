@@ -90,7 +90,7 @@ describe("MCP servers reach the model from every source", () => {
     // The agent's own secrets are not inherited by the server.
     expect(result.text).not.toContain("ANTHROPIC_API_KEY");
     expect(result.text).not.toContain("test-key");
-    expect(toolUpdates(updates).map((u) => u.title)).toContain("ev: get-env");
+    expect(toolUpdates(updates).map((u) => u.title)).toContain("ev/get-env");
     expect(h.permissions).toHaveLength(0); // user config is trusted and get-env is annotated read-only
 
     const status = await mcpStatus(h, sessionId);
@@ -182,7 +182,7 @@ describe("MCP servers reach the model from every source", () => {
     expect(lastToolResult(h.model.requests[1]!).text).toContain("remember the milk");
     expect(h.permissions).toHaveLength(0);
     await h.prompt(sessionId, "write a file");
-    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["files: write_file"]);
+    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["files/write_file"]);
     expect(await readFile(join(suite.project, "out.txt"), "utf8")).toBe("written by mcp");
   });
 });
@@ -343,7 +343,7 @@ describe("read-only annotations", () => {
     await h.prompt(sessionId, "sum");
     expect(h.permissions).toHaveLength(0);
     await h.prompt(sessionId, "toggle");
-    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["ev: toggle-simulated-logging"]);
+    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["ev/toggle-simulated-logging"]);
     expect(await mcpStatus(h, sessionId)).toMatch(/`ev_get-sum` \(read-only, as the server claims\)/);
   });
 });

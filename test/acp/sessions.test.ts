@@ -68,7 +68,9 @@ describe("durable sessions", () => {
     expect(new Set(users.map((u) => u.messageId)).size).toBe(2);
     expect(agentText(replay)).toBe("Hello there.Edited a.txt.");
     expect(replay.some((u) => u.sessionUpdate === "agent_thought_chunk")).toBe(true);
-    const edit = replay.find((u) => u.sessionUpdate === "tool_call" && u.title === "Edit a.txt") as acp.ToolCall;
+    const edit = replay.find(
+      (u) => u.sessionUpdate === "tool_call" && u.kind === "edit" && u.title === "a.txt",
+    ) as acp.ToolCall;
     const done = replay
       .filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === edit.toolCallId)
       .at(-1) as acp.ToolCallUpdate;

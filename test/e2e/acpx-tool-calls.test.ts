@@ -45,3 +45,44 @@ describe.skipIf(acpxMissing !== undefined)(
     }
   },
 );
+
+describe.skipIf(acpxMissing !== undefined)("acpx prints what calls did, in words (issue 38)", () => {
+  it("a command's output, a plan's count and a subagent's answer; no raw JSON and no repeated title", async () => {
+    const todos = [
+      { content: "Plan step one", status: "in_progress" },
+      { content: "Plan step two", status: "pending" },
+    ];
+    suite.model.setHandler((request) => {
+      if (request.system.includes("You are a subagent")) return textTurn("CHILD ANSWER");
+      const steps = [
+        toolTurn("write_todos", { todos }),
+        toolTurn("execute", { command: "echo hello-from-acpx" }),
+        toolTurn("task", { description: "look around", subagent_type: "general-purpose" }),
+      ];
+      return steps[(request.messages.length - 1) / 2] ?? textTurn("All done.");
+    });
+    const result = await acpx(["--approve-all", "exec", "plan, run, delegate"]);
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.stdout;
+    expect(out, out).toContain("[tool] Working on Plan step one (completed)");
+    expect(out).toContain("0 of 2 done");
+    expect(out).not.toContain("Updated todo list");
+    expect(out).toContain("[tool] look around (completed)");
+    expect(out).toContain("CHILD ANSWER");
+    expect(out).not.toContain("subagentType");
+    expect(out).toContain("hello-from-acpx");
+    expect(out).not.toContain('"exitCode"');
+    expect(out).toContain("All done.");
+  }, 90_000);
+});
+
+describe.skipIf(acpxMissing !== undefined)("acpx and a new file", () => {
+  it("writing a file that does not exist yet reads nothing through acpx (it printed each not-found as an error)", async () => {
+    suite.model.enqueue(toolTurn("write_file", { file_path: "notes/new.txt", content: "hi\n" }), textTurn("Wrote it."));
+    const result = await acpx(["--approve-all", "exec", "write the note"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout, result.stdout).toContain("[tool] notes/new.txt (completed)");
+    expect(result.stdout).not.toContain("Resource not found");
+    expect(result.stdout).not.toContain("fs/read_text_file");
+  }, 60_000);
+});

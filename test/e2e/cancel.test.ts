@@ -38,7 +38,7 @@ describe("cancellation", () => {
     expect(suite.agent.messages.slice(after).filter((m) => m.method === "session/update")).toEqual([]);
   });
 
-  it("cancels during a permission dialog without running the command or completing the call", async () => {
+  it("cancels during a permission dialog without running the command; the call ends failed", async () => {
     let release: (value: unknown) => void = () => undefined;
     const sessionId = await startWith(
       (message) =>
@@ -63,7 +63,8 @@ describe("cancellation", () => {
       .filter((u) => u.toolCallId === toolCallId)
       .map((u) => u.status);
     expect(statuses).not.toContain("completed");
-    expect(statuses).not.toContain("failed");
+    // It ends: left pending, agent-shell showed it waiting forever (issue 38).
+    expect(statuses.at(-1)).toBe("failed");
     // Zed's scenario: the next prompt works.
     suite.model.enqueue(textTurn("Goodbye!"));
     const next = await suite.agent.request("session/prompt", {

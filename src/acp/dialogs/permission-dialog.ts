@@ -11,6 +11,29 @@ export type PermissionRequester = (
 const OPTION_IDS = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
 
 /**
+ * How long an open dialog still waits for the editor's answer after the turn is cancelled. The
+ * editor must answer `cancelled` (Zed does at once); waiting for it keeps the call's final `failed`
+ * after the answer, where agent-shell and Zed expect it, and a client that never answers costs this.
+ */
+export const CANCELLED_DIALOG_GRACE_MS = 1_000;
+
+/** `signal`, aborted `graceMs` after it is. */
+function afterGrace(signal: AbortSignal, graceMs: number): { signal: AbortSignal; dispose: () => void } {
+  const late = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => (timer = setTimeout(() => late.abort(signal.reason), graceMs));
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: late.signal,
+    dispose: () => {
+      signal.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
  * The agent's Approver as an editor dialog (`session/request_permission`). A subagent's dialog is
  * asked under its child session's id when the editor shows child sessions (`childSessions()`).
  */
@@ -23,9 +46,10 @@ export function createPermissionDialog(
   return {
     async requestApproval(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
       if (signal.aborted) return "cancelled";
+      const late = afterGrace(signal, CANCELLED_DIALOG_GRACE_MS);
       try {
         const asker = req.subagentSessionId && childSessions() ? req.subagentSessionId : sessionId;
-        const response = await request(permissionParams(asker, req), signal);
+        const response = await request(permissionParams(asker, req), late.signal);
         if (signal.aborted || response.outcome.outcome === "cancelled") return "cancelled";
         const id = response.outcome.optionId;
         return (OPTION_IDS as readonly string[]).includes(id) ? (id as ApprovalOutcome) : "reject_once";
@@ -34,6 +58,8 @@ export function createPermissionDialog(
         // An editor that cannot show the dialog must not let the call through.
         logger.warn("permission request failed; treating it as a rejection", error);
         return "reject_once";
+      } finally {
+        late.dispose();
       }
     },
   };

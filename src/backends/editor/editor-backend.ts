@@ -119,6 +119,8 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
   async function readRaw(filePath: string): Promise<ReadRawResult> {
     const abs = absolute(filePath);
     const disk = await fallback.readRaw(abs);
+    // A file that is not there is not asked for: acpx printed each not-found answer as an error.
+    if (isNotFound(disk)) return disk;
     const real = await editorPath(abs);
     if (!(await editorReads(real))) return disk;
     const text = await editorText(real!);
@@ -130,11 +132,12 @@ export function createEditorBackend(options: EditorBackendOptions): EditorBacken
 
   /** The file's text before a write: editor buffer, else disk; null when it does not exist. */
   async function textBefore(abs: string): Promise<string | null | undefined> {
+    const disk = await fallback.readRaw(abs);
+    if (isNotFound(disk)) return null;
     const text = bridge.canReadFiles ? await editorText(abs) : undefined;
     if (text !== undefined) return text;
-    const disk = await fallback.readRaw(abs);
     if (disk.data) return typeof disk.data.content === "string" ? disk.data.content : undefined;
-    return disk.error && /not found/i.test(disk.error) ? null : undefined;
+    return undefined;
   }
 
   function editorWrites(real: string | undefined, content: string | Uint8Array): real is string {
@@ -301,4 +304,9 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The backend's answer for a file that does not exist. */
+function isNotFound(result: ReadRawResult): boolean {
+  return !result.data && result.error !== undefined && /not found/i.test(result.error);
 }

@@ -23,7 +23,8 @@ export type JsonEditor = {
 export type SnippetEditor = {
   kind: "snippet";
   label: string;
-  snippets: Array<{ title: string; where: string; code: string }>;
+  /** The first is printed unless another is named (`setup neovim avante`): one paste, one plugin. */
+  snippets: Array<{ id: string; title: string; where: string; code: string }>;
 };
 
 export type EditorTarget = JsonEditor | SnippetEditor;
@@ -88,11 +89,13 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
         label: "Neovim",
         snippets: [
           {
+            id: "codecompanion",
             title: "CodeCompanion.nvim (needs Neovim >= 0.11)",
             where: luaSetupWhere("codecompanion"),
             code: codeCompanionSnippet(launch),
           },
           {
+            id: "avante",
             title: "avante.nvim",
             where: luaSetupWhere("avante"),
             code: avanteSnippet(launch),
@@ -105,6 +108,7 @@ export function editorTarget(editor: EditorName, launch: LaunchCommand, options:
         label: "Emacs agent-shell",
         snippets: [
           {
+            id: "agent-shell",
             title: "agent-shell (needs Emacs >= 29.1)",
             where: "your init file: ~/.emacs.d/init.el or ~/.config/emacs/init.el (after agent-shell is installed)",
             code: agentShellSnippet(launch),
@@ -207,8 +211,8 @@ const AGENT_SHELL_CONFIG = `(defun deep-acp-agent-shell-config ()
                     ;; Emacs's environment is passed on, so ANTHROPIC_API_KEY & co. reach the agent.
                     :environment-variables (agent-shell-make-environment-variables :inherit-env t)
                     :context-buffer buffer))
-   :default-model-id (lambda () nil)
-   :default-session-mode-id (lambda () "default")))
+   ;; No default session mode: sessions start in the default one, and agent-shell set it a second time.
+   :default-model-id (lambda () nil)))
 
 (defun deep-acp-agent-shell--with-deep-acp (configs)
   "CONFIGS with deep-acp's configuration first, and no older one."

@@ -45,7 +45,7 @@ export function thisInstallation(script = process.argv[1], execPath = process.ex
 /** `deep-acp setup <editor> [--print] [--dry-run]`. Exit codes: 0 done, 1 refused, 2 usage. */
 export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Promise<number> {
   const out = options.out ?? ((text: string) => void process.stdout.write(text));
-  const [editor, ...extra] = cli.command.slice(1);
+  const [editor, plugin, ...extra] = cli.command.slice(1);
   if (!editor || extra.length > 0 || !(EDITORS as readonly string[]).includes(editor)) {
     (options.err ?? ((text: string) => void process.stderr.write(text)))(
       `deep-acp setup: name one editor: ${EDITORS.join(", ")} (got "${cli.command.slice(1).join(" ")}")\n`,
@@ -67,20 +67,36 @@ export async function runSetup(cli: CliOptions, options: SetupOptions = {}): Pro
       `Note: this deep-acp runs from npx's cache (${launch.args[0]}), which npm may clean; for a lasting path install it (npm i -g deep-acp) or use a checkout.\n\n`,
     );
   }
-  if (target.kind === "snippet") return printSnippets(target, out, err);
+  if (target.kind === "snippet") return printSnippets(target, { editor, plugin }, out, err);
+  if (plugin !== undefined) {
+    err(`deep-acp setup: ${editor} takes no plugin name (got "${plugin}")\n`);
+    return 2;
+  }
   if (cli.print) return printEntry(target, out, err);
   return writeEntry(target, { dryRun: cli.dryRun, out, now: options.now ?? (() => new Date()) });
 }
 
-/** The snippets' code on stdout (comments in the language's own syntax), where they go on stderr. */
-function printSnippets(target: SnippetEditor, out: (text: string) => void, err: (text: string) => void): number {
+/**
+ * One snippet's code on stdout (comments in the language's own syntax), where it goes on stderr.
+ * Only one: pasting CodeCompanion's and avante's together failed with `module 'avante' not found`.
+ */
+function printSnippets(
+  target: SnippetEditor,
+  { editor, plugin }: { editor: string; plugin: string | undefined },
+  out: (text: string) => void,
+  err: (text: string) => void,
+): number {
+  const snippet = plugin === undefined ? target.snippets[0]! : target.snippets.find((s) => s.id === plugin);
+  const ids = target.snippets.map((s) => s.id);
+  if (!snippet) {
+    err(`deep-acp setup: name one of ${ids.join(", ")} for ${target.label} (got "${plugin}")\n`);
+    return 2;
+  }
   err(`${target.label}: settings are code, so deep-acp prints them rather than editing your config.\n`);
-  target.snippets.forEach((snippet, i) => {
-    const number = target.snippets.length > 1 ? `${i + 1}. ` : "";
-    err(`${number}${snippet.title}: goes into ${snippet.where}.\n`);
-    out(`${i > 0 ? "\n" : ""}${snippet.code}\n`);
-  });
-  if (target.snippets.length > 1) err("They are printed in that order; paste the one for your plugin.\n");
+  err(`${snippet.title}: goes into ${snippet.where}.\n`);
+  out(`${snippet.code}\n`);
+  const others = target.snippets.filter((s) => s !== snippet);
+  for (const other of others) err(`For ${other.title} instead: deep-acp setup ${editor} ${other.id}\n`);
   return 0;
 }
 

@@ -40,7 +40,8 @@ export function adaptMcpTool(
         return { success: false, error: "arguments must be a JSON object" };
       return { success: true, data: raw as Record<string, unknown> };
     },
-    present: () => ({ title: `${server}: ${tool.name}` }),
+    // `server/tool`, no colon: CodeCompanion keeps only what comes before a title's colon.
+    present: () => ({ title: `${server}/${tool.name}` }),
     execute: (input: Record<string, unknown>, ctx) => call(tool.name, input, ctx),
   };
   return { tool: definition, mcpName: tool.name, readOnly };

@@ -71,7 +71,7 @@ describe("stdio servers from npm", () => {
       required: ["message"],
     });
     expect(echo.jsonSchema.$schema).toBeUndefined();
-    expect(echo.present({ message: "x" }, { cwd: dir, roots: [dir] })).toEqual({ title: "everything: echo" });
+    expect(echo.present({ message: "x" }, { cwd: dir, roots: [dir] })).toEqual({ title: "everything/echo" });
     // readOnlyHint false -> asks in default mode.
     expect(findTool(tools, "everything_toggle-simulated-logging").effect).toBe("external");
   });

@@ -196,21 +196,31 @@ describe("deep-acp setup: JSON(C) editors", () => {
 });
 
 describe("deep-acp setup: Lua and Emacs Lisp editors", () => {
-  it("prints CodeCompanion and avante snippets that launch this installation, and writes nothing", async () => {
+  it("prints the CodeCompanion snippet alone (pasting avante's too failed: module 'avante' not found), or the one named", async () => {
     const home = await tempHome();
     const { code, out, err } = await setup(home, ["neovim"]);
     expect(code).toBe(0);
-    const [codeCompanion, avante] = out.split(/\n(?=[^\n]*avante\.nvim\n)/);
+    expect(out).not.toContain("avante");
     expect(
-      EDITOR_CONFIGS.find((c) => c.file === "neovim/codecompanion.lua")!.extract(
-        codeCompanion!.slice(codeCompanion!.indexOf("require(")),
-      ),
+      EDITOR_CONFIGS.find((c) => c.file === "neovim/codecompanion.lua")!.extract(out.slice(out.indexOf("require("))),
     ).toEqual(LAUNCH);
-    expect(
-      EDITOR_CONFIGS.find((c) => c.file === "neovim/avante.lua")!.extract(avante!.slice(avante!.indexOf("require(")))
-        .command,
-    ).toBe(LAUNCH.command);
     expect(out).toContain("Neovim >= 0.11");
+    expect(err).toContain("deep-acp setup neovim avante");
+    const named = await setup(home, ["neovim", "codecompanion"]);
+    expect(named).toMatchObject({ code: 0, out });
+    const avante = await setup(home, ["neovim", "avante"]);
+    expect(avante.code).toBe(0);
+    expect(avante.out).not.toContain("codecompanion");
+    expect(
+      EDITOR_CONFIGS.find((c) => c.file === "neovim/avante.lua")!.extract(
+        avante.out.slice(avante.out.indexOf("require(")),
+      ).command,
+    ).toBe(LAUNCH.command);
+    expect(await setup(home, ["neovim", "lazy"])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("codecompanion, avante"),
+    });
+    expect(await setup(home, ["zed", "avante"])).toMatchObject({ code: 2 });
     // Where each goes is said on stderr, without sending a setup() call into a lazy.nvim `opts` file.
     expect(err).toContain('require("codecompanion").setup({...})');
     expect(err).not.toMatch(/plugins\/codecompanion\.lua/);
@@ -227,5 +237,7 @@ describe("deep-acp setup: Lua and Emacs Lisp editors", () => {
       out.slice(out.indexOf("(defun")),
     );
     expect({ command: launch.command, args: launch.args }).toEqual(LAUNCH);
+    // agent-shell sets a default mode it is given after session/new: the mode was set twice.
+    expect(out).not.toContain(":default-session-mode-id");
   });
 });
