@@ -77,6 +77,7 @@ export async function runGateBench(): Promise<BenchResult[]> {
       sessionId: "bench-gate",
       hostRoot: project,
       stateDir: join(dir, "state"),
+      home: join(dir, "home"),
       limits: { network: "none" },
       readOnlyEntries: [],
     });

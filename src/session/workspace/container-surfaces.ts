@@ -35,6 +35,7 @@ export function containerSurfaceCache(
       surfaces,
       paths: surfaces.map((s) => s.path),
       problems: answer.problems,
+      ...(answer.unknown !== undefined ? { unknown: answer.unknown } : {}),
       match,
       matchRelative: answer.matchRelative,
       inputs: answer.inputs,
@@ -46,5 +47,6 @@ export function containerSurfaceCache(
       const answer = host.peek(hostRoot);
       return answer ? translate(answer) : undefined;
     },
+    takeUnknownNotice: () => host.takeUnknownNotice(),
   };
 }
