@@ -33,7 +33,6 @@ export function whyNotRemove(item: SessionContainer): string | undefined {
   return `holds ${item.unapplied.length} unapplied change(s): ${item.unapplied.map((c) => c.path).join(", ")}; apply them (/apply in its session) ${rerun}`;
 }
 
-
 /** The images built from dev containers (devcontainer-images.ts). */
 async function builtImages() {
   const [{ loadDocker }, { listBuiltImages }] = await Promise.all([
