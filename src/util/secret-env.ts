@@ -155,8 +155,9 @@ const CONNECTION_STRING =
 export function isCredentialLike(name: string): boolean {
   if (isProviderCredential(name)) return true;
   const upper = name.toUpperCase();
-  // The shell's working directory, not a password (DB_PWD still counts).
-  if (upper === "PWD") return false;
+  // The shell's working directory, not a password (DB_PWD still counts); SSH_ASKPASS, GIT_ASKPASS
+  // and SUDO_ASKPASS name the program that asks for one.
+  if (upper === "PWD" || /(?:^|_)ASKPASS$/.test(upper)) return false;
   if (SECRET_SUBSTRINGS.some((marker) => upper.includes(marker))) return true;
   if (upper.split(/[^A-Z0-9]+/).some((word) => SECRET_WORDS.has(word))) return true;
   return CONNECTION_STRING.test(upper);

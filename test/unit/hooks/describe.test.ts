@@ -97,7 +97,17 @@ describe("hook environment allowlist", () => {
     ]) {
       expect([name, isSecretEnvName(name)]).toEqual([name, true]);
     }
-    for (const name of ["PATH", "HOME", "AUTHOR", "PATHEXT", "SSL_CERT_FILE", "CREDIT_LIMIT", "PWRSAVE", "LANG"])
+    for (const name of [
+      "PATH",
+      "HOME",
+      "AUTHOR",
+      "PATHEXT",
+      "SSL_CERT_FILE",
+      "CREDIT_LIMIT",
+      "PWRSAVE",
+      "GIT_ASKPASS",
+      "LANG",
+    ])
       expect([name, isSecretEnvName(name)]).toEqual([name, false]);
   });
 });
