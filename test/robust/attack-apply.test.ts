@@ -87,9 +87,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   it("a process left running in the container swaps package.json between the dialog and the write: the host gets what was shown", async () => {
+    // trap '' TERM: the command's end sends TERM to its process group, which can reach the child before its setsid.
     const s = await session(
       `echo '{"name":"shown"}' > package.json; ` +
-        `(setsid sh -c 'while [ ! -f /tmp/go ]; do sleep 0.02; done; echo "{\\"name\\":\\"swapped\\"}" > package.json' </dev/null >/dev/null 2>&1 &)`,
+        `(trap '' TERM; setsid sh -c 'while [ ! -f /tmp/go ]; do sleep 0.02; done; echo "{\\"name\\":\\"swapped\\"}" > package.json' </dev/null >/dev/null 2>&1 &)`,
       async (m, containerId) => {
         // The dialog is open: the background process is told to swap now, and has time to.
         await execIn(containerId, "touch /tmp/go");

@@ -23,13 +23,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const backend = createContainerBackend({ link, containerId, rootDir: "/ws" });
     try {
       await (await link.channel()).request("mkdir", ["/ws"]);
-      // A counter, and a process that keeps waking every stopped process up.
-      await backend.execute(
-        "(setsid sh -c 'echo $$ > /ws/pid; i=0; while :; do i=$((i+1)); echo $i > /ws/count; sleep 0.01; done' </dev/null >/dev/null 2>&1 &); " +
-          "sleep 0.1; (setsid sh -c 'while :; do kill -CONT $(cat /ws/pid); done' </dev/null >/dev/null 2>&1 &)",
-      );
+      // A counter, and a process that keeps waking it up. Each is started again until it runs: the
+      // command's end sends TERM to its process group, which can reach a child before its setsid.
+      const alive = async (file: string) =>
+        (await backend.execute(`test -s ${file} && kill -0 $(cat ${file}) && echo yes`)).output.includes("yes");
+      const start = async (file: string, loop: string) =>
+        poll(async () => {
+          if (await alive(file)) return true;
+          await backend.execute(`setsid -f sh -c 'echo $$ > ${file}; ${loop}' </dev/null >/dev/null 2>&1`);
+          await sleep(50);
+          return alive(file);
+        });
+      await start("/ws/pid", "i=0; while :; do i=$((i+1)); echo $i > /ws/count; sleep 0.01; done");
+      await start("/ws/sender", "while :; do kill -CONT $(cat /ws/pid); done");
       const count = async () => Number((await backend.read("/ws/count")).content ?? 0);
-      await sleep(200);
       const frozen = await freezeContainer(link);
       expect(frozen.notFrozen).toBeUndefined();
       expect(frozen.processes).toBeGreaterThanOrEqual(2);
