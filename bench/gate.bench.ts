@@ -84,6 +84,9 @@ export async function runGateBench(): Promise<BenchResult[]> {
     containers.push(workspace.record.containerId);
     try {
       results.push(...(await measure("container", project, workspace.backend.realPathFs, 30)));
+      // For scale: the cheapest command the check comes before.
+      const echo = await timed(10, () => workspace.backend.execute("echo 1"));
+      results.push({ name: "gate.container: `echo 1` itself, for scale", value: round(echo, 3), unit: "ms" });
     } finally {
       await workspace.backend.close();
     }

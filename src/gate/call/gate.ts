@@ -101,7 +101,9 @@ export async function gateToolCall(request: ToolCallGateRequest): Promise<ToolCa
   if (policy.rules) await markDeniedNames(policy.rules, request.tool.effect, targets);
   const command =
     request.tool.effect === "execute" ? await approveCommand(request.input, request.cwd, roots, fs) : undefined;
-  const checked = command?.key ? await checkRemembered(request, command, roots, fs) : undefined;
+  // bypass and plan never ask about a command, so nothing is remembered or checked there.
+  const asks = request.mode !== "bypass" && request.mode !== "plan";
+  const checked = command?.key && asks ? await checkRemembered(request, command, roots, fs) : undefined;
   const changes = request.tool.effect === "edit" || request.tool.effect === "delete";
   // A sandboxed command mounts the same answer read-only: resolved here, before it runs.
   const sandboxedCommand = request.tool.effect === "execute" && policy.sandboxed === true;

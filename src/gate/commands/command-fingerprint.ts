@@ -52,27 +52,35 @@ export async function commandFingerprint(
   return Object.fromEntries(entries) as CommandFingerprint;
 }
 
+/**
+ * One file where the command runs: `lstat`, then (a link only) `realpath`, then the bytes of a
+ * regular file. Over a remote's or container's link each step is a round trip, so a plain or
+ * missing file costs as few as possible; the whole read is capped in time.
+ */
 async function readOnce(
   path: string,
   fs: RealPathFs,
   readFile: NonNullable<RealPathFs["readFile"]>,
 ): Promise<{ real?: string; bytes?: Buffer; state?: string }> {
-  let real: string;
-  try {
-    real = await fs.realpath(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { state: code === "ENOENT" || code === "ENOTDIR" ? "missing" : `unreadable:${code ?? "error"}` };
-  }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })), READ_TIMEOUT_MS);
     timer.unref();
   });
+  const read = async () => {
+    const entry = await fs.lstat(path);
+    const real = entry.isSymbolicLink() ? await fs.realpath(path) : path;
+    try {
+      return { real, bytes: await readFile(real) };
+    } catch (error) {
+      return { real, state: `unreadable:${(error as NodeJS.ErrnoException).code ?? "error"}` };
+    }
+  };
   try {
-    return { real, bytes: await Promise.race([readFile(real), timeout]) };
+    return await Promise.race([read(), timeout]);
   } catch (error) {
-    return { real, state: `unreadable:${(error as NodeJS.ErrnoException).code ?? "error"}` };
+    const code = (error as NodeJS.ErrnoException).code;
+    return { state: code === "ENOENT" || code === "ENOTDIR" ? "missing" : `unreadable:${code ?? "error"}` };
   } finally {
     clearTimeout(timer);
   }
