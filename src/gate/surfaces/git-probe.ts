@@ -143,7 +143,8 @@ async function lexicalGitDirs(dir: string): Promise<GitDirs> {
     const dotGit = join(at, ".git");
     const info = await stat(dotGit).catch(() => undefined);
     let gitDir: string | undefined;
-    if (info?.isDirectory()) gitDir = dotGit;
+    // A `.git` folder without HEAD is not a repository to git either: it looks further up.
+    if (info?.isDirectory()) gitDir = existsSync(join(dotGit, "HEAD")) ? dotGit : undefined;
     else if (info?.isFile()) {
       const text = await readSmall(dotGit);
       const named = text?.match(/^gitdir:\s*(.+?)\s*$/m)?.[1];
