@@ -74,9 +74,10 @@ export async function probeGit(dir: string, options: GitProbeOptions): Promise<G
     facts.config = scan.entries;
     facts.files = scan.files;
   };
-  if (scan.unknown.length > 0) {
+  if (lexical.hazard || scan.unknown.length > 0) {
     // Git reads the same files: it would block on the include or fail. Not asked at all.
     fromScan();
+    if (lexical.hazard) facts.problems.push(`git's folder could not be read: ${lexical.hazard}`);
     facts.problems.push(...scan.unknown.map((why) => `git's config could not be read in full: ${why}`));
     return facts;
   }
@@ -132,7 +133,8 @@ function mergeEntries(fromGit: GitConfigEntry[], scanned: readonly GitConfigEntr
   return [...fromGit, ...scanned.filter((e) => !known.has(`${e.origin}\0${e.key.toLowerCase()}\0${e.value}`))];
 }
 
-type GitDirs = { gitDir?: string; commonDir?: string };
+/** `hazard`: a file git reads to find its folder that is not a regular one (git would block on a FIFO). */
+type GitDirs = { gitDir?: string; commonDir?: string; hazard?: string };
 
 /**
  * The git folder for `dir` as the files say, without git: the nearest `.git` folder or `gitdir:`
@@ -142,8 +144,10 @@ async function lexicalGitDirs(dir: string): Promise<GitDirs> {
   for (let at = resolve(dir); ; at = dirname(at)) {
     const dotGit = join(at, ".git");
     const info = await stat(dotGit).catch(() => undefined);
+    if (info && !info.isDirectory() && !info.isFile()) return { hazard: `${dotGit} is not a regular file or folder` };
     let gitDir: string | undefined;
-    if (info?.isDirectory()) gitDir = dotGit;
+    // A `.git` folder without HEAD is not a repository to git either: it looks further up.
+    if (info?.isDirectory()) gitDir = existsSync(join(dotGit, "HEAD")) ? dotGit : undefined;
     else if (info?.isFile()) {
       const text = await readSmall(dotGit);
       const named = text?.match(/^gitdir:\s*(.+?)\s*$/m)?.[1];
@@ -151,6 +155,11 @@ async function lexicalGitDirs(dir: string): Promise<GitDirs> {
     } else if ((await stat(join(at, "HEAD")).catch(() => undefined))?.isFile() && existsSync(join(at, "objects")))
       gitDir = at;
     if (gitDir) {
+      for (const name of ["HEAD", "commondir", "gitdir"]) {
+        const file = await stat(join(gitDir, name)).catch(() => undefined);
+        if (file && !file.isFile())
+          return { gitDir, commonDir: gitDir, hazard: `${join(gitDir, name)} is not a regular file` };
+      }
       const common = (await readSmall(join(gitDir, "commondir")))?.trim();
       return { gitDir, commonDir: common ? resolve(gitDir, common) : gitDir };
     }

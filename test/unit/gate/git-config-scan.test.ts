@@ -132,6 +132,22 @@ describe("the probe and the surfaces fail closed", () => {
     expect(surfaces.matchRelative("src/a.ts")).toBeUndefined();
   });
 
+  it("a FIFO as .git/config or .git/HEAD: unknown at once, git is not run", async () => {
+    await rm(p(".git/HEAD"));
+    execFileSync("mkfifo", [p(".git/HEAD")]);
+    const started = Date.now();
+    const facts = await probeGit(project, { untrusted: [project], env: env() });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(facts.problems.join("\n")).toMatch(/HEAD is not a regular file/);
+    expect(facts.gitDir).toBe(p(".git"));
+    await rm(p(".git/HEAD"));
+    await writeFile(p(".git/HEAD"), "ref: refs/heads/main\n");
+    await rm(p(".git/config"));
+    execFileSync("mkfifo", [p(".git/config")]);
+    const again = await probeGit(project, { untrusted: [project], env: env() });
+    expect(again.problems.join("\n")).toMatch(/config is not a regular file/);
+  });
+
   it("a timeout is unknown, asked again after the retry interval, and told once", async () => {
     let now = 0;
     const cache = createHostSurfaceCache({ ...options(), git: { env: env(), timeoutMs: 1 }, now: () => now });
