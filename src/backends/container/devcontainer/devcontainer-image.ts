@@ -28,7 +28,11 @@ export async function devContainerImage(
     buildargs: args,
     networkmode: options.network,
     rm: true,
-    labels: { [IMAGE_LABELS.image]: "devcontainer", [IMAGE_LABELS.root]: plan.root, [IMAGE_LABELS.definition]: dev.file },
+    labels: {
+      [IMAGE_LABELS.image]: "devcontainer",
+      [IMAGE_LABELS.root]: plan.root,
+      [IMAGE_LABELS.definition]: dev.file,
+    },
   });
   await done;
   await new Promise<void>((resolve, reject) => {
