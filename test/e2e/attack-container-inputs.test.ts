@@ -301,7 +301,7 @@ const SECRET = `host-secret-${randomUUID()}`;
       expect(removed.stdout).toContain("Removed image deep-acp-devcontainer:");
     }
     expect(await docker.listImages({ filters: { label: [`deep-acp.test=${marker}`] } })).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe.skipIf(!existsSync("/usr/bin/bwrap"))("attack: HOME is never writable in the sandbox", () => {

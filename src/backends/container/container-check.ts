@@ -1,6 +1,8 @@
 import type { ContainerSpec } from "./container-url.js";
 import { formatContainerUrl } from "./container-url.js";
+import { homedir } from "node:os";
 import { readDevContainer } from "./devcontainer/devcontainer.js";
+import { checkDevContainerInputs, containerProjectRoot } from "./devcontainer/devcontainer-inputs.js";
 import { describeEngine, engineAddress, engineHealth, imageOnEngine, loadDocker } from "./engine.js";
 
 /**
@@ -18,8 +20,10 @@ export async function checkContainerWorkspace(
   if (!health.ok) return { ok: false, summary: `${url} — ${describeEngine(health)}` };
   let image: string;
   try {
+    // The same refusals a session would meet: a root holding HOME, inputs outside the project.
+    const realRoot = await containerProjectRoot(projectRoot, homedir());
     if (spec.kind === "devcontainer") {
-      const dev = await readDevContainer(projectRoot);
+      const dev = await checkDevContainerInputs(realRoot, await readDevContainer(projectRoot));
       if (dev.build) return { ok: true, summary: `${url} — ${describeEngine(health)}; builds ${dev.build.dockerfile}` };
       image = dev.image!;
     } else image = spec.image;
