@@ -1,5 +1,4 @@
-import { lstatSync } from "node:fs";
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { isWithin } from "../../util/path-within.js";
 
@@ -76,7 +75,7 @@ async function holdContents(folder: HeldComponent): Promise<HeldComponent[]> {
   while (folders.length > 0) {
     const dir = folders.shift()!;
     if (dir.entry.kind !== "dir") continue;
-    const names = await readdir(dir.path).catch(() => [] as string[]);
+    const names = tryOr(() => readdirSync(dir.path), [] as string[]);
     if (out.length + names.length > HELD_FOLDER_LIMIT) return [];
     dir.entry = { ...dir.entry, names: names.sort() };
     for (const name of names) {
@@ -89,19 +88,32 @@ async function holdContents(folder: HeldComponent): Promise<HeldComponent[]> {
   return out;
 }
 
+/**
+ * Synchronous on purpose: a few dozen lstats of cached inodes take well under a millisecond on the
+ * event loop, while the same through the thread pool cost several under load (measured, see
+ * docs/architecture.md), and this runs around every command.
+ */
+function tryOr<T, F>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
 /** What is at `path` now; with `withContent` a file's bytes when small, with `names` a folder's names. */
 export async function entryOf(path: string, withContent: boolean, names = false): Promise<HeldEntry> {
-  const info = await lstat(path, { bigint: true }).catch(() => undefined);
+  const info = tryOr(() => lstatSync(path, { bigint: true }), undefined);
   if (!info) return { kind: "missing" };
   const id = `${info.dev}:${info.ino}`;
-  if (info.isSymbolicLink()) return { kind: "link", target: await readlink(path) };
+  if (info.isSymbolicLink()) return { kind: "link", target: tryOr(() => readlinkSync(path), "") };
   if (info.isDirectory()) {
     if (!names) return { kind: "dir", id };
-    return { kind: "dir", id, names: (await readdir(path).catch(() => [] as string[])).sort() };
+    return { kind: "dir", id, names: tryOr(() => readdirSync(path), [] as string[]).sort() };
   }
   const mode = Number(info.mode & 0o7777n);
   if (!withContent || info.size > BigInt(HELD_CONTENT_LIMIT)) return { kind: "file", id, mode };
-  const content = await readFile(path).catch(() => undefined);
+  const content = tryOr(() => readFileSync(path), undefined);
   return content ? { kind: "file", id, mode, content } : { kind: "file", id, mode };
 }
 
