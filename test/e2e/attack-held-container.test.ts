@@ -127,6 +127,28 @@ const GOOD = "#!/bin/sh\nexit 0\n";
     expect(shown).toContain(`restored the link ${p(".git")} -> gitstore`);
   });
 
+  it("bind mode: a hooks folder the host names after the container was made (no read-only bind) keeps what it had", async () => {
+    await repository();
+    await mkdir(p("scripts"));
+    await writeFile(p("scripts/build.sh"), "echo build\n");
+    suite.model.enqueue(textTurn("Ready."));
+    const sessionId = await session(`docker://${TEST_IMAGE}?mount=bind`, "bypass");
+    await prompt(sessionId);
+    // The user points git at scripts/ on the host while the session runs.
+    git(suite.home, suite.project, "config", "core.hooksPath", "scripts");
+    suite.model.enqueue(
+      toolTurn("execute", { command: `${plant("scripts/pre-commit")}; echo finished` }),
+      textTurn("Done."),
+    );
+    const sent = await prompt(sessionId);
+    expect(sent).toContain("finished");
+    expect(sent).toContain(`moved ${p("scripts/pre-commit")} aside to ${p("scripts/pre-commit.deep-acp-moved")}`);
+    expect(existsSync(p("scripts/pre-commit"))).toBe(false);
+    expect(await readFile(p("scripts/build.sh"), "utf8")).toBe("echo build\n");
+    hostCommit();
+    expect(existsSync(pwned())).toBe(false);
+  });
+
   it("bind mode: an ordinary edit-test loop beside the held paths is told nothing and asks nothing", async () => {
     await hooksPathRepository();
     suite.model.enqueue(

@@ -1,6 +1,5 @@
-import { lstatSync } from "node:fs";
-import { lstat, readFile, readlink } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { isWithin } from "../../util/path-within.js";
 
 // "Held paths": the trusted record of what decides what runs on the host, taken before a command the
@@ -14,14 +13,18 @@ import { isWithin } from "../../util/path-within.js";
 /** What one path component was when the record was taken. */
 export type HeldEntry =
   | { kind: "missing" }
-  | { kind: "dir"; id: string }
+  | { kind: "dir"; id: string; names?: readonly string[] }
   | { kind: "link"; target: string }
   | { kind: "file"; id: string; mode: number; content?: Buffer };
 
 export type HeldComponent = { path: string; entry: HeldEntry; reason: string };
 
-/** One surface to hold: an absolute path (inside a root) and what it is to the host. */
-export type HeldSurface = { path: string; reason: string };
+/**
+ * One surface to hold: an absolute path (inside a root) and what it is to the host. `contents`: a
+ * folder no mount keeps read-only (bind mode's binds are fixed when the container is made), so what
+ * is inside is held too, bounded (HELD_FOLDER_LIMIT entries; a bigger folder is held by identity).
+ */
+export type HeldSurface = { path: string; reason: string; contents?: boolean };
 
 export type HeldPaths = {
   roots: readonly string[];
@@ -31,6 +34,7 @@ export type HeldPaths = {
 
 /** Files larger than this are held by identity only (a read-only mount keeps their bytes). */
 export const HELD_CONTENT_LIMIT = 1024 * 1024;
+export const HELD_FOLDER_LIMIT = 200;
 
 const depth = (path: string) => path.split("/").filter(Boolean).length;
 
@@ -52,22 +56,64 @@ export async function holdPaths(roots: readonly string[], surfaces: readonly Hel
   );
   // Below a missing component everything is missing too: holding its absence is enough.
   const missing = entries.filter((c) => c.entry.kind === "missing").map((c) => c.path);
-  const components = entries
+  const inside = await Promise.all(
+    surfaces
+      .filter((surface) => surface.contents)
+      .map((surface) => entries.find((c) => c.path === resolve(surface.path) && c.entry.kind === "dir"))
+      .map((folder) => (folder ? holdContents(folder) : [])),
+  );
+  const components = [...entries, ...inside.flat()]
     .filter((c) => !missing.some((m) => m !== c.path && isWithin(c.path, m)))
     .sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path));
   return { roots: absoluteRoots, components };
 }
 
-/** What is at `path` now; a surface file's bytes too when small. */
-export async function entryOf(path: string, withContent: boolean): Promise<HeldEntry> {
-  const info = await lstat(path, { bigint: true }).catch(() => undefined);
+/** Everything inside `folder` (bounded), each with its bytes; the folder's names recorded in place. */
+async function holdContents(folder: HeldComponent): Promise<HeldComponent[]> {
+  const out: HeldComponent[] = [];
+  const folders = [folder];
+  while (folders.length > 0) {
+    const dir = folders.shift()!;
+    if (dir.entry.kind !== "dir") continue;
+    const names = tryOr(() => readdirSync(dir.path), [] as string[]);
+    if (out.length + names.length > HELD_FOLDER_LIMIT) return [];
+    dir.entry = { ...dir.entry, names: names.sort() };
+    for (const name of names) {
+      const path = join(dir.path, name);
+      const child = { path, reason: `inside ${folder.path} (${folder.reason})`, entry: await entryOf(path, true) };
+      out.push(child);
+      if (child.entry.kind === "dir") folders.push(child);
+    }
+  }
+  return out;
+}
+
+/**
+ * Synchronous on purpose: a few dozen lstats of cached inodes take well under a millisecond on the
+ * event loop, while the same through the thread pool cost several under load (measured, see
+ * docs/architecture.md), and this runs around every command.
+ */
+function tryOr<T, F>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/** What is at `path` now; with `withContent` a file's bytes when small, with `names` a folder's names. */
+export async function entryOf(path: string, withContent: boolean, names = false): Promise<HeldEntry> {
+  const info = tryOr(() => lstatSync(path, { bigint: true }), undefined);
   if (!info) return { kind: "missing" };
   const id = `${info.dev}:${info.ino}`;
-  if (info.isSymbolicLink()) return { kind: "link", target: await readlink(path) };
-  if (info.isDirectory()) return { kind: "dir", id };
+  if (info.isSymbolicLink()) return { kind: "link", target: tryOr(() => readlinkSync(path), "") };
+  if (info.isDirectory()) {
+    if (!names) return { kind: "dir", id };
+    return { kind: "dir", id, names: tryOr(() => readdirSync(path), [] as string[]).sort() };
+  }
   const mode = Number(info.mode & 0o7777n);
   if (!withContent || info.size > BigInt(HELD_CONTENT_LIMIT)) return { kind: "file", id, mode };
-  const content = await readFile(path).catch(() => undefined);
+  const content = tryOr(() => readFileSync(path), undefined);
   return content ? { kind: "file", id, mode, content } : { kind: "file", id, mode };
 }
 
@@ -75,12 +121,23 @@ export async function entryOf(path: string, withContent: boolean): Promise<HeldE
 export function sameEntry(held: HeldEntry, now: HeldEntry): boolean {
   if (held.kind !== now.kind) return false;
   if (held.kind === "link") return held.target === (now as typeof held).target;
-  if (held.kind === "dir") return held.id === (now as typeof held).id;
+  if (held.kind === "dir") {
+    const dir = now as typeof held;
+    return held.id === dir.id && (!held.names || addedNames(held, dir).length === 0);
+  }
   if (held.kind === "file") {
     const file = now as typeof held;
-    return held.id === file.id && (!held.content || (file.content !== undefined && held.content.equals(file.content)));
+    // With its bytes held, a file is what its bytes and mode are (one restored from the copy has a new inode).
+    if (!held.content) return held.id === file.id;
+    return held.mode === file.mode && file.content !== undefined && held.content.equals(file.content);
   }
   return true;
+}
+
+/** Names in `now` that `held` did not have (what was moved aside before does not count). */
+export function addedNames(held: { names?: readonly string[] }, now: { names?: readonly string[] }): string[] {
+  const before = new Set(held.names ?? []);
+  return (now.names ?? []).filter((name) => !before.has(name) && !name.includes(".deep-acp-moved"));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { lstat, mkdir, readdir, rename, symlink, writeFile, chmod } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { entryOf, sameEntry, type HeldComponent, type HeldPaths } from "./held-record.js";
+import { addedNames, entryOf, sameEntry, type HeldComponent, type HeldPaths } from "./held-record.js";
 
 // The check after a command (see held-record.ts): each held component, parents first, is compared
 // with what is there now, and put back when it differs — what the host's git, editor or direnv
@@ -31,11 +31,18 @@ export async function restoreHeld(held: HeldPaths): Promise<string[]> {
 }
 
 async function restoreComponent({ path, entry, reason }: HeldComponent): Promise<string | undefined> {
-  const now = await entryOf(path, entry.kind === "file" && entry.content !== undefined);
+  const now = await entryOf(path, entry.kind === "file" && !!entry.content, entry.kind === "dir" && !!entry.names);
   if (sameEntry(entry, now)) return undefined;
+  if (entry.kind === "dir" && now.kind === "dir" && entry.id === now.id) {
+    // The folder is the same; what the command added inside it goes aside (held entries are restored on their own).
+    const added = addedNames(entry, now).map((name) => join(path, name));
+    const moved = await Promise.all(added.map(async (from) => `${from} aside to ${await moveAside(from)}`));
+    return `moved ${moved.join(", ")} (${reason}): it did not exist before the command`;
+  }
   if (entry.kind === "file" && now.kind === "file" && entry.id === now.id && entry.content) {
     await writeFile(path, entry.content);
-    return `restored ${path} (${reason}): its content was changed`;
+    await chmod(path, entry.mode);
+    return `restored ${path} (${reason}): its content or mode was changed`;
   }
   const aside = now.kind === "missing" ? undefined : await moveAside(path);
   const movedNote = aside ? `; what the command left there is now ${aside}` : "";

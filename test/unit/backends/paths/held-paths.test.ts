@@ -76,3 +76,29 @@ describe("held paths", () => {
     expect(existsSync(p("tools/build.sh"))).toBe(true);
   });
 });
+
+describe("held folder contents (a surface no mount keeps read-only)", () => {
+  it("a hook written into the folder goes aside, a changed file gets its bytes back, a removed one comes back", async () => {
+    await mkdir(p("scripts"));
+    await writeFile(p("scripts/build.sh"), "echo build\n");
+    await writeFile(p("scripts/post-checkout"), "good\n");
+    const held = await holdPaths([root], [{ path: p("scripts"), reason: "core.hooksPath", contents: true }]);
+    await writeFile(p("scripts/pre-commit"), "evil\n");
+    await writeFile(p("scripts/build.sh"), "evil\n");
+    await rm(p("scripts/post-checkout"));
+    const notes = await restoreHeld(held);
+    expect(existsSync(p("scripts/pre-commit"))).toBe(false);
+    expect(await readFile(p("scripts/pre-commit.deep-acp-moved"), "utf8")).toBe("evil\n");
+    expect(await readFile(p("scripts/build.sh"), "utf8")).toBe("echo build\n");
+    expect(await readFile(p("scripts/post-checkout"), "utf8")).toBe("good\n");
+    expect(notes).toHaveLength(3);
+    expect(await restoreHeld(held)).toEqual([]);
+  });
+
+  it("without `contents` a folder is held by identity only: what is written inside stays", async () => {
+    await mkdir(p("gitdir"));
+    const held = await holdPaths([root], [{ path: p("gitdir"), reason: "git's folder" }]);
+    await writeFile(p("gitdir/index.lock"), "");
+    expect(await restoreHeld(held)).toEqual([]);
+  });
+});
