@@ -92,12 +92,20 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     return entry;
   }
 
+  /** After the answer (Zed registers a session only then): its commands, and the quota already known (quota.ts). */
+  function announce(entry: LiveSession) {
+    state.announceCommands(entry);
+    setTimeout(() => {
+      for (const update of entry.translate.quotaAtStart()) entry.stream.push(update);
+    }, 0);
+  }
+
   async function respond(entry: LiveSession, replayed: boolean) {
     // After a replay the editor shows the session's stored title (an editor that set it sees it kept).
     if (replayed && entry.session.title)
       entry.stream.push({ sessionUpdate: "session_info_update", title: entry.session.title });
     await entry.stream.flush();
-    state.announceCommands(entry);
+    announce(entry);
     return state.config(entry.session);
   }
 
@@ -121,7 +129,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const { session } = entry;
       const config = await state.config(session);
       // Zed registers the session only when it has this response, so updates wait for the next tick.
-      state.announceCommands(entry);
+      announce(entry);
       return { sessionId: session.id, ...config };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
@@ -172,7 +180,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       };
       const guard = (work: () => Promise<OpenedSession>) => mapErrors({ sessionId: params.sessionId, messageId }, work);
       const { entry } = await state.open(client, source, params.mcpServers, { guard });
-      state.announceCommands(entry);
+      announce(entry);
       return { sessionId: entry.session.id, ...(await state.config(entry.session)) };
     })
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
