@@ -13,6 +13,28 @@ export type InitializeInput = {
   launch?: LaunchCommand;
 };
 
+/**
+ * JetBrains' AIR extension (`_meta.jetbrains.air`, codex-acp's src/AirExtension.ts): a client lists
+ * the capabilities it speaks with a version, the agent lists the ones it implements. Ours is
+ * `sessionRewind` (`_session/rewind`, session-lifecycle.ts), offered only to a client that lists it.
+ */
+export const AIR_SESSION_REWIND = "sessionRewind";
+const AIR_VERSION = 1;
+
+export function clientSpeaksAir(capabilities: acp.ClientCapabilities, capability: string): boolean {
+  const jetbrains = (capabilities._meta as Record<string, unknown> | null | undefined)?.jetbrains;
+  const air = (jetbrains as Record<string, unknown> | null | undefined)?.air as Record<string, unknown> | undefined;
+  const version = air?.version;
+  const listed = air?.capabilities;
+  return (
+    typeof version === "number" &&
+    Number.isInteger(version) &&
+    version >= AIR_VERSION &&
+    Array.isArray(listed) &&
+    listed.includes(capability)
+  );
+}
+
 /** `authenticate` re-reads the stored credentials; the same for both ids. */
 export const AUTH_METHOD_IDS = { agent: "deep-acp-login", terminal: "deep-acp-terminal-login" } as const;
 
@@ -65,7 +87,12 @@ export function buildInitializeResponse({
     agentInfo: { name: "deep-acp", title: "deep-acp", version },
     authMethods: authMethods(clientCapabilities, launch),
     // codex-acp's steering extension: the `_session/steering` method (steering.ts).
-    _meta: { steering: { supported: true } },
+    _meta: {
+      steering: { supported: true },
+      ...(clientSpeaksAir(clientCapabilities, AIR_SESSION_REWIND)
+        ? { jetbrains: { air: { version: AIR_VERSION, capabilities: [AIR_SESSION_REWIND] } } }
+        : {}),
+    },
   };
 }
 

@@ -58,7 +58,21 @@ export function createQuotaTranslator(updates: boolean) {
   // Per meter and status: when the window warned of resets (Infinity: never said). A relative reset
   // (OpenAI's `6m0s`) is "now + 6 min" on every answer, so the reset itself cannot be the key.
   const warnedUntil = new Map<string, number>();
-  return function translate(pool: QuotaPool): QuotaOutput[] {
+  /**
+   * At session start, for a client that reads `quota_update`: what this process already knows of
+   * the account's pools (from earlier sessions), so the editor shows it before the first turn.
+   */
+  const atStart = (): acp.SessionUpdate[] => {
+    if (!updates || book.pools.size === 0 || sent) return [];
+    for (const pool of book.pools.values()) pools.set(pool.id, pool);
+    const snapshot = [...pools.values()];
+    sent = JSON.stringify(snapshot);
+    return [
+      { sessionUpdate: "quota_update", updatedAt: book.updatedAt, pools: snapshot } as unknown as acp.SessionUpdate,
+    ];
+  };
+  return Object.assign(translate, { atStart });
+  function translate(pool: QuotaPool): QuotaOutput[] {
     note(pool);
     if (updates) {
       pools.set(pool.id, pool);
@@ -89,5 +103,5 @@ export function createQuotaTranslator(updates: boolean) {
       });
     }
     return out;
-  };
+  }
 }

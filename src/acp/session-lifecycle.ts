@@ -1,5 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import { createHash } from "node:crypto";
 import { z } from "zod";
+import { AIR_SESSION_REWIND, clientSpeaksAir } from "./capabilities.js";
 import { checkNewSession, relativePathProblem, type NewSessionProblem } from "../session/new-session-check.js";
 import { InvalidSessionIdError } from "../transcript/index.js";
 import { mapErrors } from "./errors.js";
@@ -12,6 +14,40 @@ import type { ClientSystemPrompt } from "../turn/index.js";
 /** Extension method: truncate a conversation before a user message and restore the files since. */
 export const REWIND_METHOD = "_deep-acp/session/rewind";
 const rewindParams = z.object({ sessionId: z.string().min(1), messageId: z.string().min(1) });
+
+/**
+ * The same rewind through JetBrains' door (claude-agent-acp PR #1126, codex-acp PR #508): the user
+ * message is named by id, pinned by `sha256:<hex>` of its full text and, for ids a client reuses,
+ * its 1-based occurrence. A fingerprint that does not match is no match (a reused id never picks
+ * another message). Answered `{ rewound: true }`; only for clients that list `sessionRewind`.
+ */
+export const AIR_REWIND_METHOD = "_session/rewind";
+const airRewindParams = z.object({
+  sessionId: z.string().min(1),
+  beforeMessage: z.object({
+    messageId: z.string().min(1),
+    messageFingerprint: z.string().optional(),
+    messageOccurrence: z.number().int().min(1).optional(),
+  }),
+  resumeAtMessage: z.unknown().optional(),
+  _meta: z.unknown().optional(),
+});
+
+/** `sha256:` and the hex SHA-256 of a user message's text, as JetBrains pins it. */
+export function messageFingerprint(text: string): string {
+  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+}
+
+async function checkAirTarget(entry: LiveSession, target: z.infer<typeof airRewindParams>["beforeMessage"]) {
+  const users = (await entry.session.records()).filter((r) => r.t === "user" && r.id === target.messageId);
+  const found = users[(target.messageOccurrence ?? 1) - 1];
+  const text = found?.t === "user" ? found.blocks.map((b) => (b.type === "text" ? b.text : "")).join("") : undefined;
+  if (text === undefined || (target.messageFingerprint && target.messageFingerprint !== messageFingerprint(text)))
+    throw acp.RequestError.invalidParams(
+      { messageId: target.messageId },
+      text === undefined ? "no such user message" : "the message's fingerprint does not match",
+    );
+}
 
 /** The ACP error for a failed precondition of session/new (or a relative path of load, resume, fork). */
 function preconditionError(problem: NewSessionProblem): acp.RequestError {
@@ -56,12 +92,20 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     return entry;
   }
 
+  /** After the answer (Zed registers a session only then): its commands, and the quota already known (quota.ts). */
+  function announce(entry: LiveSession) {
+    state.announceCommands(entry);
+    setTimeout(() => {
+      for (const update of entry.translate.quotaAtStart()) entry.stream.push(update);
+    }, 0);
+  }
+
   async function respond(entry: LiveSession, replayed: boolean) {
     // After a replay the editor shows the session's stored title (an editor that set it sees it kept).
     if (replayed && entry.session.title)
       entry.stream.push({ sessionUpdate: "session_info_update", title: entry.session.title });
     await entry.stream.flush();
-    state.announceCommands(entry);
+    announce(entry);
     return state.config(entry.session);
   }
 
@@ -85,7 +129,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const { session } = entry;
       const config = await state.config(session);
       // Zed registers the session only when it has this response, so updates wait for the next tick.
-      state.announceCommands(entry);
+      announce(entry);
       return { sessionId: session.id, ...config };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
@@ -136,7 +180,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       };
       const guard = (work: () => Promise<OpenedSession>) => mapErrors({ sessionId: params.sessionId, messageId }, work);
       const { entry } = await state.open(client, source, params.mcpServers, { guard });
-      state.announceCommands(entry);
+      announce(entry);
       return { sessionId: entry.session.id, ...(await state.config(entry.session)) };
     })
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
@@ -189,5 +233,19 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const entry = await state.live(params.sessionId);
       const report = await mapErrors({ messageId: params.messageId }, () => entry.session.rewind(params.messageId));
       return { restoredFiles: report.restored, notRestored: report.notRestored };
+    })
+    .onRequest(AIR_REWIND_METHOD, airRewindParams, async ({ params }) => {
+      if (!clientSpeaksAir(state.clientCapabilities, AIR_SESSION_REWIND))
+        throw acp.RequestError.methodNotFound(AIR_REWIND_METHOD);
+      if (params.resumeAtMessage !== undefined)
+        throw acp.RequestError.invalidParams(
+          { resumeAtMessage: params.resumeAtMessage },
+          "resumeAtMessage is not supported",
+        );
+      const entry = await state.live(params.sessionId);
+      const { messageId } = params.beforeMessage;
+      await checkAirTarget(entry, params.beforeMessage);
+      await mapErrors({ messageId }, () => entry.session.rewind(messageId));
+      return { rewound: true };
     });
 }

@@ -44,7 +44,7 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
   });
 
   // One case per event type (the compiler checks they are all there); each non-trivial one is a function.
-  return Object.assign(translate, { endOpenToolCalls: toolCalls.endOpenCalls });
+  return Object.assign(translate, { endOpenToolCalls: toolCalls.endOpenCalls, quotaAtStart: quota.atStart });
   function translate(event: SessionEvent): Array<acp.SessionUpdate | RoutedUpdate> {
     switch (event.type) {
       case "subagent_started":

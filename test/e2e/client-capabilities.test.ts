@@ -4,7 +4,7 @@
 // child session and the todo list is the legacy `plan`.
 import { expect, it } from "vitest";
 import { useAgentSuite } from "../support/agent-suite.js";
-import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import { limitHeaders, textTurn, toolTurn } from "../support/fake-model/index.js";
 
 const suite = useAgentSuite({ name: "client-capabilities" });
 
@@ -25,4 +25,19 @@ it("subagents and plan declared in initialize give child sessions and plan opera
   expect(kinds).toContain("plan_update");
   expect(kinds).not.toContain("plan");
   expect(kinds).toContain("subagent_update");
+});
+
+it("a client that reads quota_update gets the known quota when a session starts, before its first turn", async () => {
+  await suite.start();
+  await suite.agent.initialize({ _meta: { quota: {} } });
+  const first = (await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] })).result.sessionId;
+  suite.model.enqueue({ ...textTurn("fine"), headers: limitHeaders("anthropic", { tokensLeft: 4000 }) });
+  await suite.agent.request("session/prompt", { sessionId: first, prompt: [{ type: "text", text: "hi" }] });
+  const told = suite.agent.updates(first).filter((u) => u.sessionUpdate === "quota_update");
+  expect(told).toHaveLength(1);
+  const second = (await suite.agent.request("session/new", { cwd: suite.project, mcpServers: [] })).result.sessionId;
+  const atStart = () => suite.agent.updates(second).filter((u) => u.sessionUpdate === "quota_update");
+  await suite.agent.waitFor(() => atStart().length > 0);
+  expect(atStart()[0].pools).toEqual(told[0].pools);
+  expect(suite.model.requests).toHaveLength(1);
 });
