@@ -11,30 +11,20 @@
 // instances (the start-up file has its own copies of the few modules it needs); what crosses from
 // one to the other is plain data (options, the early handshake's bytes and answers) and the logger.
 //
-// Heavy, lazily used packages stay external and are loaded with import() only when a session needs
-// them.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const external = [
-  "@modelcontextprotocol/sdk",
-  "@modelcontextprotocol/sdk/*",
-  "quickjs-emscripten-core",
-  "@jitl/quickjs-wasmfile-release-sync",
-  "chokidar",
-  "sucrase",
-  // Model provider SDKs, imported only when a bedrock: or vertex: model is used.
-  "@aws-sdk/*",
-  "@smithy/*",
-  "google-auth-library",
-  // SSH remote workspaces only; imported when a session connects.
-  "ssh2",
-  // Container workspaces only; imported when a session, doctor or `deep-acp workspaces` uses it.
-  "tar-stream",
-];
+// Every dependency is bundled, so the published package installs as one package with no install
+// scripts (`npm install -g` copies ~4 MB instead of resolving ~200 packages). Only the model
+// provider SDKs stay outside: they are optional peer dependencies, imported when a bedrock: or
+// vertex: model is used (src/model/providers/optional-package.ts says what to install when missing).
+// ssh2's optional native parts (cpu-features, its sshcrypto.node) are required inside try/catch and
+// it falls back to JavaScript without them, as it does when their install scripts did not run.
+const optionalPeers = ["@aws-sdk/client-bedrock-runtime", "@smithy/node-http-handler", "google-auth-library"];
+const external = [...optionalPeers, "cpu-features", "*.node"];
 
 // dockerode is bundled (into the rest, loaded with the first container workspace), but two of its
 // require()s run only when used: its BuildKit support (gRPC and protobuf, which deep-acp never uses)
@@ -148,6 +138,11 @@ const startupFile = readFileSync("dist/deep-acp.js", "utf8");
 if (!startupFile.includes(SCHEMA_ID_PLACEHOLDER)) throw new Error("dist/deep-acp.js lacks the config schema id");
 writeFileSync("dist/deep-acp.js", startupFile.replace(SCHEMA_ID_PLACEHOLDER, restHash.digest("hex")));
 chmodSync("dist/deep-acp.js", 0o755);
+// The interpreter's WebAssembly, read by src/interpreter/quickjs/wasm-file.ts from dist/.
+copyFileSync(
+  fileURLToPath(new URL("../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm", import.meta.url)),
+  "dist/quickjs.wasm",
+);
 const size = (result) => Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 process.stderr.write(
   `built dist/deep-acp.js (${Math.round(size(startup) / 1024)} KiB) and the rest (${Math.round(size(rest) / 1024)} KiB with chunks)\n`,
