@@ -140,7 +140,9 @@ writeFileSync("dist/deep-acp.js", startupFile.replace(SCHEMA_ID_PLACEHOLDER, res
 chmodSync("dist/deep-acp.js", 0o755);
 // The interpreter's WebAssembly, read by src/interpreter/quickjs/wasm-file.ts from dist/.
 copyFileSync(
-  fileURLToPath(new URL("../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm", import.meta.url)),
+  fileURLToPath(
+    new URL("../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm", import.meta.url),
+  ),
   "dist/quickjs.wasm",
 );
 const size = (result) => Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);

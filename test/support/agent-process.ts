@@ -22,6 +22,8 @@ export type AgentProcessOptions = {
   /** Node options before the script (e.g. --expose-gc, --import a probe). */
   nodeArgs?: string[];
   cwd?: string;
+  /** Run this program (an installed bin, a standalone binary) instead of `node dist/deep-acp.js`. */
+  executable?: string;
   /** Answers agent->client requests (permission, fs, terminal). Default: permission allow_once. */
   onRequest?: (message: JsonRpcMessage) => unknown | Promise<unknown>;
 };
@@ -29,10 +31,11 @@ export type AgentProcessOptions = {
 export type AgentProcess = Awaited<ReturnType<typeof startAgentProcess>>;
 
 export async function startAgentProcess(options: AgentProcessOptions = {}) {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run npm run build first`);
+  const program = options.executable ?? BINARY;
+  if (!existsSync(program)) throw new Error(`${program} is missing: run npm run build first`);
   const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), BINARY, ...(options.args ?? [])],
+    options.executable ?? process.execPath,
+    options.executable ? (options.args ?? []) : [...(options.nodeArgs ?? []), BINARY, ...(options.args ?? [])],
     {
       cwd: options.cwd,
       env: { PATH: process.env.PATH, ...options.env } as NodeJS.ProcessEnv,
