@@ -1,11 +1,19 @@
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { standaloneAsset } from "../../util/standalone.js";
 
 // Where the QuickJS WebAssembly is. The published package bundles the QuickJS packages, so their
 // folder is not installed: the build copies the .wasm to dist/quickjs.wasm, and this module (in some
-// chunk below dist/) finds it there. From sources (tests, tsx) it is the package's own file.
+// chunk below dist/) finds it there. From sources (tests, tsx) it is the package's own file. The
+// standalone binary carries it as an asset.
+
+export async function quickjsWasmBytes(): Promise<Uint8Array> {
+  const asset = standaloneAsset("quickjs.wasm");
+  return asset ? new Uint8Array(asset) : readFile(quickjsWasmFile());
+}
 
 export function quickjsWasmFile(moduleUrl: string = import.meta.url): string {
   const path = moduleUrl.startsWith("file:") ? fileURLToPath(moduleUrl) : "";
