@@ -1,5 +1,6 @@
 import { ModelConfigError } from "../errors.js";
 import type { ProviderName } from "../types.js";
+import { isStandaloneBinary } from "../../util/standalone.js";
 
 // The AWS and Google SDKs are optional peer dependencies: the published package bundles everything
 // else, and these ~100 MB are only for the few who pick a bedrock: or vertex: model. When one is
@@ -20,10 +21,12 @@ export async function importOptional<T>(needs: OptionalPackages, load: () => Pro
   } catch (error) {
     if (!isModuleNotFound(error, needs.packages)) throw error;
     const list = needs.packages.join(" ");
+    const how = isStandaloneBinary()
+      ? `the standalone binary does not carry them: use the npm package, \`npm install -g deep-acp ${list}\``
+      : `which deep-acp does not install by itself: run \`npm install -g ${list}\` (beside a global deep-acp) or \`npm install ${list}\` in the project that runs it`;
     throw new ModelConfigError(
       "missing_package",
-      `${needs.purpose} need ${needs.packages.join(" and ")}, which deep-acp does not install by itself: ` +
-        `run \`npm install -g ${list}\` (beside a global deep-acp) or \`npm install ${list}\` in the project that runs it`,
+      `${needs.purpose} need ${needs.packages.join(" and ")}, ${how}`,
       needs.provider,
     );
   }
