@@ -96,7 +96,7 @@ writeFileSync(main, bundle.replaceAll(SCHEMA_ID_PLACEHOLDER, schemaId));
 await build({
   ...common,
   entryPoints: ["src/interpreter/worker/worker-entry.ts"],
-  outfile: join(work, "interpreter-worker.js"),
+  outfile: join(work, "interpreter-worker.cjs"),
 });
 const wasm = fileURLToPath(
   new URL("../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm", import.meta.url),
@@ -106,7 +106,7 @@ const config = {
   output: join(work, "sea-prep.blob"),
   disableExperimentalSEAWarning: true,
   useSnapshot: true,
-  assets: { "quickjs.wasm": wasm, "interpreter-worker.js": join(work, "interpreter-worker.js") },
+  assets: { "quickjs.wasm": wasm, "interpreter-worker.cjs": join(work, "interpreter-worker.cjs") },
 };
 writeFileSync(join(work, "sea-config.json"), JSON.stringify(config, null, 2));
 execFileSync(process.execPath, ["--experimental-sea-config", join(work, "sea-config.json")], { stdio: "inherit" });

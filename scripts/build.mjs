@@ -13,7 +13,16 @@
 //
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deferDockerRequires, jsoncParserEsm, onlyEnglishZodLocales } from "./build-plugins.mjs";
@@ -27,7 +36,9 @@ import { deferDockerRequires, jsoncParserEsm, onlyEnglishZodLocales } from "./bu
 const optionalPeers = ["@aws-sdk/client-bedrock-runtime", "@smithy/node-http-handler", "google-auth-library"];
 const external = [...optionalPeers, "cpu-features", "*.node"];
 
-rmSync("dist", { recursive: true, force: true });
+// Everything but the standalone binary (dist/bin, npm run build:binary), which this build does not make.
+for (const entry of existsSync("dist") ? readdirSync("dist") : [])
+  if (entry !== "bin") rmSync(join("dist", entry), { recursive: true, force: true });
 const common = {
   bundle: true,
   format: "esm",

@@ -297,7 +297,7 @@ function spawn(entryUrl: string, init: WorkerInit, stackSizeMb: number): Worker 
   // worker's own bookkeeping (a worker over it is terminated, not the process).
   const resourceLimits = { stackSizeMb, maxOldGenerationSizeMb: 512 };
   // The standalone binary has no entry file on disk: it carries the worker's bundle as an asset.
-  const bundled = standaloneAsset("interpreter-worker.js");
+  const bundled = standaloneAsset("interpreter-worker.cjs");
   if (bundled)
     return new Worker(Buffer.from(bundled).toString("utf8"), { eval: true, workerData: init, resourceLimits });
   if (!entryUrl.endsWith(".ts")) return new Worker(new URL(entryUrl), { workerData: init, resourceLimits });
