@@ -12,7 +12,7 @@
 // 3. postject injects the blob into a copy of this Node binary.
 //
 // The AWS and Google SDKs (optional in the npm package) are not in the binary: a bedrock: or
-// vertex: model says to use the npm package (src/model/providers/optional-package.ts).
+// vertex: model says to use the npm package (src/model/catalog/optional-packages.ts).
 // Other platforms: run this on that platform (the release workflow's matrix); a SEA is built from
 // the Node that runs the build.
 import { build } from "esbuild";

@@ -30,7 +30,7 @@ import { deferDockerRequires, jsoncParserEsm, onlyEnglishZodLocales } from "./bu
 // Every dependency is bundled, so the published package installs as one package with no install
 // scripts (`npm install -g` copies ~4 MB instead of resolving ~200 packages). Only the model
 // provider SDKs stay outside: they are optional peer dependencies, imported when a bedrock: or
-// vertex: model is used (src/model/providers/optional-package.ts says what to install when missing).
+// vertex: model is used (src/model/catalog/optional-packages.ts says what to install when missing).
 // ssh2's optional native parts (cpu-features, its sshcrypto.node) are required inside try/catch and
 // it falls back to JavaScript without them, as it does when their install scripts did not run.
 const optionalPeers = ["@aws-sdk/client-bedrock-runtime", "@smithy/node-http-handler", "google-auth-library"];

@@ -10,7 +10,7 @@ import { isRetryableStatus, parseRetryAfter } from "../wire/retry.js";
 import { modelProxyFor, tunnellingAgentFor } from "../wire/proxy-route.js";
 import { parseToolInput } from "../wire/tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "../types.js";
-import { importOptional } from "./optional-package.js";
+import { importOptional } from "../catalog/optional-packages.js";
 
 // AWS Bedrock ConverseStream through the AWS SDK, which brings the standard credential chain (env,
 // shared config and profiles, SSO cache, web identity, container and instance roles), SigV4 signing

@@ -2,7 +2,7 @@ import { envValue, type EnvLike } from "../catalog/credentials.js";
 import { errorMessage } from "../../util/errors.js";
 import { ModelConfigError } from "../errors.js";
 import type { GoogleAuth } from "./google.js";
-import { importOptional } from "./optional-package.js";
+import { importOptional } from "../catalog/optional-packages.js";
 
 // Vertex AI credentials: Google's application-default credentials (GOOGLE_APPLICATION_CREDENTIALS,
 // then gcloud's application_default_credentials.json, then the metadata server), through
