@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, printed as a table and as JSON lines. Times are medians; ratios
 // compare against a baseline measured in the same run, because these machines are noisy.
+import { runBinaryBench } from "./binary.bench.js";
 import { runStartupBench, startupRuntimes } from "./startup.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 import { runSessionsBench } from "./sessions.bench.js";
@@ -30,6 +31,8 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
       return results;
     },
   ],
+  // The standalone binary (npm run build:binary) against the same floor, in its own run.
+  ["binary", () => runBinaryBench()],
   ["stream", () => runStreamBench()],
   ["sessions", () => runSessionsBench()],
   [

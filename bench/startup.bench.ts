@@ -20,7 +20,7 @@ const INITIALIZE = {
 };
 
 // The floor: a Node process that reads one JSON line and answers it, nothing else.
-const BARE_AGENT = `
+export const BARE_AGENT = `
 process.stdin.setEncoding("utf8");
 let buf = "";
 process.stdin.on("data", (c) => {
@@ -59,10 +59,10 @@ async function bundleSdkAgent(outfile: string): Promise<void> {
 }
 
 /** CPU time of a process's main thread so far, in ms (what start-up is bound by; steadier under load than wall time). */
-const mainThreadCpuMs = (pid: number) =>
+export const mainThreadCpuMs = (pid: number) =>
   Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
 
-async function timeInitialize(
+export async function timeInitialize(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -80,7 +80,7 @@ async function timeInitialize(
 }
 
 /** What an editor waits for: spawn, initialize answered, then session/new answered. */
-async function timeReady(
+export async function timeReady(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -104,14 +104,15 @@ async function timeReady(
  * What a user who types at once waits for: spawn, initialize and session/new answered, and a prompt
  * sent the moment session/new is answered, until its model request reaches the model server.
  */
-async function timeFirstModelRequest(
+export async function timeFirstModelRequest(
   node: string,
   model: FakeModelServer,
   env: NodeJS.ProcessEnv,
   cwd: string,
+  args: string[] = [BINARY],
 ): Promise<{ ms: number; afterReady: number; cpuAtReady: number; cpuAtRequest: number; words: number }> {
   const start = performance.now();
-  const child = ndjsonChild(node, [BINARY], env);
+  const child = ndjsonChild(node, args, env);
   child.send(INITIALIZE);
   await child.next((m) => m.id === 1);
   child.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd, mcpServers: [] } });

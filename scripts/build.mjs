@@ -11,84 +11,41 @@
 // instances (the start-up file has its own copies of the few modules it needs); what crosses from
 // one to the other is plain data (options, the early handshake's bytes and answers) and the logger.
 //
-// Heavy, lazily used packages stay external and are loaded with import() only when a session needs
-// them.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { deferDockerRequires, jsoncParserEsm, onlyEnglishZodLocales } from "./build-plugins.mjs";
 
-const external = [
-  "@modelcontextprotocol/sdk",
-  "@modelcontextprotocol/sdk/*",
-  "quickjs-emscripten-core",
-  "@jitl/quickjs-wasmfile-release-sync",
-  "chokidar",
-  "sucrase",
-  // Model provider SDKs, imported only when a bedrock: or vertex: model is used.
-  "@aws-sdk/*",
-  "@smithy/*",
-  "google-auth-library",
-  // SSH remote workspaces only; imported when a session connects.
-  "ssh2",
-  // Container workspaces only; imported when a session, doctor or `deep-acp workspaces` uses it.
-  "tar-stream",
-];
+// Every dependency is bundled, so the published package installs as one package with no install
+// scripts (`npm install -g` copies ~4 MB instead of resolving ~200 packages). Only the model
+// provider SDKs stay outside: they are optional peer dependencies, imported when a bedrock: or
+// vertex: model is used (src/model/catalog/optional-packages.ts says what to install when missing).
+// ssh2's optional native parts (cpu-features, its sshcrypto.node) are required inside try/catch and
+// it falls back to JavaScript without them, as it does when their install scripts did not run.
+const optionalPeers = ["@aws-sdk/client-bedrock-runtime", "@smithy/node-http-handler", "google-auth-library"];
+const external = [...optionalPeers, "cpu-features", "*.node"];
 
-// dockerode is bundled (into the rest, loaded with the first container workspace), but two of its
-// require()s run only when used: its BuildKit support (gRPC and protobuf, which deep-acp never uses)
-// and docker-modem's ssh:// transport (ssh2). Required at load, they made dockerode take ~5x as
-// long to import (80 vs 400 ms here), all of it on the way to a container session's first answer.
-const deferDockerRequires = {
-  name: "defer-docker-requires",
-  setup(build) {
-    const deferred = {
-      "./session": ["dockerode", "dockerode/lib/session.js"],
-      "./buildkit": ["dockerode", "dockerode/lib/buildkit.js"],
-      "./ssh": ["docker-modem", "docker-modem/lib/ssh.js"],
-    };
-    build.onResolve({ filter: /^\.\/(session|buildkit|ssh)$/ }, (args) => {
-      const [pkg, file] = deferred[args.path];
-      if (!args.importer.includes(`${join("node_modules", pkg)}/`)) return undefined;
-      return { path: file, namespace: "deferred-require", pluginData: { pkg } };
-    });
-    build.onLoad({ filter: /.*/, namespace: "deferred-require" }, (args) => ({
-      loader: "js",
-      // Resolved from dockerode's own folder, wherever npm put docker-modem.
-      contents: `const { createRequire } = require("node:module");
-let loaded;
-module.exports = function (...args) {
-  loaded ??= createRequire(require.resolve("dockerode"))(${JSON.stringify(args.path)});
-  return loaded.apply(this, args);
-};`,
-    }));
-  },
-};
-
-// zod re-exports every message locale (~260 KB, more than half of zod) for `z.locales.*`; nothing
-// here uses them and the default (English) is imported directly, so they are left out of the bundle.
-const onlyEnglishZodLocales = {
-  name: "only-english-zod-locales",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
-      contents: 'export { default as en } from "./en.js";',
-      loader: "js",
-      resolveDir: fileURLToPath(new URL("../node_modules/zod/v4/locales", import.meta.url)),
-    }));
-  },
-};
-
-rmSync("dist", { recursive: true, force: true });
+// Everything but the standalone binary (dist/bin, npm run build:binary), which this build does not make.
+for (const entry of existsSync("dist") ? readdirSync("dist") : [])
+  if (entry !== "bin") rmSync(join("dist", entry), { recursive: true, force: true });
 const common = {
   bundle: true,
   format: "esm",
   platform: "node",
   target: "node20",
   external,
-  // jsonc-parser's "main" is a UMD build whose inner require()s esbuild cannot follow; use its ESM build.
-  // Absolute, so a build from another folder (the packaging test's stage) finds it too.
-  alias: { "jsonc-parser": fileURLToPath(new URL("../node_modules/jsonc-parser/lib/esm/main.js", import.meta.url)) },
+  alias: jsoncParserEsm,
   // Smaller code parses faster, and parsing is most of the cold start.
   minify: process.env.DEEP_ACP_NO_MINIFY !== "1",
   keepNames: false,
@@ -148,6 +105,13 @@ const startupFile = readFileSync("dist/deep-acp.js", "utf8");
 if (!startupFile.includes(SCHEMA_ID_PLACEHOLDER)) throw new Error("dist/deep-acp.js lacks the config schema id");
 writeFileSync("dist/deep-acp.js", startupFile.replace(SCHEMA_ID_PLACEHOLDER, restHash.digest("hex")));
 chmodSync("dist/deep-acp.js", 0o755);
+// The interpreter's WebAssembly, read by src/interpreter/quickjs/wasm-file.ts from dist/.
+copyFileSync(
+  fileURLToPath(
+    new URL("../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm", import.meta.url),
+  ),
+  "dist/quickjs.wasm",
+);
 const size = (result) => Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 process.stderr.write(
   `built dist/deep-acp.js (${Math.round(size(startup) / 1024)} KiB) and the rest (${Math.round(size(rest) / 1024)} KiB with chunks)\n`,

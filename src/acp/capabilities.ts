@@ -1,4 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { isStandaloneBinary } from "../util/standalone.js";
 
 /** ACP v1, the only stable version (the SDK's PROTOCOL_VERSION; a value here keeps the SDK off the early handshake). */
 const PROTOCOL_VERSION = 1;
@@ -9,7 +10,7 @@ export type LaunchCommand = { command: string; args: string[] };
 export type InitializeInput = {
   version: string;
   clientCapabilities: acp.ClientCapabilities;
-  /** Default: process.execPath with the script path of this process (process.argv[1]). */
+  /** Default: process.execPath with the script path of this process (process.argv[1]); the standalone binary alone. */
   launch?: LaunchCommand;
 };
 
@@ -44,6 +45,7 @@ const LOGIN_ARGS = ["login"];
 const DRAFT_CAPABILITIES = { quota: {} };
 
 export function currentLaunch(): LaunchCommand {
+  if (isStandaloneBinary()) return { command: process.execPath, args: [] };
   return { command: process.execPath, args: process.argv[1] ? [process.argv[1]] : [] };
 }
 

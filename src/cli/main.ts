@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { startEarlyHandshake } from "../acp/early/early-handshake.js";
 import { earlySessionNewResult } from "../acp/early/early-session.js";
 import { hideSecretsFromProcEnviron } from "../util/hide-environ.js";
@@ -83,12 +84,26 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   doctor: async (cli) => (await import("./doctor/doctor.js")).runDoctorCommand(cli),
 };
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`deep-acp: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+function run(): void {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`deep-acp: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+// The standalone binary is built from a V8 startup snapshot of this bundle (scripts/build-binary.mjs):
+// while the snapshot is built, the modules an ACP session needs are loaded (their code compiled and
+// their top level run into the heap) and main waits for the binary's start. node:v8 is required only
+// then (`node --experimental-sea-config` or `--build-snapshot` is building): every other start skips its load.
+if (process.execArgv.some((arg) => arg === "--build-snapshot" || arg.startsWith("--experimental-sea-config"))) {
+  const { startupSnapshot } = createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
+  if (startupSnapshot.isBuildingSnapshot()) {
+    void Promise.all([import("./serve.js"), import("./services/services.js")]);
+    startupSnapshot.setDeserializeMainFunction(run);
+  } else run();
+} else run();

@@ -1,7 +1,7 @@
 import type { LimitHit } from "./limits.js";
 import type { ProviderName } from "./types.js";
 
-export type ModelConfigErrorCode = "missing_credentials" | "invalid_spec";
+export type ModelConfigErrorCode = "missing_credentials" | "invalid_spec" | "missing_package";
 
 /** A model cannot be set up from the given spec and environment. The message says what to change. */
 export class ModelConfigError extends Error {

@@ -24,6 +24,8 @@ export type AgentProcessOptions = {
   cwd?: string;
   /** Starts the agent through another program (e.g. npm exec): given node's argv, returns the command to spawn. */
   launcher?: (argv: string[]) => [command: string, args: string[]];
+  /** Run this program (an installed bin, a standalone binary) instead of `node dist/deep-acp.js`. */
+  executable?: string;
   /** Answers agent->client requests (permission, fs, terminal). Default: permission allow_once. */
   onRequest?: (message: JsonRpcMessage) => unknown | Promise<unknown>;
 };
@@ -31,8 +33,11 @@ export type AgentProcessOptions = {
 export type AgentProcess = Awaited<ReturnType<typeof startAgentProcess>>;
 
 export async function startAgentProcess(options: AgentProcessOptions = {}) {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run npm run build first`);
-  const argv = [process.execPath, ...(options.nodeArgs ?? []), BINARY, ...(options.args ?? [])];
+  const program = options.executable ?? BINARY;
+  if (!existsSync(program)) throw new Error(`${program} is missing: run npm run build first`);
+  const argv = options.executable
+    ? [options.executable, ...(options.args ?? [])]
+    : [process.execPath, ...(options.nodeArgs ?? []), BINARY, ...(options.args ?? [])];
   const [command, args] = options.launcher ? options.launcher(argv) : [argv[0]!, argv.slice(1)];
   const child: ChildProcessWithoutNullStreams = spawn(command, args, {
     cwd: options.cwd,

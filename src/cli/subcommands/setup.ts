@@ -3,6 +3,7 @@ import { copyFile, readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { writeFileAtomic } from "../../util/atomic-file.js";
 import { errorMessage } from "../../util/errors.js";
+import { isStandaloneBinary } from "../../util/standalone.js";
 import type { CliOptions } from "../args/args.js";
 import { mergeSettingsEntry } from "./jsonc-settings.js";
 import {
@@ -37,7 +38,13 @@ export type SetupOptions = {
  * (a checkout's dist/, a global install, or npx's cache all resolve to a real deep-acp.js). Using
  * node's absolute path means the editor needs neither `node` nor `deep-acp` on its PATH.
  */
-export function thisInstallation(script = process.argv[1], execPath = process.execPath): LaunchCommand {
+export function thisInstallation(
+  script = process.argv[1],
+  execPath = process.execPath,
+  standalone = isStandaloneBinary(),
+): LaunchCommand {
+  // The standalone binary carries its own Node and script: its own path is the whole launch line.
+  if (standalone) return { command: execPath, args: [] };
   if (!script) throw new Error("cannot tell where this deep-acp is installed (no script path)");
   return { command: execPath, args: [realpathSync(script)] };
 }

@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import type { EmscriptenModuleLoaderOptions, QuickJSSyncVariant, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { Logger } from "../../util/logger.js";
 import { silentLogger } from "../../util/logger.js";
+import { quickjsWasmBytes } from "./wasm-file.js";
 
 // Nothing here runs at import time: the QuickJS packages are imported and the .wasm compiled on
 // the first interpreter a session asks for, then reused by every later one in the process.
@@ -33,8 +32,7 @@ export function loadQuickJS(): Promise<LoadedQuickJS> {
       import("quickjs-emscripten-core"),
       import("@jitl/quickjs-wasmfile-release-sync"),
     ]);
-    const wasmPath = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
-    const wasm = await wasmApi.compile(await readFile(wasmPath));
+    const wasm = await wasmApi.compile(await quickjsWasmBytes());
     return { core, variant: unwrapDefault(variantModule) as QuickJSSyncVariant, wasm };
   })();
   // A failed load (missing package, unreadable file) must not poison later attempts.

@@ -8,6 +8,7 @@ import type { EngineHost } from "../quickjs/eval-run.js";
 import { DEFAULT_INTERPRETER_LIMITS } from "../quickjs/limits.js";
 import type { EngineOutcome, Sandbox, SandboxFactory, SandboxOptions } from "../quickjs/sandbox.js";
 import { type FromWorker, type ToWorker, WORKER_MARKER, type WorkerInit } from "./worker-protocol.js";
+import { standaloneAsset } from "../../util/standalone.js";
 
 export type WorkerSandboxFactoryOptions = {
   /** Receives the worker's log lines and crash reports. Default: silent. */
@@ -295,6 +296,10 @@ function spawn(entryUrl: string, init: WorkerInit, stackSizeMb: number): Worker 
   // The guest's memory is WASM memory outside the V8 heap; the heap cap is a safety net for the
   // worker's own bookkeeping (a worker over it is terminated, not the process).
   const resourceLimits = { stackSizeMb, maxOldGenerationSizeMb: 512 };
+  // The standalone binary has no entry file on disk: it carries the worker's bundle as an asset.
+  const bundled = standaloneAsset("interpreter-worker.cjs");
+  if (bundled)
+    return new Worker(Buffer.from(bundled).toString("utf8"), { eval: true, workerData: init, resourceLimits });
   if (!entryUrl.endsWith(".ts")) return new Worker(new URL(entryUrl), { workerData: init, resourceLimits });
   // Running from TypeScript sources (tests, `tsx` during development): the worker needs the same
   // loader. The built package ships the entry as a JavaScript chunk and never takes this path.

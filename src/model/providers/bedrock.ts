@@ -10,6 +10,7 @@ import { isRetryableStatus, parseRetryAfter } from "../wire/retry.js";
 import { modelProxyFor, tunnellingAgentFor } from "../wire/proxy-route.js";
 import { parseToolInput } from "../wire/tool-input.js";
 import type { AssistantContent, ModelClient, ModelEvent, ModelRequest, ModelStopReason, Usage } from "../types.js";
+import { importOptional } from "../catalog/optional-packages.js";
 
 // AWS Bedrock ConverseStream through the AWS SDK, which brings the standard credential chain (env,
 // shared config and profiles, SSO cache, web identity, container and instance roles), SigV4 signing
@@ -35,11 +36,16 @@ const RETRYABLE_NAMES = new Set([
 const CREDENTIAL_HINT =
   "set AWS_PROFILE (run `aws sso login --profile NAME` if it uses SSO) or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY";
 
+const BEDROCK_PACKAGES = {
+  provider: "bedrock",
+  purpose: "bedrock: models",
+  packages: ["@aws-sdk/client-bedrock-runtime", "@smithy/node-http-handler"],
+} as const;
+
 export async function createBedrockClient(options: BedrockClientOptions): Promise<ModelClient> {
-  const [sdk, { NodeHttpHandler }] = await Promise.all([
-    import("@aws-sdk/client-bedrock-runtime"),
-    import("@smithy/node-http-handler"),
-  ]);
+  const [sdk, { NodeHttpHandler }] = await importOptional(BEDROCK_PACKAGES, () =>
+    Promise.all([import("@aws-sdk/client-bedrock-runtime"), import("@smithy/node-http-handler")]),
+  );
   const region = envValue(options.env, "AWS_REGION") ?? envValue(options.env, "AWS_DEFAULT_REGION");
   const endpoint = envValue(options.env, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME");
   // HTTP/1.1: the client's HTTP/2 default exists for bidirectional streams, which ConverseStream is not,

@@ -2,6 +2,7 @@ import { envValue, type EnvLike } from "../catalog/credentials.js";
 import { errorMessage } from "../../util/errors.js";
 import { ModelConfigError } from "../errors.js";
 import type { GoogleAuth } from "./google.js";
+import { importOptional } from "../catalog/optional-packages.js";
 
 // Vertex AI credentials: Google's application-default credentials (GOOGLE_APPLICATION_CREDENTIALS,
 // then gcloud's application_default_credentials.json, then the metadata server), through
@@ -11,7 +12,10 @@ import type { GoogleAuth } from "./google.js";
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 
 export async function vertexAuth(env: EnvLike, model: string): Promise<Extract<GoogleAuth, { kind: "vertex" }>> {
-  const { GoogleAuth } = await import("google-auth-library");
+  const { GoogleAuth } = await importOptional(
+    { provider: "vertex", purpose: "vertex: models", packages: ["google-auth-library"] },
+    () => import("google-auth-library"),
+  );
   const keyFile = envValue(env, "GOOGLE_APPLICATION_CREDENTIALS");
   const auth = new GoogleAuth({ scopes: [SCOPE], ...(keyFile && { keyFilename: keyFile }) });
   auth.useJWTAccessWithScope = true;

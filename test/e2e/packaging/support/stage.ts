@@ -16,7 +16,8 @@ export type PackageJson = {
   version: string;
   bin: Record<string, string>;
   files: string[];
-  dependencies: Record<string, string>;
+  dependencies?: Record<string, string>;
+  peerDependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
 
@@ -39,7 +40,7 @@ export async function stagePackage(parent: string): Promise<StagedPackage> {
   const pkg = await readPackageJson();
   await cp(join(REPO, "package.json"), join(dir, "package.json"));
   for (const entry of pkg.files) {
-    if (entry !== "dist" && existsSync(join(REPO, entry)))
+    if (!entry.startsWith("dist") && existsSync(join(REPO, entry)))
       await cp(join(REPO, entry), join(dir, entry), { recursive: true });
   }
   await symlink(join(REPO, "src"), join(dir, "src"));
