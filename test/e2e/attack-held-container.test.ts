@@ -58,10 +58,10 @@ const GOOD = "#!/bin/sh\nexit 0\n";
       stdio: "ignore",
     });
   }
-  async function session(url: string, mode: string): Promise<string> {
+  async function session(url: string, mode: string, extraArgs: string[] = []): Promise<string> {
     const sessionId = await suite.startSession({
       env,
-      args: ["--workspace", url],
+      args: ["--workspace", url, ...extraArgs],
       onRequest: (m) => {
         if (m.method !== "session/request_permission") throw new Error(`unexpected ${m.method}`);
         dialogs.push(m);
@@ -115,7 +115,8 @@ const GOOD = "#!/bin/sh\nexit 0\n";
     ].join("; ");
     await writeFile(p(".devcontainer/devcontainer.json"), JSON.stringify({ image: TEST_IMAGE, postCreateCommand }));
     suite.model.enqueue(textTurn("Done."));
-    const sessionId = await session("devcontainer?mount=bind", "default");
+    // The dev container's plan is trusted up front: this attack is what runs before any other dialog.
+    const sessionId = await session("devcontainer?mount=bind", "default", ["--trust-devcontainer"]);
     await prompt(sessionId);
     expect(await readFile(p("tools/githooks/pre-commit"), "utf8")).toBe(GOOD);
     expect(await readlink(p(".git"))).toBe("gitstore");

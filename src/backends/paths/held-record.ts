@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { isWithin } from "../../util/path-within.js";
 
@@ -101,6 +101,16 @@ function tryOr<T, F>(read: () => T, fallback: F): T | F {
   }
 }
 
+/** The bytes of `path` if it is still a regular file when opened (no link followed, no FIFO waited on). */
+function readRegularFile(path: string): Buffer | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** What is at `path` now; with `withContent` a file's bytes when small, with `names` a folder's names. */
 export async function entryOf(path: string, withContent: boolean, names = false): Promise<HeldEntry> {
   const info = tryOr(() => lstatSync(path, { bigint: true }), undefined);
@@ -112,8 +122,9 @@ export async function entryOf(path: string, withContent: boolean, names = false)
     return { kind: "dir", id, names: tryOr(() => readdirSync(path), [] as string[]).sort() };
   }
   const mode = Number(info.mode & 0o7777n);
-  if (!withContent || info.size > BigInt(HELD_CONTENT_LIMIT)) return { kind: "file", id, mode };
-  const content = tryOr(() => readFileSync(path), undefined);
+  // A FIFO or device (a config can name one as an include) is held by identity only: reading it would stall.
+  if (!withContent || !info.isFile() || info.size > BigInt(HELD_CONTENT_LIMIT)) return { kind: "file", id, mode };
+  const content = tryOr(() => readRegularFile(path), undefined);
   return content ? { kind: "file", id, mode, content } : { kind: "file", id, mode };
 }
 
