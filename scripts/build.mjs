@@ -51,10 +51,18 @@ const common = {
   keepNames: false,
   sourcemap: "linked",
   legalComments: "none",
-  // Bundled CommonJS dependencies call require() for Node built-ins; give ESM files a real one.
+  // Bundled CommonJS dependencies call require() for Node built-ins, and some read __dirname (ssh2's
+  // poly1305, an emscripten module, at load); give ESM files a real require and the file's folder.
   banner: {
-    js: 'import { createRequire as __deepAcpCreateRequire } from "node:module";\nconst require = __deepAcpCreateRequire(import.meta.url);',
+    js: [
+      'import { createRequire as __deepAcpCreateRequire } from "node:module";',
+      "const require = __deepAcpCreateRequire(import.meta.url);",
+      'import { fileURLToPath as __deepAcpFileURLToPath } from "node:url";',
+      "const __deepAcpFilename = __deepAcpFileURLToPath(import.meta.url);",
+      'const __deepAcpDirname = __deepAcpFileURLToPath(new URL(".", import.meta.url));',
+    ].join("\n"),
   },
+  define: { __dirname: "__deepAcpDirname", __filename: "__deepAcpFilename" },
   logLevel: "warning",
   metafile: true,
 };
@@ -83,7 +91,7 @@ const startup = await build({
   ...common,
   entryPoints: { "deep-acp": "src/cli/main.ts" },
   outdir: "dist",
-  define: { __DEEP_ACP_CONFIG_SCHEMA_ID__: JSON.stringify(SCHEMA_ID_PLACEHOLDER) },
+  define: { ...common.define, __DEEP_ACP_CONFIG_SCHEMA_ID__: JSON.stringify(SCHEMA_ID_PLACEHOLDER) },
   plugins: [onlyEnglishZodLocales, lazyImportsToRest],
   banner: { js: `#!/usr/bin/env node\n${common.banner.js}` },
 });
