@@ -2,6 +2,7 @@
 // container (or mounted, in bind mode) and every file and command goes there; the editor's fs/* and
 // terminal/* are never used for it, nothing of the host's environment is inside, and nothing reaches
 // the host project until /apply (or -n --apply).
+import { randomUUID } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
@@ -271,7 +272,9 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     await mkdir(join(suite.project, ".devcontainer"), { recursive: true });
     await writeFile(
       join(suite.project, ".devcontainer", "Dockerfile"),
-      `FROM ${TEST_IMAGE}\nRUN echo built-from-dockerfile > /built-marker && useradd -m -u 1234 dev\n`,
+      // A label of this run's own: images are tagged by content, and another run (the Node 22 and 24
+      // passes run side by side) must neither share this image nor remove it.
+      `FROM ${TEST_IMAGE}\nLABEL deep-acp.test=${randomUUID()}\nRUN echo built-from-dockerfile > /built-marker && useradd -m -u 1234 dev\n`,
     );
     await writeFile(
       join(suite.project, ".devcontainer", "devcontainer.json"),
@@ -299,7 +302,7 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     const container = await track(sessionId);
     onTestFinished(() =>
       docker
-        .getImage(container.Image)
+        .getImage(container.ImageID)
         .remove({ force: true })
         .then(
           () => undefined,
