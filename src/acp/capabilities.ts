@@ -42,7 +42,7 @@ export const AUTH_METHOD_IDS = { agent: "deep-acp-login", terminal: "deep-acp-te
 
 const LOGIN_ARGS = ["login"];
 
-/** Drafts the SDK's schema does not have yet: the quotas-and-limits RFD's `quota` (quota.ts). */
+/** Drafts the SDK's schema does not have yet: the quotas-and-limits RFD's `quota` (quota/quota.ts). */
 const DRAFT_CAPABILITIES = { quota: {} };
 
 export function currentLaunch(): LaunchCommand {

@@ -16,7 +16,7 @@ export type ClientFeatures = {
   notices: boolean;
   /** `session.compaction` */
   compaction: boolean;
-  /** The quotas-and-limits draft's `session.quota` (see quota.ts): `quota_update` instead of notices. */
+  /** The quotas-and-limits draft's `session.quota` (see quota/quota.ts): `quota_update` instead of notices. */
   quota?: boolean;
   /** claude-agent-acp's prompt queueing, asked for (steering.ts): prompts sent during a turn join it. */
   steering?: boolean;
