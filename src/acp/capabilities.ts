@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { isStandaloneBinary } from "../util/standalone.js";
+import { quotaShapesOf } from "./quota/editor-shapes.js";
 
 /** ACP v1, the only stable version (the SDK's PROTOCOL_VERSION; a value here keeps the SDK off the early handshake). */
 const PROTOCOL_VERSION = 1;
@@ -41,7 +42,7 @@ export const AUTH_METHOD_IDS = { agent: "deep-acp-login", terminal: "deep-acp-te
 
 const LOGIN_ARGS = ["login"];
 
-/** Drafts the SDK's schema does not have yet: the quotas-and-limits RFD's `quota` (quota.ts). */
+/** Drafts the SDK's schema does not have yet: the quotas-and-limits RFD's `quota` (quota/quota.ts). */
 const DRAFT_CAPABILITIES = { quota: {} };
 
 export function currentLaunch(): LaunchCommand {
@@ -84,7 +85,11 @@ export function buildInitializeResponse({
       providers: {},
       ...DRAFT_CAPABILITIES,
       // Prompts sent during a turn join it, for clients that opt in (steering.ts).
-      _meta: { claudeCode: { promptQueueing: true } },
+      // codex-acp's rate-limits push, for a client that reads it (quota/editor-shapes.ts).
+      _meta: {
+        claudeCode: { promptQueueing: true },
+        ...(quotaShapesOf(clientCapabilities).accountRateLimits ? { rateLimits: {} } : {}),
+      },
     },
     agentInfo: { name: "deep-acp", title: "deep-acp", version },
     authMethods: authMethods(clientCapabilities, launch),

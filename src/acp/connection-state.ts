@@ -17,7 +17,9 @@ import { createTrustDialog } from "./dialogs/trust-dialog.js";
 import { editorServersFromNameValueLists } from "../mcp/config/editor-servers.js";
 import { toContentBlocks } from "./prompt-content.js";
 import { availableCommands, type SlashCommand } from "../commands/index.js";
-import { createTranslator, type ClientFeatures } from "./translate.js";
+import { createTranslator, type AccountSink, type ClientFeatures } from "./translate.js";
+import { ACCOUNT_RATE_LIMITS_METHOD, createAccountRateLimits } from "./quota/editor-shapes.js";
+import type { QuotaPool } from "../model/limits.js";
 import { createUpdateStream } from "./update-stream.js";
 
 // The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
@@ -193,11 +195,21 @@ export class ConnectionState {
           client.notify(acp.methods.client.session.update, { sessionId, update }),
         onError: (error) => this.logger.debug("session/update failed", error),
       }),
-      translate: createTranslator(this.features, { sessionId: session.id, cwd: session.cwd }),
+      translate: createTranslator(this.features, { sessionId: session.id, cwd: session.cwd }, this.accountSink(client)),
     };
     const { cwd, additionalDirectories } = session;
     this.sessions.add(entry, { client, cwd, additionalDirectories, mcpServers });
     return entry;
+  }
+
+  /** codex-acp's `_account/rate_limits_update`, once per connection and limit, for a client that reads it. */
+  private accountPush?: (pool: QuotaPool) => void;
+  private accountSink(client: acp.AgentContext): AccountSink | undefined {
+    if (!this.features.quotaShapes?.accountRateLimits) return undefined;
+    this.accountPush ??= createAccountRateLimits(
+      (params) => void client.notify(ACCOUNT_RATE_LIMITS_METHOD, params).catch(() => undefined),
+    );
+    return this.accountPush;
   }
 
   config(session: Session) {

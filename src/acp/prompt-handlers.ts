@@ -9,6 +9,7 @@ import { dispatchPrompt } from "../commands/index.js";
 import { META_KEY } from "./translate.js";
 import { createTurnOwners, steerPrompt } from "./steering.js";
 import type { Usage } from "../model/types.js";
+import { promptQuota } from "./quota/editor-shapes.js";
 
 async function applyMode(entry: LiveSession, modeId: string) {
   if (!isSessionMode(modeId)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"`);
@@ -43,8 +44,14 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       // The v2 agent names the message it already acknowledged (v2-agent.ts); editors leave it to us.
       const given = (params._meta?.[META_KEY] as { userMessageId?: unknown } | undefined)?.userMessageId;
       const userMessageId = typeof given === "string" && given ? given : randomUUID();
-      const meta = { _meta: { [META_KEY]: { userMessageId } } };
       const usage = createTurnUsage();
+      // JetBrains' shared `_meta.quota`: the turn's token counts (quota/editor-shapes.ts).
+      const jetbrains = () =>
+        state.features.quotaShapes?.promptQuota
+          ? { quota: promptQuota(usage.response().usage, session.modelSpec) }
+          : {};
+      const meta = { _meta: { [META_KEY]: { userMessageId } } };
+      const withQuota = () => ({ _meta: { ...meta._meta, ...jetbrains() } });
       // Steering (steering.ts): a plain prompt joins the running turn, for clients that opted in.
       let turn =
         state.features.steering && dispatched.plain
@@ -65,7 +72,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       if (turn === "handed-off") {
         // A steered prompt took the turn over: all this one streamed is out, the rest is the new one's.
         await stream.flush();
-        return { stopReason: "end_turn", ...usage.response(), ...meta };
+        return { stopReason: "end_turn", ...usage.response(), ...withQuota() };
       }
       // A cancelled turn goes quiet at the cancel; its calls still end (tool-call-updates.ts).
       if (turn.stopReason === "cancelled") for (const update of translate.endOpenToolCalls()) stream.push(update);
@@ -74,7 +81,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       await stream.flush();
       if (turn.error && turn.stopReason !== "cancelled") throw acp.RequestError.internalError(undefined, turn.error);
       // The id lets an editor rewind to this message (_deep-acp/session/rewind).
-      return { stopReason: turn.stopReason, ...usage.response(), ...meta };
+      return { stopReason: turn.stopReason, ...usage.response(), ...withQuota() };
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       state.cancel(params.sessionId);

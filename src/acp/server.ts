@@ -8,7 +8,8 @@ import { registerPromptHandlers } from "./prompt-handlers.js";
 import { registerSessionLifecycle } from "./session-lifecycle.js";
 import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
 import { registerProviderHandlers } from "./provider-handlers.js";
-import { registerQuotaRead, wantsQuotaUpdates } from "./quota.js";
+import { registerQuotaRead, wantsQuotaUpdates } from "./quota/quota.js";
+import { quotaShapesOf } from "./quota/editor-shapes.js";
 import { registerSteering, wantsPromptQueueing } from "./steering.js";
 import { createCommandTable } from "../commands/index.js";
 import { steerV2Prompt } from "./steering.js";
@@ -44,6 +45,7 @@ export function createAcpServer(options: AcpServerOptions) {
       steering: wantsPromptQueueing(state.clientCapabilities),
       subagents: state.clientCapabilities.subagents != null,
       plans: state.clientCapabilities.plan != null,
+      quotaShapes: quotaShapesOf(state.clientCapabilities),
     };
     // Warm what session/new needs once this answer is on its way. Compiling the session layer
     // holds the thread for tens of milliseconds, so it waits a moment: a session/list or

@@ -92,7 +92,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     return entry;
   }
 
-  /** After the answer (Zed registers a session only then): its commands, and the quota already known (quota.ts). */
+  /** After the answer (Zed registers a session only then): its commands, and the quota already known (quota/quota.ts). */
   function announce(entry: LiveSession) {
     state.announceCommands(entry);
     setTimeout(() => {

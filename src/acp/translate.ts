@@ -1,6 +1,8 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { SessionEvent } from "../session/index.js";
-import { createQuotaTranslator } from "./quota.js";
+import { createQuotaTranslator, readQuota } from "./quota/quota.js";
+import { createClaudeRateLimits, type QuotaShapes } from "./quota/editor-shapes.js";
+import type { QuotaPool } from "../model/limits.js";
 import { planUpdates } from "./plan-updates.js";
 import { createToolCallUpdates } from "./tool-call-updates.js";
 import { createSubagentUpdates, type SessionContext } from "./subagent-updates.js";
@@ -14,7 +16,7 @@ export type ClientFeatures = {
   notices: boolean;
   /** `session.compaction` */
   compaction: boolean;
-  /** The quotas-and-limits draft's `session.quota` (see quota.ts): `quota_update` instead of notices. */
+  /** The quotas-and-limits draft's `session.quota` (see quota/quota.ts): `quota_update` instead of notices. */
   quota?: boolean;
   /** claude-agent-acp's prompt queueing, asked for (steering.ts): prompts sent during a turn join it. */
   steering?: boolean;
@@ -22,7 +24,12 @@ export type ClientFeatures = {
   subagents?: boolean;
   /** `plan`: plan operations (`plan_update` / `plan_removed`) instead of the legacy `plan`. */
   plans?: boolean;
+  /** The adapters' quota shapes the client reads (quota/editor-shapes.ts). */
+  quotaShapes?: QuotaShapes;
 };
+
+/** Where a session's limits go beside its updates: the connection's account push (quota/editor-shapes.ts). */
+export type AccountSink = (pool: QuotaPool) => void;
 
 /** Where `_meta` puts our own extension data. */
 export const META_KEY = "deep-acp";
@@ -34,9 +41,15 @@ export { toToolCallContent } from "./tool-call-updates.js";
  * display-only terminal (tool-call-updates.ts), and which subagents are running (their child sessions' updates are routed to their own ids). `session` is
  * the session the updates are for; without it subagents show as they do without child sessions.
  */
-export function createTranslator(features: ClientFeatures, session?: SessionContext) {
+export function createTranslator(features: ClientFeatures, session?: SessionContext, account?: AccountSink) {
   const toolCalls = createToolCallUpdates(features.terminalOutput, META_KEY);
   const quota = createQuotaTranslator(features.quota === true);
+  const claude = features.quotaShapes?.claudeRateLimit ? createClaudeRateLimits() : undefined;
+  // At session start: the standard snapshot, and the account push of what this process knows.
+  const quotaAtStart = () => {
+    if (account) for (const pool of readQuota().pools) account(pool);
+    return quota.atStart();
+  };
   const subagents = createSubagentUpdates({
     childSessions: features.subagents === true,
     parent: session,
@@ -44,7 +57,7 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
   });
 
   // One case per event type (the compiler checks they are all there); each non-trivial one is a function.
-  return Object.assign(translate, { endOpenToolCalls: toolCalls.endOpenCalls, quotaAtStart: quota.atStart });
+  return Object.assign(translate, { endOpenToolCalls: toolCalls.endOpenCalls, quotaAtStart });
   function translate(event: SessionEvent): Array<acp.SessionUpdate | RoutedUpdate> {
     switch (event.type) {
       case "subagent_started":
@@ -84,13 +97,18 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
               ? { cost: { amount: roundUsd(event.sessionCostUsd), currency: "USD" } }
               : {}),
           },
+          ...(claude?.usage(event.used, event.size) ?? []),
         ];
       case "notice":
         return [noticeUpdate(event, features)];
       case "quota":
-        return quota(event.pool).map((update) =>
-          update.type === "notice" ? noticeUpdate(update, features) : update.update,
-        );
+        account?.(event.pool);
+        return [
+          ...quota(event.pool).map((update) =>
+            update.type === "notice" ? noticeUpdate(update, features) : update.update,
+          ),
+          ...(claude?.updates(event.pool) ?? []),
+        ];
       case "compaction":
         return compactionUpdates(event, features);
       case "session_info":

@@ -3,6 +3,7 @@ import * as v2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../util/logger.js";
 import { BridgedError, connectV1, type V1Bridge } from "./v1-bridge.js";
+import { createIdempotencyKeys, withIdempotencyKeys } from "./idempotency.js";
 import { registerV2MetaHandlers, toV2Capabilities } from "../v2-meta-handlers.js";
 import {
   createTerminalState,
@@ -111,6 +112,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
   const sessions = new Map<string, SessionState>();
   let bridge: V1Bridge | undefined;
   let client: v2.AgentContext | undefined;
+  const keys = createIdempotencyKeys();
 
   const sessionOf = (sessionId: string): SessionState => {
     let s = sessions.get(sessionId);
@@ -337,6 +339,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     )
     .onRequest(v2.methods.agent.session.delete, async ({ params }) => {
       await call(bridge, "session/delete", { sessionId: params.sessionId });
+      keys.forget(params.sessionId);
       return {};
     })
     .onRequest(v2.methods.agent.session.close, ({ params }) =>
@@ -359,24 +362,30 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       });
       return { configOptions: toV2ConfigOptions(response.configOptions) };
     })
-    .onRequest(v2.methods.agent.session.prompt, async ({ params }) => {
+    .onRequest(v2.methods.agent.session.prompt, async ({ params, requestId }) => {
+      const key = keys.take(requestId);
       const s = sessions.get(params.sessionId);
       if (!s?.open || s.closed) throw v2.RequestError.sessionNotFound(params.sessionId);
-      return new Promise<v2.PromptResponse>((resolve, reject) => {
-        const held: Held = { prompt: params.prompt, resolve, reject };
-        // It may join the running turn unless prompts held before it are still waiting to be inserted.
-        const joinable = s.turn !== undefined && s.queue.every((h) => h.steering);
-        s.queue.push(held);
-        if (joinable) steer(params.sessionId, s, held);
-        else pump(params.sessionId);
-      });
+      return keys.once(
+        params.sessionId,
+        key,
+        () =>
+          new Promise<v2.PromptResponse>((resolve, reject) => {
+            const held: Held = { prompt: params.prompt, resolve, reject };
+            // It may join the running turn unless prompts held before it are still waiting to be inserted.
+            const joinable = s.turn !== undefined && s.queue.every((h) => h.steering);
+            s.queue.push(held);
+            if (joinable) steer(params.sessionId, s, held);
+            else pump(params.sessionId);
+          }),
+      );
     })
     .onNotification(v2.methods.agent.session.cancel, ({ params }) => {
       const s = sessions.get(params.sessionId);
       if (s) dropHeld(s);
       bridge?.notify("session/cancel", { sessionId: params.sessionId });
     });
-  return registerV2MetaHandlers(app, {
+  const served = registerV2MetaHandlers(app, {
     call: (method, params) => call(bridge, method, params),
     stateOf: (sessionId) => {
       const s = sessions.get(sessionId);
@@ -384,4 +393,5 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     },
     closing,
   });
+  return withIdempotencyKeys(served, keys);
 }

@@ -47,8 +47,9 @@ const LIGHT_ENTRIES: Record<string, string[]> = { session: ["registry.ts", "new-
 const SUBFOLDERS: Record<string, string[]> = {
   // wire: stdio framing and JSON-RPC lines; early: initialize and the first session/new before the
   // SDK loads; dialogs: what asks the editor (permission, questions, trust, fs/terminals); v2: ACP v2
-  // over the v1 app. The handlers, the per-connection state and the translation stay at the top.
-  acp: ["dialogs", "early", "v2", "wire"],
+  // over the v1 app; quota: the providers' limits in the shapes editors read. The handlers, the
+  // per-connection state and the translation stay at the top.
+  acp: ["dialogs", "early", "quota", "v2", "wire"],
   // workspace: where a session's files and commands live (local, ssh, container) and /changes, /apply.
   session: ["workspace"],
 };

@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { z } from "zod";
-import type { QuotaPool } from "../model/limits.js";
+import type { QuotaPool } from "../../model/limits.js";
 
 // The providers' rate limits and quotas (model/limits.ts) as the editor sees them. Clients of the
 // quotas-and-limits draft (docs/rfds/quotas-and-limits.mdx) get `quota_update`, a full snapshot of
