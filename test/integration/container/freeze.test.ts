@@ -47,27 +47,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       expect((await backend.write("/ws/during.txt", "x")).error).toBeUndefined();
       await frozen.thaw();
       await poll(async () => (await count()) > at);
-
-      // Figures: freeze+thaw through the helper, docker pause+unpause, with these processes and 50 more.
-      await backend.execute("for i in $(seq 1 50); do (setsid sleep 600 </dev/null >/dev/null 2>&1 &); done");
-      const time = async (work: () => Promise<unknown>) => {
-        const runs: number[] = [];
-        for (let i = 0; i < 10; i++) {
-          const started = performance.now();
-          await work();
-          runs.push(performance.now() - started);
-        }
-        return runs.sort((a, b) => a - b)[5]!.toFixed(1);
-      };
-      const helper = await time(async () => (await freezeContainer(link)).thaw());
-      const container = docker.getContainer(containerId);
-      const pause = await time(async () => {
-        await container.pause();
-        await container.unpause();
-      });
-      console.log(
-        `freeze+thaw via the helper: ${helper} ms; docker pause+unpause: ${pause} ms (54 processes, median of 10)`,
-      );
     } finally {
       await link.close();
     }
