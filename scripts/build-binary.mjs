@@ -22,6 +22,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, wri
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jsoncParserEsm, onlyEnglishZodLocales } from "./build-plugins.mjs";
+import { prepareCodeCache } from "./sea-code-cache.mjs";
 
 const started = Date.now();
 const codeCacheOnly = process.argv.includes("--code-cache");
@@ -102,16 +103,19 @@ await build({
 const wasm = fileURLToPath(
   new URL("../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm", import.meta.url),
 );
+// `--code-cache`: no snapshot; the bundle is an asset with a code cache (scripts/sea-code-cache.mjs),
+// a measured alternative (docs/architecture.md, _Start-up_).
+const codeCache = codeCacheOnly ? prepareCodeCache(work, main) : { main, assets: {} };
 const config = {
-  main: join(work, "deep-acp.cjs"),
+  main: codeCache.main,
   output: join(work, "sea-prep.blob"),
   disableExperimentalSEAWarning: true,
-  // `--code-cache`: no snapshot, the bundle's code cache instead (a measured alternative, not the
-  // default: RSS after initialize ~62 MB instead of ~78, ready ~1.5x instead of ~1.8x, but the first
-  // model request ~5x bare Node ready instead of ~4.2x; docs/architecture.md, _Start-up_).
   useSnapshot: !codeCacheOnly,
-  useCodeCache: codeCacheOnly,
-  assets: { "quickjs.wasm": wasm, "interpreter-worker.cjs": join(work, "interpreter-worker.cjs") },
+  assets: {
+    "quickjs.wasm": wasm,
+    "interpreter-worker.cjs": join(work, "interpreter-worker.cjs"),
+    ...codeCache.assets,
+  },
 };
 writeFileSync(join(work, "sea-config.json"), JSON.stringify(config, null, 2));
 execFileSync(process.execPath, ["--experimental-sea-config", join(work, "sea-config.json")], { stdio: "inherit" });
