@@ -105,7 +105,7 @@ const wasm = fileURLToPath(
 );
 // `--code-cache`: no snapshot; the bundle is an asset with a code cache (scripts/sea-code-cache.mjs),
 // a measured alternative (docs/architecture.md, _Start-up_).
-const codeCache = codeCacheOnly ? prepareCodeCache(work, main) : { main, assets: {} };
+const codeCache = codeCacheOnly ? await prepareCodeCache(work, common, SCHEMA_ID_PLACEHOLDER) : { main, assets: {} };
 const config = {
   main: codeCache.main,
   output: join(work, "sea-prep.blob"),

@@ -1,51 +1,123 @@
-// `npm run build:binary -- --code-cache`: the binary without a V8 startup snapshot. Its SEA main is a
-// small loader; the bundle is an asset compiled with a V8 code cache that this build makes with the
-// very Node the binary is, after loading the serving path (so the cache holds the code of every
-// module's top level, not only the bundle's outer function, which is all SEA's own `useCodeCache`
-// keeps). Measured against the snapshot in docs/architecture.md, _Start-up_.
+// `npm run build:binary -- --code-cache`: the binary without a V8 startup snapshot, laid out like the
+// npm package (scripts/build.mjs): an early bundle (cli/main.ts up to the early initialize and
+// session/new answers) and the rest (every module main.ts imports lazily), two SEA assets sharing
+// no module instances. Each is compiled with a V8 code cache this build makes with the very Node the
+// binary is, after loading the serving path, so the cache holds the code of every module's top level
+// (SEA's own `useCodeCache` keeps only the script's outer function). Measured against the snapshot
+// in docs/architecture.md, _Start-up_.
+import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 
-// The bundle as one function of the CommonJS names, so the loader and the cache maker compile the
-// very same source (a code cache is checked against its source).
-const wrap = (source) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+const REST = "deep-acp-rest:";
 
-// The SEA main: compile the bundle from its asset with the cache (V8 compiles afresh if it rejects it).
+// The SEA main: compile each asset with its cache (V8 compiles afresh if it rejects one) and run it
+// as a CommonJS function; the early bundle's require() of `deep-acp-rest:<entry>` loads the rest once.
 const LOADER = `const { getAsset } = require("node:sea");
 const { Script } = require("node:vm");
-const source = new TextDecoder().decode(getAsset("deep-acp.cjs"));
-const cachedData = Buffer.from(getAsset("deep-acp.code-cache"));
-const script = new Script(source, { filename: process.execPath, cachedData });
-if (process.env.DEEP_ACP_CODE_CACHE_CHECK) process.stderr.write(\`code cache rejected: \${script.cachedDataRejected}\\n\`);
-script.runInThisContext()(exports, require, module, __filename, __dirname);
+function load(name) {
+  const source = new TextDecoder().decode(getAsset(name + ".cjs"));
+  const script = new Script(source, { filename: process.execPath, cachedData: Buffer.from(getAsset(name + ".code-cache")) });
+  if (process.env.DEEP_ACP_CODE_CACHE_CHECK) process.stderr.write(name + " code cache rejected: " + script.cachedDataRejected + "\\n");
+  const m = { exports: {} };
+  script.runInThisContext()(m.exports, earlyRequire, m);
+  return m.exports;
+}
+let rest;
+function earlyRequire(id) {
+  if (!id.startsWith(${JSON.stringify(REST)})) return require(id);
+  rest ??= load("rest");
+  return rest[id.slice(${REST.length})]();
+}
+load("early");
 `;
 
-// Run in a plain Node (the build's, which the binary is): load the bundle as the binary would, let
-// cli/main.ts load the serving path (DEEP_ACP_BUILD_CODE_CACHE), then write the cache.
+// Run by the build's Node (which the binary is): both bundles as the binary runs them, cli/main.ts
+// loading the serving path (DEEP_ACP_BUILD_CODE_CACHE) instead of serving; then both caches.
 const MAKER = `const { Script } = require("node:vm");
 const { readFileSync, writeFileSync } = require("node:fs");
-const [source, out] = process.argv.slice(2);
-const script = new Script(readFileSync(source, "utf8"), { filename: process.execPath });
-script.runInThisContext()(exports, (id) => require(id), module, __filename, __dirname);
+const work = process.argv[2];
+const scripts = {};
+function load(name) {
+  const script = (scripts[name] = new Script(readFileSync(work + "/" + name + ".cjs", "utf8"), { filename: process.execPath }));
+  const m = { exports: {} };
+  script.runInThisContext()(m.exports, earlyRequire, m);
+  return m.exports;
+}
+let rest;
+function earlyRequire(id) {
+  if (!id.startsWith(${JSON.stringify(REST)})) return require(id);
+  rest ??= load("rest");
+  return rest[id.slice(${REST.length})]();
+}
+load("early");
 globalThis.__deepAcpCodeCacheLoaded.then(() => {
-  writeFileSync(out, script.createCachedData());
+  for (const [name, script] of Object.entries(scripts)) writeFileSync(work + "/" + name + ".code-cache", script.createCachedData());
   process.exit(0);
 });
 `;
 
-/** Writes the loader, the wrapped bundle and its code cache into `work`; returns the SEA config's main and assets. */
-export function prepareCodeCache(work, bundleFile) {
-  const wrapped = join(work, "deep-acp.wrapped.cjs");
-  writeFileSync(wrapped, wrap(readFileSync(bundleFile, "utf8")));
+const wrap = (source) => `(function (exports, require, module) {${source}\n})`;
+
+/** Builds both bundles, their code caches and the loader into `work`; returns the SEA config's main and assets. */
+export async function prepareCodeCache(work, common, schemaIdPlaceholder) {
+  const sourceRoot = resolve("src");
+  const entries = new Map();
+  // Every import() of our own code from the early bundle: a require() of the rest's entry.
+  const lazyImportsToRest = {
+    name: "lazy-imports-to-rest",
+    setup(b) {
+      b.onResolve({ filter: /^\./ }, (args) => {
+        if (args.kind !== "dynamic-import") return undefined;
+        const source = join(args.resolveDir, args.path).replace(/\.js$/, ".ts");
+        if (!existsSync(source)) return { errors: [{ text: `cannot find ${source} for import("${args.path}")` }] };
+        const name = relative(sourceRoot, source).replace(/\.ts$/, "");
+        entries.set(name, source);
+        return { path: name, namespace: "rest-entry" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "rest-entry" }, (args) => ({
+        loader: "js",
+        contents: `module.exports = require(${JSON.stringify(REST + args.path)});`,
+      }));
+      b.onResolve({ filter: new RegExp(`^${REST}`) }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+  await build({
+    ...common,
+    entryPoints: ["src/cli/main.ts"],
+    outfile: join(work, "early.cjs"),
+    plugins: [...common.plugins, lazyImportsToRest],
+  });
+  const restEntry = [...entries]
+    .map(([name, source]) => `${JSON.stringify(name)}: () => require(${JSON.stringify(source)}),`)
+    .join("\n");
+  await build({
+    ...common,
+    stdin: { contents: `module.exports = {\n${restEntry}\n};`, resolveDir: process.cwd(), loader: "js" },
+    outfile: join(work, "rest.cjs"),
+  });
+  // The config schema's identity: the rest's code, where the schema and zod are (as in scripts/build.mjs).
+  const restCode = readFileSync(join(work, "rest.cjs"), "utf8");
+  const schemaId = createHash("sha256").update(restCode).digest("hex");
+  for (const name of ["early", "rest"]) {
+    const file = join(work, `${name}.cjs`);
+    writeFileSync(file, wrap(readFileSync(file, "utf8").replaceAll(schemaIdPlaceholder, schemaId)));
+  }
   const maker = join(work, "make-code-cache.cjs");
   writeFileSync(maker, MAKER);
-  const cache = join(work, "deep-acp.code-cache");
-  execFileSync(process.execPath, [maker, resolve(wrapped), resolve(cache)], {
+  execFileSync(process.execPath, [maker, resolve(work)], {
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, DEEP_ACP_BUILD_CODE_CACHE: "1" },
   });
   const loader = join(work, "loader.cjs");
   writeFileSync(loader, LOADER);
-  return { main: loader, assets: { "deep-acp.cjs": wrapped, "deep-acp.code-cache": cache } };
+  const asset = (file) => join(work, file);
+  return {
+    main: loader,
+    assets: Object.fromEntries(
+      ["early.cjs", "early.code-cache", "rest.cjs", "rest.code-cache"].map((file) => [file, asset(file)]),
+    ),
+  };
 }
