@@ -2,13 +2,15 @@
 // npm package (scripts/build.mjs): an early bundle (cli/main.ts up to the early initialize and
 // session/new answers) and the rest (every module main.ts imports lazily), two SEA assets sharing
 // no module instances. Each is compiled with a V8 code cache this build makes with the very Node the
-// binary is, after loading the serving path, so the cache holds the code of every module's top level
-// (SEA's own `useCodeCache` keeps only the script's outer function). Measured against the snapshot
+// binary is, by playing a first turn up to its model request, so the cache holds the code compiled on
+// that path (SEA's own `useCodeCache` keeps only the script's outer function). Measured against the snapshot
 // in docs/architecture.md, _Start-up_.
 import { build } from "esbuild";
-import { execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 
 const REST = "deep-acp-rest:";
@@ -34,11 +36,12 @@ function earlyRequire(id) {
 load("early");
 `;
 
-// Run by the build's Node (which the binary is): both bundles as the binary runs them, cli/main.ts
-// loading the serving path (DEEP_ACP_BUILD_CODE_CACHE) instead of serving; then both caches.
+// Run by the build's Node (which the binary is) as the binary runs: a first turn is played against a
+// stand-in model server (trainFirstTurn below), and when its model request arrives both caches are
+// written, holding the code compiled up to the first answer, not only the modules' top level.
 const MAKER = `const { Script } = require("node:vm");
 const { readFileSync, writeFileSync } = require("node:fs");
-const work = process.argv[2];
+const work = process.argv.splice(2, 1)[0]; // what main.ts parses: no arguments
 const scripts = {};
 function load(name) {
   const script = (scripts[name] = new Script(readFileSync(work + "/" + name + ".cjs", "utf8"), { filename: process.execPath }));
@@ -52,12 +55,64 @@ function earlyRequire(id) {
   rest ??= load("rest");
   return rest[id.slice(${REST.length})]();
 }
-load("early");
-globalThis.__deepAcpCodeCacheLoaded.then(() => {
+process.on("SIGUSR2", () => {
   for (const [name, script] of Object.entries(scripts)) writeFileSync(work + "/" + name + ".code-cache", script.createCachedData());
   process.exit(0);
 });
+load("early");
 `;
+
+// initialize, session/new and a prompt sent as soon as session/new is answered, as an editor does;
+// the maker is told to write its caches when the prompt's model request reaches the stand-in server.
+async function trainFirstTurn(maker, work) {
+  const scratch = mkdtempSync(join(tmpdir(), "deep-acp-code-cache-"));
+  const home = join(scratch, "home");
+  const project = join(scratch, "project");
+  mkdirSync(home);
+  mkdirSync(project);
+  let child;
+  const server = createServer((request, response) => {
+    if (request.method === "POST") child?.kill("SIGUSR2");
+    response.statusCode = 503;
+    response.end();
+  });
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  try {
+    child = spawn(process.execPath, [resolve(maker), resolve(work)], {
+      cwd: project,
+      stdio: ["pipe", "pipe", "inherit"],
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_API_KEY: "code-cache-build",
+        ANTHROPIC_BASE_URL: `http://127.0.0.1:${server.address().port}`,
+      },
+    });
+    const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    let buffered = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      buffered += chunk;
+      for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
+        const message = JSON.parse(buffered.slice(0, i));
+        buffered = buffered.slice(i + 1);
+        if (message.id === 1) send({ id: 2, method: "session/new", params: { cwd: project, mcpServers: [] } });
+        if (message.id === 2 && message.result?.sessionId)
+          send({
+            id: 3,
+            method: "session/prompt",
+            params: { sessionId: message.result.sessionId, prompt: [{ type: "text", text: "hello" }] },
+          });
+      }
+    });
+    send({ id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    const code = await new Promise((done) => child.once("exit", done));
+    if (code !== 0) throw new Error(`the code cache run exited with ${code} before the first model request`);
+  } finally {
+    child?.kill();
+    server.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 const wrap = (source) => `(function (exports, require, module) {${source}\n})`;
 
@@ -107,10 +162,7 @@ export async function prepareCodeCache(work, common, schemaIdPlaceholder) {
   }
   const maker = join(work, "make-code-cache.cjs");
   writeFileSync(maker, MAKER);
-  execFileSync(process.execPath, [maker, resolve(work)], {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, DEEP_ACP_BUILD_CODE_CACHE: "1" },
-  });
+  await trainFirstTurn(maker, work);
   const loader = join(work, "loader.cjs");
   writeFileSync(loader, LOADER);
   const asset = (file) => join(work, file);

@@ -106,9 +106,4 @@ if (process.execArgv.some((arg) => arg === "--build-snapshot" || arg.startsWith(
     void Promise.all([import("./serve.js"), import("./services/services.js")]);
     startupSnapshot.setDeserializeMainFunction(run);
   } else run();
-} else if (process.env.DEEP_ACP_BUILD_CODE_CACHE) {
-  // `build:binary -- --code-cache` (scripts/sea-code-cache.mjs): load what an ACP session needs, so
-  // the code cache made from this run holds its compiled code; serve nothing.
-  const loaded = Promise.all([import("./serve.js"), import("./services/services.js")]);
-  (globalThis as { __deepAcpCodeCacheLoaded?: Promise<unknown> }).__deepAcpCodeCacheLoaded = loaded;
 } else run();
