@@ -55,7 +55,7 @@ function earlyRequire(id) {
   rest ??= load("rest");
   return rest[id.slice(${REST.length})]();
 }
-process.on("SIGUSR2", () => {
+process.once("message", () => {
   for (const [name, script] of Object.entries(scripts)) writeFileSync(work + "/" + name + ".code-cache", script.createCachedData());
   process.exit(0);
 });
@@ -72,7 +72,7 @@ async function trainFirstTurn(maker, work) {
   mkdirSync(project);
   let child;
   const server = createServer((request, response) => {
-    if (request.method === "POST") child?.kill("SIGUSR2");
+    if (request.method === "POST") child?.send("write the caches"); // IPC, not a signal: Windows has none
     response.statusCode = 503;
     response.end();
   });
@@ -80,7 +80,7 @@ async function trainFirstTurn(maker, work) {
   try {
     child = spawn(process.execPath, [resolve(maker), resolve(work)], {
       cwd: project,
-      stdio: ["pipe", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", "inherit", "ipc"],
       env: {
         PATH: process.env.PATH,
         HOME: home,
@@ -105,7 +105,10 @@ async function trainFirstTurn(maker, work) {
       }
     });
     send({ id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    // A turn that never reaches the model (a changed default provider, a failing start) fails the build.
+    const timer = setTimeout(() => child.kill(), 60_000);
     const code = await new Promise((done) => child.once("exit", done));
+    clearTimeout(timer);
     if (code !== 0) throw new Error(`the code cache run exited with ${code} before the first model request`);
   } finally {
     child?.kill();
