@@ -1,14 +1,14 @@
 // `npm run build:binary`: the standalone binary dist/bin/deep-acp-<platform>-<arch>[.exe], a Node
 // single executable application (SEA) of the running Node, so a user needs no Node of their own.
 //
-// 1. esbuild bundles everything into one CommonJS file (a SEA's main script is one script whose
-//    require() knows only Node's built-ins) and the interpreter's worker into another, which the
-//    binary carries as an asset with the QuickJS WebAssembly.
-// 2. `node --experimental-sea-config` runs that script to build a V8 startup snapshot (main.ts loads
-//    what an ACP session needs, then waits for the binary's start), so the binary starts with its
-//    code compiled and its modules' top level already run. The snapshot is made by this very Node,
-//    and the binary is this Node: the two always match, which a snapshot shipped beside the npm
-//    package could not promise.
+// 1. esbuild bundles the agent as CommonJS (a SEA's scripts may require() only Node's built-ins):
+//    an early bundle and the rest, each with a V8 code cache made by this very Node playing a first
+//    turn (scripts/sea-code-cache.mjs), carried as assets beside the interpreter's worker bundle and
+//    the QuickJS WebAssembly; the SEA's main is a small loader. The binary is this Node, so the
+//    caches always fit it (V8 compiles afresh, never fails, if one did not).
+// 2. `node --experimental-sea-config` writes the blob. With `--snapshot` (measured, not kept) it
+//    instead runs the whole bundle into a V8 startup snapshot of the serving path (main.ts loads what
+//    an ACP session needs, then waits for the binary's start).
 // 3. postject injects the blob into a copy of this Node binary.
 //
 // The AWS and Google SDKs (optional in the npm package) are not in the binary: a bedrock: or
@@ -22,8 +22,12 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, wri
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jsoncParserEsm, onlyEnglishZodLocales } from "./build-plugins.mjs";
+import { prepareCodeCache } from "./sea-code-cache.mjs";
 
 const started = Date.now();
+// `--snapshot`: the V8 startup snapshot of the serving path instead of the code caches (measured, not
+// kept: docs/architecture.md, _Start-up_).
+const useSnapshot = process.argv.includes("--snapshot");
 const optionalPeers = ["@aws-sdk/client-bedrock-runtime", "@smithy/node-http-handler", "google-auth-library"];
 const work = join("dist", "sea");
 const exe = process.platform === "win32" ? ".exe" : "";
@@ -101,12 +105,18 @@ await build({
 const wasm = fileURLToPath(
   new URL("../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm", import.meta.url),
 );
+// The early and the rest bundles as assets with code caches (scripts/sea-code-cache.mjs).
+const codeCache = useSnapshot ? { main, assets: {} } : await prepareCodeCache(work, common, SCHEMA_ID_PLACEHOLDER);
 const config = {
-  main: join(work, "deep-acp.cjs"),
+  main: codeCache.main,
   output: join(work, "sea-prep.blob"),
   disableExperimentalSEAWarning: true,
-  useSnapshot: true,
-  assets: { "quickjs.wasm": wasm, "interpreter-worker.cjs": join(work, "interpreter-worker.cjs") },
+  useSnapshot,
+  assets: {
+    "quickjs.wasm": wasm,
+    "interpreter-worker.cjs": join(work, "interpreter-worker.cjs"),
+    ...codeCache.assets,
+  },
 };
 writeFileSync(join(work, "sea-config.json"), JSON.stringify(config, null, 2));
 execFileSync(process.execPath, ["--experimental-sea-config", join(work, "sea-config.json")], { stdio: "inherit" });
@@ -132,5 +142,5 @@ execFileSync(
 if (process.platform === "darwin") execFileSync("codesign", ["--sign", "-", binary]);
 const mb = (file) => (statSync(file).size / 1024 / 1024).toFixed(1);
 process.stderr.write(
-  `built ${binary} (${mb(binary)} MB, snapshot blob ${mb(config.output)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  `built ${binary} (${mb(binary)} MB, SEA blob ${mb(config.output)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );

@@ -76,6 +76,40 @@ describe("the standalone binary", () => {
     expect(JSON.stringify(model.requests.at(-1)?.messages)).toContain("42");
   });
 
+  it("starts from the code caches it carries, which its own Node accepts", async () => {
+    model.enqueue(textTurn("cached"));
+    const project = join(root, "project-cache");
+    await mkdir(project, { recursive: true });
+    const result = await runCommand(binary, ["-n", "hello"], {
+      cwd: project,
+      env: env({
+        ANTHROPIC_API_KEY: "test-key",
+        ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+        DEEP_ACP_CODE_CACHE_CHECK: "1",
+      }),
+    });
+    expect(result.stdout, result.stderr).toBe("cached\n");
+    expect(result.stderr).toContain("early code cache rejected: false");
+    expect(result.stderr).toContain("rest code cache rejected: false");
+  });
+
+  // A V8 flag in the user's NODE_OPTIONS (the binary, a Node, reads it) made a startup snapshot fail
+  // to load, a fatal error; a code cache it does not fit is only compiled afresh.
+  it("still answers with a V8 heap flag in NODE_OPTIONS", async () => {
+    model.enqueue(textTurn("answered"));
+    const project = join(root, "project-node-options");
+    await mkdir(project, { recursive: true });
+    const result = await runCommand(binary, ["-n", "hello"], {
+      cwd: project,
+      env: env({
+        ANTHROPIC_API_KEY: "test-key",
+        ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+        NODE_OPTIONS: "--max-old-space-size=4096",
+      }),
+    });
+    expect(result.stdout, result.stderr).toBe("answered\n");
+  });
+
   it("a bedrock: model says which packages it needs", async () => {
     const project = join(root, "project-bedrock");
     await mkdir(project, { recursive: true });
