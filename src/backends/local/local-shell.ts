@@ -67,6 +67,28 @@ export function checkWorkingDirectory(cwd: string): string | undefined {
   return undefined;
 }
 
+/** The shell backends' shared settings of one run: limits, kill policy, the call's signal and output. */
+export type RunLimitOptions = {
+  defaultTimeoutMs?: number;
+  maxOutputChars?: number;
+  killGraceMs?: number;
+  killBackgroundOnExit?: boolean;
+  spawn?: SpawnProcessFn;
+};
+
+/** What runCommand takes besides the program: the defaults every shell backend uses. */
+export function runLimits(options: RunLimitOptions, exec: ExecuteOptions) {
+  return {
+    timeoutMs: exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,
+    maxOutputChars: options.maxOutputChars ?? 30_000,
+    killGraceMs: options.killGraceMs ?? 2000,
+    killBackgroundOnExit: options.killBackgroundOnExit ?? true,
+    ...(exec.signal ? { signal: exec.signal } : {}),
+    ...(exec.onOutput ? { onOutput: exec.onOutput } : {}),
+    ...(options.spawn ? { spawn: options.spawn } : {}),
+  };
+}
+
 export function failedToStart(message: string): ExecuteResponse {
   return {
     output: `Failed to start command: ${message}`,
@@ -92,13 +114,7 @@ export function createLocalShellBackend(options: LocalShellBackendOptions): Loca
       args: ["-c", command],
       cwd,
       env,
-      timeoutMs: exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,
-      maxOutputChars: options.maxOutputChars ?? 30_000,
-      killGraceMs: options.killGraceMs ?? 2000,
-      killBackgroundOnExit: options.killBackgroundOnExit ?? true,
-      ...(exec.signal ? { signal: exec.signal } : {}),
-      ...(exec.onOutput ? { onOutput: exec.onOutput } : {}),
-      ...(options.spawn ? { spawn: options.spawn } : {}),
+      ...runLimits(options, exec),
     });
   }
 

@@ -6,7 +6,13 @@ import { buildBwrapArgs, DEFAULT_SYSTEM_PATHS, PROTECTED_ROOT_ENTRIES, type Bwra
 import { anchorFolders, type HeldSurface } from "../paths/held-record.js";
 import { createHeldGuard, withHeldNotes } from "../paths/held-guard.js";
 import { createFilesystemBackend } from "../local/filesystem-backend.js";
-import { checkWorkingDirectory, defaultShell, failedToStart, withFileOperations } from "../local/local-shell.js";
+import {
+  checkWorkingDirectory,
+  defaultShell,
+  failedToStart,
+  runLimits,
+  withFileOperations,
+} from "../local/local-shell.js";
 import { isWithin } from "../../util/path-within.js";
 import { runCommand, type SpawnProcessFn } from "../processes/process-runner.js";
 import type { BackendProtocol, ExecuteOptions, ExecuteResponse, SandboxBackendProtocol } from "../protocol.js";
@@ -136,13 +142,7 @@ export function createBwrapSandboxBackend(options: BwrapSandboxOptions): BwrapSa
         args: [...argsFor(resolve(cwd), surfaces), "--", shell, "-c", command],
         cwd,
         env,
-        timeoutMs: exec.timeoutMs ?? options.defaultTimeoutMs ?? 120_000,
-        maxOutputChars: options.maxOutputChars ?? 30_000,
-        killGraceMs: options.killGraceMs ?? 2000,
-        killBackgroundOnExit: options.killBackgroundOnExit ?? true,
-        ...(exec.signal ? { signal: exec.signal } : {}),
-        ...(exec.onOutput ? { onOutput: exec.onOutput } : {}),
-        ...(options.spawn ? { spawn: options.spawn } : {}),
+        ...runLimits(options, exec),
       }),
     );
     // What a mount cannot hold (a link replaced, a path that did not exist) was put back: say so.
