@@ -3,16 +3,7 @@ import { createSessionBackground, type SessionBackground } from "./background.js
 import { randomUUID } from "node:crypto";
 import type { Approver } from "../gate/call/approver.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import {
-  compactNow,
-  createHookBridge,
-  createSessionStart,
-  promptText,
-  runPromptTurn,
-  titleFrom,
-  type ClientSystemPrompt,
-  type SessionStart,
-} from "../turn/index.js";
+import { compactNow, createSessionStart, type ClientSystemPrompt, type SessionStart } from "../turn/index.js";
 import type { PromptBlock } from "../tools/types.js";
 import { createSpendTracker, type SpendTracker } from "./spend.js";
 import { isSessionMode, type SessionMode } from "../gate/decide/modes.js";
@@ -25,8 +16,12 @@ import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
-import { remoteMentions } from "./workspace/remote-workspace.js";
-import type { ApplyReport } from "./workspace/container-changes.js";
+import {
+  applyWorkspaceChanges,
+  describeWorkspaceChanges,
+  nothingApplied,
+  type ApplyOutcome,
+} from "./workspace/changes-commands.js";
 import { createTurnQueue } from "./turn-queue.js";
 import { createSteeringInbox, type SteeringAnswer } from "./steering.js";
 import type { Workspace } from "./workspace/workspace.js";
@@ -35,8 +30,8 @@ import { createNoticeQueue } from "./notices.js";
 import { persistSession, recordCompaction, saveTurnEnd, type PersistedSettings } from "./persistence.js";
 import { createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
 import { sessionContextReport } from "./context-report.js";
-import { createRestoreScope, createTurnGate } from "./turn-gate.js";
-import { planDocument } from "./plan-document.js";
+import { createRestoreScope } from "./turn-gate.js";
+import { runSessionPrompt, type PromptTurnParts } from "./prompt-turn.js";
 import { createTurnObserver, type TurnObserver } from "./turn-observer.js";
 
 /**
@@ -179,7 +174,7 @@ export class Session {
       let result: TurnResult;
       this.runningPrompt = messageId;
       try {
-        result = await this.executeTurn(blocks, sink, signal, messageId);
+        result = await runSessionPrompt(this, this.promptParts(), { blocks, sink, signal, messageId });
       } catch (error) {
         result = signal.aborted ? { stopReason: "cancelled" } : { stopReason: "end_turn", error: errorMessage(error) };
       } finally {
@@ -245,43 +240,21 @@ export class Session {
   /** `/changes`: what the session changed in its copy-mode container and has not applied. */
   async workspaceChanges(): Promise<string> {
     const [workspace, { config }] = await Promise.all([this.ensureWorkspace(), this.services.config()]);
-    if (!workspace.container) return "This session works on the host's files; there is nothing to apply.";
-    const { describeChanges, listContainerChanges } = await import("./workspace/container-changes.js");
-    const listed = await listContainerChanges(workspace.container.workspace, config);
-    return "error" in listed ? listed.error : describeChanges(workspace.container.workspace, listed);
+    return describeWorkspaceChanges(workspace, config);
   }
 
   /**
    * `/apply` (and `-n --apply`): writes the container's changes to the host project, after the
    * editor's dialogs (without an approver: the ordinary changes only). Runs like a turn: queued, cancellable.
    */
-  async applyWorkspaceChanges(
-    sink: SessionEventSink,
-    options: { headless?: boolean } = {},
-  ): Promise<ApplyReport & { stopReason: "end_turn" | "cancelled" }> {
-    const none = { applied: [], skipped: [], conflicts: [], failed: [] };
+  async applyWorkspaceChanges(sink: SessionEventSink, options: { headless?: boolean } = {}): Promise<ApplyOutcome> {
     const result = await this.turns.run(async (signal) => {
       const [workspace, { config }] = await Promise.all([this.ensureWorkspace(), this.services.config()]);
-      if (!workspace.container)
-        return {
-          ...none,
-          text: "This session works on the host's files; there is nothing to apply.",
-          stopReason: "end_turn" as const,
-        };
-      const { applyContainerChanges } = await import("./workspace/container-changes.js");
-      const hooks = await this.extensions.hooks();
-      const report = await applyContainerChanges({
-        workspace: workspace.container.workspace,
-        config,
-        signal,
-        events: sink,
-        // Like any write: file rules, PreToolUse and PermissionRequest hooks, remembered choices.
-        gate: { memory: this.approvals, hooks: createHookBridge(() => hooks), rules: workspace.rules },
-        ...(options.headless ? {} : { approver: this.approver }),
-      });
-      return { ...report, stopReason: signal.aborted ? ("cancelled" as const) : ("end_turn" as const) };
+      const approver = options.headless ? undefined : this.approver;
+      const hooks = () => this.extensions.hooks();
+      return applyWorkspaceChanges({ workspace, config, signal, sink, hooks, approvals: this.approvals, approver });
     });
-    return "text" in result ? result : { ...none, text: "Cancelled.", stopReason: "cancelled" };
+    return "text" in result ? result : { ...nothingApplied(), text: "Cancelled.", stopReason: "cancelled" };
   }
 
   /** Cancels the running turn and every prompt queued behind it. */
@@ -388,78 +361,22 @@ export class Session {
     return { cwd, additionalDirectories, mode, modelSpec, thoughtLevel, title, systemPrompt };
   }
 
-  private async executeTurn(
-    blocks: readonly PromptBlock[],
-    sink: SessionEventSink,
-    signal: AbortSignal,
-    messageId: string,
-  ): Promise<TurnResult> {
-    // Open before the workspace is awaited: a dev container's plan is a dialog of this turn.
-    this.extensions.openDialogs(signal);
-    const [workspace, model, { config }] = await Promise.all([
-      this.ensureWorkspace(),
-      this.ensureModel(),
-      this.services.config(),
-    ]).catch((error: unknown) => {
-      this.extensions.endTurn();
-      throw error;
-    });
-    if (signal.aborted) return (this.extensions.endTurn(), { stopReason: "cancelled" });
-    await persistSession(this.journal, this.settings);
-    this.notices.flush(sink);
-    try {
-      const extensions = await this.extensions.forTurn(signal, sink);
-      if (signal.aborted) return { stopReason: "cancelled" };
-      const isFirstExchange = !this.title;
-      // As in Claude Code, SessionStart comes before the first UserPromptSubmit.
-      const startContext = await this.sessionStart.context(extensions.hooks, model.id, signal);
-      const { result, submitted } = await runPromptTurn({
-        // A remote workspace's tools and prompt see remote paths; the session keeps its local cwd for its records.
-        session: {
-          id: this.id,
-          cwd: workspace.cwd,
-          roots: workspace.roots,
-          mode: this.mode,
-          ...(this.systemPrompt ? { systemPrompt: this.systemPrompt } : {}),
-        },
-        blocks: workspace.remote || workspace.container ? remoteMentions(blocks, this.cwd, workspace.cwd) : blocks,
-        messageId,
-        history: this.history,
-        startContext,
-        workspace,
-        model,
-        createModel: (spec) => this.services.models.create(spec),
-        configuredProviders: () => this.services.models.configuredProviders(),
-        config,
-        extensions,
-        interpreterSandboxes: this.extensions.sandboxes,
-        now: this.services.now(),
-        env: this.services.env,
-        gate: createTurnGate(this.approver, this.approvals, workspace),
-        questioner: this.questioner,
-        background: this.background.prepare(config.shell, workspace.shell),
-        subagents: this.subagents,
-        spendLimit: () => this.spend.overLimit(config.cost.max_session_usd),
-        steering: this.steering,
-        emit: (event) => this.observe(event, sink, () => extensions.hooks),
-        signal,
-      });
-      if (!submitted) return result;
-      this.sessionStart.delivered();
-      if (this.mode === "plan" && result.stopReason === "end_turn" && !result.error && !signal.aborted) {
-        const { id: sessionId, services } = this;
-        const plansDir = config.plan.save_file ? services.paths.plansDir : undefined;
-        const plan = await planDocument(this.history, { sessionId, plansDir, logger: services.logger });
-        if (plan && !signal.aborted) this.observe(plan, sink);
-      }
-      if (isFirstExchange && !signal.aborted) {
-        this.title = titleFrom(promptText(blocks));
-        sink({ type: "session_info", title: this.title, updatedAt: this.services.now().toISOString() });
-      }
-      return result;
-    } finally {
-      this.extensions.endTurn();
-    }
+  /** What runSessionPrompt works with that the session keeps private. */
+  private promptParts(): PromptTurnParts {
+    return {
+      services: this.services,
+      approver: this.approver,
+      questioner: this.questioner,
+      journal: this.journal,
+      notices: this.notices,
+      sessionStart: this.sessionStart,
+      subagents: this.subagents,
+      steering: this.steering,
+      observe: this.observe,
+      workspace: () => this.ensureWorkspace(),
+      model: () => this.ensureModel(),
+      settings: () => this.settings,
+    };
   }
 
   private ensureWorkspace(): Promise<Workspace> {
