@@ -20,14 +20,10 @@ export { fnmatch } from "./config/fnmatch.js";
 export { canonicalJson, fingerprintServer } from "./config/fingerprint.js";
 export { createMcpTrustStore } from "./trust/trust-store.js";
 export type { McpTrustStore, McpTrustSnapshot } from "./trust/trust-store.js";
-export { createMcpTrustResolver, describeTrustRequest } from "./trust/trust.js";
-export type {
-  McpTrustDecider,
-  McpTrustDecision,
-  McpTrustRequest,
-  McpTrustResolver,
-  McpTrustState,
-} from "./trust/trust.js";
+export { createMcpTrustResolver } from "./trust/trust.js";
+export type { McpTrustDecider, McpTrustDecision, McpTrustResolver, McpTrustState } from "./trust/trust.js";
+export { describeTrustRequest } from "./trust/trust-request.js";
+export type { McpTrustRequest } from "./trust/trust-request.js";
 export { environmentExposure, interpolationLookup, stdioServerEnvironment } from "./config/environment.js";
 export type { EnvironmentExposure, McpEnvPolicy } from "./config/environment.js";
 export { isCoherentlyReadOnly } from "./servers/annotations.js";

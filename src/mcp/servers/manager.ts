@@ -21,7 +21,8 @@ import { reportServer, type McpServerReport, type McpServerStatus } from "./serv
 import type { SpawnFunction } from "./stdio-transport.js";
 import { applyToolFilter } from "../config/tool-filter.js";
 import { adaptMcpTool, modelToolName } from "./tool-adapter.js";
-import { trustFingerprint, type McpTrustResolver, type McpTrustState } from "../trust/trust.js";
+import type { McpTrustResolver, McpTrustState } from "../trust/trust.js";
+import { trustFingerprint } from "../trust/trust-request.js";
 import { UNTRUSTED_SOURCES, type McpServerEntry } from "../config/types.js";
 
 export type McpManagerOptions = {

@@ -8,7 +8,7 @@ import {
   stdioServerEnvironment,
 } from "../../../src/mcp/config/environment.js";
 import { resolveServerDefinition } from "../../../src/mcp/config/interpolate.js";
-import { describeTrustRequest, trustFingerprint } from "../../../src/mcp/trust/trust.js";
+import { describeTrustRequest, trustFingerprint } from "../../../src/mcp/trust/trust-request.js";
 import { entry } from "./helpers.js";
 
 const env = {

@@ -1,7 +1,8 @@
 import { readFile, stat, writeFile, mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createMcpTrustResolver, type McpTrustDecision, type McpTrustRequest } from "../../../src/mcp/trust/trust.js";
+import { createMcpTrustResolver, type McpTrustDecision } from "../../../src/mcp/trust/trust.js";
+import type { McpTrustRequest } from "../../../src/mcp/trust/trust-request.js";
 import { createMcpTrustStore } from "../../../src/mcp/trust/trust-store.js";
 import { entry, makeTempDir } from "./helpers.js";
 
