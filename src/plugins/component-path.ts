@@ -1,5 +1,6 @@
 import { realpath } from "node:fs/promises";
-import { isAbsolute, join, relative, sep, win32 } from "node:path";
+import { isAbsolute, join, win32 } from "node:path";
+import { relativeWithin } from "../util/path-within.js";
 
 export type ComponentPathResult = { ok: true; path: string } | { ok: false; error: string };
 
@@ -38,8 +39,7 @@ export async function resolveComponentPath(
   }
   const lexical = join(realRoot, ...segments);
   const real = await realpathOfExistingPrefix(lexical);
-  const rel = relative(realRoot, real);
-  if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel))
+  if (relativeWithin(realRoot, real) === undefined)
     return fail(`'${declaration}' resolves to ${real}, outside the plugin root`);
   return { ok: true, path: real };
 }

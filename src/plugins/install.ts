@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { cp, mkdir, realpath, rename, rm } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
 import { cacheSegment } from "./ids.js";
+import { isWithin } from "../util/path-within.js";
 
 export class PluginInstallError extends Error {
   override name = "PluginInstallError";
@@ -24,7 +25,7 @@ export async function installPluginCopy(options: InstallCopyOptions): Promise<st
   const realSource = await realpath(options.sourceDir);
   await mkdir(options.pluginsDir, { recursive: true, mode: 0o700 });
   const realPlugins = await realpath(options.pluginsDir);
-  if (realPlugins === realSource || realPlugins.startsWith(realSource + sep)) {
+  if (isWithin(realPlugins, realSource)) {
     throw new PluginInstallError(
       `${options.sourceDir} contains the plugin store ${options.pluginsDir}; add the plugin's own directory instead`,
     );

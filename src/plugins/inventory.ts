@@ -1,8 +1,9 @@
 import { realpath, stat } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { resolveComponentPath } from "./component-path.js";
 import type { PluginManifest } from "./manifest.js";
+import { isWithin } from "../util/path-within.js";
 
 /** What a plugin contributes, all paths real and inside the plugin root. */
 export type PluginInventory = {
@@ -99,5 +100,5 @@ function unique(values: string[]): string[] {
 
 async function isInsideRoot(real: string, root: string): Promise<boolean> {
   const realRoot = await realpath(root).catch(() => undefined);
-  return realRoot !== undefined && (real === realRoot || real.startsWith(realRoot + sep));
+  return realRoot !== undefined && isWithin(real, realRoot);
 }

@@ -1,10 +1,11 @@
 import { watch as fsWatch } from "node:fs";
-import { basename, join, resolve, sep } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { errorMessage } from "../util/errors.js";
 import { fsProbe, planWatches, type PlanProbe } from "./plan.js";
 import { affectedTargets, isRelevant, normalizeTargets, type NormalizedTarget } from "./relevance.js";
 import type { ConfigChangeListener, FileWatcher, WatchFactory, WatchSubscription, WatchTarget } from "./types.js";
+import { isBelow, isWithin } from "../util/path-within.js";
 
 /** Watches one directory without recursion; `listener` gets the name of the entry that changed. */
 export type DirWatchFactory = (
@@ -119,8 +120,7 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
   function onTreeEvent(entry: Entry, eventName: string, rawPath: string): void {
     const path = resolve(rawPath);
     report(entry, eventName, path);
-    if (eventName === "unlinkDir" && [...entry.trees].some((tree) => tree === path || tree.startsWith(path + sep)))
-      scheduleReplan(entry);
+    if (eventName === "unlinkDir" && [...entry.trees].some((tree) => isWithin(tree, path))) scheduleReplan(entry);
   }
 
   function onDirEvent(entry: Entry, dir: string, eventType: string, name: string | null): void {
@@ -139,14 +139,13 @@ export function createConfigWatcherHub(options: ConfigWatcherHubOptions = {}): C
 
   /** Whether `path` is an existing folder strictly above some target. */
   function isOnTheWay(entry: Entry, path: string): boolean {
-    return probe.isDirectory(path) && allTargets(entry).some((target) => target.path.startsWith(path + sep));
+    return probe.isDirectory(path) && allTargets(entry).some((target) => isBelow(target.path, path));
   }
 
   /** Reports the targets at or below `path` that exist now (they may have appeared before any watch reached them). */
   function reportExisting(entry: Entry, path: string): void {
     for (const target of allTargets(entry)) {
-      if ((target.path === path || target.path.startsWith(path + sep)) && probe.exists(target.path))
-        report(entry, "add", target.path);
+      if (isWithin(target.path, path) && probe.exists(target.path)) report(entry, "add", target.path);
     }
   }
 

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { isWithin } from "../../util/path-within.js";
+import { isWithin, isWithinAny } from "../../util/path-within.js";
 
 // The bubblewrap command line. The sandbox's "/" is an empty tmpfs, remounted read-only once every
 // mount point exists: bind targets can then be created anywhere (binding onto a new path under a
@@ -100,8 +100,7 @@ export function buildBwrapArgs(mounts: BwrapMounts, cwd: string): string[] {
   if (mounts.network) {
     // resolv.conf is often a symlink into /run, which is not mounted.
     const resolv = realOrUndefined("/etc/resolv.conf");
-    if (resolv && !system.some((p) => resolv === p || resolv.startsWith(`${p}/`)))
-      nested.push({ dest: resolv, args: ["--ro-bind", resolv, resolv] });
+    if (resolv && !isWithinAny(resolv, system)) nested.push({ dest: resolv, args: ["--ro-bind", resolv, resolv] });
   }
   for (const path of mounts.readOnlyPaths) {
     const real = realOrUndefined(path);

@@ -1,6 +1,7 @@
 import { readFile, readdir } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { isWithin } from "../../util/path-within.js";
 
 // The JS walk used when ripgrep is not installed. It mirrors ripgrep's defaults that matter to us:
 // hidden files included, `.git` skipped, symlinks not followed, and .gitignore / .ignore / .rgignore
@@ -107,7 +108,7 @@ async function loadIgnore(dir: string, isRepo = false): Promise<IgnoreLevel | un
 async function parentIgnoreLevels(base: string, stopAt: string): Promise<IgnoreLevel[]> {
   const dirs: string[] = [];
   let dir = dirname(base);
-  while (dir !== base && (stopAt === "/" || dir === stopAt || dir.startsWith(`${stopAt}/`))) {
+  while (dir !== base && isWithin(dir, stopAt)) {
     dirs.unshift(dir);
     const parent = dirname(dir);
     if (parent === dir) break;

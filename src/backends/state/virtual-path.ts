@@ -1,5 +1,6 @@
 import { FsOpError, shownPath } from "../files/fs-errors.js";
 import { checkPathText } from "../paths/path-guard.js";
+import { isBelowPosix } from "../../util/path-within.js";
 
 // Keys of in-memory trees and route-relative paths: "/"-rooted, no empty or "." segments, and no
 // ".." or "~" (a virtual tree has nothing above its root).
@@ -16,8 +17,7 @@ export function virtualKey(path: string): string {
 
 /** "/a/b" is under "/a" and under "/"; "/ab" is not under "/a". */
 export function isUnderKey(key: string, dir: string): boolean {
-  if (dir === "/") return key !== "/";
-  return key.startsWith(dir + "/");
+  return isBelowPosix(key, dir);
 }
 
 export function parentKey(key: string): string {

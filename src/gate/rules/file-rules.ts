@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import type { Diagnostic, Loaded } from "../../util/diagnostics.js";
+import { isWithinPosix } from "../../util/path-within.js";
 
 // File rules from config.toml `[[permissions]]` (reference/system-inventory.md §3): rules are tried
 // in order, the first whose operations include the operation and one of whose globs matches the
@@ -173,8 +174,7 @@ export function globAnchor(pattern: string): string {
 }
 
 function subtreesOverlap(a: string, b: string): boolean {
-  if (a === "/" || b === "/" || a === b) return true;
-  return a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+  return isWithinPosix(a, b) || isWithinPosix(b, a);
 }
 
 /**

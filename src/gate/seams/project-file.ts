@@ -1,5 +1,5 @@
-import { sep } from "node:path";
 import type { ProjectFileCheck } from "../../util/project-file-check.js";
+import { isWithin } from "../../util/path-within.js";
 
 // Project files the agent reads into the prompt with no dialog — memory (AGENTS.md), a project skill's
 // SKILL.md, a subagent definition — are what a hostile repository controls. Such a file counts only
@@ -9,8 +9,7 @@ import type { ProjectFileCheck } from "../../util/project-file-check.js";
 
 /** Undefined when the file may be read without asking, else why not (a diagnostic for the user). */
 export const projectFileRefusal: ProjectFileCheck = ({ real, projectRoot, hardLinks }) => {
-  if (real !== projectRoot && !real.startsWith(projectRoot + sep))
-    return `symlink resolves to ${real}, outside the project; not loaded`;
+  if (!isWithin(real, projectRoot)) return `symlink resolves to ${real}, outside the project; not loaded`;
   if (hardLinks > 1) return `has ${hardLinks} hard links (the same file may live outside the project); not loaded`;
   return undefined;
 };

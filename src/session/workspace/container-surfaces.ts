@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import type { HostSurfaceCache } from "../../gate/surfaces/host-surface-cache.js";
 import type { HostExecutionSurface, HostExecutionSurfaces } from "../../gate/surfaces/host-surfaces.js";
+import { relativeWithinPosix } from "../../util/path-within.js";
 
 // A container session's file tools work on the container's paths, but what decides what runs on the
 // host is the host's: the folder git resolves through `core.hooksPath`, an include, a linked `.git`.
@@ -16,8 +17,8 @@ export function containerSurfaceCache(
 ): HostSurfaceCache {
   const translate = (answer: HostExecutionSurfaces): HostExecutionSurfaces => {
     const toContainer = (path: string) => {
-      const rel = posix.relative(answer.root, path);
-      return rel.startsWith("..") || posix.isAbsolute(rel) ? undefined : posix.join(containerRoot, rel);
+      const rel = relativeWithinPosix(answer.root, path);
+      return rel === undefined ? undefined : posix.join(containerRoot, rel);
     };
     const inside = (s: HostExecutionSurface): HostExecutionSurface[] => {
       const path = toContainer(s.path);
@@ -25,8 +26,8 @@ export function containerSurfaceCache(
     };
     const surfaces = answer.surfaces.flatMap(inside);
     const match = (path: string) => {
-      const rel = posix.relative(containerRoot, posix.resolve(path));
-      if (rel.startsWith("..") || posix.isAbsolute(rel)) return undefined;
+      const rel = relativeWithinPosix(containerRoot, posix.resolve(path));
+      if (rel === undefined) return undefined;
       const hit = answer.matchRelative(rel);
       return hit ? { ...hit, path: toContainer(hit.path) ?? posix.resolve(path) } : undefined;
     };

@@ -35,7 +35,7 @@ import { bindModeHold } from "./bind-held.js";
 import { containerSurfaceCache } from "./container-surfaces.js";
 import type { SessionFlags } from "../services.js";
 import { holdsHome, homeRootMessage } from "../../util/home-root.js";
-import { relativeWithin } from "../../util/path-within.js";
+import { isWithin, relativeWithin } from "../../util/path-within.js";
 
 /** Where a session's file tools and commands go. */
 export type Workspace = {
@@ -354,14 +354,13 @@ function buildStateRoutes({ config, paths, stateSnapshots }: WorkspaceOptions) {
 
 /** Every root's host execution surfaces for a command in `cwd`: one answer for the gate and the sandbox. */
 function sandboxSurfaces(cache: HostSurfaceCache, roots: readonly string[]): HostSurfaceSource {
-  const within = (cwd: string, root: string) => cwd === root || cwd.startsWith(root.endsWith("/") ? root : `${root}/`);
   const flatten = (answers: ReadonlyArray<HostExecutionSurfaces | undefined>) =>
     answers.flatMap((answer) => answer?.surfaces ?? []);
   return {
     resolve: async (cwd) =>
-      flatten(await Promise.all(roots.map((root) => cache.get(root, within(cwd, root) ? cwd : undefined)))),
+      flatten(await Promise.all(roots.map((root) => cache.get(root, isWithin(cwd, root) ? cwd : undefined)))),
     latest: (cwd) => {
-      const answers = roots.map((root) => cache.peek(root, within(cwd, root) ? cwd : undefined));
+      const answers = roots.map((root) => cache.peek(root, isWithin(cwd, root) ? cwd : undefined));
       return answers.some(Boolean) ? flatten(answers) : undefined;
     },
   };
