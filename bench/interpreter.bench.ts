@@ -14,7 +14,7 @@ import {
   warmUp,
   type EngineHost,
 } from "../src/interpreter/index.js";
-import { createReadFileTool } from "../src/tools/read-file.js";
+import { createReadFileTool } from "../src/tools/files/read-file.js";
 import type { ToolContext, ToolResult } from "../src/tools/types.js";
 import { round, timed, type BenchResult } from "./lib.js";
 

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { renderAnthropic } from "../test/support/fake-model/render.js";
-import { createReadFileTool } from "../src/tools/read-file.js";
+import { createReadFileTool } from "../src/tools/files/read-file.js";
 import { toolContext } from "../test/unit/tools/tool-context.js";
 import { median, ndjsonChild, round, spread, type BenchResult } from "./lib.js";
 

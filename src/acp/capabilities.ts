@@ -18,7 +18,7 @@ export type InitializeInput = {
 /**
  * JetBrains' AIR extension (`_meta.jetbrains.air`, codex-acp's src/AirExtension.ts): a client lists
  * the capabilities it speaks with a version, the agent lists the ones it implements. Ours is
- * `sessionRewind` (`_session/rewind`, session-lifecycle.ts), offered only to a client that lists it.
+ * `sessionRewind` (`_session/rewind`, handlers/session-lifecycle.ts), offered only to a client that lists it.
  */
 export const AIR_SESSION_REWIND = "sessionRewind";
 const AIR_VERSION = 1;
@@ -74,7 +74,7 @@ export function buildInitializeResponse({
         delete: {},
         fork: {},
         additionalDirectories: {},
-        // The unstable ones (SDK ./unstable), each implemented: session-meta-handlers.ts and
+        // The unstable ones (SDK ./unstable), each implemented: handlers/session-meta-handlers.ts and
         // client-system-prompt.ts.
         title: {},
         archive: {},
@@ -84,7 +84,7 @@ export function buildInitializeResponse({
       auth: { logout: {}, status: {} },
       providers: {},
       ...DRAFT_CAPABILITIES,
-      // Prompts sent during a turn join it, for clients that opt in (steering.ts).
+      // Prompts sent during a turn join it, for clients that opt in (handlers/steering.ts).
       // codex-acp's rate-limits push, for a client that reads it (quota/editor-shapes.ts).
       _meta: {
         claudeCode: { promptQueueing: true },
@@ -93,7 +93,7 @@ export function buildInitializeResponse({
     },
     agentInfo: { name: "deep-acp", title: "deep-acp", version },
     authMethods: authMethods(clientCapabilities, launch),
-    // codex-acp's steering extension: the `_session/steering` method (steering.ts).
+    // codex-acp's steering extension: the `_session/steering` method (handlers/steering.ts).
     _meta: {
       steering: { supported: true },
       ...(clientSpeaksAir(clientCapabilities, AIR_SESSION_REWIND)

@@ -17,10 +17,10 @@ import { createTrustDialog } from "./dialogs/trust-dialog.js";
 import { editorServersFromNameValueLists } from "../mcp/config/editor-servers.js";
 import { toContentBlocks } from "./prompt-content.js";
 import { availableCommands, type SlashCommand } from "../commands/index.js";
-import { createTranslator, type AccountSink, type ClientFeatures } from "./translate.js";
+import { createTranslator, type AccountSink, type ClientFeatures } from "./updates/translate.js";
 import { ACCOUNT_RATE_LIMITS_METHOD, createAccountRateLimits } from "./quota/editor-shapes.js";
 import type { QuotaPool } from "../model/limits.js";
-import { createUpdateStream } from "./update-stream.js";
+import { createUpdateStream } from "./updates/update-stream.js";
 
 // The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
 // the handshake only pays for the protocol library.

@@ -1,18 +1,18 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Session, SessionServices } from "../session/index.js";
 import type { Logger } from "../util/logger.js";
-import { registerAuthHandlers } from "./auth-handlers.js";
+import { registerAuthHandlers } from "./handlers/auth-handlers.js";
 import { buildInitializeResponse } from "./capabilities.js";
 import { ConnectionState, loadSessionLayer } from "./connection-state.js";
-import { registerPromptHandlers } from "./prompt-handlers.js";
-import { registerSessionLifecycle } from "./session-lifecycle.js";
-import { registerSessionMetaHandlers } from "./session-meta-handlers.js";
-import { registerProviderHandlers } from "./provider-handlers.js";
+import { registerPromptHandlers } from "./handlers/prompt-handlers.js";
+import { registerSessionLifecycle } from "./handlers/session-lifecycle.js";
+import { registerSessionMetaHandlers } from "./handlers/session-meta-handlers.js";
+import { registerProviderHandlers } from "./handlers/provider-handlers.js";
 import { registerQuotaRead, wantsQuotaUpdates } from "./quota/quota.js";
 import { quotaShapesOf } from "./quota/editor-shapes.js";
-import { registerSteering, wantsPromptQueueing } from "./steering.js";
+import { registerSteering, wantsPromptQueueing } from "./handlers/steering.js";
 import { createCommandTable } from "../commands/index.js";
-import { steerV2Prompt } from "./steering.js";
+import { steerV2Prompt } from "./handlers/steering.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
 

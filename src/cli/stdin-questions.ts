@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { questionAsText } from "../tools/ask-user.js";
+import { questionAsText } from "../tools/user/ask-user.js";
 import type { Questioner, UserAnswer, UserQuestion } from "../tools/types.js";
 
 // Headless runs answer ask_user from stdin, one line per question, in order:

@@ -3,8 +3,8 @@ import { isAbsolute } from "node:path";
 import type { SessionServices } from "./services.js";
 
 // The preconditions of a new session, the one check both session/new paths make: the early
-// handshake (acp/early-session.ts, which answers only when it passes) and the SDK handler
-// (acp/session-lifecycle.ts, which maps a failure to its ACP error). A light entry of the session
+// handshake (acp/early/early-session.ts, which answers only when it passes) and the SDK handler
+// (acp/handlers/session-lifecycle.ts, which maps a failure to its ACP error). A light entry of the session
 // room: types only from it, so the early path can use it before the session layer loads.
 
 export type NewSessionProblem =

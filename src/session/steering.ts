@@ -1,7 +1,7 @@
 import type { PromptBlock } from "../tools/types.js";
 import type { SteeringInbox, SteeringOutcome } from "../turn/index.js";
 
-// Messages sent while a turn runs, for clients that steer (acp/steering.ts): the turn takes them at
+// Messages sent while a turn runs, for clients that steer (acp/handlers/steering.ts): the turn takes them at
 // its next safe point (turn/run.ts, agent/loop.ts) and says what became of each.
 
 /** What became of a steered message, and the prompt turn it was offered to (its user message id; none when no prompt turn ran). */

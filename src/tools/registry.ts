@@ -1,16 +1,16 @@
-import { createDeleteTool } from "./delete.js";
-import { createEditFileTool } from "./edit-file.js";
-import { createExecuteTool } from "./execute.js";
-import { createGlobTool } from "./glob.js";
-import { createGrepTool } from "./grep.js";
-import { createLsTool } from "./ls.js";
-import { createReadFileTool } from "./read-file.js";
+import { createDeleteTool } from "./files/delete.js";
+import { createEditFileTool } from "./files/edit-file.js";
+import { createExecuteTool } from "./shell/execute.js";
+import { createGlobTool } from "./files/glob.js";
+import { createGrepTool } from "./files/grep.js";
+import { createLsTool } from "./files/ls.js";
+import { createReadFileTool } from "./files/read-file.js";
 import type { AnyTool } from "./types.js";
-import { createWriteFileTool } from "./write-file.js";
-import { createWriteTodosTool } from "./write-todos.js";
-import { createAskUserTool } from "./ask-user.js";
-import { createProcessOutputTool, createProcessStopTool } from "./processes.js";
-import { createWebFetchTool } from "./web-fetch.js";
+import { createWriteFileTool } from "./files/write-file.js";
+import { createWriteTodosTool } from "./user/write-todos.js";
+import { createAskUserTool } from "./user/ask-user.js";
+import { createProcessOutputTool, createProcessStopTool } from "./shell/processes.js";
+import { createWebFetchTool } from "./web/web-fetch.js";
 import { defaultConfig, type DeepAcpConfig } from "../config/config-file.js";
 
 // The built-in tools. Each tool declares its own facts once, in its file: name, description, schema,

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ApprovalOutcome, ApprovalRequest, Approver } from "../../gate/call/approver.js";
 import type { Logger } from "../../util/logger.js";
-import { META_KEY, toToolCallContent } from "../translate.js";
+import { META_KEY, toToolCallContent } from "../updates/translate.js";
 
 export type PermissionRequester = (
   params: acp.RequestPermissionRequest,

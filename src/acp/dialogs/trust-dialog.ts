@@ -2,7 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
 import type { TrustPrompter } from "../../extensions/index.js";
 import type { Logger } from "../../util/logger.js";
-import { META_KEY } from "../translate.js";
+import { META_KEY } from "../updates/translate.js";
 
 /**
  * Trust questions (project MCP servers, project hooks, skill links) as editor permission dialogs.

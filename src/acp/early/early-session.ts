@@ -7,7 +7,7 @@ import type { EarlySessionParams } from "./early-params.js";
 // what an editor waits for before the user can type is initialize + session/new, and loading the
 // SDK (hundreds of zod schemas) and the session layer takes several times a bare Node start. The
 // answer needs only the config and the model list; the session itself is built by the SDK path
-// under the id given here, before any later request reaches it (see stdio.ts, session-lifecycle.ts).
+// under the id given here, before any later request reaches it (see wire/stdio.ts, handlers/session-lifecycle.ts).
 // Only a request the SDK path would certainly accept is answered here: every field is one the SDK's
 // schema accepts as is, and the handler's own check (absolute paths, a directory, a usable
 // model: session/new-session-check.ts) has passed; anything else is left to the SDK, which answers it as always.

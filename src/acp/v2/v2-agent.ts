@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../../util/logger.js";
 import { BridgedError, connectV1, type V1Bridge } from "./v1-bridge.js";
 import { createIdempotencyKeys, withIdempotencyKeys } from "./idempotency.js";
-import { registerV2MetaHandlers, toV2Capabilities } from "../v2-meta-handlers.js";
+import { registerV2MetaHandlers, toV2Capabilities } from "./v2-meta-handlers.js";
 import {
   createTerminalState,
   toV2ConfigOptions,
@@ -19,7 +19,7 @@ import type { SteeringOutcome } from "../../turn/index.js";
 // `state_update`, session/resume with `replayFrom` instead of load, held prompts, no client fs or
 // terminals: the session uses its own), subagents always as child sessions, plan operations always,
 // and the background-work listing: the session's background processes, each as its terminal.
-// A prompt sent while a turn runs joins that turn at its next safe point (steering.ts) and is
+// A prompt sent while a turn runs joins that turn at its next safe point (handlers/steering.ts) and is
 // acknowledged once it is inserted there; one that cannot join (a slash command, a turn that ended
 // first, prompts already held before it) is held and inserted when the turn is over.
 // Subagents are not listed as background work: the schema's `subagent` item is "a detached subagent
@@ -32,7 +32,7 @@ export type V2AgentOptions = {
   v1App: v1.AgentApp;
   /** Tool call ids of a session's running background processes (their terminals). */
   backgroundOf(sessionId: string): string[];
-  /** Offers a prompt to the session's running turn under `messageId` (steerV2Prompt in steering.ts). */
+  /** Offers a prompt to the session's running turn under `messageId` (steerV2Prompt in handlers/steering.ts). */
   steer(sessionId: string, prompt: v1.ContentBlock[], messageId: string): Promise<SteeringOutcome>;
   logger: Logger;
 };

@@ -5,8 +5,8 @@ import type { ApprovalMemory } from "../memory/approval-memory.js";
 import type { CompiledFileRules } from "../rules/file-rules.js";
 import type { GateTarget } from "../decide/decide.js";
 import { looksBinary } from "../../backends/files/mime.js";
-import { createDeleteTool } from "../../tools/delete.js";
-import { createWriteFileTool } from "../../tools/write-file.js";
+import { createDeleteTool } from "../../tools/files/delete.js";
+import { createWriteFileTool } from "../../tools/files/write-file.js";
 
 // /apply's changes go through the gate's procedure as the file tools' writes do: each file is a
 // `Write` (or `Delete`) of its host path, decided on real paths against the file rules and the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTranslator } from "../../../src/acp/translate.js";
+import { createTranslator } from "../../../src/acp/updates/translate.js";
 
 // A subagent's (or eval's) shell output streams under its parent tool call; every update of a nested
 // call names the parent the same way, in ours and in Claude Code's _meta key, so Zed nests it.

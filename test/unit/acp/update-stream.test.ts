@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createUpdateStream } from "../../../src/acp/update-stream.js";
+import { createUpdateStream } from "../../../src/acp/updates/update-stream.js";
 
 // The editor must see every character the model streamed, in order, whatever the merging does.
 

@@ -47,11 +47,29 @@ const LIGHT_ENTRIES: Record<string, string[]> = { session: ["registry.ts", "new-
 const SUBFOLDERS: Record<string, string[]> = {
   // wire: stdio framing and JSON-RPC lines; early: initialize and the first session/new before the
   // SDK loads; dialogs: what asks the editor (permission, questions, trust, fs/terminals); v2: ACP v2
-  // over the v1 app; quota: the providers' limits in the shapes editors read. The handlers, the
-  // per-connection state and the translation stay at the top.
-  acp: ["dialogs", "early", "quota", "v2", "wire"],
+  // over the v1 app (and the v2 methods it forwards to the v1 handlers); quota: the providers' limits
+  // in the shapes editors read; handlers: the methods the v1 app answers (auth, prompt, providers, the
+  // session lifecycle and standing, steering); updates: session events as ACP updates and the coalescing
+  // stream that sends them. The server, the per-connection state, capabilities, config options, prompt
+  // content and the error map stay at the top.
+  acp: ["dialogs", "early", "handlers", "quota", "updates", "v2", "wire"],
   // workspace: where a session's files and commands live (local, ssh, container) and /changes, /apply.
   session: ["workspace"],
+  // The tools by what they touch: files (read, write, edit, delete, ls, glob, grep and their paths),
+  // shell (execute and the background processes), user (ask_user, write_todos), web (web_fetch). The
+  // registry, defineTool, the types and the shared input and output helpers stay at the top.
+  tools: ["files", "shell", "user", "web"],
+};
+
+// Sub-folders of the unranked folders above that stay apart: besides their own sub-folder they import
+// only the listed ones of the same folder ("." is the files directly in it). A tool room knows the
+// tool framework, never another tool room; the updates know nothing of the handlers or the state.
+const SUB_IMPORTS: Record<string, string[]> = {
+  "tools/files": ["."],
+  "tools/shell": ["."],
+  "tools/user": ["."],
+  "tools/web": ["."],
+  "acp/updates": ["quota"],
 };
 
 // Sub-folders of a folder ("." is the files directly in it), ranked like the folders above: a file
@@ -154,6 +172,22 @@ describe("architecture", () => {
       return SUB_RANK[folder!]?.[sub!] === undefined && !SUBFOLDERS[folder!]?.includes(sub!);
     });
     expect(unlisted).toEqual([]);
+  });
+
+  it("keeps the listed sub-folders apart from the rest of their folder", () => {
+    const violations: string[] = [];
+    for (const [file, imports] of graph) {
+      const folder = folderOf(file);
+      const allowed = SUB_IMPORTS[`${folder}/${subFolderOf(file)}`];
+      if (!allowed) continue;
+      for (const target of imports) {
+        if (!target.startsWith(SRC) || folderOf(target) !== folder) continue;
+        const to = subFolderOf(target);
+        if (to !== subFolderOf(file) && !allowed.includes(to))
+          violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(violations).toEqual([]);
   });
 
   it("only imports downward between the sub-folders of a folder", () => {

@@ -7,7 +7,7 @@ import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
 import { createResultOffloader } from "../../../src/turn/compaction/offload.js";
 import type { Message, ModelClient } from "../../../src/model/types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
-import { createReadFileTool } from "../../../src/tools/read-file.js";
+import { createReadFileTool } from "../../../src/tools/files/read-file.js";
 import type { AnyTool } from "../../../src/tools/types.js";
 import {
   createFakeModelServer,

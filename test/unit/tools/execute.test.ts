@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createExecuteTool } from "../../../src/tools/execute.js";
-import { createWriteTodosTool } from "../../../src/tools/write-todos.js";
+import { createExecuteTool } from "../../../src/tools/shell/execute.js";
+import { createWriteTodosTool } from "../../../src/tools/user/write-todos.js";
 import { toolContext } from "./tool-context.js";
 
 let root: string;

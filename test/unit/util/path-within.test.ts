@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayPath } from "../../../src/tools/paths.js";
+import { displayPath } from "../../../src/tools/files/paths.js";
 import {
   isBelow,
   isBelowPosix,

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../../agent/events.js";
 
 // Plans as the editor sees them. Clients that advertise `plan` (ACP "Plan operations") get the todo
 // list as an item plan replaced by id (`plan_update`), `plan_removed` when it is cleared, and the plan

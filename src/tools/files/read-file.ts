@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
+import { defineTool } from "../define-tool.js";
 import { filePathField, withFilePathAlias } from "./file-input.js";
-import { MAX_TOOL_OUTPUT_CHARS, formatWithLineNumbers, readTruncationMessage, splitLines } from "./format.js";
+import { MAX_TOOL_OUTPUT_CHARS, formatWithLineNumbers, readTruncationMessage, splitLines } from "../format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
-import type { ToolResult } from "./types.js";
-import { pick } from "./hook-input.js";
+import type { ToolResult } from "../types.js";
+import { pick } from "../hook-input.js";
 
 const MAX_BINARY_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_READ_LIMIT = 2000;

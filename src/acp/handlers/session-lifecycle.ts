@@ -1,15 +1,15 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { AIR_SESSION_REWIND, clientSpeaksAir } from "./capabilities.js";
-import { checkNewSession, relativePathProblem, type NewSessionProblem } from "../session/new-session-check.js";
-import { InvalidSessionIdError } from "../transcript/index.js";
-import { mapErrors } from "./errors.js";
-import { loadSessionLayer, type ConnectionState, type LiveSession, type OpenedSession } from "./connection-state.js";
-import { META_KEY } from "./translate.js";
-import { clientSystemPrompt } from "./client-system-prompt.js";
+import { AIR_SESSION_REWIND, clientSpeaksAir } from "../capabilities.js";
+import { checkNewSession, relativePathProblem, type NewSessionProblem } from "../../session/new-session-check.js";
+import { InvalidSessionIdError } from "../../transcript/index.js";
+import { mapErrors } from "../errors.js";
+import { loadSessionLayer, type ConnectionState, type LiveSession, type OpenedSession } from "../connection-state.js";
+import { META_KEY } from "../updates/translate.js";
+import { clientSystemPrompt } from "../client-system-prompt.js";
 import { archiveFilter, isArchived } from "./session-meta-handlers.js";
-import type { ClientSystemPrompt } from "../turn/index.js";
+import type { ClientSystemPrompt } from "../../turn/index.js";
 
 /** Extension method: truncate a conversation before a user message and restore the files since. */
 export const REWIND_METHOD = "_deep-acp/session/rewind";
@@ -78,7 +78,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     const existing = state.sessions.get(sessionId);
     if (existing) {
       if (replay) {
-        const { restoreSession } = await import("../transcript/index.js");
+        const { restoreSession } = await import("../../transcript/index.js");
         state.replay(existing, restoreSession(await existing.session.records()).replay);
       }
       return existing;

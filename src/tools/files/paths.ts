@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { isWithin } from "../util/path-within.js";
+import { isWithin } from "../../util/path-within.js";
 
 /** Resolves a model-supplied path: `~/` is the user's home, relative paths are relative to cwd. */
 export function resolveToolPath(input: string, cwd: string): string {

@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { SessionEvent } from "../session/index.js";
-import type { ToolDisplay } from "../tools/types.js";
+import type { SessionEvent } from "../../session/index.js";
+import type { ToolDisplay } from "../../tools/types.js";
 
 // Tool calls as ACP updates (translate.ts hands them here). The state is which tool calls stream
 // into a display-only terminal (Zed's `_meta.terminal_*`, for clients that ask for live output), so

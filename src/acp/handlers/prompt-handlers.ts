@@ -1,15 +1,15 @@
-import { isThoughtLevel } from "../model/catalog/thought-level.js";
+import { isThoughtLevel } from "../../model/catalog/thought-level.js";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
-import { isSessionMode, type SessionMode } from "../gate/decide/modes.js";
-import { errorMessage } from "../util/errors.js";
-import type { ConnectionState, LiveSession } from "./connection-state.js";
-import { toPromptBlocks } from "./prompt-content.js";
-import { dispatchPrompt } from "../commands/index.js";
-import { META_KEY } from "./translate.js";
+import { isSessionMode, type SessionMode } from "../../gate/decide/modes.js";
+import { errorMessage } from "../../util/errors.js";
+import type { ConnectionState, LiveSession } from "../connection-state.js";
+import { toPromptBlocks } from "../prompt-content.js";
+import { dispatchPrompt } from "../../commands/index.js";
+import { META_KEY } from "../updates/translate.js";
 import { createTurnOwners, steerPrompt } from "./steering.js";
-import type { Usage } from "../model/types.js";
-import { promptQuota } from "./quota/editor-shapes.js";
+import type { Usage } from "../../model/types.js";
+import { promptQuota } from "../quota/editor-shapes.js";
 
 async function applyMode(entry: LiveSession, modeId: string) {
   if (!isSessionMode(modeId)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"`);
@@ -74,7 +74,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         await stream.flush();
         return { stopReason: "end_turn", ...usage.response(), ...withQuota() };
       }
-      // A cancelled turn goes quiet at the cancel; its calls still end (tool-call-updates.ts).
+      // A cancelled turn goes quiet at the cancel; its calls still end (updates/tool-call-updates.ts).
       if (turn.stopReason === "cancelled") for (const update of translate.endOpenToolCalls()) stream.push(update);
       // A skill approved during the turn (a symlink dialog) becomes a /skill: command now.
       await state.refreshCommands(entry);

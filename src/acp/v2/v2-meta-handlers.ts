@@ -2,8 +2,8 @@ import type * as v1 from "@agentclientprotocol/sdk/unstable";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
 // The v2 methods the v1 agent answers in the same shape (the two schemas' types are equal): a
-// session's title, archive and status (session-meta-handlers.ts), the editor's providers and
-// auth/status (provider-handlers.ts). Each goes to the v1 agent with the fields its schema names;
+// session's title, archive and status (handlers/session-meta-handlers.ts), the editor's providers and
+// auth/status (handlers/provider-handlers.ts). Each goes to the v1 agent with the fields its schema names;
 // what it sends back unasked (set_title's `session_info_update`, `auth/status_update`) reaches the v2
 // client through the v2 agent's notification relay. Only session/status differs: v2 adds the
 // session's foreground state, which the v2 agent keeps.

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../../agent/events.js";
 import type { RoutedUpdate } from "./update-stream.js";
 
 // A subagent's run as the editor sees it. For clients that advertise `subagents` it is a child

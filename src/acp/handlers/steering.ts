@@ -1,12 +1,12 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { TurnResult } from "../agent/events.js";
-import type { PromptBlock } from "../tools/types.js";
-import type { ConnectionState, LiveSession } from "./connection-state.js";
-import { toPromptBlocks } from "./prompt-content.js";
-import type { SteeringOutcome } from "../turn/index.js";
-import { parseSlashCommand } from "../commands/index.js";
+import type { TurnResult } from "../../agent/events.js";
+import type { PromptBlock } from "../../tools/types.js";
+import type { ConnectionState, LiveSession } from "../connection-state.js";
+import { toPromptBlocks } from "../prompt-content.js";
+import type { SteeringOutcome } from "../../turn/index.js";
+import { parseSlashCommand } from "../../commands/index.js";
 
 // Steering: a prompt sent while a turn runs joins that turn at its next safe point (after the
 // current tool calls, before the next model request) instead of waiting for it to end. Only for

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
-import type { ExecuteResponse, SandboxBackendProtocol } from "../backends/protocol.js";
-import type { ToolContext, ToolResult } from "./types.js";
-import { truncationMarker } from "../backends/processes/output-buffer.js";
-import { pick } from "./hook-input.js";
+import { defineTool } from "../define-tool.js";
+import type { ExecuteResponse, SandboxBackendProtocol } from "../../backends/protocol.js";
+import type { ToolContext, ToolResult } from "../types.js";
+import { truncationMarker } from "../../backends/processes/output-buffer.js";
+import { pick } from "../hook-input.js";
 
 const MAX_TIMEOUT_SECONDS = 600;
 

@@ -1,8 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { SessionServices } from "../session/index.js";
-import type { SessionMeta } from "../transcript/index.js";
-import { mapErrors } from "./errors.js";
-import type { LiveSession } from "./connection-state.js";
+import type { SessionServices } from "../../session/index.js";
+import type { SessionMeta } from "../../transcript/index.js";
+import { mapErrors } from "../errors.js";
+import type { LiveSession } from "../connection-state.js";
 
 // The session methods of the unstable v1 schema that change or report a session's standing rather
 // than its conversation: session/set_title, session/archive, session/unarchive, session/status

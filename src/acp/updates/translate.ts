@@ -1,8 +1,8 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { SessionEvent } from "../session/index.js";
-import { createQuotaTranslator, readQuota } from "./quota/quota.js";
-import { createClaudeRateLimits, type QuotaShapes } from "./quota/editor-shapes.js";
-import type { QuotaPool } from "../model/limits.js";
+import type { SessionEvent } from "../../session/index.js";
+import { createQuotaTranslator, readQuota } from "../quota/quota.js";
+import { createClaudeRateLimits, type QuotaShapes } from "../quota/editor-shapes.js";
+import type { QuotaPool } from "../../model/limits.js";
 import { planUpdates } from "./plan-updates.js";
 import { createToolCallUpdates } from "./tool-call-updates.js";
 import { createSubagentUpdates, type SessionContext } from "./subagent-updates.js";
@@ -18,7 +18,7 @@ export type ClientFeatures = {
   compaction: boolean;
   /** The quotas-and-limits draft's `session.quota` (see quota/quota.ts): `quota_update` instead of notices. */
   quota?: boolean;
-  /** claude-agent-acp's prompt queueing, asked for (steering.ts): prompts sent during a turn join it. */
+  /** claude-agent-acp's prompt queueing, asked for (handlers/steering.ts): prompts sent during a turn join it. */
   steering?: boolean;
   /** `subagents`: a subagent's run is a child session of its own. */
   subagents?: boolean;

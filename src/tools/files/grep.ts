@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
-import { truncateListOutput } from "./format.js";
+import { defineTool } from "../define-tool.js";
+import { truncateListOutput } from "../format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
-import type { GrepMatch } from "../backends/protocol.js";
-import { escapeRegex, pick } from "./hook-input.js";
+import type { GrepMatch } from "../../backends/protocol.js";
+import { escapeRegex, pick } from "../hook-input.js";
 
 export const DEFAULT_GREP_MAX_COUNT = 1000;
 

@@ -1,9 +1,9 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { providerSettings } from "../model/catalog/credentials.js";
-import { PROVIDERS } from "../model/catalog/providers.js";
-import { routableProtocol } from "../model/catalog/routing.js";
-import type { ModelService } from "../model/client/service.js";
-import { PROVIDER_NAMES, type ProviderName } from "../model/types.js";
+import { providerSettings } from "../../model/catalog/credentials.js";
+import { PROVIDERS } from "../../model/catalog/providers.js";
+import { routableProtocol } from "../../model/catalog/routing.js";
+import type { ModelService } from "../../model/client/service.js";
+import { PROVIDER_NAMES, type ProviderName } from "../../model/types.js";
 
 // providers/list, providers/set, providers/disable (agentCapabilities.providers) and auth/status
 // (+ the client's auth/status_update), over our provider table (model/providers.ts). Provider ids

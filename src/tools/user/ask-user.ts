@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
-import type { ToolResult, UserAnswer, UserQuestion } from "./types.js";
+import { defineTool } from "../define-tool.js";
+import type { ToolResult, UserAnswer, UserQuestion } from "../types.js";
 
 const schema = z.object({
   question: z.string().trim().min(1).max(2000).describe("The question, complete and self-contained"),

@@ -1,7 +1,7 @@
-import { defineTool } from "./define-tool.js";
+import { defineTool } from "../define-tool.js";
 import { filePathField, withFilePathAlias } from "./file-input.js";
 import { displayPath, resolveToolPath } from "./paths.js";
-import { pick } from "./hook-input.js";
+import { pick } from "../hook-input.js";
 
 const schema = withFilePathAlias({ file_path: filePathField });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { describeExit } from "../backends/processes/background-processes.js";
-import { defineTool } from "./define-tool.js";
-import type { ToolContext, ToolResult } from "./types.js";
+import { describeExit } from "../../backends/processes/background-processes.js";
+import { defineTool } from "../define-tool.js";
+import type { ToolContext, ToolResult } from "../types.js";
 
 const schema = z.object({ id: z.string().min(1).describe('Id of the background process ("p1")') });
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
+import { defineTool } from "../define-tool.js";
 import { filePathField, withFilePathAlias } from "./file-input.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import { currentText } from "./current-text.js";
-import { pick } from "./hook-input.js";
+import { pick } from "../hook-input.js";
 
 const schema = withFilePathAlias({
   file_path: filePathField,

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
-import { truncateListOutput } from "./format.js";
+import { defineTool } from "../define-tool.js";
+import { truncateListOutput } from "../format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
-import { pick } from "./hook-input.js";
+import { pick } from "../hook-input.js";
 
 const schema = z.object({
   path: z.string().optional().describe("Absolute directory path (default: the working directory)"),

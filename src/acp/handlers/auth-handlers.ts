@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { rm } from "node:fs/promises";
-import { AUTH_METHOD_IDS } from "./capabilities.js";
-import type { ConnectionState } from "./connection-state.js";
+import { AUTH_METHOD_IDS } from "../capabilities.js";
+import type { ConnectionState } from "../connection-state.js";
 
 /** Written by `deep-acp login`, read by the model service. */
 

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { createAddressPolicy, type AddressPolicy } from "../web/address-policy.js";
-import { httpGet, WebFetchError, type Resolver } from "../web/http-get.js";
-import type { ProxyEnv } from "../web/proxy.js";
-import { pageText } from "../web/to-markdown.js";
-import { defineTool } from "./define-tool.js";
-import type { ToolResult } from "./types.js";
+import { createAddressPolicy, type AddressPolicy } from "../../web/address-policy.js";
+import { httpGet, WebFetchError, type Resolver } from "../../web/http-get.js";
+import type { ProxyEnv } from "../../web/proxy.js";
+import { pageText } from "../../web/to-markdown.js";
+import { defineTool } from "../define-tool.js";
+import type { ToolResult } from "../types.js";
 
 const schema = z.object({
   url: z.string().min(1).describe("The http(s) URL to fetch"),

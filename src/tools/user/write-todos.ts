@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.js";
-import { pick } from "./hook-input.js";
+import { defineTool } from "../define-tool.js";
+import { pick } from "../hook-input.js";
 
 const todo = z.object({
   content: z.string().min(1),

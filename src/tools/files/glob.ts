@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import { planGlob } from "../backends/search/glob-plan.js";
-import { defineTool } from "./define-tool.js";
-import { truncateListOutput } from "./format.js";
+import { planGlob } from "../../backends/search/glob-plan.js";
+import { defineTool } from "../define-tool.js";
+import { truncateListOutput } from "../format.js";
 import { displayPath, resolveToolPath } from "./paths.js";
-import { pick } from "./hook-input.js";
+import { pick } from "../hook-input.js";
 
 const schema = z.object({
   pattern: z.string().min(1).describe("Glob pattern, e.g. **/*.ts (a bare *.ts matches only the top directory)"),
