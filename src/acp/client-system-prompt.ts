@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ClientSystemPrompt } from "../turn/index.js";
+import { wireError } from "./errors.js";
 
 // The editor's instructions for a session: the unstable `systemPrompt` field of session/new, load,
 // resume and fork (sessionCapabilities.systemPrompt, modes `append` and `override`), and the
@@ -24,16 +25,16 @@ export function clientSystemPrompt(params: WithSystemPrompt): ClientSystemPrompt
 
 function fromStandard(prompt: acp.SystemPrompt): ClientSystemPrompt {
   if (prompt.mode !== "append" && prompt.mode !== "override")
-    throw acp.RequestError.invalidParams(
+    throw wireError.invalidParams(
       { mode: prompt.mode },
       `systemPrompt mode "${String(prompt.mode)}" is not supported (append, override)`,
     );
   if (!Array.isArray(prompt.content) || prompt.content.length === 0)
-    throw acp.RequestError.invalidParams({ field: "systemPrompt.content" }, "systemPrompt.content is empty");
+    throw wireError.invalidParams({ field: "systemPrompt.content" }, "systemPrompt.content is empty");
   const texts: string[] = [];
   for (const block of prompt.content) {
     if (block.type !== "text")
-      throw acp.RequestError.invalidParams(
+      throw wireError.invalidParams(
         { type: block.type },
         `systemPrompt.content may hold only text blocks, not "${block.type}"`,
       );
@@ -44,9 +45,9 @@ function fromStandard(prompt: acp.SystemPrompt): ClientSystemPrompt {
 
 function checked(mode: ClientSystemPrompt["mode"], text: string): ClientSystemPrompt {
   const trimmed = text.trim();
-  if (trimmed === "") throw acp.RequestError.invalidParams({ field: "systemPrompt" }, "the system prompt is empty");
+  if (trimmed === "") throw wireError.invalidParams({ field: "systemPrompt" }, "the system prompt is empty");
   if (trimmed.length > MAX_CHARS)
-    throw acp.RequestError.invalidParams(
+    throw wireError.invalidParams(
       { field: "systemPrompt", length: trimmed.length },
       `the system prompt is longer than ${MAX_CHARS} characters`,
     );

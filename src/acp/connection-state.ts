@@ -21,6 +21,7 @@ import { createTranslator, type AccountSink, type ClientFeatures } from "./updat
 import { ACCOUNT_RATE_LIMITS_METHOD, createAccountRateLimits } from "./quota/editor-shapes.js";
 import type { QuotaPool } from "../model/limits.js";
 import { createUpdateStream } from "./updates/update-stream.js";
+import { wireError } from "./errors.js";
 
 // The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
 // the handshake only pays for the protocol library.
@@ -82,7 +83,7 @@ export class ConnectionState {
   /** A session of this connection, opened again if it was unloaded; most recently used last. */
   async live(sessionId: string): Promise<LiveSession> {
     const entry = await this.sessions.live(sessionId);
-    if (!entry) throw acp.RequestError.sessionNotFound(sessionId);
+    if (!entry) throw wireError.sessionNotFound(sessionId);
     return entry;
   }
 

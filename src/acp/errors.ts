@@ -1,6 +1,44 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { ForkPointError, RewindError } from "../session/errors.js";
+import type { NewSessionProblem } from "../session/new-session-check.js";
 import { InvalidCursorError, InvalidSessionIdError, SessionNotFoundError } from "../transcript/index.js";
+
+// The one place that makes JSON-RPC errors (test/unit/architecture/wire-errors.test.ts fails on a
+// RequestError built anywhere else): the handlers throw these by what went wrong, domain modules throw
+// their own errors and toRequestError maps them. The SDK's v1 and v2 entries share one RequestError
+// class, so the v2 agent's errors come from here too. Codes and messages are the SDK's own.
+
+/** The wire errors of the agent, by what went wrong. */
+export const wireError = {
+  /** -32002: no such session on this connection (`data.sessionId`). */
+  sessionNotFound: (sessionId: string) => acp.RequestError.sessionNotFound(sessionId),
+  /** -32602: a parameter the method cannot take; `data` names it. */
+  invalidParams: (data: unknown, message: string) => acp.RequestError.invalidParams(data, message),
+  /** -32600: a request this state of the connection or session cannot serve. */
+  invalidRequest: (data: unknown, message: string) => acp.RequestError.invalidRequest(data, message),
+  /** -32601: a method this agent does not serve to this client. */
+  methodNotFound: (method: string) => acp.RequestError.methodNotFound(method),
+  /** -32000: no usable credentials. */
+  authRequired: (message: string) => acp.RequestError.authRequired(undefined, message),
+  /** -32603: the work failed for a reason of its own. */
+  internalError: (message: string) => acp.RequestError.internalError(undefined, message),
+  /** -32800: the request was given up. */
+  requestCancelled: () => acp.RequestError.requestCancelled(),
+  /** An error another agent answered with, passed on as it came (code, message, data). */
+  relayed: (code: number, message: string, data: unknown) => new acp.RequestError(code, message, data),
+};
+
+/** Whether an error is the wire's "no such session" (-32002). */
+export function isSessionNotFound(error: unknown): boolean {
+  return error instanceof acp.RequestError && error.code === -32002;
+}
+
+/** The error for a failed precondition of session/new (or a relative path of load, resume, fork). */
+export function newSessionProblemError(problem: NewSessionProblem): acp.RequestError {
+  return problem.kind === "auth_required"
+    ? wireError.authRequired(problem.message)
+    : wireError.invalidParams(problem.data, problem.message);
+}
 
 /** What the request was about, for the error's `data`. */
 export type ErrorContext = { sessionId?: string; messageId?: string; cursor?: string };
@@ -13,12 +51,11 @@ export type ErrorContext = { sessionId?: string; messageId?: string; cursor?: st
 export function toRequestError(error: unknown, context: ErrorContext = {}): unknown {
   if (error instanceof acp.RequestError) return error;
   if (error instanceof SessionNotFoundError || error instanceof InvalidSessionIdError) {
-    return acp.RequestError.sessionNotFound(context.sessionId ?? error.sessionId);
+    return wireError.sessionNotFound(context.sessionId ?? error.sessionId);
   }
-  if (error instanceof InvalidCursorError)
-    return acp.RequestError.invalidParams({ cursor: context.cursor }, "invalid cursor");
+  if (error instanceof InvalidCursorError) return wireError.invalidParams({ cursor: context.cursor }, "invalid cursor");
   if (error instanceof ForkPointError || error instanceof RewindError) {
-    return acp.RequestError.invalidParams({ messageId: context.messageId }, error.message);
+    return wireError.invalidParams({ messageId: context.messageId }, error.message);
   }
   return error;
 }

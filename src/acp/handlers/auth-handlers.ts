@@ -2,6 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { rm } from "node:fs/promises";
 import { AUTH_METHOD_IDS } from "../capabilities.js";
 import type { ConnectionState } from "../connection-state.js";
+import { wireError } from "../errors.js";
 
 /** Written by `deep-acp login`, read by the model service. */
 
@@ -21,10 +22,10 @@ export function registerAuthHandlers(
   return app
     .onRequest(acp.methods.agent.authenticate, async ({ params, client }) => {
       if (!known.has(params.methodId))
-        throw acp.RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method "${params.methodId}"`);
+        throw wireError.invalidParams({ methodId: params.methodId }, `unknown auth method "${params.methodId}"`);
       await services.models.reload();
       const resolved = await services.models.resolveDefault();
-      if ("error" in resolved) throw acp.RequestError.authRequired(undefined, resolved.error);
+      if ("error" in resolved) throw wireError.authRequired(resolved.error);
       logger.info(`authenticated: ${resolved.spec} (${resolved.source})`);
       void changed(client).catch(() => undefined);
       return {};

@@ -10,9 +10,10 @@ import { META_KEY } from "../updates/translate.js";
 import { createTurnOwners, steerPrompt } from "./steering.js";
 import type { Usage } from "../../model/types.js";
 import { promptQuota } from "../quota/editor-shapes.js";
+import { wireError } from "../errors.js";
 
 async function applyMode(entry: LiveSession, modeId: string) {
-  if (!isSessionMode(modeId)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"`);
+  if (!isSessionMode(modeId)) throw wireError.invalidParams({ modeId }, `unknown mode "${modeId}"`);
   await entry.session.setMode(modeId as SessionMode);
 }
 
@@ -79,7 +80,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
       // A skill approved during the turn (a symlink dialog) becomes a /skill: command now.
       await state.refreshCommands(entry);
       await stream.flush();
-      if (turn.error && turn.stopReason !== "cancelled") throw acp.RequestError.internalError(undefined, turn.error);
+      if (turn.error && turn.stopReason !== "cancelled") throw wireError.internalError(turn.error);
       // The id lets an editor rewind to this message (_deep-acp/session/rewind).
       return { stopReason: turn.stopReason, ...usage.response(), ...withQuota() };
     })
@@ -96,7 +97,7 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
     .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
       const entry = await state.live(params.sessionId);
       if (typeof params.value !== "string")
-        throw acp.RequestError.invalidParams({ configId: params.configId }, "this option takes a string value");
+        throw wireError.invalidParams({ configId: params.configId }, "this option takes a string value");
       if (params.configId === "mode") {
         await applyMode(entry, params.value);
         entry.stream.push({ sessionUpdate: "current_mode_update", currentModeId: entry.session.mode });
@@ -104,24 +105,21 @@ export function registerPromptHandlers(app: acp.AgentApp, state: ConnectionState
         try {
           await entry.session.setModel(params.value);
         } catch (error) {
-          throw acp.RequestError.invalidParams({ configId: "model", value: params.value }, errorMessage(error));
+          throw wireError.invalidParams({ configId: "model", value: params.value }, errorMessage(error));
         }
       } else if (params.configId === "thought_level" && isThoughtLevel(params.value)) {
         try {
           await entry.session.setThoughtLevel(params.value);
         } catch (error) {
-          throw acp.RequestError.invalidParams({ configId: "thought_level", value: params.value }, errorMessage(error));
+          throw wireError.invalidParams({ configId: "thought_level", value: params.value }, errorMessage(error));
         }
       } else if (params.configId === "thought_level") {
-        throw acp.RequestError.invalidParams(
+        throw wireError.invalidParams(
           { configId: "thought_level", value: params.value },
           `"${params.value}" is not a thought level (off, low, medium, high)`,
         );
       } else {
-        throw acp.RequestError.invalidParams(
-          { configId: params.configId },
-          `unknown config option "${params.configId}"`,
-        );
+        throw wireError.invalidParams({ configId: params.configId }, `unknown config option "${params.configId}"`);
       }
       return { configOptions: (await state.config(entry.session)).configOptions };
     });

@@ -4,6 +4,7 @@ import { PROVIDERS } from "../../model/catalog/providers.js";
 import { routableProtocol } from "../../model/catalog/routing.js";
 import type { ModelService } from "../../model/client/service.js";
 import { PROVIDER_NAMES, type ProviderName } from "../../model/types.js";
+import { wireError } from "../errors.js";
 
 // providers/list, providers/set, providers/disable (agentCapabilities.providers) and auth/status
 // (+ the client's auth/status_update), over our provider table (model/providers.ts). Provider ids
@@ -57,23 +58,23 @@ export async function listProviders(services: ProviderServices): Promise<acp.Lis
 export function setProvider(services: ProviderServices, params: acp.SetProviderRequest): acp.SetProviderResponse {
   const { providerId, apiType, baseUrl } = params;
   if (!isProvider(providerId))
-    throw acp.RequestError.invalidParams({ providerId }, `unknown provider "${providerId}" (see providers/list)`);
+    throw wireError.invalidParams({ providerId }, `unknown provider "${providerId}" (see providers/list)`);
   const protocol = routableProtocol(providerId);
   if (!protocol)
-    throw acp.RequestError.invalidParams(
+    throw wireError.invalidParams(
       { providerId },
       `${providerId} cannot be sent to another endpoint (it supports no apiType)`,
     );
   if (apiType !== protocol)
-    throw acp.RequestError.invalidParams({ apiType }, `${providerId} speaks "${protocol}", not "${apiType}"`);
+    throw wireError.invalidParams({ apiType }, `${providerId} speaks "${protocol}", not "${apiType}"`);
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw acp.RequestError.invalidParams({ baseUrl }, `baseUrl is not a URL: "${baseUrl.slice(0, 200)}"`);
+    throw wireError.invalidParams({ baseUrl }, `baseUrl is not a URL: "${baseUrl.slice(0, 200)}"`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:")
-    throw acp.RequestError.invalidParams({ baseUrl }, "baseUrl must be an http(s) URL");
+    throw wireError.invalidParams({ baseUrl }, "baseUrl must be an http(s) URL");
   services.models.route(providerId, { apiType, baseUrl, headers: { ...params.headers } });
   return {};
 }

@@ -2,9 +2,9 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AIR_SESSION_REWIND, clientSpeaksAir } from "../capabilities.js";
-import { checkNewSession, relativePathProblem, type NewSessionProblem } from "../../session/new-session-check.js";
+import { checkNewSession, relativePathProblem } from "../../session/new-session-check.js";
 import { InvalidSessionIdError } from "../../transcript/index.js";
-import { mapErrors } from "../errors.js";
+import { mapErrors, newSessionProblemError, wireError } from "../errors.js";
 import { loadSessionLayer, type ConnectionState, type LiveSession, type OpenedSession } from "../connection-state.js";
 import { META_KEY } from "../updates/translate.js";
 import { clientSystemPrompt } from "../client-system-prompt.js";
@@ -43,22 +43,15 @@ async function checkAirTarget(entry: LiveSession, target: z.infer<typeof airRewi
   const found = users[(target.messageOccurrence ?? 1) - 1];
   const text = found?.t === "user" ? found.blocks.map((b) => (b.type === "text" ? b.text : "")).join("") : undefined;
   if (text === undefined || (target.messageFingerprint && target.messageFingerprint !== messageFingerprint(text)))
-    throw acp.RequestError.invalidParams(
+    throw wireError.invalidParams(
       { messageId: target.messageId },
       text === undefined ? "no such user message" : "the message's fingerprint does not match",
     );
 }
 
-/** The ACP error for a failed precondition of session/new (or a relative path of load, resume, fork). */
-function preconditionError(problem: NewSessionProblem): acp.RequestError {
-  return problem.kind === "auth_required"
-    ? acp.RequestError.authRequired(undefined, problem.message)
-    : acp.RequestError.invalidParams(problem.data, problem.message);
-}
-
 function checkPaths(cwd: string, extra: readonly string[] = []) {
   const problem = relativePathProblem(cwd, extra);
-  if (problem) throw preconditionError(problem);
+  if (problem) throw newSessionProblemError(problem);
 }
 
 /** session/new, load, resume, fork, list, delete, close and rewind. */
@@ -115,7 +108,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const earlyId = state.earlySessionIds.shift();
       // The same check the early handshake made before it answered (session/new-session-check.ts).
       const check = await checkNewSession(services, params);
-      if (!check.ok) throw preconditionError(check);
+      if (!check.ok) throw newSessionProblemError(check);
       const systemPrompt = clientSystemPrompt(params);
       const source = {
         kind: "new" as const,
@@ -225,7 +218,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       if (!state.sessions.has(params.sessionId) && !state.forget(params.sessionId))
-        throw acp.RequestError.sessionNotFound(params.sessionId);
+        throw wireError.sessionNotFound(params.sessionId);
       await state.close(params.sessionId);
       return {};
     })
@@ -236,12 +229,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     })
     .onRequest(AIR_REWIND_METHOD, airRewindParams, async ({ params }) => {
       if (!clientSpeaksAir(state.clientCapabilities, AIR_SESSION_REWIND))
-        throw acp.RequestError.methodNotFound(AIR_REWIND_METHOD);
+        throw wireError.methodNotFound(AIR_REWIND_METHOD);
       if (params.resumeAtMessage !== undefined)
-        throw acp.RequestError.invalidParams(
-          { resumeAtMessage: params.resumeAtMessage },
-          "resumeAtMessage is not supported",
-        );
+        throw wireError.invalidParams({ resumeAtMessage: params.resumeAtMessage }, "resumeAtMessage is not supported");
       const entry = await state.live(params.sessionId);
       const { messageId } = params.beforeMessage;
       await checkAirTarget(entry, params.beforeMessage);

@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { SessionServices } from "../../session/index.js";
 import type { SessionMeta } from "../../transcript/index.js";
-import { mapErrors } from "../errors.js";
+import { mapErrors, wireError } from "../errors.js";
 import type { LiveSession } from "../connection-state.js";
 
 // The session methods of the unstable v1 schema that change or report a session's standing rather
@@ -45,10 +45,7 @@ export function archiveFilter(value: string | null | undefined): ((meta: Session
     case "only":
       return isArchived;
     default:
-      throw acp.RequestError.invalidParams(
-        { archived: value },
-        `unknown archived filter "${value}" (exclude, include, only)`,
-      );
+      throw wireError.invalidParams({ archived: value }, `unknown archived filter "${value}" (exclude, include, only)`);
   }
 }
 
@@ -67,14 +64,14 @@ export async function setSessionTitle(
   params: acp.SetSessionTitleRequest,
 ): Promise<acp.SetSessionTitleResponse> {
   const title = normalizeTitle(params.title);
-  if (title === "") throw acp.RequestError.invalidParams({ title: params.title }, "the title is empty");
+  if (title === "") throw wireError.invalidParams({ title: params.title }, "the title is empty");
   const live = directory.sessions.get(params.sessionId);
   if (live) {
     await live.session.rename(title);
     return { title };
   }
   const meta = await storedMeta(directory, params.sessionId);
-  if (!meta) throw acp.RequestError.sessionNotFound(params.sessionId);
+  if (!meta) throw wireError.sessionNotFound(params.sessionId);
   // Renaming is not activity: the session keeps its place in the list.
   await mapErrors({ sessionId: params.sessionId }, () =>
     directory.services.sessions.updateMeta(params.sessionId, { title, updatedAt: meta.updatedAt }),
@@ -110,7 +107,7 @@ export async function unarchiveSession(
 
 async function setArchived(directory: SessionDirectory, sessionId: string, archived: boolean): Promise<void> {
   const meta = await storedMeta(directory, sessionId);
-  if (!meta) throw acp.RequestError.sessionNotFound(sessionId);
+  if (!meta) throw wireError.sessionNotFound(sessionId);
   if (isArchived(meta) === archived) return;
   await mapErrors({ sessionId }, () =>
     directory.services.sessions.updateMeta(sessionId, {
@@ -127,7 +124,7 @@ export async function sessionStatus(
 ): Promise<acp.SessionStatusResponse> {
   if (directory.sessions.has(params.sessionId)) return { status: "open" };
   if (await storedMeta(directory, params.sessionId)) return { status: "saved" };
-  throw acp.RequestError.sessionNotFound(params.sessionId);
+  throw wireError.sessionNotFound(params.sessionId);
 }
 
 /** The v1 wiring: a retitled loaded session also tells its editor (`session_info_update`). */

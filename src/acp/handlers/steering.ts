@@ -7,6 +7,7 @@ import type { ConnectionState, LiveSession } from "../connection-state.js";
 import { toPromptBlocks } from "../prompt-content.js";
 import type { SteeringOutcome } from "../../turn/index.js";
 import { parseSlashCommand } from "../../commands/index.js";
+import { wireError } from "../errors.js";
 
 // Steering: a prompt sent while a turn runs joins that turn at its next safe point (after the
 // current tool calls, before the next model request) instead of waiting for it to end. Only for
@@ -95,7 +96,7 @@ export function registerSteering(app: acp.AgentApp, state: ConnectionState): acp
     if (outcome === "joined") return { outcome: "injected" };
     if (outcome === "blocked") return { outcome: "failed" };
     if (outcome === "cancelled")
-      throw acp.RequestError.invalidRequest({ sessionId: params.sessionId }, "the turn was cancelled first");
+      throw wireError.invalidRequest({ sessionId: params.sessionId }, "the turn was cancelled first");
     // Nothing to join: the message starts a turn of its own, which streams like any other.
     const push = (event: Parameters<LiveSession["translate"]>[0]) => {
       for (const update of entry.translate(event)) entry.stream.push(update);

@@ -13,6 +13,7 @@ import {
   type TerminalState,
 } from "./v2-updates.js";
 import type { SteeringOutcome } from "../../turn/index.js";
+import { wireError, isSessionNotFound } from "../errors.js";
 
 // ACP v2 (Preview), served by running our v1 agent in process and translating in one place: a v2
 // client gets v2's lifecycle (prompts acknowledged with the inserted message's id, foreground state as
@@ -60,11 +61,11 @@ type SessionState = {
 };
 
 const toV2Error = (error: unknown) =>
-  error instanceof BridgedError ? new v2.RequestError(error.code, error.message, error.data) : error;
+  error instanceof BridgedError ? wireError.relayed(error.code, error.message, error.data) : error;
 
 /** A request to the v1 agent, its errors as v2 errors. */
 async function call<T>(bridge: V1Bridge | undefined, method: string, params: unknown): Promise<T> {
-  if (!bridge) throw v2.RequestError.invalidRequest(undefined, "initialize first");
+  if (!bridge) throw wireError.invalidRequest(undefined, "initialize first");
   try {
     return await bridge.request<T>(method, params);
   } catch (error) {
@@ -84,10 +85,7 @@ function toV1McpServers(servers: readonly v2.McpServer[] | null | undefined): v1
       };
     if (s.type === "http")
       return { type: "http", name: s.name, url: s.url as string, headers: (s.headers as v1.HttpHeader[]) ?? [] };
-    throw v2.RequestError.invalidParams(
-      { type: s.type },
-      `MCP server "${s.name}": transport "${s.type}" is not supported`,
-    );
+    throw wireError.invalidParams({ type: s.type }, `MCP server "${s.name}": transport "${s.type}" is not supported`);
   });
 }
 
@@ -243,9 +241,9 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       s.queue.splice(s.queue.indexOf(held), 1);
       if (outcome === "joined") held.resolve({ messageId });
       else if (outcome === "blocked")
-        held.reject(v2.RequestError.invalidRequest(undefined, "a UserPromptSubmit hook stopped this message"));
+        held.reject(wireError.invalidRequest(undefined, "a UserPromptSubmit hook stopped this message"));
       else if (outcome instanceof Error) held.reject(outcome);
-      else held.reject(v2.RequestError.requestCancelled());
+      else held.reject(wireError.requestCancelled());
       pump(sessionId);
     };
     options.steer(sessionId, held.prompt as v1.ContentBlock[], messageId).then(settle, settle);
@@ -255,7 +253,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     for (const held of s.queue.filter((h) => h.steering)) held.dropped = true;
     for (const held of s.queue.filter((h) => !h.steering)) {
       s.queue.splice(s.queue.indexOf(held), 1);
-      held.reject(v2.RequestError.requestCancelled());
+      held.reject(wireError.requestCancelled());
     }
   };
 
@@ -315,7 +313,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     .onRequest(v2.methods.agent.session.resume, async ({ params }) => {
       const replay = params.replayFrom;
       if (replay != null && replay.type !== "start")
-        throw v2.RequestError.invalidParams({ replayFrom: replay }, `replay cursor "${replay.type}" is not supported`);
+        throw wireError.invalidParams({ replayFrom: replay }, `replay cursor "${replay.type}" is not supported`);
       const s = sessionOf(params.sessionId);
       s.closed = false;
       const response = await call<v1.ResumeSessionResponse>(bridge, replay ? "session/load" : "session/resume", {
@@ -348,7 +346,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
           await call(bridge, "session/close", { sessionId: params.sessionId });
         } catch (error) {
           // Closing what is not open succeeds (v2's close rule).
-          if (!(error instanceof v2.RequestError && error.code === -32002)) throw error;
+          if (!isSessionNotFound(error)) throw error;
         }
         return {};
       }),
@@ -365,7 +363,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     .onRequest(v2.methods.agent.session.prompt, async ({ params, requestId }) => {
       const key = keys.take(requestId);
       const s = sessions.get(params.sessionId);
-      if (!s?.open || s.closed) throw v2.RequestError.sessionNotFound(params.sessionId);
+      if (!s?.open || s.closed) throw wireError.sessionNotFound(params.sessionId);
       return keys.once(
         params.sessionId,
         key,
