@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, sep } from "node:path";
+import { relativeWithin } from "../util/path-within.js";
 import type { ConfigChange, WatchTarget } from "../watch/index.js";
 
 // What a /reload would pick up, in words an editor can show next to the command (Zed has no
@@ -32,8 +33,10 @@ export function createPendingChanges(options: PendingChangesOptions) {
 
   function skillOf(path: string): { dir: string; name: string } | undefined {
     for (const root of options.skillRoots) {
-      if (!path.startsWith(root + sep)) continue;
-      const name = path.slice(root.length + 1).split(sep)[0]!;
+      // Strictly below the root: the root itself ("") and paths outside it are no skill's.
+      const rel = relativeWithin(root, path);
+      if (!rel) continue;
+      const name = rel.split(sep)[0]!;
       return { dir: join(root, name), name };
     }
     return undefined;

@@ -28,3 +28,12 @@ it("forgets a skill folder that came and went before any reload", () => {
   pending.add({ labels: ["skills"], paths: [join(root, "tmp", "SKILL.md")] });
   expect(pending.describe()).toBe("");
 });
+
+it("takes only folders strictly inside a skills root as skills: not the root, not a sibling sharing its prefix", () => {
+  const pending = createPendingChanges({ skillRoots: [root], loadedSkillDirs: [], exists: () => true });
+  pending.add({ labels: ["skills"], paths: [root, `${root}-old/stale/SKILL.md`] });
+  expect(pending.describe()).toBe("skills changed");
+  const dotted = createPendingChanges({ skillRoots: [root], loadedSkillDirs: [], exists: () => true });
+  dotted.add({ labels: ["skills"], paths: [join(root, "..x", "SKILL.md")] });
+  expect(dotted.describe()).toBe("skill ..x added");
+});
