@@ -6,7 +6,7 @@ import type { TrustQuestion } from "../../extensions/index.js";
 import { relativeWithin } from "../../util/path-within.js";
 import type { PlaceTarget } from "./place.js";
 import { targetForUrl } from "./place-kinds.js";
-import type { RemoteSelection } from "./ssh/ssh-place.js";
+import { remoteOf, type RemoteSelection } from "./ssh/ssh-place.js";
 
 // Which sessions work elsewhere, and where: `--workspace URL` (or `--remote ssh://...`) puts every
 // session there; config.toml `[workspace.projects]` and `[remote.projects]` map a local project root
@@ -58,8 +58,8 @@ export function selectRemote(
   flags: SessionFlags,
   config: DeepAcpConfig,
 ): RemoteSelection | undefined {
-  const selection = selectWorkspace(cwd, roots, flags, config) as { remote?: RemoteSelection } | undefined;
-  return selection?.remote;
+  const selection = selectWorkspace(cwd, roots, flags, config);
+  return selection && remoteOf(selection);
 }
 
 /** The editor dialog for a host key that known_hosts does not have. */

@@ -40,6 +40,11 @@ export function sshTarget(remote: RemoteSelection): PlaceTarget & { remote: Remo
   };
 }
 
+/** The SSH remote a target stands for; undefined for another kind's. */
+export function remoteOf(target: PlaceTarget): RemoteSelection | undefined {
+  return (target as Partial<ReturnType<typeof sshTarget>>).remote;
+}
+
 /** `local` is the local root the URL stands for (the session's path under it is kept), else fixed. */
 function remoteAt(url: string, { cwd, roots, source, local }: PlaceAt): RemoteSelection {
   const base = parseRemoteUrl(url);
