@@ -11,5 +11,4 @@ export type {
 } from "./services.js";
 export { selectRemote, selectWorkspace } from "./workspace/remote-workspace.js";
 export { removeSessionWorkspace } from "./workspace/workspace.js";
-export type { PlaceCheckOptions } from "./workspace/place.js";
 export { removePlanDocument } from "./plan-document.js";

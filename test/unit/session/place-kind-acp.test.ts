@@ -81,7 +81,7 @@ function agent() {
   const call = async (method: string, params: unknown) => {
     const mine = ++id;
     input.write(`${JSON.stringify({ jsonrpc: "2.0", id: mine, method, params })}\n`);
-    await pollUntil(() => messages.some((m) => m.id === mine), { timeoutMs: 20_000 });
+    await pollUntil(() => messages.some((m) => m.id === mine), `the answer to ${method}`, { timeoutMs: 20_000 });
     return messages.find((m) => m.id === mine)!;
   };
   const said = () =>
@@ -109,7 +109,7 @@ describe("a registered place kind behind an ACP session", () => {
     expect(a.said()).toContain("fake: nothing changed yet");
     // session/delete lets the place go and has the kind forget what it kept for the session.
     await a.call("session/delete", { sessionId });
-    await pollUntil(() => disposed > 0 && forgotten.includes(sessionId), { timeoutMs: 10_000 });
+    await pollUntil(() => disposed > 0 && forgotten.includes(sessionId), "the place let go of and forgotten");
     a.close();
   });
 });
