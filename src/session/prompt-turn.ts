@@ -20,7 +20,6 @@ import type { SpendTracker } from "./spend.js";
 import type { NoticeQueue } from "./notices.js";
 import type { TurnObserver } from "./turn-observer.js";
 import type { Workspace } from "./workspace/workspace.js";
-import { remoteMentions } from "./workspace/remote-workspace.js";
 import { persistSession, type PersistedSettings } from "./persistence.js";
 import { createTurnGate } from "./turn-gate.js";
 import { planDocument } from "./plan-document.js";
@@ -103,7 +102,7 @@ export async function runSessionPrompt(
         mode: session.mode,
         ...(session.systemPrompt ? { systemPrompt: session.systemPrompt } : {}),
       },
-      blocks: workspace.remote || workspace.container ? remoteMentions(blocks, session.cwd, workspace.cwd) : blocks,
+      blocks: workspace.place.mentions?.(blocks, session.cwd) ?? blocks,
       messageId,
       history: session.history,
       startContext,

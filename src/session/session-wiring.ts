@@ -46,7 +46,7 @@ export function createSessionWorkspace(
   return createWorkspaceSlot({
     sessionId: session.id,
     projectRoot: session.projectRoot,
-    onContainer: (url) =>
+    onAnnounce: (url) =>
       options.updates?.({ type: "session_info", updatedAt: options.services.now().toISOString(), workspace: url }),
     cwd: session.cwd,
     roots: session.roots,

@@ -240,7 +240,7 @@ function remoteBlock(report: DoctorReport): Block {
       `  local (${remote.mappedProjects} project${remote.mappedProjects === 1 ? "" : "s"} mapped in [remote.projects]; none covers this directory)`,
     );
   if (!remote.workspace || remote.workspace.ok) lines.push(...diagnosticLines(remote.diagnostics));
-  return { title: remote.workspace?.kind === "container" ? "Container workspace" : "Remote workspace", lines };
+  return { title: remote.workspace?.title ?? "Remote workspace", lines };
 }
 
 function summary(report: DoctorReport): string {

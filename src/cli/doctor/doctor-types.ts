@@ -133,7 +133,16 @@ export type DoctorRemoteFacts = {
   /** Local project roots mapped in config.toml [remote.projects]. */
   mappedProjects: number;
   /** The remote (ssh) or container workspace a session in cwd would use, when there is one. */
-  workspace?: { kind?: "ssh" | "container"; url: string; source: string; ok: boolean; summary: string };
+  workspace?: {
+    /** The place kind's name (place-kinds.ts): "ssh", "container". */
+    kind?: string;
+    /** The heading of doctor's section ("Remote workspace", "Container workspace"). */
+    title?: string;
+    url: string;
+    source: string;
+    ok: boolean;
+    summary: string;
+  };
   diagnostics: Diagnostic[];
 };
 

@@ -7,16 +7,14 @@ import type { SessionEventSink } from "../services.js";
 import type { ApplyReport } from "./container-changes.js";
 import type { Workspace } from "./workspace.js";
 
-// A session's /changes and /apply: container-changes.ts does the work and is loaded only when used.
+// A session's /changes and /apply: asked of the place (a copy-mode container has changes; the host's
+// files have none to apply).
 
 const HOST_FILES = "This session works on the host's files; there is nothing to apply.";
 
-/** `/changes`: what the session changed in its copy-mode container and has not applied. */
+/** `/changes`: what the session changed in its place's copy of the project and has not applied. */
 export async function describeWorkspaceChanges(workspace: Workspace, config: DeepAcpConfig): Promise<string> {
-  if (!workspace.container) return HOST_FILES;
-  const { describeChanges, listContainerChanges } = await import("./container-changes.js");
-  const listed = await listContainerChanges(workspace.container.workspace, config);
-  return "error" in listed ? listed.error : describeChanges(workspace.container.workspace, listed);
+  return (await workspace.place.changes?.describe(config)) ?? HOST_FILES;
 }
 
 export type ApplyTurn = {
@@ -35,14 +33,13 @@ export type ApplyOutcome = ApplyReport & { stopReason: "end_turn" | "cancelled" 
 /** Nothing applied (fresh lists each time): the report of an /apply that had nothing to do or was cancelled. */
 export const nothingApplied = () => ({ applied: [], skipped: [], conflicts: [], failed: [] });
 
-/** `/apply`: writes the container's changes to the host project, after the editor's dialogs. */
+/** `/apply`: writes the place's changes to the host project, after the editor's dialogs. */
 export async function applyWorkspaceChanges(turn: ApplyTurn): Promise<ApplyOutcome> {
   const { workspace, config, signal } = turn;
-  if (!workspace.container) return { ...nothingApplied(), text: HOST_FILES, stopReason: "end_turn" };
-  const { applyContainerChanges } = await import("./container-changes.js");
+  const changes = workspace.place.changes;
+  if (!changes) return { ...nothingApplied(), text: HOST_FILES, stopReason: "end_turn" };
   const hooks = await turn.hooks();
-  const report = await applyContainerChanges({
-    workspace: workspace.container.workspace,
+  const report = await changes.apply({
     config,
     signal,
     events: turn.sink,

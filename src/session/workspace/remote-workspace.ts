@@ -1,75 +1,25 @@
-import { posix } from "node:path";
 import type { HostKey } from "../../backends/ssh/ssh-connection.js";
 import type { HostKeyAnswer } from "../../backends/ssh/ssh-host-trust.js";
-import { formatRemoteUrl, parseRemoteUrl, type RemoteSpec } from "../../backends/ssh/ssh-target.js";
-import { isContainerUrl, parseContainerUrl, type ContainerSpec } from "../../backends/container/container-url.js";
 import type { DeepAcpConfig } from "../../config/config-file.js";
-import type { PromptBlock } from "../../tools/types.js";
 import type { SessionFlags } from "../services.js";
 import type { TrustQuestion } from "../../extensions/index.js";
 import { relativeWithin } from "../../util/path-within.js";
+import type { PlaceTarget } from "./place.js";
+import { targetForUrl } from "./place-kinds.js";
+import { remoteOf, type RemoteSelection } from "./ssh/ssh-place.js";
 
 // Which sessions work elsewhere, and where: `--workspace URL` (or `--remote ssh://...`) puts every
 // session there; config.toml `[workspace.projects]` and `[remote.projects]` map a local project root
 // to a URL, so a session opened under that root works there (for ssh://, under the remote path, at the
 // same relative directory); `[workspace] default` applies to every other session. The session keeps
 // its local cwd for its own records (session list, project config); its tools, prompt and commands
-// see the workspace's paths.
+// see the workspace's paths. Which kind a URL names, and what it does, is the kind's (place-kinds.ts).
 
-export type RemoteSelection = {
-  spec: RemoteSpec;
-  /** ssh://... of the session's workspace root. */
-  url: string;
-  /** The session's working directory on the remote. */
-  cwd: string;
-  /** Remote roots (cwd first). */
-  roots: string[];
-  /** Where the choice came from (for /status and doctor). */
-  source: string;
-  /** Local directories with no remote counterpart (dropped from the roots). */
-  unmapped: string[];
-};
+export type { RemoteSelection } from "./ssh/ssh-place.js";
+export { remoteMentions } from "./mentions.js";
 
-const inside = relativeWithin;
-
-/** An ssh:// workspace: `local` is the local root it stands for (the session's path under it is kept), else fixed. */
-function remoteAt(cwd: string, roots: readonly string[], url: string, source: string, local?: string): RemoteSelection {
-  const base = parseRemoteUrl(url);
-  if (local === undefined)
-    return {
-      spec: base,
-      url: formatRemoteUrl(base),
-      cwd: base.path,
-      roots: [base.path],
-      source,
-      unmapped: roots.filter((r) => r !== cwd),
-    };
-  const map = (path: string) => {
-    const rel = inside(local, path);
-    return rel === undefined ? undefined : posix.join(base.path, rel.split("\\").join("/"));
-  };
-  const remoteCwd = map(cwd)!;
-  const remoteRoots = [remoteCwd];
-  const unmapped: string[] = [];
-  for (const root of roots) {
-    if (root === cwd) continue;
-    const mapped = map(root);
-    if (mapped) remoteRoots.push(mapped);
-    else unmapped.push(root);
-  }
-  return {
-    spec: { ...base, path: remoteCwd },
-    url: formatRemoteUrl({ ...base, path: remoteCwd }),
-    cwd: remoteCwd,
-    roots: remoteRoots,
-    source,
-    unmapped,
-  };
-}
-
-/** Where a session works: on an SSH host, in a container, or (undefined) here. */
-export type WorkspaceSelection =
-  { kind: "ssh"; remote: RemoteSelection } | { kind: "container"; spec: ContainerSpec; url: string; source: string };
+/** Where a session works when a URL is chosen for it (place-kinds.ts); undefined: here. */
+export type WorkspaceSelection = PlaceTarget & { kind: string; source: string };
 
 /**
  * `--workspace` (or `--remote`), else the longest local root of `[workspace.projects]` and
@@ -82,16 +32,16 @@ export function selectWorkspace(
   flags: SessionFlags,
   config: DeepAcpConfig,
 ): WorkspaceSelection | undefined {
-  const pick = (url: string, source: string, local?: string): WorkspaceSelection =>
-    isContainerUrl(url)
-      ? { kind: "container", spec: parseContainerUrl(url), url, source }
-      : { kind: "ssh", remote: remoteAt(cwd, roots, url, source, local) };
+  const pick = (url: string, source: string, local?: string): WorkspaceSelection => ({
+    ...targetForUrl(url, { cwd, roots, source, ...(local !== undefined ? { local } : {}) }),
+    source,
+  });
   if (flags.workspace) return pick(flags.workspace, "--workspace");
   if (flags.remote) return pick(flags.remote, "--remote");
   let best: { local: string; url: string; source: string } | undefined;
   const consider = (table: Record<string, string>, name: string) => {
     for (const [local, url] of Object.entries(table))
-      if (inside(local, cwd) !== undefined && (!best || local.length > best.local.length))
+      if (relativeWithin(local, cwd) !== undefined && (!best || local.length > best.local.length))
         best = { local, url, source: `config.toml [${name}] "${local}"` };
   };
   consider(config.workspace.projects, "workspace.projects");
@@ -101,7 +51,7 @@ export function selectWorkspace(
   return undefined;
 }
 
-/** The SSH remote for a session (doctor's check), undefined when it works here or in a container. */
+/** The SSH remote for a session, undefined when it works here or elsewhere. */
 export function selectRemote(
   cwd: string,
   roots: readonly string[],
@@ -109,7 +59,7 @@ export function selectRemote(
   config: DeepAcpConfig,
 ): RemoteSelection | undefined {
   const selection = selectWorkspace(cwd, roots, flags, config);
-  return selection?.kind === "ssh" ? selection.remote : undefined;
+  return selection && remoteOf(selection);
 }
 
 /** The editor dialog for a host key that known_hosts does not have. */
@@ -137,16 +87,4 @@ export function hostKeyQuestion(key: HostKey, url: string, knownHostsPath: strin
 
 export function hostKeyAnswer(optionId: string): HostKeyAnswer {
   return optionId === "once" || optionId === "always" ? optionId : "reject";
-}
-
-/**
- * File mentions arrive as local paths (the editor resolves them against its local project); in a
- * remote session those under the local cwd name the same file under the remote cwd.
- */
-export function remoteMentions(blocks: readonly PromptBlock[], localCwd: string, remoteCwd: string): PromptBlock[] {
-  return blocks.map((block) => {
-    if (block.type !== "file") return block;
-    const rel = inside(localCwd, block.path);
-    return rel === undefined ? block : { ...block, path: rel === "" ? remoteCwd : posix.join(remoteCwd, rel) };
-  });
 }

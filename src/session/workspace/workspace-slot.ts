@@ -1,4 +1,3 @@
-import { describeSshHealth } from "../../backends/ssh/ssh-backend.js";
 import type { Diagnostic } from "../../util/diagnostics.js";
 import type { SessionServices } from "../services.js";
 import { createWorkspace, type Workspace, type WorkspaceOptions } from "./workspace.js";
@@ -7,8 +6,8 @@ export type WorkspaceSlotOptions = Pick<
   WorkspaceOptions,
   "cwd" | "roots" | "editor" | "stateSnapshots" | "askHostKey" | "askDevContainer" | "sessionId" | "projectRoot"
 > & {
-  /** Told once a workspace in a container is ready, with its URL (the editor shows which workspace a session uses). */
-  onContainer?: (url: string) => void;
+  /** Told once a place that names itself to the editor is ready, with its URL (the editor shows which workspace a session uses). */
+  onAnnounce?: (url: string) => void;
   services: SessionServices;
   /** Runs alongside the first build (the remembered approvals load then). */
   alongside?: () => Promise<unknown>;
@@ -48,7 +47,7 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
           options.alongside?.(),
         ]);
         options.onDiagnostics(workspace.diagnostics);
-        if (workspace.container) options.onContainer?.(workspace.container.url);
+        if (workspace.place.announce) options.onAnnounce?.(workspace.place.announce);
         return workspace;
       });
       return current;
@@ -77,19 +76,7 @@ export function createWorkspaceSlot(options: WorkspaceSlotOptions) {
       } catch (error) {
         return { label: "Workspace", text: `not available: ${(error as Error).message}` };
       }
-      if (workspace.remote)
-        return {
-          label: "Remote workspace",
-          text: `${describeSshHealth(workspace.remote.url, await workspace.remote.backend.health())} (from ${workspace.remote.source})`,
-        };
-      if (workspace.container) {
-        const { describeContainerWorkspace } = await import("../../backends/container/container-status.js");
-        return {
-          label: "Container workspace",
-          text: `${await describeContainerWorkspace(workspace.container.workspace)} (from ${workspace.container.source})`,
-        };
-      }
-      return undefined;
+      return workspace.place.status?.();
     },
   };
 }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createHostSurfaceCache } from "../../../src/gate/surfaces/host-surface-cache.js";
-import { containerSurfaceCache } from "../../../src/session/workspace/container-surfaces.js";
+import { containerSurfaceCache } from "../../../src/session/workspace/container/container-surfaces.js";
 
 let base: string;
 let home: string;

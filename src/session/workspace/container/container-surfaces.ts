@@ -1,7 +1,7 @@
 import { posix } from "node:path";
-import type { HostSurfaceCache } from "../../gate/surfaces/host-surface-cache.js";
-import type { HostExecutionSurface, HostExecutionSurfaces } from "../../gate/surfaces/host-surfaces.js";
-import { relativeWithinPosix } from "../../util/path-within.js";
+import type { HostSurfaceCache } from "../../../gate/surfaces/host-surface-cache.js";
+import type { HostExecutionSurface, HostExecutionSurfaces } from "../../../gate/surfaces/host-surfaces.js";
+import { relativeWithinPosix } from "../../../util/path-within.js";
 
 // A container session's file tools work on the container's paths, but what decides what runs on the
 // host is the host's: the folder git resolves through `core.hooksPath`, an include, a linked `.git`.

@@ -1,9 +1,9 @@
 import { join, relative } from "node:path";
-import { createHeldGuard, type HeldGuard } from "../../backends/paths/held-guard.js";
-import { anchorFolders, type HeldSurface } from "../../backends/paths/held-record.js";
-import type { HostSurfaceCache } from "../../gate/surfaces/host-surface-cache.js";
-import type { ProtectedPaths } from "../../gate/surfaces/protected-paths.js";
-import { isWithin } from "../../util/path-within.js";
+import { createHeldGuard, type HeldGuard } from "../../../backends/paths/held-guard.js";
+import { anchorFolders, type HeldSurface } from "../../../backends/paths/held-record.js";
+import type { HostSurfaceCache } from "../../../gate/surfaces/host-surface-cache.js";
+import type { ProtectedPaths } from "../../../gate/surfaces/protected-paths.js";
+import { isWithin } from "../../../util/path-within.js";
 
 // Bind mode mounts the host project into the container, so a command there writes the host's disk
 // directly: the read-only binds of the surfaces protect paths, not what the host runs next (a parent
