@@ -231,7 +231,9 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     })
     .onRequest(REWIND_METHOD, rewindParams, async ({ params }) => {
       const entry = await state.live(params.sessionId);
-      const report = await mapErrors({ messageId: params.messageId }, () => entry.session.rewind(params.messageId));
+      const { report } = await mapErrors({ messageId: params.messageId }, () =>
+        entry.session.rewind({ before: params.messageId }),
+      );
       return { restoredFiles: report.restored, notRestored: report.notRestored };
     })
     .onRequest(AIR_REWIND_METHOD, airRewindParams, async ({ params }) => {
@@ -245,7 +247,7 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
       const entry = await state.live(params.sessionId);
       const { messageId } = params.beforeMessage;
       await checkAirTarget(entry, params.beforeMessage);
-      await mapErrors({ messageId }, () => entry.session.rewind(messageId));
+      await mapErrors({ messageId }, () => entry.session.rewind({ before: messageId }));
       return { rewound: true };
     });
 }
