@@ -216,3 +216,27 @@ it("leaves the files alone, as the draft says (our _deep-acp/session/rewind is t
   expect(lastSent()).toEqual(["user: never mind"]);
   expect(await readFile(file, "utf8")).toBe("two\n");
 });
+
+it("a rewind through a reply that called a tool keeps the call answered, so the next request is well formed", async () => {
+  const { agent, sessionId } = await startV2();
+  await writeFile(join(suite.project, "notes.txt"), "hello\n");
+  suite.model.enqueue(
+    {
+      parts: [
+        { type: "text", text: "Let me look." },
+        { type: "tool_call", name: "read_file", input: { file_path: join(suite.project, "notes.txt") } },
+      ],
+    },
+    textTurn("It says hello."),
+  );
+  const looked = await turn(agent, sessionId, "what is in notes.txt?");
+  const rewound = await agent.request("session/rewind", { sessionId, toMessageId: looked.replyId });
+  expect(rewound.result).toEqual({ lastMessageId: looked.replyId });
+  suite.model.enqueue(textTurn("ok"));
+  await turn(agent, sessionId, "never mind");
+  const sent = suite.model.requests.at(-1)!.messages;
+  expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+  expect(sent[1]!.toolCalls?.[0]?.name).toBe("read_file");
+  expect(sent[2]!.toolCallId).toBe(sent[1]!.toolCalls?.[0]?.id);
+  expect(JSON.stringify(sent)).not.toContain("It says hello.");
+});
