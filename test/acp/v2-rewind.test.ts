@@ -33,11 +33,8 @@ it("sends the draft's shapes: history_truncated and both responses", async () =>
   const rewind = { sessionId, toMessageId: second };
   expect(await h.agent.request("session/rewind", rewind)).toEqual({ lastMessageId: second });
   const content: v2.ContentBlock[] = [{ type: "text", text: "first, edited" }];
-  const edited = await h.agent.request<v2.PromptResponse>("session/edit_prompt", {
-    sessionId,
-    messageId: first,
-    content,
-  });
+  const edit = { sessionId, messageId: first, content };
+  const edited = (await h.agent.request("session/edit_prompt", edit)) as v2.PromptResponse;
   await h.idle(sessionId, 0, 3);
   const truncations = h.of(sessionId).filter((u) => (u.sessionUpdate as string) === "history_truncated");
   expect(truncations).toEqual([
