@@ -16,6 +16,8 @@ export const wireError = {
   invalidParams: (data: unknown, message: string) => acp.RequestError.invalidParams(data, message),
   /** -32600: a request this state of the connection or session cannot serve. */
   invalidRequest: (data: unknown, message: string) => acp.RequestError.invalidRequest(data, message),
+  /** -32002 with `data` of our own (the rewind draft's `reason`), where sessionNotFound's data does not fit. */
+  resourceNotFound: (data: unknown) => new acp.RequestError(-32002, "Resource not found", data),
   /** -32601: a method this agent does not serve to this client. */
   methodNotFound: (method: string) => acp.RequestError.methodNotFound(method),
   /** -32000: no usable credentials. */

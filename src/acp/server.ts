@@ -13,6 +13,8 @@ import { quotaShapesOf } from "./quota/editor-shapes.js";
 import { registerSteering, wantsPromptQueueing } from "./handlers/steering.js";
 import { createCommandTable } from "../commands/index.js";
 import { steerV2Prompt } from "./handlers/steering.js";
+import { RewindError } from "../session/errors.js";
+import { describeRewindProblem, findCut, type RewindTarget } from "../transcript/index.js";
 
 const SESSION_LAYER_PREFETCH_DELAY_MS = 50;
 
@@ -91,6 +93,14 @@ export function createAcpServer(options: AcpServerOptions) {
         state.sessions.get(sessionId)?.session.background.runningToolCalls() ?? [],
       steer: (sessionId: string, prompt: acp.ContentBlock[], messageId: string) =>
         steerV2Prompt(state, sessionId, prompt, messageId),
+      /** The v2 draft's rewind (v2/rewind-door.ts): a look first, then the session's one rewind. */
+      checkRewind: async (sessionId: string, target: RewindTarget) => {
+        const problem = findCut(await (await state.live(sessionId)).session.records(), target);
+        if (typeof problem !== "number")
+          throw new RewindError(problem, describeRewindProblem(problem, target, sessionId));
+      },
+      rewind: async (sessionId: string, target: RewindTarget) =>
+        (await state.live(sessionId)).session.rewind(target, { restoreFiles: false }),
     },
     /** For tests: the live session objects. */
     sessions: (): Session[] => [...state.sessions.values()].map((e) => e.session),

@@ -14,7 +14,8 @@ import type { PlanEntry, Questioner } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
-import { createJournal, type Journal, type RewindReport, type SessionRecord } from "../transcript/index.js";
+import { createJournal, type Journal, type SessionRecord } from "../transcript/index.js";
+import type { RewindDone, RewindTarget } from "../transcript/index.js";
 import type { SessionEventSink, SessionOptions, SessionServices } from "./services.js";
 import {
   applyWorkspaceChanges,
@@ -323,19 +324,20 @@ export class Session {
   }
 
   /**
-   * Truncates the conversation before user message `messageId` (so it can be edited and sent again)
-   * and puts back files the agent changed since, unless someone else changed them after.
+   * Truncates the conversation at `target` (before a user message: to edit and send it again) and,
+   * unless told not to, puts back the files the agent changed since that nobody changed after.
    */
-  async rewind(messageId: string): Promise<RewindReport> {
+  async rewind(target: RewindTarget, options: { restoreFiles?: boolean } = {}): Promise<RewindDone> {
     await this.turns.stop();
-    const outcome = await this.journal.rewind(messageId, async () => {
+    const files = async () => {
       const workspace = await this.ensureWorkspace();
       return { backend: workspace.backend, scope: createRestoreScope(workspace) };
-    });
-    if (!outcome) throw new RewindError(`no user message ${messageId} in session ${this.id}`);
+    };
+    const outcome = await this.journal.rewind(target, options.restoreFiles === false ? undefined : files);
+    if ("problem" in outcome) throw new RewindError(outcome.problem, outcome.message);
     this.history = outcome.restored.history;
     this.plan = outcome.restored.plan;
-    return outcome.report;
+    return outcome;
   }
 
   /** The records written so far (after flushing what is buffered). */

@@ -9,6 +9,8 @@ export {
   type ToolCallRecord,
 } from "./restore.js";
 export { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
+export { messageFingerprint, resolveRewindPoints, type HistoryPoint } from "./history-point.js";
+export { describeRewindProblem, findCut, type RewindProblem, type RewindTarget } from "./rewind-cut.js";
 export * from "./store/index.js";
 export { saveTurnEnd, STATE_ATTACHMENT } from "./turn-end.js";
-export { createJournal, type Journal } from "./journal.js";
+export { createJournal, type Journal, type RewindDone } from "./journal.js";

@@ -7,10 +7,13 @@ import type { BackendProtocol } from "../backends/protocol.js";
 import type { RestoreScope } from "../gate/seams/restore.js";
 import { restoreSession, type RestoredSession, type SessionRecord } from "./restore.js";
 import { fileChanges, restoreFiles, type RewindReport } from "./rewind.js";
+import { describeRewindProblem, findCut, lastMessageId, type RewindProblem, type RewindTarget } from "./rewind-cut.js";
 import type { MetaPatch, NewSessionMeta, SessionStore } from "./store/index.js";
 import { saveTurnEnd } from "./turn-end.js";
 
-export type RewindOutcome = { report: RewindReport; restored: RestoredSession };
+/** What a rewind did: the files it put back, and the last message left (null: none is). */
+export type RewindDone = { report: RewindReport; lastMessageId: string | null };
+export type RewindOutcome = RewindDone & { restored: RestoredSession };
 
 export type JournalOptions = { store: SessionStore; sessionId: string; logger: Logger; persisted: boolean };
 
@@ -59,22 +62,25 @@ export function createJournal(options: JournalOptions) {
       return (await store.read(sessionId)).records as unknown as SessionRecord[];
     },
     /**
-     * Truncates the log before user message `messageId` and puts back the files the agent changed
-     * since (unless someone else changed them after). Undefined when there is no such message.
+     * Truncates the log at `target` (rewind-cut.ts) and, when `files` is given, puts back the files
+     * the agent changed since (unless someone else changed them after). Nothing changes on a problem.
      */
     async rewind(
-      messageId: string,
-      files: () => Promise<{ backend: BackendProtocol; scope: RestoreScope }>,
-    ): Promise<RewindOutcome | undefined> {
+      target: RewindTarget,
+      files?: () => Promise<{ backend: BackendProtocol; scope: RestoreScope }>,
+    ): Promise<RewindOutcome | { problem: RewindProblem; message: string }> {
       const records = await this.records();
-      const cut = records.findIndex((r) => r.t === "user" && r.id === messageId);
-      if (cut < 0) return undefined;
-      const { backend, scope } = await files();
-      const report = await restoreFiles(fileChanges(records.slice(cut)), backend, scope);
+      const cut = findCut(records, target);
+      if (typeof cut !== "number") return { problem: cut, message: describeRewindProblem(cut, target, sessionId) };
+      let report: RewindReport = { restored: [], notRestored: [] };
+      if (files) {
+        const { backend, scope } = await files();
+        report = await restoreFiles(fileChanges(records.slice(cut)), backend, scope);
+      }
       const kept = records.slice(0, cut);
       savedSnapshot = undefined;
       await store.rewrite(sessionId, kept as unknown as Record<string, unknown>[]);
-      return { report, restored: restoreSession(kept) };
+      return { report, restored: restoreSession(kept), lastMessageId: lastMessageId(kept) };
     },
     async endTurn(result: TurnResult, meta: MetaPatch, snapshots: Record<string, unknown> | undefined): Promise<void> {
       if (recorder)

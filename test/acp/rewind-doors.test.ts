@@ -59,3 +59,64 @@ describe("JetBrains' _session/rewind", () => {
     expect(await readFile(join(suite.project, "a.txt"), "utf8")).toBe("two\n");
   });
 });
+
+describe("JetBrains' _session/rewind with resumeAtMessage", () => {
+  /** Two prompts answered "reply to <text>": each user message's id and its reply's id. */
+  async function twoTurns(h: Harness, texts: [string, string]) {
+    const { sessionId } = await h.newSession(suite.project);
+    const turns = [];
+    for (const text of texts) {
+      h.model.enqueue(textTurn(`reply to ${text}`));
+      const { response, updates } = await h.prompt(sessionId, text);
+      const userId = (response._meta as { "deep-acp": { userMessageId: string } })["deep-acp"].userMessageId;
+      const chunk = updates.find((u) => u.sessionUpdate === "agent_message_chunk") as { messageId: string };
+      turns.push({ text, userId, replyId: chunk.messageId });
+    }
+    return { sessionId, turns };
+  }
+  const point = (messageId: string, text: string, messageOccurrence = 1) => ({
+    messageId,
+    messageFingerprint: fingerprint(text),
+    messageOccurrence,
+  });
+  const lastSent = (h: Harness) => h.model.requests.at(-1)!.messages.map((m) => `${m.role}: ${m.text}`);
+
+  it("keeps history through the reply it names and refuses one that is not the last reply kept", async () => {
+    const h = await suite.start({ clientCapabilities: AIR });
+    const { sessionId, turns } = await twoTurns(h, ["first", "second"]);
+    const [first, second] = turns as [(typeof turns)[0], (typeof turns)[0]];
+    const beforeMessage = point(second.userId, "second");
+    for (const resumeAtMessage of [
+      point(second.replyId, "reply to second"), // a reply the rewind removes
+      point(first.replyId, "reply to something else"), // the right id with another text
+    ])
+      await expect(
+        h.agent.request("_session/rewind", { sessionId, beforeMessage, resumeAtMessage }),
+      ).rejects.toMatchObject({ code: -32602 });
+    h.model.enqueue(textTurn("still here"));
+    await h.prompt(sessionId, "nothing lost");
+    expect(lastSent(h)).toContain("user: second");
+
+    const resumeAtMessage = point(first.replyId, "reply to first");
+    expect(await h.agent.request("_session/rewind", { sessionId, beforeMessage, resumeAtMessage })).toEqual({
+      rewound: true,
+    });
+    h.model.enqueue(textTurn("fresh"));
+    await h.prompt(sessionId, "again");
+    expect(lastSent(h)).toEqual(["user: first", "assistant: reply to first", "user: again"]);
+  });
+
+  it("finds a message by its fingerprint's occurrence when the client's ids are not ours", async () => {
+    const h = await suite.start({ clientCapabilities: AIR });
+    const { sessionId, turns } = await twoTurns(h, ["same", "same"]);
+    const beforeMessage = point("client-side-id", "same", 2);
+    const resumeAtMessage = point("client-side-reply", "reply to same", 1);
+    expect(await h.agent.request("_session/rewind", { sessionId, beforeMessage, resumeAtMessage })).toEqual({
+      rewound: true,
+    });
+    h.model.enqueue(textTurn("fresh"));
+    await h.prompt(sessionId, "next");
+    expect(lastSent(h)).toEqual(["user: same", "assistant: reply to same", "user: next"]);
+    expect(turns).toHaveLength(2);
+  });
+});

@@ -2,11 +2,13 @@
 // version (schema/v1 or schema/v2, the unstable file: it holds every type the stable one has plus the
 // unstable additions we use). Requests and notifications are checked by their method's params type,
 // responses by the response type of the request they answer, errors against `Error`. The drafts we
-// serve before the SDK has them (quota_update, quota/read) are checked against their RFD's shape.
+// serve before the SDK has them (quota_update, quota/read, v2's history_truncated, session/rewind and
+// session/edit_prompt) are checked against their RFD's shape.
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { QUOTA_SNAPSHOT, QUOTA_UPDATE_NOTIFICATION } from "./quota-draft-schema.js";
+import { EDIT_PROMPT_RESPONSE, HISTORY_TRUNCATED_NOTIFICATION, REWIND_RESPONSE } from "./rewind-draft-schema.js";
 
 export type ProtocolVersion = 1 | 2;
 
@@ -33,7 +35,12 @@ function compile(version: ProtocolVersion) {
       ([name, def]) => def["x-method"] === method && def["x-side"] === side && name.endsWith(suffix),
     )?.[0];
   const quota = { update: ajv.compile(QUOTA_UPDATE_NOTIFICATION), snapshot: ajv.compile(QUOTA_SNAPSHOT) };
-  return { get, find, quota };
+  const rewind = {
+    truncated: ajv.compile(HISTORY_TRUNCATED_NOTIFICATION),
+    "session/rewind": ajv.compile(REWIND_RESPONSE),
+    "session/edit_prompt": ajv.compile(EDIT_PROMPT_RESPONSE),
+  };
+  return { get, find, quota, rewind };
 }
 
 export class SchemaViolation extends Error {
@@ -49,7 +56,7 @@ export class SchemaViolation extends Error {
 export function createSchemaCheck(version: ProtocolVersion) {
   let compiled = validators.get(version);
   if (!compiled) validators.set(version, (compiled = compile(version)));
-  const { get, find, quota } = compiled;
+  const { get, find, quota, rewind } = compiled;
   const clientRequests = new Map<string, string>();
   const violations: string[] = [];
   let checked = 0;
@@ -79,6 +86,8 @@ export function createSchemaCheck(version: ProtocolVersion) {
         const update = (m.params as { update?: { sessionUpdate?: string } } | undefined)?.update;
         if (m.method === "session/update" && update?.sessionUpdate === "quota_update")
           return void check(quota.update, m.params, "quota_update");
+        if (m.method === "session/update" && update?.sessionUpdate === "history_truncated")
+          return void check(rewind.truncated, m.params, "history_truncated");
         const side = m.method.startsWith("$/") ? "protocol" : "client";
         const suffix = m.id === undefined ? "Notification" : "Request";
         check(find(m.method, side, suffix), m.params, `${m.method} ${suffix.toLowerCase()}`);
@@ -88,6 +97,8 @@ export function createSchemaCheck(version: ProtocolVersion) {
       if ("error" in m) return void check("Error", m.error, `error answering ${method ?? "?"}`);
       if (!method || method.startsWith("_")) return;
       if (method === "quota/read") return void check(quota.snapshot, m.result, "quota/read response");
+      if (method === "session/rewind" || method === "session/edit_prompt")
+        return void check(rewind[method], m.result, `${method} response`);
       check(find(method, "agent", "Response"), m.result, `${method} response`);
     },
     violations,

@@ -1,9 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AIR_SESSION_REWIND, clientSpeaksAir } from "../capabilities.js";
 import { checkNewSession, relativePathProblem } from "../../session/new-session-check.js";
-import { InvalidSessionIdError } from "../../transcript/index.js";
+import { InvalidSessionIdError, resolveRewindPoints } from "../../transcript/index.js";
 import { mapErrors, newSessionProblemError, wireError } from "../errors.js";
 import { loadSessionLayer, type ConnectionState, type LiveSession, type OpenedSession } from "../connection-state.js";
 import { META_KEY } from "../updates/translate.js";
@@ -16,38 +15,25 @@ export const REWIND_METHOD = "_deep-acp/session/rewind";
 const rewindParams = z.object({ sessionId: z.string().min(1), messageId: z.string().min(1) });
 
 /**
- * The same rewind through JetBrains' door (claude-agent-acp PR #1126, codex-acp PR #508): the user
- * message is named by id, pinned by `sha256:<hex>` of its full text and, for ids a client reuses,
- * its 1-based occurrence. A fingerprint that does not match is no match (a reused id never picks
- * another message). Answered `{ rewound: true }`; only for clients that list `sessionRewind`.
+ * The same rewind through JetBrains' door (claude-agent-acp PR #1126, codex-acp PR #508): the first
+ * user message to remove (`beforeMessage`) and, as a guard, the last agent reply to keep
+ * (`resumeAtMessage`, absent for the first message), each named by id, pinned by `sha256:<hex>` of
+ * its full text and, for a client whose ids are not ours, the fingerprint's 1-based occurrence
+ * (transcript/history-point.ts). A point that does not match is refused and nothing changes.
+ * Answered `{ rewound: true }`; only for clients that list `sessionRewind`.
  */
 export const AIR_REWIND_METHOD = "_session/rewind";
+const historyPoint = z.object({
+  messageId: z.string().min(1),
+  messageFingerprint: z.string().optional(),
+  messageOccurrence: z.number().int().min(1).optional(),
+});
 const airRewindParams = z.object({
   sessionId: z.string().min(1),
-  beforeMessage: z.object({
-    messageId: z.string().min(1),
-    messageFingerprint: z.string().optional(),
-    messageOccurrence: z.number().int().min(1).optional(),
-  }),
-  resumeAtMessage: z.unknown().optional(),
+  beforeMessage: historyPoint,
+  resumeAtMessage: historyPoint.optional(),
   _meta: z.unknown().optional(),
 });
-
-/** `sha256:` and the hex SHA-256 of a user message's text, as JetBrains pins it. */
-export function messageFingerprint(text: string): string {
-  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
-}
-
-async function checkAirTarget(entry: LiveSession, target: z.infer<typeof airRewindParams>["beforeMessage"]) {
-  const users = (await entry.session.records()).filter((r) => r.t === "user" && r.id === target.messageId);
-  const found = users[(target.messageOccurrence ?? 1) - 1];
-  const text = found?.t === "user" ? found.blocks.map((b) => (b.type === "text" ? b.text : "")).join("") : undefined;
-  if (text === undefined || (target.messageFingerprint && target.messageFingerprint !== messageFingerprint(text)))
-    throw wireError.invalidParams(
-      { messageId: target.messageId },
-      text === undefined ? "no such user message" : "the message's fingerprint does not match",
-    );
-}
 
 function checkPaths(cwd: string, extra: readonly string[] = []) {
   const problem = relativePathProblem(cwd, extra);
@@ -224,18 +210,19 @@ export function registerSessionLifecycle(app: acp.AgentApp, state: ConnectionSta
     })
     .onRequest(REWIND_METHOD, rewindParams, async ({ params }) => {
       const entry = await state.live(params.sessionId);
-      const report = await mapErrors({ messageId: params.messageId }, () => entry.session.rewind(params.messageId));
+      const { report } = await mapErrors({ messageId: params.messageId }, () =>
+        entry.session.rewind({ before: params.messageId }),
+      );
       return { restoredFiles: report.restored, notRestored: report.notRestored };
     })
     .onRequest(AIR_REWIND_METHOD, airRewindParams, async ({ params }) => {
       if (!clientSpeaksAir(state.clientCapabilities, AIR_SESSION_REWIND))
         throw wireError.methodNotFound(AIR_REWIND_METHOD);
-      if (params.resumeAtMessage !== undefined)
-        throw wireError.invalidParams({ resumeAtMessage: params.resumeAtMessage }, "resumeAtMessage is not supported");
       const entry = await state.live(params.sessionId);
-      const { messageId } = params.beforeMessage;
-      await checkAirTarget(entry, params.beforeMessage);
-      await mapErrors({ messageId }, () => entry.session.rewind(messageId));
+      const { beforeMessage, resumeAtMessage } = params;
+      const found = resolveRewindPoints(await entry.session.records(), beforeMessage, resumeAtMessage);
+      if ("problem" in found) throw wireError.invalidParams({ messageId: beforeMessage.messageId }, found.problem);
+      await mapErrors({ messageId: found.messageId }, () => entry.session.rewind({ before: found.messageId }));
       return { rewound: true };
     });
 }

@@ -14,6 +14,9 @@ import {
 } from "./v2-updates.js";
 import type { SteeringOutcome } from "../../turn/index.js";
 import { wireError, isSessionNotFound } from "../errors.js";
+import type { RewindTarget } from "../../transcript/index.js";
+import { toV1McpServers, toV2AuthMethods } from "./v2-shapes.js";
+import { registerV2Rewind, withRewindCapability } from "./rewind-door.js";
 
 // ACP v2 (Preview), served by running our v1 agent in process and translating in one place: a v2
 // client gets v2's lifecycle (prompts acknowledged with the inserted message's id, foreground state as
@@ -26,7 +29,7 @@ import { wireError, isSessionNotFound } from "../errors.js";
 // Subagents are not listed as background work: the schema's `subagent` item is "a detached subagent
 // session", and work in the listing "is not covered" by session/cancel "and keeps running"; ours run
 // inside the parent's turn (its foreground work, which cancel stops), reported by `subagent_update`
-// and their own `state_update`.
+// and their own `state_update`. The draft's session/rewind and session/edit_prompt: v2/rewind-door.ts.
 
 export type V2AgentOptions = {
   /** The v1 app that does the work (one per connection, like the v2 app). */
@@ -35,6 +38,9 @@ export type V2AgentOptions = {
   backgroundOf(sessionId: string): string[];
   /** Offers a prompt to the session's running turn under `messageId` (steerV2Prompt in handlers/steering.ts). */
   steer(sessionId: string, prompt: v1.ContentBlock[], messageId: string): Promise<SteeringOutcome>;
+  /** The session's rewind, files left alone, and the look before it (v2/rewind-door.ts). */
+  rewind(sessionId: string, target: RewindTarget): Promise<{ lastMessageId: string | null }>;
+  checkRewind(sessionId: string, target: RewindTarget): Promise<void>;
   logger: Logger;
 };
 
@@ -71,38 +77,6 @@ async function call<T>(bridge: V1Bridge | undefined, method: string, params: unk
   } catch (error) {
     throw toV2Error(error);
   }
-}
-
-function toV1McpServers(servers: readonly v2.McpServer[] | null | undefined): v1.McpServer[] {
-  return (servers ?? []).map((server) => {
-    const s = server as { type: string; name: string } & Record<string, unknown>;
-    if (s.type === "stdio")
-      return {
-        name: s.name,
-        command: s.command as string,
-        args: (s.args as string[]) ?? [],
-        env: (s.env as v1.EnvVariable[]) ?? [],
-      };
-    if (s.type === "http")
-      return { type: "http", name: s.name, url: s.url as string, headers: (s.headers as v1.HttpHeader[]) ?? [] };
-    throw wireError.invalidParams({ type: s.type }, `MCP server "${s.name}": transport "${s.type}" is not supported`);
-  });
-}
-
-function toV2AuthMethods(methods: readonly v1.AuthMethod[] | undefined): v2.AuthMethod[] {
-  return (methods ?? []).map((m) => {
-    const method = m as { type?: string; id: string; name: string; description?: string | null; args?: string[] };
-    const common = {
-      methodId: method.id,
-      name: method.name,
-      ...(method.description ? { description: method.description } : {}),
-    };
-    return (
-      method.type === "terminal"
-        ? { type: "terminal", ...common, ...(method.args ? { args: method.args } : {}) }
-        : { type: "agent", ...common }
-    ) as v2.AuthMethod;
-  });
 }
 
 export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
@@ -257,6 +231,22 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     }
   };
 
+  /** A prompt held, offered to the running turn or inserted: answered once it is in. */
+  const insert = (sessionId: string, s: SessionState, prompt: v2.ContentBlock[]) =>
+    new Promise<v2.PromptResponse>((resolve, reject) => {
+      const held: Held = { prompt, resolve, reject };
+      // It may join the running turn unless prompts held before it are still waiting to be inserted.
+      const joinable = s.turn !== undefined && s.queue.every((h) => h.steering);
+      s.queue.push(held);
+      if (joinable) steer(sessionId, s, held);
+      else pump(sessionId);
+    });
+  const openState = (sessionId: string) => {
+    const s = sessions.get(sessionId);
+    if (!s?.open || s.closed) throw wireError.sessionNotFound(sessionId);
+    return s;
+  };
+
   /** session/close and archive: held prompts answered, the cancelled turn's idle update out, then nothing. */
   const closing = async <T>(sessionId: string, close: () => Promise<T>): Promise<T> => {
     const s = sessions.get(sessionId);
@@ -288,7 +278,7 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
       return {
         protocolVersion: 2,
         info: init.agentInfo ?? { name: "deep-acp", version: "unknown" },
-        capabilities: toV2Capabilities(init.agentCapabilities ?? {}),
+        capabilities: withRewindCapability(toV2Capabilities(init.agentCapabilities ?? {})),
         authMethods: toV2AuthMethods(init.authMethods),
       };
     })
@@ -362,21 +352,8 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     })
     .onRequest(v2.methods.agent.session.prompt, async ({ params, requestId }) => {
       const key = keys.take(requestId);
-      const s = sessions.get(params.sessionId);
-      if (!s?.open || s.closed) throw wireError.sessionNotFound(params.sessionId);
-      return keys.once(
-        params.sessionId,
-        key,
-        () =>
-          new Promise<v2.PromptResponse>((resolve, reject) => {
-            const held: Held = { prompt: params.prompt, resolve, reject };
-            // It may join the running turn unless prompts held before it are still waiting to be inserted.
-            const joinable = s.turn !== undefined && s.queue.every((h) => h.steering);
-            s.queue.push(held);
-            if (joinable) steer(params.sessionId, s, held);
-            else pump(params.sessionId);
-          }),
-      );
+      const s = openState(params.sessionId);
+      return keys.once(params.sessionId, key, () => insert(params.sessionId, s, params.prompt));
     })
     .onNotification(v2.methods.agent.session.cancel, ({ params }) => {
       const s = sessions.get(params.sessionId);
@@ -391,5 +368,19 @@ export function createV2Agent(options: V2AgentOptions): v2.AgentApp {
     },
     closing,
   });
-  return withIdempotencyKeys(served, keys);
+  const rewinding = registerV2Rewind(served, {
+    checkOpen: openState,
+    check: options.checkRewind,
+    truncate: options.rewind,
+    notify,
+    insert: (sessionId, prompt) => insert(sessionId, openState(sessionId), prompt),
+    // The running turn is cancelled and its idle state sent before anything is cut (the draft's rule).
+    async settle(sessionId) {
+      const s = openState(sessionId);
+      dropHeld(s);
+      if (s.turn) bridge?.notify("session/cancel", { sessionId });
+      while (s.turn) await s.turn;
+    },
+  });
+  return withIdempotencyKeys(rewinding, keys);
 }

@@ -12,7 +12,7 @@ describe("domain errors -> JSON-RPC errors", () => {
     ["malformed session id", new InvalidSessionIdError("../x"), { sessionId: "../x" }, -32002],
     ["bad list cursor", new InvalidCursorError("zz"), { cursor: "zz" }, -32602],
     ["unknown fork point", new ForkPointError("no message m1"), { messageId: "m1" }, -32602],
-    ["unknown rewind point", new RewindError("no user message m1"), { messageId: "m1" }, -32602],
+    ["unknown rewind point", new RewindError("unknown_message_id", "no user message m1"), { messageId: "m1" }, -32602],
   ];
   for (const [what, error, context, code] of cases) {
     it(`maps ${what} to ${code}`, () => {
