@@ -1,0 +1,183 @@
+import { Agent } from "node:http";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Duplex } from "node:stream";
+import { createSshConnection, describeTarget, type SshConnection } from "../ssh/ssh-connection.js";
+import { createHostTrust } from "../ssh/ssh-host-trust.js";
+import { createKnownHostsFile } from "../ssh/ssh-known-hosts.js";
+import { loadIdentities, resolveHost, type ResolvedHost } from "../ssh/ssh-target.js";
+
+// A Docker engine on another machine, reached as `docker -H ssh://user@host` reaches it: an SSH login
+// there, and each HTTP connection of the Engine API is one exec channel running
+// `docker system dial-stdio` (the far side's CLI relays it to its own engine socket). The login is
+// the SSH workspaces' one (backends/ssh): ~/.ssh/config through `ssh -G`, ssh-agent, identity files,
+// and the host key checked against ~/.ssh/known_hosts. An unknown or changed key is refused with what
+// to do, never accepted silently: nobody can be asked on an engine connection (doctor, the workspaces
+// command, a session's setup all run before or outside a dialog).
+//
+// docker-modem's own ssh transport makes a new SSH login per request and accepts any host key; here
+// one login carries many channels, and more logins open when one is full (OpenSSH allows 10 sessions
+// per connection, and each session's attached helper holds one channel for as long as it lives).
+
+export type SshEngineHost = { user?: string; host: string; port?: number };
+
+/** `ssh://[user@]host[:port]` (a trailing "/" is allowed, a path is not: the far side's CLI finds its engine). */
+export function parseSshEngineHost(dockerHost: string): SshEngineHost {
+  let url: URL;
+  try {
+    url = new URL(dockerHost);
+  } catch {
+    throw new Error(`DOCKER_HOST "${dockerHost}" is not a URL (expected ssh://[user@]host[:port])`);
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (url.protocol !== "ssh:" || !host)
+    throw new Error(`DOCKER_HOST "${dockerHost}": expected ssh://[user@]host[:port]`);
+  if (url.password) throw new Error(`DOCKER_HOST "${dockerHost}": no passwords in the URL; use ssh-agent or a key`);
+  if (url.pathname && url.pathname !== "/")
+    throw new Error(`DOCKER_HOST "${dockerHost}": a path is not supported (expected ssh://[user@]host[:port])`);
+  return {
+    ...(url.username ? { user: decodeURIComponent(url.username) } : {}),
+    host,
+    ...(url.port ? { port: Number(url.port) } : {}),
+  };
+}
+
+export type SshEngineOptions = {
+  /** Whose ~/.ssh (config, keys, known_hosts) is used. Default os.homedir(). */
+  home?: string;
+  /** Default env.SSH_AUTH_SOCK. */
+  agentSocket?: string;
+  /** Channels per login before another login opens. Default 8. */
+  channelsPerLogin?: number;
+  /** A login with no channel open is closed after this long (so a CLI run can exit). Default 1500 ms. */
+  idleMs?: number;
+  /** Default 15000. */
+  connectTimeoutMs?: number;
+};
+
+export type SshEngineTransport = {
+  /** user@host[:port] */
+  target: string;
+  /** The http.Agent dockerode sends every request through. */
+  agent: Agent;
+  /** SSH logins open now (status and the bench). */
+  logins(): number;
+  close(): Promise<void>;
+};
+
+type Login = { connection: SshConnection; channels: number; idle?: NodeJS.Timeout };
+
+export async function createSshEngineTransport(
+  spec: SshEngineHost,
+  options: SshEngineOptions = {},
+): Promise<SshEngineTransport> {
+  const home = options.home ?? homedir();
+  const resolved: ResolvedHost = await resolveHost(spec, {
+    home,
+    ...(options.agentSocket !== undefined ? { agentSocket: options.agentSocket } : {}),
+  });
+  const identities = await loadIdentities(resolved.identityFiles);
+  const target = describeTarget(resolved);
+  const trust = createHostTrust({ knownHosts: createKnownHostsFile(join(home, ".ssh", "known_hosts")) });
+  const perLogin = options.channelsPerLogin ?? 8;
+  const idleMs = options.idleMs ?? 1500;
+  const logins = new Set<Login>();
+
+  const newLogin = (): Login => {
+    const login: Login = {
+      channels: 0,
+      connection: createSshConnection({
+        endpoint: resolved,
+        auth: { ...(resolved.agentSocket ? { agentSocket: resolved.agentSocket } : {}), identities },
+        verifyHostKey: async (key) => {
+          const verdict = await trust.verify(key);
+          // The workspace text suggests an editor dialog and --trust-remote-host; neither exists here.
+          return "unknown" in verdict
+            ? {
+                refused: `${verdict.unknown.replace(/, accept it in the editor's dialog, or run with --trust-remote-host\.$/, ".")} (the container engine at ssh://${target})`,
+              }
+            : verdict;
+        },
+        maxChannels: perLogin,
+        ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+      }),
+    };
+    logins.add(login);
+    // A dropped login is forgotten; the next request opens another.
+    void login.connection.whenDropped().then(() => {
+      logins.delete(login);
+      clearTimeout(login.idle);
+    });
+    return login;
+  };
+
+  const pick = (): Login => {
+    let best: Login | undefined;
+    for (const login of logins)
+      if (login.channels < perLogin && (!best || login.channels > best.channels)) best = login;
+    return best ?? newLogin();
+  };
+
+  async function dial(): Promise<Duplex> {
+    const login = pick();
+    login.channels++;
+    clearTimeout(login.idle);
+    const release = () => {
+      login.channels--;
+      if (login.channels > 0) return;
+      login.idle = setTimeout(() => {
+        if (login.channels > 0) return;
+        logins.delete(login);
+        void login.connection.close();
+      }, idleMs);
+      login.idle.unref();
+    };
+    try {
+      const channel = await login.connection.exec("docker system dial-stdio");
+      channel.once("close", release);
+      // The far side's complaints (no docker CLI there, no engine behind it) end the HTTP exchange
+      // early; keep the first of them for the error the request then reports.
+      let stderr = "";
+      channel.stderr.on("data", (chunk: Buffer) => {
+        if (stderr.length < 2000) stderr += chunk.toString();
+      });
+      channel.once("exit", (code: number | null) => {
+        if (code && stderr.trim())
+          (channel as unknown as Duplex).destroy(new Error(`ssh://${target}: ${stderr.trim().split("\n")[0]}`));
+      });
+      // http's client calls a few net.Socket methods on what the agent hands it.
+      const socketLike = channel as unknown as Record<string, unknown>;
+      for (const name of ["setTimeout", "setNoDelay", "setKeepAlive", "ref", "unref"])
+        socketLike[name] ??= () => channel;
+      return channel as unknown as Duplex;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  const agent = new Agent({ keepAlive: false });
+  // http.Agent asks for a socket per request; an SSH channel is a duplex stream like one.
+  (agent as unknown as { createConnection: unknown }).createConnection = (
+    _options: unknown,
+    callback: (error: Error | null, socket?: Duplex) => void,
+  ) => {
+    dial().then(
+      (socket) => callback(null, socket),
+      (error: Error) => callback(error),
+    );
+    return undefined;
+  };
+
+  return {
+    target,
+    agent,
+    logins: () => logins.size,
+    async close() {
+      const all = [...logins];
+      logins.clear();
+      for (const login of all) clearTimeout(login.idle);
+      await Promise.all(all.map((login) => login.connection.close()));
+    },
+  };
+}
