@@ -49,7 +49,7 @@ export type SshEngineOptions = {
   agentSocket?: string;
   /** Channels per login before another login opens. Default 8. */
   channelsPerLogin?: number;
-  /** A login with no channel open is closed after this long (so a CLI run can exit). Default 1500 ms. */
+  /** A login with no channel open is closed after this long (so a CLI run can exit). Default 300 ms. */
   idleMs?: number;
   /** Default 15000. */
   connectTimeoutMs?: number;
@@ -64,6 +64,35 @@ export type SshEngineTransport = {
   logins(): number;
   close(): Promise<void>;
 };
+
+const FREE_CHANNEL_MS = 500;
+
+/**
+ * http's client and agent call a few net.Socket methods on what the agent hands them: ref/unref and
+ * keep-alive probes mean nothing on a channel (the login's keepalives watch the connection), and
+ * setTimeout(ms) is how the agent retires a free socket: a plain timer emitting "timeout".
+ */
+function socketLike(channel: Duplex): void {
+  const socket = channel as unknown as Record<string, unknown>;
+  let timer: NodeJS.Timeout | undefined;
+  let listener: (() => void) | undefined;
+  socket.setTimeout = (ms: number, callback?: () => void) => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (callback) {
+      if (listener) channel.removeListener("timeout", listener);
+      listener = callback;
+      channel.once("timeout", callback);
+    }
+    if (ms > 0) {
+      timer = setTimeout(() => channel.emit("timeout"), ms);
+      timer.unref();
+    }
+    return channel;
+  };
+  channel.once("close", () => clearTimeout(timer));
+  for (const name of ["setNoDelay", "setKeepAlive", "ref", "unref"]) socket[name] ??= () => channel;
+}
 
 type Login = { connection: SshConnection; channels: number; idle?: NodeJS.Timeout };
 
@@ -80,7 +109,7 @@ export async function createSshEngineTransport(
   const target = describeTarget(resolved);
   const trust = createHostTrust({ knownHosts: createKnownHostsFile(join(home, ".ssh", "known_hosts")) });
   const perLogin = options.channelsPerLogin ?? 8;
-  const idleMs = options.idleMs ?? 1500;
+  const idleMs = options.idleMs ?? 300;
   const logins = new Set<Login>();
 
   const newLogin = (): Login => {
@@ -145,10 +174,7 @@ export async function createSshEngineTransport(
         if (code && stderr.trim())
           (channel as unknown as Duplex).destroy(new Error(`ssh://${target}: ${stderr.trim().split("\n")[0]}`));
       });
-      // http's client calls a few net.Socket methods on what the agent hands it.
-      const socketLike = channel as unknown as Record<string, unknown>;
-      for (const name of ["setTimeout", "setNoDelay", "setKeepAlive", "ref", "unref"])
-        socketLike[name] ??= () => channel;
+      socketLike(channel as unknown as Duplex);
       return channel as unknown as Duplex;
     } catch (error) {
       release();
@@ -156,7 +182,9 @@ export async function createSshEngineTransport(
     }
   }
 
-  const agent = new Agent({ keepAlive: false });
+  // Kept alive: a channel (and the far side's dial-stdio) serves request after request; a free one is
+  // closed after half a second, so the logins go idle and a CLI run can exit.
+  const agent = new Agent({ keepAlive: true, timeout: FREE_CHANNEL_MS });
   // http.Agent asks for a socket per request; an SSH channel is a duplex stream like one.
   (agent as unknown as { createConnection: unknown }).createConnection = (
     _options: unknown,
