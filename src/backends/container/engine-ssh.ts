@@ -42,7 +42,16 @@ export function parseSshEngineHost(dockerHost: string): SshEngineHost {
   };
 }
 
+/** What the far side last said on stderr when dial-stdio failed there, by DOCKER_HOST address. */
+const complaints = new Map<string, string>();
+
+export function farSideComplaint(address: string): string | undefined {
+  return complaints.get(address);
+}
+
 export type SshEngineOptions = {
+  /** The DOCKER_HOST it serves (names its complaints). */
+  address?: string;
   /** Whose ~/.ssh (config, keys, known_hosts) is used. Default os.homedir(). */
   home?: string;
   /** Default env.SSH_AUTH_SOCK. */
@@ -107,6 +116,7 @@ export async function createSshEngineTransport(
   });
   const identities = await loadIdentities(resolved.identityFiles);
   const target = describeTarget(resolved);
+  const address = options.address ?? `ssh://${target}`;
   const trust = createHostTrust({ knownHosts: createKnownHostsFile(join(home, ".ssh", "known_hosts")) });
   const perLogin = options.channelsPerLogin ?? 8;
   const idleMs = options.idleMs ?? 300;
@@ -165,14 +175,13 @@ export async function createSshEngineTransport(
       const channel = await login.connection.exec("docker system dial-stdio");
       channel.once("close", release);
       // The far side's complaints (no docker CLI there, no engine behind it) end the HTTP exchange
-      // early; keep the first of them for the error the request then reports.
+      // early ("socket hang up"); kept for the error message that then names the engine.
       let stderr = "";
       channel.stderr.on("data", (chunk: Buffer) => {
         if (stderr.length < 2000) stderr += chunk.toString();
       });
       channel.once("exit", (code: number | null) => {
-        if (code && stderr.trim())
-          (channel as unknown as Duplex).destroy(new Error(`ssh://${target}: ${stderr.trim().split("\n")[0]}`));
+        if (code && stderr.trim()) complaints.set(address, `ssh://${target}: ${stderr.trim().split("\n")[0]}`);
       });
       socketLike(channel as unknown as Duplex);
       return channel as unknown as Duplex;

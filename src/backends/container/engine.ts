@@ -1,5 +1,13 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type Dockerode from "dockerode";
-import { createSshEngineTransport, parseSshEngineHost, type SshEngineTransport } from "./engine-ssh.js";
+import {
+  createSshEngineTransport,
+  farSideComplaint,
+  parseSshEngineHost,
+  type SshEngineTransport,
+} from "./engine-ssh.js";
 
 // The Docker Engine API through dockerode (docker-modem underneath: DOCKER_HOST as unix://, tcp:// or
 // ssh://, TLS from DOCKER_TLS_VERIFY/DOCKER_CERT_PATH; Podman's compatible socket works the same way).
@@ -17,10 +25,28 @@ export type EngineOptions = {
   home?: string;
 };
 
+/**
+ * The engine's socket when DOCKER_HOST is not set: Docker's (system-wide, then Docker Desktop's per
+ * user), else Podman's (rootless under XDG_RUNTIME_DIR, then rootful), the first that exists.
+ */
+export function defaultEngineSocket(
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (path: string) => boolean = existsSync,
+): string {
+  const candidates = [
+    "/var/run/docker.sock",
+    join(env.HOME || homedir(), ".docker", "run", "docker.sock"),
+    ...(env.XDG_RUNTIME_DIR ? [join(env.XDG_RUNTIME_DIR, "podman", "podman.sock")] : []),
+    "/run/podman/podman.sock",
+  ];
+  return candidates.find((path) => exists(path)) ?? candidates[0]!;
+}
+
 /** Where the engine is, as a user would name it. */
 export function engineAddress(options: EngineOptions = {}): string {
   if (options.socketPath) return `unix://${options.socketPath}`;
-  return (options.env ?? process.env).DOCKER_HOST || "unix:///var/run/docker.sock";
+  const env = options.env ?? process.env;
+  return env.DOCKER_HOST || `unix://${defaultEngineSocket(env)}`;
 }
 
 /**
@@ -48,6 +74,7 @@ export async function loadDocker(options: EngineOptions = {}): Promise<Docker> {
     let transport = sshTransports.get(key);
     if (!transport) {
       transport = createSshEngineTransport(spec, {
+        address,
         ...(options.home ? { home: options.home } : {}),
         ...(options.env?.SSH_AUTH_SOCK ? { agentSocket: options.env.SSH_AUTH_SOCK } : {}),
       });
@@ -58,7 +85,9 @@ export async function loadDocker(options: EngineOptions = {}): Promise<Docker> {
     // Plain HTTP over the SSH channels; the host name only fills the Host header.
     return new DockerClass({ protocol: "http", host: spec.host, port: 2375, agent } as Dockerode.DockerOptions);
   }
-  return new DockerClass();
+  // A socket (DOCKER_HOST=unix://, or the default one found above) directly; docker-modem reads tcp://
+  // DOCKER_HOST and its TLS settings itself.
+  return /^unix:\/\//i.test(address) ? new DockerClass({ socketPath: address.slice(7) }) : new DockerClass();
 }
 
 /** The SSH logins open to ssh:// engines (the bench reads it). */
@@ -78,6 +107,8 @@ export function engineError(address: string, error: unknown): EngineUnavailableE
   // The SSH login's own words (a refused host key, failed authentication) already say what to do.
   if (e.name === "SshConnectionError")
     return new EngineUnavailableError(`the container engine at ${address} cannot be reached: ${e.message}`);
+  const complaint = e.code === "ECONNRESET" ? farSideComplaint(address) : undefined;
+  if (complaint) return new EngineUnavailableError(`the container engine at ${address} does not answer: ${complaint}`);
   const why = e.code === "ENOENT" || e.code === "ECONNREFUSED" ? "nothing listens there" : (e.message ?? String(error));
   return new EngineUnavailableError(
     `no container engine answers at ${address} (${why}); start Docker (or Podman's socket) or set DOCKER_HOST`,
