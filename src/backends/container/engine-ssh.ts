@@ -67,8 +67,10 @@ export type SshEngineOptions = {
 export type SshEngineTransport = {
   /** user@host[:port] */
   target: string;
-  /** The http.Agent dockerode sends every request through. */
+  /** The http.Agent dockerode sends requests through (channels kept alive). */
   agent: Agent;
+  /** One channel per request, for requests that cannot be sent twice. */
+  freshAgent: Agent;
   /** SSH logins open now (status and the bench). */
   logins(): number;
   close(): Promise<void>;
@@ -101,6 +103,22 @@ function socketLike(channel: Duplex): void {
   };
   channel.once("close", () => clearTimeout(timer));
   for (const name of ["setNoDelay", "setKeepAlive", "ref", "unref"]) socket[name] ??= () => channel;
+}
+
+/** An http.Agent whose sockets are SSH channels: it asks for one per connection it needs. */
+function channelAgent(dial: () => Promise<Duplex>, keepAlive: boolean): Agent {
+  const agent = new Agent({ keepAlive, ...(keepAlive ? { timeout: FREE_CHANNEL_MS } : {}) });
+  (agent as unknown as { createConnection: unknown }).createConnection = (
+    _options: unknown,
+    callback: (error: Error | null, socket?: Duplex) => void,
+  ) => {
+    dial().then(
+      (socket) => callback(null, socket),
+      (error: Error) => callback(error),
+    );
+    return undefined;
+  };
+  return agent;
 }
 
 type Login = { connection: SshConnection; channels: number; idle?: NodeJS.Timeout };
@@ -192,23 +210,15 @@ export async function createSshEngineTransport(
   }
 
   // Kept alive: a channel (and the far side's dial-stdio) serves request after request; a free one is
-  // closed after half a second, so the logins go idle and a CLI run can exit.
-  const agent = new Agent({ keepAlive: true, timeout: FREE_CHANNEL_MS });
-  // http.Agent asks for a socket per request; an SSH channel is a duplex stream like one.
-  (agent as unknown as { createConnection: unknown }).createConnection = (
-    _options: unknown,
-    callback: (error: Error | null, socket?: Duplex) => void,
-  ) => {
-    dial().then(
-      (socket) => callback(null, socket),
-      (error: Error) => callback(error),
-    );
-    return undefined;
-  };
+  // closed after half a second, so the logins go idle and a CLI run can exit. A request whose body is
+  // a stream goes on a channel of its own (fresh): it cannot be sent again if a reused one hangs up.
+  const agent = channelAgent(dial, true);
+  const freshAgent = channelAgent(dial, false);
 
   return {
     target,
     agent,
+    freshAgent,
     logins: () => logins.size,
     async close() {
       const all = [...logins];

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { Agent } from "node:http";
 import type Dockerode from "dockerode";
 import {
   createSshEngineTransport,
@@ -81,13 +82,43 @@ export async function loadDocker(options: EngineOptions = {}): Promise<Docker> {
       sshTransports.set(key, transport);
       transport.catch(() => sshTransports.delete(key));
     }
-    const { agent } = await transport;
+    const { agent, freshAgent } = await transport;
     // Plain HTTP over the SSH channels; the host name only fills the Host header.
-    return new DockerClass({ protocol: "http", host: spec.host, port: 2375, agent } as Dockerode.DockerOptions);
+    const docker = new DockerClass({ protocol: "http", host: spec.host, port: 2375, agent } as Dockerode.DockerOptions);
+    replayHungUpRequests(docker, freshAgent);
+    return docker;
   }
   // A socket (DOCKER_HOST=unix://, or the default one found above) directly; docker-modem reads tcp://
   // DOCKER_HOST and its TLS settings itself.
   return /^unix:\/\//i.test(address) ? new DockerClass({ socketPath: address.slice(7) }) : new DockerClass();
+}
+
+type ModemDial = (options: Record<string, unknown>, callback: (error: unknown, result?: unknown) => void) => void;
+
+/**
+ * A kept-alive channel can be closed by the far side just as the next request goes out on it (the
+ * race every HTTP keep-alive client has): the request then fails with "socket hang up" before the
+ * engine read it. Such a request is sent once more on another channel (an attach too: nothing was
+ * attached). A request whose body is a stream (already consumed) goes on a fresh channel instead.
+ */
+function replayHungUpRequests(docker: Docker, freshAgent: Agent): void {
+  const modem = docker.modem as unknown as { dial: ModemDial; agent: Agent };
+  const dial = modem.dial.bind(modem);
+  const keptAlive = modem.agent;
+  modem.dial = (options, callback) => {
+    const file = options.file;
+    const replayable = file === undefined || typeof file === "string" || Buffer.isBuffer(file);
+    // The modem picks its agent while it builds the request, synchronously inside dial().
+    if (!replayable) modem.agent = freshAgent;
+    try {
+      dial(options, (error, result) => {
+        if (replayable && (error as { code?: string } | undefined)?.code === "ECONNRESET") dial(options, callback);
+        else callback(error, result);
+      });
+    } finally {
+      modem.agent = keptAlive;
+    }
+  };
 }
 
 /** The SSH logins open to ssh:// engines (the bench reads it). */
