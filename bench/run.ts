@@ -12,6 +12,7 @@ import { runToolRoundTripBench } from "./tool-roundtrip.bench.js";
 import { runMcpBench } from "./mcp.bench.js";
 import { runSshBench } from "./ssh.bench.js";
 import { runWorkspaceBench } from "./workspace.bench.js";
+import { runWorkspaceScaleBench } from "./workspace-scale.bench.js";
 import { runMemoryBench } from "./memory.bench.js";
 import { runGateBench } from "./gate.bench.js";
 import type { BenchResult } from "./lib.js";
@@ -52,7 +53,9 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   ["interpreter", () => runInterpreterBench()],
   ["robust", () => runRobustBench()],
   ["ssh", () => runSshBench()],
-  ["workspace", () => runWorkspaceBench()],
+  ["workspace", async () => [...(await runWorkspaceBench()), ...(await runWorkspaceScaleBench())]],
+  // Only the 1/5/20-sessions case of "workspace".
+  ["workspace-scale", () => runWorkspaceScaleBench()],
   ["gate", () => runGateBench()],
 ];
 

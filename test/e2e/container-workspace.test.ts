@@ -8,7 +8,15 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import type { JsonRpcMessage } from "../support/agent-process.js";
 import { useAgentSuite } from "../support/agent-suite.js";
-import { checkDockerAvailable, containersOfSession, createContainerTracker, TEST_IMAGE } from "../support/docker.js";
+import {
+  checkDockerAvailable,
+  containersOfSession,
+  createContainerTracker,
+  ENGINE_ENV,
+  prepareEngineHome,
+  REMOTE_ENGINE,
+  TEST_IMAGE,
+} from "../support/docker.js";
 import { CLIENTS, createFakeEditor, ZED_CAPABILITIES } from "../support/fake-editor.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 import { poll } from "../support/poll.js";
@@ -22,7 +30,8 @@ const texts = (updates: any[]) =>
     .filter((u) => u.sessionUpdate === "agent_message_chunk")
     .map((u) => u.content.text)
     .join("");
-const env = process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {};
+// The engine from the environment: the local socket, or (.ci/run's second pass) ssh://... in front of it.
+const env = ENGINE_ENV;
 const engineSocket = (process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").replace(/^unix:\/\//, "");
 const unixEngine = !process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWith("unix://");
 const choose = (kind: string) => (m: JsonRpcMessage) => ({
@@ -31,7 +40,7 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
 
 (availability.ok ? describe : describe.skip)("container workspace (built binary, real engine)", () => {
   const docker = availability.ok ? availability.docker : (undefined as never);
-  const suite = useAgentSuite({ name: "container" });
+  const suite = useAgentSuite({ name: "container", prepare: ({ home }) => prepareEngineHome(home) });
   const tracker = createContainerTracker(docker);
   afterEach(async () => {
     await Promise.resolve()
@@ -215,27 +224,43 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
     expect(left).toEqual([]);
   });
 
-  it("bind mode: edits are live on the host, the git dir is read-only inside; [workspace] limits apply", async () => {
-    await mkdir(join(suite.project, ".git"), { recursive: true });
-    await writeFile(join(suite.project, ".git", "config"), "[core]\n");
-    suite.model.enqueue(
-      toolTurn("execute", {
-        command: "echo live > live.txt; echo '[core] fsmonitor = evil' >> .git/config; echo rc=$?",
-      }),
-      textTurn("Done."),
-    );
-    await mkdir(join(suite.home, ".deepagents"), { recursive: true });
-    await writeFile(join(suite.home, ".deepagents", "config.toml"), '[workspace]\nmemory = "256m"\ncpus = 0.5\n');
-    const sessionId = await suite.startSession({ env, args: ["--workspace", `docker://${TEST_IMAGE}?mount=bind`] });
-    await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
-    expect((await prompt(sessionId, "write")).result.stopReason).toBe("end_turn");
-    const container = await track(sessionId);
-    const { HostConfig } = await docker.getContainer(container.Id).inspect();
-    expect([HostConfig.Memory, HostConfig.NanoCpus, HostConfig.NetworkMode]).toEqual([256 * 1024 * 1024, 5e8, "none"]);
-    expect(await readFile(join(suite.project, "live.txt"), "utf8")).toBe("live\n");
-    expect(await readFile(join(suite.project, ".git", "config"), "utf8")).toBe("[core]\n");
-    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toMatch(/Read-only file system[\s\S]*rc=1/);
+  (REMOTE_ENGINE ? it : it.skip)("bind mode on a remote engine is refused with what to use instead", async () => {
+    const run = await suite.run(["-n", "write", "--yes", "--workspace", `docker://${TEST_IMAGE}?mount=bind`], { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("bind mode (?mount=bind) mounts a folder of this machine");
+    expect(run.stderr).toContain("use copy mode");
+    const made = await docker.listContainers({ all: true, filters: { label: [`deep-acp.root=${suite.project}`] } });
+    expect(made).toEqual([]);
   });
+
+  (REMOTE_ENGINE ? it.skip : it)(
+    "bind mode: edits are live on the host, the git dir is read-only inside; [workspace] limits apply",
+    async () => {
+      await mkdir(join(suite.project, ".git"), { recursive: true });
+      await writeFile(join(suite.project, ".git", "config"), "[core]\n");
+      suite.model.enqueue(
+        toolTurn("execute", {
+          command: "echo live > live.txt; echo '[core] fsmonitor = evil' >> .git/config; echo rc=$?",
+        }),
+        textTurn("Done."),
+      );
+      await mkdir(join(suite.home, ".deepagents"), { recursive: true });
+      await writeFile(join(suite.home, ".deepagents", "config.toml"), '[workspace]\nmemory = "256m"\ncpus = 0.5\n');
+      const sessionId = await suite.startSession({ env, args: ["--workspace", `docker://${TEST_IMAGE}?mount=bind`] });
+      await suite.agent.request("session/set_mode", { sessionId, modeId: "bypass" });
+      expect((await prompt(sessionId, "write")).result.stopReason).toBe("end_turn");
+      const container = await track(sessionId);
+      const { HostConfig } = await docker.getContainer(container.Id).inspect();
+      expect([HostConfig.Memory, HostConfig.NanoCpus, HostConfig.NetworkMode]).toEqual([
+        256 * 1024 * 1024,
+        5e8,
+        "none",
+      ]);
+      expect(await readFile(join(suite.project, "live.txt"), "utf8")).toBe("live\n");
+      expect(await readFile(join(suite.project, ".git", "config"), "utf8")).toBe("[core]\n");
+      expect(JSON.stringify(suite.model.requests.at(-1)!.body)).toMatch(/Read-only file system[\s\S]*rc=1/);
+    },
+  );
 
   it("headless -n --workspace --apply applies the ordinary changes and lists the protected ones; sessions delete removes the container", async () => {
     suite.model.enqueue(
@@ -360,7 +385,10 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
   it("doctor names the engine and its health; workspaces rm refuses a container with unapplied work unless --force", async () => {
     const healthy = await suite.run(["doctor", "--workspace", `docker://${TEST_IMAGE}`], { env, api: "none" });
     expect(healthy.stdout).toMatch(
-      /Container workspace\n  ✓ docker:\/\/\S+ — (Docker|Podman) Engine \S+ \(API [\d.]+\) at \S+ — answers in [\d.]+ ms.*image \S+ present/,
+      /Container workspace\n  ✓ docker:\/\/\S+ — (Docker|Podman) Engine \S+ \(API [\d.]+\) at \S+ \((local socket|remote, over SSH)\) — answers in [\d.]+ ms.*image \S+ present/,
+    );
+    expect(healthy.stdout).toContain(
+      REMOTE_ENGINE ? `at ${process.env.DOCKER_HOST} (remote, over SSH)` : "(local socket)",
     );
     const missing = await suite.run(["doctor", "--workspace", "docker://deep-acp-no-such-image:0"], {
       env,
@@ -392,7 +420,7 @@ const choose = (kind: string) => (m: JsonRpcMessage) => ({
       onTestFinished(() => proxy.stop());
       const viaTcp = { DOCKER_HOST: proxy.url };
       const doctor = await suite.run(["doctor", "--workspace", `docker://${TEST_IMAGE}`], { env: viaTcp, api: "none" });
-      expect(doctor.stdout).toContain(`at ${proxy.url} — answers in`);
+      expect(doctor.stdout).toContain(`at ${proxy.url} (local TCP) — answers in`);
       const afterDoctor = proxy.connections;
       expect(afterDoctor).toBeGreaterThan(0);
 

@@ -1,3 +1,5 @@
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
 import { loadDocker, type Docker } from "../../src/backends/container/engine.js";
 import { HELPER_CONTAINER } from "../../src/backends/container/helper-script.js";
 
@@ -8,6 +10,24 @@ import { HELPER_CONTAINER } from "../../src/backends/container/helper-script.js"
 
 export const TEST_IMAGE = process.env.DEEP_ACP_TEST_IMAGE ?? "deep-acp-test/bookworm:1";
 
+// A remote engine (scripts/engine-over-ssh.sh): DOCKER_HOST=ssh://..., and the ~/.ssh that reaches it
+// (a key and a known_hosts entry) in DEEP_ACP_TEST_ENGINE_HOME, copied into each HOME the agent gets.
+const ENGINE_HOME = process.env.DEEP_ACP_TEST_ENGINE_HOME;
+
+/** Whether the engine is on "another machine" (host paths mean nothing there: no bind mode). */
+export const REMOTE_ENGINE = /^(ssh|tcp):\/\//.test(process.env.DOCKER_HOST ?? "");
+
+/** The environment the agent needs for the engine the tests use. */
+export const ENGINE_ENV: Record<string, string> = {
+  ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+  ...(process.env.SSH_AUTH_SOCK && REMOTE_ENGINE ? { SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK } : {}),
+};
+
+/** Gives `home` the ~/.ssh that reaches a remote engine (nothing to do for a local one). */
+export async function prepareEngineHome(home: string): Promise<void> {
+  if (ENGINE_HOME && REMOTE_ENGINE) await cp(join(ENGINE_HOME, ".ssh"), join(home, ".ssh"), { recursive: true });
+}
+
 export type EngineAvailability = { ok: true; docker: Docker } | { ok: false; reason: string };
 
 let checked: Promise<EngineAvailability> | undefined;
@@ -16,7 +36,7 @@ export function checkDockerAvailable(): Promise<EngineAvailability> {
   checked ??= (async (): Promise<EngineAvailability> => {
     let docker: Docker;
     try {
-      docker = await loadDocker();
+      docker = await loadDocker(ENGINE_HOME ? { home: ENGINE_HOME } : {});
     } catch (error) {
       return { ok: false, reason: `dockerode did not load: ${(error as Error).message}` };
     }

@@ -3,7 +3,7 @@ import { formatContainerUrl } from "./container-url.js";
 import { homedir } from "node:os";
 import { readDevContainer } from "./devcontainer/devcontainer.js";
 import { checkDevContainerInputs, containerProjectRoot } from "./devcontainer/devcontainer-inputs.js";
-import { describeEngine, engineAddress, engineHealth, imageOnEngine, loadDocker } from "./engine.js";
+import { describeEngine, engineAddress, engineHealth, imageOnEngine, isRemoteEngine, loadDocker } from "./engine.js";
 
 /**
  * doctor's check of a container workspace, without making a container: the engine (which, where,
@@ -18,6 +18,11 @@ export async function checkContainerWorkspace(
   const docker = await loadDocker();
   const health = await engineHealth(docker, address);
   if (!health.ok) return { ok: false, summary: `${url} — ${describeEngine(health)}` };
+  if (spec.mount === "bind" && isRemoteEngine(address))
+    return {
+      ok: false,
+      summary: `${url} — ${describeEngine(health)}; bind mode cannot work with a remote engine (use copy mode)`,
+    };
   let image: string;
   try {
     // The same refusals a session would meet: a root holding HOME, inputs outside the project.

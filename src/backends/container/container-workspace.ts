@@ -7,7 +7,15 @@ import type { DevContainer } from "./devcontainer/devcontainer.js";
 import { consentedDevContainer, type DevContainerConsent } from "./devcontainer/devcontainer-consent.js";
 import { devContainerImage } from "./devcontainer/devcontainer-image.js";
 import { containerProjectRoot } from "./devcontainer/devcontainer-inputs.js";
-import { engineAddress, engineError, imageOnEngine, loadDocker, type Docker, type EngineOptions } from "./engine.js";
+import {
+  engineAddress,
+  engineError,
+  imageOnEngine,
+  isRemoteEngine,
+  loadDocker,
+  type Docker,
+  type EngineOptions,
+} from "./engine.js";
 import { HELPER_CONTAINER } from "./helper-script.js";
 import { packTree } from "./project-archive.js";
 import { resolveUser } from "./container-files.js";
@@ -86,7 +94,9 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
   const { spec, sessionId, hostRoot } = options;
   // Checked before the engine is contacted: nothing of HOME goes anywhere.
   const realRoot = await containerProjectRoot(hostRoot, options.home);
-  const { address, docker } = await connectEngine(options.engine);
+  const engine: EngineOptions = { home: options.home, ...options.engine };
+  refuseRemoteBind(spec.mount, engineAddress(engine));
+  const { address, docker } = await connectEngine(engine);
   const state = createWorkspaceStateStore(options.stateDir);
   const notes: string[] = [];
   const url = formatContainerUrl(spec);
@@ -99,6 +109,7 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
       }
     : { ...(await createSessionContainer({ docker, address, state, url, notes, options, realRoot })), created: true };
   const { record, created, dev } = opened;
+  refuseRemoteBind(record.mount, address);
   const link = createContainerLink({
     docker,
     containerId: record.containerId,
@@ -118,6 +129,18 @@ export async function openContainerWorkspace(options: OpenContainerOptions): Pro
   await link.channel();
   if (dev) await runPostCreate(plain, dev, notes, held);
   return { backend, docker, address, url, record, state, created, notes };
+}
+
+/**
+ * Bind mode hands the engine a path of this machine to mount; an engine on another machine would
+ * mount whatever that path is over there (or nothing). Copy mode sends the project through the API.
+ */
+export function refuseRemoteBind(mount: "copy" | "bind", address: string): void {
+  if (mount !== "bind" || !isRemoteEngine(address)) return;
+  throw new Error(
+    `bind mode (?mount=bind) mounts a folder of this machine, but the container engine at ${address} runs on another machine, ` +
+      `where this project's path means nothing: use copy mode (the workspace URL without ?mount=bind; /changes and /apply bring the work back), or a local engine`,
+  );
 }
 
 /** The engine, answering: a clear error naming its address when it does not. */

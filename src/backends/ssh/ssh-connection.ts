@@ -339,7 +339,8 @@ export function createSshConnection(options: SshConnectionOptions): SshConnectio
       try {
         const { client, dropped } = await pending;
         client.end();
-        await Promise.race([dropped, new Promise((r) => setTimeout(r, 2000))]);
+        // Unref'd: a pending wait must not hold a process that is otherwise done.
+        await Promise.race([dropped, new Promise((r) => setTimeout(r, 2000).unref())]);
       } catch {
         // never connected
       }
