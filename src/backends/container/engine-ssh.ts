@@ -69,7 +69,7 @@ export type SshEngineTransport = {
   target: string;
   /** The http.Agent dockerode sends requests through (channels kept alive). */
   agent: Agent;
-  /** One channel per request, for requests that cannot be sent twice. */
+  /** One channel per request, for requests that must not be sent twice. */
   freshAgent: Agent;
   /** SSH logins open now (status and the bench). */
   logins(): number;
@@ -135,7 +135,8 @@ export async function createSshEngineTransport(
   const identities = await loadIdentities(resolved.identityFiles);
   const target = describeTarget(resolved);
   const address = options.address ?? `ssh://${target}`;
-  const trust = createHostTrust({ knownHosts: createKnownHostsFile(join(home, ".ssh", "known_hosts")) });
+  // Nobody can be asked on an engine connection and --trust-remote-host is the workspaces' flag: known_hosts only.
+  const trust = createHostTrust({ knownHosts: createKnownHostsFile(join(home, ".ssh", "known_hosts")), otherWays: "" });
   const perLogin = options.channelsPerLogin ?? 8;
   const idleMs = options.idleMs ?? 300;
   const logins = new Set<Login>();
@@ -148,11 +149,8 @@ export async function createSshEngineTransport(
         auth: { ...(resolved.agentSocket ? { agentSocket: resolved.agentSocket } : {}), identities },
         verifyHostKey: async (key) => {
           const verdict = await trust.verify(key);
-          // The workspace text suggests an editor dialog and --trust-remote-host; neither exists here.
           return "unknown" in verdict
-            ? {
-                refused: `${verdict.unknown.replace(/, accept it in the editor's dialog, or run with --trust-remote-host\.$/, ".")} (the container engine at ssh://${target})`,
-              }
+            ? { refused: `${verdict.unknown} (the container engine at ssh://${target})` }
             : verdict;
         },
         maxChannels: perLogin,
@@ -210,8 +208,8 @@ export async function createSshEngineTransport(
   }
 
   // Kept alive: a channel (and the far side's dial-stdio) serves request after request; a free one is
-  // closed after half a second, so the logins go idle and a CLI run can exit. A request whose body is
-  // a stream goes on a channel of its own (fresh): it cannot be sent again if a reused one hangs up.
+  // closed after half a second, so the logins go idle and a CLI run can exit. A request that is
+  // anything but GET/HEAD goes on a channel of its own (fresh): it must never be sent twice (engine.ts).
   const agent = channelAgent(dial, true);
   const freshAgent = channelAgent(dial, false);
 

@@ -97,17 +97,17 @@ type ModemDial = (options: Record<string, unknown>, callback: (error: unknown, r
 
 /**
  * A kept-alive channel can be closed by the far side just as the next request goes out on it (the
- * race every HTTP keep-alive client has): the request then fails with "socket hang up" before the
- * engine read it. Such a request is sent once more on another channel (an attach too: nothing was
- * attached). A request whose body is a stream (already consumed) goes on a fresh channel instead.
+ * race every HTTP keep-alive client has): the request then fails with "socket hang up". Only a
+ * request that can be sent twice (GET, HEAD: the engine may have read it) is sent once more; any
+ * other (a container made, a command started, an archive put) goes on a channel of its own, which
+ * that race cannot close under it, so nothing is ever done twice.
  */
 function replayHungUpRequests(docker: Docker, freshAgent: Agent): void {
   const modem = docker.modem as unknown as { dial: ModemDial; agent: Agent };
   const dial = modem.dial.bind(modem);
   const keptAlive = modem.agent;
   modem.dial = (options, callback) => {
-    const file = options.file;
-    const replayable = file === undefined || typeof file === "string" || Buffer.isBuffer(file);
+    const replayable = /^(GET|HEAD)$/i.test(String(options.method ?? "GET"));
     // The modem picks its agent while it builds the request, synchronously inside dial().
     if (!replayable) modem.agent = freshAgent;
     try {
@@ -199,14 +199,7 @@ export function engineProduct(version: {
 }
 
 export function engineWhere(address: string): string {
-  if (/^ssh:\/\//i.test(address)) {
-    try {
-      parseSshEngineHost(address);
-      return "remote, over SSH";
-    } catch {
-      return "remote over SSH";
-    }
-  }
+  if (/^ssh:\/\//i.test(address)) return "remote, over SSH";
   if (/^(unix|npipe):\/\//i.test(address)) return "local socket";
   return isRemoteEngine(address) ? "remote over TCP" : "local TCP";
 }

@@ -14,6 +14,8 @@ export type HostTrustOptions = {
   trustUnknown?: boolean;
   /** Asks the human about an unknown key; absent when nobody can answer (headless). */
   ask?: (key: HostKey) => Promise<HostKeyAnswer>;
+  /** The other ways to trust an unknown key, said after known_hosts; "" where there are none (an engine connection). */
+  otherWays?: string;
 };
 
 export type HostTrust = {
@@ -27,6 +29,7 @@ export function describeHostKey(key: HostKey): string {
 
 export function createHostTrust(options: HostTrustOptions): HostTrust {
   const path = options.knownHosts.path;
+  const otherWays = options.otherWays ?? "accept it in the editor's dialog, or run with --trust-remote-host";
   return {
     async verify(key) {
       const name = hostPatternName(key.host, key.port);
@@ -50,7 +53,7 @@ export function createHostTrust(options: HostTrustOptions): HostTrust {
           return {
             unknown:
               `The host key of ${name} is not known (${describeHostKey(key)}). Check the fingerprint with the host's owner, then add it to ${path} ` +
-              `(connect once with ssh), accept it in the editor's dialog, or run with --trust-remote-host.`,
+              `(connect once with ssh)${otherWays ? `, ${otherWays}` : ""}.`,
           };
       }
     },
