@@ -88,6 +88,19 @@ async function measure(model: FakeModelServer, count: number, container: boolean
   }
 }
 
+/** One figure at `count` sessions against one session's: its cost should grow no faster than the sessions do. */
+function scaled(what: string, count: number, unit: string, value: number, baseline: number, note: string): BenchResult {
+  return {
+    name: `workspace-scale.${what}@${count}`,
+    value: round(value),
+    unit,
+    baseline: round(baseline),
+    ratio: round(value / baseline, 2),
+    target: `<= ${count}x`,
+    note,
+  };
+}
+
 export async function runWorkspaceScaleBench(): Promise<BenchResult[]> {
   const available = await checkDockerAvailable();
   if (!available.ok) return [{ name: "workspace-scale", value: 0, unit: "", note: `skipped: ${available.reason}` }];
@@ -115,34 +128,33 @@ export async function runWorkspaceScaleBench(): Promise<BenchResult[]> {
     });
     for (const [count, f] of figures) {
       const extra = count > 1 ? `, +${round((f.rss - one.rss) / (count - 1))} MB per added session` : "";
+      const ready = median(f.ready);
+      const command = median(f.command);
       results.push(
-        {
-          name: `workspace-scale.rss@${count}`,
-          value: round(f.rss),
-          unit: "MB",
-          baseline: round(one.rss),
-          ratio: round(f.rss / one.rss, 2),
-          target: `<= ${count}x`,
-          note: `agent RSS with ${count} container session(s) ready${extra}; engine ${where}`,
-        },
-        {
-          name: `workspace-scale.ready@${count}`,
-          value: round(median(f.ready)),
-          unit: "ms",
-          baseline: round(median(one.ready)),
-          ratio: round(median(f.ready) / median(one.ready), 2),
-          target: `<= ${count}x`,
-          note: `median per session, all ${count} opened at once (slowest ${round(Math.max(...f.ready))} ms)`,
-        },
-        {
-          name: `workspace-scale.command@${count}`,
-          value: round(median(f.command)),
-          unit: "ms",
-          baseline: round(median(one.command)),
-          ratio: round(median(f.command) / median(one.command), 2),
-          target: `<= ${count}x`,
-          note: `median command latency, ${count} at once x ${ROUNDS} rounds (local floor ${round(median(floor.command))} ms)`,
-        },
+        scaled(
+          "rss",
+          count,
+          "MB",
+          f.rss,
+          one.rss,
+          `agent RSS with ${count} container session(s) ready${extra}; engine ${where}`,
+        ),
+        scaled(
+          "ready",
+          count,
+          "ms",
+          ready,
+          median(one.ready),
+          `median per session, all ${count} opened at once (slowest ${round(Math.max(...f.ready))} ms)`,
+        ),
+        scaled(
+          "command",
+          count,
+          "ms",
+          command,
+          median(one.command),
+          `median command latency, ${count} at once x ${ROUNDS} rounds (local floor ${round(median(floor.command))} ms)`,
+        ),
       );
     }
     return results;
