@@ -102,7 +102,7 @@ type ModemDial = (options: Record<string, unknown>, callback: (error: unknown, r
  * other (a container made, a command started, an archive put) goes on a channel of its own, which
  * that race cannot close under it, so nothing is ever done twice.
  */
-function replayHungUpRequests(docker: Docker, freshAgent: Agent): void {
+export function replayHungUpRequests(docker: Docker, freshAgent: Agent): void {
   const modem = docker.modem as unknown as { dial: ModemDial; agent: Agent };
   const dial = modem.dial.bind(modem);
   const keptAlive = modem.agent;
