@@ -61,6 +61,10 @@ export const SCENARIO: Array<{ keyword: string; steps: FakeTurn[] }> = [
     ],
   },
   {
+    keyword: "reject",
+    steps: [toolTurn("execute", { command: "touch rejected.txt" }), textTurn("Did not run it, as you rejected it.")],
+  },
+  {
     keyword: "refuse",
     steps: [toolTurn("execute", { command: "touch refused-by-cancel.txt" }), textTurn("Left it alone.")],
   },

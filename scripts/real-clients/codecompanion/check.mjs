@@ -5,7 +5,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 
-const ANSWERS = ["Ran the echo.", "Wrote the note.", "The helper answered.", "Goodbye from the fake model."];
+const ANSWERS = [
+  "Ran the echo.",
+  "Wrote the note.",
+  "The helper answered.",
+  "Did not run it, as you rejected it.",
+  "Goodbye from the fake model.",
+];
 const WARNING = /nearly reached/g;
 
 /** The JSON-RPC messages CodeCompanion received and sent, from its RPC log ("Received:"/"Sent:" + one line). */
@@ -67,7 +73,7 @@ function checkRun(dir) {
   const open = toolLines.filter((t) => t.status !== "completed" && t.status !== "failed");
   check(
     "every tool line ends completed or failed",
-    toolLines.length >= 5 && open.length === 0,
+    toolLines.length >= 6 && open.length === 0,
     `${toolLines.length} tool lines: ${toolLines.map((t) => `${t.status} ${t.label}`).join(" | ")}`,
   );
 
@@ -81,8 +87,15 @@ function checkRun(dir) {
   const unfinished = [...lastStatus].filter(([, s]) => s !== "completed" && s !== "failed");
   check(
     "every tool call on the wire reaches completed or failed",
-    lastStatus.size >= 6 && unfinished.length === 0,
+    lastStatus.size >= 7 && unfinished.length === 0,
     `${lastStatus.size} calls; last statuses: ${[...lastStatus.values()].join(", ")}`,
+  );
+
+  const rejected = toolLines.find((t) => t.label.includes("rejected.txt"));
+  check(
+    "the call rejected with Reject is shown failed and did not run",
+    rejected?.status === "failed" && !existsSync(join(dir, "project", "rejected.txt")),
+    rejected ? `${rejected.status} ${rejected.label}` : "no tool line",
   );
 
   const refused = toolLines.find((t) => t.label.includes("refused-by-cancel.txt"));
@@ -104,7 +117,7 @@ function checkRun(dir) {
   const limited = served.length;
   check(
     "the rate-limit warning shown once though every model request carried it",
-    warnings === 1 && limited >= 8,
+    warnings === 1 && limited >= 10,
     `${warnings} warning(s) over ${limited} model requests with x-ratelimit-reset-requests: 6m0s`,
   );
 

@@ -33,13 +33,15 @@ if vim.env.DRIVER_VERBOSE == "1" then
 end
 
 -- The prompts, and how the user answers the permission prompt each one brings:
--- "accept" presses Accept; "cancel" presses the prompt's Cancel (CodeCompanion answers `cancelled`
+-- "accept" presses Accept; "reject" presses Reject (the agent is told and the turn goes on);
+-- "cancel" presses the prompt's Cancel (CodeCompanion answers `cancelled`
 -- and the turn goes on); "stop" presses the chat's stop key `q` while the prompt is open
 -- (CodeCompanion sends session/cancel, then answers the open prompt `cancelled`).
 local PROMPTS = {
   { text = "Make a plan, then run the echo.", answer = "accept" },
   { text = "Write the new note.", answer = "accept" },
   { text = "Ask a helper to look around.", answer = "accept" },
+  { text = "Run a command; I will reject it.", answer = "reject" },
   { text = "Run a command; I will refuse it.", answer = "cancel" },
   { text = "Run another command; I will stop it.", answer = "stop" },
   { text = "Say goodbye.", answer = "accept" },
@@ -74,6 +76,7 @@ vim.api.nvim_create_autocmd("User", {
       local keys = require("codecompanion.interactions.chat.tools.labels").keymaps()
       local wanted = current and current.answer or "accept"
       local lhs = wanted == "accept" and keys.accept
+        or wanted == "reject" and keys.reject
         or wanted == "cancel" and keys.cancel
         or config.interactions.chat.keymaps.stop.modes.n
       local press = buffer_mapping(chat.bufnr, lhs)

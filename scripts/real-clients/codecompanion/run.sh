@@ -9,6 +9,7 @@
 # Needs: the git mirrors of CodeCompanion and plenary (CC_MIRROR, PLENARY_MIRROR), a Docker engine,
 # debootstrap (first run only) and `npm run build:binary`.
 # Usage: scripts/real-clients/codecompanion/run.sh [OUT_DIR]
+#   DEEP_ACP_BINARY=PATH runs another build; SNIPPET=FILE uses that setup snippet instead of the printed one.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
@@ -16,7 +17,7 @@ cc_mirror="${CC_MIRROR:-/work/.mirror/olimorris+codecompanion.nvim/repo}"
 plenary_mirror="${PLENARY_MIRROR:-/work/.mirror/nvim-lua+plenary.nvim/repo}"
 cc_ref="${CC_REF:-v19.22.0}"
 image="${IMAGE:-deep-acp-test/sid-nvim:1}"
-binary="$repo/dist/bin/deep-acp-linux-x64"
+binary="${DEEP_ACP_BINARY:-$repo/dist/bin/deep-acp-linux-x64}"
 out="${1:-$(mktemp -d /tmp/deep-acp-codecompanion.XXXXXX)}"
 mkdir -p "$out"
 
@@ -31,7 +32,9 @@ git -C "$plenary_mirror" archive HEAD | tar -x -C "$src/plenary.nvim"
 {
   echo "codecompanion.nvim $cc_ref $(git -C "$cc_mirror" rev-parse "$cc_ref^{commit}")"
   echo "plenary.nvim HEAD $(git -C "$plenary_mirror" rev-parse HEAD)"
-  echo "deep-acp $(git -C "$repo" rev-parse HEAD)$(git -C "$repo" diff --quiet HEAD -- src || echo ' (with uncommitted src changes)')"
+  if [ -n "${DEEP_ACP_BINARY:-}" ]; then echo "deep-acp $binary"; else
+    echo "deep-acp $(git -C "$repo" rev-parse HEAD)$(git -C "$repo" diff --quiet HEAD -- src || echo ' (with uncommitted src changes)')"
+  fi
 } >"$out/versions.txt"
 
 container_ids=()
@@ -62,8 +65,11 @@ run_once() {
 
   local mounts=(-v "$binary:/opt/deep-acp/bin/deep-acp:ro" -v "$src:$src:ro" -v "$here:$here:ro" -v "$dir:$dir")
   # The snippet exactly as `deep-acp setup neovim --print` prints it there (it names the binary's path).
-  docker run --rm --network none "${mounts[@]}" "$image" /opt/deep-acp/bin/deep-acp setup neovim --print \
-    >"$dir/result/snippet.lua" 2>/dev/null
+  # SNIPPET=FILE instead, for a build older than the one-snippet --print (it printed avante's too).
+  if [ -n "${SNIPPET:-}" ]; then cp "$SNIPPET" "$dir/result/snippet.lua"; else
+    docker run --rm --network none "${mounts[@]}" "$image" /opt/deep-acp/bin/deep-acp setup neovim --print \
+      >"$dir/result/snippet.lua" 2>/dev/null
+  fi
 
   local cid_file="$dir/container.id"
   local code=0
