@@ -4,7 +4,7 @@
 // headers with a request meter at 96% and `x-ratelimit-reset-requests: 6m0s`: the warning they cause
 // must be shown once per window, not once per model request (issue 38).
 //
-//   npx tsx scripts/real-clients/fake-model-server.ts --requests OUT.json
+//   node --import tsx scripts/real-clients/fake-model-server.ts --requests OUT.json
 //
 // Prints {"openaiBaseUrl": ...} as its first stdout line and serves until SIGTERM/SIGINT; then (and
 // after every request) writes what each request was for to OUT.json.

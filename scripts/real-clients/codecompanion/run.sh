@@ -51,8 +51,9 @@ run_once() {
   rm -rf "$dir" && mkdir -p "$dir/home/.deepagents" "$dir/project" "$dir/result"
   printf '[model]\ndefault = "openai:gpt-4o"\n' >"$dir/home/.deepagents/config.toml"
 
-  # The fake model, on the host's loopback.
-  (cd "$repo" && exec npx tsx scripts/real-clients/fake-model-server.ts --requests "$dir/result/requests.json") \
+  # The fake model, on the host's loopback: one node process (tsx as a loader, not its launcher,
+  # which leaves its child running when it is killed), so the kill below ends it.
+  (cd "$repo" && exec node --import tsx scripts/real-clients/fake-model-server.ts --requests "$dir/result/requests.json") \
     >"$dir/model.out" 2>"$dir/model.err" &
   model_pid=$!
   local url=""
