@@ -2,8 +2,7 @@
 // user's own config; project servers (.deepagents/.mcp.json, .mcp.json) are untrusted until the
 // human approves them. The "never" list beats everything, including --trust-project-mcp.
 
-import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { canonicalRoot } from "../../util/path-within.js";
 import type { Logger } from "../../util/logger.js";
 import { silentLogger } from "../../util/logger.js";
 import { errorMessage } from "../../util/errors.js";
@@ -215,12 +214,3 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
   return { check, resolve: resolveOne, record, request, projectRoot };
 }
 
-/** Approvals bind to the real path, so a symlinked checkout does not get a second identity. */
-export function canonicalRoot(projectRoot: string): string {
-  const absolute = resolve(projectRoot);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    return absolute;
-  }
-}
