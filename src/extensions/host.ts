@@ -13,6 +13,8 @@ import type { AgentEvent } from "../agent/events.js";
 import type { ExtensionServices } from "./services.js";
 import type { TurnDoor } from "../gate/seams/through-door.js";
 import { createMcpSignIn } from "./mcp-sign-in.js";
+import type { RememberedStore } from "../gate/memory/remembered.js";
+import { extensionRememberedStores } from "./remembered-stores.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
 const MCP_READY_WAIT_MS = 5000;
@@ -166,6 +168,20 @@ export class ExtensionHost {
       : { ok: false, error: content.error };
   }
 
+  /** Where the session's remembered decisions are kept (~/.deepagents/.state). */
+  get stateDir(): string {
+    return this.options.services.paths.stateDir;
+  }
+
+  /** The extensions' remembered decisions (MCP servers, this session's MCP answers, hooks, skill links), for /permissions. */
+  rememberedStores(): RememberedStore[] {
+    return extensionRememberedStores({
+      stateDir: this.stateDir,
+      projectRoot: this.options.projectRoot,
+      mcpTrust: async () => (await this.start().catch(() => undefined))?.mcpTrust,
+    });
+  }
+
   /** Markdown for /mcp: servers, status, tools and reasons. */
   async describeMcp(): Promise<string> {
     return renderMcpStatus((await this.start()).mcp.describe());
@@ -262,7 +278,8 @@ export class ExtensionHost {
   /** A warning for the editor now, or at the next turn when it cannot be shown now. */
   private warn(title: string, description: string): void {
     const event: AgentEvent = { type: "notice", severity: "warning", title, description };
-    if (!this.options.observer.notice(event)) this.unshown.push({ severity: "warning", source: description, message: title });
+    if (!this.options.observer.notice(event))
+      this.unshown.push({ severity: "warning", source: description, message: title });
   }
 
   /** A running hook with a status message shows in the editor while it runs. */

@@ -102,8 +102,10 @@ function throughLock(questioner: Questioner, inDialog: ReturnType<typeof createM
     form: (request, where, signal): Promise<FormAnswer> => inDialog(() => questioner.form(request, where, signal)),
     ...(questioner.openUrl
       ? {
-          openUrl: (request: Parameters<NonNullable<Questioner["openUrl"]>>[0], signal: AbortSignal): Promise<UrlAnswer> =>
-            inDialog(() => questioner.openUrl!(request, signal)),
+          openUrl: (
+            request: Parameters<NonNullable<Questioner["openUrl"]>>[0],
+            signal: AbortSignal,
+          ): Promise<UrlAnswer> => inDialog(() => questioner.openUrl!(request, signal)),
         }
       : {}),
     ...(questioner.urlDone ? { urlDone: (id: string) => questioner.urlDone!(id) } : {}),

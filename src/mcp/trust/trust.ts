@@ -52,6 +52,10 @@ export interface McpTrustResolver {
   record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict>;
   request(entry: McpServerEntry): Promise<McpTrustRequest>;
   readonly projectRoot: string;
+  /** This session's "allow for this session" answers, each with the key `forgetSession` takes. */
+  sessionAllowed(): Array<{ key: string; name: string; source: string }>;
+  /** Forgets one: the server is asked about again the next time it starts (/reload). */
+  forgetSession(key: string): boolean;
 }
 
 export type McpTrustResolverOptions = {
@@ -211,6 +215,18 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     return turn;
   }
 
-  return { check, resolve: resolveOne, record, request, projectRoot };
+  const sessionAllowed = () =>
+    [...allowedOnce].map((key) => {
+      const [source = "", name = ""] = key.split("\0");
+      return { key, name, source };
+    });
+  return {
+    check,
+    resolve: resolveOne,
+    record,
+    request,
+    projectRoot,
+    sessionAllowed,
+    forgetSession: (key) => allowedOnce.delete(key),
+  };
 }
-

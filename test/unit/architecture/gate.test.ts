@@ -113,6 +113,8 @@ const ALLOWED: Record<string, string[]> = {
   // Issue 35: the session's one door (session-wiring.ts builds it) and the askers other rooms get from it.
   "gate/door/door.ts": ["createDoor"],
   "gate/seams/through-door.ts": ["trustThroughDoor", "turnDoor", "reviewThroughDoor"],
+  // The one view of remembered decisions of every kind (/permissions lists and revokes through it).
+  "gate/memory/remembered.ts": ["createRemembered"],
 };
 
 describe("the gate is the only place that decides", () => {

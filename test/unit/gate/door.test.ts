@@ -28,8 +28,12 @@ function editor() {
     });
   const questioner: Questioner = {
     forms: true,
-    ask: async (question, _where, signal) => JSON.parse(await show(`question: ${question.question}`, signal)) as UserAnswer,
-    form: async (request, _where, signal) => ({ action: (await show(`form: ${request.message}`, signal)) as "accept", content: {} }),
+    ask: async (question, _where, signal) =>
+      JSON.parse(await show(`question: ${question.question}`, signal)) as UserAnswer,
+    form: async (request, _where, signal) => ({
+      action: (await show(`form: ${request.message}`, signal)) as "accept",
+      content: {},
+    }),
   };
   return {
     shown,
@@ -40,7 +44,9 @@ function editor() {
         show(`permission: ${request.title}`, signal) as Promise<ApprovalOutcome>,
     },
     questioner,
-    trust: { ask: (question: TrustQuestion, _id: string, signal: AbortSignal) => show(`trust: ${question.title}`, signal) },
+    trust: {
+      ask: (question: TrustQuestion, _id: string, signal: AbortSignal) => show(`trust: ${question.title}`, signal),
+    },
   };
 }
 
