@@ -123,6 +123,7 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
     fingerprint: CommandFingerprint | undefined,
   ): Promise<"allow" | { action: "cancelled" } | Refused> {
     const { call, signal } = request;
+    let carriedOut: ReturnType<typeof answered> | undefined;
     const answer = await door.permission({
       signal,
       // A remembered choice may have been made while this call waited for the door (for a
@@ -150,8 +151,9 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
           ...(request.subagentSessionId ? { subagentSessionId: request.subagentSessionId } : {}),
         };
       },
+      answered: (outcome) => void (carriedOut = answered(request, decision, outcome, fingerprint)),
     });
-    if (typeof answer === "string") return answered(request, decision, answer, fingerprint);
+    if (typeof answer === "string") return carriedOut ?? answered(request, decision, answer, fingerprint);
     if (answer.settled === "hook" && answer.decision === "deny")
       return refused(`Permission denied by hook: ${answer.message}`);
     return "allow";

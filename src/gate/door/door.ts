@@ -30,6 +30,12 @@ export type PermissionAsk = {
   hook?: () => Promise<DoorHookAnswer | undefined>;
   /** Built once nothing else settled it (a preview is read only for a dialog that is shown). */
   request: () => Promise<ApprovalRequest>;
+  /**
+   * Runs in the very tick the editor's answer arrives, before the door lets the next dialog through:
+   * an editor that cancels the turn right after rejecting (its cancel is the next line) must see the
+   * rejection first.
+   */
+  answered?: (outcome: ApprovalOutcome) => void;
 };
 
 export type PermissionAnswer =
@@ -75,7 +81,9 @@ export function createDoor(dialogs: DoorDialogs, entries: (entry: DialogEntry) =
       if (hook?.decision === "deny")
         return { settled: "hook", decision: "deny", message: hook.message ?? "no reason given" };
       if (ask.signal.aborted) return "cancelled";
-      return approver.requestApproval(await ask.request(), ask.signal);
+      const outcome = await approver.requestApproval(await ask.request(), ask.signal);
+      ask.answered?.(outcome);
+      return outcome;
     });
 
   return {
