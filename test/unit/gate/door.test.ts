@@ -156,6 +156,29 @@ describe("the door", () => {
     expect(await c).toBe("reject_once");
   });
 
+  it("carries the answer out in the tick it arrives, before a cancel queued right behind it", async () => {
+    const seen: string[] = [];
+    const door = createDoor({
+      approver: {
+        requestApproval: () =>
+          new Promise<ApprovalOutcome>((resolve) =>
+            setTimeout(() => {
+              resolve("reject_once");
+              // The editor's session/cancel, handled right behind its answer.
+              queueMicrotask(() => seen.push("cancel"));
+            }, 0),
+          ),
+      },
+    });
+    const answer = await door.permission({
+      signal: new AbortController().signal,
+      request: async () => request("deploy"),
+      answered: (outcome) => seen.push(`answered ${outcome}`),
+    });
+    expect(answer).toBe("reject_once");
+    expect(seen).toEqual(["answered reject_once", "cancel"]);
+  });
+
   it("refuses trust questions at once when nobody can answer them (headless)", async () => {
     const door = createDoor({ approver: editor().approver });
     expect(door.canAskTrust).toBe(false);
