@@ -1,4 +1,4 @@
-import type { Approver } from "../gate/call/approver.js";
+import type { Approver } from "../gate/door/approver.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { EditorBridge } from "../backends/editor/editor-bridge.js";
 import type { Questioner } from "../tools/types.js";
@@ -7,7 +7,8 @@ import type { SessionMode } from "../gate/decide/modes.js";
 import type { EditorMcpServer } from "../mcp/index.js";
 import type { RestoredSession } from "../transcript/index.js";
 import type { ClientSystemPrompt } from "../turn/index.js";
-import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
+import type { ExtensionFlags, ExtensionServices } from "../extensions/index.js";
+import type { DialogEntry, TrustDialog } from "../gate/door/trust.js";
 import type { ModelService } from "../model/client/service.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import type { SessionStore } from "../transcript/index.js";
@@ -41,7 +42,9 @@ export type SessionFlags = ExtensionFlags & {
 export type SessionEvent =
   | AgentEvent
   /** `workspace`: where the session's files and commands are, when not on this machine's disk. */
-  | { type: "session_info"; title?: string; updatedAt: string; workspace?: string };
+  | { type: "session_info"; title?: string; updatedAt: string; workspace?: string }
+  /** The thread entry of a question the door asks (a trust question), and then its answer. */
+  | { type: "dialog_entry"; entry: DialogEntry };
 
 export type SessionEventSink = (event: SessionEvent) => void;
 
@@ -54,8 +57,8 @@ export type SessionCollaborators = {
   editor?: EditorBridge;
   /** MCP servers the editor passed in session/new, load, resume or fork. */
   editorMcpServers?: EditorMcpServer[];
-  /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
-  trustPrompter?: TrustPrompter;
+  /** Draws the door's trust questions (project MCP servers, hooks, skill links, host keys, dev containers). */
+  trustDialog?: TrustDialog;
   /**
    * Delivers an event outside a turn (a config file changed, a hook started). Returns false when
    * the editor cannot show it now; it is then shown at the start of the next turn.
