@@ -14,7 +14,7 @@ import type { ExtensionServices } from "./services.js";
 import type { TurnDoor } from "../gate/seams/through-door.js";
 import { createMcpSignIn } from "./mcp-sign-in.js";
 import type { RememberedStore } from "../gate/memory/remembered.js";
-import { extensionRememberedStores } from "./remembered-stores.js";
+import { extensionRememberedStores, type HookSessionGrants } from "./remembered-stores.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
 const MCP_READY_WAIT_MS = 5000;
@@ -46,7 +46,7 @@ export type ExtensionHostOptions = {
  */
 export class ExtensionHost {
   private loading: Promise<Extensions> | undefined;
-  private readonly hookGrants = new Set<string>();
+  private readonly hookGrants: HookSessionGrants = new Map();
   /** Project MCP servers a headless run has already said it skipped. */
   private readonly skippedReported = new Set<string>();
   /** Stops watching; resolves once the watcher let go of the files. */
@@ -179,6 +179,7 @@ export class ExtensionHost {
       stateDir: this.stateDir,
       projectRoot: this.options.projectRoot,
       mcpTrust: async () => (await this.start().catch(() => undefined))?.mcpTrust,
+      hookGrants: this.hookGrants,
     });
   }
 

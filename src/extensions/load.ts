@@ -10,6 +10,7 @@ import {
   type HookEngine,
   type HookSource,
   type HookTrustAnswer,
+  type HookTrustDetails,
 } from "../hooks/index.js";
 import {
   createMcpManager,
@@ -25,14 +26,11 @@ import {
 } from "../mcp/index.js";
 import { loadMemory, type MemoryLoad } from "../memory/index.js";
 import { loadEnabledPlugins, type LoadedPlugin } from "../plugins/index.js";
-import {
-  createSkillTrustStore,
-  describePendingLink,
-  type PendingSymlink,
-  type Skill,
-  type SkillSource,
-} from "../skills/index.js";
+import { describePendingLink, type PendingSymlink, type Skill, type SkillSource } from "../skills/index.js";
 import { loadSubagents, type SubagentDefinition } from "../subagents/index.js";
+import { rememberedKey, type Remembered } from "../gate/memory/remembered.js";
+import { extensionRemembered, type HookSessionGrants } from "./remembered-stores.js";
+import { canonicalRoot } from "../util/path-within.js";
 import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import type { ExtensionServices } from "./services.js";
@@ -72,8 +70,8 @@ export type ExtensionInputs = {
   transcriptPath: string;
   permissionMode: () => string;
   onHookStatus?: (phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }) => void;
-  /** Hook-trust grants made with "allow once", kept across /reload. */
-  hookGrants: Set<string>;
+  /** Hook-trust grants made with "allow once", kept across /reload (listed by /permissions). */
+  hookGrants: HookSessionGrants;
   /** Where MCP servers' questions (elicitations) are shown; absent or without forms = not offered to servers. */
   questioner?: Questioner;
   /** Tells the editor about something it did not see (a form declined because it asks for a secret). */
@@ -123,7 +121,14 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     });
   const userAndPluginHooks = hookLoad.items.filter((item) => item.source.scope !== "project");
 
-  const { mcp, mcpEnvPolicy, mcpTrust } = await openMcp(inputs, discovery.items, previous);
+  // Every trust answer below is written, and every "already decided?" read, through the one store.
+  const remembered = extensionRemembered({
+    stateDir: paths.stateDir,
+    projectRoot,
+    mcpTrust: async () => extensions.mcpTrust,
+    hookGrants: inputs.hookGrants,
+  });
+  const { mcp, mcpEnvPolicy, mcpTrust } = await openMcp(inputs, discovery.items, previous, remembered);
 
   const extensions: Extensions = {
     skills: { items: skills.items, sources: skills.sources, roots: skills.roots },
@@ -142,9 +147,8 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
   const hookTrust = resolveProjectHookTrust({
     loaded: hookLoad,
     projectRoot,
-    store: createHookTrustStore({ stateDir: paths.stateDir }),
+    ...hookMemory(remembered, projectRoot, paths.stateDir),
     trustFlag: services.flags.trustProjectHooks,
-    sessionGrants: inputs.hookGrants,
     ...(inputs.trust.interactive
       ? { ask: (request) => askHookTrust(inputs.trust, request.file, formatHookTrustRequest(request)) }
       : {}),
@@ -152,7 +156,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     extensions.hooks = buildEngine(resolved.items, resolved.diagnostics, resolved.request?.scripts);
     diagnostics.push(...resolved.diagnostics.filter((d) => d.severity !== "info"));
   });
-  const symlinks = approveSkillSymlinks(inputs, skills.pendingSymlinks).then(async (approved) => {
+  const symlinks = approveSkillSymlinks(inputs, remembered, skills.pendingSymlinks).then(async (approved) => {
     if (!approved) return;
     const reloaded = await sessionSkillSet(inputs, plugins.items, await builtinDir.catch(() => undefined));
     extensions.skills = { items: reloaded.items, sources: reloaded.sources, roots: reloaded.roots };
@@ -201,7 +205,12 @@ async function loadPieces(inputs: ExtensionInputs, plugins: readonly LoadedPlugi
 }
 
 /** The MCP manager, started: a new one, or on /reload the session's own with the new servers. */
-async function openMcp(inputs: ExtensionInputs, entries: McpServerEntry[], previous: Extensions | undefined) {
+async function openMcp(
+  inputs: ExtensionInputs,
+  entries: McpServerEntry[],
+  previous: Extensions | undefined,
+  remembered: Remembered,
+) {
   const { services, projectRoot, config } = inputs;
   const paths = services.paths;
   const mcpEnvPolicy = previous?.mcpEnvPolicy ?? { projectEnv: [] };
@@ -213,6 +222,7 @@ async function openMcp(inputs: ExtensionInputs, entries: McpServerEntry[], previ
       env: services.env,
       envPolicy: mcpEnvPolicy,
       store: createMcpTrustStore({ stateDir: paths.stateDir }),
+      remembered,
       projectRoot,
       trustProjectServers: services.flags.trustProjectMcp,
       logger: services.logger.child("mcp"),
@@ -270,9 +280,12 @@ function sessionSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlugin
 }
 
 /** Asks about each skill symlink that leads out of the skill dirs; resolves whether any was approved. */
-async function approveSkillSymlinks(inputs: ExtensionInputs, pending: readonly PendingSymlink[]): Promise<boolean> {
+async function approveSkillSymlinks(
+  inputs: ExtensionInputs,
+  remembered: Remembered,
+  pending: readonly PendingSymlink[],
+): Promise<boolean> {
   if (!inputs.trust.interactive || pending.length === 0) return false;
-  const store = createSkillTrustStore({ stateDir: inputs.services.paths.stateDir });
   let approved = false;
   for (const link of pending) {
     const answer = await inputs.trust.ask({
@@ -283,11 +296,35 @@ async function approveSkillSymlinks(inputs: ExtensionInputs, pending: readonly P
       ],
     });
     if (answer === "allow_always") {
-      await store.approve(link.target).catch(() => undefined);
+      const key = rememberedKey("skill-link", link.target);
+      await remembered.remember(key, "allow", "everywhere", `skill link to ${link.target}`).catch(() => undefined);
       approved = true;
     }
   }
   return approved;
+}
+
+/** Project hooks' "always" and this session's "allow once", read and written through the one store. */
+function hookMemory(remembered: Remembered, projectRoot: string, stateDir: string) {
+  const root = canonicalRoot(projectRoot);
+  const always = rememberedKey("hooks", root);
+  const once = rememberedKey("hooks-session", root);
+  const label = "this project's hooks";
+  return {
+    store: {
+      isTrusted: async (_root: string, fingerprint: string) =>
+        (await remembered.lookup(always, { fingerprint })) === "allow",
+      trust: (_root: string, fingerprint: string, details?: HookTrustDetails) =>
+        remembered.remember(always, "allow", "project", label, { fingerprint, ...details }),
+      // Only read: the earlier approval, so the dialog can say what changed since.
+      entry: (root: string) => createHookTrustStore({ stateDir }).entry(root),
+    },
+    sessionGrants: {
+      has: async (fingerprint: string) => (await remembered.lookup(once, { fingerprint })) === "allow",
+      add: (fingerprint: string) =>
+        remembered.remember(once, "allow", "session", `${label} for this session`, { fingerprint }),
+    },
+  };
 }
 
 async function askMcpTrust(

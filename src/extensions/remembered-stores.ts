@@ -1,48 +1,40 @@
-import type { RememberedStore } from "../gate/memory/remembered.js";
-import { createHookTrustStore } from "../hooks/index.js";
-import { createMcpTrustStore, type McpTrustResolver } from "../mcp/index.js";
+import { createRemembered, type Remembered, type RememberedStore } from "../gate/memory/remembered.js";
+import { createHookTrustStore, type HookTrustDetails } from "../hooks/index.js";
+import { createMcpTrustStore, mcpServerBacking, type McpTrustResolver } from "../mcp/index.js";
 import { createSkillTrustStore } from "../skills/index.js";
 import { canonicalRoot } from "../util/path-within.js";
 
-// The extensions' remembered decisions as stores of the one view (gate/memory/remembered.ts): project
-// MCP servers (mcp_trust.json), this session's MCP "allow for this session", project hooks
-// (hooks_trust.json) and skill links (skills_trust.json). Each keeps its own file; forgetting one
-// here is what deleting its entry by hand did: the next start asks again.
+// The extensions' backings of the one store of remembered decisions (gate/memory/remembered.ts):
+// project MCP servers (mcp_trust.json), this session's MCP "allow for this session", project hooks
+// (hooks_trust.json) and this session's "allow once" of them (the host's memory), skill links
+// (skills_trust.json). Each keeps its own file; forgetting one here is what deleting its entry by
+// hand did: the next start asks again.
 
-export function extensionRememberedStores(options: {
+/** This session's "allow once" of project hooks: project root -> the fingerprint allowed. */
+export type HookSessionGrants = Map<string, string>;
+
+export type ExtensionMemoryOptions = {
   stateDir: string;
   projectRoot: string;
   /** The session's MCP trust resolver, once extensions have loaded (its session answers live there). */
   mcpTrust: () => Promise<McpTrustResolver | undefined>;
-}): RememberedStore[] {
+  hookGrants: HookSessionGrants;
+};
+
+/** The one store over the extensions' backings (what loading extensions writes its answers through). */
+export function extensionRemembered(options: ExtensionMemoryOptions): Remembered {
+  return createRemembered(extensionRememberedStores(options));
+}
+
+export function extensionRememberedStores(options: ExtensionMemoryOptions): RememberedStore[] {
   const root = canonicalRoot(options.projectRoot);
   const mcp = createMcpTrustStore({ stateDir: options.stateDir });
   const hooks = createHookTrustStore({ stateDir: options.stateDir });
   const skills = createSkillTrustStore({ stateDir: options.stateDir });
+  const fingerprintOf = (binding: unknown) => (binding as { fingerprint?: unknown } | undefined)?.fingerprint;
   return [
     {
-      kind: "mcp-server",
-      async list() {
-        const snapshot = await mcp.load();
-        return [
-          ...snapshot.approvals
-            .filter((row) => row.projectRoot === root)
-            .map((row) => ({
-              id: row.name,
-              decision: "allow" as const,
-              label: `project MCP server "${row.name}" (this definition)`,
-              scope: "project" as const,
-            })),
-          ...snapshot.denied
-            .filter((row) => row.projectRoot === root)
-            .map((row) => ({
-              id: row.name,
-              decision: "deny" as const,
-              label: `project MCP server "${row.name}" (never run it)`,
-              scope: "project" as const,
-            })),
-        ];
-      },
+      ...mcpServerBacking(mcp, root),
       // The session's own allowance of that server goes too: "ask again" means in this session as well.
       async forget(name) {
         await mcp.forget(root, name);
@@ -54,6 +46,7 @@ export function extensionRememberedStores(options: {
     },
     {
       kind: "mcp-session",
+      scope: "session",
       async list() {
         // An "always" answer is also allowed in the session: it is listed once, as the "always".
         const approved = new Set(
@@ -67,10 +60,17 @@ export function extensionRememberedStores(options: {
           scope: "session" as const,
         }));
       },
+      // The resolver keeps these answers in its own memory (it decides in the middle of a load).
+      read: async (key) =>
+        ((await options.mcpTrust())?.sessionAllowed() ?? []).some((a) => a.key === key) ? "allow" : undefined,
+      write: async () => {
+        throw new Error("this session's MCP answers are kept by its trust resolver");
+      },
       forget: async (key) => (await options.mcpTrust())?.forgetSession(key) ?? false,
     },
     {
       kind: "hooks",
+      scope: "project",
       async list() {
         const entry = await hooks.entry(root);
         if (!entry) return [];
@@ -79,10 +79,34 @@ export function extensionRememberedStores(options: {
           { id: root, decision: "allow" as const, label: `this project's hooks${file}`, scope: "project" as const },
         ];
       },
+      read: async (id, binding) => ((await hooks.isTrusted(id, String(fingerprintOf(binding)))) ? "allow" : undefined),
+      async write(id, _decision, _label, binding) {
+        const { fingerprint, ...details } = (binding ?? {}) as { fingerprint: string } & HookTrustDetails;
+        await hooks.trust(id, fingerprint, details.hooksFile !== undefined ? details : undefined);
+      },
       forget: async () => (await hooks.revoke(root), true),
     },
     {
+      kind: "hooks-session",
+      scope: "session",
+      list: async () =>
+        options.hookGrants.has(root)
+          ? [
+              {
+                id: root,
+                decision: "allow" as const,
+                label: "this project's hooks for this session (asked again the next time they load)",
+                scope: "session" as const,
+              },
+            ]
+          : [],
+      read: async (id, binding) => (options.hookGrants.get(id) === fingerprintOf(binding) ? "allow" : undefined),
+      write: async (id, _decision, _label, binding) => void options.hookGrants.set(id, String(fingerprintOf(binding))),
+      forget: async (id) => options.hookGrants.delete(id),
+    },
+    {
       kind: "skill-link",
+      scope: "everywhere",
       async list() {
         return (await skills.list()).items.map((entry) => ({
           id: entry.dir,
@@ -91,6 +115,8 @@ export function extensionRememberedStores(options: {
           scope: "everywhere" as const,
         }));
       },
+      read: async (dir) => ((await skills.load()).items.includes(dir) ? "allow" : undefined),
+      write: (dir) => skills.approve(dir),
       forget: (dir) => skills.revoke(dir),
     },
   ];

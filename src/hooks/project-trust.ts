@@ -2,7 +2,6 @@ import { hookLabel, loadHooksConfig, type LoadedHooks } from "./config-loader.js
 import type { HookEventName } from "./events.js";
 import { hookScriptDigests, hookScriptsUndetermined, hookTrustChanges, hookTrustFingerprint } from "./script-refs.js";
 import type { HookTrustStore } from "./trust-store.js";
-import { canonicalRoot } from "../util/path-within.js";
 import type { HookDiagnostic, HookItem } from "./types.js";
 
 // Project hooks come from the repository, so they run only after the user has seen every command.
@@ -54,14 +53,19 @@ export type HookTrustStatus =
 export type ResolveProjectHookTrustOptions = {
   loaded: LoadedHooks;
   projectRoot: string;
-  store: HookTrustStore;
+  /**
+   * Where "always" is remembered and read (a session reads and writes it through the one store of
+   * remembered decisions, extensions/remembered-stores.ts); `entry` is the earlier approval, to say
+   * what changed.
+   */
+  store: Pick<HookTrustStore, "isTrusted" | "trust" | "entry">;
   /** --trust-project-hooks: trust for this run without remembering. Default false. */
   trustFlag?: boolean;
   /**
-   * Fingerprints the session allowed once; `allow_once` adds to it so /reload of unchanged bytes
-   * does not ask again. Default: a fresh set (ask every time).
+   * This session's "allow once": `allow_once` remembers the fingerprint so /reload of unchanged
+   * bytes does not ask again. Default: none (ask every time).
    */
-  sessionGrants?: Set<string>;
+  sessionGrants?: { has(fingerprint: string): Promise<boolean>; add(fingerprint: string): Promise<void> };
   /** Shows the dialog. Absent (headless): untrusted project hooks are skipped with a diagnostic. */
   ask?: (request: HookTrustRequest) => Promise<HookTrustAnswer>;
 };
@@ -116,7 +120,6 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
   const withoutProject = loaded.items.filter((item) => item.source.scope !== "project");
   if (!request) return { items: withoutProject, status: "none", diagnostics: [] };
 
-  const grantKey = `${canonicalRoot(options.projectRoot)}\0${request.fingerprint}`;
   const trusted = (status: HookTrustStatus): ResolvedHookTrust => ({
     items: [...loaded.items],
     status,
@@ -134,7 +137,7 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
   });
 
   if (options.trustFlag) return trusted("flag");
-  if (options.sessionGrants?.has(grantKey)) return trusted("trusted_once");
+  if (await options.sessionGrants?.has(request.fingerprint)) return trusted("trusted_once");
   if (await options.store.isTrusted(options.projectRoot, request.fingerprint)) return trusted("trusted");
   const previous = await options.store.entry(options.projectRoot);
   if (previous)
@@ -164,7 +167,7 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
     return trusted("trusted");
   }
   if (answer === "allow_once") {
-    options.sessionGrants?.add(grantKey);
+    await options.sessionGrants?.add(request.fingerprint);
     return trusted("trusted_once");
   }
   return skipped("rejected", `project hooks not loaded: rejected by the user`);

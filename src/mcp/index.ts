@@ -19,6 +19,7 @@ export { applyToolFilter } from "./config/tool-filter.js";
 export { fnmatch } from "./config/fnmatch.js";
 export { canonicalJson, fingerprintServer } from "./config/fingerprint.js";
 export { createMcpTrustStore } from "./trust/trust-store.js";
+export { mcpServerBacking } from "./trust/trust-memory.js";
 export type { McpTrustStore, McpTrustSnapshot } from "./trust/trust-store.js";
 export { createMcpTrustResolver } from "./trust/trust.js";
 export type { McpTrustDecider, McpTrustDecision, McpTrustResolver, McpTrustState } from "./trust/trust.js";

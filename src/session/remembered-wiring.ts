@@ -1,15 +1,19 @@
-import { createDevContainerTrust } from "../backends/container/devcontainer/devcontainer-trust.js";
 import { createRemembered, type Remembered, type RememberedStore } from "../gate/memory/remembered.js";
-import { canonicalRoot } from "../util/path-within.js";
 import type { Session } from "./session.js";
+import { devContainerBacking } from "./workspace/container/devcontainer-memory.js";
 
-// The one view of a session's remembered decisions (/permissions): tool-call "always" answers of its
-// project, the extensions' (MCP servers, this session's MCP answers, hooks, skill links), and the
-// dev container "always" answers of its project.
+// The one store of a session's remembered decisions (/permissions, and what its parts write their
+// answers through): tool-call "always" answers of its project, the extensions' (MCP servers, this
+// session's MCP answers, hooks and this session's "allow once" of them, skill links), and the dev
+// container "always" answers of its project.
 
 export function rememberedOf(session: Pick<Session, "approvals" | "extensions" | "projectRoot">): Remembered {
   const tools: RememberedStore = {
     kind: "tool",
+    scope: "project",
+    // The procedure reads and writes tool answers synchronously, mid-turn, through this same memory.
+    read: async (key) => session.approvals.lookup(key),
+    write: async (key, decision, label) => session.approvals.remember(key, decision, label),
     list: async () =>
       session.approvals.entries().map((entry) => ({
         id: entry.key,
@@ -19,20 +23,9 @@ export function rememberedOf(session: Pick<Session, "approvals" | "extensions" |
       })),
     forget: (key) => session.approvals.forget(key),
   };
-  const root = canonicalRoot(session.projectRoot);
-  const containers = createDevContainerTrust(session.extensions.stateDir);
-  const devContainers: RememberedStore = {
-    kind: "devcontainer",
-    list: async () =>
-      (await containers.list())
-        .filter((entry) => canonicalRoot(entry.root) === root)
-        .map((entry) => ({
-          id: entry.fingerprint,
-          decision: "allow" as const,
-          label: `dev container of ${entry.root}${entry.definition ? ` (${entry.definition})` : ""}`,
-          scope: "project" as const,
-        })),
-    forget: (fingerprint) => containers.forget(fingerprint),
-  };
-  return createRemembered([tools, ...session.extensions.rememberedStores(), devContainers]);
+  return createRemembered([
+    tools,
+    ...session.extensions.rememberedStores(),
+    devContainerBacking(session.extensions.stateDir, session.projectRoot),
+  ]);
 }

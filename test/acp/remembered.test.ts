@@ -96,4 +96,42 @@ describe("/permissions lists and revokes every kind of remembered decision", () 
     const kept = JSON.parse(await readState("devcontainer_trust.json")) as { plans: Record<string, unknown> };
     expect(Object.keys(kept.plans)).toEqual(["0".repeat(64)]);
   });
+
+  const projectHooks = async () => {
+    await mkdir(join(suite.project, ".deepagents"), { recursive: true });
+    const hooks = { UserPromptSubmit: [{ hooks: [{ type: "command", argv: [process.execPath, "-e", ""] }] }] };
+    await writeFile(join(suite.project, ".deepagents", "hooks.json"), JSON.stringify({ hooks }));
+  };
+  const hookDialogs = (h: Harness) => h.permissions.filter((p) => p.toolCall.title === "Run this project's hooks?");
+
+  it("project hooks' 'always' is listed; revoked, it leaves hooks_trust.json and the next session asks again", async () => {
+    await projectHooks();
+    const h = await suite.start({ onPermission: () => "allow_always" });
+    const sessionId = await sessionWithTurn(h);
+    expect(hookDialogs(h)).toHaveLength(1);
+    expect(await command(h, sessionId, "/permissions")).toContain("1. Allowed: this project's hooks in ");
+    expect(await command(h, sessionId, "/permissions revoke 1")).toContain("Forgot: allowed — this project's hooks");
+    expect(await readState("hooks_trust.json")).not.toContain(await realpath(suite.project));
+    await sessionWithTurn(h);
+    expect(hookDialogs(h)).toHaveLength(2);
+  });
+
+  it("project hooks' 'allow for this session' is listed and revocable; /reload then asks again", async () => {
+    await projectHooks();
+    const h = await suite.start({ onPermission: () => "allow_once" });
+    const sessionId = await sessionWithTurn(h);
+    expect(hookDialogs(h)).toHaveLength(1);
+    expect(await command(h, sessionId, "/permissions")).toContain(
+      "1. Allowed: this project's hooks for this session (asked again the next time they load)",
+    );
+    expect(await readState("hooks_trust.json")).toBe("");
+    expect(await command(h, sessionId, "/permissions revoke 1")).toContain(
+      "Forgot: allowed — this project's hooks for this session",
+    );
+    expect(await command(h, sessionId, "/permissions")).toContain("No remembered permission choices");
+    await h.prompt(sessionId, "/reload");
+    h.model.enqueue(textTurn("ok"));
+    await h.prompt(sessionId, "hi");
+    expect(hookDialogs(h)).toHaveLength(2);
+  });
 });

@@ -214,7 +214,7 @@ async function createSessionContainer({
   let image: string;
   if (spec.kind === "devcontainer") {
     const plan = await consentedDevContainer(
-      { hostRoot, realRoot, mount: spec.mount, stateDir: options.stateDir },
+      { hostRoot, realRoot, mount: spec.mount },
       options.consent ?? {},
     );
     dev = plan.dev;

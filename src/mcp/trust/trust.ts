@@ -13,6 +13,8 @@ import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
 import { boundFingerprint, describeTrustRequest, trustFingerprint, type McpTrustRequest } from "./trust-request.js";
 import type { McpServerEntry } from "../config/types.js";
 import { UNTRUSTED_SOURCES } from "../config/types.js";
+import { rememberedKey, type Remembered } from "../../gate/memory/remembered.js";
+import { mcpServerMemory } from "./trust-memory.js";
 
 export type McpTrustDecision = "allow_once" | "allow_always" | "reject" | "never";
 
@@ -59,7 +61,15 @@ export interface McpTrustResolver {
 }
 
 export type McpTrustResolverOptions = {
+  /** mcp_trust.json: read for what changed since an earlier approval and whether it could be read. */
   store: McpTrustStore;
+  /**
+   * The one store of remembered decisions (gate/memory/remembered.ts): "always" and "never" are
+   * written and read through it, as `mcp-server:<name>` bound to the definition's fingerprint.
+   * This session's answers stay in the resolver, which decides in the middle of a load. Default:
+   * the one store over `store` alone (outside a session).
+   */
+  remembered?: Pick<Remembered, "remember" | "lookup">;
   /** Project root the approvals are bound to (findProjectRoot(cwd)); resolved through symlinks. */
   projectRoot: string;
   /** --trust-project-mcp for this run; never persisted and beaten by the "never" list. Default: false. */
@@ -76,6 +86,7 @@ export type McpTrustResolverOptions = {
 
 export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTrustResolver {
   const projectRoot = canonicalRoot(options.projectRoot);
+  const remembered = options.remembered ?? mcpServerMemory(options.store, projectRoot);
   const logger = options.logger ?? silentLogger;
   // Session memory: `name\0fingerprint` of definitions allowed once or rejected in this session.
   const allowedOnce = new Set<string>();
@@ -102,14 +113,15 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     const bound = await boundOf(entry);
     const mine = (row: { projectRoot: string; name: string }) =>
       row.projectRoot === projectRoot && row.name === entry.name;
-    if (snapshot.denied.some(mine)) return { state: "denied", allowed: false, reason: "on the never-allow list" };
+    const kept = await remembered
+      .lookup(rememberedKey("mcp-server", entry.name), { fingerprint: bound.fingerprint })
+      .catch(() => undefined);
+    if (kept === "deny") return { state: "denied", allowed: false, reason: "on the never-allow list" };
     if (rejected.has(key(entry, bound)))
       return { state: "rejected", allowed: false, reason: "rejected for this session" };
     if (allowedOnce.has(key(entry, bound)))
       return { state: "approved-once", allowed: true, reason: "allowed for this session" };
-    if (snapshot.approvals.some((row) => mine(row) && row.fingerprint === bound.fingerprint)) {
-      return { state: "approved", allowed: true, reason: "approved" };
-    }
+    if (kept === "allow") return { state: "approved", allowed: true, reason: "approved" };
     if (snapshot.error) {
       return {
         state: "pending",
@@ -165,13 +177,17 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
         allowedOnce.add(id);
         // Definitions that run no project file are stored as before (the fingerprint dcode stores too).
         await persist(() =>
-          options.store.approve(
-            projectRoot,
-            entry.name,
-            bound.fingerprint,
-            Object.keys(bound.scripts.digests).length === 0
-              ? {}
-              : { definition: bound.definition, scripts: bound.scripts.digests },
+          remembered.remember(
+            rememberedKey("mcp-server", entry.name),
+            "allow",
+            "project",
+            `project MCP server "${entry.name}" (this definition)`,
+            {
+              fingerprint: bound.fingerprint,
+              ...(Object.keys(bound.scripts.digests).length === 0
+                ? {}
+                : { definition: bound.definition, scripts: bound.scripts.digests }),
+            },
           ),
         );
         break;
@@ -182,7 +198,14 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
       case "never":
         allowedOnce.delete(id);
         rejected.add(id);
-        await persist(() => options.store.deny(projectRoot, entry.name));
+        await persist(() =>
+          remembered.remember(
+            rememberedKey("mcp-server", entry.name),
+            "deny",
+            "project",
+            `project MCP server "${entry.name}" (never run it)`,
+          ),
+        );
         break;
     }
     return verdictFrom(entry, await options.store.load());

@@ -113,8 +113,9 @@ const ALLOWED: Record<string, string[]> = {
   // Issue 35: the session's one door (session-wiring.ts builds it) and the askers other rooms get from it.
   "gate/door/door.ts": ["createDoor"],
   "gate/seams/through-door.ts": ["trustThroughDoor", "turnDoor", "reviewThroughDoor"],
-  // The one view of remembered decisions of every kind (/permissions lists and revokes through it).
-  "gate/memory/remembered.ts": ["createRemembered"],
+  // The one store of remembered decisions of every kind (/permissions lists and revokes through it,
+  // every kind's answer is written and read through it, by the one key shape).
+  "gate/memory/remembered.ts": ["createRemembered", "rememberedKey"],
 };
 
 describe("the gate is the only place that decides", () => {

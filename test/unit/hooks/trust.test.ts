@@ -159,7 +159,8 @@ describe("resolveProjectHookTrust", () => {
 
   it("allow once lasts for the session's grants only", async () => {
     const store = createHookTrustStore({ stateDir });
-    const sessionGrants = new Set<string>();
+    const granted = new Set<string>();
+    const sessionGrants = { has: async (f: string) => granted.has(f), add: async (f: string) => void granted.add(f) };
     let asks = 0;
     const ask = async () => {
       asks += 1;

@@ -53,7 +53,7 @@ it("doctor lists the built-in and plugin skills exactly as a session loads them"
     trust: trustThroughDoor(createDoor({ approver: { requestApproval: async () => "unattended" } })),
     transcriptPath: join(project, "transcript.jsonl"),
     permissionMode: () => "default",
-    hookGrants: new Set(),
+    hookGrants: new Map(),
   });
   await extensions.settled;
   await closeExtensions(extensions);

@@ -1,7 +1,6 @@
 import { readDevContainer } from "./devcontainer.js";
 import { checkDevContainerInputs, ContainerInputError } from "./devcontainer-inputs.js";
 import { planDevContainer, type DevContainerPlan } from "./devcontainer-plan.js";
-import { createDevContainerTrust } from "./devcontainer-trust.js";
 
 // Before a dev container is built or started, the user decides: the editor shows the plan
 // (devcontainer-plan.ts) and the user runs it once, always (remembered by the plan's fingerprint)
@@ -15,6 +14,11 @@ export type DevContainerConsent = {
   ask?: (plan: DevContainerPlan) => Promise<PlanAnswer>;
   /** --trust-devcontainer: run it without asking (this run only). */
   trusted?: boolean;
+  /**
+   * Where an "always" is read and kept: the session's one store of remembered decisions
+   * (session/remembered-wiring.ts). Absent: nothing is remembered, so it asks.
+   */
+  memory?: { allowed(plan: DevContainerPlan): Promise<boolean>; remember(plan: DevContainerPlan): Promise<void> };
 };
 
 /** The user said no: nothing was built or started. */
@@ -24,14 +28,13 @@ export class DevContainerRefusedError extends Error {
 
 /** Reads and checks the definition, and resolves with its plan once the user agreed to it. */
 export async function consentedDevContainer(
-  options: { hostRoot: string; realRoot: string; mount: "copy" | "bind"; stateDir: string },
+  options: { hostRoot: string; realRoot: string; mount: "copy" | "bind" },
   consent: DevContainerConsent,
 ): Promise<DevContainerPlan> {
   const dev = await checkDevContainerInputs(options.realRoot, await readDevContainer(options.hostRoot));
   const plan = await planDevContainer(options.realRoot, dev, options.mount);
   if (consent.trusted) return plan;
-  const store = createDevContainerTrust(options.stateDir);
-  if (await store.isTrusted(plan)) return plan;
+  if (await consent.memory?.allowed(plan)) return plan;
   if (!consent.ask)
     throw new ContainerInputError(
       `the dev container ${dev.file} has not been approved: nobody can be asked here, so nothing was built or started; ` +
@@ -42,6 +45,6 @@ export async function consentedDevContainer(
     throw new DevContainerRefusedError(
       `the dev container ${dev.file} was refused: nothing was built or started; fix or review it, then start a new session`,
     );
-  if (answer === "always") await store.trust(plan);
+  if (answer === "always") await consent.memory?.remember(plan);
   return plan;
 }

@@ -11,8 +11,9 @@ import type { DevContainerPlan } from "./devcontainer-plan.js";
 
 export type DevContainerTrust = {
   readonly file: string;
-  isTrusted(plan: DevContainerPlan): Promise<boolean>;
-  trust(plan: DevContainerPlan): Promise<void>;
+  isTrusted(plan: Pick<DevContainerPlan, "fingerprint" | "root">): Promise<boolean>;
+  /** Keeps an "always" answer (only the one store of remembered decisions calls it). */
+  trust(plan: { fingerprint: string; root: string; definition: string }): Promise<void>;
   /** The kept "always" answers, by fingerprint (/permissions). */
   list(): Promise<Array<{ fingerprint: string; root: string; definition: string; trustedAt: string }>>;
   /** Forgets one: the next start of that dev container asks again. */
@@ -40,7 +41,7 @@ export function createDevContainerTrust(stateDir: string, now: () => Date = () =
     async trust(plan) {
       await lock(async () => {
         const plans = await read();
-        plans[plan.fingerprint] = { root: plan.root, definition: plan.dev.file, trusted_at: now().toISOString() };
+        plans[plan.fingerprint] = { root: plan.root, definition: plan.definition, trusted_at: now().toISOString() };
         await writeFileAtomic(file, JSON.stringify({ version: 1, plans }, null, 2) + "\n");
       });
     },

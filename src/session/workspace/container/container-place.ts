@@ -8,6 +8,7 @@ import { remoteMentions } from "../mentions.js";
 import type { Place, PlaceChanges, PlaceKind, PlaceSetup, PlaceTarget } from "../place.js";
 import { bindModeHold } from "./bind-held.js";
 import { containerSurfaceCache } from "./container-surfaces.js";
+import { devContainerMemory } from "./devcontainer-memory.js";
 
 // A container (docker://IMAGE or devcontainer, each with ?mount=bind): files and commands inside it;
 // the editor's fs and terminals and the local sandbox are never used. Copy mode holds its own copy of
@@ -61,6 +62,7 @@ async function openContainer(
     consent: {
       ...(options.askDevContainer ? { ask: options.askDevContainer } : {}),
       ...(options.flags.trustDevContainer ? { trusted: true } : {}),
+      memory: devContainerMemory(paths.stateDir, options.projectRoot),
     },
     limits: {
       network: config.workspace.network,
