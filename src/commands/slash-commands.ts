@@ -175,14 +175,17 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
         const { rememberedOf } = await import("../session/index.js");
         const remembered = rememberedOf(session);
         const entries = await remembered.list();
-        const revoke = /^(?:revoke|forget)\s+(\d+)$/.exec(args);
+        const revoke = /^(?:revoke|forget)\s+(\S+)$/.exec(args);
         if (revoke) {
-          const entry = entries[Number(revoke[1]) - 1];
+          // By its number in the list, or by its key (the same `<kind>:<id>` shape for every kind).
+          const entry = /^\d+$/.test(revoke[1]!)
+            ? entries[Number(revoke[1]) - 1]
+            : entries.find((e) => e.key === revoke[1]);
           const forgotten = entry && (await remembered.revoke(entry.key));
           if (!forgotten)
             return {
               kind: "reply",
-              text: `There is no remembered choice number ${revoke[1]}. Run /permissions to see the list.`,
+              text: `There is no remembered choice ${/^\d+$/.test(revoke[1]!) ? "number " : ""}${revoke[1]}. Run /permissions to see the list.`,
             };
           return {
             kind: "reply",
@@ -195,11 +198,11 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
           return { kind: "reply", text: `No remembered permission choices for ${session.projectRoot}.` };
         const lines = entries.map(
           (e, i) =>
-            `${i + 1}. ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}${e.scope === "everywhere" ? " (every project)" : ""}`,
+            `${i + 1}. ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}${e.scope === "everywhere" ? " (every project)" : ""} — \`${e.key}\``,
         );
         return {
           kind: "reply",
-          text: `**Remembered choices for \`${session.projectRoot}\`**\n\n${lines.join("\n")}\n\nForget one with \`/permissions revoke N\`.`,
+          text: `**Remembered choices for \`${session.projectRoot}\`**\n\n${lines.join("\n")}\n\nForget one with \`/permissions revoke N\` (or its key).`,
         };
       },
     },

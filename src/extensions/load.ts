@@ -311,7 +311,7 @@ function hookMemory(remembered: Remembered, projectRoot: string, stateDir: strin
   const once = rememberedKey("hooks-session", root);
   const label = "this project's hooks";
   return {
-    store: {
+    remembered: {
       isTrusted: async (_root: string, fingerprint: string) =>
         (await remembered.lookup(always, { fingerprint })) === "allow",
       trust: (_root: string, fingerprint: string, details?: HookTrustDetails) =>

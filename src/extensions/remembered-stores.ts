@@ -31,6 +31,8 @@ export function extensionRememberedStores(options: ExtensionMemoryOptions): Reme
   const mcp = createMcpTrustStore({ stateDir: options.stateDir });
   const hooks = createHookTrustStore({ stateDir: options.stateDir });
   const skills = createSkillTrustStore({ stateDir: options.stateDir });
+  const sessionAllowed = async () => (await options.mcpTrust())?.sessionAllowed() ?? [];
+  const sessionId = (allowed: { source: string; name: string }) => `${allowed.source}/${allowed.name}`;
   const fingerprintOf = (binding: unknown) => (binding as { fingerprint?: unknown } | undefined)?.fingerprint;
   return [
     {
@@ -45,6 +47,7 @@ export function extensionRememberedStores(options: ExtensionMemoryOptions): Reme
       },
     },
     {
+      // Id: `<source>/<name>` (the resolver's own key holds the definition's fingerprint too).
       kind: "mcp-session",
       scope: "session",
       async list() {
@@ -52,21 +55,26 @@ export function extensionRememberedStores(options: ExtensionMemoryOptions): Reme
         const approved = new Set(
           (await mcp.load()).approvals.filter((row) => row.projectRoot === root).map((row) => row.name),
         );
-        const allowed = ((await options.mcpTrust())?.sessionAllowed() ?? []).filter((a) => !approved.has(a.name));
-        return allowed.map((allowed) => ({
-          id: allowed.key,
+        const allowed = (await sessionAllowed()).filter((a) => !approved.has(a.name));
+        const ids = [...new Set(allowed.map(sessionId))];
+        return ids.map((id) => ({
+          id,
           decision: "allow" as const,
-          label: `project MCP server "${allowed.name}" for this session (asked again the next time it starts)`,
+          label: `project MCP server "${allowed.find((a) => sessionId(a) === id)!.name}" for this session (asked again the next time it starts)`,
           scope: "session" as const,
         }));
       },
       // The resolver keeps these answers in its own memory (it decides in the middle of a load).
-      read: async (key) =>
-        ((await options.mcpTrust())?.sessionAllowed() ?? []).some((a) => a.key === key) ? "allow" : undefined,
+      read: async (id) => ((await sessionAllowed()).some((a) => sessionId(a) === id) ? "allow" : undefined),
       write: async () => {
         throw new Error("this session's MCP answers are kept by its trust resolver");
       },
-      forget: async (key) => (await options.mcpTrust())?.forgetSession(key) ?? false,
+      async forget(id) {
+        const trust = await options.mcpTrust();
+        const matching = (await sessionAllowed()).filter((a) => sessionId(a) === id);
+        for (const allowed of matching) trust?.forgetSession(allowed.key);
+        return matching.length > 0;
+      },
     },
     {
       kind: "hooks",

@@ -58,7 +58,7 @@ export type ResolveProjectHookTrustOptions = {
    * remembered decisions, extensions/remembered-stores.ts); `entry` is the earlier approval, to say
    * what changed.
    */
-  store: Pick<HookTrustStore, "isTrusted" | "trust" | "entry">;
+  remembered: Pick<HookTrustStore, "isTrusted" | "trust" | "entry">;
   /** --trust-project-hooks: trust for this run without remembering. Default false. */
   trustFlag?: boolean;
   /**
@@ -138,8 +138,8 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
 
   if (options.trustFlag) return trusted("flag");
   if (await options.sessionGrants?.has(request.fingerprint)) return trusted("trusted_once");
-  if (await options.store.isTrusted(options.projectRoot, request.fingerprint)) return trusted("trusted");
-  const previous = await options.store.entry(options.projectRoot);
+  if (await options.remembered.isTrusted(options.projectRoot, request.fingerprint)) return trusted("trusted");
+  const previous = await options.remembered.entry(options.projectRoot);
   if (previous)
     request.changes = hookTrustChanges(
       previous.hooks_file !== undefined
@@ -160,7 +160,7 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
   }
   const answer = await options.ask(request);
   if (answer === "allow_always") {
-    await options.store.trust(options.projectRoot, request.fingerprint, {
+    await options.remembered.trust(options.projectRoot, request.fingerprint, {
       hooksFile: request.sha256,
       scripts: request.scripts,
     });

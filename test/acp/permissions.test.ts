@@ -115,6 +115,8 @@ describe("remembered choices", () => {
     expect(h.permissions).toHaveLength(1);
     const listing = agentText((await h.prompt(second.sessionId, "/permissions")).updates);
     expect(listing).toContain("1. Allowed: Always allow `git status` with any arguments");
+    // The same key shape as every other kind: `tool:<the approval's key>`.
+    expect(listing).toMatch(/with any arguments — `tool:[^`]*git status[^`]*`/);
 
     expect(agentText((await h.prompt(second.sessionId, "/permissions revoke 1")).updates)).toContain("Forgot");
     const stored = JSON.parse(await readFile(join(h.home, ".deepagents", ".state", "approvals.json"), "utf8"));

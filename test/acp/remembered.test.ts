@@ -1,8 +1,9 @@
-// /permissions is the one list of everything deep-acp remembers for a project, with one way to
-// forget any of it: tool-call "always" answers (test/acp/permissions.test.ts), project MCP servers,
-// this session's MCP "allow for this session", and dev container "always" answers. Driven through
+// /permissions is the one list of everything deep-acp remembers for a project, with one key shape
+// (`<kind>:<id>`) and one way to forget any of it: tool-call "always" answers
+// (test/acp/permissions.test.ts), project MCP servers, this session's MCP "allow for this session",
+// project hooks and this session's "allow once" of them, skill links and dev container "always" answers. Driven through
 // the SDK client; assertions are on what the editor is shown and what is left on disk.
-import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentText, type Harness } from "../support/acp-harness.js";
@@ -44,7 +45,7 @@ describe("/permissions lists and revokes every kind of remembered decision", () 
     expect(await readState("mcp_trust.json")).toContain('"proj"');
 
     const listing = await command(first, sessionId, "/permissions");
-    expect(listing).toContain('1. Allowed: project MCP server "proj" (this definition)');
+    expect(listing).toContain('1. Allowed: project MCP server "proj" (this definition) — `mcp-server:proj`');
     expect(await command(first, sessionId, "/permissions revoke 1")).toContain(
       'Forgot: allowed — project MCP server "proj" (this definition). deep-acp will ask again.',
     );
@@ -62,6 +63,7 @@ describe("/permissions lists and revokes every kind of remembered decision", () 
     const sessionId = await sessionWithTurn(h);
     const listing = await command(h, sessionId, "/permissions");
     expect(listing).toContain('1. Allowed: project MCP server "proj" for this session');
+    expect(listing).toMatch(/ — `mcp-session:[\w-]+\/proj`/);
     // Nothing of it is on disk: it lives with the session.
     expect(await readState("mcp_trust.json")).not.toContain('"proj"');
     expect(await command(h, sessionId, "/permissions revoke 1")).toContain(
@@ -87,7 +89,9 @@ describe("/permissions lists and revokes every kind of remembered decision", () 
     const h = await suite.start();
     const { sessionId } = await h.newSession(suite.project);
     const listing = await command(h, sessionId, "/permissions");
-    expect(listing).toContain(`1. Allowed: dev container of ${root} (${definition})`);
+    expect(listing).toContain(
+      `1. Allowed: dev container of ${root} (${definition}) — \`devcontainer:${"f".repeat(64)}\``,
+    );
     // Another project's answer is not this project's to list.
     expect(listing).not.toContain("/elsewhere");
     expect(await command(h, sessionId, "/permissions revoke 1")).toContain(
@@ -109,9 +113,15 @@ describe("/permissions lists and revokes every kind of remembered decision", () 
     const h = await suite.start({ onPermission: () => "allow_always" });
     const sessionId = await sessionWithTurn(h);
     expect(hookDialogs(h)).toHaveLength(1);
-    expect(await command(h, sessionId, "/permissions")).toContain("1. Allowed: this project's hooks in ");
-    expect(await command(h, sessionId, "/permissions revoke 1")).toContain("Forgot: allowed — this project's hooks");
-    expect(await readState("hooks_trust.json")).not.toContain(await realpath(suite.project));
+    const root = await realpath(suite.project);
+    const listing = await command(h, sessionId, "/permissions");
+    expect(listing).toContain("1. Allowed: this project's hooks in ");
+    expect(listing).toContain(`— \`hooks:${root}\``);
+    // Revoked by its key: the same `<kind>:<id>` the listing shows.
+    expect(await command(h, sessionId, `/permissions revoke hooks:${root}`)).toContain(
+      "Forgot: allowed — this project's hooks",
+    );
+    expect(await readState("hooks_trust.json")).not.toContain(root);
     await sessionWithTurn(h);
     expect(hookDialogs(h)).toHaveLength(2);
   });
@@ -122,7 +132,7 @@ describe("/permissions lists and revokes every kind of remembered decision", () 
     const sessionId = await sessionWithTurn(h);
     expect(hookDialogs(h)).toHaveLength(1);
     expect(await command(h, sessionId, "/permissions")).toContain(
-      "1. Allowed: this project's hooks for this session (asked again the next time they load)",
+      `1. Allowed: this project's hooks for this session (asked again the next time they load) — \`hooks-session:${await realpath(suite.project)}\``,
     );
     expect(await readState("hooks_trust.json")).toBe("");
     expect(await command(h, sessionId, "/permissions revoke 1")).toContain(
@@ -133,5 +143,28 @@ describe("/permissions lists and revokes every kind of remembered decision", () 
     h.model.enqueue(textTurn("ok"));
     await h.prompt(sessionId, "hi");
     expect(hookDialogs(h)).toHaveLength(2);
+  });
+
+  it("a skill link's 'always' is listed; revoked, it leaves skill_trust.json and the next session asks again", async () => {
+    const outside = await suite.tempDir("outside");
+    await mkdir(join(outside, "shared-tool"), { recursive: true });
+    await writeFile(
+      join(outside, "shared-tool", "SKILL.md"),
+      "---\nname: shared-tool\ndescription: Shared team tooling\n---\n\nBody.\n",
+    );
+    await mkdir(join(suite.project, ".deepagents", "skills"), { recursive: true });
+    await symlink(join(outside, "shared-tool"), join(suite.project, ".deepagents", "skills", "shared-tool"));
+    const target = await realpath(join(outside, "shared-tool"));
+    const linkDialogs = (h: Harness) =>
+      h.permissions.filter((p) => p.toolCall.title === 'Load skill "shared-tool" from outside the skill folders?');
+    const h = await suite.start({ onPermission: () => "allow_always" });
+    const sessionId = await sessionWithTurn(h);
+    expect(linkDialogs(h)).toHaveLength(1);
+    const listing = await command(h, sessionId, "/permissions");
+    expect(listing).toContain(`1. Allowed: skill link to ${target} (every project) — \`skill-link:${target}\``);
+    expect(await command(h, sessionId, "/permissions revoke 1")).toContain(`Forgot: allowed — skill link to ${target}`);
+    expect(await readState("skill_trust.json")).not.toContain(target);
+    await sessionWithTurn(h);
+    expect(linkDialogs(h)).toHaveLength(2);
   });
 });

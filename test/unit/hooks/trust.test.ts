@@ -130,7 +130,7 @@ describe("resolveProjectHookTrust", () => {
     const first = await resolveProjectHookTrust({
       loaded: await loadHooksConfig(sources),
       projectRoot: root,
-      store,
+      remembered: store,
       ask,
     });
     expect(first.status).toBe("trusted");
@@ -139,7 +139,7 @@ describe("resolveProjectHookTrust", () => {
     const again = await resolveProjectHookTrust({
       loaded: await loadHooksConfig(sources),
       projectRoot: root,
-      store,
+      remembered: store,
       ask,
     });
     expect(again.status).toBe("trusted");
@@ -149,7 +149,7 @@ describe("resolveProjectHookTrust", () => {
     const changed = await resolveProjectHookTrust({
       loaded: await loadHooksConfig(sources),
       projectRoot: root,
-      store,
+      remembered: store,
       ask: async () => "reject",
     });
     expect(changed.status).toBe("rejected");
@@ -167,7 +167,7 @@ describe("resolveProjectHookTrust", () => {
       return "allow_once" as const;
     };
     const resolve = async () =>
-      resolveProjectHookTrust({ loaded: await loadHooksConfig(sources), projectRoot: root, store, ask, sessionGrants });
+      resolveProjectHookTrust({ loaded: await loadHooksConfig(sources), projectRoot: root, remembered: store, ask, sessionGrants });
     expect((await resolve()).status).toBe("trusted_once");
     expect((await resolve()).status).toBe("trusted_once");
     expect(asks).toBe(1);
@@ -179,12 +179,12 @@ describe("resolveProjectHookTrust", () => {
   it("headless skips untrusted project hooks unless --trust-project-hooks is given", async () => {
     const store = createHookTrustStore({ stateDir });
     const loaded = await loadHooksConfig(sources);
-    const headless = await resolveProjectHookTrust({ loaded, projectRoot: root, store });
+    const headless = await resolveProjectHookTrust({ loaded, projectRoot: root, remembered: store });
     expect(headless.status).toBe("untrusted");
     expect(headless.items.map((i) => i.source.scope)).toEqual(["user"]);
     expect(headless.diagnostics[0]!.message).toContain("--trust-project-hooks");
 
-    const flagged = await resolveProjectHookTrust({ loaded, projectRoot: root, store, trustFlag: true });
+    const flagged = await resolveProjectHookTrust({ loaded, projectRoot: root, remembered: store, trustFlag: true });
     expect(flagged.status).toBe("flag");
     expect(flagged.items).toHaveLength(3);
   });
@@ -197,7 +197,7 @@ describe("resolveProjectHookTrust", () => {
     const result = await resolveProjectHookTrust({
       loaded: await loadHooksConfig(sources),
       projectRoot: root,
-      store: createHookTrustStore({ stateDir }),
+      remembered: createHookTrustStore({ stateDir }),
       ask: async () => {
         throw new Error("must not ask");
       },
@@ -240,7 +240,7 @@ describe("scripts a trusted hook runs", () => {
         resolveProjectHookTrust({
           loaded,
           projectRoot: root,
-          store,
+          remembered: store,
           ...(answer ? { ask: async (r: HookTrustRequest) => (shown.push(r), answer) } : {}),
         }),
       );
