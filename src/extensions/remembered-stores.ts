@@ -10,8 +10,8 @@ import { canonicalRoot } from "../util/path-within.js";
 // (skills_trust.json). Each keeps its own file; forgetting one here is what deleting its entry by
 // hand did: the next start asks again.
 
-/** This session's "allow once" of project hooks: project root -> the fingerprint allowed. */
-export type HookSessionGrants = Map<string, string>;
+/** This session's "allow once" of project hooks: project root -> the fingerprints allowed. */
+export type HookSessionGrants = Map<string, Set<string>>;
 
 export type ExtensionMemoryOptions = {
   stateDir: string;
@@ -108,8 +108,14 @@ export function extensionRememberedStores(options: ExtensionMemoryOptions): Reme
               },
             ]
           : [],
-      read: async (id, binding) => (options.hookGrants.get(id) === fingerprintOf(binding) ? "allow" : undefined),
-      write: async (id, _decision, _label, binding) => void options.hookGrants.set(id, String(fingerprintOf(binding))),
+      read: async (id, binding) =>
+        options.hookGrants.get(id)?.has(String(fingerprintOf(binding))) ? "allow" : undefined,
+      // Every version allowed stays allowed (an edit undone does not ask again), as before.
+      write: async (id, _decision, _label, binding) => {
+        const allowed = options.hookGrants.get(id) ?? new Set<string>();
+        allowed.add(String(fingerprintOf(binding)));
+        options.hookGrants.set(id, allowed);
+      },
       forget: async (id) => options.hookGrants.delete(id),
     },
     {
