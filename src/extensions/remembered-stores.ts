@@ -31,8 +31,7 @@ export function extensionRememberedStores(options: ExtensionMemoryOptions): Reme
   const mcp = createMcpTrustStore({ stateDir: options.stateDir });
   const hooks = createHookTrustStore({ stateDir: options.stateDir });
   const skills = createSkillTrustStore({ stateDir: options.stateDir });
-  const sessionAllowed = async () => (await options.mcpTrust())?.sessionAllowed() ?? [];
-  const sessionId = (allowed: { source: string; name: string }) => `${allowed.source}/${allowed.name}`;
+  const sessionBacking = async () => (await options.mcpTrust())?.sessionBacking;
   const fingerprintOf = (binding: unknown) => (binding as { fingerprint?: unknown } | undefined)?.fingerprint;
   return [
     {
@@ -40,41 +39,31 @@ export function extensionRememberedStores(options: ExtensionMemoryOptions): Reme
       // The session's own allowance of that server goes too: "ask again" means in this session as well.
       async forget(name) {
         await mcp.forget(root, name);
-        const trust = await options.mcpTrust();
-        for (const allowed of trust?.sessionAllowed() ?? [])
-          if (allowed.name === name) trust!.forgetSession(allowed.key);
+        const session = await sessionBacking();
+        for (const item of (await session?.list()) ?? [])
+          if (item.id.slice(item.id.indexOf("/") + 1) === name) await session!.forget(item.id);
         return true;
       },
     },
     {
-      // Id: `<source>/<name>` (the resolver's own key holds the definition's fingerprint too).
+      // The resolver keeps these (it decides in the middle of a load); listed here once the session
+      // has one, and an "always" answer, also allowed in the session, is listed once, as the "always".
       kind: "mcp-session",
       scope: "session",
       async list() {
-        // An "always" answer is also allowed in the session: it is listed once, as the "always".
         const approved = new Set(
           (await mcp.load()).approvals.filter((row) => row.projectRoot === root).map((row) => row.name),
         );
-        const allowed = (await sessionAllowed()).filter((a) => !approved.has(a.name));
-        const ids = [...new Set(allowed.map(sessionId))];
-        return ids.map((id) => ({
-          id,
-          decision: "allow" as const,
-          label: `project MCP server "${allowed.find((a) => sessionId(a) === id)!.name}" for this session (asked again the next time it starts)`,
-          scope: "session" as const,
-        }));
+        const listed = (await (await sessionBacking())?.list()) ?? [];
+        return listed.filter((item) => !approved.has(item.id.slice(item.id.indexOf("/") + 1)));
       },
-      // The resolver keeps these answers in its own memory (it decides in the middle of a load).
-      read: async (id) => ((await sessionAllowed()).some((a) => sessionId(a) === id) ? "allow" : undefined),
-      write: async () => {
-        throw new Error("this session's MCP answers are kept by its trust resolver");
+      read: async (id, binding) => (await sessionBacking())?.read(id, binding),
+      async write(id, decision, label, binding) {
+        const backing = await sessionBacking();
+        if (!backing) throw new Error("this session's MCP servers have not loaded");
+        await backing.write(id, decision, label, binding);
       },
-      async forget(id) {
-        const trust = await options.mcpTrust();
-        const matching = (await sessionAllowed()).filter((a) => sessionId(a) === id);
-        for (const allowed of matching) trust?.forgetSession(allowed.key);
-        return matching.length > 0;
-      },
+      forget: async (id) => (await (await sessionBacking())?.forget(id)) ?? false,
     },
     {
       kind: "hooks",

@@ -13,7 +13,12 @@ import type { McpTrustSnapshot, McpTrustStore } from "./trust-store.js";
 import { boundFingerprint, describeTrustRequest, trustFingerprint, type McpTrustRequest } from "./trust-request.js";
 import type { McpServerEntry } from "../config/types.js";
 import { UNTRUSTED_SOURCES } from "../config/types.js";
-import { rememberedKey, type Remembered } from "../../gate/memory/remembered.js";
+import {
+  createRemembered,
+  rememberedKey,
+  type Remembered,
+  type RememberedStore,
+} from "../../gate/memory/remembered.js";
 import { mcpServerMemory } from "./trust-memory.js";
 
 export type McpTrustDecision = "allow_once" | "allow_always" | "reject" | "never";
@@ -54,10 +59,13 @@ export interface McpTrustResolver {
   record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict>;
   request(entry: McpServerEntry): Promise<McpTrustRequest>;
   readonly projectRoot: string;
-  /** This session's "allow for this session" answers, each with the key `forgetSession` takes. */
-  sessionAllowed(): Array<{ key: string; name: string; source: string }>;
-  /** Forgets one: the server is asked about again the next time it starts (/reload). */
-  forgetSession(key: string): boolean;
+  /**
+   * This session's "allow for this session" answers as a backing of the one store of remembered
+   * decisions (`mcp-session:<source>/<name>`); the resolver writes them through it and it is what
+   * /permissions lists and revokes. Forgotten, the server is asked about again the next time it
+   * starts (/reload).
+   */
+  readonly sessionBacking: RememberedStore;
 }
 
 export type McpTrustResolverOptions = {
@@ -106,6 +114,16 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
   };
   // Keyed by source too: a definition allowed in one file says nothing about another file's.
   const key = (entry: McpServerEntry, bound: Bound) => `${entry.source}\0${entry.name}\0${bound.fingerprint}`;
+  const sessionBacking = sessionAnswers(allowedOnce);
+  const sessionMemory = createRemembered([sessionBacking]);
+  const allowForSession = (entry: McpServerEntry, id: string) =>
+    sessionMemory.remember(
+      rememberedKey("mcp-session", `${entry.source}/${entry.name}`),
+      "allow",
+      "session",
+      `project MCP server "${entry.name}" for this session`,
+      { key: id },
+    );
 
   async function verdictFrom(entry: McpServerEntry, snapshot: McpTrustSnapshot): Promise<McpTrustVerdict> {
     if (!UNTRUSTED_SOURCES.has(entry.source))
@@ -119,7 +137,8 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     if (kept === "deny") return { state: "denied", allowed: false, reason: "on the never-allow list" };
     if (rejected.has(key(entry, bound)))
       return { state: "rejected", allowed: false, reason: "rejected for this session" };
-    if (allowedOnce.has(key(entry, bound)))
+    const forSession = rememberedKey("mcp-session", `${entry.source}/${entry.name}`);
+    if ((await sessionMemory.lookup(forSession, { key: key(entry, bound) })) === "allow")
       return { state: "approved-once", allowed: true, reason: "allowed for this session" };
     if (kept === "allow") return { state: "approved", allowed: true, reason: "approved" };
     if (snapshot.error) {
@@ -169,12 +188,12 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     switch (decision) {
       case "allow_once":
         rejected.delete(id);
-        allowedOnce.add(id);
+        await allowForSession(entry, id);
         break;
       case "allow_always":
         rejected.delete(id);
         // Also remembered for the session, so a store that cannot be written still lets it run now.
-        allowedOnce.add(id);
+        await allowForSession(entry, id);
         // Definitions that run no project file are stored as before (the fingerprint dcode stores too).
         await persist(() =>
           remembered.remember(
@@ -192,6 +211,7 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
         );
         break;
       case "reject":
+        // Only this definition's allowance goes (the backing's own memory; a revoke forgets them all).
         allowedOnce.delete(id);
         rejected.add(id);
         break;
@@ -238,18 +258,34 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     return turn;
   }
 
-  const sessionAllowed = () =>
-    [...allowedOnce].map((key) => {
-      const [source = "", name = ""] = key.split("\0");
-      return { key, name, source };
-    });
+  return { check, resolve: resolveOne, record, request, projectRoot, sessionBacking };
+}
+
+/** `allowed` (source\0name\0fingerprint of each definition allowed) as the `mcp-session` backing. */
+function sessionAnswers(allowed: Set<string>): RememberedStore {
+  const idOf = (key: string) => {
+    const [source = "", name = ""] = key.split("\0");
+    return { id: `${source}/${name}`, name };
+  };
+  const matching = (id: string) => [...allowed].filter((key) => idOf(key).id === id);
   return {
-    check,
-    resolve: resolveOne,
-    record,
-    request,
-    projectRoot,
-    sessionAllowed,
-    forgetSession: (key) => allowedOnce.delete(key),
+    kind: "mcp-session",
+    scope: "session",
+    list: async () =>
+      [...new Map([...allowed].map((key) => [idOf(key).id, idOf(key).name])).entries()].map(([id, name]) => ({
+        id,
+        decision: "allow" as const,
+        label: `project MCP server "${name}" for this session (asked again the next time it starts)`,
+        scope: "session" as const,
+      })),
+    // Bound to the definition: the resolver's key (its fingerprint) of the one it asks about.
+    read: async (id, binding) =>
+      allowed.has(String(binding?.["key"])) && matching(id).length > 0 ? "allow" : undefined,
+    write: async (_id, _decision, _label, binding) => void allowed.add(String(binding?.["key"])),
+    async forget(id) {
+      const found = matching(id);
+      for (const key of found) allowed.delete(key);
+      return found.length > 0;
+    },
   };
 }
