@@ -213,10 +213,7 @@ async function createSessionContainer({
   let dev: DevContainer | undefined;
   let image: string;
   if (spec.kind === "devcontainer") {
-    const plan = await consentedDevContainer(
-      { hostRoot, realRoot, mount: spec.mount },
-      options.consent ?? {},
-    );
+    const plan = await consentedDevContainer({ hostRoot, realRoot, mount: spec.mount }, options.consent ?? {});
     dev = plan.dev;
     if (dev.ignored.length > 0) notes.push(`${dev.file}: not honoured: ${dev.ignored.join(", ")}`);
     image = await devContainerImage(docker, plan, { network: options.limits.network });

@@ -167,7 +167,13 @@ describe("resolveProjectHookTrust", () => {
       return "allow_once" as const;
     };
     const resolve = async () =>
-      resolveProjectHookTrust({ loaded: await loadHooksConfig(sources), projectRoot: root, remembered: store, ask, sessionGrants });
+      resolveProjectHookTrust({
+        loaded: await loadHooksConfig(sources),
+        projectRoot: root,
+        remembered: store,
+        ask,
+        sessionGrants,
+      });
     expect((await resolve()).status).toBe("trusted_once");
     expect((await resolve()).status).toBe("trusted_once");
     expect(asks).toBe(1);
