@@ -142,6 +142,8 @@ export class ConnectionState {
       trustPrompter: createTrustDialog(client, sessionId, push, this.logger),
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
       editorMcpServers: editorServersFromNameValueLists(mcpServers as never),
+      peerMcpServers: mcpServers,
+      peerRefusal: wireError.peerRefused,
       updates: (event: SessionEvent) => {
         const entry = this.sessions.get(sessionId);
         if (!entry) return;

@@ -26,6 +26,8 @@ export const wireError = {
   internalError: (message: string) => acp.RequestError.internalError(undefined, message),
   /** -32800: the request was given up. */
   requestCancelled: () => acp.RequestError.requestCancelled(),
+  /** -32603 to a child agent (src/peers/): what it asked of its editor was refused (by the gate, or not possible). */
+  peerRefused: (message: string) => acp.RequestError.internalError({ refused: true }, message),
   /** An error another agent answered with, passed on as it came (code, message, data). */
   relayed: (code: number, message: string, data: unknown) => new acp.RequestError(code, message, data),
 };

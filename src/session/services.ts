@@ -54,6 +54,10 @@ export type SessionCollaborators = {
   editor?: EditorBridge;
   /** MCP servers the editor passed in session/new, load, resume or fork. */
   editorMcpServers?: EditorMcpServer[];
+  /** The same servers as ACP sends them, for other ACP agents the user lets have them (`pass_mcp_servers`). */
+  peerMcpServers?: readonly unknown[];
+  /** The wire error a child agent's refused fs/terminal request answers with (acp/errors.ts). */
+  peerRefusal?: (message: string) => Error;
   /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
   trustPrompter?: TrustPrompter;
   /**

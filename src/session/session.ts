@@ -103,7 +103,7 @@ export class Session {
     this.services = options.services;
     this.approver = options.approver;
     this.questioner = options.questioner;
-    this.background = createSessionBackground({ sink: (event) => options.updates?.(event) });
+    this.background = createSessionBackground({ sink: (event) => options.updates?.(event), peers: options });
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
     this.journal = createJournal({
