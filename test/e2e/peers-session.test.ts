@@ -1,0 +1,99 @@
+// Another ACP agent within the parent session: plan mode bounds what the child may do through us,
+// the child's tokens count in the session's spend, session/load replays its child session, /agents
+// lists it with its health and says what bypasses the gate, and eval's task() reaches it too.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { describe, expect, it } from "vitest";
+import { startHarness } from "../support/acp-harness.js";
+import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
+
+const suite = usePeerSuite();
+const SUBAGENTS = { subagents: {} } as acp.ClientCapabilities;
+
+const replyText = (updates: acp.SessionUpdate[]) =>
+  updates
+    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+    .join("");
+
+describe("another ACP agent in the parent session", () => {
+  it("in plan mode, refuses the child's writes and commands without asking", async () => {
+    const { h, sessionId } = await suite.start(SUBAGENTS);
+    await h.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    parentDelegates(h, "child", "try to change things");
+    suite.childModel.setHandler((request) => {
+      const done = toolResults(request).length;
+      if (done === 0) return toolTurn("write_file", { file_path: join(suite.project, "plan.txt"), content: "x" });
+      if (done === 1) return toolTurn("execute", { command: "touch ran.txt" });
+      return textTurn("could not");
+    });
+    const { response } = await h.prompt(sessionId, "delegate in plan mode");
+    expect(response.stopReason).toBe("end_turn");
+    expect(existsSync(join(suite.project, "plan.txt"))).toBe(false);
+    expect(existsSync(join(suite.project, "ran.txt"))).toBe(false);
+    // The child's own question about the command was answered "no" for the user: no dialog opened.
+    expect(h.permissions).toEqual([]);
+    const [write, command] = toolResults(suite.childModel.requests.at(-1)!);
+    expect(write!.isError).toBe(true);
+    expect(command!.isError).toBe(true);
+    expect(taskResult(h).text).toBe("could not");
+  });
+
+  it("counts the child's tokens in the session's spend and replays its child session on load", async () => {
+    const { h, sessionId } = await suite.start(SUBAGENTS);
+    parentDelegates(h, "child", "answer briefly");
+    suite.childModel.setHandler(() => textTurn("the child's answer", { usage: { input: 1000, output: 200 } }));
+    await h.prompt(sessionId, "delegate");
+    const cost = await h.prompt(sessionId, "/cost");
+    // Two requests of the parent's and the child's one; the child's 1000 input tokens are in the sum.
+    expect(replyText(cost.updates)).toMatch(/Model requests: 3 \(/);
+    const inputTokens = Number(/\(([\d,]+) input/.exec(replyText(cost.updates))![1]!.replace(/,/g, ""));
+    expect(inputTokens).toBeGreaterThanOrEqual(1000);
+    await h.close();
+
+    const second = await startHarness({ clientCapabilities: SUBAGENTS, home: suite.home });
+    try {
+      await second.agent.request("session/load", { sessionId, cwd: suite.project, mcpServers: [] });
+      const announce = second.updates.find(
+        (n) => n.update.sessionUpdate === "subagent_update" && "title" in n.update && n.update.title,
+      );
+      expect((announce?.update as { title?: string })?.title).toBe("child: answer briefly");
+      const childId = (announce!.update as { sessionId: string }).sessionId;
+      const childText = second.updates
+        .filter((n) => n.sessionId === childId)
+        .map((n) => n.update)
+        .filter((u) => u.sessionUpdate === "agent_message_chunk");
+      expect(replyText(childText)).toBe("the child's answer");
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("/agents lists the agents with their health and what bypasses the gate", async () => {
+    const { h, sessionId } = await suite.start({});
+    const before = replyText((await h.prompt(sessionId, "/agents")).updates);
+    expect(before).toContain("`child`: A second deep-acp");
+    expect(before).toMatch(/child.*not started/);
+    expect(before).toContain("deep-acp's gate does not see it");
+    parentDelegates(h, "child");
+    suite.childModel.setHandler(() => textTurn("hi"));
+    await h.prompt(sessionId, "delegate");
+    const after = replyText((await h.prompt(sessionId, "/agents")).updates);
+    expect(after).toMatch(/`child`.*running \(deep-acp [^,]+, pid \d+\)/);
+  });
+
+  it("runs an agent from eval's task(), listed among the subagent types", async () => {
+    const { h, sessionId } = await suite.start({});
+    h.model.setHandler((request) =>
+      request.messages.at(-1)!.role === "user"
+        ? toolTurn("eval", { code: 'await task({ description: "say hi", subagentType: "child" })' })
+        : textTurn("done"),
+    );
+    suite.childModel.setHandler(() => textTurn("hi from the child"));
+    await h.prompt(sessionId, "delegate from code");
+    const task = h.model.requests[0]!.body.tools.find((t: { name: string }) => t.name === "task");
+    expect(task.description).toContain("- child: A second deep-acp");
+    expect(taskResult(h).text).toContain("hi from the child");
+  });
+});
