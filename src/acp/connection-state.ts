@@ -143,7 +143,7 @@ export class ConnectionState {
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
       editorMcpServers: editorServersFromNameValueLists(mcpServers as never),
       peerMcpServers: mcpServers,
-      peerRefusal: wireError.peerRefused,
+      peerErrors: { refused: wireError.peerRefused, notFound: wireError.peerNotFound },
       updates: (event: SessionEvent) => {
         const entry = this.sessions.get(sessionId);
         if (!entry) return;

@@ -29,6 +29,8 @@ const peerAgent = z.strictObject({
   model: z.string().min(1).optional(),
   /** The child's session mode id (session/set_mode), e.g. "acceptEdits". */
   mode: z.string().min(1).optional(),
+  /** An id of the child's `authMethods` to authenticate with after initialize (e.g. "gemini-api-key"). */
+  auth_method: z.string().min(1).optional(),
   /** A task that runs longer without the child answering ends with an error (the child is cancelled). */
   timeout_seconds: z.number().positive().default(600),
   /** Pass this session's MCP servers to the child in session/new (it then reaches them itself, not through our gate). */

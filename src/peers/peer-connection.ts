@@ -47,8 +47,10 @@ export const PEER_CLIENT_CAPABILITIES: acp.ClientCapabilities = {
 export type PeerConnectOptions = {
   name: string;
   launch: PeerLaunch;
-  /** How long initialize may take. */
+  /** How long initialize (and authenticate) may take. */
   timeoutMs: number;
+  /** An id of the child's authMethods to sign in with before any session (the key is in its env). */
+  authMethod?: string;
 };
 
 /** Starts the child and initializes it; rejects with a readable reason when it cannot. */
@@ -123,6 +125,12 @@ export async function connectPeer(options: PeerConnectOptions): Promise<PeerConn
       options.timeoutMs,
       `${options.name} did not answer initialize within ${Math.round(options.timeoutMs / 1000)} s`,
     );
+    if (options.authMethod)
+      await withTimeout(
+        request(agent.request(acp.methods.agent.authenticate, { methodId: options.authMethod })),
+        options.timeoutMs,
+        `${options.name} did not answer authenticate within ${Math.round(options.timeoutMs / 1000)} s`,
+      );
   } catch (error) {
     await child.stop(200);
     connection.close();

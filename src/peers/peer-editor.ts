@@ -21,8 +21,15 @@ export type PeerEditorOptions = {
   door: PeerDoor;
   /** The child's updates, as our events (peer-updates.ts). */
   update(update: acp.SessionUpdate): void;
-  /** The error the child gets for a refused request (built in acp/errors.ts, injected). */
-  refusal(message: string): Error;
+  errors: PeerWireErrors;
+};
+
+/** The errors the child gets for what we do not serve (built in acp/errors.ts, injected). */
+export type PeerWireErrors = {
+  /** Refused: by the gate, the session's mode, or because it cannot be done. */
+  refused(message: string): Error;
+  /** No such file: ACP's "resource not found", which agents read as ENOENT (a file to create). */
+  notFound(path: string): Error;
 };
 
 type Terminal = {
@@ -42,7 +49,8 @@ export type PeerEditor = PeerSessionHost & {
 };
 
 export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
-  const { env, refusal } = options;
+  const { env } = options;
+  const refusal = options.errors.refused;
   const terminals = new Map<string, Terminal>();
   const tool = (name: string): AnyTool => {
     const found = env.tools.get(name);
@@ -73,6 +81,7 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
     if (verdict.action === "cancelled") throw refusal("cancelled");
     if (verdict.action === "refused") throw refusal(verdict.message);
     const raw = await backendForCall(env.context.backend, verdict.approved).readRaw(params.path);
+    if (raw.error && /not found|no such file|ENOENT/i.test(raw.error)) throw options.errors.notFound(params.path);
     if (raw.error || !raw.data) throw refusal(raw.error ?? `cannot read ${params.path}`);
     if (typeof raw.data.content !== "string") throw refusal(`${params.path} is not a text file`);
     return { content: lineWindow(raw.data.content, params.line, params.limit) };

@@ -51,6 +51,7 @@ export function createPeerPool(options: PeerPoolOptions): PeerPool {
             cwd: existsSync(options.cwd) ? options.cwd : process.cwd(),
           },
           timeoutMs: Math.min(config.timeout_seconds * 1000, options.startTimeoutMs ?? 60_000),
+          ...(config.auth_method ? { authMethod: config.auth_method } : {}),
         }).then(
           (connection) => {
             started.delete(name);

@@ -12,7 +12,7 @@ import type { AnyTool, ToolResult } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { createTurnAbortController } from "../util/turn-signal.js";
 import { createPeerDoor } from "./peer-door.js";
-import { createPeerEditor } from "./peer-editor.js";
+import { createPeerEditor, type PeerWireErrors } from "./peer-editor.js";
 import type { PeerPool } from "./peer-pool.js";
 import { withTimeout } from "./peer-connection.js";
 import { createPeerUpdates, peerUsage } from "./peer-updates.js";
@@ -44,8 +44,8 @@ export type PeerTaskOptions = {
   cwd: string;
   /** MCP servers to pass on (only when the agent's `pass_mcp_servers` is set). */
   mcpServers?: acp.McpServer[];
-  /** The error a refused fs/terminal request answers with (acp/errors.ts, injected). */
-  refusal(message: string): Error;
+  /** What a refused or impossible fs/terminal request answers with (acp/errors.ts, injected). */
+  errors: PeerWireErrors;
   /** Running subagents by child session id, so `session/cancel` on the child stops only it. */
   running?: Map<string, AbortController>;
 };
@@ -100,7 +100,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     emit: emitChild,
     terminalText: (id) => terminalText(id),
   });
-  const editor = createPeerEditor({ name, env, door, update: (u) => updates.apply(u), refusal: options.refusal });
+  const editor = createPeerEditor({ name, env, door, update: (u) => updates.apply(u), errors: options.errors });
   terminalText = editor.terminalText;
 
   let outcome: { stopReason: acp.StopReason; usage?: acp.Usage | null } | { error: string } | "cancelled";
@@ -118,7 +118,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
       emitChild({ type: "notice", severity: "warning", title: warning });
     outcome = await promptChild(connection, session.sessionId, options.prompt, config, child.signal);
   } catch (error) {
-    outcome = error instanceof CancelledError || child.signal.aborted ? "cancelled" : { error: errorMessage(error) };
+    outcome = error instanceof CancelledError || child.signal.aborted ? "cancelled" : { error: peerErrorText(error) };
   } finally {
     signal.removeEventListener("abort", abortChild);
     options.running?.delete(runId);
@@ -160,6 +160,13 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
 }
 
 class CancelledError extends Error {}
+
+/** The child's error as the parent's model reads it: its message and, for a JSON-RPC error, its data. */
+function peerErrorText(error: unknown): string {
+  const data = (error as { data?: unknown } | null)?.data;
+  const detail = data === undefined || data === null ? "" : `: ${JSON.stringify(data).slice(0, 600)}`;
+  return `${errorMessage(error)}${detail}`;
+}
 
 /** The prompt, until it is answered, the child is gone, the timeout passes, or the task is cancelled. */
 async function promptChild(

@@ -19,7 +19,7 @@ export type SessionBackgroundOptions = {
   /** Minimum time between text refreshes for editors without live terminals. */
   refreshMs?: number;
   /** The session's other ACP agents are its long-lived processes too (session/peers.ts). */
-  peers?: Pick<SessionOptions, "cwd" | "services" | "peerRefusal" | "peerMcpServers">;
+  peers?: Pick<SessionOptions, "cwd" | "services" | "peerErrors" | "peerMcpServers">;
 };
 
 const TAIL_CHARS = 2000;

@@ -18,15 +18,18 @@ export type SessionPeers = {
 };
 
 export function createSessionPeers(
-  options: Pick<SessionOptions, "cwd" | "services" | "peerRefusal" | "peerMcpServers">,
+  options: Pick<SessionOptions, "cwd" | "services" | "peerErrors" | "peerMcpServers">,
 ): SessionPeers {
   let pool: PeerPool | undefined;
-  const refusal = options.peerRefusal ?? ((message: string) => new Error(message));
+  const errors = options.peerErrors ?? {
+    refused: (message: string) => new Error(message),
+    notFound: (path: string) => new Error(`Resource not found: ${path}`),
+  };
   return {
     forTurn() {
       pool ??= createPeerPool({ env: options.services.env, cwd: options.cwd });
       const servers = options.peerMcpServers;
-      return { pool, refusal, ...(servers ? { mcpServers: () => [...servers] } : {}) };
+      return { pool, errors, ...(servers ? { mcpServers: () => [...servers] } : {}) };
     },
     get pool() {
       return pool;

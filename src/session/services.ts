@@ -1,3 +1,4 @@
+import type { PeerWireErrors } from "../peers/index.js";
 import type { Approver } from "../gate/call/approver.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { EditorBridge } from "../backends/editor/editor-bridge.js";
@@ -56,8 +57,8 @@ export type SessionCollaborators = {
   editorMcpServers?: EditorMcpServer[];
   /** The same servers as ACP sends them, for other ACP agents the user lets have them (`pass_mcp_servers`). */
   peerMcpServers?: readonly unknown[];
-  /** The wire error a child agent's refused fs/terminal request answers with (acp/errors.ts). */
-  peerRefusal?: (message: string) => Error;
+  /** The wire errors of a child agent's refused or impossible fs/terminal requests (acp/errors.ts). */
+  peerErrors?: PeerWireErrors;
   /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
   trustPrompter?: TrustPrompter;
   /**

@@ -1,7 +1,7 @@
 import type { TurnOptions } from "../agent/loop.js";
 import type { PeerAgentConfig } from "../config/config-file.js";
 import type { HookEngine } from "../hooks/index.js";
-import { runPeerTask, type PeerPool } from "../peers/index.js";
+import { runPeerTask, type PeerPool, type PeerWireErrors } from "../peers/index.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { createHookBridge } from "./hook-bridge.js";
 import type { PeerRun } from "./subagent-runner.js";
@@ -9,8 +9,8 @@ import type { PeerRun } from "./subagent-runner.js";
 /** What a session gives its turns to run other ACP agents: its child processes and how to refuse a child. */
 export type TurnPeers = {
   pool: PeerPool;
-  /** The error a child's refused fs/terminal request answers with (built by acp/, injected). */
-  refusal(message: string): Error;
+  /** What a child's refused or impossible fs/terminal request answers with (built by acp/, injected). */
+  errors: PeerWireErrors;
   /** The session's MCP servers as ACP passes them (for agents with `pass_mcp_servers`). */
   mcpServers?: () => unknown[];
 };
@@ -52,7 +52,7 @@ export function createPeerRunner(input: {
       emit: input.parent.emit,
       cwd: input.cwd,
       ...(mcpServers ? { mcpServers: mcpServers as never } : {}),
-      refusal: input.peers.refusal,
+      errors: input.peers.errors,
       ...(input.running ? { running: input.running } : {}),
     });
   };

@@ -22,6 +22,8 @@ const toml = (value: unknown) => JSON.stringify(value);
 export type PeerSuite = {
   readonly childModel: FakeModelServer;
   readonly project: string;
+  /** A folder of the test's own (removed after it), e.g. a real agent's HOME. */
+  readonly dir: string;
   /** A HOME that outlives a harness (for session/load in a second one). */
   readonly home: string;
   /** The parent, initialized with `capabilities`, and a session in the project. */
@@ -59,6 +61,9 @@ export function usePeerSuite(): PeerSuite {
     },
     get project() {
       return join(dir, "project");
+    },
+    get dir() {
+      return dir;
     },
     get home() {
       return join(dir, "home");
