@@ -12,6 +12,9 @@ import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../suppo
 const suite = usePeerSuite();
 const SUBAGENTS = { subagents: {} } as acp.ClientCapabilities;
 
+/** The fixture agent's JSON answer (after the "starting" it always says first). */
+const answerJson = (text: string): unknown => JSON.parse(text.replace(/^starting/, ""));
+
 const replyText = (updates: acp.SessionUpdate[]) =>
   updates
     .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
@@ -95,5 +98,34 @@ describe("another ACP agent in the parent session", () => {
     const task = h.model.requests[0]!.body.tools.find((t: { name: string }) => t.name === "task");
     expect(task.description).toContain("- child: A second deep-acp");
     expect(taskResult(h).text).toContain("hi from the child");
+  });
+
+  it("relays the child's form to the editor as an elicitation, titled with its name, and its answer back", async () => {
+    const asked: acp.CreateElicitationRequest[] = [];
+    const { h, sessionId } = await suite.start({ elicitation: { form: {} } } as acp.ClientCapabilities, {
+      onElicitation: async (request) => {
+        asked.push(request);
+        return { action: "accept", content: { colour: "teal" } };
+      },
+    });
+    parentDelegates(h, "elicit");
+    await h.prompt(sessionId, "delegate a question");
+    expect(asked.map((r) => r.message)).toEqual(["elicit: Which colour?"]);
+    expect(answerJson(taskResult(h).text)).toEqual({
+      action: "accept",
+      content: { colour: "teal" },
+    });
+  });
+
+  it("passes the session's MCP servers on only to an agent the user allowed them", async () => {
+    const server = { name: "notes", command: "/bin/true", args: [], env: [] };
+    const { h } = await suite.start({});
+    const { sessionId } = await h.newSession(suite.project, { mcpServers: [server] });
+    parentDelegates(h, "mcp");
+    await h.prompt(sessionId, "delegate");
+    expect(answerJson(taskResult(h).text)).toEqual([]);
+    parentDelegates(h, "mcp-allowed");
+    await h.prompt(sessionId, "delegate");
+    expect(answerJson(taskResult(h).text)).toEqual([server]);
   });
 });

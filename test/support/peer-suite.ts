@@ -29,7 +29,7 @@ export type PeerSuite = {
   /** The parent, initialized with `capabilities`, and a session in the project. */
   start(
     capabilities: acp.ClientCapabilities,
-    options?: Pick<HarnessOptions, "onPermission"> & { config?: string },
+    options?: Pick<HarnessOptions, "onPermission" | "onElicitation"> & { config?: string },
   ): Promise<{ h: Harness; sessionId: string }>;
 };
 
@@ -74,6 +74,7 @@ export function usePeerSuite(): PeerSuite {
         clientCapabilities: capabilities,
         home: suite.home,
         ...(options.onPermission ? { onPermission: options.onPermission } : {}),
+        ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
       });
       harnesses.push(h);
       const { sessionId } = await h.newSession(suite.project);
@@ -90,10 +91,12 @@ function parentConfig(suite: PeerSuite, dir: string, extra: string): string {
     `[[permissions]]\noperations = ["write"]\npaths = [${toml(`${suite.project}/locked/**`)}]\nmode = "deny"\n`,
     `[agents.child]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BINARY)}]\ndescription = "A second deep-acp"\nmode = "accept-edits"\ntimeout_seconds = 60`,
     `env = { HOME = ${toml(childHome)}, ANTHROPIC_API_KEY = "k", ANTHROPIC_BASE_URL = ${toml(suite.childModel.anthropicBaseUrl)} }\n`,
-    ...["crash", "bad-json", "hang"].map(
+    ...["crash", "bad-json", "hang", "elicit", "mcp"].map(
       (how) =>
         `[agents.${how}]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BROKEN)}, ${toml(how)}]\ntimeout_seconds = 2\n`,
     ),
+    // The same child, allowed the session's MCP servers.
+    `[agents.mcp-allowed]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BROKEN)}, "mcp"]\npass_mcp_servers = true\n`,
     extra,
   ].join("\n");
 }
