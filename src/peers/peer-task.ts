@@ -129,13 +129,15 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
   const costUsd = updates.costUsd();
   if (usage || costUsd !== undefined) {
     const tokens = usage ?? { inputTokens: 0, outputTokens: 0 };
+    // The child's own context meter when it reports one; else its tokens, as a full window.
+    const window = updates.window() ?? { used: tokens.inputTokens + tokens.outputTokens, size: 0 };
     emit({
       type: "subagent_event",
       sessionId: runId,
       event: {
         type: "usage",
-        used: tokens.inputTokens + tokens.outputTokens,
-        size: 0,
+        used: window.used,
+        size: Math.max(window.size, window.used),
         usage: tokens,
         ...(costUsd !== undefined ? { costUsd } : {}),
       },

@@ -14,6 +14,8 @@ export type PeerUpdates = {
   answer(): string;
   /** The child's last reported cost in USD, if it reports one. */
   costUsd(): number | undefined;
+  /** The child's last reported context use and window (usage_update), if it reports them. */
+  window(): { used: number; size: number } | undefined;
 };
 
 const KINDS = new Set<ToolKind>([
@@ -43,6 +45,7 @@ export function createPeerUpdates(options: {
   /** Text of the child's messages; a tool call starts a new segment. */
   const segments: string[] = [""];
   let cost: number | undefined;
+  let window: { used: number; size: number } | undefined;
   const display = (content: readonly acp.ToolCallContent[] | null | undefined) =>
     (content ?? []).flatMap((item) => toDisplay(item, options.terminalText));
 
@@ -99,6 +102,7 @@ export function createPeerUpdates(options: {
           return;
         case "usage_update":
           if (update.cost && update.cost.currency.toUpperCase() === "USD") cost = update.cost.amount;
+          window = { used: update.used, size: update.size };
           return;
         default:
           // Commands, modes, config options, titles of the child's own session: not ours to show.
@@ -110,6 +114,7 @@ export function createPeerUpdates(options: {
       return (last ?? "").trim();
     },
     costUsd: () => cost,
+    window: () => window,
   };
 }
 

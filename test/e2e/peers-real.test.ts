@@ -124,6 +124,35 @@ describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${
     expect(taskResult(h).text).toMatch(/^claude says hello/);
     expect(suite.childModel.requests.some((r) => r.path.endsWith("/v1/messages"))).toBe(true);
   }, 120_000);
+  it("edits with its own Write tool, which our gate never sees: a path our rules deny is written", async () => {
+    const env = {
+      HOME: join(suite.dir, "claude-home"),
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: suite.childModel.anthropicBaseUrl,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_TELEMETRY: "1",
+    };
+    await mkdir(env.HOME, { recursive: true });
+    const config = agentConfig("claude", bin("@agentclientprotocol/claude-agent-acp", "claude-agent-acp")!, [], env);
+    const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
+    parentDelegates(h, "claude", "write a file");
+    suite.childModel.setHandler((request: RecordedRequest) =>
+      toolResults(request).length === 0 && request.toolNames.includes("Write")
+        ? toolTurn("Write", { file_path: join(suite.project, "locked", "claude.txt"), content: "by claude" })
+        : textTurn("claude wrote it"),
+    );
+    const { response } = await h.prompt(sessionId, "delegate an edit to claude");
+    expect(response.stopReason).toBe("end_turn");
+    // What README.md and /agents warn of: claude-agent-acp wrote with its own tool, into locked/ (denied
+    // by our rules), and no fs/write_text_file (no write_file call of ours) came to deep-acp.
+    expect(await readFile(join(suite.project, "locked", "claude.txt"), "utf8")).toBe("by claude");
+    const ours = h.updates.filter(
+      (n) => "toolCallId" in n.update && String(n.update.toolCallId).includes("/deep-acp-"),
+    );
+    expect(ours).toEqual([]);
+    expect(taskResult(h).text).toContain("claude wrote it");
+  }, 120_000);
 });
 
 const codex = missing("@zed-industries/codex-acp", "codex-acp");
