@@ -2,6 +2,7 @@
 // the child's tokens count in the session's spend, session/load replays its child session, /agents
 // lists it with its health and says what bypasses the gate, and eval's task() reaches it too.
 import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
@@ -84,6 +85,11 @@ describe("another ACP agent in the parent session", () => {
     await h.prompt(sessionId, "delegate");
     const after = replyText((await h.prompt(sessionId, "/agents")).updates);
     expect(after).toMatch(/`child`.*running \(deep-acp [^,]+, pid \d+\)/);
+    // One process for the session, stopped with it.
+    const pid = Number(/`child`.*pid (\d+)/.exec(after)![1]);
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    await h.close();
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 
   it("runs an agent from eval's task(), listed among the subagent types", async () => {
@@ -127,5 +133,36 @@ describe("another ACP agent in the parent session", () => {
     parentDelegates(h, "mcp-allowed");
     await h.prompt(sessionId, "delegate");
     expect(answerJson(taskResult(h).text)).toEqual([server]);
+  });
+
+  it("from an editor that serves files, lands the child's edit in the editor's fs through our gate", async () => {
+    const written: acp.WriteTextFileRequest[] = [];
+    const { h, sessionId } = await suite.start(
+      { fs: { readTextFile: true, writeTextFile: true }, subagents: {} } as acp.ClientCapabilities,
+      {
+        fs: {
+          read: async ({ path }) => ({ content: await readFile(path, "utf8") }),
+          write: async (request) => {
+            written.push(request);
+            await writeFile(request.path, request.content);
+          },
+        },
+      },
+    );
+    parentDelegates(h, "child", "write through the editor");
+    suite.childModel.setHandler((request) =>
+      toolResults(request).length === 0
+        ? toolTurn("write_file", { file_path: join(suite.project, "via-editor.txt"), content: "child, via the editor" })
+        : textTurn("written"),
+    );
+    await h.prompt(sessionId, "delegate");
+    expect(written).toEqual([
+      expect.objectContaining({
+        sessionId,
+        path: join(suite.project, "via-editor.txt"),
+        content: "child, via the editor",
+      }),
+    ]);
+    expect(taskResult(h).text).toBe("written");
   });
 });

@@ -29,7 +29,7 @@ export type PeerSuite = {
   /** The parent, initialized with `capabilities`, and a session in the project. */
   start(
     capabilities: acp.ClientCapabilities,
-    options?: Pick<HarnessOptions, "onPermission" | "onElicitation"> & { config?: string },
+    options?: Pick<HarnessOptions, "onPermission" | "onElicitation" | "fs"> & { config?: string },
   ): Promise<{ h: Harness; sessionId: string }>;
 };
 
@@ -75,6 +75,7 @@ export function usePeerSuite(): PeerSuite {
         home: suite.home,
         ...(options.onPermission ? { onPermission: options.onPermission } : {}),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+        ...(options.fs ? { fs: options.fs } : {}),
       });
       harnesses.push(h);
       const { sessionId } = await h.newSession(suite.project);
