@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { runToolCall, type ToolRunEnv } from "../agent/tool-runner.js";
 import { backendForCall } from "../backends/paths/approved-targets.js";
-import { isWithinAny } from "../util/path-within.js";
+import { posix, sep } from "node:path";
+import { isWithinAny, relativeWithin } from "../util/path-within.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import type { PeerSessionHost } from "./peer-connection.js";
 import type { PeerDoor } from "./peer-door.js";
@@ -22,6 +23,12 @@ export type PeerEditorOptions = {
   /** The child's updates, as our events (peer-updates.ts). */
   update(update: acp.SessionUpdate): void;
   errors: PeerWireErrors;
+  /**
+   * The child works on this machine, in the session's own directory; the session's files may live
+   * elsewhere (a container, an SSH host) under another path. Its paths under `local` are served at
+   * the same place under `workspace`.
+   */
+  paths?: { local: string; workspace: string };
 };
 
 /** The errors the child gets for what we do not serve (built in acp/errors.ts, injected). */
@@ -51,6 +58,7 @@ export type PeerEditor = PeerSessionHost & {
 export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
   const { env } = options;
   const refusal = options.errors.refused;
+  const place = (path: string) => workspacePath(path, options.paths);
   const terminals = new Map<string, Terminal>();
   const tool = (name: string): AnyTool => {
     const found = env.tools.get(name);
@@ -66,7 +74,8 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
 
   async function read(params: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
     const readTool = tool("read_file");
-    const input = { file_path: params.path };
+    const path = place(params.path);
+    const input = { file_path: path };
     const toolCallId = env.newToolCallId();
     const context = { ...env.context, toolCallId, signal: env.signal, progress: () => undefined };
     const presentation = readTool.present(input, context);
@@ -80,7 +89,7 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
     });
     if (verdict.action === "cancelled") throw refusal("cancelled");
     if (verdict.action === "refused") throw refusal(verdict.message);
-    const raw = await backendForCall(env.context.backend, verdict.approved).readRaw(params.path);
+    const raw = await backendForCall(env.context.backend, verdict.approved).readRaw(path);
     if (raw.error && /not found|no such file|ENOENT/i.test(raw.error)) throw options.errors.notFound(params.path);
     if (raw.error || !raw.data) throw refusal(raw.error ?? `cannot read ${params.path}`);
     if (typeof raw.data.content !== "string") throw refusal(`${params.path} is not a text file`);
@@ -95,7 +104,7 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
       {
         toolCallId,
         name: "write_file",
-        input: { file_path: params.path, content: params.content },
+        input: { file_path: place(params.path), content: params.content },
         modelCallId: toolCallId,
       },
       false,
@@ -106,7 +115,7 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
 
   function createTerminal(params: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     tool("execute");
-    const cwd = params.cwd ?? env.context.cwd;
+    const cwd = params.cwd ? place(params.cwd) : env.context.cwd;
     if (!isWithinAny(cwd, env.context.roots))
       throw refusal(`the working directory ${cwd} is outside this session's folders`);
     const terminalId = `term-${randomUUID()}`;
@@ -210,6 +219,13 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
       for (const t of terminals.values()) t.stop.abort();
     },
   };
+}
+
+/** Where a path of the child's (on this machine) is in the session's workspace. */
+function workspacePath(path: string, paths: PeerEditorOptions["paths"]): string {
+  if (!paths || paths.local === paths.workspace) return path;
+  const rel = relativeWithin(paths.local, path);
+  return rel === undefined ? path : rel === "" ? paths.workspace : posix.join(paths.workspace, ...rel.split(sep));
 }
 
 /** The lines `line` (1-based) to `line + limit - 1` of `text`, as an editor answers fs/read_text_file. */

@@ -40,8 +40,10 @@ export type PeerTaskOptions = {
   tools: readonly AnyTool[];
   hooks?: AgentHooks;
   emit: TurnEventSink;
-  /** The session's working directory as its tools see it (session/new's cwd). */
+  /** The child's working directory (session/new's): the session's directory on this machine. */
   cwd: string;
+  /** The same directory as the session's tools see it (a container's or SSH host's path), when it differs. */
+  workspaceCwd?: string;
   /** MCP servers to pass on (only when the agent's `pass_mcp_servers` is set). */
   mcpServers?: acp.McpServer[];
   /** What a refused or impossible fs/terminal request answers with (acp/errors.ts, injected). */
@@ -100,7 +102,15 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     emit: emitChild,
     terminalText: (id) => terminalText(id),
   });
-  const editor = createPeerEditor({ name, env, door, update: (u) => updates.apply(u), errors: options.errors });
+  const paths = options.workspaceCwd ? { local: options.cwd, workspace: options.workspaceCwd } : undefined;
+  const editor = createPeerEditor({
+    name,
+    env,
+    door,
+    update: (u) => updates.apply(u),
+    errors: options.errors,
+    ...(paths ? { paths } : {}),
+  });
   terminalText = editor.terminalText;
 
   let outcome: { stopReason: acp.StopReason; usage?: acp.Usage | null } | { error: string } | "cancelled";

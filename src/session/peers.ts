@@ -29,7 +29,7 @@ export function createSessionPeers(
     forTurn() {
       pool ??= createPeerPool({ env: options.services.env, cwd: options.cwd });
       const servers = options.peerMcpServers;
-      return { pool, errors, ...(servers ? { mcpServers: () => [...servers] } : {}) };
+      return { pool, errors, localCwd: options.cwd, ...(servers ? { mcpServers: () => [...servers] } : {}) };
     },
     get pool() {
       return pool;

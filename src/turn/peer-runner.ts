@@ -11,6 +11,8 @@ export type TurnPeers = {
   pool: PeerPool;
   /** What a child's refused or impossible fs/terminal request answers with (built by acp/, injected). */
   errors: PeerWireErrors;
+  /** The session's directory on this machine: where the child works (the workspace may be elsewhere). */
+  localCwd: string;
   /** The session's MCP servers as ACP passes them (for agents with `pass_mcp_servers`). */
   mcpServers?: () => unknown[];
 };
@@ -50,7 +52,8 @@ export function createPeerRunner(input: {
       tools: input.tools,
       hooks: createHookBridge(input.hooks, { id: run.agentId, type: run.definition.name }),
       emit: input.parent.emit,
-      cwd: input.cwd,
+      cwd: input.peers.localCwd,
+      workspaceCwd: input.cwd,
       ...(mcpServers ? { mcpServers: mcpServers as never } : {}),
       errors: input.peers.errors,
       ...(input.running ? { running: input.running } : {}),

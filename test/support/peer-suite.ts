@@ -29,7 +29,7 @@ export type PeerSuite = {
   /** The parent, initialized with `capabilities`, and a session in the project. */
   start(
     capabilities: acp.ClientCapabilities,
-    options?: Pick<HarnessOptions, "onPermission" | "onElicitation" | "fs"> & { config?: string },
+    options?: Pick<HarnessOptions, "onPermission" | "onElicitation" | "fs" | "args" | "env"> & { config?: string },
   ): Promise<{ h: Harness; sessionId: string }>;
 };
 
@@ -76,6 +76,8 @@ export function usePeerSuite(): PeerSuite {
         ...(options.onPermission ? { onPermission: options.onPermission } : {}),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
         ...(options.fs ? { fs: options.fs } : {}),
+        ...(options.args ? { args: options.args } : {}),
+        ...(options.env ? { env: options.env } : {}),
       });
       harnesses.push(h);
       const { sessionId } = await h.newSession(suite.project);
