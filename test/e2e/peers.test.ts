@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
+import { pollUntil } from "../support/poll.js";
 import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
 
 const suite = usePeerSuite();
@@ -121,7 +122,21 @@ describe("a child that goes wrong ends only its task", () => {
     }, 30_000);
   }
 
-  it("cancelling the parent's turn cancels the child", async () => {
+  it("cancelling the parent's turn sends session/cancel to the child", async () => {
+    const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities);
+    parentDelegates(h, "until-cancel");
+    const prompt = h.prompt(sessionId, "delegate and cancel");
+    // The child has its prompt once it says "starting" in its own session.
+    await h.waitFor(() =>
+      h.updates.some((n) => n.sessionId !== sessionId && n.update.sessionUpdate === "agent_message_chunk"),
+    );
+    await h.cancel(sessionId);
+    const { response } = await prompt;
+    expect(response.stopReason).toBe("cancelled");
+    await pollUntil(() => existsSync(join(suite.dir, "cancelled.mark")), "the child's session/cancel");
+  });
+
+  it("cancelling the parent's turn cancels a deep-acp child mid-request", async () => {
     const { h, sessionId } = await suite.start({});
     parentDelegates(h, "child");
     suite.childModel.setHandler(() => ({ parts: [{ type: "text", text: "thinking..." }], hangAfterParts: true }));

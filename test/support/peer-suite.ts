@@ -98,6 +98,8 @@ function parentConfig(suite: PeerSuite, dir: string, extra: string): string {
       (how) =>
         `[agents.${how}]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BROKEN)}, ${toml(how)}]\ntimeout_seconds = 2\n`,
     ),
+    // Answers only a cancel, and leaves cancelled.mark in the test's folder when it gets one.
+    `[agents.until-cancel]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BROKEN)}, "until-cancel", ${toml(join(dir, "cancelled.mark"))}]\n`,
     // The same child, allowed the session's MCP servers.
     `[agents.mcp-allowed]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BROKEN)}, "mcp"]\npass_mcp_servers = true\n`,
     extra,
