@@ -98,6 +98,46 @@ describe.skipIf(gemini)(`Gemini CLI as a subagent${gemini ? ` (skipped: ${gemini
   }
 });
 
+describe.skipIf(gemini)(`Gemini CLI's commands${gemini ? ` (skipped: ${gemini})` : ""}`, () => {
+  it("asks before a command through our door, then runs it with its own shell, outside our gate", async () => {
+    const home = join(suite.dir, "gemini-home");
+    await mkdir(join(home, ".gemini"), { recursive: true });
+    await writeFile(
+      join(home, ".gemini", "settings.json"),
+      JSON.stringify({
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      }),
+    );
+    const env = { HOME: home, GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: suite.childModel.origin };
+    const config = agentConfig(
+      "gemini",
+      bin("@google/gemini-cli", "gemini")!,
+      ["--experimental-acp"],
+      env,
+      'auth_method = "gemini-api-key"\n',
+    );
+    const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
+    parentDelegates(h, "gemini", "run a command");
+    suite.childModel.setHandler((request: RecordedRequest) =>
+      toolResults(request).length === 0
+        ? toolTurn("run_shell_command", { command: "echo from-gemini > g.txt", description: "write g.txt" })
+        : textTurn("gemini ran it"),
+    );
+    await h.prompt(sessionId, "delegate a command to gemini");
+    // Its question came to the editor, titled with its name; the user's answer let it run.
+    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["gemini: echo from-gemini > g.txt"]);
+    expect(await readFile(join(suite.project, "g.txt"), "utf8")).toBe("from-gemini\n");
+    // It ran the command itself: no terminal/create (no execute call of ours) reached deep-acp.
+    const ours = h.updates.filter(
+      (n) => "toolCallId" in n.update && String(n.update.toolCallId).includes("/deep-acp-"),
+    );
+    expect(ours).toEqual([]);
+    expect(taskResult(h).text).toContain("gemini ran it");
+  }, 120_000);
+});
+
 /** A plain-text answer from the fake model, whatever the child asks first (titles, summaries). */
 const answer = (text: string) => () => textTurn(text);
 
