@@ -5,7 +5,7 @@
 // reads files with fs.readFile: the floor. Per relayed update: a prompt's time over N updates; per
 // fs round trip: the child's own median of N sequential reads.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -15,6 +15,8 @@ import { createSessionApprovalMemory } from "../src/gate/memory/approval-memory.
 import { createPeerPool, runPeerTask } from "../src/peers/index.js";
 import { builtinTools } from "../src/tools/registry.js";
 import { toolContext } from "../test/unit/tools/tool-context.js";
+import { startHarness } from "../test/support/acp-harness.js";
+import { textTurn, toolTurn } from "../test/support/fake-model/index.js";
 import { median, round, type BenchResult } from "./lib.js";
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
@@ -30,6 +32,7 @@ export async function runPeersBench(runs = 5): Promise<BenchResult[]> {
   try {
     const relayed = await relayedRuns(root, file, runs);
     const direct = await directRuns(file, runs);
+    const toEditor = await editorRuns(root, runs);
     const perUpdate = median(relayed.updates) / UPDATES;
     const perUpdateFloor = median(direct.updates) / UPDATES;
     const read = median(relayed.reads);
@@ -42,6 +45,14 @@ export async function runPeersBench(runs = 5): Promise<BenchResult[]> {
         baseline: round(perUpdateFloor, 3),
         ratio: round(perUpdate / perUpdateFloor, 1),
         note: `${UPDATES} agent_message_chunk per prompt into our events; floor: a bare SDK client collecting them`,
+      },
+      {
+        name: "peer update to the editor",
+        value: round(toEditor.perUpdate, 3),
+        unit: "ms",
+        baseline: round(perUpdateFloor, 3),
+        ratio: round(toEditor.perUpdate / perUpdateFloor, 1),
+        note: `the whole way: a parent deep-acp (in-process, SDK client) whose task runs the child; (T(${UPDATES}) - T(0)) / ${UPDATES}; the editor got ${toEditor.delivered} chunks (the update stream coalesces text)`,
       },
       {
         name: "peer fs read round trip",
@@ -153,4 +164,53 @@ async function directRuns(file: string, runs: number) {
     child.kill();
   }
   return { updates, reads };
+}
+
+/**
+ * Per update the whole way to the editor: a parent deep-acp behind the SDK's client, its fake model
+ * asking for a task on the child; a prompt with N updates minus one with none (the two model requests
+ * and the task's set-up), over N.
+ */
+async function editorRuns(root: string, runs: number): Promise<{ perUpdate: number; delivered: number }> {
+  const h = await startHarness({
+    clientCapabilities: { subagents: {} } as acp.ClientCapabilities,
+    setupHome: async (home) => {
+      await mkdir(join(home, ".deepagents"), { recursive: true });
+      await writeFile(
+        join(home, ".deepagents", "config.toml"),
+        `[agents.bench]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CHILD)}]\n`,
+      );
+    },
+  });
+  try {
+    const { sessionId } = await h.newSession(root);
+    let count = 0;
+    h.model.setHandler((request) =>
+      request.messages.at(-1)!.role === "user"
+        ? toolTurn("task", { description: `updates ${count}`, subagent_type: "bench" })
+        : textTurn("done"),
+    );
+    const prompt = async (n: number) => {
+      count = n;
+      const start = performance.now();
+      await h.prompt(sessionId, "go");
+      return performance.now() - start;
+    };
+    await prompt(10);
+    const perUpdate: number[] = [];
+    let delivered = 0;
+    for (let i = 0; i < runs; i++) {
+      const none = await prompt(0);
+      h.updates.length = 0;
+      const many = await prompt(UPDATES);
+      perUpdate.push((many - none) / UPDATES);
+      delivered = h.updates.filter(
+        (n) => n.sessionId !== sessionId && n.update.sessionUpdate === "agent_message_chunk",
+      ).length;
+      h.updates.length = 0;
+    }
+    return { perUpdate: median(perUpdate), delivered };
+  } finally {
+    await h.close();
+  }
 }
