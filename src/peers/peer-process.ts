@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { trackProcessGroup } from "../util/process-groups.js";
 
 // The child agent as a process and a stream of JSON-RPC messages. We frame the lines ourselves
 // rather than with the SDK's ndJsonStream: a line that is not JSON must end the child with a clear
@@ -37,7 +38,18 @@ export function spawnPeer(launch: PeerLaunch): PeerProcess {
     cwd: launch.cwd,
     env: launch.env,
     stdio: ["pipe", "pipe", "pipe"],
+    // Its own process group, killed as one: an npm bin is often a node wrapper around the real agent
+    // (codex-acp's native binary), which a signal to the wrapper alone would leave running.
+    detached: true,
   });
+  const untrack = child.pid ? trackProcessGroup(child.pid) : () => undefined;
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid) process.kill(-child.pid, signal);
+    } catch {
+      child.kill(signal);
+    }
+  };
   let stderr = "";
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS)));
@@ -55,7 +67,9 @@ export function spawnPeer(launch: PeerLaunch): PeerProcess {
     } catch {
       // already closed
     }
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    // What the leader started goes with it (the group outlives a leader that exits on its own).
+    killGroup("SIGKILL");
+    untrack();
   };
   child.on("error", (error) => end(`could not start ${launch.command}: ${error.message}`));
   child.on("exit", (code, signal) =>
@@ -112,8 +126,8 @@ export function spawnPeer(launch: PeerLaunch): PeerProcess {
     async stop(graceMs = 2000) {
       if (gone) return;
       child.stdin?.end();
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      killGroup("SIGTERM");
+      const timer = setTimeout(() => killGroup("SIGKILL"), graceMs);
       await exited;
       clearTimeout(timer);
     },

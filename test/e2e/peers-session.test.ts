@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { startHarness } from "../support/acp-harness.js";
+import { pollUntil } from "../support/poll.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
 
@@ -164,5 +165,22 @@ describe("another ACP agent in the parent session", () => {
       }),
     ]);
     expect(taskResult(h).text).toBe("written");
+  });
+
+  it("stops what the child started with it when the session ends (its whole process group)", async () => {
+    const { h, sessionId } = await suite.start({});
+    parentDelegates(h, "grandchild");
+    await h.prompt(sessionId, "delegate");
+    const pid = Number(taskResult(h).text.replace(/^starting/, ""));
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    await h.close();
+    await pollUntil(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, "the child's own process to end");
   });
 });

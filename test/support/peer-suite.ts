@@ -94,7 +94,7 @@ function parentConfig(suite: PeerSuite, dir: string, extra: string): string {
     `[[permissions]]\noperations = ["write"]\npaths = [${toml(`${suite.project}/locked/**`)}]\nmode = "deny"\n`,
     `[agents.child]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BINARY)}]\ndescription = "A second deep-acp"\nmode = "accept-edits"\ntimeout_seconds = 60`,
     `env = { HOME = ${toml(childHome)}, ANTHROPIC_API_KEY = "k", ANTHROPIC_BASE_URL = ${toml(suite.childModel.anthropicBaseUrl)} }\n`,
-    ...["crash", "bad-json", "hang", "elicit", "mcp"].map(
+    ...["crash", "bad-json", "hang", "elicit", "mcp", "grandchild"].map(
       (how) =>
         `[agents.${how}]\ncommand = ${toml(process.execPath)}\nargs = [${toml(BROKEN)}, ${toml(how)}]\ntimeout_seconds = 2\n`,
     ),
