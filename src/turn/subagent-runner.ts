@@ -75,7 +75,17 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
         return { content: [{ type: "text", text: `Error: agent ${definition.agent} cannot run here` }], isError: true };
       const prompt = definition.systemPrompt ? `${definition.systemPrompt}\n\n${description}` : description;
       const peer = { ...definition, agent: definition.agent };
-      return options.runPeer({ definition: peer, request, prompt, agentId, parentToolCallId, signal });
+      const result = await options.runPeer({ definition: peer, request, prompt, agentId, parentToolCallId, signal });
+      if (result.isError || !hooks.hasHandlers("SubagentStop", definition.name)) return result;
+      // As for our own subagents: SubagentStop hears the child's answer, and what it says is added to it.
+      const answer = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      const stopped = await hooks.run(
+        "SubagentStop",
+        { stop_hook_active: false, agent_id: agentId, agent_type: definition.name, last_assistant_message: answer },
+        { signal },
+      );
+      const feedback = hookFeedbackText(stopped);
+      return feedback ? { ...result, content: [...result.content, { type: "text", text: `\n\n${feedback}` }] } : result;
     }
     const model = await subagentModel(options, definition);
     if ("content" in model) return model;

@@ -183,4 +183,30 @@ describe("another ACP agent in the parent session", () => {
       }
     }, "the child's own process to end");
   });
+
+  it("runs the SubagentStart and SubagentStop hooks around the child, with its answer", async () => {
+    const log = join(suite.dir, "hooks.log");
+    const record = {
+      type: "command",
+      argv: [
+        process.execPath,
+        "-e",
+        `require("fs").appendFileSync(${JSON.stringify(log)}, require("fs").readFileSync(0, "utf8") + "\\n")`,
+      ],
+    };
+    await writeFile(
+      join(suite.home, ".deepagents", "hooks.json"),
+      JSON.stringify({ hooks: { SubagentStart: [{ hooks: [record] }], SubagentStop: [{ hooks: [record] }] } }),
+    );
+    const { h, sessionId } = await suite.start({});
+    parentDelegates(h, "child");
+    suite.childModel.setHandler(() => textTurn("the child's answer"));
+    await h.prompt(sessionId, "delegate");
+    const events = (await readFile(log, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.map((e) => e.hook_event_name)).toEqual(["SubagentStart", "SubagentStop"]);
+    expect(events[1]).toMatchObject({ agent_type: "child", last_assistant_message: "the child's answer" });
+  });
 });
