@@ -11,16 +11,14 @@ import type { ReplayItem } from "../transcript/index.js";
 import type { Logger } from "../util/logger.js";
 import { sessionConfigState } from "./config-options.js";
 import { createEditorBridge } from "./dialogs/editor-bridge.js";
-import { createPermissionDialog } from "./dialogs/permission-dialog.js";
-import { createQuestionDialog } from "./dialogs/question-dialog.js";
-import { createTrustDialog } from "./dialogs/trust-dialog.js";
+import { createSessionDialogs } from "./dialogs/session-dialogs.js";
 import { editorServersFromNameValueLists } from "../mcp/config/editor-servers.js";
 import { toContentBlocks } from "./prompt-content.js";
 import { availableCommands, type SlashCommand } from "../commands/index.js";
 import { createTranslator, type AccountSink, type ClientFeatures } from "./updates/translate.js";
 import { ACCOUNT_RATE_LIMITS_METHOD, createAccountRateLimits } from "./quota/editor-shapes.js";
 import type { QuotaPool } from "../model/limits.js";
-import { createUpdateStream } from "./updates/update-stream.js";
+import { createSessionUpdateStream, type createUpdateStream } from "./updates/update-stream.js";
 import { wireError } from "./errors.js";
 
 // The session layer (agent loop, tools, backends) loads after `initialize` has been answered, so
@@ -106,40 +104,15 @@ export class ConnectionState {
     sessionId: string,
     mcpServers: readonly acp.McpServer[],
   ): SessionCollaborators {
-    const push = (update: acp.SessionUpdate) => this.sessions.get(sessionId)?.stream.push(update);
-    const ask = (request: acp.RequestPermissionRequest, signal: AbortSignal) =>
-      client.request(acp.methods.client.session.requestPermission, request, {
-        cancellationSignal: signal,
-        stopWaitingOnCancel: true,
-      });
     return {
-      approver: createPermissionDialog(
-        sessionId,
-        // A child session's dialog: the child is blocked on the user while it waits.
-        (request, signal) =>
-          request.sessionId === sessionId ? ask(request, signal) : this.childDialog(sessionId, request, signal, ask),
-        this.logger,
-        // Read when a dialog opens: initialize has been answered by then.
-        () => this.features.subagents === true,
-      ),
-      questioner: createQuestionDialog({
+      ...createSessionDialogs({
+        client,
         sessionId,
         capabilities: this.clientCapabilities,
         childSessions: () => this.features.subagents === true,
-        elicit: (params, signal) =>
-          client.request(acp.methods.client.elicitation.create, params, {
-            cancellationSignal: signal,
-            stopWaitingOnCancel: true,
-          }),
-        choose: (params, signal) =>
-          client.request(acp.methods.client.session.requestPermission, params, {
-            cancellationSignal: signal,
-            stopWaitingOnCancel: true,
-          }),
-        complete: (params) => client.notify(acp.methods.client.elicitation.complete, params),
+        childDialog: (request, signal, ask) => this.childDialog(sessionId, request, signal, ask),
         logger: this.logger,
       }),
-      trustPrompter: createTrustDialog(client, sessionId, push, this.logger),
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
       editorMcpServers: editorServersFromNameValueLists(mcpServers as never),
       peerMcpServers: mcpServers,
@@ -193,11 +166,9 @@ export class ConnectionState {
   private register(client: acp.AgentContext, session: Session, mcpServers: readonly acp.McpServer[]): LiveSession {
     const entry: LiveSession = {
       session,
-      stream: createUpdateStream({
-        send: (update, sessionId = session.id) =>
-          client.notify(acp.methods.client.session.update, { sessionId, update }),
-        onError: (error) => this.logger.debug("session/update failed", error),
-      }),
+      stream: createSessionUpdateStream(client, session.id, (error) =>
+        this.logger.debug("session/update failed", error),
+      ),
       translate: createTranslator(this.features, { sessionId: session.id, cwd: session.cwd }, this.accountSink(client)),
     };
     const { cwd, additionalDirectories } = session;

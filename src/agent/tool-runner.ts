@@ -217,13 +217,13 @@ function callContext(env: ToolRunEnv, toolCallId: string, tool: AnyTool): ToolCo
       : {}),
     ...(env.questioner
       ? {
-          askUser: (question: UserQuestion) =>
-            env.gate.inDialog(() => {
-              const where = env.subagentSessionId
-                ? { toolCallId, subagentSessionId: env.subagentSessionId }
-                : { toolCallId };
-              return env.questioner!.ask(question, where, signal);
-            }),
+          // The session's door: the question waits its turn with permission dialogs.
+          askUser: (question: UserQuestion) => {
+            const where = env.subagentSessionId
+              ? { toolCallId, subagentSessionId: env.subagentSessionId }
+              : { toolCallId };
+            return env.questioner!.ask(question, where, signal);
+          },
         }
       : {}),
   };

@@ -1,4 +1,4 @@
-import type { Approver } from "../gate/call/approver.js";
+import type { Approver } from "../gate/door/approver.js";
 import { createSession, type SessionSource, type Session, type SessionEvent } from "../session/index.js";
 import { createCommandTable, dispatchPrompt } from "../commands/index.js";
 import type { Logger } from "../util/logger.js";

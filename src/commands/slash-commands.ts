@@ -176,29 +176,36 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
     },
     {
       name: "permissions",
-      description: "List remembered permission choices for this project; `/permissions revoke N` forgets one",
+      description:
+        "List remembered choices (tool calls, MCP servers, hooks, skill links, dev containers); `/permissions revoke N` forgets one",
       hint: "revoke N",
       async run(session, args) {
-        const entries = session.approvals.entries();
+        // Loaded by now: the session exists (a static import would load the session layer at startup).
+        const { rememberedOf } = await import("../session/index.js");
+        const remembered = rememberedOf(session);
+        const entries = await remembered.list();
         const revoke = /^(?:revoke|forget)\s+(\d+)$/.exec(args);
         if (revoke) {
           const entry = entries[Number(revoke[1]) - 1];
-          if (!entry)
+          const forgotten = entry && (await remembered.revoke(entry.key));
+          if (!forgotten)
             return {
               kind: "reply",
               text: `There is no remembered choice number ${revoke[1]}. Run /permissions to see the list.`,
             };
-          await session.approvals.forget(entry.key);
           return {
             kind: "reply",
-            text: `Forgot: ${entry.decision === "allow" ? "allowed" : "rejected"} — ${entry.label}. deep-acp will ask again.`,
+            text: `Forgot: ${forgotten.decision === "allow" ? "allowed" : "rejected"} — ${forgotten.label}. deep-acp will ask again.`,
           };
         }
         if (args)
           return { kind: "reply", text: "Usage: `/permissions` to list, `/permissions revoke N` to forget choice N." };
         if (entries.length === 0)
           return { kind: "reply", text: `No remembered permission choices for ${session.projectRoot}.` };
-        const lines = entries.map((e, i) => `${i + 1}. ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}`);
+        const lines = entries.map(
+          (e, i) =>
+            `${i + 1}. ${e.decision === "allow" ? "Allowed" : "Rejected"}: ${e.label}${e.scope === "everywhere" ? " (every project)" : ""}`,
+        );
         return {
           kind: "reply",
           text: `**Remembered choices for \`${session.projectRoot}\`**\n\n${lines.join("\n")}\n\nForget one with \`/permissions revoke N\`.`,

@@ -11,8 +11,10 @@ import { summarizeReload } from "./reload-summary.js";
 import { createPendingChanges, skillRootsOf, type PendingChanges } from "./pending-changes.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { ExtensionServices } from "./services.js";
-import { createTrustQueue, type TrustPrompter, type TrustQuestion } from "./trust-queue.js";
+import type { TurnDoor } from "../gate/seams/through-door.js";
 import { createMcpSignIn } from "./mcp-sign-in.js";
+import type { RememberedStore } from "../gate/memory/remembered.js";
+import { extensionRememberedStores } from "./remembered-stores.js";
 
 /** How long the first turn waits for MCP servers before going on without the slow ones. */
 const MCP_READY_WAIT_MS = 5000;
@@ -23,14 +25,17 @@ export type ExtensionHostOptions = {
   projectRoot: string;
   services: ExtensionServices;
   editorMcpServers: readonly EditorMcpServer[];
-  /** The editor's dialogs for trust decisions; absent in headless runs. */
-  prompter?: TrustPrompter;
+  /** The session's door: trust questions are asked through it (nobody answers them in headless runs). */
+  door: TurnDoor;
   transcriptPath: string;
   permissionMode: () => string;
-  /** Delivers an event outside a turn; returns false when it cannot (it is then shown at the next turn). */
-  notify: (event: AgentEvent) => boolean;
-  /** What a /reload would pick up, on every watched change ("skill review added"); "" once reloaded. */
-  onReloadPending?: (summary: string) => void;
+  /** The session's observer, for what happens outside a turn. */
+  observer: {
+    /** An event outside a turn; false when the editor cannot show it now (it is then shown at the next turn). */
+    notice(event: AgentEvent): boolean;
+    /** What a /reload would pick up, on every watched change ("skill review added"); "" once reloaded. */
+    reloadPending(summary: string): void;
+  };
   /** Shows MCP servers' elicitations. */
   questioner?: Questioner;
 };
@@ -41,7 +46,6 @@ export type ExtensionHostOptions = {
  */
 export class ExtensionHost {
   private loading: Promise<Extensions> | undefined;
-  private readonly trust = createTrustQueue();
   private readonly hookGrants = new Set<string>();
   /** Project MCP servers a headless run has already said it skipped. */
   private readonly skippedReported = new Set<string>();
@@ -89,11 +93,10 @@ export class ExtensionHost {
     // starts writing an eval (the eval tool's warmUp): a turn that never evals never starts one
     // (40 sessions with a text turn each started 40 workers, and their freed memory stayed in the
     // process), and an idle worker exits after its idle time.
-    if (this.options.prompter) await this.trust.open(this.options.prompter, signal);
-    else this.trust.refuseAll("cancelled");
+    await this.options.door.open(signal);
     await Promise.race([extensions.settled, aborted(signal)]);
     await Promise.race([extensions.mcp.ready(signal), aborted(signal), delay(MCP_READY_WAIT_MS)]);
-    if (!this.options.prompter) this.reportSkippedProjectServers(extensions, sink);
+    if (!this.options.door.interactive) this.reportSkippedProjectServers(extensions, sink);
     // Like trust questions, sign-ins are dialogs and belong in a turn; the turn then sees the tools.
     await this.signIn?.run(extensions, signal, sink);
     // Trust decisions add diagnostics after loading (e.g. "project hooks not loaded: not trusted").
@@ -117,16 +120,11 @@ export class ExtensionHost {
    * workspace the turn awaits exists) are shown now rather than after it is ready.
    */
   openDialogs(signal: AbortSignal): void {
-    if (this.options.prompter) void this.trust.open(this.options.prompter, signal);
-  }
-
-  /** Asks the human a trust question (queued until a turn can show it); "cancelled" when nobody answers. */
-  ask(question: TrustQuestion): Promise<string> {
-    return this.trust.ask(question);
+    void this.options.door.open(signal);
   }
 
   endTurn(): void {
-    this.trust.close();
+    this.options.door.close();
     this.turnSink = undefined;
   }
 
@@ -142,7 +140,7 @@ export class ExtensionHost {
     this.loading = this.load(before);
     const after = await this.loading;
     this.stale = false;
-    this.options.onReloadPending?.("");
+    this.options.observer.reloadPending("");
     await connectionsSettled(after.mcp, MCP_READY_WAIT_MS);
     return summarizeReload(before, after) + mcpStatusChanges(mcpBefore, after);
   }
@@ -168,6 +166,20 @@ export class ExtensionHost {
     return content.ok
       ? { ok: true, text: skillInvocationPrompt(skill, content.content, args) }
       : { ok: false, error: content.error };
+  }
+
+  /** Where the session's remembered decisions are kept (~/.deepagents/.state). */
+  get stateDir(): string {
+    return this.options.services.paths.stateDir;
+  }
+
+  /** The extensions' remembered decisions (MCP servers, this session's MCP answers, hooks, skill links), for /permissions. */
+  rememberedStores(): RememberedStore[] {
+    return extensionRememberedStores({
+      stateDir: this.stateDir,
+      projectRoot: this.options.projectRoot,
+      mcpTrust: async () => (await this.start().catch(() => undefined))?.mcpTrust,
+    });
   }
 
   /** Markdown for /mcp: servers, status, tools and reasons. */
@@ -200,8 +212,7 @@ export class ExtensionHost {
         services,
         config,
         editorMcpServers: this.options.editorMcpServers,
-        trust: this.trust,
-        interactive: this.options.prompter !== undefined,
+        trust: this.options.door,
         transcriptPath: this.options.transcriptPath,
         permissionMode: this.options.permissionMode,
         hookGrants: this.hookGrants,
@@ -228,7 +239,7 @@ export class ExtensionHost {
     this.unwatch = services.watchHub.watch(projectRoot, targets, (change) => {
       // Every change updates what is pending (the editor's /reload entry); the notice is sent once.
       pending.add(change);
-      if (this.pending === pending) this.options.onReloadPending?.(pending.describe());
+      if (this.pending === pending) this.options.observer.reloadPending(pending.describe());
       if (this.stale) return;
       this.stale = true;
       const event: AgentEvent = {
@@ -237,7 +248,7 @@ export class ExtensionHost {
         title: `Changed: ${change.labels.join(", ")}. Run /reload to apply the changes.`,
         description: change.paths.slice(0, 5).join(", "),
       };
-      if (!this.options.notify(event))
+      if (!this.options.observer.notice(event))
         this.unshown.push({ severity: "info", source: change.paths[0] ?? "config", message: event.title });
     });
   }
@@ -267,7 +278,8 @@ export class ExtensionHost {
   /** A warning for the editor now, or at the next turn when it cannot be shown now. */
   private warn(title: string, description: string): void {
     const event: AgentEvent = { type: "notice", severity: "warning", title, description };
-    if (!this.options.notify(event)) this.unshown.push({ severity: "warning", source: description, message: title });
+    if (!this.options.observer.notice(event))
+      this.unshown.push({ severity: "warning", source: description, message: title });
   }
 
   /** A running hook with a status message shows in the editor while it runs. */
@@ -288,7 +300,7 @@ export class ExtensionHost {
           }
         : { type: "tool_call_update", toolCallId, status: "completed" };
     if (this.turnSink) this.turnSink(event);
-    else this.options.notify(event);
+    else this.options.observer.notice(event);
   }
 }
 

@@ -37,7 +37,7 @@ import type { Diagnostic } from "../util/diagnostics.js";
 import { errorMessage } from "../util/errors.js";
 import type { ExtensionServices } from "./services.js";
 import { loadSkillSet, prepareBuiltinSkills } from "./skill-set.js";
-import type { TrustQueue } from "./trust-queue.js";
+import type { TrustAsker } from "../gate/seams/through-door.js";
 import { builtinToolNames } from "../tools/registry.js";
 import { projectFileRefusal } from "../gate/seams/project-file.js";
 
@@ -67,9 +67,8 @@ export type ExtensionInputs = {
   services: ExtensionServices;
   config: DeepAcpConfig;
   editorMcpServers: readonly EditorMcpServer[];
-  trust: TrustQueue;
-  /** A human can answer dialogs (an editor); headless runs rely on flags only. */
-  interactive: boolean;
+  /** The session's door for trust questions; `interactive` false: headless runs rely on flags only. */
+  trust: TrustAsker;
   transcriptPath: string;
   permissionMode: () => string;
   onHookStatus?: (phase: "start" | "end", status: { runId: string; statusMessage?: string; hook: string }) => void;
@@ -146,7 +145,7 @@ export async function loadExtensions(inputs: ExtensionInputs, previous?: Extensi
     store: createHookTrustStore({ stateDir: paths.stateDir }),
     trustFlag: services.flags.trustProjectHooks,
     sessionGrants: inputs.hookGrants,
-    ...(inputs.interactive
+    ...(inputs.trust.interactive
       ? { ask: (request) => askHookTrust(inputs.trust, request.file, formatHookTrustRequest(request)) }
       : {}),
   }).then((resolved) => {
@@ -218,7 +217,7 @@ async function openMcp(inputs: ExtensionInputs, entries: McpServerEntry[], previ
       projectRoot,
       trustProjectServers: services.flags.trustProjectMcp,
       logger: services.logger.child("mcp"),
-      ...(inputs.interactive
+      ...(inputs.trust.interactive
         ? { decide: (request) => askMcpTrust(inputs.trust, request.name, request.title, request.detail) }
         : {}),
     });
@@ -273,7 +272,7 @@ function sessionSkillSet(inputs: ExtensionInputs, plugins: readonly LoadedPlugin
 
 /** Asks about each skill symlink that leads out of the skill dirs; resolves whether any was approved. */
 async function approveSkillSymlinks(inputs: ExtensionInputs, pending: readonly PendingSymlink[]): Promise<boolean> {
-  if (!inputs.interactive || pending.length === 0) return false;
+  if (!inputs.trust.interactive || pending.length === 0) return false;
   const store = createSkillTrustStore({ stateDir: inputs.services.paths.stateDir });
   let approved = false;
   for (const link of pending) {
@@ -293,7 +292,7 @@ async function approveSkillSymlinks(inputs: ExtensionInputs, pending: readonly P
 }
 
 async function askMcpTrust(
-  trust: TrustQueue,
+  trust: TrustAsker,
   name: string,
   title: string,
   detail: string,
@@ -314,7 +313,7 @@ async function askMcpTrust(
     : "cancelled";
 }
 
-async function askHookTrust(trust: TrustQueue, file: string, body: string): Promise<HookTrustAnswer> {
+async function askHookTrust(trust: TrustAsker, file: string, body: string): Promise<HookTrustAnswer> {
   const answer = await trust.ask({
     key: `trust-hooks-${file}`,
     title: "Run this project's hooks?",

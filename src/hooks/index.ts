@@ -7,7 +7,7 @@ export { runHookCommand, type HookCommandResult, type SpawnFunction } from "./ru
 export { interpretHookResult, DEFAULT_BLOCK_REASON, type HookVerdict } from "./interpret.js";
 export { reduceHookVerdicts } from "./reducer.js";
 export { mcpHookToolName, parseMcpHookToolName, toHookToolResponse } from "./tool-names.js";
-export { createHookTrustStore, canonicalRoot, type HookTrustStore } from "./trust-store.js";
+export { createHookTrustStore, type HookTrustStore } from "./trust-store.js";
 export {
   resolveProjectHookTrust,
   describeProjectHooks,

@@ -1,7 +1,8 @@
 import { hookLabel, loadHooksConfig, type LoadedHooks } from "./config-loader.js";
 import type { HookEventName } from "./events.js";
 import { hookScriptDigests, hookScriptsUndetermined, hookTrustChanges, hookTrustFingerprint } from "./script-refs.js";
-import { canonicalRoot, type HookTrustStore } from "./trust-store.js";
+import type { HookTrustStore } from "./trust-store.js";
+import { canonicalRoot } from "../util/path-within.js";
 import type { HookDiagnostic, HookItem } from "./types.js";
 
 // Project hooks come from the repository, so they run only after the user has seen every command.
@@ -115,7 +116,7 @@ export async function resolveProjectHookTrust(options: ResolveProjectHookTrustOp
   const withoutProject = loaded.items.filter((item) => item.source.scope !== "project");
   if (!request) return { items: withoutProject, status: "none", diagnostics: [] };
 
-  const grantKey = `${await canonicalRoot(options.projectRoot)}\0${request.fingerprint}`;
+  const grantKey = `${canonicalRoot(options.projectRoot)}\0${request.fingerprint}`;
   const trusted = (status: HookTrustStatus): ResolvedHookTrust => ({
     items: [...loaded.items],
     status,

@@ -1,5 +1,6 @@
-import { readFile, realpath } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { canonicalRoot } from "../util/path-within.js";
 import { ensurePrivateDir, writeFileAtomic } from "../util/atomic-file.js";
 
 // Remembered "always allow" answers for project hooks: one entry per canonical project root, bound
@@ -73,10 +74,10 @@ export function createHookTrustStore(options: HookTrustStoreOptions): HookTrustS
     file,
     async isTrusted(projectRoot, sha256) {
       const data = await read();
-      return data.projects[await canonicalRoot(projectRoot)]?.sha256 === sha256;
+      return data.projects[canonicalRoot(projectRoot)]?.sha256 === sha256;
     },
     async trust(projectRoot, sha256, details) {
-      const root = await canonicalRoot(projectRoot);
+      const root = canonicalRoot(projectRoot);
       await update((data) => {
         data.projects[root] = {
           sha256,
@@ -86,10 +87,10 @@ export function createHookTrustStore(options: HookTrustStoreOptions): HookTrustS
       });
     },
     async entry(projectRoot) {
-      return (await read()).projects[await canonicalRoot(projectRoot)];
+      return (await read()).projects[canonicalRoot(projectRoot)];
     },
     async revoke(projectRoot) {
-      const root = await canonicalRoot(projectRoot);
+      const root = canonicalRoot(projectRoot);
       await update((data) => {
         delete data.projects[root];
       });
@@ -98,15 +99,6 @@ export function createHookTrustStore(options: HookTrustStoreOptions): HookTrustS
       return (await read()).projects;
     },
   };
-}
-
-/** Symlinks resolved, so two spellings of one project share an entry. */
-export async function canonicalRoot(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch {
-    return resolve(path);
-  }
 }
 
 function isTrustFile(value: unknown): value is TrustFile {

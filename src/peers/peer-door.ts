@@ -1,12 +1,13 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { ApprovalOutcome } from "../gate/call/approver.js";
-import type { GateSettings, ToolCallGate } from "../gate/call/procedure.js";
+import type { ApprovalOutcome } from "../gate/door/approver.js";
+import type { SessionMode } from "../gate/decide/modes.js";
+import type { Door } from "../gate/door/door.js";
 import type { ToolDisplay, ToolKind } from "../tools/types.js";
 
 // The one way a child's own question reaches the human: its session/request_permission becomes our
-// permission dialog, asked through the session's approver (the path our tool calls' dialogs take,
-// under the child session for editors that show them, else under the parent's task call), one at a
-// time with the parent's own dialogs (the gate's dialog lock), titled with the child's name. The
+// permission dialog, asked at the session's door (gate/door: one dialog at a time with the parent's
+// own, drawn like our tool calls' dialogs, under the child session for editors that show them, else
+// under the parent's task call), titled with the child's name. The
 // answer goes back as the child's option of the same kind. In plan mode what would change something
 // is refused without asking: the parent's mode bounds the child.
 
@@ -17,14 +18,14 @@ const CHANGING_KINDS = new Set<string>(["edit", "delete", "move", "execute"]);
 
 export function createPeerDoor(options: {
   name: string;
-  settings: Pick<GateSettings, "approver" | "mode">;
-  gate: Pick<ToolCallGate, "inDialog">;
+  mode: SessionMode;
+  door: Pick<Door, "permission">;
   /** The run's id in our editor (the child session) and the parent's task call. */
   runId: string;
   parentToolCallId: string;
   signal: AbortSignal;
 }): PeerDoor {
-  const { name, settings, runId } = options;
+  const { name, runId } = options;
   return async (params) => {
     const call = params.toolCall;
     const kind = (call.kind ?? "other") as ToolKind;
@@ -37,31 +38,32 @@ export function createPeerDoor(options: {
         ? { outcome: { outcome: "selected", optionId: option.optionId } }
         : { outcome: { outcome: "cancelled" } };
     };
-    if (settings.mode === "plan" && CHANGING_KINDS.has(kind)) return pick("reject_once");
+    if (options.mode === "plan" && CHANGING_KINDS.has(kind)) return pick("reject_once");
     if (options.signal.aborted) return { outcome: { outcome: "cancelled" } };
     const always = params.options.find((o) => o.kind === "allow_always");
     const title = call.title ?? "a tool call";
-    const answer = await options.gate.inDialog(() =>
-      settings.approver.requestApproval(
-        {
-          toolCallId: `${runId}/${call.toolCallId}`,
-          toolName: name,
-          title: `${name}: ${title}`,
-          kind,
-          rawInput: call.rawInput ?? {},
-          locations: (call.locations ?? []).map((l) =>
-            typeof l.line === "number" ? { path: l.path, line: l.line } : { path: l.path },
-          ),
-          preview: preview(call.content),
-          reason: `${name} asks before it does this with its own tools, outside deep-acp's file rules`,
-          alwaysLabel: always ? always.name : null,
-          parentToolCallId: options.parentToolCallId,
-          subagentSessionId: runId,
-        },
-        options.signal,
-      ),
-    );
+    const answer = await options.door.permission({
+      signal: options.signal,
+      request: async () => ({
+        toolCallId: `${runId}/${call.toolCallId}`,
+        toolName: name,
+        title: `${name}: ${title}`,
+        kind,
+        rawInput: call.rawInput ?? {},
+        locations: (call.locations ?? []).map((l) =>
+          typeof l.line === "number" ? { path: l.path, line: l.line } : { path: l.path },
+        ),
+        preview: preview(call.content),
+        reason: `${name} asks before it does this with its own tools, outside deep-acp's file rules`,
+        alwaysLabel: always ? always.name : null,
+        parentToolCallId: options.parentToolCallId,
+        subagentSessionId: runId,
+      }),
+    });
     if (answer === "cancelled") return { outcome: { outcome: "cancelled" } };
+    // Only what we pass can settle it first (no remembered answer, no hook): the user's own answer.
+    if (typeof answer === "object")
+      return pick(answer.settled === "remembered" || answer.decision === "allow" ? "allow_once" : "reject_once");
     return pick(answer === "unattended" ? "reject_once" : answer);
   };
 }

@@ -199,16 +199,14 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
       return {};
     },
     async createElicitation(params) {
-      // A form the child wants filled: shown by the session's questioner (as an MCP server's form
-      // is), titled with the child's name, one at a time with our dialogs. URL and other modes are declined.
+      // A form the child wants filled: shown by the session's questioner at its door (as an MCP
+      // server's form is), titled with the child's name. URL and other modes are declined.
       const questioner = env.questioner;
       if (params.mode !== "form" || !questioner?.forms || !("requestedSchema" in params)) return { action: "decline" };
-      const answer = await env.gate.inDialog(() =>
-        questioner.form(
-          { message: `${options.name}: ${params.message}`, schema: params.requestedSchema as Record<string, unknown> },
-          env.parentToolCallId ? { toolCallId: env.parentToolCallId } : {},
-          env.signal,
-        ),
+      const answer = await questioner.form(
+        { message: `${options.name}: ${params.message}`, schema: params.requestedSchema as Record<string, unknown> },
+        env.parentToolCallId ? { toolCallId: env.parentToolCallId } : {},
+        env.signal,
       );
       if (answer.action === "accept")
         return { action: "accept", content: answer.content as acp.ElicitationAcceptAction["content"] };

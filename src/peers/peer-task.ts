@@ -8,6 +8,7 @@ import type { ToolRunEnv } from "../agent/tool-runner.js";
 import { createTurnScope } from "../agent/turn-scope.js";
 import type { PeerAgentConfig } from "../config/config-file.js";
 import { createToolCallGate } from "../gate/call/procedure.js";
+import { createDoor } from "../gate/door/door.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { createTurnAbortController } from "../util/turn-signal.js";
@@ -79,7 +80,11 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
   };
   const emitTurn: TurnEventSink = (event: TurnEvent) => (isTurnReport(event) ? emit(event) : emitChild(event));
   const hooks = options.hooks ?? NO_HOOKS;
-  const settings = options.toolCalls.gate;
+  // The session's door (a door of this run's own where the turn has only an approver, as headless
+  // runs and the bench do): the child's questions and our calls' dialogs take turns at the same one.
+  const given = options.toolCalls.gate;
+  const door = "door" in given ? given.door : createDoor({ approver: given.approver });
+  const settings = { ...given, door };
   const gate = createToolCallGate(settings, hooks, gateReports(emitTurn));
   let ids = 0;
   const env: ToolRunEnv = {
@@ -94,7 +99,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     subagentSessionId: runId,
     newToolCallId: () => `${runId}/deep-acp-${++ids}`,
   };
-  const door = createPeerDoor({ name, settings, gate, runId, parentToolCallId, signal: child.signal });
+  const peerDoor = createPeerDoor({ name, mode: settings.mode, door, runId, parentToolCallId, signal: child.signal });
   let terminalText: (id: string) => string | undefined = () => undefined;
   const updates = createPeerUpdates({
     runId,
@@ -106,7 +111,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
   const editor = createPeerEditor({
     name,
     env,
-    door,
+    door: peerDoor,
     update: (u) => updates.apply(u),
     errors: options.errors,
     ...(paths ? { paths } : {}),

@@ -7,7 +7,7 @@ import {
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { BackgroundHost } from "../tools/types.js";
 import type { SessionOptions } from "./services.js";
-import { createSessionPeers } from "./peers.js";
+import { createSessionPeers } from "../peers/index.js";
 
 // The session's background processes and how the editor follows them: each stays an in-progress
 // tool call whose output streams live (Zed's display-only terminal) or, for other editors, as a
@@ -35,7 +35,16 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
     },
   });
   const refreshMs = options.refreshMs ?? 1000;
-  const peers = options.peers ? createSessionPeers(options.peers) : undefined;
+  const given = options.peers;
+  const peers = given
+    ? createSessionPeers({
+        cwd: given.cwd,
+        env: given.services.env,
+        ...(given.peerErrors ? { errors: given.peerErrors } : {}),
+        ...(given.peerMcpServers ? { mcpServers: given.peerMcpServers } : {}),
+        agents: async () => (await given.services.config()).config.agents,
+      })
+    : undefined;
   /** The tool call each process was started by (its terminal in the editor). */
   const toolCalls = new Map<string, string>();
 

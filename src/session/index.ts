@@ -12,3 +12,4 @@ export type {
 export { selectRemote, selectWorkspace } from "./workspace/remote-workspace.js";
 export { removeSessionWorkspace } from "./workspace/workspace.js";
 export { removePlanDocument } from "./plan-document.js";
+export { rememberedOf } from "./remembered-wiring.js";

@@ -1,4 +1,4 @@
-import type { Approver } from "../gate/call/approver.js";
+import type { Door } from "../gate/door/door.js";
 import type { TurnResult } from "../agent/events.js";
 import {
   promptText,
@@ -8,7 +8,7 @@ import {
   type SessionStart,
   type SteeringInbox,
 } from "../turn/index.js";
-import type { PromptBlock, Questioner } from "../tools/types.js";
+import type { PromptBlock } from "../tools/types.js";
 import type { SessionMode } from "../gate/decide/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";
 import type { Message, ModelClient } from "../model/types.js";
@@ -44,8 +44,8 @@ export type PromptTurnSession = {
 /** The session's own parts a prompt turn works with (the session keeps them private). */
 export type PromptTurnParts = {
   readonly services: SessionServices;
-  readonly approver: Approver;
-  readonly questioner: Questioner | undefined;
+  /** The session's door: every permission dialog and question of the turn is asked through it. */
+  readonly door: Door;
   readonly journal: Journal;
   readonly notices: NoticeQueue;
   readonly sessionStart: SessionStart;
@@ -115,8 +115,8 @@ export async function runSessionPrompt(
       interpreterSandboxes: session.extensions.sandboxes,
       now: services.now(),
       env: services.env,
-      gate: createTurnGate(parts.approver, session.approvals, workspace),
-      questioner: parts.questioner,
+      gate: createTurnGate(parts.door, session.approvals, workspace),
+      questioner: parts.door.questioner,
       background: session.background.prepare(config.shell, workspace.shell),
       subagents: parts.subagents,
       ...(session.background.peers ? { peers: session.background.peers.forTurn() } : {}),

@@ -1,5 +1,5 @@
 import type { PeerWireErrors } from "../peers/index.js";
-import type { Approver } from "../gate/call/approver.js";
+import type { Approver } from "../gate/door/approver.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { EditorBridge } from "../backends/editor/editor-bridge.js";
 import type { Questioner } from "../tools/types.js";
@@ -8,7 +8,8 @@ import type { SessionMode } from "../gate/decide/modes.js";
 import type { EditorMcpServer } from "../mcp/index.js";
 import type { RestoredSession } from "../transcript/index.js";
 import type { ClientSystemPrompt } from "../turn/index.js";
-import type { ExtensionFlags, ExtensionServices, TrustPrompter } from "../extensions/index.js";
+import type { ExtensionFlags, ExtensionServices } from "../extensions/index.js";
+import type { DialogEntry, TrustDialog } from "../gate/door/trust.js";
 import type { ModelService } from "../model/client/service.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import type { SessionStore } from "../transcript/index.js";
@@ -42,7 +43,9 @@ export type SessionFlags = ExtensionFlags & {
 export type SessionEvent =
   | AgentEvent
   /** `workspace`: where the session's files and commands are, when not on this machine's disk. */
-  | { type: "session_info"; title?: string; updatedAt: string; workspace?: string };
+  | { type: "session_info"; title?: string; updatedAt: string; workspace?: string }
+  /** The thread entry of a question the door asks (a trust question), and then its answer. */
+  | { type: "dialog_entry"; entry: DialogEntry };
 
 export type SessionEventSink = (event: SessionEvent) => void;
 
@@ -59,8 +62,8 @@ export type SessionCollaborators = {
   peerMcpServers?: readonly unknown[];
   /** The wire errors of a child agent's refused or impossible fs/terminal requests (acp/errors.ts). */
   peerErrors?: PeerWireErrors;
-  /** The editor's dialogs for trust decisions (project MCP servers, hooks, skill links). */
-  trustPrompter?: TrustPrompter;
+  /** Draws the door's trust questions (project MCP servers, hooks, skill links, host keys, dev containers). */
+  trustDialog?: TrustDialog;
   /**
    * Delivers an event outside a turn (a config file changed, a hook started). Returns false when
    * the editor cannot show it now; it is then shown at the start of the next turn.

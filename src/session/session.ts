@@ -1,7 +1,7 @@
 import { isThoughtLevel, thoughtSupport, type ThoughtLevel } from "../model/catalog/thought-level.js";
 import { createSessionBackground, type SessionBackground } from "./background.js";
 import { randomUUID } from "node:crypto";
-import type { Approver } from "../gate/call/approver.js";
+import type { Door } from "../gate/door/door.js";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import { compactNow, createSessionStart, type ClientSystemPrompt, type SessionStart } from "../turn/index.js";
 import type { PromptBlock } from "../tools/types.js";
@@ -10,7 +10,7 @@ import { isSessionMode, type SessionMode } from "../gate/decide/modes.js";
 import type { ExtensionHost } from "../extensions/index.js";
 import { findProjectRoot } from "../config/project-root.js";
 import type { Message, ModelClient } from "../model/types.js";
-import type { PlanEntry, Questioner } from "../tools/types.js";
+import type { PlanEntry } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { RewindError } from "./errors.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
@@ -29,11 +29,12 @@ import type { Workspace } from "./workspace/workspace.js";
 import type { WorkspaceSlot } from "./workspace/workspace-slot.js";
 import { createNoticeQueue } from "./notices.js";
 import { persistSession, recordCompaction, saveTurnEnd, type PersistedSettings } from "./persistence.js";
-import { createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
+import { createSessionDoor, createSessionExtensions, createSessionWorkspace } from "./session-wiring.js";
+import { reviewThroughDoor } from "../gate/seams/through-door.js";
 import { sessionContextReport } from "./context-report.js";
 import { createRestoreScope } from "./turn-gate.js";
 import { runSessionPrompt, type PromptTurnParts } from "./prompt-turn.js";
-import { createTurnObserver, type TurnObserver } from "./turn-observer.js";
+import { createSessionOutlet, createTurnObserver, type TurnObserver } from "./turn-observer.js";
 
 /**
  * One conversation: its settings, its history, the turn that may be running, and its transcript on
@@ -57,8 +58,8 @@ export class Session {
   readonly approvals: PersistentApprovalMemory;
 
   private readonly services: SessionServices;
-  private readonly approver: Approver;
-  private readonly questioner: Questioner | undefined;
+  /** Every question to the human goes through it: one dialog at a time, answered on the asker's call. */
+  private readonly door: Door;
   /** Processes started with execute {background: true}; they outlive turns, not the session. */
   readonly background: SessionBackground;
   private readonly workspace: WorkspaceSlot;
@@ -101,9 +102,6 @@ export class Session {
     this.title = restored?.title;
     this.systemPrompt = options.systemPrompt;
     this.services = options.services;
-    this.approver = options.approver;
-    this.questioner = options.questioner;
-    this.background = createSessionBackground({ sink: (event) => options.updates?.(event), peers: options });
     this.updatedAt = options.services.now();
     this.approvals = options.services.approvalMemory(this.projectRoot);
     this.journal = createJournal({
@@ -123,8 +121,11 @@ export class Session {
       planChanged: (entries) => (this.plan = entries),
       contextUsed: (tokens) => (this.lastUsed = tokens),
     });
-    this.extensions = createSessionExtensions(options, this);
-    this.workspace = createSessionWorkspace(options, this, this.notices);
+    const outlet = createSessionOutlet(options);
+    this.door = createSessionDoor(options, outlet);
+    this.background = createSessionBackground({ sink: outlet.later, peers: options });
+    this.extensions = createSessionExtensions(options, this, outlet, this.door);
+    this.workspace = createSessionWorkspace(options, this, this.notices, outlet, this.door);
   }
 
   /** The remote or container workspace and its health (connects if needed), for /status; undefined for a local session. */
@@ -246,14 +247,14 @@ export class Session {
 
   /**
    * `/apply` (and `-n --apply`): writes the container's changes to the host project, after the
-   * editor's dialogs (without an approver: the ordinary changes only). Runs like a turn: queued, cancellable.
+   * editor's dialogs at the door (headless: the ordinary changes only). Runs like a turn: queued, cancellable.
    */
   async applyWorkspaceChanges(sink: SessionEventSink, options: { headless?: boolean } = {}): Promise<ApplyOutcome> {
     const result = await this.turns.run(async (signal) => {
       const [workspace, { config }] = await Promise.all([this.ensureWorkspace(), this.services.config()]);
-      const approver = options.headless ? undefined : this.approver;
+      const door = options.headless ? undefined : reviewThroughDoor(this.door);
       const hooks = () => this.extensions.hooks();
-      return applyWorkspaceChanges({ workspace, config, signal, sink, hooks, approvals: this.approvals, approver });
+      return applyWorkspaceChanges({ workspace, config, signal, sink, hooks, approvals: this.approvals, door });
     });
     return "text" in result ? result : { ...nothingApplied(), text: "Cancelled.", stopReason: "cancelled" };
   }
@@ -367,8 +368,7 @@ export class Session {
   private promptParts(): PromptTurnParts {
     return {
       services: this.services,
-      approver: this.approver,
-      questioner: this.questioner,
+      door: this.door,
       journal: this.journal,
       notices: this.notices,
       sessionStart: this.sessionStart,

@@ -1,13 +1,13 @@
-import type { Approver } from "../gate/call/approver.js";
+import type { Door } from "../gate/door/door.js";
 import type { PersistentApprovalMemory } from "../gate/memory/approval-memory.js";
 import type { RestoreScope } from "../gate/seams/restore.js";
 import type { TurnGate } from "../turn/index.js";
 import type { Workspace } from "./workspace/workspace.js";
 
 /** What a turn's tool calls are checked against: who is asked, what is remembered, and the workspace's rules. */
-export function createTurnGate(approver: Approver, memory: PersistentApprovalMemory, workspace: Workspace): TurnGate {
+export function createTurnGate(door: Door, memory: PersistentApprovalMemory, workspace: Workspace): TurnGate {
   return {
-    approver,
+    door,
     memory,
     policy: {
       rules: workspace.rules,

@@ -3,7 +3,8 @@ import type { HookEngine } from "../hooks/index.js";
 import type { Message } from "../model/types.js";
 import type { PlanEntry } from "../tools/types.js";
 import type { Journal } from "../transcript/index.js";
-import type { SessionEventSink } from "./services.js";
+import type { DialogEntry } from "../gate/door/trust.js";
+import type { SessionCollaborators, SessionEvent, SessionEventSink } from "./services.js";
 import type { SpendTracker } from "./spend.js";
 
 /** What the observer keeps up to date: the session's record, its conversation, its state. */
@@ -60,5 +61,32 @@ export function createTurnObserver(session: ObservedSession): TurnObserver {
       default:
         return shown(event, sink);
     }
+  };
+}
+
+/**
+ * The observer's side between turns: what the session's parts report while no turn runs goes up
+ * here, and only here reaches the editor's channels (the one module that writes to them outside a
+ * turn's sink). `later`: background processes' updates and workspace announcements, at any time;
+ * `notice`: false when the editor cannot show it now (it is then shown at the next turn);
+ * `reloadPending`: what a /reload would apply; `dialog`: the thread entries of the door's questions.
+ */
+export type SessionOutlet = {
+  later(event: SessionEvent): void;
+  notice(event: AgentEvent): boolean;
+  reloadPending(summary: string): void;
+  dialog(entry: DialogEntry): void;
+};
+
+export function createSessionOutlet(
+  channels: Pick<SessionCollaborators, "updates" | "notify" | "onReloadPending">,
+): SessionOutlet {
+  const later = (event: SessionEvent) => channels.updates?.(event);
+  return {
+    later,
+    notice: (event) => channels.notify?.(event) ?? false,
+    reloadPending: (summary) => channels.onReloadPending?.(summary),
+    // Not kept in the transcript: a question is asked again, or not, when the session is opened again.
+    dialog: (entry) => later({ type: "dialog_entry", entry }),
   };
 }

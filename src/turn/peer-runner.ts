@@ -1,21 +1,13 @@
 import type { TurnOptions } from "../agent/loop.js";
 import type { PeerAgentConfig } from "../config/config-file.js";
 import type { HookEngine } from "../hooks/index.js";
-import { runPeerTask, type PeerPool, type PeerWireErrors } from "../peers/index.js";
+import { runPeerTask, type PeerTurnParts } from "../peers/index.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { createHookBridge } from "./hook-bridge.js";
 import type { PeerRun } from "./subagent-runner.js";
 
-/** What a session gives its turns to run other ACP agents: its child processes and how to refuse a child. */
-export type TurnPeers = {
-  pool: PeerPool;
-  /** What a child's refused or impossible fs/terminal request answers with (built by acp/, injected). */
-  errors: PeerWireErrors;
-  /** The session's directory on this machine: where the child works (the workspace may be elsewhere). */
-  localCwd: string;
-  /** The session's MCP servers as ACP passes them (for agents with `pass_mcp_servers`). */
-  mcpServers?: () => unknown[];
-};
+/** What a session gives its turns to run other ACP agents (peers/session-peers.ts). */
+export type TurnPeers = PeerTurnParts;
 
 /**
  * `task` on an `[agents.NAME]`: the child runs in the session's working directory with the parent

@@ -1,4 +1,5 @@
-import { isAbsolute, posix, relative, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 
 // The one path-containment test. It compares paths as strings, so both must be absolute and
 // normalized the same way (both real, or both as given); a folder named `..x` is inside its parent.
@@ -45,4 +46,17 @@ function withinBy(separator: string, path: string, root: string): boolean {
 
 function insideOrUndefined(rel: string, separator: string, absolute: (path: string) => boolean): string | undefined {
   return rel === ".." || rel.startsWith(`..${separator}`) || absolute(rel) ? undefined : rel;
+}
+
+/**
+ * A project root as remembered decisions are keyed by: absolute, symlinks resolved (two spellings
+ * of one project share their entries); as given, made absolute, when it cannot be resolved.
+ */
+export function canonicalRoot(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
 }

@@ -126,6 +126,33 @@ describe("files through the editor", () => {
     expect(reads.filter((p) => p.endsWith("fresh.txt"))).toEqual([]);
     expect(reads.filter((p) => p.endsWith("old.txt")).length).toBeGreaterThan(0);
   });
+
+  it("a new file's diff leaves oldText out instead of null (CodeCompanion's verbose label read JSON null as text)", async () => {
+    // CodeCompanion 19.22 (formatters.lua diff_summary) does `vim.split(diff.oldText or "")`; JSON
+    // null decodes to vim.NIL, which is truthy, so a new file's line read `[Error formatting tool output]`.
+    const h = await suite.start();
+    const { sessionId } = await h.newSession(suite.project);
+    const old = join(suite.project, "old.txt");
+    await writeFile(old, "before\n");
+    h.model.enqueue(
+      toolTurn("write_file", { file_path: join(suite.project, "fresh.txt"), content: "new\n" }),
+      toolTurn("write_file", { file_path: old, content: "after\n" }),
+      textTurn("done"),
+    );
+    const { updates } = await h.prompt(sessionId, "write them");
+    const diffs = (content: acp.ToolCallContent[] | null | undefined) =>
+      (content ?? []).filter((c): c is Extract<acp.ToolCallContent, { type: "diff" }> => c.type === "diff");
+    const shown = [
+      ...h.permissions.flatMap((p) => diffs(p.toolCall.content)),
+      ...toolUpdates(updates).flatMap((u) => diffs(u.content)),
+    ];
+    const fresh = shown.filter((d) => d.path.endsWith("fresh.txt"));
+    expect(fresh.length).toBeGreaterThanOrEqual(2); // the dialog's preview and the finished call
+    for (const diff of fresh) expect(diff).toEqual({ type: "diff", path: diff.path, newText: "new\n" });
+    const kept = shown.filter((d) => d.path.endsWith("old.txt"));
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    for (const diff of kept) expect(diff.oldText).toBe("before\n");
+  });
 });
 
 describe("limit warnings", () => {

@@ -74,6 +74,43 @@ describe("cancellation", () => {
     expect(next.result.stopReason).toBe("end_turn");
   });
 
+  it("agent-shell's Reject answers the dialog twice (reject_once, then `cancelled`): nothing reaches stderr, which it shows in the chat", async () => {
+    // agent-shell 0.48's Reject button answers reject_once and then interrupts the turn, which
+    // answers every dialog it still knows of `cancelled` (the one just rejected included) and sends
+    // session/cancel. The SDK printed "Got response to unknown request N" for the second answer, and
+    // agent-shell shows every stderr line of the agent in the conversation, as a "Notices" block.
+    const sessionId = await startWith((message) => {
+      expect(message.method).toBe("session/request_permission");
+      // After the first answer is written, as agent-shell sends them.
+      setTimeout(() => {
+        suite.agent.writeRaw(
+          JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { outcome: { outcome: "cancelled" } } }) + "\n",
+        );
+        suite.agent.notify("session/cancel", { sessionId });
+      }, 0);
+      return { outcome: { outcome: "selected", optionId: "reject_once" } };
+    });
+    suite.model.enqueue(toolTurn("execute", { command: `touch ${join(suite.project, "rejected.txt")}` }));
+    const response = await suite.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "run it" }],
+    });
+    expect(response.result.stopReason).toBe("cancelled");
+    await expect(readFile(join(suite.project, "rejected.txt"))).rejects.toThrow();
+    const permission = suite.agent.messages.find((m) => m.method === "session/request_permission")!;
+    const statuses = suite.agent
+      .updates(sessionId)
+      .filter((u) => u.toolCallId === permission.params.toolCall.toolCallId)
+      .map((u) => u.status);
+    expect(statuses.at(-1)).toBe("failed");
+    // The session still answers, and the second answer was not taken for another request's.
+    suite.model.enqueue(textTurn("Goodbye!"));
+    const next = await suite.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "bye" }] });
+    expect(next.result.stopReason).toBe("end_turn");
+    expect(suite.agent.stderr).not.toContain("unknown request");
+    expect(suite.agent.stderr.trim()).toBe("");
+  });
+
   it("closes a session mid-turn: the prompt answers `cancelled` and the command dies", async () => {
     const sessionId = await startWith();
     suite.model.enqueue(toolTurn("execute", { command: "echo $$ > shell.pid; echo started; sleep 60" }));

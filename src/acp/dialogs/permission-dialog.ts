@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { ApprovalOutcome, ApprovalRequest, Approver } from "../../gate/call/approver.js";
+import type { ApprovalOutcome, ApprovalRequest, Approver } from "../../gate/door/approver.js";
 import type { Logger } from "../../util/logger.js";
 import { META_KEY, toToolCallContent } from "../updates/translate.js";
 

@@ -16,7 +16,15 @@ export function toToolCallContent(display: readonly ToolDisplay[]): acp.ToolCall
       case "image":
         return { type: "content", content: { type: "image", data: item.data, mimeType: item.mimeType } };
       case "diff":
-        return { type: "diff", path: item.path, oldText: item.oldText, newText: item.newText };
+        // A new file's diff leaves oldText out rather than sending null (both mean "no file" in the
+        // schema): CodeCompanion reads a JSON null as vim.NIL, which is truthy, and its verbose label
+        // of the call broke on it.
+        return {
+          type: "diff",
+          path: item.path,
+          ...(item.oldText !== null && { oldText: item.oldText }),
+          newText: item.newText,
+        };
       case "terminal":
         return { type: "terminal", terminalId: item.terminalId };
     }

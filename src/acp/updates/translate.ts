@@ -111,6 +111,8 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
         ];
       case "compaction":
         return compactionUpdates(event, features);
+      case "dialog_entry":
+        return [dialogEntryUpdate(event.entry)];
       case "session_info":
         return [
           {
@@ -122,6 +124,26 @@ export function createTranslator(features: ClientFeatures, session?: SessionCont
         ];
     }
   }
+}
+
+/** A trust question's thread entry (editors that attach dialogs to tool calls show it there), then its answer. */
+function dialogEntryUpdate(entry: Extract<SessionEvent, { type: "dialog_entry" }>["entry"]): acp.SessionUpdate {
+  if (entry.phase === "asking")
+    return {
+      sessionUpdate: "tool_call",
+      toolCallId: entry.toolCallId,
+      title: entry.title,
+      kind: "other",
+      status: "pending",
+      content: [{ type: "content", content: { type: "text", text: entry.body } }],
+      _meta: { [META_KEY]: { trust: entry.trustKey } },
+    };
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId: entry.toolCallId,
+    status: entry.allowed ? "completed" : "failed",
+    content: [{ type: "content", content: { type: "text", text: entry.text } }],
+  };
 }
 
 function compactionUpdates(

@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import * as acp from "@agentclientprotocol/sdk/unstable";
 
 /** An update for another session than the stream's own: a subagent's child session. */
 export type RoutedUpdate = { sessionId: string; update: acp.SessionUpdate };
@@ -93,4 +93,17 @@ export function createUpdateStream(options: UpdateStreamOptions) {
       return chain;
     },
   };
+}
+
+/** A session's stream to its client: the one writer of `session/update` (v1; the v2 agent relays them). */
+export function createSessionUpdateStream(
+  client: Pick<acp.AgentContext, "notify">,
+  sessionId: string,
+  onError: (error: unknown) => void,
+) {
+  return createUpdateStream({
+    send: (update, routed = sessionId) =>
+      client.notify(acp.methods.client.session.update, { sessionId: routed, update }),
+    onError,
+  });
 }

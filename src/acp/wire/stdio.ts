@@ -115,6 +115,13 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   const open = new Map<string | number, OpenRequest>();
   /** Methods of open requests whose id is null (the SDK answers those with null too), in order. */
   const openNull: string[] = [];
+  /**
+   * Ids of our requests to the editor still waiting for its answer. A second answer to one is
+   * dropped here: the SDK would print "Got response to unknown request" to stderr, and agent-shell
+   * (whose Reject answers a dialog, then answers it again `cancelled` when it interrupts the turn)
+   * shows every stderr line in the conversation.
+   */
+  const awaitingAnswer = new Set<unknown>();
   let standIns = 0;
   const waiters = new Set<() => void>();
   let controller!: ReadableStreamDefaultController<acp.AnyMessage>;
@@ -168,7 +175,10 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   };
   const send = (message: unknown): Promise<void> => {
     const record = message as Record<string, unknown>;
-    if (!isRecord(record) || "method" in record || !("id" in record)) return write(message, encodeMessage(message));
+    if (!isRecord(record) || "method" in record || !("id" in record)) {
+      if (isRecord(record) && "method" in record && "id" in record) awaitingAnswer.add(record.id);
+      return write(message, encodeMessage(message));
+    }
     // An answer to one of the editor's requests.
     const standIn = record.id as string | number | null;
     const entry = standIn === null ? undefined : open.get(standIn);
@@ -201,6 +211,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     // One of our own requests that cannot be sent: fail it locally so its caller does not wait forever.
     const record = message as Record<string, unknown>;
     if (isRecord(record) && "method" in record && "id" in record && !ended) {
+      awaitingAnswer.delete(record.id);
       controller.enqueue({
         jsonrpc: "2.0",
         id: record.id,
@@ -219,6 +230,8 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       else if (inbound.kind === "request") {
         const entry = register(inbound.message, inbound.id);
         enqueue(inbound.message as acp.AnyMessage, entry);
+      } else if (!("method" in inbound.message) && !awaitingAnswer.delete(inbound.message.id)) {
+        logger.debug(`ignored input: an answer to request ${JSON.stringify(inbound.message.id)}, which is not open`);
       } else {
         translateCancel(inbound.message);
         enqueue(inbound.message as acp.AnyMessage);

@@ -1,6 +1,5 @@
 import { projectPaths } from "../../config/paths.js";
 import {
-  canonicalRoot,
   createHookTrustStore,
   describeProjectHooks,
   loadHooksConfig,
@@ -8,6 +7,7 @@ import {
   type LoadedHooks,
 } from "../../hooks/index.js";
 import type { Diagnostic } from "../../util/diagnostics.js";
+import { canonicalRoot } from "../../util/path-within.js";
 import type { DoctorHookFile, DoctorHookTrust, DoctorHooksFacts } from "./doctor-types.js";
 
 export type HooksFactsOptions = {
@@ -63,7 +63,7 @@ async function trustOf(
   if (options.trustProjectHooks) return { status: "flag", ...facts };
   const store = createHookTrustStore({ stateDir: options.stateDir });
   if (await store.isTrusted(options.projectRoot, request.fingerprint)) return { status: "trusted", ...facts };
-  const earlier = (await store.list())[await canonicalRoot(options.projectRoot)];
+  const earlier = (await store.list())[canonicalRoot(options.projectRoot)];
   if (earlier) {
     diagnostics.push({
       severity: "warning",

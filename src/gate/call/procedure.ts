@@ -1,9 +1,9 @@
 import type { ToolContext, ToolDisplay, ToolPresentation } from "../../tools/types.js";
-import { createMutex } from "../../util/mutex.js";
 import type { GateDecision } from "../decide/decide.js";
 import type { SessionMode } from "../decide/modes.js";
 import type { ApprovalMemory } from "../memory/approval-memory.js";
-import type { ApprovalOutcome, Approver } from "./approver.js";
+import type { ApprovalOutcome, Approver } from "../door/approver.js";
+import { createDoor, type Door } from "../door/door.js";
 import type { ApprovedTargets } from "../../backends/paths/approved-targets.js";
 import { forgetCommandsChangedBy, gateToolCall, rememberedAllows, type GatePolicy } from "./gate.js";
 import type { CommandFingerprint } from "../commands/command-fingerprint.js";
@@ -11,12 +11,15 @@ import type { GateHooks, HookedToolCall } from "./hooks.js";
 
 // The whole "may this run?" procedure for one tool call, carried out where it is decided: the
 // gate's verdict on real paths, the PreToolUse hooks and the decision again with their verdict,
-// the dialog lock, a remembered answer given while the call waited, the PermissionRequest hook,
-// the preview, the approver, and remembering "always". The tool runner asks once and gets back
+// the session's door (one dialog at a time: a remembered answer given while the call waited, the
+// PermissionRequest hook, the preview, the approver), and remembering "always". The tool runner asks once and gets back
 // run (with the real paths the backend must open), refused (with the model's message) or cancelled.
 
-/** The session's side of the gate: who is asked, where "always" answers are kept, the workspace's rules. */
-export type GateSession = { approver: Approver; memory: ApprovalMemory; policy?: GatePolicy };
+/**
+ * The session's side of the gate: who is asked (its door; without one, a door of the turn's own in
+ * front of `approver`), where "always" answers are kept, the workspace's rules.
+ */
+export type GateSession = ({ door: Door } | { approver: Approver }) & { memory: ApprovalMemory; policy?: GatePolicy };
 
 /** What a turn's calls are decided with: the session's side plus the turn's mode and what it may read. */
 export type GateSettings = GateSession & {
@@ -67,17 +70,15 @@ export type GateOutcome =
 export type ToolCallGate = {
   /** The procedure for one call (verdict, hooks, dialog, memory). */
   authorize(request: GateCallRequest): Promise<GateOutcome>;
-  /** Runs `work` when no dialog is open: ask_user questions wait their turn with permission dialogs. */
-  inDialog<T>(work: () => Promise<T>): Promise<T>;
 };
 
 type Ask = Extract<GateDecision, { action: "ask" }>;
 type Refused = Extract<GateOutcome, { action: "refused" }>;
 const refused = (message: string, reported = false): Refused => ({ action: "refused", message, reported });
 
-/** The gate for one turn's calls: parallel calls run together but ask one at a time. */
+/** The gate for one turn's calls: parallel calls run together but ask one at a time, at the door. */
 export function createToolCallGate(settings: GateSettings, hooks: GateHooks, reports: GateReports): ToolCallGate {
-  const dialogLock = createMutex();
+  const door = "door" in settings ? settings.door : createDoor({ approver: settings.approver });
 
   async function authorize(request: GateCallRequest): Promise<GateOutcome> {
     const { call, context, signal } = request;
@@ -110,11 +111,11 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
     };
     if (decision.action === "deny") return refused(decision.reason);
     if (decision.action === "allow") return allowed();
-    const answer = await dialogLock(() => ask(request, decision, gated.previewable, gated.fingerprint));
+    const answer = await ask(request, decision, gated.previewable, gated.fingerprint);
     return answer === "allow" ? allowed() : answer;
   }
 
-  /** The dialog, once this call holds the lock: memory, the PermissionRequest hook, the approver. */
+  /** The dialog at the door: a remembered answer, the PermissionRequest hook, the approver, in its turn. */
   async function ask(
     request: GateCallRequest,
     decision: Ask,
@@ -122,35 +123,40 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
     fingerprint: CommandFingerprint | undefined,
   ): Promise<"allow" | { action: "cancelled" } | Refused> {
     const { call, signal } = request;
-    if (signal.aborted) return { action: "cancelled" };
-    // A remembered choice may have been made while this call waited for the dialog lock (for a
-    // command: with the same decisive files as this call saw).
-    if (decision.alwaysKey && rememberedAllows(settings.memory, decision.alwaysKey, fingerprint)) return "allow";
-    const permissionHook = await hooks.permissionRequest?.(call, signal);
-    reports.systemMessages(permissionHook?.systemMessages);
-    if (permissionHook?.decision === "allow") return "allow";
-    if (permissionHook?.decision === "deny")
-      return refused(`Permission denied by hook: ${permissionHook.message ?? "no reason given"}`);
-
-    const preview = await previewOf(request, previewable);
-    reports.asking(`deep-acp needs your permission to use ${call.tool.hookName}`);
-    const outcome = await settings.approver.requestApproval(
-      {
-        toolCallId: call.toolCallId,
-        toolName: call.tool.name,
-        title: request.presentation.title,
-        kind: call.tool.kind,
-        rawInput: call.input,
-        locations: request.presentation.locations ?? [],
-        preview,
-        reason: decision.reason,
-        alwaysLabel: decision.alwaysKey ? decision.alwaysLabel : null,
-        parentToolCallId: request.parentToolCallId,
-        ...(request.subagentSessionId ? { subagentSessionId: request.subagentSessionId } : {}),
-      },
+    let carriedOut: ReturnType<typeof answered> | undefined;
+    const answer = await door.permission({
       signal,
-    );
-    return answered(request, decision, outcome, fingerprint);
+      // A remembered choice may have been made while this call waited for the door (for a
+      // command: with the same decisive files as this call saw).
+      remembered: () => !!decision.alwaysKey && rememberedAllows(settings.memory, decision.alwaysKey, fingerprint),
+      hook: async () => {
+        const outcome = await hooks.permissionRequest?.(call, signal);
+        reports.systemMessages(outcome?.systemMessages);
+        return outcome;
+      },
+      request: async () => {
+        const preview = await previewOf(request, previewable);
+        reports.asking(`deep-acp needs your permission to use ${call.tool.hookName}`);
+        return {
+          toolCallId: call.toolCallId,
+          toolName: call.tool.name,
+          title: request.presentation.title,
+          kind: call.tool.kind,
+          rawInput: call.input,
+          locations: request.presentation.locations ?? [],
+          preview,
+          reason: decision.reason,
+          alwaysLabel: decision.alwaysKey ? decision.alwaysLabel : null,
+          parentToolCallId: request.parentToolCallId,
+          ...(request.subagentSessionId ? { subagentSessionId: request.subagentSessionId } : {}),
+        };
+      },
+      answered: (outcome) => void (carriedOut = answered(request, decision, outcome, fingerprint)),
+    });
+    if (typeof answer === "string") return carriedOut ?? answered(request, decision, answer, fingerprint);
+    if (answer.settled === "hook" && answer.decision === "deny")
+      return refused(`Permission denied by hook: ${answer.message}`);
+    return "allow";
   }
 
   /** Carries out the user's answer: remembers "always", says a rejection at once. */
@@ -188,7 +194,7 @@ export function createToolCallGate(settings: GateSettings, hooks: GateHooks, rep
     }
   }
 
-  return { authorize, inDialog: (work) => dialogLock(work) };
+  return { authorize };
 }
 
 /** A preview of a file outside the project would be the very read the dialog asks about. */

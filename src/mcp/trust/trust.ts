@@ -2,8 +2,7 @@
 // user's own config; project servers (.deepagents/.mcp.json, .mcp.json) are untrusted until the
 // human approves them. The "never" list beats everything, including --trust-project-mcp.
 
-import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { canonicalRoot } from "../../util/path-within.js";
 import type { Logger } from "../../util/logger.js";
 import { silentLogger } from "../../util/logger.js";
 import { errorMessage } from "../../util/errors.js";
@@ -53,6 +52,10 @@ export interface McpTrustResolver {
   record(entry: McpServerEntry, decision: McpTrustDecision): Promise<McpTrustVerdict>;
   request(entry: McpServerEntry): Promise<McpTrustRequest>;
   readonly projectRoot: string;
+  /** This session's "allow for this session" answers, each with the key `forgetSession` takes. */
+  sessionAllowed(): Array<{ key: string; name: string; source: string }>;
+  /** Forgets one: the server is asked about again the next time it starts (/reload). */
+  forgetSession(key: string): boolean;
 }
 
 export type McpTrustResolverOptions = {
@@ -212,15 +215,18 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     return turn;
   }
 
-  return { check, resolve: resolveOne, record, request, projectRoot };
-}
-
-/** Approvals bind to the real path, so a symlinked checkout does not get a second identity. */
-export function canonicalRoot(projectRoot: string): string {
-  const absolute = resolve(projectRoot);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    return absolute;
-  }
+  const sessionAllowed = () =>
+    [...allowedOnce].map((key) => {
+      const [source = "", name = ""] = key.split("\0");
+      return { key, name, source };
+    });
+  return {
+    check,
+    resolve: resolveOne,
+    record,
+    request,
+    projectRoot,
+    sessionAllowed,
+    forgetSession: (key) => allowedOnce.delete(key),
+  };
 }

@@ -1,4 +1,4 @@
-import type { Approver } from "../../gate/call/approver.js";
+import type { ReviewAsker } from "../../gate/seams/through-door.js";
 import type { DeepAcpConfig } from "../../config/config-file.js";
 import type { HookEngine } from "../../hooks/index.js";
 import type { PersistentApprovalMemory } from "../../gate/memory/approval-memory.js";
@@ -24,8 +24,8 @@ export type ApplyTurn = {
   sink: SessionEventSink;
   hooks: () => Promise<HookEngine>;
   approvals: PersistentApprovalMemory;
-  /** Undefined: no dialogs (headless), the ordinary changes only. */
-  approver: Approver | undefined;
+  /** The session's door; undefined: no dialogs (headless), the ordinary changes only. */
+  door: ReviewAsker | undefined;
 };
 
 export type ApplyOutcome = ApplyReport & { stopReason: "end_turn" | "cancelled" };
@@ -45,7 +45,7 @@ export async function applyWorkspaceChanges(turn: ApplyTurn): Promise<ApplyOutco
     events: turn.sink,
     // Like any write: file rules, PreToolUse and PermissionRequest hooks, remembered choices.
     gate: { memory: turn.approvals, hooks: createHookBridge(() => hooks), rules: workspace.rules },
-    ...(turn.approver ? { approver: turn.approver } : {}),
+    ...(turn.door ? { door: turn.door } : {}),
   });
   return { ...report, stopReason: signal.aborted ? "cancelled" : "end_turn" };
 }

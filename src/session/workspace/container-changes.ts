@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { Approver, ApprovalRequest } from "../../gate/call/approver.js";
+import type { ApprovalRequest } from "../../gate/door/approver.js";
+import type { ReviewAsker } from "../../gate/seams/through-door.js";
 import type { ContainerWorkspace } from "../../backends/container/container-workspace.js";
 import {
   applyToHost,
@@ -77,8 +78,8 @@ export type ApplyOptions = {
   workspace: ContainerWorkspace;
   config: DeepAcpConfig;
   signal: AbortSignal;
-  /** Asks the editor; absent (headless --apply): ordinary changes are applied, protected ones listed. */
-  approver?: Approver;
+  /** The session's door; absent (headless --apply): ordinary changes are applied, protected ones listed. */
+  door?: ReviewAsker;
   events?: SessionEventSink;
   /** The gate's side: file rules, hooks, remembered choices (gate/seams/apply-change.ts). */
   gate: ApplyGateOptions;
@@ -111,7 +112,7 @@ export async function applyContainerChanges(options: ApplyOptions): Promise<Appl
 }
 
 async function applyFrozen(options: ApplyOptions, report: ApplyReport, notFrozen?: string): Promise<ApplyReport> {
-  const { workspace, approver, signal } = options;
+  const { workspace, door, signal } = options;
   const { record } = workspace;
   const listed = await listContainerChanges(workspace, options.config, { snapshot: true });
   if ("error" in listed) return { ...report, text: listed.error };
@@ -130,9 +131,9 @@ async function applyFrozen(options: ApplyOptions, report: ApplyReport, notFrozen
     rawInput: { changes: listed.map((c) => ({ path: c.path, kind: c.kind })) },
   });
   const ask = async (request: Omit<ApprovalRequest, "toolCallId" | "toolName" | "kind" | "alwaysLabel">) => {
-    if (!approver) return false;
+    if (!door) return false;
     // No "always": each /apply is its own decision.
-    const outcome = await approver.requestApproval(
+    const outcome = await door.review(
       { ...request, toolCallId, toolName: "apply", kind: "edit", alwaysLabel: null },
       signal,
     );
@@ -188,14 +189,14 @@ async function applyFrozen(options: ApplyOptions, report: ApplyReport, notFrozen
   const preapproved: ListedChange[] = [];
   for (const c of open.filter((x) => !x.protectedBy)) {
     if (signal.aborted) break;
-    const answer = approver ? await hookAnswer(c) : undefined;
+    const answer = door ? await hookAnswer(c) : undefined;
     if (answer === "allow") preapproved.push(c);
     else if (answer === undefined) ordinary.push(c);
   }
   for (const c of preapproved) if (!signal.aborted) await apply(c);
   if (ordinary.length > 0 && !signal.aborted) {
     const approved =
-      !approver ||
+      !door ||
       (await ask({
         title: `Apply ${plural(ordinary.length, "change")} to ${record.hostRoot}`,
         rawInput: { changes: ordinary.map((c) => ({ path: c.path, kind: c.kind })) },
@@ -214,7 +215,7 @@ async function applyFrozen(options: ApplyOptions, report: ApplyReport, notFrozen
   }
   for (const c of open.filter((x) => x.protectedBy)) {
     if (signal.aborted) break;
-    if (!approver) {
+    if (!door) {
       report.skipped.push(`${c.path}: protected (${c.protectedBy}), not applied headless`);
       continue;
     }

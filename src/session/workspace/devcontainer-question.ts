@@ -1,6 +1,6 @@
 import type { PlanAnswer } from "../../backends/container/devcontainer/devcontainer-consent.js";
 import type { DevContainerPlan } from "../../backends/container/devcontainer/devcontainer-plan.js";
-import type { TrustQuestion } from "../../extensions/index.js";
+import type { TrustQuestion } from "../../gate/seams/through-door.js";
 
 // The editor's dialog before a dev container is built or started: what it will build, send to the
 // engine, copy or mount, and run, and what deep-acp does not honour. Refusing fails the session's

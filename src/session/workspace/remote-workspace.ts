@@ -2,7 +2,7 @@ import type { HostKey } from "../../backends/ssh/ssh-connection.js";
 import type { HostKeyAnswer } from "../../backends/ssh/ssh-host-trust.js";
 import type { DeepAcpConfig } from "../../config/config-file.js";
 import type { SessionFlags } from "../services.js";
-import type { TrustQuestion } from "../../extensions/index.js";
+import type { TrustQuestion } from "../../gate/seams/through-door.js";
 import { relativeWithin } from "../../util/path-within.js";
 import type { PlaceTarget } from "./place.js";
 import { targetForUrl } from "./place-kinds.js";

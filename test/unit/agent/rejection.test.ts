@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isTurnReport, type AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type TurnOptions } from "../../../src/agent/loop.js";
-import type { ApprovalOutcome } from "../../../src/gate/call/approver.js";
+import type { ApprovalOutcome } from "../../../src/gate/door/approver.js";
 import { createSessionApprovalMemory } from "../../../src/gate/memory/approval-memory.js";
 import type { ModelClient, ModelEvent } from "../../../src/model/types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";

@@ -110,6 +110,11 @@ const ALLOWED: Record<string, string[]> = {
   "gate/decide/offer.ts": ["offeredInMode", "callableFromCode", "readsOnly"],
   // Issue 34: /apply's writes to the host, each one a Write or Delete through the gate's rules and hooks.
   "gate/seams/apply-change.ts": ["screenApplyChange", "applyPermissionHook", "afterApplyWrite"],
+  // Issue 35: the session's one door (session-wiring.ts builds it) and the askers other rooms get from it.
+  "gate/door/door.ts": ["createDoor"],
+  "gate/seams/through-door.ts": ["trustThroughDoor", "turnDoor", "reviewThroughDoor"],
+  // The one view of remembered decisions of every kind (/permissions lists and revokes through it).
+  "gate/memory/remembered.ts": ["createRemembered"],
 };
 
 describe("the gate is the only place that decides", () => {
@@ -165,7 +170,7 @@ describe("the gate is the only place that decides", () => {
   it("the procedure around a decision lives in the gate: the agent imports no part of it", () => {
     // Hooks' verdicts, re-deciding, the dialog lock, remembered answers, the approver and
     // remembering are carried out in gate/call/procedure.ts; the agent holds only its ToolCallGate.
-    const parts = ["gate/call/approver.ts", "gate/call/gate.ts", "gate/decide/decide.ts"];
+    const parts = ["gate/door/approver.ts", "gate/door/door.ts", "gate/call/gate.ts", "gate/decide/decide.ts"];
     const violations: string[] = [];
     for (const file of sourceFiles(join(SRC, "agent"))) {
       const own = relative(SRC, file);

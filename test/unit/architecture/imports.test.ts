@@ -106,11 +106,12 @@ const SUB_RANK: Record<string, Record<string, number>> = {
   turn: { ".": 0, compaction: 1 },
   skills: { ".": 0, builtin: 1 },
   // The gate's rooms by job (no file directly in gate/): seams, one decision for another room (a mention, a
-  // restore, a project file, a subagent's model); call, the whole procedure for one tool call (verdict, hooks,
-  // dialog, memory) and the Approver port; memory, remembered "always" answers; rules, the user's file rules;
+  // restore, a project file, a subagent's model, an asker through the door); call, the whole procedure for one
+  // tool call (verdict, hooks, dialog, memory); door, the session's one door to the human (the lock, trust
+  // questions, the Approver port); memory, remembered "always" answers; rules, the user's file rules;
   // decide, the pure decision, modes and what a mode offers; commands, what a command runs; surfaces, what
   // decides what runs on the host.
-  gate: { seams: 0, call: 1, memory: 2, rules: 2, decide: 3, commands: 4, surfaces: 5 },
+  gate: { seams: 0, call: 1, door: 1.5, memory: 2, rules: 2, decide: 3, commands: 4, surfaces: 5 },
 };
 
 // No folder holds more than this many files side by side (sub-folders count as one).

@@ -5,7 +5,9 @@ import { afterEach, expect, it } from "vitest";
 import { collectDoctorReport } from "../../../src/cli/doctor/doctor.js";
 import { defaultConfig } from "../../../src/config/config-file.js";
 import { userPaths } from "../../../src/config/paths.js";
-import { closeExtensions, createTrustQueue, loadExtensions } from "../../../src/extensions/index.js";
+import { closeExtensions, loadExtensions } from "../../../src/extensions/index.js";
+import { createDoor } from "../../../src/gate/door/door.js";
+import { trustThroughDoor } from "../../../src/gate/seams/through-door.js";
 import { silentLogger } from "../../../src/util/logger.js";
 import { createConfigWatcherHub } from "../../../src/watch/index.js";
 import { installReviewPlugin } from "./review-plugin.js";
@@ -47,8 +49,8 @@ it("doctor lists the built-in and plugin skills exactly as a session loads them"
     },
     config: defaultConfig(),
     editorMcpServers: [],
-    trust: createTrustQueue(),
-    interactive: false,
+    // Headless: no trust dialog, nobody answers.
+    trust: trustThroughDoor(createDoor({ approver: { requestApproval: async () => "unattended" } })),
     transcriptPath: join(project, "transcript.jsonl"),
     permissionMode: () => "default",
     hookGrants: new Set(),

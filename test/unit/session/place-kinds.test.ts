@@ -128,7 +128,7 @@ describe("a registered place kind, opened by its URL scheme", () => {
       sink: () => undefined,
       hooks: async () => ({}) as never,
       approvals: {} as never,
-      approver: undefined,
+      door: undefined,
     });
     expect(applied).toMatchObject({ applied: ["a"], text: "applied a", stopReason: "end_turn" });
 

@@ -13,6 +13,10 @@ export type DevContainerTrust = {
   readonly file: string;
   isTrusted(plan: DevContainerPlan): Promise<boolean>;
   trust(plan: DevContainerPlan): Promise<void>;
+  /** The kept "always" answers, by fingerprint (/permissions). */
+  list(): Promise<Array<{ fingerprint: string; root: string; definition: string; trustedAt: string }>>;
+  /** Forgets one: the next start of that dev container asks again. */
+  forget(fingerprint: string): Promise<boolean>;
 };
 
 type Entry = { root?: unknown; definition?: unknown; trusted_at?: unknown };
@@ -40,5 +44,24 @@ export function createDevContainerTrust(stateDir: string, now: () => Date = () =
         await writeFileAtomic(file, JSON.stringify({ version: 1, plans }, null, 2) + "\n");
       });
     },
+    async list() {
+      const text = (value: unknown) => (typeof value === "string" ? value : "");
+      return Object.entries(await read())
+        .filter(([, entry]) => typeof entry.root === "string")
+        .map(([fingerprint, entry]) => ({
+          fingerprint,
+          root: text(entry.root),
+          definition: text(entry.definition),
+          trustedAt: text(entry.trusted_at),
+        }));
+    },
+    forget: (fingerprint) =>
+      lock(async () => {
+        const plans = await read();
+        if (!(fingerprint in plans)) return false;
+        delete plans[fingerprint];
+        await writeFileAtomic(file, JSON.stringify({ version: 1, plans }, null, 2) + "\n");
+        return true;
+      }),
   };
 }
