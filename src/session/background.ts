@@ -18,7 +18,7 @@ export type SessionBackgroundOptions = {
   sink: (event: AgentEvent) => void;
   /** Minimum time between text refreshes for editors without live terminals. */
   refreshMs?: number;
-  /** The session's other ACP agents are its long-lived processes too (session/peers.ts). */
+  /** The session's other ACP agents are its long-lived processes too (peers/session-peers.ts). */
   peers?: Pick<SessionOptions, "cwd" | "services" | "peerErrors" | "peerMcpServers">;
 };
 
