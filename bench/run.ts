@@ -15,6 +15,7 @@ import { runWorkspaceBench } from "./workspace.bench.js";
 import { runWorkspaceScaleBench } from "./workspace-scale.bench.js";
 import { runMemoryBench } from "./memory.bench.js";
 import { runGateBench } from "./gate.bench.js";
+import { runPeersBench } from "./peers.bench.js";
 import type { BenchResult } from "./lib.js";
 
 const suites: Array<[string, () => Promise<BenchResult[]>]> = [
@@ -57,6 +58,7 @@ const suites: Array<[string, () => Promise<BenchResult[]>]> = [
   // Only the 1/5/20-sessions case of "workspace".
   ["workspace-scale", () => runWorkspaceScaleBench()],
   ["gate", () => runGateBench()],
+  ["peers", () => runPeersBench()],
 ];
 
 const only = process.argv.slice(2);

@@ -115,6 +115,8 @@ export class ConnectionState {
       }),
       editor: createEditorBridge(client, sessionId, this.clientCapabilities),
       editorMcpServers: editorServersFromNameValueLists(mcpServers as never),
+      peerMcpServers: mcpServers,
+      peerErrors: { refused: wireError.peerRefused, notFound: wireError.peerNotFound },
       updates: (event: SessionEvent) => {
         const entry = this.sessions.get(sessionId);
         if (!entry) return;

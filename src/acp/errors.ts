@@ -26,6 +26,10 @@ export const wireError = {
   internalError: (message: string) => acp.RequestError.internalError(undefined, message),
   /** -32800: the request was given up. */
   requestCancelled: () => acp.RequestError.requestCancelled(),
+  /** -32603 to a child agent (src/peers/): what it asked of its editor was refused (by the gate, or not possible). */
+  peerRefused: (message: string) => acp.RequestError.internalError({ refused: true }, message),
+  /** -32002 to a child agent: no such file (agents read it as ENOENT: a file to create). */
+  peerNotFound: (path: string) => acp.RequestError.resourceNotFound(path),
   /** An error another agent answered with, passed on as it came (code, message, data). */
   relayed: (code: number, message: string, data: unknown) => new acp.RequestError(code, message, data),
 };

@@ -104,6 +104,15 @@ export function coreCommands(list: () => readonly SlashCommand[]): SlashCommand[
       },
     },
     {
+      name: "agents",
+      description:
+        "List the other ACP agents (`[agents.NAME]`) with their health, and what of theirs bypasses the gate",
+      async run(session) {
+        const text = await session.background.peers?.describe();
+        return { kind: "reply", text: text ?? "Other ACP agents cannot run in this session." };
+      },
+    },
+    {
       name: "reload",
       description: "Re-read skills, memory, subagents, plugins, hooks, MCP config and config.toml",
       async run(session, _args, context) {

@@ -39,6 +39,7 @@ const DEFAULTS: DeepAcpConfig = {
   web_fetch: { enabled: true, timeout_seconds: 30, max_bytes: 5000000, max_redirects: 5, allow_private_networks: [] },
   cost: {},
   plan: { save_file: true },
+  agents: {},
 };
 
 /** The config of an absent (or unreadable) config.toml; a fresh copy each time, free to change. */

@@ -12,7 +12,7 @@ import type { DeepAcpConfig } from "./config-schema.js";
 // checking it is kept (`checked`), keyed on the file's bytes and the schema's identity, because
 // loading the schema library is most of what an editor's first session would otherwise wait for.
 
-export type { DeepAcpConfig, FilePermissionRule } from "./config-schema.js";
+export type { DeepAcpConfig, FilePermissionRule, PeerAgentConfig } from "./config-schema.js";
 export { defaultConfig } from "./config-defaults.js";
 export type ConfigLoad = { config: DeepAcpConfig; diagnostics: Diagnostic[]; found: boolean };
 

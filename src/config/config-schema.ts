@@ -16,6 +16,29 @@ const permissionRule = z.strictObject({
 });
 export type FilePermissionRule = z.infer<typeof permissionRule>;
 
+/** `[agents.NAME]`: another ACP agent deep-acp may run as a subagent (src/peers/). User config only. */
+const peerAgent = z.strictObject({
+  /** The program that speaks ACP on stdio (`gemini`, `claude-agent-acp`, `codex-acp`, `deep-acp`). */
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** Laid over deep-acp's own environment for the child process. */
+  env: z.record(z.string(), z.string()).default({}),
+  /** Shown to the main agent beside the name when it picks a subagent. */
+  description: z.string().min(1).optional(),
+  /** The child's model: a value of its model config option (session/set_config_option). */
+  model: z.string().min(1).optional(),
+  /** The child's session mode id (session/set_mode), e.g. "acceptEdits". */
+  mode: z.string().min(1).optional(),
+  /** An id of the child's `authMethods` to authenticate with after initialize (e.g. "gemini-api-key"). */
+  auth_method: z.string().min(1).optional(),
+  /** A task that runs longer without the child answering ends with an error (the child is cancelled). */
+  timeout_seconds: z.number().positive().default(600),
+  /** Pass this session's MCP servers to the child in session/new (it then reaches them itself, not through our gate). */
+  pass_mcp_servers: z.boolean().default(false),
+});
+export type PeerAgentConfig = z.infer<typeof peerAgent>;
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
 const sections = {
   model: z.strictObject({
     default: z.string().optional(),
@@ -205,6 +228,7 @@ const configSchema = z.object({
   web_fetch: sections.web_fetch.default(sections.web_fetch.parse({})),
   cost: sections.cost.default(sections.cost.parse({})),
   plan: sections.plan.default(sections.plan.parse({})),
+  agents: z.record(z.string().regex(AGENT_NAME, "an agent name (letters, digits, - and _)"), peerAgent).default({}),
 });
 
 export type DeepAcpConfig = z.infer<typeof configSchema>;

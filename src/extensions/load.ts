@@ -180,6 +180,7 @@ async function loadPieces(inputs: ExtensionInputs, plugins: readonly LoadedPlugi
       userDir: paths.subagentsDir,
       projectDir: projectPaths(projectRoot).subagentsDir,
       projectRoot,
+      agents: inputs.config.agents,
     }),
     loadHooksConfig([
       { scope: "project", file: projectPaths(projectRoot).hooksFile },

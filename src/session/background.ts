@@ -6,6 +6,8 @@ import {
 } from "../backends/processes/background-processes.js";
 import type { SandboxBackendProtocol } from "../backends/protocol.js";
 import type { BackgroundHost } from "../tools/types.js";
+import type { SessionOptions } from "./services.js";
+import { createSessionPeers } from "../peers/index.js";
 
 // The session's background processes and how the editor follows them: each stays an in-progress
 // tool call whose output streams live (Zed's display-only terminal) or, for other editors, as a
@@ -16,6 +18,8 @@ export type SessionBackgroundOptions = {
   sink: (event: AgentEvent) => void;
   /** Minimum time between text refreshes for editors without live terminals. */
   refreshMs?: number;
+  /** The session's other ACP agents are its long-lived processes too (peers/session-peers.ts). */
+  peers?: Pick<SessionOptions, "cwd" | "services" | "peerErrors" | "peerMcpServers">;
 };
 
 const TAIL_CHARS = 2000;
@@ -31,6 +35,16 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
     },
   });
   const refreshMs = options.refreshMs ?? 1000;
+  const given = options.peers;
+  const peers = given
+    ? createSessionPeers({
+        cwd: given.cwd,
+        env: given.services.env,
+        ...(given.peerErrors ? { errors: given.peerErrors } : {}),
+        ...(given.peerMcpServers ? { mcpServers: given.peerMcpServers } : {}),
+        agents: async () => (await given.services.config()).config.agents,
+      })
+    : undefined;
   /** The tool call each process was started by (its terminal in the editor). */
   const toolCalls = new Map<string, string>();
 
@@ -90,6 +104,7 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
 
   return {
     host,
+    peers,
     /** Limits from config.toml and the shell commands run in (local or bubblewrap); returns what tools use. */
     prepare(
       config: { max_background_processes: number; background_output_chars: number },
@@ -121,7 +136,9 @@ export function createSessionBackground(options: SessionBackgroundOptions) {
       const exit = await processes.stop(id);
       return `Stopped ${id} ${exit ? describeExit(exit) : ""}`.trim();
     },
-    close: () => processes.closeAll(),
+    close: async () => {
+      await Promise.all([processes.closeAll(), peers?.close()]);
+    },
   };
 }
 

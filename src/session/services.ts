@@ -1,3 +1,4 @@
+import type { PeerWireErrors } from "../peers/index.js";
 import type { Approver } from "../gate/door/approver.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { EditorBridge } from "../backends/editor/editor-bridge.js";
@@ -57,6 +58,10 @@ export type SessionCollaborators = {
   editor?: EditorBridge;
   /** MCP servers the editor passed in session/new, load, resume or fork. */
   editorMcpServers?: EditorMcpServer[];
+  /** The same servers as ACP sends them, for other ACP agents the user lets have them (`pass_mcp_servers`). */
+  peerMcpServers?: readonly unknown[];
+  /** The wire errors of a child agent's refused or impossible fs/terminal requests (acp/errors.ts). */
+  peerErrors?: PeerWireErrors;
   /** Draws the door's trust questions (project MCP servers, hooks, skill links, host keys, dev containers). */
   trustDialog?: TrustDialog;
   /**

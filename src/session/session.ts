@@ -123,7 +123,7 @@ export class Session {
     });
     const outlet = createSessionOutlet(options);
     this.door = createSessionDoor(options, outlet);
-    this.background = createSessionBackground({ sink: outlet.later });
+    this.background = createSessionBackground({ sink: outlet.later, peers: options });
     this.extensions = createSessionExtensions(options, this, outlet, this.door);
     this.workspace = createSessionWorkspace(options, this, this.notices, outlet, this.door);
   }

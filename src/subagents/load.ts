@@ -18,6 +18,11 @@ export type LoadSubagentsOptions = {
   projectDir?: string;
   /** Project files must resolve inside it. Default: the grandparent of projectDir. */
   projectRoot?: string;
+  /**
+   * The user's `[agents.NAME]` (config.toml): each is a subagent type of its own, and the only names
+   * a file's `agent:` may give. A project file cannot add an agent (a command to run), only pick one.
+   */
+  agents?: Readonly<Record<string, { description?: string | undefined }>>;
 };
 
 /**
@@ -28,8 +33,18 @@ export type LoadSubagentsOptions = {
 export async function loadSubagents(options: LoadSubagentsOptions): Promise<Loaded<SubagentDefinition[]>> {
   const diagnostics: Diagnostic[] = [];
   const byName = new Map<string, SubagentDefinition>([[GENERAL_PURPOSE_SUBAGENT.name, GENERAL_PURPOSE_SUBAGENT]]);
+  const agents = options.agents ?? {};
+  for (const [name, agent] of Object.entries(agents))
+    byName.set(name, {
+      name,
+      description: agent.description ?? `The ${name} agent (another ACP agent, with its own model and tools)`,
+      systemPrompt: "",
+      source: "user",
+      agent: name,
+    });
   if (options.userDir) {
-    for (const agent of await loadDir(options.userDir, "user", undefined, diagnostics)) byName.set(agent.name, agent);
+    for (const agent of await loadDir(options.userDir, "user", undefined, diagnostics))
+      if (knownAgent(agent, agents, diagnostics)) byName.set(agent.name, agent);
   }
   if (options.projectDir) {
     const root = options.projectRoot ?? dirname(dirname(options.projectDir));
@@ -40,9 +55,24 @@ export async function loadSubagents(options: LoadSubagentsOptions): Promise<Load
       { root: realRoot, refuse: options.refuseProjectFile },
       diagnostics,
     ))
-      byName.set(agent.name, agent);
+      if (knownAgent(agent, agents, diagnostics)) byName.set(agent.name, agent);
   }
   return { items: [...byName.values()], diagnostics };
+}
+
+/** A file's `agent:` must name one of the user's `[agents.NAME]`; otherwise the file is skipped. */
+function knownAgent(
+  definition: SubagentDefinition,
+  agents: Readonly<Record<string, unknown>>,
+  diagnostics: Diagnostic[],
+): boolean {
+  if (definition.agent === undefined || Object.hasOwn(agents, definition.agent)) return true;
+  diagnostics.push({
+    severity: "error",
+    source: definition.path ?? definition.name,
+    message: `subagent skipped: agent '${definition.agent}' is not one of your [agents.NAME] in config.toml${Object.keys(agents).length ? ` (${Object.keys(agents).join(", ")})` : ""}`,
+  });
+  return false;
 }
 
 /** A project's real root and the gate's verdict on files read from it; user files have none. */
@@ -176,6 +206,8 @@ export function parseSubagent(
   if (name === undefined) problems.push("name (non-empty string required when present)");
   const description = nonEmptyString(data.description);
   if (description === undefined) problems.push("description (non-empty string required)");
+  const rawAgent = data.agent;
+  if (rawAgent !== undefined && nonEmptyString(rawAgent) === undefined) problems.push("agent (a name from [agents])");
   const rawModel = data.model;
   const modelValid = rawModel === undefined || rawModel === null || typeof rawModel === "string";
   if (!modelValid) problems.push("model (a 'provider:model' string)");
@@ -199,8 +231,10 @@ export function parseSubagent(
     }
     agent.model = model;
   }
+  const agentName = nonEmptyString(rawAgent);
+  if (agentName) agent.agent = agentName;
   for (const key of Object.keys(data)) {
-    if (!["name", "description", "model"].includes(key)) {
+    if (!["name", "description", "model", "agent"].includes(key)) {
       diagnostics.push({
         severity: "info",
         source: file,

@@ -8,6 +8,11 @@ export type SubagentDefinition = {
   /** `provider:model`; absent means the parent's model. */
   model?: string;
   source: "builtin" | "user" | "project";
+  /**
+   * Another ACP agent from the user's `[agents.NAME]` that runs this subagent's task (src/peers/):
+   * its own model and tools, deep-acp as its editor. `systemPrompt` then goes first in its prompt.
+   */
+  agent?: string;
   /** The AGENTS.md it was read from (file-defined subagents only). */
   path?: string;
 };

@@ -9,6 +9,7 @@ import type { Message, ModelClient, ProviderName } from "../model/types.js";
 import type { BackgroundHost, PromptBlock } from "../tools/types.js";
 import type { SessionMode } from "../gate/decide/modes.js";
 import type { ClientSystemPrompt } from "./system-prompt.js";
+import type { TurnPeers } from "./peer-runner.js";
 
 /** The parts of a session a turn is assembled from. */
 export type SessionView = {
@@ -68,6 +69,8 @@ export type TurnContext = {
   /** Where the turn's running subagents are kept by child session id (to cancel one). */
   subagents?: Map<string, AbortController>;
   steering?: SteeringInbox;
+  /** The session's other ACP agents (`[agents.NAME]`); absent: they cannot run here. */
+  peers?: TurnPeers;
   /** The turn's events and reports, to the session's observer (session/turn-observer.ts). */
   emit: TurnEventSink;
   signal: AbortSignal;

@@ -12,3 +12,4 @@ export type { SessionView, SteeringInbox, SteeringOutcome, TurnContext, TurnGate
 export { compactNow } from "./compaction/compact-now.js";
 export { createSessionStart, titleFrom, type SessionStart } from "./session-start.js";
 export type { ClientSystemPrompt } from "./system-prompt.js";
+export type { TurnPeers } from "./peer-runner.js";

@@ -9,6 +9,7 @@ import { createHookBridge } from "./hook-bridge.js";
 import type { PromptBlock } from "../tools/types.js";
 import { promptText, resolvePrompt } from "./prompt.js";
 import { createSubagentRunner } from "./subagent-runner.js";
+import { createPeerRunner } from "./peer-runner.js";
 import { decideMention } from "../gate/seams/mention.js";
 import type { SteeringInbox, TurnContext } from "./context.js";
 
@@ -91,6 +92,19 @@ export async function runPromptTurn(input: TurnContext): Promise<PromptTurnOutco
     systemPrompt: turn.subagentSystem,
     hooks,
     ...(input.subagents ? { running: input.subagents } : {}),
+    ...(input.peers
+      ? {
+          runPeer: createPeerRunner({
+            peers: input.peers,
+            agents: config.agents,
+            parent: options,
+            tools: turn.subagentTools,
+            cwd: input.session.cwd,
+            hooks,
+            ...(input.subagents ? { running: input.subagents } : {}),
+          }),
+        }
+      : {}),
   });
   const entry: UserEntry = { message: prompt, messageId: input.messageId, blocks };
   return { result: await runTurn(input.history, entry, options), submitted: true };

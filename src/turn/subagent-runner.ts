@@ -29,6 +29,18 @@ export type SubagentRunnerOptions = {
   hooks: () => HookEngine;
   /** Running subagents by child session id, so `session/cancel` on one stops only that one. */
   running?: Map<string, AbortController>;
+  /** Runs a subagent whose definition names another ACP agent (`[agents.NAME]`, turn/peer-runner.ts). */
+  runPeer?: (run: PeerRun) => Promise<ToolResult>;
+};
+
+/** One task for another ACP agent: the definition naming it and the prompt it is sent. */
+export type PeerRun = {
+  definition: SubagentDefinition & { agent: string };
+  request: SubagentRequest;
+  prompt: string;
+  agentId: string;
+  parentToolCallId: string;
+  signal: AbortSignal;
 };
 
 /**
@@ -58,6 +70,23 @@ export function createSubagentRunner(options: SubagentRunnerOptions) {
       ? await hooks.run("SubagentStart", { agent_id: agentId, agent_type: definition.name }, { signal })
       : undefined;
     const description = subagentTask(request, start?.additionalContext ?? []);
+    if (definition.agent !== undefined) {
+      if (!options.runPeer)
+        return { content: [{ type: "text", text: `Error: agent ${definition.agent} cannot run here` }], isError: true };
+      const prompt = definition.systemPrompt ? `${definition.systemPrompt}\n\n${description}` : description;
+      const peer = { ...definition, agent: definition.agent };
+      const result = await options.runPeer({ definition: peer, request, prompt, agentId, parentToolCallId, signal });
+      if (result.isError || !hooks.hasHandlers("SubagentStop", definition.name)) return result;
+      // As for our own subagents: SubagentStop hears the child's answer, and what it says is added to it.
+      const answer = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      const stopped = await hooks.run(
+        "SubagentStop",
+        { stop_hook_active: false, agent_id: agentId, agent_type: definition.name, last_assistant_message: answer },
+        { signal },
+      );
+      const feedback = hookFeedbackText(stopped);
+      return feedback ? { ...result, content: [...result.content, { type: "text", text: `\n\n${feedback}` }] } : result;
+    }
     const model = await subagentModel(options, definition);
     if ("content" in model) return model;
     const sessionId = randomUUID();

@@ -22,6 +22,8 @@ export type HarnessOptions = {
   env?: Record<string, string>;
   /** Answers permission requests; default: allow_once. */
   onPermission?: (request: acp.RequestPermissionRequest) => PermissionAnswer | Promise<PermissionAnswer>;
+  /** Answers elicitation/create (only used when the capabilities advertise elicitation). */
+  onElicitation?: (request: acp.CreateElicitationRequest) => Promise<acp.CreateElicitationResponse>;
   /** Client fs handlers (only used when the capabilities advertise fs). */
   fs?: {
     read?: (request: acp.ReadTextFileRequest) => Promise<acp.ReadTextFileResponse>;
@@ -97,6 +99,10 @@ export async function startHarness(options: HarnessOptions = {}) {
       const option = params.options.find((o) => o.kind === answer);
       if (!option) throw new Error(`no ${answer} option offered: ${JSON.stringify(params.options)}`);
       return { outcome: { outcome: "selected", optionId: option.optionId } };
+    })
+    .onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
+      if (!options.onElicitation) throw acp.RequestError.methodNotFound("elicitation/create");
+      return options.onElicitation(params);
     })
     .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
       if (!options.fs?.read) throw acp.RequestError.methodNotFound("fs/read_text_file");

@@ -14,6 +14,9 @@ const RANK: Record<string, number> = {
   turn: 4,
   transcript: 5,
   extensions: 6,
+  // Other ACP agents run as subagents: below the turn that launches them, above the agent loop,
+  // gate and tools they are served through. They know nothing of acp/ (its errors are injected).
+  peers: 6.5,
   watch: 7,
   agent: 7,
   interpreter: 8,
@@ -221,10 +224,11 @@ describe("architecture", () => {
     expect(crowded).toEqual([]);
   });
 
-  it("only the acp folder imports the ACP SDK", () => {
+  // peers/ is the other side of ACP: deep-acp as the editor of another agent (the SDK's client app).
+  it("only the acp and peers folders import the ACP SDK", () => {
+    const speaksAcp = new Set(["acp", "cli", "peers"]);
     const offenders = files.filter(
-      (f) =>
-        folderOf(f) !== "acp" && /["']@agentclientprotocol\/sdk/.test(readFileSync(f, "utf8")) && folderOf(f) !== "cli",
+      (f) => !speaksAcp.has(folderOf(f)) && /["']@agentclientprotocol\/sdk/.test(readFileSync(f, "utf8")),
     );
     expect(offenders.map((f) => relative(SRC, f))).toEqual([]);
   });

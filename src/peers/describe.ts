@@ -1,0 +1,61 @@
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+import type { PeerAgentConfig } from "../config/config-file.js";
+import type { PeerPool, PeerState } from "./peer-pool.js";
+
+// `/agents`: the other ACP agents the user configured, whether each can start and how it is doing in
+// this session, and, plainly, which of a child's actions pass through deep-acp's gate and which not.
+
+export const PEER_BOUNDARY = [
+  "**What goes through deep-acp:** the files a child reads and writes through its editor (`fs/read_text_file`, `fs/write_text_file`) and the commands it runs in the editor's terminals (`terminal/*`). Those run in this session's workspace under its file rules, protected paths and dialogs, and plan mode refuses the writes and commands. The child's own permission questions come to you as dialogs.",
+  "**What does not:** a child's own built-in tools. When an agent edits files or runs commands itself (Claude Code's and Codex's own tools do), it works directly on this machine as that agent's own settings allow, and deep-acp's gate does not see it. Run those agents in a mode that asks first, or in a container or sandbox of their own.",
+].join("\n\n");
+
+export function describePeers(
+  agents: Readonly<Record<string, PeerAgentConfig>>,
+  pool: PeerPool | undefined,
+  env: NodeJS.ProcessEnv,
+): string {
+  const names = Object.keys(agents);
+  if (names.length === 0)
+    return [
+      "**Agents**",
+      "",
+      "No other ACP agents are configured. Add one to `~/.deepagents/config.toml`, for example:",
+      "",
+      '```toml\n[agents.gemini]\ncommand = "gemini"\nargs = ["--experimental-acp"]\ndescription = "Google\'s Gemini CLI"\n```',
+      "",
+      "Each becomes a `subagent_type` of the `task` tool.",
+    ].join("\n");
+  const lines = names.map((name) => {
+    const agent = agents[name]!;
+    const command = [agent.command, ...agent.args].join(" ");
+    const found = onPath(agent.command, env) ? "" : " — **command not found**";
+    return `- \`${name}\`: ${agent.description ?? "(no description)"} — \`${command}\`${found} — ${stateText(pool?.state(name) ?? { state: "not started" })}`;
+  });
+  return ["**Agents** (other ACP agents run as subagents)", "", ...lines, "", PEER_BOUNDARY].join("\n");
+}
+
+function stateText(state: PeerState): string {
+  switch (state.state) {
+    case "running":
+      return `running (${state.agent}, pid ${state.pid ?? "?"})`;
+    case "failed":
+      return `stopped: ${state.reason}`;
+    default:
+      return state.state;
+  }
+}
+
+function onPath(command: string, env: NodeJS.ProcessEnv): boolean {
+  const executable = (path: string) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (isAbsolute(command) || command.includes("/")) return executable(command);
+  return (env.PATH ?? "").split(delimiter).some((dir) => dir && executable(join(dir, command)));
+}

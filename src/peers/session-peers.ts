@@ -1,0 +1,62 @@
+import type { PeerAgentConfig } from "../config/config-file.js";
+import { describePeers } from "./describe.js";
+import type { PeerWireErrors } from "./peer-editor.js";
+import { createPeerPool, type PeerPool } from "./peer-pool.js";
+
+// A session's other ACP agents: their processes (one per configured agent, started by the first
+// task that needs it) live as long as the session, like its background processes
+// (session/background.ts owns this), and its turns reach them through PeerTurnParts. The wire's
+// errors for a refused child request and the editor's MCP servers come from the session's
+// collaborators.
+
+/** What a turn runs `[agents.NAME]` tasks with. */
+export type PeerTurnParts = {
+  pool: PeerPool;
+  /** What a child's refused or impossible fs/terminal request answers with (built by acp/, injected). */
+  errors: PeerWireErrors;
+  /** The session's directory on this machine: where the child works (the workspace may be elsewhere). */
+  localCwd: string;
+  /** The session's MCP servers as ACP passes them (for agents with `pass_mcp_servers`). */
+  mcpServers?: () => unknown[];
+};
+
+export type SessionPeersOptions = {
+  /** The session's directory on this machine. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  errors?: PeerWireErrors;
+  mcpServers?: readonly unknown[];
+  /** The user's `[agents.NAME]`, as config.toml says now (for /agents). */
+  agents(): Promise<Readonly<Record<string, PeerAgentConfig>>>;
+};
+
+export type SessionPeers = {
+  forTurn(): PeerTurnParts;
+  /** The pool, once a task started it (for /agents). */
+  readonly pool: PeerPool | undefined;
+  /** Markdown for /agents: the configured agents, their health here, and what bypasses the gate. */
+  describe(): Promise<string>;
+  close(): Promise<void>;
+};
+
+export function createSessionPeers(options: SessionPeersOptions): SessionPeers {
+  let pool: PeerPool | undefined;
+  const errors = options.errors ?? {
+    refused: (message: string) => new Error(message),
+    notFound: (path: string) => new Error(`Resource not found: ${path}`),
+  };
+  return {
+    forTurn() {
+      pool ??= createPeerPool({ env: options.env, cwd: options.cwd });
+      const servers = options.mcpServers;
+      return { pool, errors, localCwd: options.cwd, ...(servers ? { mcpServers: () => [...servers] } : {}) };
+    },
+    get pool() {
+      return pool;
+    },
+    async describe() {
+      return describePeers(await options.agents(), pool, options.env);
+    },
+    close: async () => pool?.close(),
+  };
+}
