@@ -220,7 +220,7 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
 }
 
 /** Where a path of the child's (on this machine) is in the session's workspace. */
-function workspacePath(path: string, paths: PeerEditorOptions["paths"]): string {
+export function workspacePath(path: string, paths: PeerEditorOptions["paths"]): string {
   if (!paths || paths.local === paths.workspace) return path;
   const rel = relativeWithin(paths.local, path);
   return rel === undefined ? path : rel === "" ? paths.workspace : posix.join(paths.workspace, ...rel.split(sep));

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { isTurnReport, type AgentEvent, type TurnEvent, type TurnEventSink } from "../agent/events.js";
 import { NO_HOOKS, type AgentHooks } from "../agent/hooks.js";
@@ -9,11 +10,12 @@ import { createTurnScope } from "../agent/turn-scope.js";
 import type { PeerAgentConfig } from "../config/config-file.js";
 import { createToolCallGate } from "../gate/call/procedure.js";
 import { createDoor } from "../gate/door/door.js";
+import { peerChangeRefusal } from "../gate/seams/peer-change.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { createTurnAbortController } from "../util/turn-signal.js";
 import { createPeerDoor } from "./peer-door.js";
-import { createPeerEditor, type PeerWireErrors } from "./peer-editor.js";
+import { createPeerEditor, workspacePath, type PeerWireErrors } from "./peer-editor.js";
 import type { PeerPool } from "./peer-pool.js";
 import { withTimeout } from "./peer-connection.js";
 import { createPeerUpdates, peerUsage } from "./peer-updates.js";
@@ -99,7 +101,21 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     subagentSessionId: runId,
     newToolCallId: () => `${runId}/deep-acp-${++ids}`,
   };
-  const peerDoor = createPeerDoor({ name, mode: settings.mode, door, runId, parentToolCallId, signal: child.signal });
+  const paths = options.workspaceCwd ? { local: options.cwd, workspace: options.workspaceCwd } : undefined;
+  const deniedWrite = (named: readonly string[]) =>
+    peerChangeRefusal(
+      settings.policy,
+      named.map((path) => workspacePath(resolve(options.cwd, path), paths)),
+    );
+  const peerDoor = createPeerDoor({
+    name,
+    mode: settings.mode,
+    door,
+    runId,
+    parentToolCallId,
+    signal: child.signal,
+    deniedWrite,
+  });
   let terminalText: (id: string) => string | undefined = () => undefined;
   const updates = createPeerUpdates({
     runId,
@@ -107,7 +123,6 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     emit: emitChild,
     terminalText: (id) => terminalText(id),
   });
-  const paths = options.workspaceCwd ? { local: options.cwd, workspace: options.workspaceCwd } : undefined;
   const editor = createPeerEditor({
     name,
     env,

@@ -2,40 +2,17 @@
 // pointed at the fake model through its own base-URL setting: Gemini CLI (`--experimental-acp`),
 // claude-agent-acp and codex-acp. Each gets a task from the parent and answers it; what each does
 // with its edits is what README.md says: Gemini writes through our fs (so our gate decides), the
-// other two use their own tools (outside our gate; only their permission questions reach us).
-import { existsSync, readFileSync } from "node:fs";
+// other two use their own tools (outside our gate; only their permission questions reach us, and
+// peers-real-gate.test.ts shows what our door decides of those).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { textTurn, toolTurn, type RecordedRequest } from "../support/fake-model/index.js";
 import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
-import { clientNode } from "../support/test-clients.js";
+import { agentConfig, bin, claudeAgent, codexAgent, missing } from "../support/real-peers.js";
 
 const suite = usePeerSuite();
-const CLIENTS = resolve(import.meta.dirname, "..", "clients", "node_modules");
-const toml = (value: unknown) => JSON.stringify(value);
-
-/** The installed bin script of `pkg`, or undefined. */
-function bin(pkg: string, name: string): string | undefined {
-  const manifest = join(CLIENTS, pkg, "package.json");
-  if (!existsSync(manifest)) return undefined;
-  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin?: Record<string, string> };
-  return bin?.[name] ? join(CLIENTS, pkg, bin[name]) : undefined;
-}
-
-function missing(pkg: string, name: string): string | undefined {
-  if (!clientNode()) return `${pkg} needs Node >= 22: set DEEP_ACP_CLIENT_NODE`;
-  if (!bin(pkg, name)) return `${pkg} is not installed: run npm run clients`;
-  return undefined;
-}
-
-function agentConfig(name: string, script: string, args: string[], env: Record<string, string>, extra = ""): string {
-  const envToml = Object.entries(env)
-    .map(([k, v]) => `${k} = ${toml(v)}`)
-    .join(", ");
-  return `[agents.${name}]\ncommand = ${toml(clientNode())}\nargs = ${toml([script, ...args])}\nenv = { ${envToml} }\ntimeout_seconds = 90\n${extra}`;
-}
 
 const gemini = missing("@google/gemini-cli", "gemini");
 describe.skipIf(gemini)(`Gemini CLI as a subagent${gemini ? ` (skipped: ${gemini})` : ""}`, () => {
@@ -144,16 +121,7 @@ const answer = (text: string) => () => textTurn(text);
 const claude = missing("@agentclientprotocol/claude-agent-acp", "claude-agent-acp");
 describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${claude})` : ""}`, () => {
   it("answers a task on the fake model (its own tools, not ours, would do its edits)", async () => {
-    const env = {
-      HOME: join(suite.dir, "claude-home"),
-      ANTHROPIC_API_KEY: "k",
-      ANTHROPIC_BASE_URL: suite.childModel.anthropicBaseUrl,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_TELEMETRY: "1",
-    };
-    await mkdir(env.HOME, { recursive: true });
-    const config = agentConfig("claude", bin("@agentclientprotocol/claude-agent-acp", "claude-agent-acp")!, [], env);
+    const config = await claudeAgent(suite);
     const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
     parentDelegates(h, "claude", "say hello");
     suite.childModel.setHandler(answer("claude says hello"));
@@ -164,17 +132,8 @@ describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${
     expect(taskResult(h).text).toMatch(/^claude says hello/);
     expect(suite.childModel.requests.some((r) => r.path.endsWith("/v1/messages"))).toBe(true);
   }, 120_000);
-  it("edits with its own Write tool, which our gate never sees: a path our rules deny is written", async () => {
-    const env = {
-      HOME: join(suite.dir, "claude-home"),
-      ANTHROPIC_API_KEY: "k",
-      ANTHROPIC_BASE_URL: suite.childModel.anthropicBaseUrl,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_TELEMETRY: "1",
-    };
-    await mkdir(env.HOME, { recursive: true });
-    const config = agentConfig("claude", bin("@agentclientprotocol/claude-agent-acp", "claude-agent-acp")!, [], env);
+  it("in its own default (auto) mode edits unasked, with its own Write tool: a path our rules deny is written", async () => {
+    const config = await claudeAgent(suite);
     const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
     parentDelegates(h, "claude", "write a file");
     suite.childModel.setHandler((request: RecordedRequest) =>
@@ -184,9 +143,11 @@ describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${
     );
     const { response } = await h.prompt(sessionId, "delegate an edit to claude");
     expect(response.stopReason).toBe("end_turn");
-    // What README.md and /agents warn of: claude-agent-acp wrote with its own tool, into locked/ (denied
-    // by our rules), and no fs/write_text_file (no write_file call of ours) came to deep-acp.
+    // What README.md and /agents warn of: without `mode = "default"` claude-agent-acp starts in its
+    // auto mode, asks nobody, and wrote with its own tool into locked/ (denied by our rules); no
+    // fs/write_text_file (no write_file call of ours) and no question came to deep-acp.
     expect(await readFile(join(suite.project, "locked", "claude.txt"), "utf8")).toBe("by claude");
+    expect(h.permissions).toEqual([]);
     const ours = h.updates.filter(
       (n) => "toolCallId" in n.update && String(n.update.toolCallId).includes("/deep-acp-"),
     );
@@ -198,29 +159,7 @@ describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${
 const codex = missing("@zed-industries/codex-acp", "codex-acp");
 describe.skipIf(codex)(`codex-acp as a subagent${codex ? ` (skipped: ${codex})` : ""}`, () => {
   it("answers a task on the fake model (its own tools, not ours, would do its edits)", async () => {
-    const home = join(suite.dir, "codex-home");
-    await mkdir(home, { recursive: true });
-    // Codex takes its base URL from a model provider of its config.toml (OPENAI_BASE_URL is not read).
-    await writeFile(
-      join(home, "config.toml"),
-      [
-        'model_provider = "fake"',
-        'model = "gpt-5"',
-        "[model_providers.fake]",
-        'name = "fake"',
-        `base_url = ${toml(suite.childModel.openaiBaseUrl)}`,
-        'env_key = "OPENAI_API_KEY"',
-        'wire_api = "responses"',
-      ].join("\n"),
-    );
-    const env = { HOME: home, CODEX_HOME: home, OPENAI_API_KEY: "k" };
-    const config = agentConfig(
-      "codex",
-      bin("@zed-industries/codex-acp", "codex-acp")!,
-      [],
-      env,
-      'auth_method = "openai-api-key"\n',
-    );
+    const config = await codexAgent(suite);
     const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
     parentDelegates(h, "codex", "say hello");
     suite.childModel.setHandler(answer("codex says hello"));

@@ -11,6 +11,8 @@ import { pollUntil } from "../support/poll.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
 
+const BROKEN = join(import.meta.dirname, "..", "fixtures", "peers", "broken-agent.mjs");
+
 const suite = usePeerSuite();
 const SUBAGENTS = { subagents: {} } as acp.ClientCapabilities;
 
@@ -208,5 +210,21 @@ describe("another ACP agent in the parent session", () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(events.map((e) => e.hook_event_name)).toEqual(["SubagentStart", "SubagentStop"]);
     expect(events[1]).toMatchObject({ agent_type: "child", last_assistant_message: "the child's answer" });
+  });
+
+  it("refuses, unasked, a child's question about writing where our rules deny; asks the editor about the rest", async () => {
+    const agent = (name: string, path: string) =>
+      `[agents.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BROKEN, "ask-edit", path])}\n`;
+    const config = [agent("ask-locked", join(suite.project, "locked", "x.txt")), agent("ask-open", "open.txt")];
+    const { h, sessionId } = await suite.start({}, { config: config.join("\n") });
+    parentDelegates(h, "ask-locked");
+    await h.prompt(sessionId, "delegate");
+    expect(answerJson(taskResult(h).text)).toEqual({ outcome: { outcome: "selected", optionId: "no" } });
+    expect(h.permissions).toEqual([]);
+    // A relative path, in the child's working directory: allowed by the rules, so the user is asked.
+    parentDelegates(h, "ask-open");
+    await h.prompt(sessionId, "delegate");
+    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["ask-open: Write"]);
+    expect(answerJson(taskResult(h).text)).toEqual({ outcome: { outcome: "selected", optionId: "yes" } });
   });
 });

@@ -113,6 +113,8 @@ const ALLOWED: Record<string, string[]> = {
   // Issue 35: the session's one door (session-wiring.ts builds it) and the askers other rooms get from it.
   "gate/door/door.ts": ["createDoor"],
   "gate/seams/through-door.ts": ["trustThroughDoor", "turnDoor", "reviewThroughDoor"],
+  // Issue 37: a child agent's question about a change it makes with its own tools, judged by the file rules first.
+  "gate/seams/peer-change.ts": ["peerChangeRefusal"],
   // The one store of remembered decisions of every kind (/permissions lists and revokes through it,
   // every kind's answer is written and read through it, by the one key shape).
   "gate/memory/remembered.ts": ["createRemembered", "rememberedKey"],
