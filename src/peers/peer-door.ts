@@ -30,6 +30,8 @@ export function createPeerDoor(options: {
   signal: AbortSignal;
   /** Why our file rules refuse writing one of `paths` (the child's), or undefined when they do not. */
   deniedWrite?: (paths: readonly string[]) => Promise<string | undefined>;
+  /** A change refused by the rules (the child may end its turn on it: codex-acp's patch "No" aborts). */
+  refused?: (reason: string) => void;
 }): PeerDoor {
   const { name, runId } = options;
   return async (params) => {
@@ -45,8 +47,12 @@ export function createPeerDoor(options: {
         : { outcome: { outcome: "cancelled" } };
     };
     if (options.mode === "plan" && CHANGING_KINDS.has(kind)) return pick("reject_once");
-    if (options.deniedWrite && WRITING_KINDS.has(kind) && (await options.deniedWrite(changedPaths(call))))
+    const denied =
+      options.deniedWrite && WRITING_KINDS.has(kind) ? await options.deniedWrite(changedPaths(call)) : undefined;
+    if (denied) {
+      options.refused?.(denied);
       return pick("reject_once");
+    }
     if (options.signal.aborted) return { outcome: { outcome: "cancelled" } };
     const always = params.options.find((o) => o.kind === "allow_always");
     const title = call.title ?? "a tool call";

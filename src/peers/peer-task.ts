@@ -102,6 +102,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     newToolCallId: () => `${runId}/deep-acp-${++ids}`,
   };
   const paths = options.workspaceCwd ? { local: options.cwd, workspace: options.workspaceCwd } : undefined;
+  const refusals: string[] = [];
   const deniedWrite = (named: readonly string[]) =>
     peerChangeRefusal(
       settings.policy,
@@ -115,6 +116,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     parentToolCallId,
     signal: child.signal,
     deniedWrite,
+    refused: (reason) => refusals.push(reason),
   });
   let terminalText: (id: string) => string | undefined = () => undefined;
   const updates = createPeerUpdates({
@@ -179,6 +181,18 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     const error = typeof outcome === "object" && "error" in outcome ? outcome.error : undefined;
     emit({ type: "subagent_ended", sessionId: runId, stopReason: ended, ...(error ? { error } : {}) });
   }
+  // A child that ends its own turn as cancelled when our rules refused its change (codex-acp offers
+  // only "No, provide feedback" for a patch, which stops its turn): the parent's model reads why.
+  if (typeof outcome === "object" && "stopReason" in outcome && outcome.stopReason === "cancelled" && refusals.length)
+    return {
+      content: [
+        {
+          type: "text",
+          text: `Error: the ${name} agent stopped after deep-acp refused its change: ${refusals.join("; ")}${updates.answer() ? `\n\n${updates.answer()}` : ""}`,
+        },
+      ],
+      isError: true,
+    };
   if (outcome === "cancelled" || ("stopReason" in outcome && outcome.stopReason === "cancelled"))
     return { content: [{ type: "text", text: "Cancelled by the user." }], isError: true };
   if ("error" in outcome)

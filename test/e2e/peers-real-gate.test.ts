@@ -10,7 +10,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { textTurn, toolTurn, type RecordedRequest } from "../support/fake-model/index.js";
 import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
-import { claudeAgent, missing } from "../support/real-peers.js";
+import { claudeAgent, codexAgent, missing } from "../support/real-peers.js";
 
 const suite = usePeerSuite();
 const CLIENTS = [
@@ -47,6 +47,64 @@ describe.skipIf(claude)(`claude-agent-acp under our gate${claude ? ` (skipped: $
       const [, refused] = toolResults(suite.childModel.requests.at(-1)!);
       expect(refused).toMatchObject({ isError: true, text: "User refused permission to run tool" });
       expect(taskResult(h).text).toContain("claude wrote hello.txt");
+    }, 120_000);
+  }
+});
+
+/** codex's own way to edit without an apply_patch tool of its model's: apply_patch in exec_command, which it turns into a patch. */
+const patch = (path: string, line: string) =>
+  toolTurn("exec_command", {
+    cmd: `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ${path}\n+${line}\n*** End Patch\nEOF\n`,
+  });
+// Untrusted: codex asks before every patch and every command not on its list of safe ones.
+const CODEX_ASKS = ['approval_policy = "untrusted"', 'sandbox_mode = "workspace-write"'];
+
+const codex = missing("@zed-industries/codex-acp", "codex-acp");
+describe.skipIf(codex)(`codex-acp under our gate${codex ? ` (skipped: ${codex})` : ""}`, () => {
+  for (const [label, capabilities] of CLIENTS) {
+    it(`asks before its patch and its command, in the editor, then does both itself (${label})`, async () => {
+      const config = await codexAgent(suite, CODEX_ASKS);
+      const { h, sessionId } = await suite.start(capabilities as acp.ClientCapabilities, { config });
+      parentDelegates(h, "codex", "edit and run");
+      suite.childModel.setHandler((request: RecordedRequest) => {
+        const done = toolResults(request).length;
+        if (done === 0) return patch(join(suite.project, "hello.txt"), "by codex");
+        if (done === 1) return toolTurn("exec_command", { cmd: "echo from-codex > cx.txt" });
+        return textTurn("codex edited and ran");
+      });
+      const { response } = await h.prompt(sessionId, "delegate to codex");
+      expect(response.stopReason).toBe("end_turn");
+      expect(h.permissions.map((p) => [p.toolCall.kind, p.toolCall.title])).toEqual([
+        ["edit", `codex: Edit ${join(suite.project, "hello.txt")}`],
+        ["execute", expect.stringContaining("echo from-codex")],
+      ]);
+      expect(await readFile(join(suite.project, "hello.txt"), "utf8")).toBe("by codex\n");
+      expect(await readFile(join(suite.project, "cx.txt"), "utf8")).toBe("from-codex\n");
+      // Both with its own tools: no write_file or execute call of ours (fs/*, terminal/*) came to deep-acp.
+      const ours = h.updates.filter(
+        (n) => "toolCallId" in n.update && String(n.update.toolCallId).includes("/deep-acp-"),
+      );
+      expect(ours).toEqual([]);
+      expect(taskResult(h).text).toContain("codex edited and ran");
+    }, 120_000);
+
+    it(`has its patch to a denied path refused, unasked, and the parent told why (${label})`, async () => {
+      const config = await codexAgent(suite, CODEX_ASKS);
+      const { h, sessionId } = await suite.start(capabilities as acp.ClientCapabilities, { config });
+      parentDelegates(h, "codex", "edit a locked file");
+      const locked = join(suite.project, "locked", "codex.txt");
+      suite.childModel.setHandler((request: RecordedRequest) =>
+        toolResults(request).length === 0 ? patch(locked, "no") : textTurn("codex went on"),
+      );
+      const { response } = await h.prompt(sessionId, "delegate to codex");
+      expect(response.stopReason).toBe("end_turn");
+      expect(existsSync(locked)).toBe(false);
+      expect(h.permissions).toEqual([]);
+      // codex offers only "No, provide feedback" for a patch, which ends its turn: the task says why.
+      expect(taskResult(h)).toMatchObject({ isError: true });
+      expect(taskResult(h).text).toContain(
+        `codex agent stopped after deep-acp refused its change: permission denied for write on ${locked}`,
+      );
     }, 120_000);
   }
 });
