@@ -7,8 +7,8 @@ import type { PeerPool, PeerState } from "./peer-pool.js";
 // this session, and, plainly, which of a child's actions pass through deep-acp's gate and which not.
 
 export const PEER_BOUNDARY = [
-  "**What goes through deep-acp:** the files a child reads and writes through its editor (`fs/read_text_file`, `fs/write_text_file`) and the commands it runs in the editor's terminals (`terminal/*`). Those run in this session's workspace under its file rules, protected paths and dialogs, and plan mode refuses the writes and commands. The child's own permission questions come to you as dialogs.",
-  "**What does not:** a child's own built-in tools. When an agent edits files or runs commands itself (Claude Code's and Codex's own tools do), it works directly on this machine as that agent's own settings allow, and deep-acp's gate does not see it. Run those agents in a mode that asks first, or in a container or sandbox of their own.",
+  "**What goes through deep-acp:** the files a child reads and writes through its editor (`fs/read_text_file`, `fs/write_text_file`) and the commands it runs in the editor's terminals (`terminal/*`). Those run in this session's workspace under its file rules, protected paths and dialogs, and plan mode refuses the writes and commands. The child's own permission questions come to you as dialogs; one about a change to a path your file rules deny is refused without asking.",
+  "**What does not:** a child's own built-in tools. When an agent edits files or runs commands itself, it works directly on this machine as that agent's own settings allow, and deep-acp's gate does not see it; only the questions it chooses to ask come here. claude-agent-acp (since 0.18) and codex-acp never use the editor's files or terminals: give them a mode that asks first (`mode = \"default\"` for claude-agent-acp, whose own default is to ask nobody; `approval_policy = \"untrusted\"` in Codex's config.toml), or a container or sandbox of their own. Gemini CLI writes through the editor but runs its commands itself.",
 ].join("\n\n");
 
 export function describePeers(
