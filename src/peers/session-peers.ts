@@ -1,4 +1,6 @@
 import type { PeerAgentConfig } from "../config/config-file.js";
+import type { McpServerDefinition } from "../mcp/index.js";
+import { acpMcpServers } from "./pass-mcp.js";
 import { describePeers } from "./describe.js";
 import type { PeerWireErrors } from "./peer-editor.js";
 import { createPeerPool, type PeerPool } from "./peer-pool.js";
@@ -6,8 +8,8 @@ import { createPeerPool, type PeerPool } from "./peer-pool.js";
 // A session's other ACP agents: their processes (one per configured agent, started by the first
 // task that needs it) live as long as the session, like its background processes
 // (session/background.ts owns this), and its turns reach them through PeerTurnParts. The wire's
-// errors for a refused child request and the editor's MCP servers come from the session's
-// collaborators.
+// errors for a refused child request come from the session's collaborators, the MCP servers to
+// pass on from the turn's (pass-mcp.ts).
 
 /** What a turn runs `[agents.NAME]` tasks with. */
 export type PeerTurnParts = {
@@ -31,7 +33,8 @@ export type SessionPeersOptions = {
 };
 
 export type SessionPeers = {
-  forTurn(): PeerTurnParts;
+  /** `mcp`: the turn's MCP servers (what `pass_mcp_servers` hands on); else the editor's list. */
+  forTurn(mcp?: { runnable(): McpServerDefinition[] }): PeerTurnParts;
   /** The pool, once a task started it (for /agents). */
   readonly pool: PeerPool | undefined;
   /** Markdown for /agents: the configured agents, their health here, and what bypasses the gate. */
@@ -46,10 +49,11 @@ export function createSessionPeers(options: SessionPeersOptions): SessionPeers {
     notFound: (path: string) => new Error(`Resource not found: ${path}`),
   };
   return {
-    forTurn() {
+    forTurn(mcp) {
       pool ??= createPeerPool({ env: options.env, cwd: options.cwd });
       const servers = options.mcpServers;
-      return { pool, errors, localCwd: options.cwd, ...(servers ? { mcpServers: () => [...servers] } : {}) };
+      const mcpServers = mcp ? () => acpMcpServers(mcp.runnable()) : servers ? () => [...servers] : undefined;
+      return { pool, errors, localCwd: options.cwd, ...(mcpServers ? { mcpServers } : {}) };
     },
     get pool() {
       return pool;

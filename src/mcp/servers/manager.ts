@@ -23,7 +23,7 @@ import { applyToolFilter } from "../config/tool-filter.js";
 import { adaptMcpTool, modelToolName } from "./tool-adapter.js";
 import type { McpTrustResolver, McpTrustState } from "../trust/trust.js";
 import { trustFingerprint } from "../trust/trust-request.js";
-import { UNTRUSTED_SOURCES, type McpServerEntry } from "../config/types.js";
+import { UNTRUSTED_SOURCES, type McpServerDefinition, type McpServerEntry } from "../config/types.js";
 
 export type McpManagerOptions = {
   /** Merged servers from discoverMcpServers(). */
@@ -71,6 +71,12 @@ export interface McpManager {
   tools(): AnyTool[];
   describe(): McpServerReport[];
   /**
+   * The servers this session may run (trusted, not disabled, `${VAR}`s expanded), connected or not:
+   * what another ACP agent the user allowed (`pass_mcp_servers`) is handed. Never one still waiting
+   * for, or refused, the user's trust.
+   */
+  runnable(): McpServerDefinition[];
+  /**
    * Applies a new server list: removed servers are closed, changed ones restarted, and unchanged
    * ones that are not `ok` (error, unauthenticated, untrusted) tried again. Returns once the old
    * connections are closed; new attempts run in the background (await `ready()`).
@@ -89,6 +95,8 @@ type Slot = {
   reason?: string;
   trust: McpTrustState | null;
   connection?: McpConnection;
+  /** The definition as run, once trusted and expanded. */
+  resolved?: McpServerDefinition;
   attempt: Promise<void>;
   /** The activation finished (connected, failed or skipped). */
   settled: boolean;
@@ -174,6 +182,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       if (!resolved.ok) return set(slot, "error", resolved.error);
       server = resolved.server;
     }
+    slot.resolved = server;
     set(slot, "connecting");
     let connection: McpConnection;
     try {
@@ -343,6 +352,9 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       await Promise.all(all.map((slot) => retire(slot)));
       changed();
       listeners.clear();
+    },
+    runnable() {
+      return [...slots.values()].flatMap((slot) => (slot.resolved ? [slot.resolved] : []));
     },
     onChange(listener) {
       listeners.add(listener);
