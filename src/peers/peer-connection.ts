@@ -17,6 +17,8 @@ export type PeerSessionHost = {
   killTerminal(params: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse>;
   releaseTerminal(params: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse>;
   createElicitation?(params: acp.CreateElicitationRequest): Promise<acp.CreateElicitationResponse>;
+  /** The flow behind one of its URL elicitations finished. */
+  completeElicitation?(params: acp.CompleteElicitationNotification): void;
 };
 
 export type PeerConnection = {
@@ -37,12 +39,17 @@ export type PeerConnection = {
   close(): Promise<void>;
 };
 
-/** The capabilities deep-acp serves a child: files and terminals through its own backends and gate. */
-export const PEER_CLIENT_CAPABILITIES: acp.ClientCapabilities = {
-  fs: { readTextFile: true, writeTextFile: true },
-  terminal: true,
-  elicitation: { form: {} },
-};
+/**
+ * The capabilities deep-acp serves a child: files and terminals through its own backends and gate,
+ * forms, and URL elicitations when the session's editor can open them (`urls`).
+ */
+export function peerClientCapabilities(urls = false): acp.ClientCapabilities {
+  return {
+    fs: { readTextFile: true, writeTextFile: true },
+    terminal: true,
+    elicitation: { form: {}, ...(urls ? { url: {} } : {}) },
+  };
+}
 
 export type PeerConnectOptions = {
   name: string;
@@ -51,12 +58,15 @@ export type PeerConnectOptions = {
   timeoutMs: number;
   /** An id of the child's authMethods to sign in with before any session (the key is in its env). */
   authMethod?: string;
+  /** The session's editor opens URL elicitations: the child may send them. */
+  urls?: boolean;
 };
 
 /** Starts the child and initializes it; rejects with a readable reason when it cannot. */
 export async function connectPeer(options: PeerConnectOptions): Promise<PeerConnection> {
   const child: PeerProcess = spawnPeer(options.launch);
   const hosts = new Map<string, PeerSessionHost>();
+  const urlHosts = new Map<string, PeerSessionHost>();
   let gone: string | undefined;
   const describeExit = (reason: string) => {
     const stderr = child.stderrTail();
@@ -90,7 +100,14 @@ export async function connectPeer(options: PeerConnectOptions): Promise<PeerConn
       const sessionId = "sessionId" in params ? (params.sessionId as string) : undefined;
       const host = sessionId ? hosts.get(sessionId) : undefined;
       if (!host?.createElicitation) return { action: "cancel" } as acp.CreateElicitationResponse;
+      // Its completion names only the elicitation: remember whose it is.
+      if (params.mode === "url" && "elicitationId" in params) urlHosts.set(String(params.elicitationId), host);
       return host.createElicitation(params);
+    })
+    .onNotification(acp.methods.client.elicitation.complete, ({ params }) => {
+      const host = urlHosts.get(params.elicitationId);
+      urlHosts.delete(params.elicitationId);
+      host?.completeElicitation?.(params);
     });
   const connection = app.connect(child.stream);
   const agent = connection.agent;
@@ -119,7 +136,7 @@ export async function connectPeer(options: PeerConnectOptions): Promise<PeerConn
       request(
         agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: PEER_CLIENT_CAPABILITIES,
+          clientCapabilities: peerClientCapabilities(options.urls),
         }),
       ),
       options.timeoutMs,

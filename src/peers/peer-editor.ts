@@ -60,6 +60,8 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
   const refusal = options.errors.refused;
   const place = (path: string) => workspacePath(path, options.paths);
   const terminals = new Map<string, Terminal>();
+  // The child's elicitation ids, made unique in our editor (two children may both count from 1).
+  const urlId = (id: string) => `${env.subagentSessionId ?? "peer"}/${id}`;
   const tool = (name: string): AnyTool => {
     const found = env.tools.get(name);
     // Absent in plan mode (no write_file, no execute) or where the session cannot run commands.
@@ -199,9 +201,22 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
       return {};
     },
     async createElicitation(params) {
-      // A form the child wants filled: shown by the session's questioner at its door (as an MCP
-      // server's form is), titled with the child's name. URL and other modes are declined.
+      // A form the child wants filled, or a page it wants opened (a sign-in): shown by the session's
+      // questioner at its door (as an MCP server's are), titled with the child's name. Other modes,
+      // and URLs for an editor that cannot open them (the child was not told it could), are declined.
       const questioner = env.questioner;
+      if (params.mode === "url" && "url" in params) {
+        if (!questioner?.urls || !questioner.openUrl) return { action: "decline" };
+        const answer = await questioner.openUrl(
+          {
+            message: `${options.name}: ${params.message}`,
+            url: String(params.url),
+            elicitationId: urlId(String(params.elicitationId)),
+          },
+          env.signal,
+        );
+        return { action: answer === "accept" ? "accept" : answer === "cancel" ? "cancel" : "decline" };
+      }
       if (params.mode !== "form" || !questioner?.forms || !("requestedSchema" in params)) return { action: "decline" };
       const answer = await questioner.form(
         { message: `${options.name}: ${params.message}`, schema: params.requestedSchema as Record<string, unknown> },
@@ -211,6 +226,9 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
       if (answer.action === "accept")
         return { action: "accept", content: answer.content as acp.ElicitationAcceptAction["content"] };
       return { action: answer.action === "cancel" ? "cancel" : "decline" };
+    },
+    completeElicitation(params) {
+      env.questioner?.urlDone?.(urlId(params.elicitationId));
     },
     terminalText: (terminalId) => terminals.get(terminalId)?.output,
     close() {

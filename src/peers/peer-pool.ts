@@ -26,6 +26,8 @@ export type PeerPoolOptions = {
   cwd: string;
   /** How long initialize may take at most. */
   startTimeoutMs?: number;
+  /** The session's editor opens URL elicitations (then the children are told they may send them). */
+  urls?: boolean;
 };
 
 export function createPeerPool(options: PeerPoolOptions): PeerPool {
@@ -52,6 +54,7 @@ export function createPeerPool(options: PeerPoolOptions): PeerPool {
           },
           timeoutMs: Math.min(config.timeout_seconds * 1000, options.startTimeoutMs ?? 60_000),
           ...(config.auth_method ? { authMethod: config.auth_method } : {}),
+          ...(options.urls ? { urls: true } : {}),
         }).then(
           (connection) => {
             started.delete(name);

@@ -33,8 +33,11 @@ export type SessionPeersOptions = {
 };
 
 export type SessionPeers = {
-  /** `mcp`: the turn's MCP servers (what `pass_mcp_servers` hands on); else the editor's list. */
-  forTurn(mcp?: { runnable(): McpServerDefinition[] }): PeerTurnParts;
+  /**
+   * `mcp`: the turn's MCP servers (what `pass_mcp_servers` hands on; else the editor's list);
+   * `urls`: the editor opens URL elicitations (fixed for the session: its children start knowing it).
+   */
+  forTurn(turn?: { mcp?: { runnable(): McpServerDefinition[] }; urls?: boolean }): PeerTurnParts;
   /** The pool, once a task started it (for /agents). */
   readonly pool: PeerPool | undefined;
   /** Markdown for /agents: the configured agents, their health here, and what bypasses the gate. */
@@ -49,8 +52,9 @@ export function createSessionPeers(options: SessionPeersOptions): SessionPeers {
     notFound: (path: string) => new Error(`Resource not found: ${path}`),
   };
   return {
-    forTurn(mcp) {
-      pool ??= createPeerPool({ env: options.env, cwd: options.cwd });
+    forTurn(turn = {}) {
+      const { mcp } = turn;
+      pool ??= createPeerPool({ env: options.env, cwd: options.cwd, ...(turn.urls ? { urls: true } : {}) });
       const servers = options.mcpServers;
       const mcpServers = mcp ? () => acpMcpServers(mcp.runnable()) : servers ? () => [...servers] : undefined;
       return { pool, errors, localCwd: options.cwd, ...(mcpServers ? { mcpServers } : {}) };

@@ -119,7 +119,14 @@ export async function runSessionPrompt(
       questioner: parts.door.questioner,
       background: session.background.prepare(config.shell, workspace.shell),
       subagents: parts.subagents,
-      ...(session.background.peers ? { peers: session.background.peers.forTurn(extensions.mcp) } : {}),
+      ...(session.background.peers
+        ? {
+            peers: session.background.peers.forTurn({
+              mcp: extensions.mcp,
+              urls: parts.door.questioner?.urls === true,
+            }),
+          }
+        : {}),
       spendLimit: () => session.spend.overLimit(config.cost.max_session_usd),
       steering: parts.steering,
       emit: (event) => parts.observe(event, sink, () => extensions.hooks),

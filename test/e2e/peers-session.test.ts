@@ -126,6 +126,36 @@ describe("another ACP agent in the parent session", () => {
     });
   });
 
+  it("relays the child's URL elicitation (a sign-in page) to an editor that opens URLs, and says it finished", async () => {
+    const asked: acp.CreateElicitationRequest[] = [];
+    const agent = `[agents.elicit-url]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BROKEN, "elicit-url"])}\n`;
+    const { h, sessionId } = await suite.start({ elicitation: { url: {} } } as acp.ClientCapabilities, {
+      config: agent,
+      onElicitation: async (request) => {
+        asked.push(request);
+        return { action: "accept" };
+      },
+    });
+    parentDelegates(h, "elicit-url");
+    await h.prompt(sessionId, "delegate a sign-in");
+    expect(asked).toEqual([
+      expect.objectContaining({
+        mode: "url",
+        message: "elicit-url: Sign in to the service",
+        url: "https://example.test/sign-in",
+        elicitationId: expect.stringMatching(/\/sign-in-1$/),
+      }),
+    ]);
+    expect(answerJson(taskResult(h).text)).toEqual({ action: "accept" });
+    // The child's elicitation/complete reached the editor under the same id.
+    expect(h.completions.map((c) => c.elicitationId)).toEqual([(asked[0] as { elicitationId: string }).elicitationId]);
+    // An editor that cannot open URLs: the child is not told it may send them.
+    const other = await suite.start({ elicitation: { form: {} } } as acp.ClientCapabilities, { config: agent });
+    parentDelegates(other.h, "elicit-url");
+    await other.h.prompt(other.sessionId, "delegate a sign-in");
+    expect(taskResult(other.h).text).toBe("startingno urls");
+  });
+
   it("passes the session's MCP servers on only to an agent the user allowed them", async () => {
     const server = { name: "notes", command: "/bin/true", args: [], env: [] };
     const { h } = await suite.start({});

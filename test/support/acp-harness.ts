@@ -62,6 +62,7 @@ export async function startHarness(options: HarnessOptions = {}) {
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
   const writes: acp.WriteTextFileRequest[] = [];
+  const completions: acp.CompleteElicitationNotification[] = [];
   const { notify, waitFor } = createWaiters(() => "timed out waiting for the agent");
   const cli = parseCliArgs(options.args ?? []);
   const services = createServices({ cli, env, logger: silentLogger, home });
@@ -99,6 +100,9 @@ export async function startHarness(options: HarnessOptions = {}) {
       const option = params.options.find((o) => o.kind === answer);
       if (!option) throw new Error(`no ${answer} option offered: ${JSON.stringify(params.options)}`);
       return { outcome: { outcome: "selected", optionId: option.optionId } };
+    })
+    .onNotification(acp.methods.client.elicitation.complete, ({ params }) => {
+      completions.push(params);
     })
     .onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
       if (!options.onElicitation) throw acp.RequestError.methodNotFound("elicitation/create");
@@ -156,6 +160,8 @@ export async function startHarness(options: HarnessOptions = {}) {
     updates,
     permissions,
     writes,
+    /** elicitation/complete notifications the agent sent. */
+    completions,
     newSession,
     prompt,
     /** Resolves when `predicate` holds for the updates, permissions or watcher changes seen so far. */
