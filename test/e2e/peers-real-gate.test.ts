@@ -42,6 +42,10 @@ describe.skipIf(claude)(`claude-agent-acp under our gate${claude ? ` (skipped: $
         expect.arrayContaining([expect.objectContaining({ type: "diff", newText: "by claude" })]),
       );
       expect(await readFile(join(suite.project, "hello.txt"), "utf8")).toBe("by claude");
+      const ours = h.updates.filter(
+        (n) => "toolCallId" in n.update && String(n.update.toolCallId).includes("/deep-acp-"),
+      );
+      expect(ours).toEqual([]);
       // The denied one: refused by our rules without a dialog; claude's model was told.
       expect(existsSync(join(suite.project, "locked", "claude.txt"))).toBe(false);
       const [, refused] = toolResults(suite.childModel.requests.at(-1)!);
