@@ -83,6 +83,9 @@ describe.skipIf(codex)(`codex-acp under our gate${codex ? ` (skipped: ${codex})`
         ["execute", expect.stringContaining("echo from-codex")],
       ]);
       expect(await readFile(join(suite.project, "hello.txt"), "utf8")).toBe("by codex\n");
+      // What codex's own command printed, as its model got it: the message if the file is missing.
+      const ran = JSON.stringify(toolResults(suite.childModel.requests.at(-1)!).at(-1));
+      expect(existsSync(join(suite.project, "cx.txt")), ran).toBe(true);
       expect(await readFile(join(suite.project, "cx.txt"), "utf8")).toBe("from-codex\n");
       // Both with its own tools: no write_file or execute call of ours (fs/*, terminal/*) came to deep-acp.
       const ours = h.updates.filter(
