@@ -144,8 +144,9 @@ describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${
     const { response } = await h.prompt(sessionId, "delegate an edit to claude");
     expect(response.stopReason).toBe("end_turn");
     // What README.md and /agents warn of: given its own tools back (`gate_tools = false`) and without
-    // `mode = "default"`, claude-agent-acp starts in its auto mode, asks nobody, and wrote with its own tool into locked/ (denied by our rules); no
-    // fs/write_text_file (no write_file call of ours) and no question came to deep-acp.
+    // `mode = "default"`, claude-agent-acp starts in its auto mode, asks nobody, and wrote with its own
+    // tool into locked/ (denied by our rules); no fs/write_text_file (no write_file call of ours) and no
+    // question came to deep-acp.
     expect(await readFile(join(suite.project, "locked", "claude.txt"), "utf8")).toBe("by claude");
     expect(h.permissions).toEqual([]);
     const ours = h.updates.filter(
