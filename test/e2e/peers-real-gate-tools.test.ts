@@ -81,4 +81,45 @@ describe.skipIf(claude)(`claude-agent-acp on our tools${claude ? ` (skipped: ${c
       expect(taskResult(h).text).toContain("claude is done");
     }, 120_000);
   }
+
+  it("reads and edits a file with our read_file and edit_file", async () => {
+    const config = await claudeAgent(suite);
+    const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
+    await writeFile(join(suite.project, "notes.txt"), "one\ntwo\n");
+    parentDelegates(h, "claude", "edit notes");
+    suite.childModel.setHandler((request: RecordedRequest) => {
+      if (!request.toolNames.includes(OURS[0]!)) return textTurn("title");
+      const done = toolResults(request).length;
+      if (done === 0) return toolTurn(OURS[2]!, { file_path: join(suite.project, "notes.txt") });
+      if (done === 1)
+        return toolTurn(OURS[1]!, { file_path: join(suite.project, "notes.txt"), old_string: "two", new_string: "2" });
+      return textTurn("edited");
+    });
+    const { response } = await h.prompt(sessionId, "delegate to claude");
+    expect(response.stopReason).toBe("end_turn");
+    const [read, edit] = toolResults(suite.childModel.requests.at(-1)!);
+    expect(read!.isError).toBeFalsy();
+    expect(read!.text).toContain("two");
+    expect(edit!.isError).toBeFalsy();
+    expect(await readFile(join(suite.project, "notes.txt"), "utf8")).toBe("one\n2\n");
+    expect(taskResult(h).text).toContain("edited");
+  }, 120_000);
+
+  it("in the parent's plan mode is offered only our read_file: no way to write or run", async () => {
+    const config = await claudeAgent(suite);
+    const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
+    await h.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    parentDelegates(h, "claude", "look around");
+    const offered: string[][] = [];
+    suite.childModel.setHandler((request: RecordedRequest) => {
+      if (request.toolNames.includes(OURS[2]!)) offered.push(request.toolNames);
+      return textTurn("looked");
+    });
+    const { response } = await h.prompt(sessionId, "delegate in plan mode");
+    expect(response.stopReason).toBe("end_turn");
+    expect(offered.length).toBeGreaterThan(0);
+    const mcp = offered[0]!.filter((name) => name.startsWith("mcp__deep-acp__"));
+    expect(mcp).toEqual([OURS[2]]);
+    for (const own of ITS_OWN) expect(offered[0]).not.toContain(own);
+  }, 120_000);
 });
