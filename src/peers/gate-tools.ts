@@ -16,6 +16,11 @@ export const GATE_TOOL_NAMES = ["write_file", "edit_file", "read_file", "execute
 /** Claude Code's own tools that change files or run commands, refused to it in favour of ours. */
 export const CLAUDE_CHANGE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"];
 
+/** A tool call the child reports of one of ours (Claude Code titles it with the tool's name). */
+export function isGateToolCall(call: Pick<acp.ToolCall, "title">): boolean {
+  return call.title.startsWith(`mcp__${GATE_TOOLS_SERVER}__`);
+}
+
 export type GateTool = {
   name: string;
   description: string;

@@ -15,7 +15,7 @@ import type { AnyTool, ToolResult } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { createTurnAbortController } from "../util/turn-signal.js";
 import { createPeerDoor } from "./peer-door.js";
-import { claudeGateMeta, createGateToolsHost, gatesTools } from "./gate-tools.js";
+import { claudeGateMeta, createGateToolsHost, gatesTools, isGateToolCall } from "./gate-tools.js";
 import { createPeerEditor, workspacePath, type PeerWireErrors } from "./peer-editor.js";
 import type { PeerPool } from "./peer-pool.js";
 import { withTimeout } from "./peer-connection.js";
@@ -120,11 +120,13 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     refused: (reason) => refusals.push(reason),
   });
   let terminalText: (id: string) => string | undefined = () => undefined;
+  let servesOurTools = false;
   const updates = createPeerUpdates({
     runId,
     parentToolCallId,
     emit: emitChild,
     terminalText: (id) => terminalText(id),
+    ours: (call) => servesOurTools && isGateToolCall(call),
   });
   const editor = createPeerEditor({
     name,
@@ -150,6 +152,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
       releaseGateTools = served.release;
       mcpServers.push(served.server);
       meta = claudeGateMeta();
+      servesOurTools = true;
     }
     const session = await withTimeout(
       connection.newSession({ cwd: options.cwd, mcpServers, ...(meta ? { _meta: meta } : {}) }),
