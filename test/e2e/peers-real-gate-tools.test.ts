@@ -124,4 +124,27 @@ describe.skipIf(claude)(`claude-agent-acp on our tools${claude ? ` (skipped: ${c
     expect(mcp).toEqual([OURS[2]]);
     for (const own of ITS_OWN) expect(offered[0]).not.toContain(own);
   }, 120_000);
+
+  it("gives claude's own subagents our tools too, not its Write or Bash", async () => {
+    // Its own default mode (auto) would ask a classifier model before launching a subagent.
+    const config = await claudeAgent(suite, 'mode = "default"\n');
+    const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
+    parentDelegates(h, "claude", "use a subagent");
+    const lists: string[][] = [];
+    suite.childModel.setHandler((request: RecordedRequest) => {
+      if (request.toolNames.length) lists.push(request.toolNames);
+      if (request.toolNames.includes("Agent") && lists.length === 1)
+        return toolTurn("Agent", { description: "sub", prompt: "write a file", subagent_type: "general-purpose" });
+      return textTurn("done");
+    });
+    const { response } = await h.prompt(sessionId, "delegate to claude");
+    expect(response.stopReason).toBe("end_turn");
+    // A subagent of Claude Code's is offered no AskUserQuestion: that is how its requests are told apart.
+    const subagent = lists.filter((names) => !names.includes("AskUserQuestion"));
+    expect(subagent.length).toBeGreaterThan(0);
+    for (const names of lists) {
+      expect(names).toEqual(expect.arrayContaining(OURS));
+      for (const own of ITS_OWN) expect(names).not.toContain(own);
+    }
+  }, 120_000);
 });
