@@ -16,9 +16,14 @@ export const GATE_TOOL_NAMES = ["write_file", "edit_file", "read_file", "execute
 /** Claude Code's own tools that change files or run commands, refused to it in favour of ours. */
 export const CLAUDE_CHANGE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"];
 
-/** A tool call the child reports of one of ours (Claude Code titles it with the tool's name). */
-export function isGateToolCall(call: Pick<acp.ToolCall, "title">): boolean {
-  return call.title.startsWith(`mcp__${GATE_TOOLS_SERVER}__`);
+/**
+ * A tool call the child reports of one of ours: claude-agent-acp names the tool in
+ * `_meta.claudeCode.toolName`, and titles an MCP call with it.
+ */
+export function isGateToolCall(call: Pick<acp.ToolCall, "title" | "_meta">): boolean {
+  const ours = (name: unknown) => typeof name === "string" && name.startsWith(`mcp__${GATE_TOOLS_SERVER}__`);
+  const claudeCode = call._meta?.claudeCode as { toolName?: unknown } | undefined;
+  return ours(claudeCode?.toolName) || ours(call.title);
 }
 
 export type GateTool = {
