@@ -35,6 +35,11 @@ const peerAgent = z.strictObject({
   timeout_seconds: z.number().positive().default(600),
   /** Pass this session's MCP servers to the child in session/new (it then reaches them itself, not through our gate). */
   pass_mcp_servers: z.boolean().default(false),
+  /**
+   * Serve the child deep-acp's own write_file, edit_file, read_file and execute (an MCP server) and turn
+   * off its built-in change tools, so its edits and commands pass our gate. Unset: on for claude-agent-acp.
+   */
+  gate_tools: z.boolean().optional(),
 });
 export type PeerAgentConfig = z.infer<typeof peerAgent>;
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
+import { startGateToolsServer, type GateToolsServer } from "./gate-tools-server.js";
 import { spawnPeer, type PeerLaunch, type PeerProcess } from "./peer-process.js";
 
 // One child agent process and the ACP connection to it, deep-acp on the client side. Every child
@@ -34,6 +35,8 @@ export type PeerConnection = {
   cancel(sessionId: string): void;
   /** Routes the child's requests for `sessionId` to `host` until the returned function is called. */
   host(sessionId: string, host: PeerSessionHost): () => void;
+  /** The MCP server of our tools for this child (gate-tools.ts), started on first use, closed with the connection. */
+  gateTools(): Promise<GateToolsServer>;
   /** Resolves with the reason when the child is gone. */
   exited: Promise<string>;
   close(): Promise<void>;
@@ -154,6 +157,9 @@ export async function connectPeer(options: PeerConnectOptions): Promise<PeerConn
     throw new Error(gone ?? (error as Error).message);
   }
 
+  let gateTools: Promise<GateToolsServer> | undefined;
+  const closeGateTools = () => gateTools?.then((server) => server.close()).catch(() => undefined);
+  void exited.then(closeGateTools);
   return {
     name: options.name,
     initialize,
@@ -170,10 +176,12 @@ export async function connectPeer(options: PeerConnectOptions): Promise<PeerConn
       hosts.set(sessionId, host);
       return () => void hosts.delete(sessionId);
     },
+    gateTools: () => (gateTools ??= startGateToolsServer()),
     exited,
     async close() {
       await child.stop();
       connection.close();
+      await closeGateTools();
     },
   };
 }

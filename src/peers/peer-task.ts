@@ -15,6 +15,7 @@ import type { AnyTool, ToolResult } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { createTurnAbortController } from "../util/turn-signal.js";
 import { createPeerDoor } from "./peer-door.js";
+import { claudeGateMeta, createGateToolsHost, gatesTools, isGateToolCall } from "./gate-tools.js";
 import { createPeerEditor, workspacePath, type PeerWireErrors } from "./peer-editor.js";
 import type { PeerPool } from "./peer-pool.js";
 import { withTimeout } from "./peer-connection.js";
@@ -119,11 +120,13 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     refused: (reason) => refusals.push(reason),
   });
   let terminalText: (id: string) => string | undefined = () => undefined;
+  let servesOurTools = false;
   const updates = createPeerUpdates({
     runId,
     parentToolCallId,
     emit: emitChild,
     terminalText: (id) => terminalText(id),
+    ours: (call) => servesOurTools && isGateToolCall(call),
   });
   const editor = createPeerEditor({
     name,
@@ -137,11 +140,22 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
 
   let outcome: { stopReason: acp.StopReason; usage?: acp.Usage | null } | { error: string } | "cancelled";
   let unhost = () => undefined as void;
+  let releaseGateTools = () => undefined as void;
   try {
     const connection = await options.pool.connection(name, config);
     if (child.signal.aborted) throw new CancelledError();
+    const mcpServers = [...(options.mcpServers ?? [])];
+    let meta: Record<string, unknown> | undefined;
+    if (gatesTools(config, connection.initialize)) {
+      const host = createGateToolsHost({ env, cwd: options.cwd, place: (path) => workspacePath(path, paths) });
+      const served = (await connection.gateTools()).register(host);
+      releaseGateTools = served.release;
+      mcpServers.push(served.server);
+      meta = claudeGateMeta();
+      servesOurTools = true;
+    }
     const session = await withTimeout(
-      connection.newSession({ cwd: options.cwd, mcpServers: options.mcpServers ?? [] }),
+      connection.newSession({ cwd: options.cwd, mcpServers, ...(meta ? { _meta: meta } : {}) }),
       config.timeout_seconds * 1000,
       `it did not answer session/new within ${config.timeout_seconds} s`,
     );
@@ -155,6 +169,7 @@ export async function runPeerTask(options: PeerTaskOptions): Promise<ToolResult>
     signal.removeEventListener("abort", abortChild);
     options.running?.delete(runId);
     editor.close();
+    releaseGateTools();
   }
   unhost();
   const usage = typeof outcome === "object" && "stopReason" in outcome ? peerUsage(outcome.usage) : undefined;

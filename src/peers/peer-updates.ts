@@ -39,6 +39,11 @@ export function createPeerUpdates(options: {
   emit: (event: AgentEvent) => void;
   /** The text of a terminal we serve the child, shown where its tool call embeds the terminal. */
   terminalText?: (terminalId: string) => string | undefined;
+  /**
+   * The child's calls of tools we serve it (gate-tools.ts): not shown, since each is our own tool
+   * call already, with its diff, dialog and output.
+   */
+  ours?: (call: acp.ToolCall) => boolean;
 }): PeerUpdates {
   const { runId, parentToolCallId, emit } = options;
   const id = (toolCallId: string) => `${runId}/${toolCallId}`;
@@ -46,6 +51,7 @@ export function createPeerUpdates(options: {
   const segments: string[] = [""];
   let cost: number | undefined;
   let window: { used: number; size: number } | undefined;
+  const hidden = new Set<string>();
   const display = (content: readonly acp.ToolCallContent[] | null | undefined) =>
     (content ?? []).flatMap((item) => toDisplay(item, options.terminalText));
 
@@ -63,6 +69,7 @@ export function createPeerUpdates(options: {
           return;
         case "tool_call":
           if (segments.at(-1)!.trim()) segments.push("");
+          if (options.ours?.(update)) return void hidden.add(update.toolCallId);
           emit({
             type: "tool_call",
             toolCallId: id(update.toolCallId),
@@ -83,6 +90,7 @@ export function createPeerUpdates(options: {
             });
           return;
         case "tool_call_update": {
+          if (hidden.has(update.toolCallId)) return;
           const event: Extract<AgentEvent, { type: "tool_call_update" }> = {
             type: "tool_call_update",
             toolCallId: id(update.toolCallId),

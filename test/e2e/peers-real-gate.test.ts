@@ -1,4 +1,5 @@
-// What our gate still decides for the real claude-agent-acp and codex-acp, which edit and run
+// What our gate still decides for the real claude-agent-acp given its own tools back
+// (`gate_tools = false`; by default it gets ours, peers-real-gate-tools.test.ts) and codex-acp, which edit and run
 // commands with their own tools (neither sends fs/* or terminal/*; README "Other ACP agents as
 // subagents" says why): each asks before a change when its mode says so, and that question comes to
 // us. Our door answers it for our file rules first (a denied path is refused, unasked, and the
@@ -21,8 +22,8 @@ const CLIENTS = [
 const claude = missing("@agentclientprotocol/claude-agent-acp", "claude-agent-acp");
 describe.skipIf(claude)(`claude-agent-acp under our gate${claude ? ` (skipped: ${claude})` : ""}`, () => {
   for (const [label, capabilities] of CLIENTS) {
-    it(`in its default mode asks before a Write: asked in the editor, a denied path refused (${label})`, async () => {
-      const config = await claudeAgent(suite, 'mode = "default"\n');
+    it(`with its own tools (gate_tools = false) in its default mode asks before a Write: asked in the editor, a denied path refused (${label})`, async () => {
+      const config = await claudeAgent(suite, 'mode = "default"\ngate_tools = false\n');
       const { h, sessionId } = await suite.start(capabilities as acp.ClientCapabilities, { config });
       parentDelegates(h, "claude", "write two files");
       suite.childModel.setHandler((request: RecordedRequest) => {

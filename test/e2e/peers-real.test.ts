@@ -120,7 +120,7 @@ const answer = (text: string) => () => textTurn(text);
 
 const claude = missing("@agentclientprotocol/claude-agent-acp", "claude-agent-acp");
 describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${claude})` : ""}`, () => {
-  it("answers a task on the fake model (its own tools, not ours, would do its edits)", async () => {
+  it("answers a task on the fake model", async () => {
     const config = await claudeAgent(suite);
     const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
     parentDelegates(h, "claude", "say hello");
@@ -132,8 +132,8 @@ describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${
     expect(taskResult(h).text).toMatch(/^claude says hello/);
     expect(suite.childModel.requests.some((r) => r.path.endsWith("/v1/messages"))).toBe(true);
   }, 120_000);
-  it("in its own default (auto) mode edits unasked, with its own Write tool: a path our rules deny is written", async () => {
-    const config = await claudeAgent(suite);
+  it("with gate_tools = false, in its own default (auto) mode, edits unasked with its own Write: a denied path is written", async () => {
+    const config = await claudeAgent(suite, "gate_tools = false\n");
     const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
     parentDelegates(h, "claude", "write a file");
     suite.childModel.setHandler((request: RecordedRequest) =>
@@ -143,9 +143,10 @@ describe.skipIf(claude)(`claude-agent-acp as a subagent${claude ? ` (skipped: ${
     );
     const { response } = await h.prompt(sessionId, "delegate an edit to claude");
     expect(response.stopReason).toBe("end_turn");
-    // What README.md and /agents warn of: without `mode = "default"` claude-agent-acp starts in its
-    // auto mode, asks nobody, and wrote with its own tool into locked/ (denied by our rules); no
-    // fs/write_text_file (no write_file call of ours) and no question came to deep-acp.
+    // What README.md and /agents warn of: given its own tools back (`gate_tools = false`) and without
+    // `mode = "default"`, claude-agent-acp starts in its auto mode, asks nobody, and wrote with its own
+    // tool into locked/ (denied by our rules); no fs/write_text_file (no write_file call of ours) and no
+    // question came to deep-acp.
     expect(await readFile(join(suite.project, "locked", "claude.txt"), "utf8")).toBe("by claude");
     expect(h.permissions).toEqual([]);
     const ours = h.updates.filter(
