@@ -3,18 +3,19 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { runToolCall, type ToolRunEnv } from "../agent/tool-runner.js";
 import type { PeerAgentConfig } from "../config/config-file.js";
 
-// An agent that edits and runs commands with its own built-in tools (claude-agent-acp: Write, Edit,
-// Bash never reach the editor's fs/* or terminal/*) is served our own write_file, edit_file,
-// read_file and execute as an MCP server instead (gate-tools-server.ts), and told in session/new to
-// leave its built-in editing and shell tools alone. Each call runs as the same tool call a
+// An agent that reads, edits and runs commands with its own built-in tools (claude-agent-acp: Read,
+// Write, Edit, Bash never reach the editor's fs/* or terminal/*) is served our own file and shell
+// tools as an MCP server instead (gate-tools-server.ts), and told in session/new to leave its
+// built-in ones alone. Reads too: its own Read would reach any file it can open (a key, a token) and
+// send it to its model past our file rules. Each call runs as the same tool call a
 // deep-acp child's fs/terminal request becomes (peer-editor.ts): through the parent's gate (file
 // rules, protected paths, dialogs, plan mode) in the session's workspace.
 
 /** The server's name in session/new: the child's model sees `mcp__deep-acp__write_file` and so on. */
 export const GATE_TOOLS_SERVER = "deep-acp";
-export const GATE_TOOL_NAMES = ["write_file", "edit_file", "read_file", "execute"] as const;
-/** Claude Code's own tools that change files or run commands, refused to it in favour of ours. */
-export const CLAUDE_CHANGE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"];
+export const GATE_TOOL_NAMES = ["write_file", "edit_file", "read_file", "execute", "ls", "glob", "grep"] as const;
+/** Claude Code's own tools that read or change files or run commands, refused to it in favour of ours. */
+export const CLAUDE_OWN_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Read", "Glob", "Grep"];
 
 /**
  * A tool call the child reports of one of ours: claude-agent-acp names the tool in
@@ -57,11 +58,11 @@ export function gatesTools(config: Pick<PeerAgentConfig, "gate_tools">, initiali
   return /claude-(agent|code)-acp$/.test(initialize.agentInfo?.name ?? "");
 }
 
-/** session/new's `_meta` that turns off Claude Code's own change tools and lets ours run unasked by it (our gate asks). */
+/** session/new's `_meta` that turns off Claude Code's own file and shell tools and lets ours run unasked by it (our gate asks). */
 export function claudeGateMeta(): Record<string, unknown> {
   return {
     claudeCode: {
-      options: { disallowedTools: CLAUDE_CHANGE_TOOLS, allowedTools: [`mcp__${GATE_TOOLS_SERVER}`] },
+      options: { disallowedTools: CLAUDE_OWN_TOOLS, allowedTools: [`mcp__${GATE_TOOLS_SERVER}`] },
     },
   };
 }
@@ -87,7 +88,9 @@ export function createGateToolsHost(options: {
       if (!offered().some((tool) => tool.name === name))
         return text(`${name} is not available in this session now (its mode or workspace does not offer it)`, true);
       const input = { ...args };
-      if (typeof input.file_path === "string") input.file_path = options.place(resolve(options.cwd, input.file_path));
+      // file_path (read, write, edit) and path (ls, glob, grep): the child's paths, in the workspace.
+      for (const key of ["file_path", "path"])
+        if (typeof input[key] === "string") input[key] = options.place(resolve(options.cwd, input[key]));
       const toolCallId = env.newToolCallId();
       const ran = await runToolCall(env, { toolCallId, name, input, modelCallId: toolCallId }, false);
       const content = ran.result.content.flatMap((part): GateToolResult["content"] =>

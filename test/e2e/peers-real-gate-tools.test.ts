@@ -24,8 +24,11 @@ const editorFs = {
   read: async (p: acp.ReadTextFileRequest) => ({ content: await readFile(p.path, "utf8") }),
   write: (p: acp.WriteTextFileRequest) => writeFile(p.path, p.content),
 };
-const OURS = ["write_file", "edit_file", "read_file", "execute"].map((name) => `mcp__deep-acp__${name}`);
-const ITS_OWN = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"];
+const OURS = ["write_file", "edit_file", "read_file", "execute", "ls", "glob", "grep"].map(
+  (name) => `mcp__deep-acp__${name}`,
+);
+// Its own tools that read or change files or run commands: off, ours instead.
+const ITS_OWN = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Read", "Glob", "Grep"];
 
 const claude = missing("@agentclientprotocol/claude-agent-acp", "claude-agent-acp");
 describe.skipIf(claude)(`claude-agent-acp on our tools${claude ? ` (skipped: ${claude})` : ""}`, () => {
@@ -49,7 +52,7 @@ describe.skipIf(claude)(`claude-agent-acp on our tools${claude ? ` (skipped: ${c
       const { response } = await h.prompt(sessionId, "delegate to claude");
       expect(response.stopReason).toBe("end_turn");
 
-      // Its model was offered our four tools and none of its own that change files or run commands.
+      // Its model was offered our tools and none of its own that read or change files or run commands.
       expect(offered.length).toBeGreaterThan(0);
       expect(offered[0]).toEqual(expect.arrayContaining(OURS));
       for (const own of ITS_OWN) expect(offered[0]).not.toContain(own);
@@ -107,7 +110,7 @@ describe.skipIf(claude)(`claude-agent-acp on our tools${claude ? ` (skipped: ${c
     expect(taskResult(h).text).toContain("edited");
   }, 120_000);
 
-  it("in the parent's plan mode is offered only our read_file: no way to write or run", async () => {
+  it("in the parent's plan mode is offered only our reading tools: no way to write or run", async () => {
     const config = await claudeAgent(suite);
     const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
     await h.agent.request("session/set_mode", { sessionId, modeId: "plan" });
@@ -121,7 +124,7 @@ describe.skipIf(claude)(`claude-agent-acp on our tools${claude ? ` (skipped: ${c
     expect(response.stopReason).toBe("end_turn");
     expect(offered.length).toBeGreaterThan(0);
     const mcp = offered[0]!.filter((name) => name.startsWith("mcp__deep-acp__"));
-    expect(mcp).toEqual([OURS[2]]);
+    expect([...mcp].sort()).toEqual([OURS[2]!, ...OURS.slice(4)].sort());
     for (const own of ITS_OWN) expect(offered[0]).not.toContain(own);
   }, 120_000);
 

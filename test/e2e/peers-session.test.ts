@@ -85,7 +85,7 @@ describe("another ACP agent in the parent session", () => {
     expect(before).toContain("deep-acp's gate does not see it");
     // claude-agent-acp's edits and commands are ours; what of it still bypasses the gate is named.
     expect(before).toContain("`mcp__deep-acp__*`");
-    expect(before).toContain("its own Read, Glob, Grep, WebFetch and WebSearch still bypass it");
+    expect(before).toContain("its own WebFetch and WebSearch still bypass it");
     parentDelegates(h, "child");
     suite.childModel.setHandler(() => textTurn("hi"));
     await h.prompt(sessionId, "delegate");
