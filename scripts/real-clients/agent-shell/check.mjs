@@ -4,6 +4,7 @@
 // exits 1 if any failed.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { lastToolCallStatuses, unfinishedCalls } from "../wire-checks.mjs";
 
 // The answers agent-shell shows: a Reject interrupts the turn (agent-shell sends session/cancel
 // itself), so the rejected prompt's answer is never asked of the model.
@@ -72,14 +73,8 @@ function checkRun(dir) {
     `${toolLines.length} labels: ${toolLines.map(shown).join(" | ")}`,
   );
 
-  const lastStatus = new Map();
-  for (const { direction, message } of wire) {
-    const update = message.params?.update;
-    if (direction !== "incoming" || !update?.toolCallId) continue;
-    if (!lastStatus.has(update.toolCallId)) lastStatus.set(update.toolCallId, "pending");
-    if (update.status) lastStatus.set(update.toolCallId, update.status);
-  }
-  const unfinished = [...lastStatus].filter(([, s]) => s !== "completed" && s !== "failed");
+  const lastStatus = lastToolCallStatuses(wire, (entry) => entry.direction === "incoming");
+  const unfinished = unfinishedCalls(lastStatus);
   check(
     "every tool call on the wire reaches completed or failed",
     lastStatus.size >= 5 && unfinished.length === 0,

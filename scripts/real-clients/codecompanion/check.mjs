@@ -4,6 +4,7 @@
 // Prints one line per check and exits 1 if any failed.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { lastToolCallStatuses, unfinishedCalls } from "../wire-checks.mjs";
 
 const ANSWERS = [
   "Ran the echo.",
@@ -77,14 +78,8 @@ function checkRun(dir) {
     `${toolLines.length} tool lines: ${toolLines.map((t) => `${t.status} ${t.label}`).join(" | ")}`,
   );
 
-  const lastStatus = new Map();
-  for (const { direction, message } of rpc) {
-    const update = message.params?.update;
-    if (direction !== "in" || !update?.toolCallId) continue;
-    if (!lastStatus.has(update.toolCallId)) lastStatus.set(update.toolCallId, "pending");
-    if (update.status) lastStatus.set(update.toolCallId, update.status);
-  }
-  const unfinished = [...lastStatus].filter(([, s]) => s !== "completed" && s !== "failed");
+  const lastStatus = lastToolCallStatuses(rpc, (entry) => entry.direction === "in");
+  const unfinished = unfinishedCalls(lastStatus);
   check(
     "every tool call on the wire reaches completed or failed",
     lastStatus.size >= 7 && unfinished.length === 0,

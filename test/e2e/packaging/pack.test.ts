@@ -100,6 +100,9 @@ describe("npm pack", () => {
         /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g,
       )) {
         if (specifier!.startsWith("./") || specifier!.startsWith("../")) continue;
+        // Not a module name: the scan also meets the word "from" in a list of strings (the MCP SDK's
+        // header names: "expires","from","host"), which reads as `from ","`.
+        if (!/^[@\w]/.test(specifier!)) continue;
         if (specifier!.endsWith(".node")) continue;
         if (IN_GENERATED_CODE.some((text) => specifier!.includes(text))) continue;
         if (builtins.has(specifier!)) continue;
