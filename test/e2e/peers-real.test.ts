@@ -4,40 +4,20 @@
 // with its edits is what README.md says: Gemini writes through our fs (so our gate decides), the
 // other two use their own tools (outside our gate; only their permission questions reach us, and
 // peers-real-gate.test.ts shows what our door decides of those).
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { textTurn, toolTurn, type RecordedRequest } from "../support/fake-model/index.js";
 import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
-import { agentConfig, bin, claudeAgent, codexAgent, missing } from "../support/real-peers.js";
+import { claudeAgent, codexAgent, geminiAgent, missing } from "../support/real-peers.js";
 
 const suite = usePeerSuite();
 
 const gemini = missing("@google/gemini-cli", "gemini");
 describe.skipIf(gemini)(`Gemini CLI as a subagent${gemini ? ` (skipped: ${gemini})` : ""}`, () => {
   async function start(capabilities: acp.ClientCapabilities) {
-    const home = join(suite.dir, "gemini-home");
-    await mkdir(join(home, ".gemini"), { recursive: true });
-    // API-key sign-in, no telemetry, no update checks: nothing leaves the machine but the fake model's requests.
-    await writeFile(
-      join(home, ".gemini", "settings.json"),
-      JSON.stringify({
-        security: { auth: { selectedType: "gemini-api-key" } },
-        general: { disableAutoUpdate: true, disableUpdateNag: true },
-        privacy: { usageStatisticsEnabled: false },
-        telemetry: { enabled: false },
-      }),
-    );
-    const env = { HOME: home, GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: suite.childModel.origin };
-    const config = agentConfig(
-      "gemini",
-      bin("@google/gemini-cli", "gemini")!,
-      ["--experimental-acp"],
-      env,
-      'auth_method = "gemini-api-key"\n',
-    );
-    return suite.start(capabilities, { config });
+    return suite.start(capabilities, { config: await geminiAgent(suite) });
   }
 
   for (const [label, capabilities] of [
@@ -77,24 +57,7 @@ describe.skipIf(gemini)(`Gemini CLI as a subagent${gemini ? ` (skipped: ${gemini
 
 describe.skipIf(gemini)(`Gemini CLI's commands${gemini ? ` (skipped: ${gemini})` : ""}`, () => {
   it("asks before a command through our door, then runs it with its own shell, outside our gate", async () => {
-    const home = join(suite.dir, "gemini-home");
-    await mkdir(join(home, ".gemini"), { recursive: true });
-    await writeFile(
-      join(home, ".gemini", "settings.json"),
-      JSON.stringify({
-        security: { auth: { selectedType: "gemini-api-key" } },
-        privacy: { usageStatisticsEnabled: false },
-        telemetry: { enabled: false },
-      }),
-    );
-    const env = { HOME: home, GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: suite.childModel.origin };
-    const config = agentConfig(
-      "gemini",
-      bin("@google/gemini-cli", "gemini")!,
-      ["--experimental-acp"],
-      env,
-      'auth_method = "gemini-api-key"\n',
-    );
+    const config = await geminiAgent(suite);
     const { h, sessionId } = await suite.start({ subagents: {} } as acp.ClientCapabilities, { config });
     parentDelegates(h, "gemini", "run a command");
     suite.childModel.setHandler((request: RecordedRequest) =>

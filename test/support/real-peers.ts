@@ -39,6 +39,30 @@ export function agentConfig(
   return `[agents.${name}]\ncommand = ${toml(clientNode())}\nargs = ${toml([script, ...args])}\nenv = { ${envToml} }\ntimeout_seconds = 90\n${extra}`;
 }
 
+/** Gemini CLI (`--experimental-acp`) on the fake model through GOOGLE_GEMINI_BASE_URL, in a HOME of the test's own. */
+export async function geminiAgent(suite: PeerSuite): Promise<string> {
+  const home = join(suite.dir, "gemini-home");
+  await mkdir(join(home, ".gemini"), { recursive: true });
+  // API-key sign-in, no telemetry, no update checks: nothing leaves the machine but the fake model's requests.
+  await writeFile(
+    join(home, ".gemini", "settings.json"),
+    JSON.stringify({
+      security: { auth: { selectedType: "gemini-api-key" } },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+    }),
+  );
+  const env = { HOME: home, GEMINI_API_KEY: "k", GOOGLE_GEMINI_BASE_URL: suite.childModel.origin };
+  return agentConfig(
+    "gemini",
+    bin("@google/gemini-cli", "gemini")!,
+    ["--experimental-acp"],
+    env,
+    'auth_method = "gemini-api-key"\n',
+  );
+}
+
 /** claude-agent-acp on the fake model (its Anthropic API), in a HOME of the test's own. */
 export async function claudeAgent(suite: PeerSuite, extra = ""): Promise<string> {
   const env = {
