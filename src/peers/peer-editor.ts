@@ -117,6 +117,8 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
 
   function createTerminal(params: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     tool("execute");
+    const badName = params.env?.find((v) => !ENV_NAME.test(v.name));
+    if (badName) throw refusal(`${JSON.stringify(badName.name)} is not a variable name`);
     const cwd = params.cwd ? place(params.cwd) : env.context.cwd;
     if (!isWithinAny(cwd, env.context.roots))
       throw refusal(`the working directory ${cwd} is outside this session's folders`);
@@ -142,13 +144,14 @@ export function createPeerEditor(options: PeerEditorOptions): PeerEditor {
     const commandEnv: ToolRunEnv = {
       ...env,
       signal: stop.signal,
-      context: { ...env.context, cwd },
       emit: (event) => {
         if (event.type === "tool_output" && event.toolCallId === toolCallId) collect(event.data);
         env.emit(event);
       },
     };
-    const command = commandLine(params);
+    // The child's folder goes into the line itself, not only into where it runs: the dialog shows the
+    // command line, and a folder inside the project may be a link to anywhere (the gate judges the cd too).
+    const command = cwd === env.context.cwd ? commandLine(params) : `cd ${shellQuote(cwd)} && ${commandLine(params)}`;
     terminal.done = runToolCall(
       commandEnv,
       { toolCallId, name: "execute", input: { command }, modelCallId: toolCallId },
@@ -251,6 +254,9 @@ function lineWindow(text: string, line: number | null | undefined, limit: number
   const start = Math.max(0, (line ?? 1) - 1);
   return lines.slice(start, limit ? start + limit : undefined).join("\n");
 }
+
+/** What `NAME=value` in a shell line sets; any other "name" would be read as words of the command. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The child's command as one shell line for our execute (and the gate's command rules). */
 export function commandLine(params: Pick<acp.CreateTerminalRequest, "command" | "args" | "env">): string {

@@ -2,7 +2,8 @@
 // the child's tokens count in the session's spend, session/load replays its child session, /agents
 // lists it with its health and says what bypasses the gate, and eval's task() reaches it too.
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
@@ -245,6 +246,37 @@ describe("another ACP agent in the parent session", () => {
     expect(events[1]).toMatchObject({ agent_type: "child", last_assistant_message: "the child's answer" });
   });
 
+  it("shows the child's own working directory in the command's dialog: a folder that leads elsewhere is not hidden", async () => {
+    // A hostile repository: `docs` is a link out of the project. The child asks for `ls > seen.txt` there.
+    const outside = await mkdtemp(join(tmpdir(), "deep-acp-peer-outside-"));
+    try {
+      await symlink(outside, join(suite.project, "docs"));
+      const config = terminalAgent("term-cwd", "ls > seen.txt", join(suite.project, "docs"));
+      const { h, sessionId } = await suite.start({}, { config });
+      parentDelegates(h, "term-cwd");
+      await h.prompt(sessionId, "delegate");
+      // What the user approved says where it runs; it ran there (the dialog showed what happened).
+      expect(h.permissions.map((p) => p.toolCall.title)).toEqual([
+        `cd ${join(suite.project, "docs")} && ls > seen.txt`,
+      ]);
+      expect(existsSync(join(outside, "seen.txt"))).toBe(true);
+      expect(answerJson(taskResult(h).text)).toMatchObject({ exitCode: 0 });
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a child's command whose environment names are not names (they would be commands of their own)", async () => {
+    const env = JSON.stringify([{ name: "A=1 touch pwned.txt; B", value: "x" }]);
+    const config = terminalAgent("term-env", "true", suite.project, env);
+    const { h, sessionId } = await suite.start({}, { config });
+    parentDelegates(h, "term-env");
+    await h.prompt(sessionId, "delegate");
+    expect(h.permissions).toEqual([]);
+    expect(existsSync(join(suite.project, "pwned.txt"))).toBe(false);
+    expect(JSON.stringify(answerJson(taskResult(h).text))).toContain("not a variable name");
+  });
+
   it("refuses, unasked, a child's question about writing where our rules deny; asks the editor about the rest", async () => {
     const agent = (name: string, path: string) =>
       `[agents.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BROKEN, "ask-edit", path])}\n`;
@@ -261,3 +293,9 @@ describe("another ACP agent in the parent session", () => {
     expect(answerJson(taskResult(h).text)).toEqual({ outcome: { outcome: "selected", optionId: "yes" } });
   });
 });
+
+/** An agent of the fixture's "terminal" kind: runs `script` in its editor's terminal in `cwd`. */
+function terminalAgent(name: string, script: string, cwd: string, env = "[]"): string {
+  const args = JSON.stringify([BROKEN, "terminal", script, cwd, env]);
+  return `[agents.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${args}\ntimeout_seconds = 20\n`;
+}
