@@ -60,6 +60,7 @@ export function spawnPeer(launch: PeerLaunch): PeerProcess {
   const end = (reason: string) => {
     if (gone) return;
     gone = { reason };
+    buffer = "";
     settle(gone);
     // Whatever is still waiting on the stream learns it is over.
     try {
@@ -84,6 +85,9 @@ export function spawnPeer(launch: PeerLaunch): PeerProcess {
       controller = c;
       child.stdout?.setEncoding("utf8");
       child.stdout?.on("data", (chunk: string) => {
+        // After the end (bad output, an exit) the stream is errored: what is still in the pipe is dropped,
+        // not enqueued (enqueueing on an errored stream throws, and here nothing would catch it).
+        if (gone) return;
         buffer += chunk;
         if (buffer.length > MAX_LINE_CHARS) return end("sent a line longer than 64 MiB");
         let newline: number;
