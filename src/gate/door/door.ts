@@ -64,10 +64,13 @@ export function createDoor(dialogs: DoorDialogs, entries: (entry: DialogEntry) =
 
   const trust = createTrustQueue((question, signal) =>
     inDialog(async () => {
+      // Its turn ended while it waited for the lock: nothing shown, it waits for the next turn.
+      if (signal.aborted) return "cancelled";
       const toolCallId = `${question.key}-${randomUUID().slice(0, 8)}`;
       entries({ phase: "asking", toolCallId, title: question.title, body: question.body, trustKey: question.key });
       const answer = await trustDialog!.ask(question, toolCallId, signal).catch(() => "cancelled");
-      if (!signal.aborted) entries(answeredEntry(question, toolCallId, answer));
+      // Closed either way, so the editor keeps no entry pending (unanswered reads "not answered").
+      entries(answeredEntry(question, toolCallId, answer));
       return answer;
     }),
   );

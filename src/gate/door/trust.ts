@@ -33,14 +33,20 @@ type Pending = { question: TrustQuestion; resolve: (answer: string) => void };
  */
 export function createTrustQueue(show: (question: TrustQuestion, signal: AbortSignal) => Promise<string>) {
   const pending: Pending[] = [];
-  let active: AbortSignal | undefined;
+  /** The open turn's window: aborted when the turn ends or is cancelled, which takes down a dialog still open. */
+  let window: AbortController | undefined;
   let chain: Promise<void> = Promise.resolve();
 
   const pump = () => {
     chain = chain.then(async () => {
-      while (active && pending.length > 0 && !active.aborted) {
+      while (window && !window.signal.aborted && pending.length > 0) {
+        const shown = window.signal;
         const next = pending.shift()!;
-        next.resolve(await show(next.question, active).catch(() => "cancelled"));
+        const answer = await show(next.question, shown).catch(() => "cancelled");
+        // Nobody answered before the turn ended: the question waits for the next turn, rather than
+        // holding the door's lock past its turn or being taken as a refusal.
+        if (shown.aborted && answer === "cancelled") pending.unshift(next);
+        else next.resolve(answer);
       }
     });
     return chain;
@@ -50,22 +56,19 @@ export function createTrustQueue(show: (question: TrustQuestion, signal: AbortSi
     ask(question: TrustQuestion): Promise<string> {
       return new Promise((resolve) => {
         pending.push({ question, resolve });
-        if (active) void pump();
+        if (window) void pump();
       });
     },
     open(signal: AbortSignal): Promise<void> {
-      active = signal;
-      signal.addEventListener("abort", () => active === signal && (active = undefined), { once: true });
+      // Opened again within the same turn (the turn, then its workspace): the window that is open stays.
+      if (!window || window.signal.aborted) window = new AbortController();
+      const opened = window;
+      signal.addEventListener("abort", () => opened.abort(), { once: true });
       return pump();
     },
     close(): void {
-      active = undefined;
-    },
-    refuseAll(answer: string): void {
-      for (const p of pending.splice(0)) p.resolve(answer);
-    },
-    idle(): Promise<void> {
-      return chain;
+      window?.abort();
+      window = undefined;
     },
   };
 }

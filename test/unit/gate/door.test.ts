@@ -116,6 +116,39 @@ describe("the door", () => {
     expect(entries[1]).toMatchObject({ allowed: true, text: "project hooks — Allow" });
   });
 
+  it("a trust dialog still open when its turn ends is taken down: it holds no lock, and is asked again next turn", async () => {
+    const ui = editor();
+    const entries: DialogEntry[] = [];
+    const door = createDoor(ui, (entry) => entries.push(entry));
+    const asked = door.trust(question("project MCP server"));
+    void door.open(new AbortController().signal);
+    await tick();
+    expect(ui.open()).toBe(1);
+    // The turn ends normally (no cancel) with the question unanswered.
+    door.close();
+    await tick();
+    expect(ui.open()).toBe(0);
+    // The entry is closed, not left pending in the editor.
+    expect(entries.map((e) => e.phase)).toEqual(["asking", "answered"]);
+    expect(entries[1]).toMatchObject({ allowed: false, text: "project MCP server — not answered" });
+    // The door is free: the next turn's tool call is shown; the question comes back after it.
+    const next = new AbortController();
+    void door.open(next.signal);
+    const permission = door.permission({ signal: next.signal, request: async () => request("write a.txt") });
+    // One at a time again, each answered as it comes.
+    for (let shownBefore = 1; shownBefore < 3; shownBefore++) {
+      await tick();
+      expect(ui.shown).toHaveLength(shownBefore + 1);
+      expect(ui.open()).toBe(1);
+      ui.shown.at(-1)!.answer("allow_once");
+    }
+    expect(await permission).toBe("allow_once");
+    expect(await asked).toBe("allow_once");
+    expect(ui.shown.map((s) => s.what).sort()).toEqual(
+      ["permission: write a.txt", "trust: project MCP server", "trust: project MCP server"].sort(),
+    );
+  });
+
   it("lets the PermissionRequest hook decide before any dialog is shown", async () => {
     const ui = editor();
     const door = createDoor(ui);
