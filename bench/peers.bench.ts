@@ -139,7 +139,6 @@ async function directRuns(file: string, runs: number) {
     }))
     .connect(stream);
   const agent = connection.agent;
-  await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
   const task = async (text: string) => {
     const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: process.cwd(), mcpServers: [] });
     const before = seen.length;
@@ -149,7 +148,12 @@ async function directRuns(file: string, runs: number) {
   };
   const updates: number[] = [];
   const reads: number[] = [];
+  // From initialize on, so a child that fails to start is killed too.
   try {
+    await agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
     await task("updates 10");
     await task(`reads 10 ${file}`);
     for (let i = 0; i < runs; i++) {

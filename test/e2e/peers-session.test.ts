@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, it } from "vitest";
 import { startHarness } from "../support/acp-harness.js";
-import { pollUntil } from "../support/poll.js";
+import { isAlive, waitForExit } from "../support/processes.js";
 import { textTurn, toolTurn } from "../support/fake-model/index.js";
 import { parentDelegates, taskResult, toolResults, usePeerSuite } from "../support/peer-suite.js";
 
@@ -96,7 +96,7 @@ describe("another ACP agent in the parent session", () => {
     const pid = Number(/`child`.*pid (\d+)/.exec(after)![1]);
     expect(() => process.kill(pid, 0)).not.toThrow();
     await h.close();
-    expect(() => process.kill(pid, 0)).toThrow();
+    expect(await waitForExit(pid)).toBe(true);
   });
 
   it("runs an agent from eval's task(), listed among the subagent types", async () => {
@@ -209,15 +209,13 @@ describe("another ACP agent in the parent session", () => {
     await h.prompt(sessionId, "delegate");
     const pid = Number(taskResult(h).text.replace(/^starting/, ""));
     expect(() => process.kill(pid, 0)).not.toThrow();
-    await h.close();
-    await pollUntil(() => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, "the child's own process to end");
+    try {
+      await h.close();
+      expect(await waitForExit(pid)).toBe(true);
+    } finally {
+      // Should the group stop fail, the fixture's `sleep 300` must not outlive the test (by its pid).
+      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
   });
 
   it("runs the SubagentStart and SubagentStop hooks around the child, with its answer", async () => {

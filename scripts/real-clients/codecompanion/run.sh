@@ -37,10 +37,12 @@ git -C "$plenary_mirror" archive HEAD | tar -x -C "$src/plenary.nvim"
   fi
 } >"$out/versions.txt"
 
-container_ids=()
+# The cidfiles of the containers started here: docker writes one as soon as its container exists, so
+# an interrupted run still has the id to remove (by id, never by name).
+cid_files=()
 model_pid=""
 cleanup() {
-  for id in "${container_ids[@]}"; do docker rm -f "$id" >/dev/null 2>&1 || true; done
+  for f in "${cid_files[@]}"; do [ -s "$f" ] && docker rm -f "$(cat "$f")" >/dev/null 2>&1 || true; done
   if [ -n "$model_pid" ]; then kill "$model_pid" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
@@ -74,12 +76,12 @@ run_once() {
 
   local cid_file="$dir/container.id"
   local code=0
+  cid_files+=("$cid_file")
   timeout 600 docker run --rm --network host --cidfile "$cid_file" "${mounts[@]}" -w "$dir/project" \
     -e HOME="$dir/home" -e OPENAI_API_KEY=fake-key -e OPENAI_BASE_URL="$url" \
     -e CC_DIR="$src/codecompanion.nvim" -e PLENARY_DIR="$src/plenary.nvim" \
     -e DRIVER_SNIPPET="$dir/result/snippet.lua" -e DRIVER_OUT="$dir/result" -e DRIVER_VERBOSE="$verbose" \
     "$image" nvim --headless -u "$here/init.lua" >"$dir/nvim.out" 2>"$dir/nvim.err" || code=$?
-  [ -f "$cid_file" ] && container_ids+=("$(cat "$cid_file")")
   kill "$model_pid" 2>/dev/null || true
   wait "$model_pid" 2>/dev/null || true
   model_pid=""
@@ -89,4 +91,4 @@ run_once() {
 
 run_once default ""
 [ "${ONLY_DEFAULT:-}" = 1 ] || run_once verbose 1
-node "$here/check.mjs" "$out/default" "$out/verbose"
+if [ "${ONLY_DEFAULT:-}" = 1 ]; then node "$here/check.mjs" "$out/default"; else node "$here/check.mjs" "$out/default" "$out/verbose"; fi
