@@ -40,7 +40,10 @@ export function reviewThroughDoor(door: Door): ReviewAsker {
   return {
     review: async (request, signal) => {
       const answer = await door.permission({ signal, request: async () => request });
-      return typeof answer === "string" ? answer : "allow_once";
+      if (typeof answer === "string") return answer;
+      // No hook and no memory are given here, so the door answers with the dialog's outcome; should
+      // that change, only an allow is an allow.
+      return answer.settled === "hook" && answer.decision === "deny" ? "reject_once" : "allow_once";
     },
   };
 }

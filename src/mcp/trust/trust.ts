@@ -131,9 +131,19 @@ export function createMcpTrustResolver(options: McpTrustResolverOptions): McpTru
     const bound = await boundOf(entry);
     const mine = (row: { projectRoot: string; name: string }) =>
       row.projectRoot === projectRoot && row.name === entry.name;
-    const kept = await remembered
-      .lookup(rememberedKey("mcp-server", entry.name), { fingerprint: bound.fingerprint })
-      .catch(() => undefined);
+    let kept: "allow" | "deny" | undefined;
+    try {
+      kept = await remembered.lookup(rememberedKey("mcp-server", entry.name), { fingerprint: bound.fingerprint });
+    } catch (error) {
+      // Unknown is not "never decided": a never-listed server must not pass on a session allowance or
+      // --trust-project-mcp because its list could not be read. It waits for the human.
+      const why = error instanceof Error ? error.message : String(error);
+      return {
+        state: "pending",
+        allowed: false,
+        reason: `trust store unreadable (${why}); project servers need approval`,
+      };
+    }
     if (kept === "deny") return { state: "denied", allowed: false, reason: "on the never-allow list" };
     if (rejected.has(key(entry, bound)))
       return { state: "rejected", allowed: false, reason: "rejected for this session" };
