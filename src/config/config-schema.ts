@@ -23,6 +23,11 @@ const peerAgent = z.strictObject({
   args: z.array(z.string()).default([]),
   /** Laid over deep-acp's own environment for the child process. */
   env: z.record(z.string(), z.string()).default({}),
+  /**
+   * Variables of deep-acp's own environment the child may have although they look like secrets (its
+   * own key, e.g. "GEMINI_API_KEY"): the rest of our keys and tokens never reach it, as with commands.
+   */
+  pass_env: z.array(z.string().min(1)).default([]),
   /** Shown to the main agent beside the name when it picks a subagent. */
   description: z.string().min(1).optional(),
   /** The child's model: a value of its model config option (session/set_config_option). */

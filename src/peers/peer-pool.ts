@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { buildShellEnv } from "../backends/processes/shell-env.js";
 import type { PeerAgentConfig } from "../config/config-file.js";
 import { connectPeer, type PeerConnection } from "./peer-connection.js";
 
@@ -48,7 +49,9 @@ export function createPeerPool(options: PeerPoolOptions): PeerPool {
           launch: {
             command: config.command,
             args: config.args,
-            env: { ...options.env, ...config.env },
+            // Our environment without what looks like a secret (our model keys, cloud credentials), as for
+            // a command: Codex and Gemini run shells of their own. The agent's key comes by `env` or `pass_env`.
+            env: childEnv(options.env, config),
             // A container workspace's directory is no directory here; the child then starts in ours.
             cwd: existsSync(options.cwd) ? options.cwd : process.cwd(),
           },
@@ -98,4 +101,16 @@ export function createPeerPool(options: PeerPoolOptions): PeerPool {
       await Promise.all(all.map((c) => c.close().catch(() => undefined)));
     },
   };
+}
+
+/**
+ * The child's environment: ours as a command gets it (no model keys, cloud credentials or DEEP_ACP_*),
+ * then the variables `pass_env` names (a child agent may need a model key of its own, which no
+ * command ever gets), then the agent's `env`.
+ */
+function childEnv(ours: NodeJS.ProcessEnv, config: Pick<PeerAgentConfig, "env" | "pass_env">): Record<string, string> {
+  const passed = Object.fromEntries(
+    config.pass_env.flatMap((name) => (ours[name] === undefined ? [] : [[name, ours[name]!]])),
+  );
+  return buildShellEnv({ baseEnv: ours, extraEnv: { ...passed, ...config.env } });
 }

@@ -264,6 +264,30 @@ describe("another ACP agent in the parent session", () => {
     }
   });
 
+  it("gives a child none of our keys and tokens but the ones its config names", async () => {
+    const names = "OPENAI_API_KEY,AWS_SECRET_ACCESS_KEY,GEMINI_API_KEY,CHILD_SETTING,LANG";
+    const config =
+      `[agents.env-child]\ncommand = ${JSON.stringify(process.execPath)}\n` +
+      `args = ${JSON.stringify([BROKEN, "env", names])}\npass_env = ["GEMINI_API_KEY"]\n` +
+      `env = { CHILD_SETTING = "set by the config" }\n`;
+    const env = {
+      OPENAI_API_KEY: "sk-parent-secret",
+      AWS_SECRET_ACCESS_KEY: "aws-parent-secret",
+      GEMINI_API_KEY: "gemini-key-passed-on",
+      LANG: "C.UTF-8",
+    };
+    const { h, sessionId } = await suite.start({}, { config, env });
+    parentDelegates(h, "env-child");
+    await h.prompt(sessionId, "delegate");
+    expect(answerJson(taskResult(h).text)).toEqual({
+      OPENAI_API_KEY: null,
+      AWS_SECRET_ACCESS_KEY: null,
+      GEMINI_API_KEY: "gemini-key-passed-on",
+      CHILD_SETTING: "set by the config",
+      LANG: "C.UTF-8",
+    });
+  });
+
   it("refuses a child's command whose environment names are not names (they would be commands of their own)", async () => {
     const env = JSON.stringify([{ name: "A=1 touch pwned.txt; B", value: "x" }]);
     const config = terminalAgent("term-env", "true", suite.project, env);
