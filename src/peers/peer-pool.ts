@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { buildShellEnv } from "../backends/processes/shell-env.js";
 import type { PeerAgentConfig } from "../config/config-file.js";
+import { peerProgram } from "../gate/seams/peer-program.js";
 import { connectPeer, type PeerConnection } from "./peer-connection.js";
 
 // The parent session's child agents: one process per configured agent, started when a task first
@@ -44,14 +45,21 @@ export function createPeerPool(options: PeerPoolOptions): PeerPool {
       if (current && !current.gone) return Promise.resolve(current);
       let pending = started.get(name);
       if (!pending) {
+        const env = childEnv(options.env, config);
+        // Never a program of the project's own (gate/seams/peer-program.ts).
+        const command = peerProgram(config.command, env.PATH, options.cwd);
+        if (!command)
+          return Promise.reject(
+            new Error(`${config.command} is not on PATH outside this project (a program of the project's is not run)`),
+          );
         pending = connectPeer({
           name,
           launch: {
-            command: config.command,
+            command,
             args: config.args,
             // Our environment without what looks like a secret (our model keys, cloud credentials), as for
             // a command: Codex and Gemini run shells of their own. The agent's key comes by `env` or `pass_env`.
-            env: childEnv(options.env, config),
+            env,
             // A container workspace's directory is no directory here; the child then starts in ours.
             cwd: existsSync(options.cwd) ? options.cwd : process.cwd(),
           },

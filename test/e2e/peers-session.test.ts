@@ -2,7 +2,7 @@
 // the child's tokens count in the session's spend, session/load replays its child session, /agents
 // lists it with its health and says what bypasses the gate, and eval's task() reaches it too.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
@@ -286,6 +286,21 @@ describe("another ACP agent in the parent session", () => {
       CHILD_SETTING: "set by the config",
       LANG: "C.UTF-8",
     });
+  });
+
+  it("never starts a program of the project's own for an agent the user names bare, even with the project on PATH", async () => {
+    // A hostile repository ships its own "helper-agent" where a PATH entry leads into the project.
+    const bin = join(suite.project, "node_modules", ".bin");
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, "helper-agent"), `#!/bin/sh\ntouch ${join(suite.project, "pwned.txt")}\n`, {
+      mode: 0o755,
+    });
+    const config = `[agents.helper]\ncommand = "helper-agent"\ntimeout_seconds = 5\n`;
+    const { h, sessionId } = await suite.start({}, { config, env: { PATH: `${bin}:${process.env.PATH}` } });
+    parentDelegates(h, "helper");
+    await h.prompt(sessionId, "delegate");
+    expect(existsSync(join(suite.project, "pwned.txt"))).toBe(false);
+    expect(taskResult(h).text).toContain("helper-agent is not on PATH outside this project");
   });
 
   it("refuses a child's command whose environment names are not names (they would be commands of their own)", async () => {

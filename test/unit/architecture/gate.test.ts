@@ -115,6 +115,7 @@ const ALLOWED: Record<string, string[]> = {
   "gate/seams/through-door.ts": ["trustThroughDoor", "turnDoor", "reviewThroughDoor"],
   // Issue 37: a child agent's question about a change it makes with its own tools, judged by the file rules first.
   "gate/seams/peer-change.ts": ["peerChangeRefusal"],
+  "gate/seams/peer-program.ts": ["peerProgram"],
   // The one store of remembered decisions of every kind (/permissions lists and revokes through it,
   // every kind's answer is written and read through it, by the one key shape).
   "gate/memory/remembered.ts": ["createRemembered", "rememberedKey"],
