@@ -74,7 +74,8 @@ async function relayedRuns(root: string, file: string, runs: number) {
     args: [CHILD],
     env: {},
     timeout_seconds: 120,
-    pass_env: [], pass_mcp_servers: false,
+    pass_env: [],
+    pass_mcp_servers: false,
   };
   const pool = createPeerPool({ env: process.env, cwd: root });
   const context = toolContext(root, { progress: () => undefined });
